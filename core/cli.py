@@ -1,0 +1,110 @@
+"""The ``commonkeep`` command line.
+
+Hosts shell out to this CLI on every tool call, so start-up must stay cheap: the table below
+names each subcommand's module, and only the module of the command being run is imported.
+A command module exposes ``configure(parser)`` which adds its arguments and sets
+``parser.set_defaults(run=...)``; ``run(args)`` returns the exit code.
+Commands contributed by plugins (hook ``commonkeep_cli_commands``) are looked up only when the
+name is not built in, or for the full ``--help`` listing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from commonkeep.errors import EXIT_USAGE, CommonkeepError
+
+# name -> (module exposing configure(parser), one-line help). Keep sorted by workflow, not alphabet.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("commonkeep.cmd_store", "create the memory root layout (idempotent)"),
+    "root": ("commonkeep.cmd_store", "print the memory root and the rule that chose it"),
+    "write": ("commonkeep.cmd_store", "write a daily log entry or a long-term candidate"),
+    "inbox": ("commonkeep.cmd_store", "list capture candidates"),
+    "render": ("commonkeep.cmd_store", "re-render rendered/MEMORY.md and project projections"),
+    "doctor": ("commonkeep.doctor", "check the root: resolution, files, quarantine, index"),
+    "demo": ("commonkeep.demo", "run the whole loop on a throwaway root and narrate it"),
+    "bench": ("commonkeep.bench", "benchmarks: store, curate, search, locomo, hydra9, wiki"),
+}
+
+
+def _common_options() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--root", metavar="DIR", help="memory root (overrides the resolution rules)")
+    common.add_argument("--role", metavar="ROLE", help="acting role (default: $COMMONKEEP_ROLE)")
+    return common
+
+
+def _plugin_commands() -> dict[str, tuple[Callable[[argparse.ArgumentParser], None], str]]:
+    from commonkeep.plugins import plugin_manager
+
+    return plugin_manager().cli_commands()
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Build the parser; with ``only`` set, configure just that subcommand (fast path)."""
+    parser = argparse.ArgumentParser(
+        prog="commonkeep",
+        description="One governed long-term memory shared by the agents on this host.",
+        epilog="Exit codes: 0 ok, 1 findings, 2 bad usage or input, 3 refused by the role gate, 4 writer lock held.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    common = _common_options()
+    extra: dict[str, tuple[Callable[[argparse.ArgumentParser], None], str]] = {}
+    if only is None or only not in COMMANDS:
+        try:
+            extra = _plugin_commands()
+        except Exception as exc:  # a broken plugin must not take the CLI down
+            print(f"commonkeep: warning: plugin commands unavailable: {exc}", file=sys.stderr)
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text, parents=[common])
+        if only == name:
+            getattr(importlib.import_module(module), "configure")(p)
+    for name, (configure, help_text) in extra.items():
+        if name in COMMANDS:
+            continue
+        p = sub.add_parser(name, help=help_text, description=help_text, parents=[common])
+        if only is None or only == name:
+            configure(p)
+    return parser
+
+
+def _version() -> str:
+    from commonkeep import __version__
+
+    return f"commonkeep {__version__}"
+
+
+def _first_command(argv: Sequence[str]) -> str | None:
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (see ``commonkeep --help``)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(only=_first_command(args_list))
+    args = parser.parse_args(args_list)
+    run: Callable[[Any], int] | None = getattr(args, "run", None)
+    if run is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(run(args) or 0)
+    except CommonkeepError as exc:
+        print(f"commonkeep {args.command}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,115 @@
+"""The plugin manager and its typed facade.
+
+Built-in parts register as ``DEFAULT_PLUGINS``; third-party plugins come from the entry point
+group ``commonkeep``. Environment controls:
+
+- ``COMMONKEEP_PLUGINS``: comma-separated allow-list of plugin names to load (default: all);
+- ``COMMONKEEP_BLOCK_PLUGINS``: comma-separated names never to load;
+- ``COMMONKEEP_TRACE_HOOKS=1``: print every hook call and its result to stderr.
+
+A third-party plugin that fails to import or register is skipped with a warning, never a crash.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+import pluggy
+
+from commonkeep import hookspecs
+
+# Internal modules registered at start-up; each holds ``@hookimpl`` functions.
+DEFAULT_PLUGINS: tuple[str, ...] = ()
+
+
+def _names(var: str) -> set[str] | None:
+    raw = os.environ.get(var)
+    if raw is None:
+        return None
+    return {n.strip() for n in raw.split(",") if n.strip()}
+
+
+class Plugins:
+    """Typed facade over the pluggy manager: core code calls these methods, never ``pm.hook``."""
+
+    def __init__(self, pm: pluggy.PluginManager) -> None:
+        self.pm = pm
+
+    def cli_commands(self) -> dict[str, tuple[Callable[[argparse.ArgumentParser], None], str]]:
+        merged: dict[str, tuple[Callable[[argparse.ArgumentParser], None], str]] = {}
+        for result in self.pm.hook.commonkeep_cli_commands():
+            merged.update(result or {})
+        return merged
+
+    def after_apply(self, root: str, patch: dict[str, Any], applied_ops: list[str]) -> list[str]:
+        """Run every after-apply listener; returns the errors of listeners that failed."""
+        errors: list[str] = []
+        for impl in self.pm.hook.commonkeep_after_apply.get_hookimpls():
+            try:
+                impl.function(root=root, patch=patch, applied_ops=applied_ops)
+            except Exception as exc:  # one bad listener must not stop the others
+                errors.append(f"{impl.plugin_name}: {exc}")
+        return errors
+
+    def semantic_backends(self) -> list[Any]:
+        return [b for result in self.pm.hook.commonkeep_semantic_backends() for b in (result or [])]
+
+    def agent_tools(self) -> list[Any]:
+        return [t for result in self.pm.hook.commonkeep_agent_tools() for t in (result or [])]
+
+    def doctor_checks(self, root: str) -> list[dict[str, Any]]:
+        return [f for result in self.pm.hook.commonkeep_doctor_checks(root=root) for f in (result or [])]
+
+
+def _trace(pm: pluggy.PluginManager) -> None:
+    def before(hook_name: str, hook_impls: Any, kwargs: Any) -> None:
+        print(f"commonkeep: hook {hook_name}({', '.join(kwargs)})", file=sys.stderr)
+
+    def after(outcome: Any, hook_name: str, hook_impls: Any, kwargs: Any) -> None:
+        print(f"commonkeep: hook {hook_name} -> {outcome.get_result()!r:.200}", file=sys.stderr)
+
+    pm.add_hookcall_monitoring(before, after)
+
+
+def build_plugin_manager(load_entrypoints: bool = True) -> Plugins:
+    """A fresh manager with the default plugins and (unless disabled) third-party ones."""
+    pm = pluggy.PluginManager("commonkeep")
+    pm.add_hookspecs(hookspecs)
+    allow = _names("COMMONKEEP_PLUGINS")
+    block = _names("COMMONKEEP_BLOCK_PLUGINS") or set()
+
+    def wanted(name: str) -> bool:
+        return name not in block and (allow is None or name in allow)
+
+    for modname in DEFAULT_PLUGINS:
+        if wanted(modname):
+            pm.register(importlib.import_module(modname), name=modname)
+    if load_entrypoints:
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group="commonkeep"):
+            if not wanted(ep.name) or pm.get_plugin(ep.name) is not None:
+                continue
+            try:
+                pm.register(ep.load(), name=ep.name)
+            except Exception as exc:
+                print(f"commonkeep: warning: plugin {ep.name!r} skipped: {exc}", file=sys.stderr)
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        print(f"commonkeep: warning: {exc}", file=sys.stderr)
+    if os.environ.get("COMMONKEEP_TRACE_HOOKS"):
+        _trace(pm)
+    return Plugins(pm)
+
+
+@lru_cache(maxsize=1)
+def plugin_manager() -> Plugins:
+    """The process-wide plugin manager (built on first use)."""
+    return build_plugin_manager()

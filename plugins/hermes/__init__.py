@@ -1,0 +1,1 @@
+"""Hermes Agent host plugin for commonkeep (memory provider, governance plugin, installer)."""

@@ -1,0 +1,1 @@
+"""OMP host plugin for commonkeep (TypeScript extension shipped as data, installer, ACP helpers)."""

@@ -1,0 +1,1 @@
+"""Roundtable host plugin for commonkeep (broker client and local broker, export and memory tools)."""

@@ -1,0 +1,17 @@
+"""Install the real host programs the integration tests run against, into a cache folder.
+
+Run as ``python -m tests.hosts.setup`` (scripts/test does). Idempotent: a host already installed
+at the pinned version is left alone. The cache folder is ``$COMMONKEEP_HOST_CACHE`` or
+``~/.cache/commonkeep-hosts``.
+"""
+
+from __future__ import annotations
+
+
+def main() -> int:
+    # Each host part adds its installer here (see tests/hosts/hermes.py, tests/hosts/omp.py).
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
