@@ -63,7 +63,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name, (module, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text, parents=[common])
         if only == name:
-            getattr(importlib.import_module(module), "configure")(p)
+            importlib.import_module(module).configure(p)
     for name, (configure, help_text) in extra.items():
         if name in COMMANDS:
             continue

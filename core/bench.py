@@ -1,0 +1,23 @@
+"""``commonkeep bench NAME``: the benchmarks behind the README table.
+
+Each benchmark lives beside what it measures; this table names its module, which exposes
+``configure(parser)`` (adding its own options and setting ``run``), exactly like a CLI command.
+Benchmarks take their data as a file path and print what they measured (``--json`` for scripts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+# name -> (module, one-line help)
+BENCHES: dict[str, tuple[str, str]] = {
+    "store": ("commonkeep.bench_store", "append throughput, rewrite time, CLI cold start"),
+}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="bench", metavar="NAME", required=True)
+    for name, (module, help_text) in BENCHES.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        importlib.import_module(module).configure(p)
