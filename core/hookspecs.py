@@ -1,3 +1,4 @@
+# mypy: disable-error-code="empty-body"
 """The hooks through which host plugins and optional parts attach to the core.
 
 Every hook is prefixed ``commonkeep_``. Core code never calls ``pm.hook.*`` directly: it calls
