@@ -10,6 +10,9 @@ from __future__ import annotations
 
 def main() -> int:
     # Each host part adds its installer here (see tests/hosts/hermes.py, tests/hosts/omp.py).
+    from tests.hosts import omp
+
+    print(f"hosts: {omp.ensure()}", flush=True)
     return 0
 
 
