@@ -13,7 +13,9 @@ def main() -> int:
     from tests.hosts import omp
 
     print(f"hosts: {omp.ensure()}", flush=True)
-    return 0
+    from tests.hosts import hermes
+
+    return hermes.main()
 
 
 if __name__ == "__main__":
