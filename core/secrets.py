@@ -1,35 +1,155 @@
-"""Secret scanning and redaction (placeholder API; the governance part owns and extends it).
+"""Secret scanning and redaction: nothing that looks like a credential is ever written to disk.
 
 ``redact(text)`` returns the text with every secret replaced by ``[REDACTED:<kind>]`` and the
-list of kinds found (never the values), so callers can report what was redacted.
+list of kinds found, one entry per secret (never the values), so callers can report what was
+redacted. ``redact_obj`` does the same for every string inside a JSON-like value (patch files,
+records, evidence). Redaction is idempotent: the markers themselves never match.
+
+Kinds, most specific first (a later pattern never sees text an earlier one replaced):
+
+- ``private_key`` — PEM/OpenSSH private key blocks (a truncated block is redacted to the end);
+- provider tokens: ``anthropic_key``, ``openai_key``, ``github_token``, ``gitlab_token``,
+  ``slack_token``, ``slack_webhook``, ``stripe_key``, ``google_api_key``, ``aws_access_key``,
+  ``huggingface_token``, ``npm_token``, ``sendgrid_key``, ``twilio_key``, ``jwt``;
+- ``bearer_token`` — ``Authorization: Bearer ...`` / ``Basic ...``;
+- ``password_in_url`` — ``scheme://user:password@host`` (the user name is kept);
+- ``password_assignment`` — ``password=...``, ``api_key: ...``, ``SECRET_TOKEN="..."`` and the like
+  (the name is kept, the value goes);
+- ``high_entropy`` — a run of 32+ token characters mixing upper case, lower case and digits with
+  Shannon entropy ≥ 4.2 bits per character (hex digests and record ids stay: they lack upper case).
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
+
+MARKER = "[REDACTED:{kind}]"
+
+_ASSIGN_NAMES = (
+    r"(?:[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
+    r"|auth[_-]?key|private[_-]?key|client[_-]?secret|credentials?))"
+)
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("private_key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)")),
-    ("openai_key", re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}")),
-    ("github_token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}")),
-    ("aws_access_key", re.compile(r"\bAKIA[0-9A-Z]{16}\b")),
+    (
+        "private_key",
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
+        ),
+    ),
+    ("anthropic_key", re.compile(r"\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}")),
+    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
+    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})")),
+    ("gitlab_token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("slack_webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}")),
+    ("stripe_key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[0-9A-Z]{16}\b")),
+    ("huggingface_token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
+    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("sendgrid_key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    ("twilio_key", re.compile(r"\bSK[0-9a-fA-F]{32}\b")),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("bearer_token", re.compile(r"(?i)\b(?:bearer|basic) (?!\[REDACTED)(?P<v>[A-Za-z0-9._~+/=-]{16,})")),
+    (
+        "password_in_url",
+        re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@\[\]]{1,64}:(?!\[REDACTED)(?P<v>[^\s@/]{1,256})@"),
+    ),
+    (
+        "password_assignment",
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9])" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*[\"']?(?!\[REDACTED)(?P<v>[^\s\"',;]{6,})"
+        ),
+    ),
 )
+
+_TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
 
 
 @dataclass
 class Redacted:
+    """The redacted text and the kinds of secret found in it (one entry per secret)."""
+
     text: str
     findings: list[str] = field(default_factory=list)
+
+
+def shannon_entropy(s: str) -> float:
+    """Bits per character of ``s``."""
+    if not s:
+        return 0.0
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def _looks_random(token: str) -> bool:
+    core = token.strip("=")
+    if len(core) < 32 or core.startswith("REDACTED"):
+        return False
+    if not (re.search(r"[A-Z]", core) and re.search(r"[a-z]", core) and re.search(r"[0-9]", core)):
+        return False
+    return shannon_entropy(core) >= 4.2
+
+
+def _sub(kind: str, findings: list[str]) -> Callable[[re.Match[str]], str]:
+    def replace(m: re.Match[str]) -> str:
+        findings.append(kind)
+        marker = MARKER.format(kind=kind)
+        if "v" not in m.re.groupindex:
+            return marker
+        whole, start = m.group(0), m.start()
+        return whole[: m.start("v") - start] + marker + whole[m.end("v") - start :]
+
+    return replace
 
 
 def redact(text: str) -> Redacted:
     """Replace every secret in ``text``; ``findings`` lists the kinds, one per secret."""
     findings: list[str] = []
+    if not text:
+        return Redacted(text, findings)
     for kind, pattern in _PATTERNS:
-        def sub(_m: re.Match[str], kind: str = kind) -> str:
-            findings.append(kind)
-            return f"[REDACTED:{kind}]"
+        text = pattern.sub(_sub(kind, findings), text)
 
-        text = pattern.sub(sub, text)
+    def entropy_sub(m: re.Match[str]) -> str:
+        if _looks_random(m.group(0)):
+            findings.append("high_entropy")
+            return MARKER.format(kind="high_entropy")
+        return m.group(0)
+
+    text = _TOKEN.sub(entropy_sub, text)
     return Redacted(text, findings)
+
+
+def contains_secret(text: str) -> bool:
+    """True when ``redact`` would change ``text``."""
+    return bool(redact(text).findings)
+
+
+def redact_obj(value: Any, findings: list[str] | None = None) -> Any:
+    """A copy of a JSON-like value with every string redacted; kinds are appended to ``findings``.
+
+    Dict keys are kept (they are field names), dict key order is preserved.
+    """
+    sink = findings if findings is not None else []
+    if isinstance(value, str):
+        r = redact(value)
+        sink.extend(r.findings)
+        return r.text
+    if isinstance(value, dict):
+        return {k: redact_obj(v, sink) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_obj(v, sink) for v in value]
+    return value
+
+
+def summarize(findings: list[str]) -> str:
+    """``"2 openai_key, 1 password_in_url"`` (kinds and counts, never values); ``""`` when none."""
+    counts = Counter(findings)
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))

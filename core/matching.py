@@ -1,0 +1,179 @@
+"""Matching a candidate against existing records (``contracts/ompkeep-store.md`` §6.8, §4.2).
+
+``match_kind`` is one of ``new``, ``duplicate`` (token similarity ≥ 0.82), ``strengthens_existing``
+(similar, same direction), ``updates_existing`` (same ``normalized_key``, different statement),
+``potential_conflict`` (contradiction cue plus tag overlap, score ≥ 2), ``supersedes_existing``
+(a ``supersedes:<id>`` tag or the phrase "supersedes <id>") and ``ambiguous`` (several conflicts).
+
+``MatchIndex`` keeps an inverted token index so curating thousands of candidates does not compare
+every pair: only records sharing a token with the candidate are scored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+DUPLICATE_SIMILARITY = 0.82
+STRENGTHENS_SIMILARITY = 0.5
+CONFLICT_MIN_SIMILARITY = 0.2
+
+_STOP = frozenset(
+    ["a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "by", "at", "from", "as", "is", "are", "be", "been", "was", "were", "it", "its", "this", "that", "these", "those", "we", "you", "i", "they", "he", "she", "our", "your", "their", "my", "me", "us", "them", "should", "would", "could", "can", "will", "shall", "may", "might", "must", "do", "does", "did", "done", "has", "have", "had"]
+)
+_CUES = frozenset(
+    ["not", "never", "don't", "dont", "no", "instead", "avoid", "stop", "stopped", "longer", "wrong", "incorrect", "deprecated", "rather", "replace", "replaced", "removed", "disable", "disabled", "without"]
+)
+_WORD = re.compile(r"[a-z0-9][a-z0-9_'-]*")
+_SUPERSEDES_PHRASE = re.compile(r"\bsupersedes\s+(mem_[A-Za-z0-9_]+)", re.I)
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def tokens(text: str) -> frozenset[str]:
+    """Content tokens of a text: lowercase words without stop words."""
+    return frozenset(w for w in words(text) if w not in _STOP)
+
+
+def similarity(a: frozenset[str], b: frozenset[str]) -> float:
+    """Token similarity: Jaccard over content tokens (1.0 for two empty sets)."""
+    if not a and not b:
+        return 1.0
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter)
+
+
+def has_contradiction_cue(text: str) -> bool:
+    return any(w in _CUES for w in words(text)) or "no longer" in text.lower()
+
+
+def slug(value: str) -> str:
+    """The contract's slug (§2.1): lowercase, runs outside ``[a-z0-9]`` become ``-``, trimmed."""
+    s = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
+    return s or "project"
+
+
+def normalized_key(
+    *, profile_id: str | None, scope: dict[str, Any] | None, tags: list[str], rule_type: str | None
+) -> str | None:
+    """``profile|scope_level|scope_ref|topic|ruleType``, each part slugged (§6.8); ``None`` without a topic."""
+    topic = next((t for t in tags if not t.startswith("supersedes:") and t not in (rule_type, "correction")), None)
+    if topic is None:
+        return None
+    scope = scope or {"type": "global"}
+    level = str(scope.get("type") or "global")
+    ref = str(scope.get("project") or level)
+    profile = (profile_id or "legacy").split(":")[-1]
+    return "|".join(slug(p) for p in (profile, level, ref, topic, rule_type or "memory"))
+
+
+def supersedes_target(text: str, tags: list[str]) -> str | None:
+    """The record id a candidate says it supersedes, first by tag, then by phrase."""
+    for t in tags:
+        if t.startswith("supersedes:") and t[len("supersedes:") :]:
+            return t[len("supersedes:") :]
+    m = _SUPERSEDES_PHRASE.search(text)
+    return m.group(1) if m else None
+
+
+@dataclass
+class Match:
+    """The result of matching one candidate."""
+
+    kind: str = "new"
+    ids: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    best_similarity: float = 0.0
+
+
+@dataclass
+class _Entry:
+    id: str
+    tokens: frozenset[str]
+    tags: frozenset[str]
+    key: str | None
+    cue: bool
+
+
+class MatchIndex:
+    """Active records (and records proposed earlier in the same curation) indexed by token."""
+
+    # A token in more postings than this is treated like a stop word when looking for neighbours.
+    MAX_POSTING = 4000
+
+    def __init__(self) -> None:
+        self._entries: list[_Entry] = []
+        self._by_id: dict[str, int] = {}
+        self._postings: dict[str, list[int]] = {}
+        self._keys: dict[str, list[int]] = {}
+
+    def __contains__(self, record_id: object) -> bool:
+        return record_id in self._by_id
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def add(self, record_id: str, statement: str, tags: list[str], key: str | None) -> None:
+        """Index a record (an id added twice keeps its first entry)."""
+        if record_id in self._by_id:
+            return
+        i = len(self._entries)
+        toks = tokens(statement)
+        self._entries.append(_Entry(record_id, toks, frozenset(tags), key, has_contradiction_cue(statement)))
+        self._by_id[record_id] = i
+        for t in toks:
+            self._postings.setdefault(t, []).append(i)
+        if key:
+            self._keys.setdefault(key, []).append(i)
+
+    def add_record(self, rec: dict[str, Any]) -> None:
+        self.add(str(rec["id"]), str(rec.get("statement", "")), list(rec.get("tags") or []), rec.get("normalized_key"))
+
+    def match(self, text: str, tags: list[str], key: str | None) -> Match:
+        """Classify a candidate text against the index."""
+        target = supersedes_target(text, tags)
+        if target is not None and target in self._by_id:
+            return Match("supersedes_existing", [target], [f"declares it supersedes {target}"])
+        toks = tokens(text)
+        counts: Counter[int] = Counter()
+        for t in toks:
+            posting = self._postings.get(t)
+            if posting and len(posting) <= self.MAX_POSTING:
+                counts.update(posting)
+        scored: list[tuple[float, int]] = []
+        for i, inter in counts.items():
+            e = self._entries[i]
+            scored.append((inter / (len(toks) + len(e.tokens) - inter), i))
+        scored.sort(reverse=True)
+        best = scored[0][0] if scored else 0.0
+        if scored and best >= DUPLICATE_SIMILARITY:
+            e = self._entries[scored[0][1]]
+            return Match("duplicate", [e.id], [f"token similarity {best:.2f} with {e.id}"], best)
+        cue = has_contradiction_cue(text)
+        tagset = frozenset(tags)
+        conflicts: list[tuple[int, str]] = []
+        for sim, i in scored:
+            if sim < CONFLICT_MIN_SIMILARITY:
+                break
+            e = self._entries[i]
+            overlap = len(tagset & e.tags)
+            score = (1 if cue != e.cue else 0) + overlap + (1 if sim >= STRENGTHENS_SIMILARITY else 0)
+            if cue != e.cue and score >= 2:
+                conflicts.append((i, f"contradiction cue, {overlap} shared tags, similarity {sim:.2f} with {e.id}"))
+        if len(conflicts) > 1:
+            ids = [self._entries[i].id for i, _ in conflicts[:5]]
+            return Match("ambiguous", ids, [r for _, r in conflicts[:5]], best)
+        if conflicts:
+            i, why = conflicts[0]
+            return Match("potential_conflict", [self._entries[i].id], [why], best)
+        if key and key in self._keys:
+            e = self._entries[self._keys[key][0]]
+            return Match("updates_existing", [e.id], [f"same normalized_key {key}"], best)
+        if scored and best >= STRENGTHENS_SIMILARITY:
+            e = self._entries[scored[0][1]]
+            return Match("strengthens_existing", [e.id], [f"token similarity {best:.2f} with {e.id}"], best)
+        return Match("new", [], [], best)
