@@ -1,0 +1,96 @@
+"""Making capture candidates: what every agent writes instead of editing memory directly.
+
+A candidate carries the contract's fields (§4.2) in upstream key order, plus commonkeep's
+``provenance`` object (who wrote it: agent, role, host, session, turn, tool call, target,
+whether it came from a background review), stamped by the host plugin, not the model.
+Secrets are redacted before the candidate exists, so no code path can write them.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from commonkeep.errors import BadInput
+from commonkeep.ids import candidate_id
+from commonkeep.secrets import redact
+from commonkeep.timeutil import iso, now
+
+MAX_TEXT_CHARS = 4000
+
+
+def new_candidate(
+    text: str,
+    *,
+    source_type: str = "manual",
+    source_ref: str | None = None,
+    cwd: str | None = None,
+    tags: list[str] | None = None,
+    evidence_refs: list[str] | None = None,
+    confidence: float | None = None,
+    provenance: dict[str, Any] | None = None,
+    findings: list[str] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """Build a candidate dict; ``findings`` (if given) receives the kinds of secrets redacted."""
+    if not isinstance(text, str) or not text.strip():
+        raise BadInput("a candidate needs non-empty text")
+    if len(text) > MAX_TEXT_CHARS:
+        raise BadInput(
+            f"candidate text is {len(text)} characters; the limit is {MAX_TEXT_CHARS}",
+            hint="write one durable fact per candidate; put long material in the wiki (commonkeep dossier ingest)",
+        )
+    if confidence is not None and not 0 <= confidence <= 1:
+        raise BadInput(f"confidence {confidence} is outside [0, 1]")
+    red = redact(text.strip())
+    if findings is not None:
+        findings.extend(red.findings)
+    when = now()
+    date = when.strftime("%Y-%m-%d")
+    ref = source_ref or f"daily/{date}.md"
+    source: dict[str, Any] = {"type": source_type, "ref": ref}
+    if cwd:
+        source["cwd"] = cwd
+    clean_tags = []
+    for t in tags or []:
+        rt = redact(t)
+        if findings is not None:
+            findings.extend(rt.findings)
+        if rt.text.strip():
+            clean_tags.append(rt.text.strip())
+    refs = []
+    for r in evidence_refs or [ref]:
+        rr = redact(r)
+        if findings is not None:
+            findings.extend(rr.findings)
+        refs.append(rr.text)
+    cand: dict[str, Any] = {
+        "id": candidate_id(when),
+        "created_at": iso(when),
+        "source": source,
+        "text": red.text,
+        "tags": clean_tags,
+        "evidence_refs": refs,
+        "status": "new",
+    }
+    if confidence is not None:
+        cand["confidence"] = confidence
+    for key, value in extra.items():
+        if value is not None:
+            cand[key] = value
+    if provenance:
+        cand["provenance"] = {k: v for k, v in provenance.items() if v is not None}
+    if red.findings:
+        cand.setdefault("tags", []).append("redacted")
+    return cand
+
+
+def default_provenance(agent: str | None = None, role: str | None = None, **more: Any) -> dict[str, Any]:
+    """Provenance from the environment a host gives its tools (``COMMONKEEP_AGENT`` etc.)."""
+    prov: dict[str, Any] = {
+        "agent": agent or os.environ.get("COMMONKEEP_AGENT"),
+        "role": role or os.environ.get("COMMONKEEP_ROLE"),
+        "session_id": os.environ.get("COMMONKEEP_SESSION"),
+    }
+    prov.update(more)
+    return {k: v for k, v in prov.items() if v is not None}

@@ -1,0 +1,161 @@
+"""CLI commands of the shared store: ``init``, ``root``, ``write``, ``inbox``, ``render``.
+
+``inbox --json`` and ``write`` sit on hosts' hot path (a subprocess per tool call): they import
+only the JSONL layer, never pydantic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from commonkeep.errors import BadInput
+from commonkeep.root import RootChoice, resolve_root
+
+
+def root_of(args: argparse.Namespace) -> RootChoice:
+    """The root for a command: ``--root`` beats the resolution rules (contract §1.3)."""
+    return resolve_root(explicit=getattr(args, "root", None))
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def run_init(args: argparse.Namespace) -> int:
+    from commonkeep.layout import ensure_layout
+
+    choice = root_of(args)
+    existed = (choice.path / "memory").is_dir()
+    lay = ensure_layout(choice.path)
+    if args.json:
+        _print_json({"root": str(lay.root), "rule": choice.rule, "created": not existed})
+    else:
+        print(f"{'ready' if existed else 'created'}: {lay.root}  (chosen by {choice.rule})")
+    return 0
+
+
+def run_root(args: argparse.Namespace) -> int:
+    choice = root_of(args)
+    if args.json:
+        _print_json({"root": str(choice.path), "rule": choice.rule, "exists": choice.path.is_dir()})
+    else:
+        print(f"{choice.path}\t{choice.rule}")
+    return 0
+
+
+def _read_text(value: str) -> str:
+    return sys.stdin.read() if value == "-" else value
+
+
+def run_write(args: argparse.Namespace) -> int:
+    from commonkeep.store import Store
+
+    choice = root_of(args)
+    store = Store(choice.path)
+    text = _read_text(args.text)
+    if args.daily:
+        path, findings = store.append_daily(text)
+        result: dict[str, Any] = {"target": "daily", "file": str(path), "redacted": findings}
+    else:
+        from commonkeep.candidates import default_provenance
+        from commonkeep.capture import capture
+
+        tags = [t.strip() for t in (args.tags or "").split(",") if t.strip()]
+        prov = default_provenance(agent=args.agent, role=args.role, host=args.host, session_id=args.session)
+        done = capture(
+            choice.path,
+            text,
+            source_type=args.source_type,
+            source_ref=args.source_ref,
+            cwd=args.cwd,
+            tags=tags,
+            evidence_refs=args.evidence or None,
+            confidence=args.confidence,
+            provenance=prov,
+            primary_trust_class=args.trust,
+            durability_signal=args.durability,
+            ruleType=args.rule_type,
+        )
+        findings = done.redacted
+        result = {"target": "long_term", "candidate": done.candidate["id"], "file": str(done.inbox), "redacted": findings}
+    if args.json:
+        _print_json(result)
+    else:
+        where = result.get("candidate") or result["file"]
+        print(f"wrote {result['target']} entry: {where}")
+        if findings:
+            print(f"redacted {len(findings)} secret(s): {', '.join(sorted(set(findings)))}")
+    return 0
+
+
+def run_inbox(args: argparse.Namespace) -> int:
+    from commonkeep.store import Store
+
+    store = Store(root_of(args).path)
+    cands = store.candidates(status=None if args.all else args.status)
+    if args.json:
+        _print_json(cands)
+        return 0
+    if not cands:
+        print(f"inbox empty ({args.status if not args.all else 'any'} status) in {store.layout.inbox}")
+        return 0
+    for c in cands:
+        prov = c.get("provenance") or {}
+        who = prov.get("agent") or c.get("source", {}).get("type", "?")
+        risk = c.get("poisoning_risk", "-")
+        print(f"{c['id']}  [{c['status']}] by {who}  conf {c.get('confidence', '-')}  risk {risk}")
+        print(f"    {c['text'][:160]}")
+    return 0
+
+
+def run_render(args: argparse.Namespace) -> int:
+    from commonkeep.layout import ensure_layout
+    from commonkeep.render import render_all
+
+    lay = ensure_layout(root_of(args).path)
+    written = render_all(lay)
+    if args.json:
+        _print_json({"written": [str(p) for p in written]})
+    else:
+        print(f"rendered {len(written)} file(s) changed" + "".join(f"\n  {lay.rel(p)}" for p in written))
+    return 0
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Configure whichever store subcommand ``parser`` is (its ``prog`` ends with the name)."""
+    name = parser.prog.split()[-1]
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    if name == "init":
+        parser.set_defaults(run=run_init)
+    elif name == "root":
+        parser.set_defaults(run=run_root)
+    elif name == "write":
+        parser.add_argument("text", help="the text, or - to read standard input")
+        parser.add_argument("--daily", action="store_true", help="append to today's daily log instead of the inbox")
+        parser.add_argument("--tags", help="comma-separated tags")
+        parser.add_argument("--evidence", action="append", metavar="REF", help="evidence reference (repeatable)")
+        parser.add_argument("--confidence", type=float)
+        parser.add_argument("--trust", help="trust class, e.g. direct_user_instruction (contract §6.1)")
+        parser.add_argument("--durability", help="durability signal, e.g. long_term (contract §6.2)")
+        parser.add_argument("--rule-type", help="ruleType, e.g. convention, testing")
+        parser.add_argument("--agent", default=os.environ.get("COMMONKEEP_AGENT"), help="writing agent (provenance)")
+        parser.add_argument("--host", help="host program (provenance)")
+        parser.add_argument("--session", help="session id (provenance)")
+        parser.add_argument("--source-type", default="manual")
+        parser.add_argument("--source-ref")
+        parser.add_argument("--cwd", help="project folder the fact is about (project scope)")
+        parser.set_defaults(run=run_write)
+    elif name == "inbox":
+        parser.add_argument("--status", default="new", choices=["new", "patched", "rejected"])
+        parser.add_argument("--all", action="store_true", help="every status")
+        parser.set_defaults(run=run_inbox)
+    elif name == "render":
+        parser.set_defaults(run=run_render)
+    else:  # pragma: no cover - the CLI table only routes the names above here
+        raise BadInput(f"unknown store command {name}")
+
+

@@ -1,0 +1,70 @@
+"""Fast structural checks on record dicts, without pydantic (the read paths stay cheap).
+
+``memory_record_problem`` mirrors upstream's ``isMemoryRecord`` as observed (§4.1, §14.8): the
+required fields must be present with the right JSON types; enums are *not* checked, because
+upstream renders an unknown status as is and we must not hide what OMP shows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+LAYERS = ("L1", "L2", "L3")
+STATUSES = ("active", "contested", "deprecated", "superseded", "promoted", "deleted")
+CANDIDATE_STATUSES = ("new", "patched", "rejected")
+
+
+def memory_record_problem(r: Any) -> str | None:
+    """``None`` when ``r`` passes ``isMemoryRecord``, else what is wrong (for doctor and errors)."""
+    if not isinstance(r, dict):
+        return "not an object"
+    for key, kind in (("id", str), ("layer", str), ("statement", str), ("stability", str), ("created_at", str), ("updated_at", str), ("status", str)):
+        if not isinstance(r.get(key), kind):
+            return f"field {key!r} missing or not a {kind.__name__}"
+    if not r["statement"].strip():
+        return "field 'statement' is empty"
+    if r["layer"] not in LAYERS:
+        return f"field 'layer' is {r['layer']!r}, not one of {', '.join(LAYERS)}"
+    scope = r.get("scope")
+    if not isinstance(scope, dict) or not isinstance(scope.get("type"), str):
+        return "field 'scope' missing or without a string 'type'"
+    for key in ("tags", "supersedes", "superseded_by"):
+        value = r.get(key)
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+            return f"field {key!r} missing or not a list of strings"
+    ev = r.get("evidence")
+    if not isinstance(ev, list) or not ev:
+        return "field 'evidence' missing or empty"
+    for e in ev:
+        if not isinstance(e, dict) or not all(isinstance(e.get(k), str) for k in ("type", "ref", "note")):
+            return "an 'evidence' entry lacks string 'type', 'ref' and 'note'"
+    conf = r.get("confidence")
+    if isinstance(conf, bool) or not isinstance(conf, int | float) or not 0 <= conf <= 1:
+        return "field 'confidence' missing or not a number in [0, 1]"
+    review = r.get("review")
+    if not isinstance(review, dict):
+        return "field 'review' missing"
+    if not isinstance(review.get("cadence_days"), int | float) or not isinstance(review.get("next_review"), str):
+        return "field 'review' lacks 'cadence_days' or 'next_review'"
+    if not isinstance(review.get("change_condition"), str) or not review["change_condition"].strip():
+        return "field 'review.change_condition' missing or empty"
+    if "vault_ref" not in r or not (r["vault_ref"] is None or isinstance(r["vault_ref"], str)):
+        return "field 'vault_ref' must be present (null or a string)"
+    return None
+
+
+def candidate_problem(c: Any) -> str | None:
+    """``None`` when ``c`` has the required CaptureCandidate fields (§4.2), else what is wrong."""
+    if not isinstance(c, dict):
+        return "not an object"
+    for key in ("id", "created_at", "text", "status"):
+        if not isinstance(c.get(key), str):
+            return f"field {key!r} missing or not a string"
+    src = c.get("source")
+    if not isinstance(src, dict) or not isinstance(src.get("type"), str) or not isinstance(src.get("ref"), str):
+        return "field 'source' missing or without string 'type' and 'ref'"
+    for key in ("tags", "evidence_refs"):
+        value = c.get(key)
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+            return f"field {key!r} missing or not a list of strings"
+    return None
