@@ -1,0 +1,95 @@
+"""``commonkeep doctor``: is this root healthy, and what exactly is wrong where.
+
+Checks the root resolution, the layout, every JSONL file (bad lines with file and line,
+invalid records, records still present although tombstoned, duplicate ids), the quarantine,
+leftover temp files of interrupted rewrites, and whatever plugins add (index drift, hosts).
+Exit code 1 when any finding has severity ``error`` or ``warning``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from commonkeep.cmd_store import root_of
+from commonkeep.errors import EXIT_FINDINGS, EXIT_OK
+
+
+def diagnose(root: str, rule: str = "") -> dict[str, Any]:
+    """Run every check on ``root``; returns ``{root, rule, ok, findings, counts}``."""
+    from pathlib import Path
+
+    from commonkeep.jsonl import read_jsonl
+    from commonkeep.store import Store
+
+    store = Store(Path(root), warn=False)
+    lay = store.layout
+    findings: list[dict[str, Any]] = []
+
+    def add(code: str, severity: str, message: str, **where: Any) -> None:
+        findings.append({"code": code, "severity": severity, "message": message, **where})
+
+    if not lay.memory_dir.is_dir():
+        add("missing_layout", "error", f"{root} has no memory/ folder; run `commonkeep init`")
+        return {"root": root, "rule": rule, "ok": False, "findings": findings, "counts": {}}
+    for path in lay.jsonl_files():
+        if not path.exists():
+            add("missing_store_file", "warning", f"{lay.rel(path)} is missing; `commonkeep init` recreates it", file=lay.rel(path))
+    records = store.records_by_file()
+    candidates = store.candidates()
+    dead = store.tombstoned_ids()
+    for p in store.problems:
+        add("bad_line", "error", p.message, file=p.file, line=p.line)
+    seen: dict[str, str] = {}
+    for path, rows in records.items():
+        for r in rows:
+            if r["id"] in seen:
+                add("duplicate_id", "warning", f"record {r['id']} appears in {seen[r['id']]} and {lay.rel(path)}", file=lay.rel(path))
+            seen[r["id"]] = lay.rel(path)
+    for path in lay.canonical_files():
+        for row in read_jsonl(path).rows:
+            if row.get("id") in dead and row.get("status") != "deleted":
+                add("tombstoned_in_active_store", "warning", f"{row.get('id')} is tombstoned but still in {lay.rel(path)}", file=lay.rel(path))
+    quarantined = read_jsonl(lay.quarantine).rows
+    for q in quarantined:
+        add("quarantined_line", "info", f"{q.get('file')}:{q.get('line')}: {q.get('error')} (kept in {lay.rel(lay.quarantine)})", file=q.get("file"), line=q.get("line"))
+    for tmp in lay.root.rglob(".*.tmp-*"):
+        add("interrupted_rewrite", "info", f"leftover temp file {lay.rel(tmp)} from an interrupted rewrite; the original is intact, the temp file can be deleted", file=lay.rel(tmp))
+    try:
+        from commonkeep.plugins import plugin_manager
+
+        findings.extend(plugin_manager().doctor_checks(root))
+    except Exception as exc:
+        add("plugin_check_failed", "warning", f"a plugin's doctor check failed: {exc}")
+    counts = {
+        "records": sum(len(v) for v in records.values()),
+        "active": sum(1 for v in records.values() for r in v if r.get("status") == "active"),
+        "candidates_new": sum(1 for c in candidates if c.get("status") == "new"),
+        "tombstones": len(dead),
+        "quarantined": len(quarantined),
+    }
+    ok = not any(f["severity"] in ("error", "warning") for f in findings)
+    return {"root": root, "rule": rule, "ok": ok, "findings": findings, "counts": counts}
+
+
+def run(args: argparse.Namespace) -> int:
+    choice = root_of(args)
+    report = diagnose(str(choice.path), choice.rule)
+    if args.json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+    else:
+        print(f"root: {report['root']}  (chosen by {report['rule']})")
+        for key, value in report["counts"].items():
+            print(f"  {key}: {value}")
+        for f in report["findings"]:
+            where = f"{f['file']}:{f['line']}: " if f.get("line") and f["code"] == "bad_line" else ""
+            print(f"[{f['severity']}] {f['code']}: {where}{f['message']}")
+        print("ok" if report["ok"] else "problems found")
+    return EXIT_OK if report["ok"] else EXIT_FINDINGS
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable report")
+    parser.set_defaults(run=run)
