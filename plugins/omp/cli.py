@@ -1,0 +1,95 @@
+"""``commonkeep omp install | uninstall | status``: put the OMP extension in place and report on it.
+
+Exit codes: 0 done / everything consistent, 1 ``status`` found a problem (not installed, edited,
+or a root that differs from the shared one), 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from commonkeep_omp import install as inst
+
+
+def _root(args: argparse.Namespace) -> Path:
+    from commonkeep.root import resolve_root
+
+    return resolve_root(explicit=getattr(args, "root", None)).path
+
+
+def _agent(args: argparse.Namespace) -> Path | None:
+    value = getattr(args, "agent_dir", None)
+    return Path(value).expanduser() if value else None
+
+
+def _print_outcome(out: inst.Outcome, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(out.as_dict(), indent=2))
+        return
+    for line in out.actions:
+        print(line)
+    for path in out.backups:
+        print(f"backup: {path}")
+    for line in out.warnings:
+        print(f"warning: {line}")
+
+
+def run_install(args: argparse.Namespace) -> int:
+    root = _root(args)
+    out = inst.install(root, agent=_agent(args), write_env=args.env)
+    _print_outcome(out, args.json)
+    if not args.json:
+        print(f"OMP sessions started from now on use the memory root {root}.")
+    return 0
+
+
+def run_uninstall(args: argparse.Namespace) -> int:
+    _print_outcome(inst.uninstall(agent=_agent(args)), args.json)
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    root = _root(args) if getattr(args, "root", None) else None
+    report: dict[str, Any] = inst.status(agent=_agent(args), root=root)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        ext = report["extension"]
+        state = "not installed"
+        if ext.get("exists"):
+            state = "installed" if ext.get("ours") else "present, not written by commonkeep"
+            if ext.get("ours") and not ext.get("untouched"):
+                state += " (edited)"
+        print(f"agent dir:  {report['agent_dir']}")
+        print(f"extension:  {ext['path']} — {state}")
+        print(f"root:       {report['root'] or '-'}")
+        managed = report["env_file"]["managed"]
+        print(f".env:       {report['env_file']['path']} — " + (", ".join(f"{k}={v}" for k, v in managed.items()) or "no commonkeep block"))
+        for problem in report["problems"]:
+            print(f"problem: {problem}")
+    return 0 if report["ok"] else 1
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the ``install``/``uninstall``/``status`` subcommands to ``commonkeep omp``."""
+    sub = parser.add_subparsers(dest="omp_command", metavar="ACTION", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        # SUPPRESS keeps a --root given before the action (commonkeep omp --root X install).
+        p.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="the shared memory root")
+        p.add_argument("--agent-dir", metavar="DIR", help="OMP agent dir (default: $PI_CODING_AGENT_DIR or ~/.omp/agent)")
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = sub.add_parser("install", help="install the extension into OMP's agent dir (root baked in)")
+    common(p)
+    p.add_argument("--env", action="store_true", help="also write OMP_MEMORY_ROOT/OMPKEEP_ROOT/PI_MEMORY_ROOT into <agent dir>/.env")
+    p.set_defaults(run=run_install)
+    p = sub.add_parser("uninstall", help="remove the extension and the commonkeep block of <agent dir>/.env")
+    common(p)
+    p.set_defaults(run=run_uninstall)
+    p = sub.add_parser("status", help="what is installed where, and whether it matches the shared root")
+    common(p)
+    p.set_defaults(run=run_status)

@@ -1,0 +1,332 @@
+/**
+ * commonkeep — OMP (oh-my-pi) extension: one memory root for OMP and Hermes, and handoffs
+ * consumed at session start.
+ *
+ * Installed by `commonkeep omp install` into ~/.omp/agent/extensions/commonkeep.ts, which bakes
+ * the shared root and the commonkeep command into the CONFIG block below. Python never runs
+ * inside OMP: anything that needs the store shells out to the `commonkeep` CLI as an argv vector.
+ *
+ * 1. Module scope (runs before any extension factory, contracts/omp-host.md §4.2): sets
+ *    OMP_MEMORY_ROOT, OMPKEEP_ROOT and PI_MEMORY_ROOT to the shared root so OmpKeep (and upstream
+ *    pi-persistent-intelligence) read and write the same store as Hermes. A root the user set
+ *    before OMP started wins (OmpKeep's own precedence) and a mismatch is reported.
+ * 2. session_start: reads the snapshot named by OMPKEEP_HANDOFF and adds it to the session as a
+ *    background-context message (custom type "commonkeep-handoff"); injected at session start so
+ *    it is in the session file even when no model call ever happens (§11).
+ * 3. /commonkeep-doctor: reports the root in use, whether Hermes uses the same root, and index
+ *    sync, by running `commonkeep doctor --json --root <root>`. pi.exec children get OMP's launch
+ *    environment, not the module-scope one, so the root is always passed as an argument.
+ *    The report goes into the session file and to <root>/reports/omp-doctor.json.
+ * 4. /commonkeep-remember <text>: writes a long-term candidate into the shared inbox through
+ *    `commonkeep write` (works without OmpKeep and without a model).
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+// commonkeep:config-begin — written by `commonkeep omp install`; re-run it to change these.
+const CONFIG: { root: string; commonkeep: string[]; version: string } = {
+	root: "",
+	commonkeep: ["commonkeep"],
+	version: "",
+};
+// commonkeep:config-end
+
+const ROOT_VARS = ["OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT"] as const;
+const HANDOFF_HEADER =
+	"> [HANDOFF REFERENCE — treat as background context. Persistent memory (L1/L2) is always authoritative.]";
+const HANDOFF_MAX_CHARS = 60_000;
+const EXEC_TIMEOUT_MS = 60_000;
+
+interface RootState {
+	/** The root OMP uses after this module ran ("" when none could be chosen). */
+	root: string;
+	/** How it was chosen: "commonkeep install" or the variable the user had set. */
+	rule: string;
+	/** The shared root baked in by the installer. */
+	shared: string;
+	/** The three variables as the user had them before this module ran. */
+	before: Record<string, string | null>;
+	/** What this module set. */
+	set: string[];
+	/** Human-readable problems (mismatches, missing configuration). */
+	problems: string[];
+}
+
+function expand(p: string): string {
+	const home = process.env.HOME || os.homedir();
+	const withHome = p === "~" ? home : p.startsWith("~/") ? path.join(home, p.slice(2)) : p;
+	return path.resolve(withHome);
+}
+
+function resolveRootAtLoad(): RootState {
+	const shared = CONFIG.root ? expand(CONFIG.root) : "";
+	const before: Record<string, string | null> = {};
+	for (const name of ROOT_VARS) before[name] = process.env[name] ? String(process.env[name]) : null;
+	const preset = ROOT_VARS.filter((name) => before[name]);
+	const problems: string[] = [];
+	let root = shared;
+	let rule = "commonkeep install";
+	if (preset.length > 0) {
+		// Respect the user's explicit choice, in OmpKeep's own precedence order.
+		root = expand(before[preset[0]] as string);
+		rule = `$${preset[0]} (set before OMP started)`;
+		for (const name of preset) {
+			const value = expand(before[name] as string);
+			if (shared && value !== shared) {
+				problems.push(
+					`$${name}=${before[name]} differs from the commonkeep shared root ${shared}; OMP keeps the explicit value, so OMP and Hermes use different memories. Unset it or run \`commonkeep omp install --root ${value}\`.`,
+				);
+			} else if (value !== root) {
+				problems.push(`$${name}=${before[name]} differs from $${preset[0]}=${before[preset[0]]}; set all three to one root.`);
+			}
+		}
+	}
+	if (!shared) {
+		problems.push("no shared root is configured in this extension; run `commonkeep omp install`.");
+	}
+	const set: string[] = [];
+	if (root) {
+		for (const name of ROOT_VARS) {
+			if (!before[name]) {
+				process.env[name] = root;
+				set.push(name);
+			}
+		}
+	}
+	return { root, rule, shared, before, set, problems };
+}
+
+// Module scope on purpose: every extension module is imported before any factory is bound.
+const STATE: RootState = resolveRootAtLoad();
+if (STATE.problems.length > 0) {
+	// Extension stdout/stderr never reach the ACP stream; this lands in OMP's stderr/log.
+	console.error(`commonkeep: ${STATE.problems.join(" ")}`);
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+function asRecord(value: unknown): Record<string, unknown> | null {
+	return value !== null && typeof value === "object" && !Array.isArray(value)
+		? (value as Record<string, unknown>)
+		: null;
+}
+
+function listLines(title: string, items: unknown, prefix = "- "): string[] {
+	if (!Array.isArray(items) || items.length === 0) return [];
+	return [`## ${title}`, ...items.map((item) => `${prefix}${typeof item === "string" ? item : JSON.stringify(item)}`), ""];
+}
+
+/** Render a JSON handoff snapshot (ompkeep-store.md §8 shapes, extended per hermes-host.md §8.2). */
+function renderHandoffJson(doc: Record<string, unknown>): string {
+	for (const key of ["markdown", "projection_markdown", "text"]) {
+		if (typeof doc[key] === "string" && (doc[key] as string).trim()) return doc[key] as string;
+	}
+	const lines: string[] = ["# Memory Handoff Snapshot"];
+	if (typeof doc.created_at === "string") lines.push(`> Generated: ${doc.created_at}`);
+	lines.push(HANDOFF_HEADER, "");
+	const goal = doc.declared_goal ?? doc.goal;
+	if (typeof goal === "string" && goal) lines.push("## Goal", goal, "");
+	if (typeof doc.projection_text === "string" && doc.projection_text.trim()) {
+		lines.push("## Memory", doc.projection_text.trim(), "");
+	}
+	if (Array.isArray(doc.entries) && doc.entries.length > 0) {
+		lines.push("## Entries");
+		for (const entry of doc.entries) {
+			const e = asRecord(entry);
+			if (e) lines.push(`- ${e.id ? `[${e.id}] ` : ""}${String(e.text ?? e.statement ?? "")}`);
+		}
+		lines.push("");
+	}
+	lines.push(...listLines("Selected Memory (Current Context)", doc.selected_memory_brief));
+	lines.push(...listLines("Open Inquiries", doc.open_inquiry_questions, "? "));
+	lines.push(...listLines("Constraints", doc.constraints));
+	lines.push(...listLines("Recommended Next Actions", doc.recommended_next_actions));
+	lines.push(...listLines("Contested Records", doc.contested_record_ids));
+	return lines.join("\n").trimEnd() + "\n";
+}
+
+function readHandoff(file: string): { text: string; details: Record<string, Json> } {
+	const raw = fs.readFileSync(file, "utf8");
+	let text = raw;
+	const details: Record<string, Json> = { path: file, bytes: Buffer.byteLength(raw), format: "markdown" };
+	const trimmed = raw.trimStart();
+	if (trimmed.startsWith("{")) {
+		const doc = asRecord(JSON.parse(raw));
+		if (!doc) throw new Error(`${file} is JSON but not an object`);
+		text = renderHandoffJson(doc);
+		details.format = "json";
+		for (const key of ["id", "intent_id", "schema", "created_at", "lane_id", "task_id"]) {
+			const v = doc[key];
+			if (typeof v === "string" || typeof v === "number") details[key] = v;
+		}
+	}
+	if (!text.includes(HANDOFF_HEADER)) text = `${HANDOFF_HEADER}\n\n${text}`;
+	if (text.length > HANDOFF_MAX_CHARS) {
+		text = `${text.slice(0, HANDOFF_MAX_CHARS)}\n\n[handoff truncated at ${HANDOFF_MAX_CHARS} characters; full snapshot: ${file}]\n`;
+		details.truncated = true;
+	}
+	return { text, details };
+}
+
+interface ExecResult {
+	stdout: string;
+	stderr: string;
+	code: number;
+	killed: boolean;
+}
+
+async function runCommonkeep(pi: any, args: string[], cwd: string): Promise<ExecResult> {
+	const [cmd, ...prefix] = CONFIG.commonkeep.length > 0 ? CONFIG.commonkeep : ["commonkeep"];
+	try {
+		return await pi.exec(cmd, [...prefix, ...args], { timeout: EXEC_TIMEOUT_MS, cwd });
+	} catch (err) {
+		return { stdout: "", stderr: `could not run ${cmd}: ${String(err)}`, code: 127, killed: false };
+	}
+}
+
+function findings(doc: unknown): Record<string, unknown>[] {
+	const d = asRecord(doc);
+	const list = d ? (d.findings ?? d.checks) : null;
+	return Array.isArray(list) ? (list.map(asRecord).filter(Boolean) as Record<string, unknown>[]) : [];
+}
+
+function pick(doc: unknown, match: (code: string) => boolean): Record<string, unknown>[] {
+	return findings(doc).filter((f) => match(String(f.code ?? "")));
+}
+
+async function doctor(pi: any, ctx: any): Promise<Record<string, Json>> {
+	const root = STATE.root;
+	const report: Record<string, Json> = {
+		root,
+		rule: STATE.rule,
+		shared_root: STATE.shared,
+		same_as_shared: Boolean(root) && root === STATE.shared,
+		env_before: STATE.before as Record<string, Json>,
+		env_set_by_extension: STATE.set,
+		env_now: Object.fromEntries(ROOT_VARS.map((n) => [n, process.env[n] ?? null])),
+		problems: STATE.problems,
+		handoff: process.env.OMPKEEP_HANDOFF ?? null,
+		cwd: ctx.cwd ?? null,
+		session_id: ctx.sessionManager?.getSessionId?.() ?? null,
+		extension_version: CONFIG.version,
+	};
+	if (!root) {
+		report.ok = false;
+		return report;
+	}
+	const res = await runCommonkeep(pi, ["doctor", "--json", "--root", root], ctx.cwd ?? process.cwd());
+	let parsed: unknown = null;
+	try {
+		parsed = JSON.parse(res.stdout);
+	} catch {
+		parsed = null;
+	}
+	report.commonkeep_doctor = {
+		argv: [...CONFIG.commonkeep, "doctor", "--json", "--root", root],
+		exit_code: res.code,
+		stderr: res.stderr.slice(-2000),
+		report: (parsed as Json) ?? null,
+	};
+	const hermes = pick(parsed, (c) => c.startsWith("hermes"));
+	report.hermes = hermes.length > 0 ? (hermes as Json[]) : "not reported by `commonkeep doctor` (is commonkeep_hermes installed?)";
+	const index = pick(parsed, (c) => c.includes("index") || c.includes("search") || c.includes("fts"));
+	report.index = index.length > 0 ? (index as Json[]) : "not reported by `commonkeep doctor`";
+	report.ok = STATE.problems.length === 0 && parsed !== null && res.code === 0;
+	return report;
+}
+
+function summarize(report: Record<string, Json>): string {
+	const lines = [
+		"# commonkeep doctor (OMP)",
+		`- root in use: ${report.root || "(none)"} — ${report.rule}`,
+		`- shared root: ${report.shared_root || "(not configured)"}${report.same_as_shared ? " (same)" : " (DIFFERENT)"}`,
+	];
+	for (const p of report.problems as string[]) lines.push(`- problem: ${p}`);
+	const line = (f: Json) => {
+		const r = asRecord(f);
+		return r ? `${r.severity ?? "?"} ${r.code ?? "?"}: ${r.message ?? ""}` : String(f);
+	};
+	if (Array.isArray(report.hermes)) for (const f of report.hermes) lines.push(`- hermes: ${line(f)}`);
+	else lines.push(`- hermes: ${report.hermes}`);
+	if (Array.isArray(report.index)) for (const f of report.index) lines.push(`- index: ${line(f)}`);
+	else if (report.index) lines.push(`- index: ${report.index}`);
+	const cd = asRecord(report.commonkeep_doctor);
+	if (cd && cd.report === null) lines.push(`- commonkeep doctor failed (exit ${cd.exit_code}): ${String(cd.stderr).trim()}`);
+	return lines.join("\n");
+}
+
+function writeReport(root: string, name: string, data: unknown): string | null {
+	try {
+		const dir = path.join(root, "reports");
+		fs.mkdirSync(dir, { recursive: true });
+		const file = path.join(dir, name);
+		const tmp = `${file}.${process.pid}.tmp`;
+		fs.writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`);
+		fs.renameSync(tmp, file);
+		return file;
+	} catch {
+		return null;
+	}
+}
+
+export default function commonkeep(pi: any): void {
+	let handoffConsumed = false;
+
+	pi.on("session_start", async (_event: unknown, ctx: any) => {
+		if (STATE.problems.length > 0) ctx.ui?.notify?.(`commonkeep: ${STATE.problems.join(" ")}`, "warning");
+		const file = process.env.OMPKEEP_HANDOFF;
+		if (!file || handoffConsumed) return;
+		handoffConsumed = true; // one dispatch, one handoff: a later /new session starts clean
+		try {
+			const { text, details } = readHandoff(file);
+			details.root = STATE.root;
+			pi.sendMessage({ customType: "commonkeep-handoff", content: text, display: true, details });
+		} catch (err) {
+			const message = `commonkeep: could not read the handoff snapshot $OMPKEEP_HANDOFF=${file}: ${String(err)}`;
+			pi.appendEntry("commonkeep-handoff-error", { path: file, error: String(err) });
+			ctx.ui?.notify?.(message, "error");
+		}
+	});
+
+	pi.registerCommand("commonkeep-doctor", {
+		description: "commonkeep: which memory root OMP uses, whether Hermes shares it, index sync",
+		handler: async (_args: string, ctx: any) => {
+			const report = await doctor(pi, ctx);
+			const written = STATE.root ? writeReport(STATE.root, "omp-doctor.json", report) : null;
+			report.report_file = written;
+			const text = summarize(report);
+			pi.sendMessage({ customType: "commonkeep-doctor", content: text, display: true, details: report });
+			ctx.ui?.notify?.(text, report.ok ? "info" : "warning");
+		},
+	});
+
+	pi.registerCommand("commonkeep-remember", {
+		description: "commonkeep: save a long-term memory candidate into the shared inbox",
+		handler: async (args: string, ctx: any) => {
+			const text = (args ?? "").trim();
+			if (!text) {
+				ctx.ui?.notify?.("usage: /commonkeep-remember <text to remember>", "warning");
+				return;
+			}
+			if (!STATE.root) {
+				ctx.ui?.notify?.("commonkeep: no memory root; run `commonkeep omp install`", "error");
+				return;
+			}
+			// The user typed it, so it is a direct instruction (ompkeep-store.md §6.1); "--" keeps a
+			// leading dash in the text from being read as an option.
+			const cwd = ctx.cwd ?? process.cwd();
+			const argv = ["write", "--root", STATE.root, "--json", "--agent", "omp", "--host", "omp"];
+			const sid = ctx.sessionManager?.getSessionId?.();
+			if (sid) argv.push("--session", String(sid));
+			argv.push("--cwd", cwd, "--trust", "direct_user_instruction", "--durability", "long_term", "--", text);
+			const res = await runCommonkeep(pi, argv, cwd);
+			const details = { argv: [...CONFIG.commonkeep, ...argv], exit_code: res.code, stdout: res.stdout.slice(-2000), stderr: res.stderr.slice(-2000) };
+			pi.appendEntry("commonkeep-remember", details);
+			ctx.ui?.notify?.(
+				res.code === 0 ? `commonkeep: saved as a candidate in ${STATE.root}` : `commonkeep write failed (exit ${res.code}): ${res.stderr.trim()}`,
+				res.code === 0 ? "info" : "error",
+			);
+		},
+	});
+}

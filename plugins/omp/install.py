@@ -1,0 +1,296 @@
+"""Install, remove and inspect the commonkeep OMP extension (``commonkeep omp install|uninstall|status``).
+
+The extension source ships as package data (``commonkeep_omp/commonkeep.ts``). Installing copies
+it to ``<agent dir>/extensions/commonkeep.ts`` (agent dir: ``$PI_CODING_AGENT_DIR`` or
+``~/.omp/agent``, contracts/omp-host.md §2.2) with the shared root and the argv of this
+commonkeep baked into its ``CONFIG`` block: the extension needs no config file, no PATH entry
+and no environment variable to find either. The installed copy carries a first line
+``// commonkeep-generated sha256=<hash>`` over the rest, so a later install or uninstall can tell
+our untouched file from one a person edited.
+
+Optionally (``--env``) a managed block in ``<agent dir>/.env`` sets ``OMP_MEMORY_ROOT``,
+``OMPKEEP_ROOT`` and ``PI_MEMORY_ROOT`` too (§4.1: read before any extension, but loses to a
+value in the launch environment). A key the user already set outside the block is left alone
+and reported.
+
+Never clobbers: a file that is not our untouched copy is moved to
+``<name>.commonkeep-backup-<stamp>`` before it is replaced or removed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from commonkeep.errors import BadInput
+
+EXTENSION_FILE = "commonkeep.ts"
+ROOT_VARS: tuple[str, ...] = ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT")
+ENV_BEGIN = "# >>> commonkeep (managed by `commonkeep omp install`; `commonkeep omp uninstall` removes it)"
+ENV_END = "# <<< commonkeep"
+_HEADER = re.compile(r"^// commonkeep-generated sha256=([0-9a-f]{64})[^\n]*\n")
+_CONFIG_BLOCK = re.compile(r"^// commonkeep:config-begin.*?^// commonkeep:config-end\n", re.S | re.M)
+_CONFIG_LINE = re.compile(r"^const CONFIG[^=]*= (\{.*\});$", re.M)
+_CONFIG_TYPE = "{ root: string; commonkeep: string[]; version: string }"
+
+
+def agent_dir(env: Mapping[str, str] | None = None) -> Path:
+    """OMP's agent dir: ``$PI_CODING_AGENT_DIR`` or ``$HOME/.omp/agent``."""
+    env = os.environ if env is None else env
+    override = env.get("PI_CODING_AGENT_DIR")
+    if override:
+        return Path(override).expanduser()
+    return Path(env.get("HOME") or Path.home()) / ".omp" / "agent"
+
+
+def extension_source() -> str:
+    """The extension as shipped in the package (unconfigured)."""
+    return resources.files("commonkeep_omp").joinpath(EXTENSION_FILE).read_text(encoding="utf-8")
+
+
+def commonkeep_argv() -> list[str]:
+    """How the extension runs this commonkeep: the console script beside this Python, else ``-m``."""
+    script = Path(sys.executable).parent / "commonkeep"
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [sys.executable, "-m", "commonkeep.cli"]
+
+
+def _version() -> str:
+    from commonkeep import __version__
+
+    return str(__version__)
+
+
+def render_extension(root: Path, argv: list[str] | None = None) -> str:
+    """The extension text with ``root`` and ``argv`` baked in, headed by its content hash."""
+    config = {"root": str(root), "commonkeep": argv or commonkeep_argv(), "version": _version()}
+    block = (
+        "// commonkeep:config-begin — written by `commonkeep omp install`; re-run it to change these.\n"
+        f"const CONFIG: {_CONFIG_TYPE} = {json.dumps(config, ensure_ascii=False)};\n"
+        "// commonkeep:config-end\n"
+    )
+    source = extension_source()
+    if not _CONFIG_BLOCK.search(source):
+        raise BadInput(f"the packaged {EXTENSION_FILE} has no commonkeep:config block; reinstall commonkeep")
+    body = _CONFIG_BLOCK.sub(lambda _m: block, source, count=1)
+    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+    return f"// commonkeep-generated sha256={digest} — edits are kept as a backup on reinstall\n{body}"
+
+
+def read_installed(path: Path) -> dict[str, Any]:
+    """What an installed extension file says about itself: ours?, untouched?, baked config."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {"exists": False}
+    except OSError as exc:
+        return {"exists": True, "error": str(exc)}
+    info: dict[str, Any] = {"exists": True, "ours": False, "untouched": False, "config": None}
+    head = _HEADER.match(text)
+    if head:
+        body = text[head.end() :]
+        info["ours"] = True
+        info["untouched"] = hashlib.sha256(body.encode("utf-8")).hexdigest() == head.group(1)
+    line = _CONFIG_LINE.search(text)
+    if line:
+        try:
+            info["config"] = json.loads(line.group(1))
+        except ValueError:
+            info["config"] = None
+    return info
+
+
+def _backup(path: Path) -> Path:
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    target = path.with_name(f"{path.name}.commonkeep-backup-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.commonkeep-backup-{stamp}-{n}")
+    shutil.copy2(path, target)
+    return target
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+@dataclass
+class Outcome:
+    """What an install/uninstall did, for the CLI to print."""
+
+    extension: Path
+    env_file: Path
+    actions: list[str] = field(default_factory=list)
+    backups: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "extension": str(self.extension),
+            "env_file": str(self.env_file),
+            "actions": self.actions,
+            "backups": [str(p) for p in self.backups],
+            "warnings": self.warnings,
+        }
+
+
+def _split_env(text: str) -> tuple[list[str], list[str] | None]:
+    """Lines outside our managed block, and the block's lines (``None`` when absent)."""
+    outside: list[str] = []
+    block: list[str] | None = None
+    inside = False
+    for line in text.splitlines():
+        if line.strip() == ENV_BEGIN:
+            inside, block = True, []
+        elif inside and line.strip() == ENV_END:
+            inside = False
+        elif inside:
+            assert block is not None
+            block.append(line)
+        else:
+            outside.append(line)
+    return outside, block
+
+
+def _env_keys(lines: list[str]) -> dict[str, str]:
+    keys: dict[str, str] = {}
+    for line in lines:
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#") or "=" not in stripped:
+            continue
+        key, _, value = stripped.removeprefix("export ").partition("=")
+        keys[key.strip()] = value.strip().strip("'\"")
+    return keys
+
+
+def _install_env(env_file: Path, root: Path, out: Outcome) -> None:
+    text = env_file.read_text(encoding="utf-8") if env_file.exists() else ""
+    outside, block = _split_env(text)
+    user = _env_keys(outside)
+    lines = []
+    for var in ROOT_VARS:
+        if var in user:
+            if Path(user[var]).expanduser().resolve() != root:
+                out.warnings.append(
+                    f"{env_file}: {var}={user[var]} is set outside the commonkeep block and differs from {root}; "
+                    "left as is (edit or remove that line to use the shared root)"
+                )
+            continue
+        lines.append(f"{var}={root}")
+    new_block = [ENV_BEGIN, *lines, ENV_END] if lines else []
+    body = "\n".join(outside).rstrip("\n")
+    new_text = (body + "\n\n" if body else "") + ("\n".join(new_block) + "\n" if new_block else "")
+    if new_text == text:
+        out.actions.append(f"{env_file}: already up to date")
+        return
+    if env_file.exists() and block is None and text.strip():
+        out.backups.append(_backup(env_file))
+    _write_atomic(env_file, new_text)
+    out.actions.append(f"{env_file}: {'wrote' if lines else 'removed'} the commonkeep block ({', '.join(lines) or 'no keys'})")
+
+
+def install(
+    root: Path, *, agent: Path | None = None, write_env: bool = False, argv: list[str] | None = None
+) -> Outcome:
+    """Install (or update) the extension with ``root`` baked in; optionally the ``.env`` block."""
+    root = Path(root).expanduser().resolve()
+    agent = agent or agent_dir()
+    ext = agent / "extensions" / EXTENSION_FILE
+    out = Outcome(extension=ext, env_file=agent / ".env")
+    text = render_extension(root, argv)
+    info = read_installed(ext)
+    if info["exists"] and ext.read_text(encoding="utf-8") == text:
+        out.actions.append(f"{ext}: already installed for root {root}")
+    else:
+        if info["exists"] and not info.get("untouched"):
+            out.backups.append(_backup(ext))
+            out.warnings.append(f"{ext} was not our untouched copy; kept it as {out.backups[-1]}")
+        _write_atomic(ext, text)
+        out.actions.append(f"{ext}: {'updated' if info['exists'] else 'installed'} (root {root})")
+    if write_env:
+        _install_env(out.env_file, root, out)
+    return out
+
+
+def uninstall(*, agent: Path | None = None) -> Outcome:
+    """Remove the extension (backing it up if edited) and our ``.env`` block; user lines stay."""
+    agent = agent or agent_dir()
+    ext = agent / "extensions" / EXTENSION_FILE
+    out = Outcome(extension=ext, env_file=agent / ".env")
+    info = read_installed(ext)
+    if not info["exists"]:
+        out.actions.append(f"{ext}: not installed")
+    else:
+        if not info.get("untouched"):
+            out.backups.append(_backup(ext))
+            out.warnings.append(f"{ext} had been edited; kept it as {out.backups[-1]}")
+        ext.unlink()
+        out.actions.append(f"{ext}: removed")
+    if out.env_file.exists():
+        text = out.env_file.read_text(encoding="utf-8")
+        outside, block = _split_env(text)
+        if block is not None:
+            body = "\n".join(outside).rstrip("\n")
+            _write_atomic(out.env_file, body + "\n" if body else "")
+            out.actions.append(f"{out.env_file}: removed the commonkeep block")
+    return out
+
+
+def status(*, agent: Path | None = None, root: Path | None = None) -> dict[str, Any]:
+    """What is installed and where; ``ok`` is true when the extension is ours, untouched and
+    (if ``root`` is given) baked with that root, and no ``.env`` line contradicts it."""
+    agent = agent or agent_dir()
+    ext = agent / "extensions" / EXTENSION_FILE
+    env_file = agent / ".env"
+    info = read_installed(ext)
+    problems: list[str] = []
+    baked = (info.get("config") or {}).get("root") if info.get("exists") else None
+    if not info.get("exists"):
+        problems.append(f"extension not installed at {ext} (run `commonkeep omp install`)")
+    elif not info.get("ours"):
+        problems.append(f"{ext} exists but was not written by commonkeep")
+    elif not info.get("untouched"):
+        problems.append(f"{ext} was edited after install (re-run `commonkeep omp install`; the edit is kept as a backup)")
+    if root is not None and baked and Path(baked) != Path(root).expanduser().resolve():
+        problems.append(f"extension is baked with root {baked}, not {Path(root).expanduser().resolve()}")
+    env_state: dict[str, Any] = {"path": str(env_file), "exists": env_file.exists(), "managed": {}, "user": {}}
+    if env_file.exists():
+        outside, block = _split_env(env_file.read_text(encoding="utf-8"))
+        env_state["managed"] = _env_keys(block or [])
+        env_state["user"] = {k: v for k, v in _env_keys(outside).items() if k in ROOT_VARS}
+        target = baked or (str(root) if root else None)
+        for key, value in env_state["user"].items():
+            if target and Path(value).expanduser().resolve() != Path(target):
+                problems.append(f"{env_file}: {key}={value} differs from the shared root {target}")
+    launch = {var: os.environ[var] for var in ROOT_VARS if os.environ.get(var)}
+    target = baked or (str(root) if root else None)
+    for var, value in launch.items():
+        if target and Path(value).expanduser().resolve() != Path(target):
+            problems.append(f"${var}={value} in this environment overrides the shared root {target} for OMP started from here")
+    return {
+        "ok": not problems,
+        "agent_dir": str(agent),
+        "extension": {"path": str(ext), **info},
+        "root": baked,
+        "env_file": env_state,
+        "launch_env": launch,
+        "problems": problems,
+    }
