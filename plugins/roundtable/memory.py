@@ -1,0 +1,154 @@
+"""The ``memory`` tool: explicit-fetch access to the wiki (contracts/roundtable.md §8).
+
+Order: unknown action, role gate, argv, run, format. The backend is spawned as an argv vector
+(agent text is data, never a command) with cwd = the memory dir and no ``--project``, so any
+Dossier-compatible CLI works: by default our own ``python -m commonkeep.dossier``, or whatever
+``ORPHUS_MEMORY_COMMAND`` names. Output is collected as bytes and decoded once (a multi-byte
+character split across reads survives) and capped; a run that exceeds the cap is killed.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+from commonkeep.errors import EXIT_FINDINGS, BadInput, CommonkeepError
+from commonkeep_roundtable.gate import require_role
+from commonkeep_roundtable.paths import MemoryConfig, resolve_memory_config
+
+ACTIONS = ("query", "doctor", "ingest", "gardener")
+MAX_CAPTURE_BYTES = 4 * 1024 * 1024
+DEFAULT_TIMEOUT_SECONDS = 600.0
+
+
+class BackendUnreachable(CommonkeepError):
+    """The backend could not be started or was aborted (the contract's "not reachable" notice)."""
+
+    exit_code = EXIT_FINDINGS
+
+
+class BackendFailed(CommonkeepError):
+    """The backend ran and failed (non-zero exit, or output over the capture cap)."""
+
+    exit_code = EXIT_FINDINGS
+
+
+@dataclass(frozen=True)
+class BackendRun:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def unreachable(reason: str) -> BackendUnreachable:
+    return BackendUnreachable(
+        f"Memory backend not reachable ({reason}). Configure it with ORPHUS_MEMORY_COMMAND / "
+        "ORPHUS_MEMORY_DIR — see docs/memory.md."
+    )
+
+
+def build_argv(action: str, question: str | None = None, source: str | None = None) -> list[str]:
+    """The arguments appended to the base command (§8.1); the question is one element."""
+    if action == "query":
+        if not question or not question.strip():
+            raise BadInput("memory query requires a 'question'")
+        return ["query", question.strip()]
+    if action == "ingest":
+        if not source or not source.strip():
+            raise BadInput("memory ingest requires a 'source' path")
+        return ["ingest", source.strip()]
+    if action in ("gardener", "doctor"):
+        return [action]
+    raise BadInput(f"Unknown memory action: {action}", hint=f"use one of {', '.join(ACTIONS)}")
+
+
+def run_backend(
+    config: MemoryConfig,
+    args: list[str],
+    *,
+    max_bytes: int = MAX_CAPTURE_BYTES,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+) -> BackendRun:
+    """Run ``config.command + args`` in the memory dir without a shell and capture its output.
+
+    Raises :class:`BackendUnreachable` when it cannot start or times out, and
+    :class:`BackendFailed` when its output passes ``max_bytes``. Death by a signal is code 1
+    with ``process terminated by signal X`` appended to stderr.
+    """
+    argv = [*config.command, *args]
+    config.memory_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        proc = subprocess.Popen(
+            argv, cwd=config.memory_dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    except OSError as exc:
+        raise unreachable(f"{argv[0]}: {exc.strerror or exc}") from None
+    assert proc.stdout is not None and proc.stderr is not None
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    chunks: dict[int, bytearray] = {out_fd: bytearray(), err_fd: bytearray()}
+    total = 0
+    deadline = time.monotonic() + timeout
+    failure: CommonkeepError | None = None
+    with selectors.DefaultSelector() as selector:
+        for stream in (proc.stdout, proc.stderr):
+            selector.register(stream, selectors.EVENT_READ)
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                failure = unreachable(f"timed out after {timeout:.0f}s")
+                break
+            for key, _ in selector.select(timeout=min(remaining, 1.0)):
+                data = os.read(key.fd, 65536)
+                if not data:
+                    selector.unregister(key.fileobj)
+                    continue
+                chunks[key.fd].extend(data)
+                total += len(data)
+            if total > max_bytes:
+                failure = BackendFailed(f"memory {args[0]} failed: captured output exceeded {max_bytes} bytes")
+                break
+    if failure is not None:
+        proc.kill()
+    try:
+        code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        code = proc.wait()
+        failure = failure or unreachable(f"timed out after {timeout:.0f}s")
+    finally:
+        proc.stdout.close()
+        proc.stderr.close()
+    if failure is not None:
+        raise failure
+    stdout = bytes(chunks[out_fd]).decode("utf-8", errors="replace")
+    stderr = bytes(chunks[err_fd]).decode("utf-8", errors="replace")
+    if code < 0:
+        stderr += ("\n" if stderr and not stderr.endswith("\n") else "") + f"process terminated by signal {signal.Signals(-code).name}"
+        code = 1
+    return BackendRun(code=code, stdout=stdout, stderr=stderr)
+
+
+def memory_call(
+    action: str,
+    *,
+    role: str | None,
+    question: str | None = None,
+    source: str | None = None,
+    config: MemoryConfig | None = None,
+    max_bytes: int = MAX_CAPTURE_BYTES,
+) -> str:
+    """Run one memory action as ``role`` and return its text; failures raise with the contract's texts."""
+    if action not in ACTIONS:
+        raise BadInput(f"Unknown memory action: {action}", hint=f"use one of {', '.join(ACTIONS)}")
+    config = resolve_memory_config() if config is None else config
+    require_role(action, role, config.writer_role)
+    args = build_argv(action, question, source)
+    run = run_backend(config, args, max_bytes=max_bytes)
+    if run.code != 0:
+        detail = run.stderr.strip() or run.stdout.strip() or f"exited {run.code}"
+        raise BackendFailed(f"memory {action} failed: {detail}")
+    return run.stdout.strip() or f"memory {action} completed."
