@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "inbox": ("commonkeep.cmd_store", "list capture candidates"),
     "render": ("commonkeep.cmd_store", "re-render rendered/MEMORY.md and project projections"),
     "doctor": ("commonkeep.doctor", "check the root: resolution, files, quarantine, index"),
+    "mcp": ("commonkeep.mcp_server", "serve every agent tool over MCP on stdio: commonkeep mcp --as ROLE"),
     "demo": ("commonkeep.demo", "run the whole loop on a throwaway root and narrate it"),
     "bench": ("commonkeep.bench", "benchmarks: store, curate, search, locomo, hydra9, wiki"),
 }
