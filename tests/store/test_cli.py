@@ -1,0 +1,79 @@
+"""The store's CLI as a user runs it: a subprocess, real files, clear errors, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from commonkeep.jsonl import read_jsonl
+
+
+def ck(*args: str, env: dict[str, str] | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "commonkeep.cli", *args], capture_output=True, text=True, env=env, input=stdin, timeout=60)
+
+
+def test_init_write_inbox_render_doctor(tmp_path: Path) -> None:
+    root = str(tmp_path / "r")
+    assert ck("init", "--root", root).returncode == 0
+    out = ck("write", "Run the test suite with pytest -q.", "--root", root, "--agent", "hermes", "--tags", "tooling,pytest",
+             "--evidence", "pyproject.toml", "--evidence", "daily/2026-12-02.md", "--json")
+    assert out.returncode == 0, out.stderr
+    cand_id = json.loads(out.stdout)["candidate"]
+    assert ck("write", "Looked at the CI config today.", "--daily", "--root", root).returncode == 0
+    inbox = json.loads(ck("inbox", "--json", "--root", root).stdout)
+    assert [c["id"] for c in inbox] == [cand_id]
+    assert inbox[0]["provenance"]["agent"] == "hermes"
+    assert inbox[0]["evidence_refs"] == ["pyproject.toml", "daily/2026-12-02.md"]
+    assert list((tmp_path / "r" / "daily").glob("*.md"))
+    assert ck("render", "--root", root).returncode == 0
+    assert (tmp_path / "r" / "rendered" / "MEMORY.md").read_text().startswith("# Long-Term Memory\n")
+    doc = ck("doctor", "--json", "--root", root)
+    assert doc.returncode == 0, doc.stdout
+    assert json.loads(doc.stdout)["counts"]["candidates_new"] == 1
+
+
+def test_secrets_never_reach_the_inbox(tmp_path: Path) -> None:
+    root = str(tmp_path / "r")
+    key = "sk-proj-" + "A1b2C3d4" * 5
+    out = ck("write", f"The deploy key is {key}", "--root", root, "--json")
+    assert out.returncode == 0
+    assert json.loads(out.stdout)["redacted"]
+    assert key not in (tmp_path / "r" / "inbox" / "captured.jsonl").read_text()
+
+
+def test_write_reads_standard_input(tmp_path: Path) -> None:
+    root = str(tmp_path / "r")
+    assert ck("write", "-", "--root", root, stdin="Prefer small commits.\n").returncode == 0
+    assert read_jsonl(tmp_path / "r" / "inbox" / "captured.jsonl").rows[0]["text"] == "Prefer small commits."
+
+
+def test_bad_input_gets_a_clear_error_and_no_traceback(tmp_path: Path) -> None:
+    root = str(tmp_path / "r")
+    for args in (["write", "   "], ["write", "x" * 5000], ["write", "fact", "--confidence", "3"]):
+        out = ck(*args, "--root", root)
+        assert out.returncode == 2, args
+        assert "Traceback" not in out.stderr
+        assert "error:" in out.stderr
+    assert not read_jsonl(tmp_path / "r" / "inbox" / "captured.jsonl").rows
+
+
+def test_doctor_names_file_and_line_of_a_bad_line(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    assert ck("init", "--root", str(root)).returncode == 0
+    (root / "memory" / "L2.playbooks.jsonl").write_text('{"id":"x"}\n{oops\n')
+    out = ck("doctor", "--root", str(root))
+    assert out.returncode == 1
+    assert "memory/L2.playbooks.jsonl:2" in out.stdout
+    assert "memory/L2.playbooks.jsonl:1" in out.stdout  # valid JSON, but not a valid record
+    assert (root / "memory" / "L2.playbooks.jsonl").read_text() == '{"id":"x"}\n{oops\n'  # nothing lost
+
+
+def test_root_command_says_which_rule_chose_it(tmp_path: Path) -> None:
+    import os
+
+    env = {**os.environ, "OMPKEEP_ROOT": str(tmp_path / "k")}
+    env.pop("OMP_MEMORY_ROOT", None)
+    out = json.loads(ck("root", "--json", env=env).stdout)
+    assert out == {"root": str(tmp_path / "k"), "rule": "$OMPKEEP_ROOT", "exists": False}
