@@ -1,0 +1,147 @@
+"""commonkeep plugin (entry point group ``commonkeep``, name ``hermes``): CLI and after-apply.
+
+- ``commonkeep_cli_commands`` adds ``commonkeep hermes install | uninstall | status | sync``;
+- ``commonkeep_after_apply`` re-renders MEMORY.md / USER.md of every Hermes home that uses the
+  root a patch was just applied to, so the next Hermes session starts with the new projection.
+
+Imports nothing from Hermes: it runs in whatever environment runs ``commonkeep``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+hookimpl = pluggy.HookimplMarker("commonkeep")
+
+
+def _profile(args: argparse.Namespace) -> Any:
+    from commonkeep_hermes.settings import HermesProfile, hermes_home
+
+    home = hermes_home(args.hermes_home)
+    if args.profile:
+        home = home / "profiles" / args.profile
+    return HermesProfile(home)
+
+
+def _print(report: dict[str, Any], as_json: bool, lines: list[str]) -> None:
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        print("\n".join(lines))
+
+
+def run_install(args: argparse.Namespace) -> int:
+    from commonkeep_hermes.install import install
+
+    profile = _profile(args)
+    if args.root:
+        root = Path(args.root).expanduser().resolve()
+    else:
+        root, _ = profile.shared_root()
+    report = install(profile, root)
+    lines = [f"commonkeep hermes install: {profile.home} -> root {root}"]
+    lines += [f"  - {c}" for c in report["changed"]] or ["  already installed; nothing changed"]
+    _print(report, args.json, lines)
+    return 0
+
+
+def run_uninstall(args: argparse.Namespace) -> int:
+    from commonkeep_hermes.install import uninstall
+
+    profile = _profile(args)
+    report = uninstall(profile)
+    lines = [f"commonkeep hermes uninstall: {profile.home}"]
+    lines += [f"  - {c}" for c in report["changed"]] or ["  not installed; nothing changed"]
+    _print(report, args.json, lines)
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    from commonkeep_hermes.install import status
+
+    st = status(_profile(args))
+    yes = {True: "yes", False: "no"}
+    lines = [
+        f"Hermes home:        {st['hermes_home']}",
+        f"installed:          {yes[st['installed']]} (provider {yes[st['provider']]}, "
+        f"governance plugin {yes[st['plugin_enabled']]}, shim {yes[st['shim']]}, "
+        f"write_approval fallback {yes[st['write_approval']]})",
+        f"Hermes root:        {st['hermes_root']}  ({st['hermes_root_rule']})",
+        f"OMP root:           {st['omp_root']}  ({st['omp_root_rule']})",
+        f"same root:          {yes[st['same_root']]}"
+        + ("" if st["same_root"] else "  — set OMP_MEMORY_ROOT to the Hermes root (commonkeep omp install)"),
+        f"pending candidates: {st['pending_candidates']} ({st['pending_from_hermes']} from Hermes)",
+    ]
+    for target, info in st["projection"].items():
+        lines.append(f"{'USER.md' if target == 'user' else 'MEMORY.md'}:{' ' * (18 - len(target) - 4)}"
+                     f"{info['chars'] if info['chars'] is not None else '-'}/{st['limits'][target]} chars")
+    _print(st, args.json, lines)
+    return 0 if st["installed"] else 1
+
+
+def run_sync(args: argparse.Namespace) -> int:
+    from commonkeep_hermes.hermesfiles import refresh
+
+    profile = _profile(args)
+    root = Path(args.root).expanduser() if args.root else profile.shared_root()[0]
+    report = refresh(profile, root, reason="sync")
+    lines = [f"commonkeep hermes sync: {profile.home}"]
+    lines += [f"  {t}: {i['entries']} entries, {i['chars']}/{i['limit']} chars"
+              f"{' (rewritten)' if i['changed'] else ''}" for t, i in report["targets"].items()]
+    if report["captured"]:
+        lines.append(f"  captured {len(report['captured'])} hand-edited entries as candidates; "
+                     f"backups: {', '.join(report['backups'])}")
+    _print(report, args.json, lines)
+    return 0
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """``commonkeep hermes ...``"""
+    sub = parser.add_subparsers(dest="hermes_command", metavar="ACTION", required=True)
+    actions: dict[str, tuple[Callable[[argparse.Namespace], int], str]] = {
+        "install": (run_install, "enable the commonkeep provider and governance plugin in Hermes"),
+        "uninstall": (run_uninstall, "restore Hermes' config and remove the provider shim"),
+        "status": (run_status, "what is enabled, which root Hermes and OMP use, what is pending"),
+        "sync": (run_sync, "re-render MEMORY.md / USER.md from the store now"),
+    }
+    for name, (fn, help_text) in actions.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("--hermes-home", metavar="DIR", help="Hermes home (default: $HERMES_HOME or ~/.hermes)")
+        p.add_argument("--profile", metavar="NAME", help="a named Hermes profile (~/.hermes/profiles/NAME)")
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+        p.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        p.set_defaults(run=fn)
+
+
+@hookimpl
+def commonkeep_cli_commands() -> dict[str, tuple[Callable[[argparse.ArgumentParser], None], str]]:
+    return {"hermes": (configure, "Hermes Agent: install | uninstall | status | sync")}
+
+
+@hookimpl
+def commonkeep_after_apply(root: str, patch: dict[str, Any], applied_ops: list[str]) -> None:
+    """Re-render the files of every Hermes home on this root."""
+    from commonkeep_hermes.hermesfiles import refresh
+    from commonkeep_hermes.install import registered_homes
+    from commonkeep_hermes.settings import HermesProfile, hermes_home
+
+    target = Path(root).resolve()
+    homes = {h.resolve() for h in registered_homes(target)}
+    homes.add(hermes_home().resolve())
+    for home in sorted(homes):
+        profile = HermesProfile(home)
+        try:
+            if not profile.config_path.exists() or profile.memory_section().get("provider") != "commonkeep":
+                continue
+            if profile.shared_root()[0].resolve() != target:
+                continue
+            refresh(profile, target, reason=f"after_apply {patch.get('patch_id', '')}".strip())
+        except Exception as exc:  # report, never break apply
+            print(f"commonkeep: hermes: could not refresh {home}: {exc}", file=sys.stderr)

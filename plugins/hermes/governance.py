@@ -1,0 +1,167 @@
+"""The Hermes general plugin ``commonkeep-governance``: governed memory writes and recall tools.
+
+Loaded by Hermes through the ``hermes_agent.plugins`` entry point and enabled with
+``plugins.enabled: [commonkeep-governance]`` (contracts/hermes-host.md §2.1). ``register(ctx)``:
+
+- wraps tool execution (``tool_execution`` middleware, Hermes ≥ 0.17) so the built-in ``memory``
+  tool never writes ``MEMORY.md`` / ``USER.md`` itself: each write becomes a candidate in the
+  shared inbox, stamped with provenance from the harness, and the model gets a short
+  "staged for review" result (§10.3). Errors fail *closed* — the write is refused with an error
+  result, never passed through (an exception before ``next_call`` would fail open, §4);
+- falls back to a ``pre_tool_call`` hook that blocks the write after staging it where the
+  middleware is missing (or when ``COMMONKEEP_HERMES_GATE=hook`` forces it, for tests);
+- re-renders the projection at discovery (before the agent snapshot is taken) and on
+  ``on_session_finalize`` / ``on_session_reset`` — never on ``on_session_end``, which fires
+  every turn (§3);
+- registers the recall tools (and the roundtable tools, when installed) into the ``memory``
+  toolset, so they are offered whenever Hermes' memory tools are.
+
+Keep the provider class name and its registration call out of this file, comments included:
+Hermes classifies a plugin whose source mentions them as a provider and never loads it (§2.1).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from commonkeep.errors import CommonkeepError
+from commonkeep_hermes.settings import HermesProfile, current_profile
+
+log = logging.getLogger("commonkeep_hermes")
+
+_sessions: dict[str, dict[str, Any]] = {}
+_lock = threading.Lock()
+
+
+def hermes_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("hermes-agent")
+    except Exception:
+        return ""
+
+
+def write_origin() -> str:
+    """``background_review`` inside Hermes' review fork, else ``foreground``."""
+    try:
+        from tools.write_approval import current_origin  # type: ignore[import-not-found]
+
+        origin = str(current_origin())
+    except Exception:
+        try:
+            from tools.skill_provenance import get_current_write_origin  # type: ignore[import-not-found]
+
+            origin = str(get_current_write_origin())
+        except Exception:
+            origin = "foreground"
+    return "background_review" if origin == "background_review" else "foreground"
+
+
+class Gate:
+    """Turns ``memory`` tool calls into candidates; one per loaded plugin."""
+
+    def __init__(self, profile: HermesProfile, profile_name: str = "") -> None:
+        self.profile = profile
+        self.profile_name = profile_name
+        self.version = hermes_version()
+
+    def stage(self, args: dict[str, Any], ctx: dict[str, Any]) -> dict[str, Any]:
+        """Stage one ``memory`` call; returns the tool result (never raises)."""
+        from commonkeep_hermes.capture import Provenance, stage_memory_call
+        from commonkeep_hermes.hermesfiles import rendered_map
+
+        session_id = str(ctx.get("session_id") or "")
+        with _lock:
+            platform = str(_sessions.get(session_id, {}).get("platform", ""))
+        prov = Provenance(
+            origin=write_origin(),
+            session_id=session_id,
+            turn_id=str(ctx.get("turn_id") or ""),
+            task_id=str(ctx.get("task_id") or ""),
+            tool_call_id=str(ctx.get("tool_call_id") or ""),
+            platform=platform,
+            profile=self.profile_name,
+            hermes_version=self.version,
+        )
+        try:
+            root, _rule = self.profile.shared_root()
+            return stage_memory_call(root, args, prov, rendered_map(self.profile))
+        except (ValueError, CommonkeepError) as exc:
+            return {"success": False, "error": f"memory write not staged: {exc}"}
+        except Exception as exc:  # fail closed: nothing reaches MEMORY.md ungoverned
+            log.warning("commonkeep: staging a memory write failed: %s", exc)
+            return {
+                "success": False,
+                "error": (f"memory is governed by commonkeep and the write could not be staged ({exc}); "
+                          "it was NOT saved. Run `commonkeep hermes status` to diagnose."),
+            }
+
+    # -- Hermes callbacks (keyword arguments only) -----------------------------------------
+    def tool_execution(self, tool_name: str = "", args: Any = None, next_call: Callable[[Any], Any] | None = None,
+                       **kw: Any) -> Any:
+        if tool_name != "memory":
+            if next_call is None:
+                raise RuntimeError("tool_execution middleware called without next_call")
+            return next_call(args)
+        return json.dumps(self.stage(dict(args or {}), kw))
+
+    def pre_tool_call(self, tool_name: str = "", args: Any = None, **kw: Any) -> dict[str, Any] | None:
+        if tool_name != "memory":
+            return None
+        result = self.stage(dict(args or {}), kw)
+        return {"action": "block", "message": result.get("message") or result.get("error") or "not staged"}
+
+
+def refresh_projection(profile: HermesProfile, reason: str) -> None:
+    """Re-render MEMORY.md / USER.md; a failure is logged, never raised into Hermes."""
+    try:
+        from commonkeep_hermes.hermesfiles import refresh
+
+        root, _rule = profile.shared_root()
+        refresh(profile, root, reason=reason)
+    except Exception as exc:
+        log.warning("commonkeep: could not refresh Hermes memory files (%s): %s", reason, exc)
+
+
+def _on_session_start(session_id: str = "", platform: str = "", **kw: Any) -> None:
+    with _lock:
+        _sessions[str(session_id)] = {"platform": platform}
+
+
+def register_tools(ctx: Any, profile: HermesProfile) -> list[str]:
+    """Register the recall tools (and roundtable tools when present) in the ``memory`` toolset."""
+    from commonkeep_hermes.tools import hermes_tools
+
+    names: list[str] = []
+    for tool in hermes_tools(profile):
+        try:
+            ctx.register_tool(name=tool.name, toolset="memory", schema=tool.schema, handler=tool.handler,
+                              description=tool.description, emoji="🧠")
+            names.append(tool.name)
+        except Exception as exc:
+            log.warning("commonkeep: tool %s not registered: %s", tool.name, exc)
+    return names
+
+
+def register(ctx: Any) -> None:
+    """Hermes entry point (``hermes_agent.plugins`` group)."""
+    profile = current_profile()
+    gate = Gate(profile, str(getattr(ctx, "profile_name", "") or ""))
+    forced_hook = os.environ.get("COMMONKEEP_HERMES_GATE") == "hook"
+    if hasattr(ctx, "register_middleware") and not forced_hook:
+        ctx.register_middleware("tool_execution", gate.tool_execution)
+    else:
+        ctx.register_hook("pre_tool_call", gate.pre_tool_call)
+    ctx.register_hook("on_session_start", _on_session_start)
+    ctx.register_hook("on_session_finalize", lambda **kw: refresh_projection(profile, "session_finalize"))
+    ctx.register_hook("on_session_reset", lambda **kw: refresh_projection(profile, "session_reset"))
+    register_tools(ctx, profile)
+    # Discovery runs before the agent takes its frozen snapshot of the files (§5.3, §10.4).
+    if profile.config_path.exists():
+        refresh_projection(profile, "plugin_load")

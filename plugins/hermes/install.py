@@ -1,0 +1,243 @@
+"""``commonkeep hermes install | uninstall | status`` for one Hermes home (profile).
+
+install (idempotent — a second run changes nothing and says so):
+
+1. backs up ``config.yaml`` once (``$HERMES_HOME/commonkeep/backups/config.yaml.orig``) and edits
+   it line by line, keeping comments: ``memory.provider: commonkeep``, ``memory.write_approval:
+   true`` (Hermes' own gate as a fallback if the governance plugin ever fails to load),
+   ``memory.commonkeep.root: <shared root>`` and ``commonkeep-governance`` in ``plugins.enabled``
+   (contracts/hermes-host.md §10.2);
+2. writes the provider shim folder ``$HERMES_HOME/plugins/commonkeep/`` that Hermes 0.17–0.19
+   needs to find an out-of-tree provider (§6.4);
+3. imports the existing ``§`` entries of MEMORY.md / USER.md as candidates (once) and renders the
+   first projection;
+4. notes the Hermes home in ``<root>/runtime/hermes-homes.json`` so ``commonkeep apply`` refreshes
+   its files after every patch.
+
+uninstall restores the config: byte for byte from the backup when nobody edited it since, else
+by undoing exactly the values install changed. The shim folder goes; the memory files stay.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from commonkeep_hermes import yamledit
+from commonkeep_hermes.settings import CONFIG_BLOCK, PLUGIN_KEY, PROVIDER_NAME, TARGET_FILES, HermesProfile
+
+SHIM_INIT = '''"""commonkeep memory provider shim, written by `commonkeep hermes install`.
+
+Hermes finds out-of-tree memory providers only as folders whose __init__.py mentions
+MemoryProvider; the code lives in the installed commonkeep package.
+"""
+
+from commonkeep_hermes.provider import CommonkeepProvider, register  # noqa: F401
+'''
+SHIM_MANIFEST = "name: commonkeep\ndescription: Governed shared memory (commonkeep) as a Hermes memory provider\n"
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _state_path(profile: HermesProfile) -> Path:
+    return profile.state_dir / "install.json"
+
+
+def _load_state(profile: HermesProfile) -> dict[str, Any]:
+    try:
+        data = json.loads(_state_path(profile).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write(path: Path, text: str) -> None:
+    from commonkeep_hermes.hermesfiles import atomic_write
+
+    atomic_write(path, text)
+
+
+def wanted_settings(root: Path) -> dict[str, Any]:
+    return {
+        "memory.provider": PROVIDER_NAME,
+        "memory.write_approval": True,
+        f"memory.{CONFIG_BLOCK}.root": str(root),
+    }
+
+
+def edit_config(text: str, root: Path) -> str:
+    """The config text with commonkeep enabled; raises ``ValueError`` if the edit did not take."""
+    new = yamledit.set_child(text, "memory", "provider", PROVIDER_NAME)
+    new = yamledit.set_child(new, "memory", "write_approval", True)
+    new = yamledit.set_block(new, "memory", CONFIG_BLOCK, {"root": str(root)})
+    new = yamledit.add_list_item(new, "plugins", "enabled", PLUGIN_KEY)
+    data = yaml.safe_load(new) or {}
+    for dotted, value in wanted_settings(root).items():
+        if yamledit.get(data, dotted) != value:
+            raise ValueError(f"could not set {dotted} in config.yaml (unusual layout); set it by hand")
+    if PLUGIN_KEY not in yamledit.list_items(data, "plugins", "enabled"):
+        raise ValueError("could not add commonkeep-governance to plugins.enabled; add it by hand")
+    return new
+
+
+def _registry(root: Path) -> Path:
+    return root / "runtime" / "hermes-homes.json"
+
+
+def registered_homes(root: Path) -> list[Path]:
+    try:
+        data = json.loads(_registry(root).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [Path(p) for p in data if isinstance(p, str)] if isinstance(data, list) else []
+
+
+def _set_registered(root: Path, home: Path, present: bool) -> None:
+    homes = [str(p) for p in registered_homes(root)]
+    want = str(home.resolve())
+    new = sorted(set(homes) | {want}) if present else [h for h in homes if h != want]
+    if new != homes:
+        _write(_registry(root), json.dumps(new, indent=2) + "\n")
+
+
+def install(profile: HermesProfile, root: Path) -> dict[str, Any]:
+    """Enable commonkeep for this Hermes home; returns what was done (``changed`` lists it)."""
+    from commonkeep.layout import ensure_layout
+    from commonkeep_hermes.hermesfiles import refresh
+
+    ensure_layout(root)
+    changed: list[str] = []
+    state = _load_state(profile)
+    cfg = profile.config_path
+    original = cfg.read_bytes() if cfg.exists() else b""
+    backup = profile.state_dir / "backups" / "config.yaml.orig"
+    if not state.get("installed"):
+        backup.parent.mkdir(parents=True, exist_ok=True)
+        backup.write_bytes(original)
+        data = yaml.safe_load(original.decode("utf-8") or "{}") or {}
+        state = {
+            "installed": True,
+            "config_existed": cfg.exists(),
+            "backup": str(backup),
+            "before": {k: yamledit.get(data, k) for k in ("memory.provider", "memory.write_approval")},
+            "had_plugin": PLUGIN_KEY in yamledit.list_items(data, "plugins", "enabled"),
+            "had_block": yamledit.get(data, f"memory.{CONFIG_BLOCK}") is not None,
+        }
+        changed.append(f"backed up {cfg} to {backup}")
+    new_text = edit_config(original.decode("utf-8"), root)
+    if new_text.encode() != original:
+        profile.home.mkdir(parents=True, exist_ok=True)
+        _write(cfg, new_text)
+        changed.append(f"enabled provider {PROVIDER_NAME} and plugin {PLUGIN_KEY} in {cfg}")
+    state["config_sha256"] = _sha(new_text.encode())
+    for name, body in (("__init__.py", SHIM_INIT), ("plugin.yaml", SHIM_MANIFEST)):
+        path = profile.shim_dir / name
+        if not path.exists() or path.read_text(encoding="utf-8") != body:
+            _write(path, body)
+            changed.append(f"wrote provider shim {path}")
+    report = refresh(profile, root, reason="install")
+    if report["captured"]:
+        changed.append(f"imported {len(report['captured'])} existing entries as candidates")
+    for target, info in report["targets"].items():
+        if info["changed"]:
+            changed.append(f"rendered {TARGET_FILES[target]} ({info['entries']} entries, "
+                           f"{info['chars']}/{info['limit']} chars)")
+    _set_registered(root, profile.home, True)
+    profile.state_dir.mkdir(parents=True, exist_ok=True)
+    _write(_state_path(profile), json.dumps(state, indent=2) + "\n")
+    return {"hermes_home": str(profile.home), "root": str(root), "changed": changed,
+            "captured": report["captured"]}
+
+
+def uninstall(profile: HermesProfile) -> dict[str, Any]:
+    """Undo ``install`` for this Hermes home; returns what was done."""
+    import shutil
+
+    state = _load_state(profile)
+    changed: list[str] = []
+    cfg = profile.config_path
+    if state.get("installed"):
+        current = cfg.read_bytes() if cfg.exists() else b""
+        backup = Path(str(state.get("backup", "")))
+        if _sha(current) == state.get("config_sha256") and backup.is_file():
+            if state.get("config_existed"):
+                cfg.write_bytes(backup.read_bytes())
+            else:
+                cfg.unlink(missing_ok=True)
+            changed.append(f"restored {cfg} from {backup}")
+        elif cfg.exists():
+            text = _undo_edits(current.decode("utf-8"), state)
+            if text.encode() != current:
+                _write(cfg, text)
+                changed.append(f"removed commonkeep settings from {cfg} (edited since install; kept your edits)")
+        try:
+            root, _ = HermesProfile(profile.home).shared_root()
+            _set_registered(root, profile.home, False)
+        except Exception:
+            pass
+    if profile.shim_dir.exists():
+        shutil.rmtree(profile.shim_dir)
+        changed.append(f"removed provider shim {profile.shim_dir}")
+    if _state_path(profile).exists():
+        _state_path(profile).unlink()
+    return {"hermes_home": str(profile.home), "changed": changed}
+
+
+def _undo_edits(text: str, state: dict[str, Any]) -> str:
+    before = state.get("before") or {}
+    for dotted in ("memory.provider", "memory.write_approval"):
+        key = dotted.split(".")[1]
+        prior = before.get(dotted)
+        text = yamledit.remove_child(text, "memory", key) if prior is None else \
+            yamledit.set_child(text, "memory", key, prior)
+    if not state.get("had_block"):
+        text = yamledit.remove_child(text, "memory", CONFIG_BLOCK)
+    if not state.get("had_plugin"):
+        text = yamledit.remove_list_item(text, "plugins", "enabled", PLUGIN_KEY)
+    return text
+
+
+def status(profile: HermesProfile) -> dict[str, Any]:
+    """What is enabled, which root Hermes and OMP use, what is pending."""
+    from commonkeep.root import resolve_root
+    from commonkeep_hermes.hermesfiles import load_sidecar
+
+    data = profile.load_config()
+    root, rule = profile.shared_root()
+    omp = resolve_root()
+    pending = 0
+    hermes_pending = 0
+    try:
+        from commonkeep.store import Store
+
+        for cand in Store(root, warn=False).candidates(status="new"):
+            pending += 1
+            prov = cand.get("provenance")
+            if isinstance(prov, dict) and prov.get("agent") == "hermes":
+                hermes_pending += 1
+    except Exception:
+        pass
+    sidecar = load_sidecar(profile)
+    return {
+        "hermes_home": str(profile.home),
+        "installed": bool(_load_state(profile).get("installed")),
+        "provider": yamledit.get(data, "memory.provider") == PROVIDER_NAME,
+        "plugin_enabled": PLUGIN_KEY in yamledit.list_items(data, "plugins", "enabled"),
+        "write_approval": bool(yamledit.get(data, "memory.write_approval")),
+        "shim": (profile.shim_dir / "__init__.py").is_file(),
+        "hermes_root": str(root),
+        "hermes_root_rule": rule,
+        "omp_root": str(omp.path),
+        "omp_root_rule": omp.rule,
+        "same_root": Path(root).resolve() == Path(omp.path).resolve(),
+        "pending_candidates": pending,
+        "pending_from_hermes": hermes_pending,
+        "projection": {t: {k: sidecar.get(t, {}).get(k) for k in ("chars", "limit")} for t in TARGET_FILES},
+        "limits": profile.char_limits(),
+    }

@@ -1,0 +1,127 @@
+"""Where one Hermes profile keeps its files, and what its ``config.yaml`` says about memory.
+
+Pure Python with no Hermes import, so the installer, the ``after_apply`` listener and the tests
+use the same answers as the plugin running inside Hermes (contracts/hermes-host.md §5.1, §10.2).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+#: Hermes' defaults (``hermes_cli/config.py``) when ``config.yaml`` does not set the limits.
+DEFAULT_MEMORY_CHAR_LIMIT = 2200
+DEFAULT_USER_CHAR_LIMIT = 1375
+
+#: Name of the provider (``memory.provider``) and of the general plugin (``plugins.enabled``).
+PROVIDER_NAME = "commonkeep"
+PLUGIN_KEY = "commonkeep-governance"
+#: Our own block inside Hermes' ``memory:`` section (Hermes tolerates unknown sub-keys).
+CONFIG_BLOCK = "commonkeep"
+
+TARGET_FILES = {"memory": "MEMORY.md", "user": "USER.md"}
+
+
+def hermes_home(explicit: str | Path | None = None, env: Mapping[str, str] | None = None) -> Path:
+    """The Hermes home: ``explicit``, else ``$HERMES_HOME``, else ``~/.hermes``.
+
+    Inside a running Hermes the caller passes ``hermes_constants.get_hermes_home()`` (it knows
+    about named profiles).
+    """
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ if env is None else env
+    raw = env.get("HERMES_HOME")
+    if raw:
+        return Path(raw).expanduser()
+    return Path(env.get("HOME") or os.path.expanduser("~")) / ".hermes"
+
+
+@dataclass(frozen=True)
+class HermesProfile:
+    """The files of one Hermes home (profile) that commonkeep reads or writes."""
+
+    home: Path
+
+    @property
+    def config_path(self) -> Path:
+        return self.home / "config.yaml"
+
+    @property
+    def memories_dir(self) -> Path:
+        return self.home / "memories"
+
+    def memory_file(self, target: str) -> Path:
+        return self.memories_dir / TARGET_FILES[target]
+
+    @property
+    def state_dir(self) -> Path:
+        """commonkeep's own files inside the Hermes home (sidecar, backups, handoffs)."""
+        return self.home / "commonkeep"
+
+    @property
+    def shim_dir(self) -> Path:
+        """The provider shim folder Hermes 0.17–0.19 discovers (contracts/hermes-host.md §6.4)."""
+        return self.home / "plugins" / PROVIDER_NAME
+
+    def load_config(self) -> dict[str, Any]:
+        """``config.yaml`` as a dict (empty when missing); a broken file is a clear error."""
+        try:
+            text = self.config_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{self.config_path}: not valid YAML ({exc}); fix it or restore a backup") from exc
+        return data if isinstance(data, dict) else {}
+
+    def memory_section(self) -> dict[str, Any]:
+        section = self.load_config().get("memory")
+        return section if isinstance(section, dict) else {}
+
+    def char_limits(self) -> dict[str, int]:
+        """``{"memory": memory_char_limit, "user": user_char_limit}`` from the config."""
+        mem = self.memory_section()
+
+        def limit(key: str, default: int) -> int:
+            value = mem.get(key, default)
+            return value if isinstance(value, int) and value > 0 else default
+
+        return {
+            "memory": limit("memory_char_limit", DEFAULT_MEMORY_CHAR_LIMIT),
+            "user": limit("user_char_limit", DEFAULT_USER_CHAR_LIMIT),
+        }
+
+    def commonkeep_block(self) -> dict[str, Any]:
+        block = self.memory_section().get(CONFIG_BLOCK)
+        return block if isinstance(block, dict) else {}
+
+    def shared_root(self, env: Mapping[str, str] | None = None) -> tuple[Path, str]:
+        """The shared memory root this profile uses and the rule that chose it.
+
+        ``memory.commonkeep.root`` (written by ``commonkeep hermes install``) wins; otherwise the
+        core's resolution rules (``OMP_MEMORY_ROOT`` > … , contracts/ompkeep-store.md §1.3).
+        """
+        configured = self.commonkeep_block().get("root")
+        if isinstance(configured, str) and configured.strip():
+            return Path(configured).expanduser(), f"{self.config_path} memory.{CONFIG_BLOCK}.root"
+        from commonkeep.root import resolve_root
+
+        choice = resolve_root(env=env)
+        return choice.path, choice.rule
+
+
+def current_profile() -> HermesProfile:
+    """The profile of the running Hermes process (profile-aware), or of ``$HERMES_HOME``."""
+    try:
+        from hermes_constants import get_hermes_home  # type: ignore[import-not-found]
+
+        return HermesProfile(Path(get_hermes_home()))
+    except ImportError:
+        return HermesProfile(hermes_home())
