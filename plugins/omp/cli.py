@@ -38,7 +38,10 @@ def _print_outcome(out: inst.Outcome, as_json: bool) -> None:
 
 
 def run_install(args: argparse.Namespace) -> int:
+    from commonkeep.layout import ensure_layout
+
     root = _root(args)
+    ensure_layout(root)  # so OMP, Hermes and `doctor` find a valid root from the first session
     out = inst.install(root, agent=_agent(args), write_env=args.env)
     _print_outcome(out, args.json)
     if not args.json:

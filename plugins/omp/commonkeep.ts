@@ -232,7 +232,8 @@ async function doctor(pi: any, ctx: any): Promise<Record<string, Json>> {
 	report.hermes = hermes.length > 0 ? (hermes as Json[]) : "not reported by `commonkeep doctor` (is commonkeep_hermes installed?)";
 	const index = pick(parsed, (c) => c.includes("index") || c.includes("search") || c.includes("fts"));
 	report.index = index.length > 0 ? (index as Json[]) : "not reported by `commonkeep doctor`";
-	report.ok = STATE.problems.length === 0 && parsed !== null && res.code === 0;
+	const doc = asRecord(parsed);
+	report.ok = STATE.problems.length === 0 && doc !== null && (typeof doc.ok === "boolean" ? doc.ok : res.code === 0);
 	return report;
 }
 
@@ -252,6 +253,10 @@ function summarize(report: Record<string, Json>): string {
 	if (Array.isArray(report.index)) for (const f of report.index) lines.push(`- index: ${line(f)}`);
 	else if (report.index) lines.push(`- index: ${report.index}`);
 	const cd = asRecord(report.commonkeep_doctor);
+	const store = findings(cd?.report).filter(
+		(f) => (f.severity === "error" || f.severity === "warning") && !String(f.code ?? "").startsWith("hermes"),
+	);
+	if (cd?.report) lines.push(store.length === 0 ? "- store: ok" : `- store: ${store.map((f) => line(f as Json)).join("; ")}`);
 	if (cd && cd.report === null) lines.push(`- commonkeep doctor failed (exit ${cd.exit_code}): ${String(cd.stderr).trim()}`);
 	return lines.join("\n");
 }

@@ -1,0 +1,82 @@
+"""Fixtures for the OMP tests: an isolated HOME, a shared root and a clean environment for ``omp``.
+
+The environment given to ``omp acp`` is built from scratch (HOME, PATH, locale), so no API key,
+no root variable and no Hermes setting of the developer's machine leaks into the host under test
+(contracts/omp-host.md §10.3). OMP itself comes from ``tests/hosts/omp.py``; when it is missing
+the fixture raises, so the tests fail (never skip) with the command to run.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hosts import omp as omp_host
+
+# Resolved before any test changes HOME, so the host cache stays the real one.
+HOST_CACHE = omp_host.cache_dir()
+
+
+@dataclass
+class OmpWorld:
+    """One scratch machine: a HOME with OMP's agent dir, a shared root and a project folder."""
+
+    home: Path
+    root: Path
+    project: Path
+
+    @property
+    def agent_dir(self) -> Path:
+        return self.home / ".omp" / "agent"
+
+    @property
+    def extension(self) -> Path:
+        return self.agent_dir / "extensions" / "commonkeep.ts"
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """A clean environment for ``omp``: no root variable, no API key, only what is given."""
+        env = {
+            "HOME": str(self.home),
+            "PATH": f"{omp_host.bin_dir()}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "LANG": "C.UTF-8",
+        }
+        env.update(extra)
+        return env
+
+    def session_file(self, session_id: str) -> Path:
+        hits = glob.glob(str(self.agent_dir / "sessions" / "*" / f"*_{session_id}.jsonl"))
+        assert hits, f"no session file for {session_id} under {self.agent_dir / 'sessions'}"
+        return Path(hits[0])
+
+    def session_entries(self, session_id: str) -> list[dict[str, Any]]:
+        lines = self.session_file(session_id).read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> OmpWorld:
+    w = OmpWorld(home=tmp_path / "home", root=tmp_path / "shared-root", project=tmp_path / "project")
+    for d in (w.home, w.project):
+        d.mkdir(parents=True)
+    return w
+
+
+@pytest.fixture(scope="session")
+def omp_acp_cmd() -> list[str]:
+    """``[<cache>/node_modules/.bin/omp, "acp"]``; fails the test when OMP is not installed."""
+    return [str(omp_host.require_omp()), "acp"]
+
+
+@pytest.fixture(autouse=True)
+def _no_host_settings_from_the_developer(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The test process must not see the developer's roots, OMP agent dir or Hermes home."""
+    for var in ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT", "PI_CODING_AGENT_DIR", "HERMES_HOME", "OMPKEEP_HANDOFF"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("COMMONKEEP_HOST_CACHE", str(HOST_CACHE))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
