@@ -1,0 +1,1 @@
+"""Tests of the roundtable part: broker protocol, export, memory tool, loop scenario, MCP server."""
