@@ -15,6 +15,9 @@ from decimal import Decimal
 from typing import Any
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+# What Python's float repr prints where JS differs: "1.0" (integral) and exponent forms.
+# A match inside a string is only a false alarm that takes the exact slow path.
+_PY_ONLY_FLOAT = re.compile(r"\d\.0(?![0-9])|\de[+-]\d")
 
 
 def js_number(x: float | int) -> str:
@@ -116,9 +119,20 @@ def _join(open_: str, close: str, items: list[str], indent: int | None, level: i
 
 def dumps_line(obj: Any) -> str:
     """One compact JSONL line (without the newline), byte-identical to ``JSON.stringify(obj)``."""
-    norm, custom = _normalise(obj)
-    text = _slow(norm, None) if custom else json.dumps(norm, ensure_ascii=False, separators=(",", ":"))
-    return _escape_surrogates(text) if _SURROGATE.search(text) else text
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    if _PY_ONLY_FLOAT.search(text):
+        norm, custom = _normalise(obj)
+        text = _slow(norm, None) if custom else json.dumps(norm, ensure_ascii=False, separators=(",", ":"))
+    return text
+
+
+def encode_line(obj: Any) -> bytes:
+    """``dumps_line`` as UTF-8 bytes, lone surrogates escaped as JS writes them."""
+    text = dumps_line(obj)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _escape_surrogates(text).encode("utf-8")
 
 
 def dumps_pretty(obj: Any, trailing_newline: bool = True) -> str:

@@ -25,7 +25,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
-from commonkeep.jsonjs import dumps_line
+from commonkeep.jsonjs import dumps_line, encode_line
 
 Row = dict[str, Any]
 
@@ -75,6 +75,12 @@ def parse_jsonl(data: bytes, path: Path) -> JsonlRead:
     out = JsonlRead(size=len(data))
     text = data.decode("utf-8", errors="surrogateescape")
     lines = text.split("\n")
+    fast = _parse_all(lines)
+    if fast is not None:
+        for i, value in fast:
+            out.rows.append(value)
+            out.line_nos.append(i + 1)
+        return out
     last = len(lines) - 1
     for i, raw in enumerate(lines):
         line = raw.strip()
@@ -95,6 +101,20 @@ def parse_jsonl(data: bytes, path: Path) -> JsonlRead:
     return out
 
 
+def _parse_all(lines: list[str]) -> list[tuple[int, Any]] | None:
+    """Parse every line in one ``json.loads`` call; ``None`` when any line needs the slow path."""
+    idx = [i for i, raw in enumerate(lines) if raw.strip()]
+    if not idx:
+        return []
+    try:
+        values = json.loads("[" + ",".join(lines[i] for i in idx) + "]")
+    except (ValueError, RecursionError):
+        return None
+    if len(values) != len(idx) or not all(isinstance(v, dict) for v in values):
+        return None  # a line held two values ("1,2") or a non-object: let the slow path say where
+    return list(zip(idx, values, strict=True))
+
+
 def read_jsonl(path: Path) -> JsonlRead:
     """Read a JSONL file; a missing file reads as empty."""
     try:
@@ -112,7 +132,12 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def encode_rows(rows: list[Row]) -> bytes:
-    return "".join(dumps_line(r) + "\n" for r in rows).encode("utf-8")
+    """Rows as JSONL bytes (JSON.stringify parity, one ``\n`` after each)."""
+    text = "".join(dumps_line(r) + "\n" for r in rows)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: escape them line by line as JS does
+        return b"".join(encode_line(r) + b"\n" for r in rows)
 
 
 def append_jsonl(path: Path, rows: list[Row], *, fsync: bool | None = None) -> None:
