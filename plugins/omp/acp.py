@@ -3,9 +3,10 @@
 :class:`AcpClient` spawns the agent, sends requests and waits for their answers with a timeout,
 collects ``session/update`` notifications, and answers the agent's own requests (permission asks
 are cancelled, file-system and terminal calls refused: this client advertises no capabilities).
-:func:`dispatch` is the one-call path omp-suite and the tests use: start ``omp acp`` with a
-handoff attached (``OMPKEEP_HANDOFF`` in the env and/or a first prompt block), ``initialize``,
-``session/new``, send the task, return the session id and stop reason.
+:func:`dispatch` is the one-call path omp-suite and the tests use: attach the handoff
+(``commonkeep_hermes.handoff.attach_handoff``: the shared root and ``OMPKEEP_HANDOFF`` in the env,
+and/or a first prompt block), start ``omp acp``, ``initialize``, ``session/new``, send the task,
+return the session id and stop reason. :func:`run_session` does the same without a handoff.
 
 Every failure raises :class:`AcpError` naming the method, the agent's error and the tail of its
 stderr. ``omp acp`` exits when stdin closes, after running its ``session_shutdown`` handlers.
@@ -304,9 +305,16 @@ class DispatchResult:
     agent: dict[str, Any] = field(default_factory=dict)
     updates: list[dict[str, Any]] = field(default_factory=list)
     stderr: str = ""
+    #: The shared root and snapshot the child was given (``None`` without a handoff).
+    root: Path | None = None
+    handoff_path: Path | None = None
+    handoff_notice: str | None = None
 
 
-def dispatch(
+HANDOFF_MODES = ("env", "prompt", "both", "none")
+
+
+def run_session(
     task: str | Sequence[Mapping[str, Any]],
     *,
     cwd: Path | str,
@@ -316,12 +324,10 @@ def dispatch(
     timeout: float = DEFAULT_TIMEOUT,
     prompt_timeout: float | None = None,
 ) -> DispatchResult:
-    """Start ``omp acp``, ``initialize``, ``session/new``, send ``task``; close and return the outcome.
+    """Start ``cmd``, ``initialize``, ``session/new``, send ``prompt_prefix`` + ``task``; close; report.
 
-    ``env`` is the child's whole environment (build it with the handoff attached:
-    ``attach_handoff`` puts the shared root and ``OMPKEEP_HANDOFF`` in it); ``prompt_prefix``
-    blocks (the handoff's prompt mode) go before the task in the first ``session/prompt``.
-    ``timeout`` bounds each setup request, ``prompt_timeout`` (default: ``timeout``) the task.
+    ``env`` is the child's whole environment. ``timeout`` bounds each setup request,
+    ``prompt_timeout`` (default: ``timeout``) the task.
     """
     client = AcpClient(cmd, env=env, cwd=cwd, timeout=timeout)
     exit_code: int | None = None
@@ -341,3 +347,50 @@ def dispatch(
         updates=client.session_updates(session_id),
         stderr=client.stderr_tail(200),
     )
+
+
+def dispatch(
+    task: str | Sequence[Mapping[str, Any]],
+    *,
+    cwd: Path | str,
+    goal: str | None = None,
+    handoff: str = "env",
+    root: Path | str | None = None,
+    omp: Sequence[str] = ("omp",),
+    env: Mapping[str, str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    prompt_timeout: float | None = None,
+) -> DispatchResult:
+    """Dispatch ``task`` to a fresh ``omp acp`` with the parent's memory attached.
+
+    ``handoff``: ``"env"`` (``OMPKEEP_HANDOFF`` names the snapshot; the commonkeep extension adds
+    it to the session at start), ``"prompt"`` (the snapshot goes first in the task's prompt),
+    ``"both"``, or ``"none"`` (shared root only, no snapshot). In every mode the child's
+    ``OMP_MEMORY_ROOT``/``OMPKEEP_ROOT``/``PI_MEMORY_ROOT`` name the shared root (``root``, else
+    Hermes' configured root, else the resolution rules), so what it writes lands in the same inbox.
+    ``omp`` is the command before ``acp``; ``env`` defaults to this process's environment.
+    """
+    if handoff not in HANDOFF_MODES:
+        raise AcpError(f"unknown handoff mode {handoff!r}; use one of {', '.join(HANDOFF_MODES)}")
+    from commonkeep_hermes.handoff import ROOT_VARS, attach_handoff
+
+    cmd = [*omp, "acp"]
+    attached = attach_handoff(cmd, env, goal if handoff != "none" else None, root=root)
+    child_env = dict(attached.env)
+    prefix: list[dict[str, Any]] = []
+    if handoff in ("prompt", "both"):
+        prefix = list(attached.prompt_prefix())
+    if handoff in ("prompt", "none"):
+        for var in ("OMPKEEP_HANDOFF", "OMPKEEP_HANDOFF_FORMAT"):
+            child_env.pop(var, None)
+    unset = [var for var in ROOT_VARS if child_env.get(var) != str(attached.root)]
+    if unset:
+        raise AcpError(f"attach_handoff did not point {', '.join(unset)} at the shared root {attached.root}")
+    result = run_session(
+        task, cwd=cwd, cmd=attached.cmd, env=child_env, prompt_prefix=prefix,
+        timeout=timeout, prompt_timeout=prompt_timeout,
+    )
+    result.root = attached.root
+    result.handoff_path = attached.path if handoff != "none" else None
+    result.handoff_notice = attached.notice
+    return result

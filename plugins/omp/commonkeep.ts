@@ -154,8 +154,12 @@ function readHandoff(file: string): { text: string; details: Record<string, Json
 	if (trimmed.startsWith("{")) {
 		const doc = asRecord(JSON.parse(raw));
 		if (!doc) throw new Error(`${file} is JSON but not an object`);
-		text = renderHandoffJson(doc);
-		details.format = "json";
+		// OmpKeep's /memory-handoff writes <stamp>.json beside <stamp>.md (ompkeep-store.md §8.1):
+		// the markdown is the canonical rendering, so prefer it when it is there.
+		const sibling = file.replace(/\.json$/, ".md");
+		const hasMd = sibling !== file && typeof doc.markdown !== "string" && fs.existsSync(sibling);
+		text = hasMd ? fs.readFileSync(sibling, "utf8") : renderHandoffJson(doc);
+		details.format = hasMd ? "json+md" : "json";
 		for (const key of ["id", "intent_id", "schema", "created_at", "lane_id", "task_id"]) {
 			const v = doc[key];
 			if (typeof v === "string" || typeof v === "number") details[key] = v;
