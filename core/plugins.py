@@ -98,12 +98,11 @@ def build_plugin_manager(load_entrypoints: bool = True) -> Plugins:
                 continue
             try:
                 pm.register(ep.load(), name=ep.name)
+                pm.check_pending()  # a hook name we do not know is a broken plugin
             except Exception as exc:
+                if pm.get_plugin(ep.name) is not None:
+                    pm.unregister(name=ep.name)
                 print(f"commonkeep: warning: plugin {ep.name!r} skipped: {exc}", file=sys.stderr)
-    try:
-        pm.check_pending()
-    except pluggy.PluginValidationError as exc:
-        print(f"commonkeep: warning: {exc}", file=sys.stderr)
     if os.environ.get("COMMONKEEP_TRACE_HOOKS"):
         _trace(pm)
     return Plugins(pm)
