@@ -117,9 +117,13 @@ def promotion_eligibility(layer: str, durability: str | None, trust_class: str |
 def auto_apply_blockers(cand: dict[str, Any], governance_mode: str = "compatibility") -> list[str]:
     """Why a candidate may not be auto-applied (§6.4); empty when it may."""
     strict = governance_mode == "strict"
-    if not has_trust_metadata(cand):
-        return ["strict governance requires trust metadata"] if strict else []
     why: list[str] = []
+    if "[REDACTED:" in str(cand.get("text", "")):
+        why.append("secrets were redacted from the text")
+    if cand.get("poisoning_risk") == "high" and not has_trust_metadata(cand):
+        why.append("poisoning risk is high")
+    if not has_trust_metadata(cand):
+        return [*why, "strict governance requires trust metadata"] if strict else why
     if cand.get("verification_status") in ("rejected", "review_required"):
         why.append(f"verification_status is {cand['verification_status']}")
     if cand.get("poisoning_risk") == "high":
@@ -283,3 +287,77 @@ def memory_worth(
     if text.rstrip().endswith("?"):
         return Worth("inquiry", score, reasons)
     return Worth("daily_only", score, reasons)
+
+
+def enrich_candidate(
+    cand: dict[str, Any], index: Any = None, governance_mode: str = "compatibility", *, with_worth: bool = False
+) -> dict[str, Any]:
+    """A copy of ``cand`` with the governance fields of §4.2 filled in (stored values win).
+
+    Trust weight, durability, eligibility and confidence are added only for candidates that
+    carry a trust class (legacy candidates stay legacy, §6.4); poisoning risk, memory-worth and
+    matching (against ``index``, a ``commonkeep.matching.MatchIndex``) are always computed.
+    Memory-worth (§6.9) is the write-time gate of the hosts' ``memory_write``; it is added only
+    with ``with_worth`` (review shows it), so it never changes how another curator reads the inbox.
+    """
+    from commonkeep.matching import normalized_key
+    from commonkeep.poisoning import assess_candidate
+
+    out = dict(cand)
+    text = str(out.get("text", ""))
+    tags = [str(t) for t in out.get("tags") or []]
+    tc = out.get("primary_trust_class")
+    if tc:
+        if "source_trust_weight" not in out and trust_weight(tc) is not None:
+            out["source_trust_weight"] = trust_weight(tc)
+        out.setdefault("durability_signal", infer_durability(text))
+        out.setdefault("promotion_eligibility", promotion_eligibility(proposed_layer(out), out["durability_signal"], tc))
+        if "confidence" not in out:
+            out["confidence"] = compute_confidence(
+                trust_class=tc,
+                durability=out["durability_signal"],
+                has_structured_evidence=bool(out.get("evidence_ids")),
+                strict=governance_mode == "strict",
+            ).confidence
+    if "normalized_key" not in out:
+        src = out.get("source") or {}
+        scope = {"type": "project", "project": _project_name(src.get("cwd"))} if isinstance(src, dict) and src.get("cwd") else None
+        key = normalized_key(profile_id=out.get("profile_id"), scope=scope, tags=tags, rule_type=out.get("ruleType"))
+        if key:
+            out["normalized_key"] = key
+    match = None
+    if index is not None:
+        match = index.match(text, tags, out.get("normalized_key"))
+        out["match_kind"] = match.kind
+        out["matched_memory_ids"] = match.ids
+        out["match_reasons"] = match.reasons
+    if with_worth and "worth_decision" not in out:
+        from commonkeep.secrets import redact
+
+        worth = memory_worth(
+            text,
+            evidence_count=len(out.get("evidence_refs") or []),
+            duplicate_of=match.ids[0] if match is not None and match.kind == "duplicate" else None,
+            secret_kinds=redact(text).findings,
+        )
+        out["worth_decision"], out["worth_score"], out["worth_reasons"] = worth.decision, worth.score, worth.reasons
+    risk = assess_candidate(out)
+    out["poisoning_risk"], out["poisoning_risk_reasons"] = risk.risk, risk.reasons
+    return out
+
+
+def _project_name(cwd: Any) -> str:
+    from commonkeep.curate import infer_project_name
+
+    return infer_project_name(str(cwd))
+
+
+def score_candidate(cand: dict[str, Any], store: Any = None) -> dict[str, Any]:
+    """The capture-time hook (``commonkeep.capture``): enrich a new candidate against the store."""
+    from commonkeep.matching import MatchIndex
+
+    index = MatchIndex()
+    if store is not None:
+        for rec in store.records():
+            index.add_record(rec)
+    return enrich_candidate(cand, index)

@@ -1,0 +1,309 @@
+"""CLI commands of governance: ``curate``, ``apply``, ``ratify``, ``review``, ``forget``,
+``reinforce``, ``inquiries``, ``patches``.
+
+Every command that changes the store runs the role gate first (exit 3 when refused) and takes
+the writer lock (exit 4 when another live writer holds it past ``--wait`` seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from commonkeep.errors import BadInput
+from commonkeep.root import resolve_root
+from commonkeep.writer import acting_role
+
+
+def _root(args: argparse.Namespace) -> str:
+    return str(resolve_root(explicit=getattr(args, "root", None)).path)
+
+
+def _role(args: argparse.Namespace) -> str | None:
+    return acting_role(getattr(args, "role", None))
+
+
+def _out(args: argparse.Namespace, data: Any, text: str) -> None:
+    if getattr(args, "json", False):
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    else:
+        print(text)
+
+
+def _apply_text(res: Any) -> str:
+    d = res.to_json()
+    lines = [f"patch {d['patch_id']}: {d['status']} — applied {len(d['applied_ops'])} op(s)"]
+    lines += [f"  skipped {k}: {v}" for k, v in d["skipped"].items()]
+    lines += [f"  candidate {k} -> {v}" for k, v in d["candidates"].items()]
+    lines += [f"  tombstone {t}" for t in d["tombstones"]]
+    if d["redacted"]:
+        from commonkeep.secrets import summarize
+
+        lines.append(f"  redacted secrets: {summarize(d['redacted'])}")
+    if d["recovered_lock"]:
+        lines.append(f"  recovered a writer lock left by a dead process ({d['recovered_lock']})")
+    lines += [f"  warning: after_apply listener failed: {e}" for e in d["hook_errors"]]
+    return "\n".join(lines)
+
+
+def _ops_list(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    return [o.strip() for v in values for o in v.split(",") if o.strip()]
+
+
+def run_curate(args: argparse.Namespace) -> int:
+    from commonkeep.curate import auto_curate, curate
+
+    root, role = _root(args), _role(args)
+    if args.auto:
+        done = auto_curate(root, role=role, policy=args.policy)
+        p = done.proposal.patch if done.proposal else None
+        _out(args, {"policy": done.policy, "patch_id": p and p["patch_id"], "applied_ops": done.applied,
+                    "skipped": done.skipped, "pending": done.proposal.pending if done.proposal else []}, done.describe())
+        return 0
+    prop = curate(root, role=role, min_confidence=args.min_confidence, min_evidence=args.min_evidence, wait=args.wait)
+    data = {"patch_id": prop.patch["patch_id"], "path": str(prop.path), "summary": prop.patch["summary"],
+            "ops": [{k: o.get(k) for k in ("op_id", "op", "target_id", "candidate_id", "risk", "default_selected", "reason")} for o in prop.ops],
+            "pending": prop.pending, "inquiries": len(prop.inquiries)}
+    lines = [f"proposed {prop.patch['patch_id']} ({prop.patch['summary']})", f"  {prop.path}"]
+    for o in prop.ops:
+        mark = "x" if o["default_selected"] else " "
+        what = o.get("target_id") or (o.get("record") or {}).get("id") or o.get("candidate_id")
+        lines.append(f"  [{mark}] {o['op_id']} {o['op']:<16} {what}  risk {o['risk']}" + (f"  ({o['reason']})" if o.get("reason") else ""))
+    lines.append(f"apply the [x] ops: commonkeep apply {prop.patch['patch_id']}   (or choose: --ops op_001,op_003)")
+    _out(args, data, "\n".join(lines))
+    return 0
+
+
+def run_apply(args: argparse.Namespace) -> int:
+    from commonkeep.patch import apply_patch
+
+    res = apply_patch(_root(args), args.patch, role=_role(args), op_ids=_ops_list(args.ops), wait=args.wait)
+    _out(args, res.to_json(), _apply_text(res))
+    return 0
+
+
+def run_ratify(args: argparse.Namespace) -> int:
+    from commonkeep.patch import apply_patch
+    from commonkeep.review import approve
+
+    root, role = _root(args), _role(args)
+    if args.id.startswith("cap_"):
+        res = approve(root, [args.id], role=role, ratify=True)
+    else:
+        ops = _ops_list(args.ops)
+        if not ops:
+            raise BadInput("ratifying a patch needs --ops (the L1 ops to ratify)", hint="see them with `commonkeep patches --show ID`")
+        res = apply_patch(root, args.id, role=role, op_ids=ops, ratify=True, wait=args.wait)
+    _out(args, res.to_json(), _apply_text(res))
+    return 0
+
+
+def _print_item(item: Any) -> None:
+    d = item.to_json()
+    prov = d["provenance"] or {}
+    src = d["source"] or {}
+    print(f"== {d['id']}" + ("   (below the curator's gate)" if d["below_gate"] else ""))
+    print(f"   {d['text']}")
+    who = ", ".join(f"{k} {v}" for k, v in prov.items() if k in ("agent", "role", "host", "session_id") and v)
+    print(f"   from {src.get('type')} {src.get('ref')}" + (f" cwd {src['cwd']}" if src.get("cwd") else "")
+          + (f"; by {who}" if who else "") + f"; captured {d['created_at']}")
+    print(f"   trust {d['trust'] or '(legacy: none)'}  confidence {d['confidence']}  worth {d['worth']['decision']} {d['worth']['score']}")
+    risk = d["poisoning_risk"] or "low"
+    print(f"   poisoning risk {risk.upper() if risk == 'high' else risk}" + (f": {', '.join(d['poisoning_risk_reasons'])}" if d["poisoning_risk_reasons"] else ""))
+    print(f"   match {d['match_kind']}" + (f" {', '.join(d['matched_memory_ids'])}" if d["matched_memory_ids"] else ""))
+    for op, ba in zip(d["ops"], d["before_after"], strict=True):
+        print(f"   -> {op['op']} {op['target_id'] or ''} (risk {op['risk']})" + (f": {op['reason']}" if op["reason"] else ""))
+        print("      before:\n" + "\n".join("        " + line for line in ba["before"].splitlines()))
+        print("      after:\n" + "\n".join("        " + line for line in ba["after"].splitlines()))
+
+
+def _interactive(root: str, role: str | None) -> int:
+    from commonkeep.review import approve, pending, reject
+
+    items = pending(root, role=role)
+    if not items:
+        print("review queue empty: no new candidates")
+        return 0
+    approved: list[str] = []
+    edits: dict[str, str] = {}
+    rejected: dict[str, str] = {}
+    for item in items:
+        _print_item(item)
+        while True:
+            try:
+                answer = input("   [a]pprove [r]eject [e]dit [s]kip [q]uit > ").strip().lower()
+            except EOFError:
+                answer = "q"
+            if answer in ("a", "approve"):
+                approved.append(item.candidate["id"])
+            elif answer in ("r", "reject"):
+                rejected[item.candidate["id"]] = input("   reason > ").strip() or "rejected in review"
+            elif answer in ("e", "edit"):
+                text = input("   new statement > ").strip()
+                if not text:
+                    print("   empty statement; not changed")
+                    continue
+                edits[item.candidate["id"]] = text
+                approved.append(item.candidate["id"])
+            elif answer not in ("s", "skip", "q", "quit"):
+                print("   please answer a, r, e, s or q")
+                continue
+            break
+        if answer in ("q", "quit"):
+            break
+    if approved:
+        res = approve(root, approved, role=role, edits=edits)
+        print(_apply_text(res))
+    for cid, why in rejected.items():
+        print(_apply_text(reject(root, [cid], reason=why, role=role)))
+    if not approved and not rejected:
+        print("nothing decided; the queue is unchanged")
+    return 0
+
+
+def run_review(args: argparse.Namespace) -> int:
+    from commonkeep.review import approve, pending, reject
+    from commonkeep.writer import require_writer
+
+    root, role = _root(args), _role(args)
+    require_writer("review", role, root)
+    if args.approve or args.reject:
+        results = []
+        if args.approve:
+            edits = {args.approve[0]: args.text} if args.text else None
+            results.append(approve(root, args.approve, role=role, edits=edits))
+        if args.reject:
+            results.append(reject(root, args.reject, reason=args.reason or "", role=role))
+        _out(args, [r.to_json() for r in results], "\n".join(_apply_text(r) for r in results))
+        return 0
+    if args.list or args.json or not (args.interactive or sys.stdin.isatty()):
+        items = pending(root, role=role)
+        if args.json:
+            _out(args, [i.to_json() for i in items], "")
+        elif not items:
+            print("review queue empty: no new candidates")
+        else:
+            for item in items:
+                _print_item(item)
+            print(f"{len(items)} pending. Decide with --approve ID / --reject ID --reason R, or run `commonkeep review` in a terminal.")
+        return 0
+    return _interactive(root, role)
+
+
+def run_forget(args: argparse.Namespace) -> int:
+    from commonkeep.forget import forget
+
+    res = forget(_root(args), args.id, reason=args.reason, role=_role(args), purge=args.purge)
+    _out(args, res.to_json(), f"forgot {args.id}" + (" (privacy purge)" if args.purge else "") + "\n" + _apply_text(res))
+    return 0
+
+
+def run_reinforce(args: argparse.Namespace) -> int:
+    from commonkeep.reinforce import reinforce
+
+    done = reinforce(_root(args), args.id, outcome=args.outcome, role=_role(args), notes=args.notes, evidence_id=args.evidence_id)
+    _out(args, {"event": done.event, "score": done.score, "suggested_stability": done.suggested_stability,
+                "current_stability": done.current_stability},
+         f"recorded {done.event['id']} ({args.outcome}); score {done.score}, suggests {done.suggested_stability} "
+         f"(now {done.current_stability})" + ("; the next curate proposes update_stability" if done.suggested_stability != done.current_stability else ""))
+    return 0
+
+
+def run_inquiries(args: argparse.Namespace) -> int:
+    from commonkeep.inquiries import close_inquiry, list_inquiries
+    from commonkeep.writer import require_writer
+
+    root = _root(args)
+    if args.answer or args.withdraw:
+        require_writer("inquiries", _role(args), root)
+        row = close_inquiry(root, args.answer or args.withdraw, status="answered" if args.answer else "withdrawn",
+                            answer_memory_id=args.memory)
+        _out(args, row, f"{row['id']}: {row['status']}")
+        return 0
+    rows = list_inquiries(root, None if args.status == "all" else args.status)
+    _out(args, rows, "\n".join(f"{r['id']} [{r.get('status')}] {r.get('question')}" for r in rows) or "no inquiries")
+    return 0
+
+
+def run_patches(args: argparse.Namespace) -> int:
+    from commonkeep.layout import Layout
+    from commonkeep.patch import load_patch
+
+    lay = Layout(_root(args))
+    if args.show:
+        patch, _ = load_patch(lay, args.show)
+        sys.stdout.write(json.dumps(patch, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    rows = []
+    for path in sorted(lay.patches_dir.glob("*.json")) if lay.patches_dir.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            rows.append({"patch_id": path.stem, "status": f"unreadable: {exc}"})
+            continue
+        rows.append({k: doc.get(k) for k in ("patch_id", "created_at", "generated_by", "status", "summary")})
+    _out(args, rows, "\n".join(f"{r['patch_id']}  {r.get('status')}  {r.get('summary', '')}" for r in rows) or "no patches")
+    return 0
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Configure whichever governance subcommand ``parser`` is (its ``prog`` ends with the name)."""
+    name = parser.prog.split()[-1]
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+    def wait_option() -> None:
+        parser.add_argument("--wait", type=float, default=None, metavar="SECONDS",
+                            help="how long to wait for the writer lock (default 5, $COMMONKEEP_LOCK_WAIT)")
+
+    if name == "curate":
+        parser.add_argument("--min-confidence", type=float, default=0.75, help="curator gate (contract §6.6; default 0.75)")
+        parser.add_argument("--min-evidence", type=int, default=2, help="evidence refs needed (default 2)")
+        parser.add_argument("--auto", action="store_true", help="session-end auto-curation: curate, then apply per --policy")
+        parser.add_argument("--policy", default="high-only", choices=["high-only", "propose", "off"], help="auto-curation policy")
+        wait_option()
+        parser.set_defaults(run=run_curate)
+    elif name == "apply":
+        parser.add_argument("patch", help="patch id (patch_…) or path to a patch file")
+        parser.add_argument("--ops", action="append", metavar="OP_IDS", help="op ids to apply, comma-separated (default: the default-selected ones)")
+        wait_option()
+        parser.set_defaults(run=run_apply)
+    elif name == "ratify":
+        parser.add_argument("id", help="an L1 candidate id (cap_…), or a patch id with --ops")
+        parser.add_argument("--ops", action="append", metavar="OP_IDS", help="L1 op ids of the patch to ratify")
+        wait_option()
+        parser.set_defaults(run=run_ratify)
+    elif name == "review":
+        parser.add_argument("--list", action="store_true", help="print the queue and exit")
+        parser.add_argument("--approve", action="append", metavar="ID", help="approve a candidate (repeatable)")
+        parser.add_argument("--text", help="with one --approve: the edited statement to store instead")
+        parser.add_argument("--reject", action="append", metavar="ID", help="reject a candidate (repeatable; needs --reason)")
+        parser.add_argument("--reason", help="why the candidates are rejected")
+        parser.add_argument("--interactive", action="store_true", help="prompt even when standard input is not a terminal")
+        parser.set_defaults(run=run_review)
+    elif name == "forget":
+        parser.add_argument("id", help="record id (mem_…) or unpromoted candidate id (cap_…)")
+        parser.add_argument("--reason", required=True, help="user_requested, privacy_sensitive, poisoned, invalid, other, or free text")
+        parser.add_argument("--purge", action="store_true", help="privacy purge: also scrub linked evidence, the candidate and old patches")
+        parser.set_defaults(run=run_forget)
+    elif name == "reinforce":
+        parser.add_argument("id", help="record id (mem_…)")
+        parser.add_argument("--outcome", default="explicit_reinforcement",
+                            choices=["explicit_reinforcement", "implicit_success", "neutral_exposure", "explicit_correction"])
+        parser.add_argument("--notes", help="short note (≤ 300 chars)")
+        parser.add_argument("--evidence-id")
+        parser.set_defaults(run=run_reinforce)
+    elif name == "inquiries":
+        parser.add_argument("--status", default="open", choices=["open", "answered", "withdrawn", "stale", "all"])
+        parser.add_argument("--answer", metavar="INQ", help="mark an inquiry answered")
+        parser.add_argument("--memory", metavar="MEM", help="with --answer: the record that answers it")
+        parser.add_argument("--withdraw", metavar="INQ", help="withdraw an inquiry")
+        parser.set_defaults(run=run_inquiries)
+    elif name == "patches":
+        parser.add_argument("--show", metavar="ID", help="print one patch")
+        parser.set_defaults(run=run_patches)
+    else:  # pragma: no cover - the CLI table routes only the names above here
+        raise BadInput(f"unknown governance command {name}")

@@ -1,0 +1,86 @@
+"""``commonkeep forget ID --reason R [--purge]``: delete a record for good, through a patch.
+
+Deletion is a ``delete`` op in its own patch file (so it is audited like every other change),
+which writes one content-free tombstone (``contracts/ompkeep-store.md`` §4.5: id, when, mode,
+reason, a hash of the content — never the content) and drops the record from its file. A
+tombstoned id can never be added again: curation rejects its candidate and ``apply`` refuses it.
+
+``--purge`` (``privacy_purge``) also scrubs what points at the content: linked evidence
+(summary ``[deleted]``, excerpt and hash removed, §4.4), the source candidate's text in the inbox,
+and the statement in older patch files. Daily logs are free text and are not rewritten; say so
+to the user when that matters.
+
+An ID may also be a candidate id (``cap_…``) that was never promoted: its record id is
+tombstoned in advance and the candidate rejected, so it cannot come back through curation.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from commonkeep.errors import BadInput
+from commonkeep.ids import memory_id_for, patch_id
+from commonkeep.patch import ApplyResult, apply_patch
+from commonkeep.secrets import redact
+from commonkeep.store import Store
+from commonkeep.timeutil import now, now_iso
+from commonkeep.writer import require_writer
+
+REASONS = ("user_requested", "privacy_sensitive", "poisoned", "invalid", "other")
+
+
+def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, purge: bool = False) -> ApplyResult:
+    """Tombstone ``record_id`` (a ``mem_…`` or unpromoted ``cap_…`` id); returns the apply result."""
+    require_writer("forget", role, root)
+    if not reason or not reason.strip():
+        raise BadInput("forget needs --reason", hint=f"one of {', '.join(REASONS)}, or a short free-text reason")
+    store = Store(root)
+    dead = store.tombstoned_ids()
+    candidate_id = None
+    target = record_id
+    if record_id.startswith("cap_"):
+        candidate_id, target = record_id, memory_id_for(record_id)
+    if target in dead:
+        tomb = next((t for t in store.rows(store.layout.tombstones) if t.get("deleted_record_id") == target), {})
+        raise BadInput(f"{target} is already forgotten (tombstone {tomb.get('id', '?')} at {tomb.get('deleted_at', '?')})")
+    known = {str(r["id"]) for r in store.records(active_only=False)}
+    if target not in known:
+        if candidate_id is None:
+            cands = {str(c["id"]) for c in store.candidates()}
+            hint_id = "cap_" + record_id[4:] if record_id.startswith("mem_") else None
+            if hint_id and hint_id in cands:
+                candidate_id = hint_id
+            else:
+                raise BadInput(f"no record {record_id} in {store.layout.memory_dir}", hint="find ids with `commonkeep review --list` or rendered/MEMORY.md")
+        elif candidate_id not in {str(c["id"]) for c in store.candidates()}:
+            raise BadInput(f"no record {target} and no candidate {candidate_id} in this root")
+    enum_reason = reason if reason in REASONS else "other"
+    op: dict[str, Any] = {
+        "op_id": "op_001",
+        "op": "delete",
+        "target_id": target,
+        "reason": redact(reason).text,
+        "risk": "high" if purge else "medium",
+        "default_selected": True,
+    }
+    if candidate_id:
+        op["candidate_id"] = candidate_id
+    op["deletion_mode"] = "privacy_purge" if purge else "audit_preserving"
+    op["deletion_reason"] = enum_reason
+    patch = {
+        "patch_id": patch_id(now()),
+        "created_at": now_iso(),
+        "generated_by": "manual",
+        "mode": "supervised",
+        "summary": f"forget {target}" + (" (privacy purge)" if purge else ""),
+        "ops": [op],
+        "status": "proposed",
+        "applied_at": None,
+        "applied_ops": [],
+        "skipped_ops": [],
+    }
+    result = apply_patch(root, patch, role=role, op_ids=["op_001"])
+    if result.skipped:
+        raise BadInput(f"could not forget {target}: {result.skipped['op_001']}")
+    return result

@@ -1,0 +1,471 @@
+"""Patch files and ``apply_patch``: the only path that changes L1, L2 and project records.
+
+``apply_patch`` follows ``contracts/ompkeep-store.md`` §4.3, under the writer lock:
+
+1. write the patch file (secrets redacted) before any canonical byte changes, so every change
+   has a patch that explains it;
+2. apply the selected ops (explicit ``op_ids``, else the ``default_selected`` ones) that pass the
+   checks, in patch order, each seeing the effect of the ones before; append tombstones first,
+   then rewrite each touched record file once (re-read under its lock, unknown keys and other
+   records untouched), then evidence and the inbox (candidates become ``patched``/``rejected``);
+3. rewrite the patch file with ``status``, ``applied_at``, ``applied_ops``, ``skipped_ops`` (and
+   ``skip_reasons``, a commonkeep extension naming why each op was skipped);
+4. re-render the projection, then fire ``after_apply``.
+
+Checks (an op that fails one is skipped, never half-applied): an ``add`` of an existing or
+tombstoned id, or of a record citing redacted/deleted evidence; a missing, tombstoned or
+wrong-status target; any op on an L1 record without ``ratify`` (L1 is never auto-applied) except
+``delete``; a record that would not pass ``isMemoryRecord``. ``reject_candidate`` really rejects
+(upstream lists it as applied and does nothing, §14.1). A refused op that carries a candidate id
+because the id exists or is tombstoned rejects that candidate, as upstream does.
+
+``delete`` writes one content-free tombstone and drops the record; with
+``deletion_mode: privacy_purge`` it also scrubs linked evidence (§4.4), the source candidate's
+text and the record's statement in older patch files.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from commonkeep import jsonl
+from commonkeep.curate import route
+from commonkeep.errors import BadInput
+from commonkeep.ids import h, memory_id_for, tombstone_id
+from commonkeep.jsonjs import dumps_line, dumps_pretty
+from commonkeep.layout import Layout
+from commonkeep.records import memory_record_problem
+from commonkeep.secrets import redact_obj
+from commonkeep.store import Store
+from commonkeep.timeutil import now_iso, today
+from commonkeep.writer import LockInfo, require_writer, writer_lock
+
+Row = dict[str, Any]
+OPS = (
+    "add", "update", "update_stability", "flag_for_review", "supersede", "deprecate", "decay", "contest",
+    "uncontest", "add_exception", "delete", "reject_candidate", "promote_to_vault_candidate",
+)
+_LIVE = frozenset({"active", "contested"})
+TARGET_STATUS: dict[str, frozenset[str]] = {
+    "update": _LIVE, "update_stability": _LIVE, "flag_for_review": _LIVE, "supersede": _LIVE, "deprecate": _LIVE,
+    "decay": _LIVE, "add_exception": _LIVE, "contest": frozenset({"active"}), "uncontest": frozenset({"contested"}),
+}
+DECAY = {"semi-stable": 0.15, "stable": 0.05, "low": 0.15}  # config.json maintainer defaults (§4.12)
+DELETED = "[deleted]"
+
+
+def patch_path(layout: Layout, patch_id: str) -> Path:
+    return layout.patches_dir / f"{patch_id}.json"
+
+
+def write_patch(layout: Layout, patch: Row) -> tuple[Path, list[str]]:
+    """Write ``patches/<patch_id>.json`` (pretty JSON + newline), secrets redacted; returns path and findings."""
+    findings: list[str] = []
+    clean = redact_obj(patch, findings)
+    patch.clear()
+    patch.update(clean)
+    path = patch_path(layout, str(patch["patch_id"]))
+    jsonl.atomic_write_bytes(path, dumps_pretty(patch).encode("utf-8"))
+    return path, findings
+
+
+def load_patch(layout: Layout, ref: str) -> tuple[Row, Path]:
+    """A patch by id (``patch_…``) or by file path; validated against the contract's schema."""
+    candidates = [Path(ref), patch_path(layout, ref), layout.patches_dir / ref]
+    path = next((p for p in candidates if p.is_file()), None)
+    if path is None:
+        raise BadInput(
+            f"no patch {ref!r}: not a file and not in {layout.patches_dir}",
+            hint="list patches with `commonkeep patches`; propose one with `commonkeep curate`",
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"cannot read patch {path}: {exc}", hint="fix or remove the file; nothing was applied") from None
+    if not isinstance(data, dict):
+        raise BadInput(f"patch {path} is not a JSON object; nothing was applied")
+    from commonkeep.models import validate_as
+
+    validate_as("patch", data, where=str(path))
+    return data, path
+
+
+@dataclass
+class ApplyResult:
+    """What ``apply_patch`` did."""
+
+    patch: Row
+    path: Path
+    applied: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    candidates: dict[str, str] = field(default_factory=dict)
+    tombstones: list[str] = field(default_factory=list)
+    rendered: list[Path] = field(default_factory=list)
+    hook_errors: list[str] = field(default_factory=list)
+    redacted: list[str] = field(default_factory=list)
+    recovered_lock: LockInfo | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "patch_id": self.patch["patch_id"],
+            "path": str(self.path),
+            "status": self.patch["status"],
+            "applied_ops": self.applied,
+            "skipped": self.skipped,
+            "candidates": self.candidates,
+            "tombstones": self.tombstones,
+            "rendered": [str(p) for p in self.rendered],
+            "hook_errors": self.hook_errors,
+            "redacted": self.redacted,
+            "recovered_lock": self.recovered_lock.describe() if self.recovered_lock else None,
+        }
+
+
+class _State:
+    """The store as the ops see it while a patch is applied (re-read under the writer lock)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.root = store.layout.root
+        self.recs: dict[str, Row] = {}
+        self.where: dict[str, Path] = {}
+        for path, rows in store.records_by_file(active_only=False).items():
+            for r in rows:
+                self.recs.setdefault(str(r["id"]), r)
+                self.where.setdefault(str(r["id"]), path)
+        self.tomb = store.tombstoned_ids()
+        self.cands = {str(c["id"]): c for c in store.candidates()}
+        self.bad_evidence = {
+            str(e.get("id")) for e in store.rows(store.layout.evidence) if e.get("redaction_status") in ("redacted", "deleted")
+        }
+        self.changed: dict[Path, dict[str, Row | None]] = {}
+        self.cand_status: dict[str, str] = {}
+        self.new_tombstones: list[Row] = []
+        self.purge: list[str] = []
+
+    def put(self, rec: Row) -> None:
+        rid = str(rec["id"])
+        path = self.root / route(rec)
+        old = self.where.get(rid)
+        if old is not None and old != path:
+            self.changed.setdefault(old, {})[rid] = None
+        self.recs[rid] = rec
+        self.where[rid] = path
+        self.changed.setdefault(path, {})[rid] = rec
+
+    def drop(self, rid: str) -> None:
+        path = self.where.pop(rid, None)
+        self.recs.pop(rid, None)
+        if path is not None:
+            self.changed.setdefault(path, {})[rid] = None
+
+
+def _refuse_new_record(rec: Any, st: _State, ratify: bool) -> str | None:
+    if not isinstance(rec, dict):
+        return "op carries no record"
+    problem = memory_record_problem(rec)
+    if problem:
+        return f"record is not a valid memory record: {problem}"
+    rid = str(rec["id"])
+    if rid in st.tomb:
+        return f"{rid} is tombstoned and can never come back"
+    if rid in st.recs:
+        return f"{rid} already exists"
+    if rec["layer"] == "L1" and not ratify:
+        return "L1 records are never auto-applied: ratify with `commonkeep ratify`"
+    if rec["layer"] == "L3":
+        return "L3 lives in the daily log, never in canonical files"
+    bad = [e.get("ref") for e in rec["evidence"] if e.get("ref") in st.bad_evidence]
+    if bad:
+        return f"cites redacted or deleted evidence {', '.join(map(str, bad))}"
+    return None
+
+
+def _apply_op(op: Row, st: _State, *, ratify: bool, day: str, when: str) -> str | None:
+    """Apply one op to the state; returns why it was refused, or ``None``."""
+    kind = op.get("op")
+    cid = op.get("candidate_id")
+    if kind == "reject_candidate":
+        cand = st.cands.get(str(cid))
+        if cand is None:
+            return f"candidate {cid} not found in the inbox"
+        status = st.cand_status.get(str(cid), cand.get("status"))
+        if status == "patched":
+            return f"candidate {cid} was already patched"
+        st.cand_status[str(cid)] = "rejected"
+        return None
+    if kind == "promote_to_vault_candidate":
+        return "the vault is not enabled (config.json vault.enabled); nothing to promote to"
+    if kind == "add":
+        why = _refuse_new_record(op.get("record"), st, ratify)
+        if why:
+            return why
+        st.put(dict(op["record"]))
+        return None
+    target = str(op.get("target_id") or "")
+    if kind == "delete":
+        return _delete(op, st, target, when)
+    if target in st.tomb:
+        return f"target {target} is tombstoned"
+    old = st.recs.get(target)
+    if old is None:
+        return f"target {target or '(none)'} not found"
+    if old.get("status") not in TARGET_STATUS.get(str(kind), frozenset()):
+        return f"target {target} is {old.get('status')}; {kind} needs {' or '.join(sorted(TARGET_STATUS.get(str(kind), ())))}"
+    if old.get("layer") == "L1" and not ratify:
+        return f"{target} is an L1 record: changes need `commonkeep ratify`"
+    new = json.loads(json.dumps(old))
+    updates = op.get("updates") or {}
+    if kind == "supersede":
+        to = op.get("to_record")
+        why = _refuse_new_record(to, st, ratify)
+        if why:
+            return why
+        rec = dict(to)  # type: ignore[arg-type]
+        if target not in rec["supersedes"]:
+            rec["supersedes"] = [*rec["supersedes"], target]
+        new["status"] = "superseded"
+        new["superseded_by"] = [*new.get("superseded_by", []), rec["id"]]
+        new["updated_at"] = day
+        st.put(new)
+        st.put(rec)
+        return None
+    if kind in ("update", "update_stability"):
+        if not isinstance(updates, dict) or not updates:
+            return "op has no updates"
+        if "id" in updates and updates["id"] != target:
+            return "an update cannot change a record's id"
+        if kind == "update_stability" and set(updates) - {"stability"}:
+            return "update_stability may only change stability"
+        if updates.get("layer") == "L1" and not ratify:
+            return "moving a record to L1 needs `commonkeep ratify`"
+        new.update(updates)
+    elif kind == "flag_for_review":
+        new["review"] = {**new["review"], "next_review": day}
+    elif kind == "deprecate":
+        new["status"] = "deprecated"
+    elif kind == "decay":
+        if isinstance(updates.get("confidence"), int | float):
+            new["confidence"] = updates["confidence"]
+        else:
+            new["confidence"] = round(max(0.1, float(new["confidence"]) - DECAY.get(str(new["stability"]), 0.15)), 4)
+    elif kind == "contest":
+        new["status"] = "contested"
+    elif kind == "uncontest":
+        new["status"] = "active"
+    elif kind == "add_exception":
+        items = updates.get("known_exceptions") or ([op["reason"]] if op.get("reason") else [])
+        if not items:
+            return "add_exception needs updates.known_exceptions or a reason"
+        have = list(new.get("known_exceptions") or [])
+        new["known_exceptions"] = have + [x for x in items if x not in have]
+    else:
+        return f"unknown op {kind!r}"
+    new["updated_at"] = day
+    problem = memory_record_problem(new)
+    if problem:
+        return f"the result would not be a valid memory record: {problem}"
+    st.put(new)
+    return None
+
+
+def _delete(op: Row, st: _State, target: str, when: str) -> str | None:
+    if not target:
+        return "delete needs a target_id"
+    if target in st.tomb:
+        return f"{target} is already deleted (tombstoned)"
+    old = st.recs.get(target)
+    cid = str(op.get("candidate_id") or "")
+    if old is None and not (cid in st.cands and memory_id_for(cid) == target):
+        return f"target {target} not found"
+    content = {"statement": old.get("statement"), "evidence": old.get("evidence"), "tags": old.get("tags")} if old else None
+    tomb: Row = {"id": tombstone_id(target, when)}
+    for key in ("resource_id", "profile_id"):
+        if old and isinstance(old.get(key), str):
+            tomb[key] = old[key]
+    tomb.update({
+        "deleted_record_id": target,
+        "deleted_at": when,
+        "deletion_mode": op.get("deletion_mode") or "audit_preserving",
+        "deletion_reason": op.get("deletion_reason") or "other",
+    })
+    if content is not None:
+        tomb["content_hash"] = h(dumps_line(content), 32)
+    tomb["content_removed"] = True
+    st.new_tombstones.append(tomb)
+    st.tomb.add(target)
+    if old is not None:
+        st.drop(target)
+    if cid in st.cands and st.cand_status.get(cid, st.cands[cid].get("status")) == "new":
+        st.cand_status[cid] = "rejected"
+    if tomb["deletion_mode"] == "privacy_purge":
+        st.purge.append(target)
+    return None
+
+
+def _scrub_patches(layout: Layout, ids: set[str], keep: str) -> None:
+    """Privacy purge: blank the statement of deleted records in older patch files."""
+    for path in sorted(layout.patches_dir.glob("*.json")):
+        if path.stem == keep:
+            continue
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        touched = False
+        for op in doc.get("ops") or [] if isinstance(doc, dict) else []:
+            for key in ("record", "to_record"):
+                rec = op.get(key)
+                if isinstance(rec, dict) and rec.get("id") in ids:
+                    rec["statement"], rec["tags"] = DELETED, []
+                    touched = True
+            upd = op.get("updates")
+            if op.get("target_id") in ids and isinstance(upd, dict) and "statement" in upd:
+                upd["statement"] = DELETED
+                touched = True
+        if touched:
+            jsonl.atomic_write_bytes(path, dumps_pretty(doc).encode("utf-8"))
+
+
+def apply_patch(
+    root: Path | str,
+    ref: str | Row,
+    *,
+    role: str | None,
+    op_ids: list[str] | None = None,
+    ratify: bool = False,
+    wait: float | None = None,
+    fire_hooks: bool = True,
+) -> ApplyResult:
+    """Apply a patch (an id, a path, or a patch dict) to ``root`` as ``role``; see the module doc."""
+    require_writer("ratify" if ratify else "apply", role, root)
+    store = Store(root)
+    layout = store.ensure()
+    with writer_lock(root, str(role), "apply", wait) as got:
+        if isinstance(ref, dict):
+            from commonkeep.models import validate_as
+
+            patch = json.loads(json.dumps(ref))
+            validate_as("patch", patch, where=f"patch {patch.get('patch_id')}")
+            path = patch_path(layout, str(patch["patch_id"]))
+        else:
+            patch, path = load_patch(layout, ref)
+            if path.parent.resolve() != layout.patches_dir.resolve() or path.stem != patch["patch_id"]:
+                if patch_path(layout, str(patch["patch_id"])).exists():
+                    raise BadInput(f"a patch with id {patch['patch_id']} already exists in {layout.patches_dir}; nothing was applied")
+                path = patch_path(layout, str(patch["patch_id"]))
+        if patch["status"] == "applied":
+            raise BadInput(f"patch {patch['patch_id']} was already applied at {patch.get('applied_at')}; nothing to do")
+        ops_by_id = {str(o["op_id"]): o for o in patch["ops"]}
+        if op_ids is not None:
+            unknown = [o for o in op_ids if o not in ops_by_id]
+            if unknown:
+                raise BadInput(
+                    f"patch {patch['patch_id']} has no op {', '.join(unknown)}; its ops are {', '.join(ops_by_id) or '(none)'}"
+                )
+            selected = set(op_ids)
+        else:
+            selected = {i for i, o in ops_by_id.items() if o.get("default_selected")}
+        done_before = set(patch.get("applied_ops") or [])
+        result = ApplyResult(patch, path, recovered_lock=got.recovered_from)
+        path, result.redacted = write_patch(layout, patch)  # step 1: the explanation exists first
+        st = _State(store)
+        when, day = now_iso(), today()
+        for op in patch["ops"]:
+            oid = str(op["op_id"])
+            if oid in done_before or oid not in selected:
+                continue
+            why = _apply_op(op, st, ratify=ratify, day=day, when=when)
+            cid = op.get("candidate_id")
+            if why is None:
+                result.applied.append(oid)
+                if cid and op["op"] not in ("reject_candidate", "delete") and str(cid) in st.cands:
+                    st.cand_status.setdefault(str(cid), "patched")
+            else:
+                result.skipped[oid] = why
+                if cid and op["op"] in ("add", "supersede") and ("tombstoned" in why or "already exists" in why):
+                    st.cand_status.setdefault(str(cid), "rejected")
+        _write_state(store, st, patch["patch_id"])
+        applied_all = [o for o in ops_by_id if o in done_before or o in result.applied]
+        patch["applied_ops"] = applied_all
+        patch["skipped_ops"] = [o for o in ops_by_id if o not in applied_all]
+        reasons = {**(patch.get("skip_reasons") or {}), **result.skipped}
+        patch["skip_reasons"] = {k: v for k, v in reasons.items() if k in patch["skipped_ops"]}
+        if not patch["skip_reasons"]:
+            patch.pop("skip_reasons")
+        if applied_all:
+            patch["status"] = "applied" if not patch["skipped_ops"] else "partially_applied"
+            if result.applied:
+                patch["applied_at"] = when
+        path, more = write_patch(layout, patch)
+        result.redacted += more
+        result.path = path
+        result.candidates = dict(st.cand_status)
+        result.tombstones = [t["id"] for t in st.new_tombstones]
+        from commonkeep.render import render_all
+
+        result.rendered = render_all(layout)
+    if fire_hooks:
+        from commonkeep.plugins import plugin_manager
+
+        result.hook_errors = plugin_manager().after_apply(str(layout.root), patch, list(result.applied))
+    return result
+
+
+def _write_state(store: Store, st: _State, patch_id: str) -> None:
+    layout = store.layout
+    if st.new_tombstones:
+        jsonl.append_jsonl(layout.tombstones, st.new_tombstones, fsync=True)
+    for path, changes in st.changed.items():
+
+        def transform(rows: list[Row], changes: dict[str, Row | None] = changes) -> list[Row]:
+            out: list[Row] = []
+            seen: set[str] = set()
+            for r in rows:
+                rid = r.get("id")
+                if isinstance(rid, str) and rid in changes:
+                    if rid in seen:
+                        continue
+                    seen.add(rid)
+                    repl = changes[rid]
+                    if repl is not None:
+                        out.append(repl)
+                else:
+                    out.append(r)
+            out.extend(r for rid, r in changes.items() if r is not None and rid not in seen)
+            return out
+
+        store.rewrite_records(path, transform)
+    purge = set(st.purge)
+    if purge:
+
+        def scrub(rows: list[Row]) -> list[Row]:
+            out = []
+            for e in rows:
+                if purge & set(e.get("related_memory_ids") or []):
+                    e = {k: v for k, v in e.items() if k not in ("source_excerpt", "excerpt_hash")}
+                    e["source_summary"] = DELETED
+                    e["redaction_status"] = "deleted"
+                out.append(e)
+            return out
+
+        store.rewrite(layout.evidence, scrub)
+        _scrub_patches(layout, purge, patch_id)
+    purge_cands = {cid for cid in st.cands if memory_id_for(cid) in purge}
+    if st.cand_status or purge_cands:
+
+        def mark(rows: list[Row]) -> list[Row]:
+            out = []
+            for c in rows:
+                cid = c.get("id")
+                if cid in st.cand_status:
+                    c = {**c, "status": st.cand_status[str(cid)]}
+                if cid in purge_cands:
+                    c = {**c, "text": DELETED, "tags": [], "evidence_refs": []}
+                out.append(c)
+            return out
+
+        store.update_candidates(mark)
