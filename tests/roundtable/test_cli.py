@@ -1,0 +1,77 @@
+"""The operator CLI (``commonkeep roundtable ...``, ``commonkeep memory ...``) as real processes,
+and the plugin registration that puts those commands and the agent tools in place."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from commonkeep.plugins import build_plugin_manager
+
+
+def ck(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "commonkeep.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_plugin_contributes_the_commands_and_tools_through_the_entry_point() -> None:
+    plugins = build_plugin_manager()
+    assert {"roundtable", "memory"} <= set(plugins.cli_commands())
+    tools = {tool.name: tool for tool in plugins.agent_tools()}
+    assert {"roundtable_export", "roundtable_memory"} <= set(tools)
+    for tool in tools.values():
+        assert tool.description and tool.input_schema["type"] == "object" and callable(tool.call)
+
+
+def test_export_through_the_cli_with_role_from_flag_or_environment(agent_base: Path, broker: subprocess.Popen[bytes]) -> None:
+    # the room is held open by a member for the whole test, as in a live deliberation
+    from commonkeep_roundtable.client import BrokerClient
+
+    with BrokerClient.connect("observer", base=agent_base, start=False) as observer:
+        observer.join("ops")
+        posted = ck("roundtable", "post", "ops", "Decision: rotate keys monthly", "--role", "planner")
+        assert posted.returncode == 0, posted.stderr
+        assert posted.stdout.strip() == "Posted to #ops as planner#1."
+
+        denied = ck("roundtable", "export", "ops", "raw/ops.md", env={"COMMONKEEP_ROLE": "planner"})
+        assert denied.returncode == 3
+        assert denied.stderr.strip() == (
+            'commonkeep roundtable: error: Only the "librarian" role may export rooms for memory; '
+            'this session is "planner". Ask the librarian to write.'
+        )
+        bad = ck("roundtable", "export", "ops", "/etc/ops.md", "--role", "librarian")
+        assert bad.returncode == 2 and "absolute paths are not allowed" in bad.stderr and "Traceback" not in bad.stderr
+
+        # the role given after the action wins over one given before it
+        done = ck("roundtable", "--role", "planner", "export", "ops", "raw/ops.md", "--json", "--role", "librarian")
+        assert done.returncode == 0, done.stderr
+        details = json.loads(done.stdout)
+        assert details["messages"] == 1 and details["droppedBefore"] == 0 and details["truncated"] is False
+        assert set(details) == {"room", "path", "messages", "chars", "firstSeq", "lastSeq", "droppedBefore", "truncated"}
+
+        before = ck("roundtable", "--role", "librarian", "export", "ops", "raw/ops-again.md")
+        assert before.returncode == 0 and before.stdout.startswith("Exported 1 retained message(s) from #ops to ")
+
+        digest = ck("roundtable", "digest", "ops", "--role", "reviewer", "--json")
+        assert digest.returncode == 0 and json.loads(digest.stdout)["consumedSeq"] == 1
+        assert observer.cursor("ops") == 0  # nobody else's cursor moved
+
+
+def test_memory_cli_gate_and_missing_backend_notice(agent_base: Path) -> None:
+    refused = ck("memory", "ingest", "raw/x.md", "--role", "critic")
+    assert refused.returncode == 3
+    assert 'Only the "librarian" role may ingest into memory; this session is "critic".' in refused.stderr
+    unnamed = ck("memory", "gardener")
+    assert unnamed.returncode == 3 and "this session has no role name (launch it with --name librarian)." in unnamed.stderr
+    missing = ck("memory", "query", "what", "was", "decided", env={"ORPHUS_MEMORY_COMMAND": str(agent_base / "nope")})
+    assert missing.returncode == 1
+    assert "Memory backend not reachable (" in missing.stderr and "Traceback" not in missing.stderr
