@@ -18,6 +18,7 @@ import collections
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import threading
 import time
@@ -31,6 +32,22 @@ from commonkeep.errors import CommonkeepError
 PROTOCOL_VERSION = 1
 DEFAULT_TIMEOUT = 60.0
 CLIENT_INFO = {"name": "commonkeep", "version": "0.1.0"}
+
+
+def find_omp(env: Mapping[str, str] | None = None) -> str | None:
+    """The ``omp`` executable: ``$COMMONKEEP_OMP``, else ``omp`` on PATH, else the test-host cache
+    (``$COMMONKEEP_HOST_CACHE`` or ``~/.cache/commonkeep-hosts``, ``omp/node_modules/.bin/omp``)."""
+    env = os.environ if env is None else env
+    explicit = env.get("COMMONKEEP_OMP")
+    if explicit:
+        return explicit
+    found = shutil.which("omp", path=env.get("PATH"))
+    if found:
+        return found
+    cache = env.get("COMMONKEEP_HOST_CACHE")
+    base = Path(cache).expanduser() if cache else Path(env.get("HOME") or Path.home()) / ".cache" / "commonkeep-hosts"
+    cached = base / "omp" / "node_modules" / ".bin" / "omp"
+    return str(cached) if cached.exists() else None
 
 
 class AcpError(CommonkeepError):
@@ -314,6 +331,18 @@ class DispatchResult:
 HANDOFF_MODES = ("env", "prompt", "both", "none")
 
 
+def with_bun_on_path(omp: str, env: Mapping[str, str]) -> dict[str, str]:
+    """``omp`` starts with ``#!/usr/bin/env bun``: when the bun of an npm install sits beside it
+    (``node_modules/.bin``), put that folder first on the child's PATH."""
+    out = dict(env)
+    folder = Path(omp).parent
+    if (folder / "bun").exists():
+        parts = out.get("PATH", "").split(os.pathsep) if out.get("PATH") else []
+        if str(folder) not in parts:
+            out["PATH"] = os.pathsep.join([str(folder), *parts])
+    return out
+
+
 def run_session(
     task: str | Sequence[Mapping[str, Any]],
     *,
@@ -376,7 +405,7 @@ def dispatch(
 
     cmd = [*omp, "acp"]
     attached = attach_handoff(cmd, env, goal if handoff != "none" else None, root=root)
-    child_env = dict(attached.env)
+    child_env = with_bun_on_path(omp[0], attached.env)
     prefix: list[dict[str, Any]] = []
     if handoff in ("prompt", "both"):
         prefix = list(attached.prompt_prefix())

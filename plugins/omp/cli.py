@@ -1,7 +1,7 @@
-"""``commonkeep omp install | uninstall | status``: put the OMP extension in place and report on it.
+"""``commonkeep omp install | uninstall | status | dispatch``: the OMP extension, and a dispatch.
 
 Exit codes: 0 done / everything consistent, 1 ``status`` found a problem (not installed, edited,
-or a root that differs from the shared one), 2 bad usage.
+or a root that differs from the shared one), 2 bad usage or an ACP failure (``dispatch``).
 """
 
 from __future__ import annotations
@@ -76,6 +76,41 @@ def run_status(args: argparse.Namespace) -> int:
     return 0 if report["ok"] else 1
 
 
+def run_dispatch(args: argparse.Namespace) -> int:
+    from commonkeep_omp.acp import AcpError, dispatch, find_omp
+
+    omp = args.omp or find_omp()
+    if not omp:
+        raise AcpError("no omp found", hint="install @oh-my-pi/pi-coding-agent with bun (npm), or pass --omp / set $COMMONKEEP_OMP")
+    # --root, else the root baked into the installed extension, else attach_handoff's choice
+    # (Hermes' configured root, then the resolution rules).
+    root = getattr(args, "root", None) or inst.status(agent=_agent(args))["root"]
+    result = dispatch(
+        " ".join(args.task),
+        cwd=Path(args.cwd).resolve(),
+        goal=args.goal,
+        handoff=args.handoff,
+        root=root,
+        omp=[omp],
+        timeout=args.timeout,
+    )
+    data = {
+        "session_id": result.session_id,
+        "stop_reason": result.stop_reason,
+        "exit_code": result.exit_code,
+        "root": str(result.root),
+        "handoff": str(result.handoff_path) if result.handoff_path else None,
+        "notice": result.handoff_notice,
+    }
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        for key, value in data.items():
+            if value is not None:
+                print(f"{key + ':':12}{value}")
+    return 0
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``install``/``uninstall``/``status`` subcommands to ``commonkeep omp``."""
     sub = parser.add_subparsers(dest="omp_command", metavar="ACTION", required=True)
@@ -93,6 +128,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser("uninstall", help="remove the extension and the commonkeep block of <agent dir>/.env")
     common(p)
     p.set_defaults(run=run_uninstall)
+    p = sub.add_parser("dispatch", help="start omp acp with this memory attached and send it one task")
+    common(p)
+    p.add_argument("task", nargs="+", help="the first prompt (e.g. a /command; plain text needs a model)")
+    p.add_argument("--goal", help="goal for the handoff snapshot")
+    p.add_argument("--handoff", choices=["env", "prompt", "both", "none"], default="env",
+                   help="how the snapshot reaches the session (default: env, via OMPKEEP_HANDOFF)")
+    p.add_argument("--cwd", default=".", help="project folder for the session (default: .)")
+    p.add_argument("--omp", help="the omp executable (default: $COMMONKEEP_OMP, PATH, the test-host cache)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per ACP request (default: 120)")
+    p.set_defaults(run=run_dispatch)
     p = sub.add_parser("status", help="what is installed where, and whether it matches the shared root")
     common(p)
     p.set_defaults(run=run_status)

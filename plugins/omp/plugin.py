@@ -18,7 +18,7 @@ from commonkeep.hookspecs import hookimpl
 def commonkeep_cli_commands() -> dict[str, tuple[Callable[[argparse.ArgumentParser], None], str]]:
     from commonkeep_omp.cli import configure
 
-    return {"omp": (configure, "install, remove or inspect the OMP extension (install | uninstall | status)")}
+    return {"omp": (configure, "the OMP extension and ACP dispatch (install | uninstall | status | dispatch)")}
 
 
 @hookimpl
