@@ -127,9 +127,10 @@ def candidate_for(op: MemoryOp, prov: Provenance, rendered: Mapping[str, str] | 
         ref += f"/call/{prov.tool_call_id}"
     if prov.origin in ("import", "external_edit"):
         ref = f"hermes:{'USER.md' if is_user else 'MEMORY.md'}#{entry_key(op.target, op.content or op.old_text)}"
-    tags = ["hermes", f"hermes:{op.target}", f"hermes:{op.action}", f"hermes:{prov.origin}"]
-    if is_user:
-        tags += ["profile", "layer:L1"]
+    # No tags: the curator takes the first tag as the topic of ``normalized_key`` (§6.8), so a
+    # constant tag such as "hermes" would make every Hermes write look like an update of the
+    # last one. Target, action and origin live in ``provenance``; the layer says USER vs MEMORY.
+    tags: list[str] = []
     trust = "direct_user_instruction" if prov.origin in ("import", "external_edit") else "agent_inference"
     extra: dict[str, Any] = {
         "thread_id": prov.session_id or None,

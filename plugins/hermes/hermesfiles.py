@@ -124,13 +124,35 @@ def rendered_map(profile: HermesProfile) -> dict[str, str]:
 def projection_entries(root: Path, limits: dict[str, int]) -> dict[str, list[tuple[str, str]]]:
     """The budgeted ``§`` projection of the store: ``{target: [(record_id, text), …]}``.
 
-    Built by the recall engine (``commonkeep.projection``, issue 4); this module only packs
-    defensively and writes.
+    The recall engine (``commonkeep.projection``, issue 4) chooses and orders the records; until
+    it offers ``hermes_projection`` this falls back to :func:`simple_projection`. Either way
+    :func:`pack_entries` enforces Hermes' limits before anything is written.
     """
-    from commonkeep.projection import hermes_projection
-
+    try:
+        from commonkeep.projection import hermes_projection  # type: ignore[attr-defined]
+    except ImportError:
+        return simple_projection(root)
     sections = hermes_projection(root, memory_limit=limits["memory"], user_limit=limits["user"])
     return {t: [(str(rid), str(text)) for rid, text in sections.get(t, [])] for t in TARGET_FILES}
+
+
+def is_user_record(rec: dict[str, Any]) -> bool:
+    """USER.md holds who the user is: L1 identity records and records tagged as profile."""
+    tags = {str(t) for t in rec.get("tags") or []}
+    return rec.get("layer") == "L1" or bool(tags & {"profile", "hermes:user"})
+
+
+def simple_projection(root: Path) -> dict[str, list[tuple[str, str]]]:
+    """Active global records, highest confidence first (ties by id): deterministic bytes."""
+    from commonkeep.store import Store
+
+    out: dict[str, list[tuple[str, str]]] = {t: [] for t in TARGET_FILES}
+    records = [r for r in Store(root, warn=False).records(active_only=True)
+               if (r.get("scope") or {}).get("type", "global") == "global" and r.get("layer") in ("L1", "L2")]
+    records.sort(key=lambda r: (-float(r.get("confidence") or 0), str(r.get("id"))))
+    for rec in records:
+        out["user" if is_user_record(rec) else "memory"].append((str(rec["id"]), str(rec.get("statement", ""))))
+    return out
 
 
 def refresh(profile: HermesProfile, root: Path, reason: str = "refresh") -> dict[str, Any]:

@@ -1,0 +1,115 @@
+"""Runs inside a Hermes cache venv (``<venv>/bin/python tests/hermes/driver.py SCENARIO``).
+
+Drives the real ``AIAgent`` in process against the scripted fake LLM server and prints one JSON
+object with what the test asserts on. The test process sets ``HERMES_HOME`` / ``HOME`` to temp
+folders and strips API keys before starting this, so Hermes is isolated and keyless
+(contracts/hermes-host.md §9.2). Scenarios:
+
+- ``write``: the model calls ``memory`` (target memory, then user) and answers;
+- ``prompt``: one plain turn; returns the system prompt Hermes sent;
+- ``review``: ``nudge_interval: 1`` — the background review fork calls ``memory``; polls the inbox.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from fakellm import FakeLLM, Step  # noqa: E402
+
+MEMORY_FACT = "The staging database is postgres 16 on port 6543."
+USER_FACT = "The user prefers answers in British English."
+REVIEW_FACT = "The team deploys on Tuesdays only."
+
+
+def _agent(base_url: str) -> Any:
+    from hermes_cli.plugins import discover_plugins
+
+    discover_plugins(force=True)
+    from run_agent import AIAgent
+
+    return AIAgent(base_url=base_url, api_key="sk-test-not-a-key", model="fake-model", provider="custom",
+                   quiet_mode=True, skip_context_files=True, enabled_toolsets=["memory"],
+                   max_iterations=6, tool_delay=0)
+
+
+def _memory_files() -> dict[str, str | None]:
+    mem = Path(os.environ["HERMES_HOME"]) / "memories"
+    return {name: (mem / name).read_text() if (mem / name).exists() else None for name in ("MEMORY.md", "USER.md")}
+
+
+def _tool_messages(requests: list[dict[str, Any]]) -> list[str]:
+    out: list[str] = []
+    for req in requests:
+        for msg in req.get("messages", []):
+            if msg.get("role") == "tool" and str(msg.get("content")) not in out:
+                out.append(str(msg.get("content")))
+    return out
+
+
+def _plugins() -> list[dict[str, Any]]:
+    from hermes_cli.plugins import get_plugin_manager
+
+    return [{k: p.get(k) for k in ("key", "source", "kind", "enabled", "error")}
+            for p in get_plugin_manager().list_plugins()]
+
+
+def scenario_write(llm: FakeLLM) -> dict[str, Any]:
+    llm.push(Step.call("memory", {"action": "add", "target": "memory", "content": MEMORY_FACT}),
+             Step.call("memory", {"operations": [{"action": "add", "content": USER_FACT}], "target": "user"}),
+             Step.say("Noted."))
+    before = _memory_files()
+    agent = _agent(llm.base_url)
+    reply = agent.chat("Please remember the staging database details and my language preference.")
+    return {"reply": reply, "before": before, "after": _memory_files(), "tool_messages": _tool_messages(llm.requests),
+            "tools": sorted(t["function"]["name"] for t in llm.requests[0].get("tools", [])),
+            "plugins": _plugins(), "session_id": getattr(agent, "session_id", "")}
+
+
+def scenario_prompt(llm: FakeLLM) -> dict[str, Any]:
+    llm.push(Step.say("Hello."))
+    agent = _agent(llm.base_url)
+    reply = agent.chat("What do you remember about the staging database?")
+    first = llm.requests[0]
+    user_msgs = [m.get("content") for m in first["messages"] if m.get("role") == "user"]
+    return {"reply": reply, "system": first["messages"][0]["content"], "user_messages": user_msgs,
+            "files": _memory_files(), "tools": sorted(t["function"]["name"] for t in first.get("tools", []))}
+
+
+def scenario_review(llm: FakeLLM) -> dict[str, Any]:
+    llm.push(Step.say("Good to know."),
+             Step.call("memory", {"action": "add", "target": "memory", "content": REVIEW_FACT}),
+             Step.say("Saved."))
+    agent = _agent(llm.base_url)
+    reply = agent.chat("FYI we only ever deploy on Tuesdays.")
+    inbox = Path(os.environ["COMMONKEEP_TEST_ROOT"]) / "inbox" / "captured.jsonl"
+    deadline = time.monotonic() + 30
+    found: list[dict[str, Any]] = []
+    while time.monotonic() < deadline:
+        rows = [json.loads(line) for line in inbox.read_text().splitlines() if line.strip()] if inbox.exists() else []
+        found = [r for r in rows if r.get("text") == REVIEW_FACT]
+        if found:
+            break
+        time.sleep(0.2)
+    return {"reply": reply, "candidates": found, "files": _memory_files(), "requests": len(llm.requests),
+            "tool_messages": _tool_messages(llm.requests)}
+
+
+def main(argv: list[str]) -> int:
+    scenario = {"write": scenario_write, "prompt": scenario_prompt, "review": scenario_review}[argv[0]]
+    with FakeLLM() as llm:
+        result = scenario(llm)
+    print("RESULT " + json.dumps(result, default=str))
+    sys.stdout.flush()
+    os._exit(0)  # Hermes leaves non-daemon worker threads behind; the result is out
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,109 @@
+"""The governed memory loop on the real Hermes Agent, driven by the scripted fake LLM server.
+
+Each test runs Hermes in its cache venv as a subprocess (see ``conftest.py``). About 10–20 s
+per test, mostly Hermes' own start-up.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.hermes.conftest import HermesWorld, make_world
+from tests.hosts import hermes as hermes_host
+
+pytestmark = pytest.mark.hermes
+
+MEMORY_FACT = "The staging database is postgres 16 on port 6543."
+USER_FACT = "The user prefers answers in British English."
+REVIEW_FACT = "The team deploys on Tuesdays only."
+
+
+def _staged(messages: list[str]) -> list[dict[str, object]]:
+    out = []
+    for msg in messages:
+        try:
+            data = json.loads(msg)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and data.get("staged"):
+            out.append(data)
+    return out
+
+
+def _governed_loop(world: HermesWorld) -> None:
+    world.write_config()
+    world.install()
+
+    # 1. the model calls `memory` twice (MEMORY.md, then USER.md as a batch)
+    run = world.drive("write")
+    assert run["reply"] == "Noted."
+    assert "commonkeep-governance" in {p["key"] for p in run["plugins"] if p["enabled"]}
+    staged = _staged(run["tool_messages"])
+    assert [s["target"] for s in staged] == ["memory", "user"], run["tool_messages"]
+    assert all("Staged for review" in str(s["message"]) for s in staged)
+    # MEMORY.md / USER.md untouched: the built-in tool never ran
+    assert run["after"] == run["before"]
+    assert not world.memory_file("MEMORY.md").exists() or MEMORY_FACT not in world.memory_file("MEMORY.md").read_text()
+
+    inbox = {c["text"]: c for c in world.inbox()}
+    mem, user = inbox[MEMORY_FACT], inbox[USER_FACT]
+    for cand, target in ((mem, "memory"), (user, "user")):
+        prov = cand["provenance"]
+        assert cand["status"] == "new"
+        assert prov["stamped_by"] == "commonkeep_hermes" and prov["agent"] == "hermes"
+        assert prov["session_id"] == run["session_id"]
+        assert prov["turn_id"] and prov["tool_call_id"].startswith("call_")
+        assert prov["target"] == target and prov["background_review"] is False
+        assert prov["hermes_version"] == world.version
+    assert user["proposed_layer"] == "L1" and user["promotion_eligibility"] == "l1_review_only"
+    assert user["provenance"]["file"] == "USER.md"
+    assert mem["proposed_layer"] == "L2"
+
+    # 2. the librarian approves; after_apply re-renders Hermes' files
+    world.approve_all()
+    assert world.memory_file("MEMORY.md").read_text() == MEMORY_FACT
+    assert world.memory_file("USER.md").read_text() == USER_FACT
+
+    # 3. the next session's system prompt carries both, within the configured limits
+    nxt = world.drive("prompt")
+    system = nxt["system"]
+    assert MEMORY_FACT in system and USER_FACT in system
+    assert f"MEMORY (your personal notes) [16% — {len(MEMORY_FACT)}/300 chars]" in system
+    assert f"[22% — {len(USER_FACT)}/200 chars]" in system
+    assert "governed by commonkeep" in system
+    assert "commonkeep_search" in nxt["tools"] and "memory" in nxt["tools"]
+
+
+def test_memory_write_is_staged_with_provenance_and_appears_after_apply(hermes19: HermesWorld) -> None:
+    _governed_loop(hermes19)
+
+
+def test_same_flow_on_the_oldest_supported_hermes(hermes_oldest: HermesWorld) -> None:
+    assert hermes_oldest.version == hermes_host.OLDEST == "0.17.0"
+    _governed_loop(hermes_oldest)
+
+
+def test_background_review_write_is_staged_too(hermes19: HermesWorld) -> None:
+    hermes19.write_config(nudge=1)  # review after every user turn
+    hermes19.install()
+    run = hermes19.drive("review")
+    assert run["reply"] == "Good to know."
+    assert len(run["candidates"]) == 1, run
+    prov = run["candidates"][0]["provenance"]
+    assert prov["origin"] == "background_review" and prov["background_review"] is True
+    assert REVIEW_FACT not in (run["files"]["MEMORY.md"] or "")
+
+
+def test_pre_tool_call_fallback_blocks_and_stages(tmp_path: Path) -> None:
+    """Where the middleware is missing the hook path stages the write and blocks the tool."""
+    world = make_world(hermes_host.NEWEST, tmp_path)
+    world.write_config()
+    world.install()
+    run = world.drive("write", COMMONKEEP_HERMES_GATE="hook")
+    assert run["after"] == run["before"]
+    texts = {c["text"] for c in world.inbox()}
+    assert {MEMORY_FACT, USER_FACT} <= texts
+    assert any("Staged for review" in m for m in run["tool_messages"]), run["tool_messages"]
