@@ -1,0 +1,34 @@
+"""Fixtures for the governance tests: a root with the writer role set, and a candidate helper."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+WRITER = "librarian"
+
+
+@pytest.fixture(autouse=True)
+def _governance_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("COMMONKEEP_WRITER_ROLE", "COMMONKEEP_LOCK_WAIT"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def write_candidate(root: Path, text: str, **kw: Any) -> dict[str, Any]:
+    """Capture one candidate the way every host does (``commonkeep.capture``)."""
+    from commonkeep.capture import capture
+
+    kw.setdefault("tags", ["testing"])
+    kw.setdefault("evidence_refs", ["daily/2026-12-02.md", "pyproject.toml"])
+    kw.setdefault("confidence", 0.9)
+    kw.setdefault("primary_trust_class", "direct_user_instruction")
+    kw.setdefault("durability_signal", "long_term")
+    return capture(root, text, **kw).candidate
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    from commonkeep.jsonl import read_jsonl
+
+    return read_jsonl(path).rows
