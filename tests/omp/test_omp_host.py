@@ -67,6 +67,7 @@ def test_omp_started_with_no_root_variable_uses_the_shared_root(world: OmpWorld,
     assert doctor["argv"][-4:] == ["doctor", "--json", "--root", root]
     assert doctor["report"]["root"] == root, doctor
     assert {"code": "hermes_root", "severity": "ok"}.items() <= report["hermes"][0].items(), report["hermes"]
+    assert report["index"][0]["code"].startswith("index_"), report["index"]  # index sync, from the search part
     assert report["ok"] is True, report
     # The same report is in the session file (ACP clients never see notify()).
     [message] = custom_messages(world, session_id, "commonkeep-doctor")
