@@ -28,3 +28,10 @@ def commonkeep_agent_tools() -> list[Any]:
     from commonkeep_roundtable.tools import roundtable_tools
 
     return list(roundtable_tools())
+
+
+@hookimpl
+def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
+    from commonkeep_roundtable.doctor import roundtable_checks
+
+    return roundtable_checks()

@@ -190,3 +190,12 @@ def test_without_a_broker_and_no_autostart_the_error_says_what_to_do(agent_base:
         BrokerClient.connect("planner", base=agent_base, start=False)
     assert "no roundtable broker answers" in str(err.value)
     assert "commonkeep roundtable broker" in str(err.value)
+
+
+def test_socket_path_too_long_is_a_clear_error(tmp_path: Path) -> None:
+    from commonkeep.errors import BadInput
+
+    deep = tmp_path / ("d" * 120)
+    with pytest.raises(BadInput) as err:
+        BrokerClient.connect("planner", base=deep)
+    assert "Unix sockets allow at most" in str(err.value) and "ORPHUS_CODING_AGENT_DIR" in str(err.value)

@@ -75,3 +75,19 @@ def test_memory_cli_gate_and_missing_backend_notice(agent_base: Path) -> None:
     missing = ck("memory", "query", "what", "was", "decided", env={"ORPHUS_MEMORY_COMMAND": str(agent_base / "nope")})
     assert missing.returncode == 1
     assert "Memory backend not reachable (" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_doctor_reports_the_broker_and_a_backend_that_cannot_start(agent_base: Path, broker: subprocess.Popen[bytes]) -> None:
+    from commonkeep_roundtable.doctor import roundtable_checks
+
+    env = {"ORPHUS_CODING_AGENT_DIR": str(agent_base), "ORPHUS_MEMORY_COMMAND": "no-such-dossier-binary --x"}
+    found = {f["code"]: f for f in roundtable_checks(env)}
+    assert found["roundtable_broker"]["severity"] == "ok"
+    assert found["roundtable_memory_backend"]["severity"] == "warning"
+    assert "'no-such-dossier-binary'" in found["roundtable_memory_backend"]["message"]
+    broker.terminate()
+    broker.communicate(timeout=30)
+    env["ORPHUS_MEMORY_COMMAND"] = sys.executable
+    found = {f["code"]: f for f in roundtable_checks(env)}
+    assert found["roundtable_broker"]["severity"] == "info"
+    assert found["roundtable_memory_backend"]["severity"] == "ok"

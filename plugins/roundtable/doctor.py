@@ -1,0 +1,59 @@
+"""``commonkeep doctor`` findings for the roundtable part: the broker and the memory backend.
+
+Read-only and fast: nothing is started, created or spawned (the backend's own ``doctor`` is
+``commonkeep memory doctor``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+from collections.abc import Mapping
+from typing import Any
+
+from commonkeep.errors import CommonkeepError
+from commonkeep_roundtable.broker import socket_answers
+from commonkeep_roundtable.paths import agent_dir, default_memory_command, resolve_memory_config, socket_path
+
+
+def _finding(code: str, severity: str, message: str) -> dict[str, Any]:
+    return {"code": code, "severity": severity, "message": message}
+
+
+def roundtable_checks(env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """Where the broker socket is and whether a broker answers; whether the backend can start."""
+    findings: list[dict[str, Any]] = []
+    try:
+        sock = socket_path(agent_dir(env))
+    except CommonkeepError as exc:
+        findings.append(_finding("roundtable_broker", "error", str(exc)))
+    else:
+        if socket_answers(sock):
+            findings.append(_finding("roundtable_broker", "ok", f"a roundtable broker answers on {sock}"))
+        else:
+            findings.append(
+                _finding("roundtable_broker", "info", f"no roundtable broker runs on {sock}; clients start one on demand")
+            )
+    config = resolve_memory_config(env)
+    program = config.command[0]
+    if config.command == default_memory_command():
+        if importlib.util.find_spec("commonkeep.dossier") is None:
+            findings.append(_finding("roundtable_memory_backend", "warning", "the wiki CLI commonkeep.dossier is not installed"))
+        else:
+            findings.append(_finding("roundtable_memory_backend", "ok", f"memory backend: {' '.join(config.command)} (ours)"))
+    elif (os.sep in program and os.access(program, os.X_OK)) or shutil.which(program):
+        findings.append(_finding("roundtable_memory_backend", "ok", f"memory backend: {' '.join(config.command)}"))
+    else:
+        findings.append(
+            _finding(
+                "roundtable_memory_backend",
+                "warning",
+                f"ORPHUS_MEMORY_COMMAND starts with {program!r}, which is not an executable on PATH; "
+                "unset it to use commonkeep's own wiki CLI",
+            )
+        )
+    where = config.memory_dir
+    state = "exists" if where.is_dir() else "will be created on first use"
+    findings.append(_finding("roundtable_memory_dir", "ok", f"memory dir {where} ({state}); writer role {config.writer_role!r}"))
+    return findings
