@@ -50,12 +50,12 @@ def hermes_version() -> str:
 def write_origin() -> str:
     """``background_review`` inside Hermes' review fork, else ``foreground``."""
     try:
-        from tools.write_approval import current_origin  # type: ignore[import-not-found]
+        from tools.write_approval import current_origin
 
         origin = str(current_origin())
     except Exception:
         try:
-            from tools.skill_provenance import get_current_write_origin  # type: ignore[import-not-found]
+            from tools.skill_provenance import get_current_write_origin
 
             origin = str(get_current_write_origin())
         except Exception:

@@ -129,7 +129,7 @@ def projection_entries(root: Path, limits: dict[str, int]) -> dict[str, list[tup
     :func:`pack_entries` enforces Hermes' limits before anything is written.
     """
     try:
-        from commonkeep.projection import hermes_projection  # type: ignore[attr-defined]
+        from commonkeep.projection import hermes_projection
     except ImportError:
         return simple_projection(root)
     sections = hermes_projection(root, memory_limit=limits["memory"], user_limit=limits["user"])

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from agent.memory_provider import MemoryProvider  # type: ignore[import-not-found]
+from agent.memory_provider import MemoryProvider
 
 from commonkeep_hermes.settings import PROVIDER_NAME, HermesProfile, current_profile
 

@@ -120,7 +120,7 @@ class HermesProfile:
 def current_profile() -> HermesProfile:
     """The profile of the running Hermes process (profile-aware), or of ``$HERMES_HOME``."""
     try:
-        from hermes_constants import get_hermes_home  # type: ignore[import-not-found]
+        from hermes_constants import get_hermes_home
 
         return HermesProfile(Path(get_hermes_home()))
     except ImportError:

@@ -66,7 +66,8 @@ def format_hits(hits: list[dict[str, Any]], max_chars: int = 2000) -> str:
     lines: list[str] = []
     used = 0
     for hit in hits:
-        rec = hit.get("record") if isinstance(hit.get("record"), dict) else hit
+        inner = hit.get("record")
+        rec: dict[str, Any] = inner if isinstance(inner, dict) else hit
         text = str(rec.get("statement") or rec.get("text") or hit.get("snippet") or "").strip()
         if not text:
             continue
