@@ -75,11 +75,13 @@ def test_omp_started_with_no_root_variable_uses_the_shared_root(world: OmpWorld,
     assert message["details"]["report_file"] == str(world.root / "reports" / "omp-doctor.json")
 
 
-def test_a_root_the_user_set_wins_and_the_mismatch_is_reported(world: OmpWorld, omp_acp_cmd: list[str], tmp_path: Path) -> None:
+def test_a_root_the_user_set_wins_and_the_mismatch_is_reported_as_is_a_missing_snapshot(world: OmpWorld, omp_acp_cmd: list[str], tmp_path: Path) -> None:
     install(world)
     mine = tmp_path / "my-own-root"
 
-    session_id, _ = run_doctor(world, omp_acp_cmd, world.env(OMP_MEMORY_ROOT=str(mine)))
+    missing = tmp_path / "handoffs" / "gone.json"  # e.g. garbage-collected before the child started
+
+    session_id, _ = run_doctor(world, omp_acp_cmd, world.env(OMP_MEMORY_ROOT=str(mine), OMPKEEP_HANDOFF=str(missing)))
 
     assert not (world.root / "reports" / "omp-doctor.json").exists()
     report = json.loads((mine / "reports" / "omp-doctor.json").read_text())
@@ -91,6 +93,9 @@ def test_a_root_the_user_set_wins_and_the_mismatch_is_reported(world: OmpWorld, 
     assert str(mine) in problem and str(world.root.resolve()) in problem
     [message] = custom_messages(world, session_id, "commonkeep-doctor")
     assert "DIFFERENT" in message["content"] and "problem:" in message["content"]
+    # A snapshot that cannot be read is recorded in the session, and the session still runs.
+    [error] = [e for e in world.session_entries(session_id) if e.get("customType") == "commonkeep-handoff-error"]
+    assert error["data"]["path"] == str(missing) and "ENOENT" in error["data"]["error"]
 
 
 def test_the_env_file_written_by_install_is_read_before_the_extension(world: OmpWorld, omp_acp_cmd: list[str]) -> None:
