@@ -197,6 +197,9 @@ def _apply_op(op: Row, st: _State, *, ratify: bool, day: str, when: str) -> str 
             return f"candidate {cid} was already patched"
         st.cand_status[str(cid)] = "rejected"
         return None
+    if cid and kind not in ("delete", "reject_candidate") and str(cid) in st.cands:
+        if st.cand_status.get(str(cid), st.cands[str(cid)].get("status")) == "rejected":
+            return f"its candidate {cid} was rejected"
     if kind == "promote_to_vault_candidate":
         return "the vault is not enabled (config.json vault.enabled); nothing to promote to"
     if kind == "add":
@@ -383,10 +386,11 @@ def apply_patch(
             if why is None:
                 result.applied.append(oid)
                 if cid and op["op"] not in ("reject_candidate", "delete") and str(cid) in st.cands:
-                    st.cand_status.setdefault(str(cid), "patched")
+                    st.cand_status[str(cid)] = "patched"
             else:
                 result.skipped[oid] = why
-                if cid and op["op"] in ("add", "supersede") and ("tombstoned" in why or "already exists" in why):
+                fresh = str(cid) in st.cands and st.cands[str(cid)].get("status") == "new"
+                if fresh and op["op"] in ("add", "supersede") and ("tombstoned" in why or "already exists" in why):
                     st.cand_status.setdefault(str(cid), "rejected")
         _write_state(store, st, patch["patch_id"])
         applied_all = [o for o in ops_by_id if o in done_before or o in result.applied]
