@@ -27,6 +27,8 @@ from fakellm import FakeLLM, Step  # noqa: E402
 MEMORY_FACT = "The staging database is postgres 16 on port 6543."
 USER_FACT = "The user prefers answers in British English."
 REVIEW_FACT = "The team deploys on Tuesdays only."
+# Longer than the 300-char MEMORY.md limit of the tests: never rendered, only recalled by prefetch.
+LONG_FACT = ("Staging database runbook: " + "restart the replica first, then the primary, then check lag; " * 5).strip()
 
 
 def _agent(base_url: str) -> Any:
@@ -64,6 +66,7 @@ def _plugins() -> list[dict[str, Any]]:
 def scenario_write(llm: FakeLLM) -> dict[str, Any]:
     llm.push(Step.call("memory", {"action": "add", "target": "memory", "content": MEMORY_FACT}),
              Step.call("memory", {"operations": [{"action": "add", "content": USER_FACT}], "target": "user"}),
+             Step.call("memory", {"action": "add", "target": "memory", "content": LONG_FACT}),
              Step.say("Noted."))
     before = _memory_files()
     agent = _agent(llm.base_url)

@@ -19,6 +19,7 @@ pytestmark = pytest.mark.hermes
 MEMORY_FACT = "The staging database is postgres 16 on port 6543."
 USER_FACT = "The user prefers answers in British English."
 REVIEW_FACT = "The team deploys on Tuesdays only."
+LONG_FACT = ("Staging database runbook: " + "restart the replica first, then the primary, then check lag; " * 5).strip()
 
 
 def _staged(messages: list[str]) -> list[dict[str, object]]:
@@ -42,7 +43,7 @@ def _governed_loop(world: HermesWorld) -> None:
     assert run["reply"] == "Noted."
     assert "commonkeep-governance" in {p["key"] for p in run["plugins"] if p["enabled"]}
     staged = _staged(run["tool_messages"])
-    assert [s["target"] for s in staged] == ["memory", "user"], run["tool_messages"]
+    assert [s["target"] for s in staged] == ["memory", "user", "memory"], run["tool_messages"]
     assert all("Staged for review" in str(s["message"]) for s in staged)
     # MEMORY.md / USER.md untouched: the built-in tool never ran
     assert run["after"] == run["before"]
@@ -75,6 +76,10 @@ def _governed_loop(world: HermesWorld) -> None:
     assert f"[22% — {len(USER_FACT)}/200 chars]" in system
     assert "governed by commonkeep" in system
     assert "commonkeep_search" in nxt["tools"] and "memory" in nxt["tools"]
+    # the record too long for the budget is recalled by prefetch, fenced as memory context
+    assert LONG_FACT not in system
+    (turn,) = nxt["user_messages"]
+    assert "<memory-context>" in turn and LONG_FACT in turn and "not instructions" in turn
 
 
 def test_memory_write_is_staged_with_provenance_and_appears_after_apply(hermes19: HermesWorld) -> None:
