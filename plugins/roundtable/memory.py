@@ -72,18 +72,26 @@ def run_backend(
     *,
     max_bytes: int = MAX_CAPTURE_BYTES,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    role: str | None = None,
 ) -> BackendRun:
     """Run ``config.command + args`` in the memory dir without a shell and capture its output.
 
     Raises :class:`BackendUnreachable` when it cannot start or times out, and
     :class:`BackendFailed` when its output passes ``max_bytes``. Death by a signal is code 1
-    with ``process terminated by signal X`` appended to stderr.
+    with ``process terminated by signal X`` appended to stderr. The child sees the acting role
+    and the writer role (``COMMONKEEP_ROLE``, ``COMMONKEEP_WRITER_ROLE``), so our own wiki CLI's
+    gate agrees with this one instead of trusting whatever role the host's environment carries.
     """
     argv = [*config.command, *args]
+    env = dict(os.environ)
+    env.pop("COMMONKEEP_ROLE", None)
+    if role:
+        env["COMMONKEEP_ROLE"] = role
+    env["COMMONKEEP_WRITER_ROLE"] = config.writer_role
     config.memory_dir.mkdir(parents=True, exist_ok=True)
     try:
         proc = subprocess.Popen(
-            argv, cwd=config.memory_dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            argv, cwd=config.memory_dir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
     except OSError as exc:
         raise unreachable(f"{argv[0]}: {exc.strerror or exc}") from None
@@ -147,7 +155,7 @@ def memory_call(
     config = resolve_memory_config() if config is None else config
     require_role(action, role, config.writer_role)
     args = build_argv(action, question, source)
-    run = run_backend(config, args, max_bytes=max_bytes)
+    run = run_backend(config, args, max_bytes=max_bytes, role=role)
     if run.code != 0:
         detail = run.stderr.strip() or run.stdout.strip() or f"exited {run.code}"
         raise BackendFailed(f"memory {action} failed: {detail}")

@@ -20,7 +20,8 @@ from commonkeep_roundtable.paths import resolve_memory_config
 STUB = r'''
 import json, os, signal, sys, time
 with open(os.environ["STUB_LOG"], "a", encoding="utf-8") as log:
-    log.write(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd()}) + "\n")
+    log.write(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd(), "role": os.environ.get("COMMONKEEP_ROLE"),
+                          "writer": os.environ.get("COMMONKEEP_WRITER_ROLE")}) + "\n")
 mode = os.environ.get("STUB_MODE", "")
 out = sys.stdout.buffer
 if mode == "echo":
@@ -105,6 +106,15 @@ def test_writer_runs_ingest_and_gardener(stub: Path, monkeypatch: pytest.MonkeyP
     assert memory_call("ingest", role="librarian", source="raw/design.md") == "memory ingest completed."
     assert memory_call("gardener", role="librarian") == "memory gardener completed."
     assert [c["argv"] for c in calls(stub)] == [["ingest", "raw/design.md"], ["gardener"]]
+
+
+def test_backend_sees_the_acting_role_not_the_hosts_environment(stub: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STUB_MODE", "silent")
+    monkeypatch.setenv("COMMONKEEP_ROLE", "planner")
+    monkeypatch.setenv("ORPHUS_MEMORY_WRITER_ROLE", "archivist")
+    memory_call("gardener", role="archivist")
+    memory_call("doctor", role=None)
+    assert [(c["role"], c["writer"]) for c in calls(stub)] == [("archivist", "archivist"), (None, "archivist")]
 
 
 def test_reads_are_open_to_unnamed_sessions(stub: Path, monkeypatch: pytest.MonkeyPatch) -> None:
