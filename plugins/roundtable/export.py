@@ -86,6 +86,8 @@ def check_export_path(memory_dir: Path, path: str) -> Path:
     """
     if not path or not path.strip():
         raise _refuse(path, "it is empty")
+    if "\x00" in path:
+        raise _refuse(path, "it contains a NUL character")
     if os.path.isabs(path) or path.startswith("\\"):
         raise _refuse(path, "absolute paths are not allowed")
     pure = PurePosixPath(path.replace("\\", "/"))

@@ -53,6 +53,9 @@ def unreachable(reason: str) -> BackendUnreachable:
 
 def build_argv(action: str, question: str | None = None, source: str | None = None) -> list[str]:
     """The arguments appended to the base command (§8.1); the question is one element."""
+    for name, value in (("question", question), ("source", source)):
+        if value and "\x00" in value:
+            raise BadInput(f"memory {action}: the {name} contains a NUL character, which no program argument can carry")
     if action == "query":
         if not question or not question.strip():
             raise BadInput("memory query requires a 'question'")

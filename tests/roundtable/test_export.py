@@ -126,6 +126,7 @@ def test_gate_follows_the_configured_writer_role(agent_base: Path, monkeypatch: 
         ("./raw", "strictly inside raw/"),
         ("wiki/design.md", "strictly inside raw/"),
         ("", "it is empty"),
+        ("raw/nul\x00.md", "NUL character"),
     ],
 )
 def test_refused_paths_fail_before_the_broker_is_asked(agent_base: Path, path: str, why: str) -> None:

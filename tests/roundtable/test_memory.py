@@ -84,6 +84,8 @@ def test_missing_arguments_and_unknown_actions_are_clear_errors(stub: Path) -> N
         memory_call("query", role=None, question="  ")
     with pytest.raises(BadInput, match="^memory ingest requires a 'source' path$"):
         memory_call("ingest", role="librarian")
+    with pytest.raises(BadInput, match="NUL character"):
+        memory_call("query", role=None, question="a\x00b")
     with pytest.raises(BadInput, match="^Unknown memory action: forget"):
         memory_call("forget", role="librarian")
     assert calls(stub) == []
