@@ -1,0 +1,90 @@
+"""``commonkeep search QUERY`` and ``commonkeep reindex``.
+
+On hosts' hot path: this module imports only argparse and json at load; the search modules load
+when the command runs, numpy and the embedder only for semantic/deep searches with the extra.
+Output lines follow ``memory_search`` (contract §9.4): ``- <id> [<layer>, conf <0.00>[, <ruleType>]] <statement>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _root(args: argparse.Namespace) -> str:
+    from commonkeep.cmd_store import root_of
+
+    return str(root_of(args).path)
+
+
+def run_search(args: argparse.Namespace) -> int:
+    from commonkeep.render import to_fixed2
+    from commonkeep.search.hybrid import search
+
+    resp = search(_root(args), args.query, args.mode, args.limit)
+    if args.json:
+        sys.stdout.write(json.dumps(resp.to_json(), ensure_ascii=False, indent=2) + "\n")
+        return 0
+    if not resp.results:
+        print("No memory matched.")
+    for r in resp.results:
+        extra = f", {r.rule_type}" if r.rule_type else ""
+        print(f"- {r.id} [{r.layer}, conf {to_fixed2(r.confidence)}{extra}] {r.statement}")
+    return 0
+
+
+def run_reindex(args: argparse.Namespace) -> int:
+    import time
+
+    from commonkeep.search import index
+
+    if args.recreate:
+        from commonkeep.layout import Layout
+
+        lay = Layout(_root(args))
+        for path in (lay.search_db, index.recall_db_path(lay.root)):
+            for suffix in ("", "-wal", "-shm"):
+                p = path.with_name(path.name + suffix)
+                if p.exists():
+                    p.unlink()
+    started = time.perf_counter()
+    report = index.sync_root(_root(args), full=True, embed=not args.no_embed)
+    elapsed = time.perf_counter() - started
+    if args.json:
+        data = json.loads(index.describe(report))
+        data["seconds"] = round(elapsed, 3)
+        sys.stdout.write(json.dumps(data) + "\n")
+    else:
+        print(
+            f"indexed {report.total} active record(s) in {elapsed:.2f} s; vectors embedded: {report.vectors}"
+        )
+    return 0
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Configure ``search`` or ``reindex`` (whichever ``parser`` is)."""
+    name = parser.prog.split()[-1]
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    if name == "search":
+        parser.add_argument("query", help="what to look for (any text; hyphens and quotes are fine)")
+        parser.add_argument(
+            "--mode",
+            choices=["keyword", "semantic", "deep"],
+            default="keyword",
+            help="keyword: FTS5 BM25 (default); semantic: the semantic backend; deep: RRF of both",
+        )
+        parser.add_argument("--limit", type=int, default=8, help="how many results (default 8)")
+        parser.set_defaults(run=run_search)
+    else:
+        parser.add_argument(
+            "--recreate",
+            action="store_true",
+            help="delete the index files first (e.g. after a schema problem)",
+        )
+        parser.add_argument(
+            "--no-embed",
+            action="store_true",
+            help="skip computing vectors even when the embedder is installed",
+        )
+        parser.set_defaults(run=run_reindex)

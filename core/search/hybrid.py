@@ -1,0 +1,202 @@
+"""Reciprocal Rank Fusion and the one search entry point, :func:`search`.
+
+RRF exactly as ``contracts/ompkeep-store.md`` §9.3 (``mergeHybridResults``): the keyword result
+at 0-based index ``i`` scores ``0.45 / (60 + i + 1)``; the semantic id at 0-based index ``j``
+scores ``0.55 / (60 + j + 1)`` but only when it is an eligible record (active, non-tombstoned,
+layer L2); scores are summed, sorted descending (ties: keyword rank, then id) and cut to the
+limit. Every result carries ``sources`` and ``score_provenance``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+FTS_WEIGHT = 0.45
+SEMANTIC_WEIGHT = 0.55
+RRF_K = 60
+MODES = ("keyword", "semantic", "deep")
+
+
+@dataclass
+class Result:
+    """One search result with where its score came from."""
+
+    id: str
+    layer: str
+    rule_type: str
+    confidence: float
+    statement: str
+    score: float
+    sources: list[str] = field(default_factory=list)
+    score_provenance: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class SearchResponse:
+    """What ``search`` answers: results, the mode actually used, notices, timing."""
+
+    query: str
+    mode: str
+    used: str
+    results: list[Result]
+    notices: list[str] = field(default_factory=list)
+    elapsed_ms: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "used": self.used,
+            "elapsed_ms": round(self.elapsed_ms, 3),
+            "notices": self.notices,
+            "results": [r.to_json() for r in self.results],
+        }
+
+
+def rrf_score(rank: int, weight: float) -> float:
+    """The contribution of a 1-based ``rank`` (= 0-based index + 1)."""
+    return weight / (RRF_K + rank)
+
+
+def fuse(
+    keyword_ids: Sequence[str],
+    semantic_ids: Sequence[str],
+    eligible: Mapping[str, str] | set[str],
+    limit: int,
+    *,
+    semantic_backend: str = "semantic",
+) -> list[tuple[str, float, list[str], dict[str, Any]]]:
+    """RRF of two ranked id lists; returns ``(id, score, sources, score_provenance)`` best first.
+
+    ``eligible``: ids whose semantic rank may count (the contract: eligible L2 records).
+    """
+    scores: dict[str, float] = {}
+    sources: dict[str, list[str]] = {}
+    prov: dict[str, dict[str, Any]] = {}
+    first_kw: dict[str, int] = {}
+    for i, rid in enumerate(keyword_ids):
+        if rid in first_kw:
+            continue
+        first_kw[rid] = i
+        s = rrf_score(i + 1, FTS_WEIGHT)
+        scores[rid] = scores.get(rid, 0.0) + s
+        sources.setdefault(rid, []).append("fts")
+        prov.setdefault(rid, {})["fts"] = {"rank": i + 1, "weight": FTS_WEIGHT, "score": s}
+    seen_sem: set[str] = set()
+    for j, rid in enumerate(semantic_ids):
+        if rid in seen_sem or rid not in eligible:
+            continue
+        seen_sem.add(rid)
+        s = rrf_score(j + 1, SEMANTIC_WEIGHT)
+        scores[rid] = scores.get(rid, 0.0) + s
+        sources.setdefault(rid, []).append(semantic_backend)
+        prov.setdefault(rid, {})["semantic"] = {
+            "rank": j + 1,
+            "weight": SEMANTIC_WEIGHT,
+            "score": s,
+            "backend": semantic_backend,
+        }
+    order = sorted(scores, key=lambda r: (-scores[r], first_kw.get(r, len(keyword_ids)), r))
+    return [(rid, scores[rid], sources[rid], prov[rid]) for rid in order[: max(0, limit)]]
+
+
+def search(
+    root: Path | str,
+    query: str,
+    mode: str = "keyword",
+    limit: int = 8,
+    *,
+    backends: Sequence[Any] | None = None,
+) -> SearchResponse:
+    """Search the root. ``mode``: ``keyword`` (FTS5), ``semantic`` (a backend) or ``deep`` (RRF of both).
+
+    A semantic or deep search without a usable backend falls back to keyword search and says so
+    in ``notices`` (and once on stderr).
+    """
+    from commonkeep.errors import BadInput
+    from commonkeep.search import index, semantic
+
+    if mode not in MODES:
+        raise BadInput(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+    if limit <= 0:
+        raise BadInput(f"--limit must be positive, got {limit}")
+    started = time.perf_counter()
+    root = str(root)
+    index.ensure_fresh(root)
+    notices: list[str] = []
+    depth = max(limit * 5, 50)
+    backend = None
+    if mode != "keyword":
+        backend, reasons = semantic.choose_backend(backends)
+        if backend is None:
+            msg = "no semantic backend available (" + "; ".join(reasons) + "); using keyword search"
+            semantic.warn_once("no-backend:" + msg, msg)
+            notices.append(msg)
+    with index._closing(index.connect_recall(index.recall_db_path(root))) as conn:
+        keyword_hits = index.search_recall(conn, query, limit if backend is None else depth)
+        semantic_ids: list[str] = []
+        if backend is not None:
+            try:
+                semantic_ids = list(backend.search(root, query, depth))
+            except Exception as exc:
+                msg = f"semantic backend {backend.name} failed ({type(exc).__name__}: {exc}); using keyword search"
+                semantic.warn_once("failed:" + backend.name, msg)
+                notices.append(msg)
+                backend = None
+        if backend is None:
+            results = [
+                Result(
+                    h.id,
+                    h.layer,
+                    h.rule_type,
+                    h.confidence,
+                    h.statement,
+                    h.score,
+                    ["fts"],
+                    {"fts": {"rank": i + 1, "bm25": h.score}},
+                )
+                for i, h in enumerate(keyword_hits[:limit])
+            ]
+            return SearchResponse(
+                query, mode, "keyword", results, notices, (time.perf_counter() - started) * 1000
+            )
+        rows = index.lookup(conn, list(dict.fromkeys([*(h.id for h in keyword_hits), *semantic_ids])))
+    bm25 = {h.id: h.score for h in keyword_hits}
+    eligible = {rid for rid, row in rows.items() if row[1] == "L2"}
+    if mode == "semantic":
+        ranked = [rid for rid in semantic_ids if rid in rows]
+        results = []
+        for j, rid in enumerate(ranked[:limit]):
+            row = rows[rid]
+            results.append(
+                Result(
+                    rid,
+                    row[1],
+                    row[2],
+                    row[3],
+                    row[4],
+                    rrf_score(j + 1, SEMANTIC_WEIGHT),
+                    [backend.name],
+                    {"semantic": {"rank": j + 1, "backend": backend.name}},
+                )
+            )
+        return SearchResponse(
+            query, mode, backend.name, results, notices, (time.perf_counter() - started) * 1000
+        )
+    fused = fuse([h.id for h in keyword_hits], semantic_ids, eligible, limit, semantic_backend=backend.name)
+    results = []
+    for rid, score, srcs, prov in fused:
+        row = rows[rid]
+        if "fts" in prov:
+            prov["fts"]["bm25"] = bm25.get(rid)
+        results.append(Result(rid, row[1], row[2], row[3], row[4], score, srcs, prov))
+    return SearchResponse(
+        query, mode, f"fts+{backend.name}", results, notices, (time.perf_counter() - started) * 1000
+    )

@@ -1,0 +1,303 @@
+"""Keeping the search indexes of a root in step with its canonical JSONL.
+
+Two databases under ``search/``:
+
+- ``memory-fts.db``: the contract's ``memory_fts`` table, shared with OMP (``fts.py``);
+- ``recall.db``: commonkeep's own, rebuildable at any time — ``records`` (id lookup),
+  ``recall_fts`` (the same rows plus a low-weight *source context* column), ``vectors``
+  (float32 BLOBs of the local embedder) and ``meta`` (the fingerprint of the canonical files
+  the indexes were built from).
+
+Source context: a record is indexed together with the statements of up to
+``CONTEXT_NEIGHBOURS`` records on each side that were captured from the same source (the same
+first evidence ref, its ``#anchor`` removed), in store order. A memory lifted from a conversation
+is then also found by the words of the turns around it — a general document-expansion
+technique, weighted low (``CONTEXT_WEIGHT``) so a record's own words always count most.
+
+Freshness: every sync stores the canonical files' ``(name, size, mtime)`` fingerprint; readers
+call :func:`ensure_fresh`, which re-syncs (only the rows that changed) when OMP or anyone else
+changed the files since. Both databases are derived: ``commonkeep reindex`` rebuilds them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from commonkeep.search import fts
+
+RECALL_DB = "recall.db"
+CONTEXT_NEIGHBOURS = 2
+CONTEXT_WEIGHT = 0.3
+
+_RECALL_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS records (id TEXT PRIMARY KEY, layer TEXT NOT NULL, rule_type TEXT NOT NULL, "
+    "confidence REAL NOT NULL, statement TEXT NOT NULL, tags TEXT NOT NULL, context TEXT NOT NULL, ord INTEGER NOT NULL)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS recall_fts USING fts5(id UNINDEXED, statement, tags, context, "
+    "tokenize='porter unicode61')",
+    "CREATE TABLE IF NOT EXISTS vectors (id TEXT PRIMARY KEY, model TEXT NOT NULL, text_hash TEXT NOT NULL, "
+    "dim INTEGER NOT NULL, vec BLOB NOT NULL)",
+)
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    """What commonkeep indexes for one record (the contract row plus context and store order)."""
+
+    row: fts.Row
+    context: str
+    ord: int
+
+    @property
+    def id(self) -> str:
+        return self.row[0]
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """The outcome of one sync: contract table and recall table changes, vectors embedded."""
+
+    fts: fts.SyncResult
+    recall_added: int
+    recall_removed: int
+    total: int
+    vectors: int = 0
+
+
+def recall_db_path(root: Path | str) -> Path:
+    from commonkeep.layout import Layout
+
+    return Layout(root).search_dir / RECALL_DB
+
+
+def connect_recall(path: Path) -> sqlite3.Connection:
+    """Open ``recall.db`` (WAL, busy timeout) and create its tables if needed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), timeout=fts.BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout={fts.BUSY_TIMEOUT_MS}")
+    if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        conn.execute("PRAGMA journal_mode=WAL")
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name='vectors'").fetchone() is None:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for stmt in _RECALL_SCHEMA:
+                conn.execute(stmt)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return conn
+
+
+def source_of(record: Mapping[str, Any]) -> str | None:
+    """The source a record was captured from: its first evidence ref without the ``#anchor``."""
+    evidence = record.get("evidence")
+    if not isinstance(evidence, list) or not evidence or not isinstance(evidence[0], dict):
+        return None
+    ref = evidence[0].get("ref")
+    if not isinstance(ref, str) or not ref:
+        return None
+    return ref.split("#", 1)[0]
+
+
+def index_rows(records: Iterable[Mapping[str, Any]], tombstoned: Iterable[str] = ()) -> dict[str, IndexRow]:
+    """Contract rows of the active, non-tombstoned records, each with its source context."""
+    rows = fts.indexable(records, tombstoned)
+    # Re-walk in store order to group by source; ``rows`` keeps the first occurrence of each id.
+    groups: dict[str, list[str]] = {}
+    sources: dict[str, str | None] = {}
+    for record in records:
+        rid = record.get("id")
+        if isinstance(rid, str) and rid in rows and rid not in sources:
+            src = source_of(record)
+            sources[rid] = src
+            if src is not None:
+                groups.setdefault(src, []).append(rid)
+    position: dict[str, tuple[str, int]] = {}
+    for src, ids in groups.items():
+        for i, rid in enumerate(ids):
+            position[rid] = (src, i)
+    out: dict[str, IndexRow] = {}
+    for ord_, (rid, row) in enumerate(rows.items()):
+        context = ""
+        if rid in position:
+            src, i = position[rid]
+            ids = groups[src]
+            lo, hi = max(0, i - CONTEXT_NEIGHBOURS), min(len(ids), i + CONTEXT_NEIGHBOURS + 1)
+            context = " ".join(rows[ids[j]][4] for j in range(lo, hi) if j != i)
+        out[rid] = IndexRow(row, context, ord_)
+    return out
+
+
+def fingerprint(root: Path | str) -> str:
+    """``(name, size, mtime_ns)`` of the canonical files and tombstones, as one string."""
+    from commonkeep.layout import Layout
+
+    lay = Layout(root)
+    parts = []
+    for path in [*lay.canonical_files(), lay.tombstones]:
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            parts.append(f"{path.name}:-")
+            continue
+        parts.append(f"{lay.rel(path)}:{st.st_size}:{st.st_mtime_ns}")
+    return "|".join(parts)
+
+
+def load_rows(root: Path | str) -> dict[str, IndexRow]:
+    """Read the store and compute what the indexes should hold."""
+    from commonkeep.store import Store
+
+    store = Store(root, warn=False)
+    records = store.records(active_only=True)
+    return index_rows(records, store.tombstoned_ids())
+
+
+def _sync_recall(conn: sqlite3.Connection, rows: Mapping[str, IndexRow], *, full: bool) -> tuple[int, int]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if full:
+            removed = int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
+            conn.execute("DELETE FROM records")
+            conn.execute("DELETE FROM recall_fts")
+            keep: set[str] = set()
+        else:
+            have = {
+                r[0]: ((r[0], r[1], r[2], float(r[3]), r[4], r[5]), r[6], int(r[7]))
+                for r in conn.execute(
+                    "SELECT id, layer, rule_type, confidence, statement, tags, context, ord FROM records"
+                )
+            }
+            gone = [
+                rid
+                for rid, (row, ctx, ord_) in have.items()
+                if rid not in rows or rows[rid] != IndexRow(row, ctx, ord_)
+            ]
+            removed = len(gone)
+            conn.executemany("DELETE FROM records WHERE id = ?", ((g,) for g in gone))
+            conn.executemany(
+                "DELETE FROM recall_fts WHERE rowid IN (SELECT rowid FROM recall_fts WHERE id = ?)",
+                ((g,) for g in gone),
+            )
+            keep = set(have) - set(gone)
+        fresh = [r for rid, r in rows.items() if rid not in keep]
+        conn.executemany(
+            "INSERT INTO records (id, layer, rule_type, confidence, statement, tags, context, ord) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            ((*r.row, r.context, r.ord) for r in fresh),
+        )
+        conn.executemany(
+            "INSERT INTO recall_fts (id, statement, tags, context) VALUES (?, ?, ?, ?)",
+            ((r.row[0], r.row[4], r.row[5], r.context) for r in fresh),
+        )
+        # Vectors of records that left the index go too (text changes are caught by the hash).
+        conn.execute("DELETE FROM vectors WHERE id NOT IN (SELECT id FROM records)")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return len(fresh), removed
+
+
+def sync_root(root: Path | str, *, full: bool = False, embed: bool = True) -> SyncReport:
+    """Bring both indexes in line with the canonical files (``full``: rebuild from scratch).
+
+    ``embed``: also embed records that have no current vector, when a local embedder is
+    installed and usable (otherwise vectors are left alone and keyword search still works).
+    """
+    from commonkeep.layout import Layout
+
+    lay = Layout(root)
+    stamp = fingerprint(root)
+    rows = load_rows(root)
+    contract_rows = {rid: r.row for rid, r in rows.items()}
+    with _closing(fts.connect(lay.search_db)) as conn:
+        fts_result = fts.rebuild(conn, contract_rows) if full else fts.sync(conn, contract_rows)
+    with _closing(connect_recall(recall_db_path(root))) as rconn:
+        added, removed = _sync_recall(rconn, rows, full=full)
+        rconn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fingerprint', ?)", (stamp,))
+    vectors = 0
+    if embed:
+        from commonkeep.search import semantic
+
+        vectors = semantic.refresh_vectors_if_available(root)
+    return SyncReport(fts_result, added, removed, len(rows), vectors)
+
+
+def ensure_fresh(root: Path | str) -> bool:
+    """Re-sync when the canonical files changed since the last sync; ``True`` if it synced."""
+    from commonkeep.layout import Layout
+
+    lay = Layout(root)
+    if not lay.memory_dir.is_dir():
+        from commonkeep.errors import BadInput
+
+        raise BadInput(
+            f"{lay.root} is not a memory root (no memory/ folder)",
+            hint="run `commonkeep init` or pass --root",
+        )
+    path = recall_db_path(root)
+    if path.exists() and lay.search_db.exists():
+        with _closing(connect_recall(path)) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
+        if row is not None and row[0] == fingerprint(root):
+            return False
+    sync_root(root, embed=False)
+    return True
+
+
+def lookup(conn: sqlite3.Connection, ids: list[str]) -> dict[str, fts.Row]:
+    """Contract rows of ``ids`` from ``recall.db`` (missing ids are left out)."""
+    out: dict[str, fts.Row] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        for r in conn.execute(
+            f"SELECT id, layer, rule_type, confidence, statement, tags FROM records WHERE id IN ({marks})",
+            chunk,
+        ):
+            out[str(r[0])] = (str(r[0]), str(r[1]), str(r[2]), float(r[3]), str(r[4]), str(r[5]))
+    return out
+
+
+_RECALL_SELECT = (
+    "SELECT r.id, r.layer, r.rule_type, r.confidence, r.statement, bm25(recall_fts, 0.0, 1.0, 1.0, {w}) AS score "
+    "FROM recall_fts JOIN records r ON r.id = recall_fts.id WHERE recall_fts MATCH ? ORDER BY score LIMIT ?"
+)
+
+
+def search_recall(conn: sqlite3.Connection, query: str, limit: int) -> list[fts.Hit]:
+    """Keyword search over ``recall_fts``: all terms first, then any content term (see ``fts``)."""
+    sql = _RECALL_SELECT.format(w=CONTEXT_WEIGHT)
+    return fts.search_with(
+        lambda expr, n: fts.run_select(conn, sql, expr, n), query, limit, own_columns="statement tags"
+    )
+
+
+class _closing:
+    """``with`` for sqlite3 connections that also closes them (sqlite3's own only commits)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        return self.conn
+
+    def __exit__(self, *exc: object) -> None:
+        self.conn.close()
+
+
+def describe(report: SyncReport) -> str:
+    return json.dumps(
+        {
+            "records": report.total,
+            "memory_fts": {"added": report.fts.added, "removed": report.fts.removed},
+            "recall": {"added": report.recall_added, "removed": report.recall_removed},
+            "vectors_embedded": report.vectors,
+        }
+    )

@@ -1,0 +1,283 @@
+"""Selecting memory for a prompt: the injection block of ``contracts/ompkeep-store.md`` §10.
+
+``select_for_prompt(root, prompt)`` builds the ``# Persistent Intelligence Context`` block and
+writes ``runtime/context.md``, ``runtime/selected_memory.json`` (the selected records, pretty JSON
+plus ``"\\n"``) and ``runtime/injection-stats.json``, as upstream's ``before_agent_start`` does.
+
+- Skipped (nothing written) when the prompt is empty, shorter than 4 characters, starts with
+  ``/`` or is a trivial acknowledgement.
+- ``config.json`` ``retrieval.injectionMode``: ``scoped`` (default), or ``policy_only`` /
+  ``wakeup`` (a short policy block, ``selected_memory.json = []``).
+- Scoped: total ≤ 14,000 chars. Sections, in order, each within its cap: ``## Hard Rules``
+  (§6.11, ≤ 8; 2,000), ``## Selected Memory`` (≤ 12 records, ≤ 4 L1 and ≤ 8 L2, by search
+  relevance; 6,000), ``## Scratchpad`` (open items; 800), ``## Contested Memory`` (800),
+  ``## Open Inquiries`` (≤ 3, high priority first; 800 — upstream injects up to 3 inquiries
+  without naming the section), ``## Daily Log (<date>)`` (the most recent part of today's log;
+  3,000). ``retrieval.maxRecords`` / ``maxL1Records`` / ``maxL2Records`` override the counts.
+- Relevance: keyword search; prompts of more than 8 words also use the semantic backend when
+  one is available (``deep`` RRF), as upstream runs qmd only for such prompts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HEADER = "# Persistent Intelligence Context"
+TOTAL_BUDGET = 14_000
+CAPS = {
+    "hard_rules": 2_000,
+    "selected": 6_000,
+    "scratchpad": 800,
+    "contested": 800,
+    "inquiries": 800,
+    "daily": 3_000,
+}
+MAX_HARD_RULES = 8
+MAX_RECORDS, MAX_L1, MAX_L2 = 12, 4, 8
+MAX_INQUIRIES = 3
+TRIVIAL = frozenset(
+    [
+        "ok",
+        "okay",
+        "k",
+        "kk",
+        "yes",
+        "y",
+        "no",
+        "n",
+        "yep",
+        "nope",
+        "sure",
+        "thanks",
+        "thank",
+        "thx",
+        "ty",
+        "cool",
+        "nice",
+        "great",
+        "fine",
+        "done",
+        "go",
+        "continue",
+        "proceed",
+        "lgtm",
+        "ack",
+        "alright",
+        "right",
+        "good",
+        "perfect",
+    ]
+)
+_WORDS = re.compile(r"[\w']+")
+
+
+@dataclass
+class Selection:
+    """What was selected for a prompt (``skipped`` says why nothing was, when so)."""
+
+    prompt: str
+    mode: str = "scoped"
+    skipped: str | None = None
+    text: str = ""
+    hard_rules: list[dict[str, Any]] = field(default_factory=list)
+    selected: list[dict[str, Any]] = field(default_factory=list)
+    contested: list[dict[str, Any]] = field(default_factory=list)
+    inquiries: list[dict[str, Any]] = field(default_factory=list)
+    daily_chars: int = 0
+    stats: dict[str, Any] = field(default_factory=dict)
+    paths: list[Path] = field(default_factory=list)
+
+
+def skip_reason(prompt: str) -> str | None:
+    """Why a prompt gets no injection (``None`` when it gets one)."""
+    p = prompt.strip()
+    if not p:
+        return "empty prompt"
+    if len(p) < 4:
+        return "prompt shorter than 4 characters"
+    if p.startswith("/"):
+        return "slash command"
+    words = [w.lower() for w in _WORDS.findall(p)]
+    if words and len(words) <= 3 and all(w in TRIVIAL for w in words):
+        return "trivial acknowledgement"
+    return None
+
+
+def _config(root: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((root / "config.json").read_text(encoding="utf-8"))
+        retrieval = data.get("retrieval", {}) if isinstance(data, dict) else {}
+        return retrieval if isinstance(retrieval, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _line(record: Mapping[str, Any]) -> str:
+    from commonkeep.render import to_fixed2
+
+    rule = f", {record['ruleType']}" if record.get("ruleType") else ""
+    statement = " ".join(str(record.get("statement", "")).split())
+    return f"- [{record.get('id')}] {statement} ({record.get('layer')}, conf {to_fixed2(float(record.get('confidence', 0) or 0))}{rule})"
+
+
+def _section(title: str, lines: list[str], cap: int) -> tuple[str, int]:
+    """``## title`` plus as many whole lines as fit in ``cap`` chars; returns (text, lines used)."""
+    if not lines:
+        return "", 0
+    out = f"## {title}"
+    used = 0
+    for line in lines:
+        if len(out) + 1 + len(line) > cap:
+            break
+        out += "\n" + line
+        used += 1
+    return (out, used) if used else ("", 0)
+
+
+def _daily_digest(path: Path, cap: int) -> str:
+    """The most recent part of today's log that fits ``cap`` (cut at a line boundary)."""
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return ""
+    if len(text) <= cap:
+        return text
+    tail = text[-cap:]
+    cut = tail.find("\n")
+    return tail[cut + 1 :] if 0 <= cut < len(tail) - 1 else tail
+
+
+def _relevant(root: Path, prompt: str, limit: int) -> tuple[list[str], str]:
+    from commonkeep.search.hybrid import search
+
+    mode = "deep" if len(prompt.split()) > 8 else "keyword"
+    resp = search(root, prompt, mode, limit)
+    return [r.id for r in resp.results], resp.used
+
+
+def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> Selection:
+    """Select memory for ``prompt`` and (``write``) write the three runtime files."""
+    from commonkeep.jsonjs import dumps_pretty
+    from commonkeep.layout import Layout
+    from commonkeep.projection import is_hard_rule, priority_key
+    from commonkeep.store import Store
+    from commonkeep.timeutil import now_iso, today
+
+    started = time.perf_counter()
+    lay = Layout(root)
+    sel = Selection(prompt)
+    reason = skip_reason(prompt)
+    if reason:
+        sel.skipped = reason
+        return sel
+    cfg = _config(lay.root)
+    sel.mode = str(cfg.get("injectionMode", "scoped"))
+    store = Store(lay.root, warn=False)
+    everything = store.records(active_only=False)
+    active = [r for r in everything if r.get("status") == "active"]
+    sections: list[str] = []
+    timings: dict[str, float] = {}
+    used_search = "none"
+    if sel.mode in ("policy_only", "wakeup"):
+        sections.append(
+            "## Memory Policy\nPersistent memory (L1/L2) is governed: search it with `commonkeep search` "
+            "or the memory_search tool before acting, and propose durable facts as candidates; the librarian curates them."
+        )
+    else:
+        hard = sorted((r for r in active if is_hard_rule(r)), key=priority_key)[:MAX_HARD_RULES]
+        text, n = _section("Hard Rules", [_line(r) for r in hard], CAPS["hard_rules"])
+        sel.hard_rules = hard[:n]
+        if text:
+            sections.append(text)
+        max_records = int(cfg.get("maxRecords", MAX_RECORDS))
+        caps = {"L1": int(cfg.get("maxL1Records", MAX_L1)), "L2": int(cfg.get("maxL2Records", MAX_L2))}
+        t0 = time.perf_counter()
+        ranked, used_search = _relevant(lay.root, prompt, max(max_records * 3, 24))
+        timings["searchMs"] = round((time.perf_counter() - t0) * 1000, 3)
+        by_id = {str(r["id"]): r for r in active}
+        shown = {str(r["id"]) for r in sel.hard_rules}
+        chosen: list[dict[str, Any]] = []
+        counts = {"L1": 0, "L2": 0}
+        for rid in ranked:
+            rec = by_id.get(rid)
+            if rec is None or rid in shown or len(chosen) >= max_records:
+                continue
+            layer = str(rec.get("layer"))
+            if counts.get(layer, 0) >= caps.get(layer, 0):
+                continue
+            counts[layer] += 1
+            chosen.append(rec)
+            shown.add(rid)
+        text, n = _section("Selected Memory", [_line(r) for r in chosen], CAPS["selected"])
+        sel.selected = chosen[:n]
+        if text:
+            sections.append(text)
+        try:
+            pad = lay.scratchpad.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            pad = []
+        text, _ = _section("Scratchpad", [ln for ln in pad if ln.startswith("- [ ]")], CAPS["scratchpad"])
+        if text:
+            sections.append(text)
+        contested = sorted((r for r in everything if r.get("status") == "contested"), key=priority_key)
+        text, n = _section("Contested Memory", [_line(r) for r in contested], CAPS["contested"])
+        sel.contested = contested[:n]
+        if text:
+            sections.append(text)
+        order = {"high": 0, "medium": 1, "low": 2}
+        inquiries = [q for q in store.rows(lay.inquiries) if q.get("status") == "open" and q.get("question")]
+        inquiries.sort(key=lambda q: str(q.get("id")))
+        inquiries.sort(key=lambda q: str(q.get("last_seen", "")), reverse=True)  # most recently seen first
+        inquiries.sort(key=lambda q: order.get(str(q.get("priority")), 3))  # stable: priority wins
+        text, n = _section(
+            "Open Inquiries",
+            [f"? {' '.join(str(q['question']).split())}" for q in inquiries[:MAX_INQUIRIES]],
+            CAPS["inquiries"],
+        )
+        sel.inquiries = inquiries[:n]
+        if text:
+            sections.append(text)
+        date = today()
+        heading = f"## Daily Log ({date})"
+        digest = _daily_digest(lay.daily_file(date), CAPS["daily"] - len(heading) - 1)
+        if digest:
+            sections.append(f"{heading}\n{digest}")
+            sel.daily_chars = len(digest)
+    block = HEADER
+    for part in sections:
+        if len(block) + 2 + len(part) <= TOTAL_BUDGET:
+            block += "\n\n" + part
+    sel.text = block + "\n"
+    records = [*sel.hard_rules, *sel.selected]
+    timings["totalMs"] = round((time.perf_counter() - started) * 1000, 3)
+    sel.stats = {
+        "generated_at": now_iso(),
+        "injectionMode": sel.mode,
+        "charCount": len(sel.text),
+        "selectedMemoryCount": len(records),
+        "hardRuleCount": len(sel.hard_rules),
+        "contestedMemoryCount": len(sel.contested),
+        "inquiryCount": len(sel.inquiries),
+        "dailyDigestChars": sel.daily_chars,
+        "search": used_search,
+        "timings": timings,
+    }
+    if write:
+        from commonkeep.jsonl import atomic_write_bytes
+
+        lay.runtime_dir.mkdir(parents=True, exist_ok=True)
+        files = {
+            lay.runtime_dir / "context.md": sel.text,
+            lay.runtime_dir / "selected_memory.json": dumps_pretty(records if sel.mode == "scoped" else []),
+            lay.runtime_dir / "injection-stats.json": dumps_pretty(sel.stats),
+        }
+        for path, content in files.items():
+            atomic_write_bytes(path, content.encode("utf-8"))
+            sel.paths.append(path)
+    return sel
