@@ -13,6 +13,8 @@ import importlib
 # name -> (module, one-line help)
 BENCHES: dict[str, tuple[str, str]] = {
     "store": ("commonkeep.bench_store", "append throughput, rewrite time, CLI cold start"),
+    "locomo": ("commonkeep.search.bench_locomo", "retrieval on a LoCoMo-format file: hit@k, recall@k, MRR vs plain BM25"),
+    "search": ("commonkeep.search.bench_search", "search at scale: keyword/hybrid p50, reindex time, CLI wall time"),
 }
 
 
