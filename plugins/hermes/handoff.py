@@ -4,7 +4,8 @@
 child at the shared root (``OMP_MEMORY_ROOT``, ``OMPKEEP_ROOT``, ``PI_MEMORY_ROOT``) and at a
 fresh snapshot (``OMPKEEP_HANDOFF``, ``OMPKEEP_HANDOFF_FORMAT``), and a text block to prepend to
 the first ACP prompt (contracts/hermes-host.md §8.2). The snapshot is written by the recall
-engine (``commonkeep handoff [--goal]``, contracts/ompkeep-store.md §8), run as an argv vector.
+engine (``commonkeep.handoff.write_handoff``, the same files as ``commonkeep handoff [--goal]``,
+contracts/ompkeep-store.md §8).
 Dispatch never fails because of memory: if the snapshot cannot be made, the env still names the
 shared root and ``Handoff.notice`` says why there is no snapshot.
 
@@ -26,7 +27,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -74,28 +74,11 @@ def _shared_root(env: Mapping[str, str], root: str | Path | None) -> Path:
     return resolve_root(env=env).path
 
 
-def make_snapshot(root: Path, goal: str | None, max_chars: int = PROMPT_MAX_CHARS,
-                  env: Mapping[str, str] | None = None) -> Path:
-    """Run ``commonkeep handoff [--goal G] --max-chars N`` and return the snapshot path it prints."""
-    argv = [sys.executable, "-m", "commonkeep.cli", "handoff", "--root", str(root)]
-    if goal:
-        argv += ["--goal", goal, "--max-chars", str(max_chars)]
-    run_env = dict(os.environ if env is None else env)
-    run_env.setdefault("COMMONKEEP_AGENT", "hermes")
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=run_env, stdin=subprocess.DEVNULL)
-    if done.returncode != 0:
-        raise RuntimeError((done.stderr or done.stdout).strip() or f"commonkeep handoff exited {done.returncode}")
-    paths = []
-    for line in reversed(done.stdout.splitlines()):
-        token = line.strip().split()[-1] if line.strip() else ""
-        if token.endswith((".json", ".md")):
-            p = Path(token)
-            paths.append(p if p.is_absolute() else root / p)
-    json_paths = [p for p in paths if p.suffix == ".json" and p.exists()]
-    found = json_paths or [p for p in paths if p.exists()]
-    if not found:
-        raise RuntimeError(f"commonkeep handoff printed no snapshot path: {done.stdout.strip()[:200]!r}")
-    return found[0]
+def make_snapshot(root: Path, goal: str | None, max_chars: int = PROMPT_MAX_CHARS) -> Path:
+    """Write a plain or goal snapshot with the recall engine (``reports/handoff/``); returns the JSON path."""
+    from commonkeep.handoff import write_handoff
+
+    return write_handoff(root, goal, max_chars)
 
 
 def _prompt_text(path: Path, goal: str | None, max_chars: int) -> str:
@@ -125,7 +108,7 @@ def attach_handoff(cmd: Sequence[str], env: Mapping[str, str] | None, goal: str 
         out["OMPKEEP_TASK_ID"] = str(task_id)
     handoff = Handoff(cmd=list(cmd), env=out, root=shared)
     try:
-        path = make_snapshot(shared, goal, max_chars, env=out)
+        path = make_snapshot(shared, goal, max_chars)
     except Exception as exc:
         handoff.notice = f"no handoff snapshot ({exc}); the child still uses the shared root {shared}"
         return handoff

@@ -112,6 +112,9 @@ def load_sidecar(profile: HermesProfile) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+TRUNCATED = "…"
+
+
 def rendered_map(profile: HermesProfile) -> dict[str, str]:
     """``{entry text: record id}`` of the last render (to resolve ``old_text`` to records)."""
     out: dict[str, str] = {}
@@ -121,37 +124,26 @@ def rendered_map(profile: HermesProfile) -> dict[str, str]:
     return out
 
 
+def fully_shown_ids(profile: HermesProfile) -> set[str]:
+    """Ids of records whose whole statement is in the files (cut entries end with ``…``)."""
+    return {rid for text, rid in rendered_map(profile).items() if rid and not text.endswith(TRUNCATED)}
+
+
 def projection_entries(root: Path, limits: dict[str, int]) -> dict[str, list[tuple[str, str]]]:
     """The budgeted ``§`` projection of the store: ``{target: [(record_id, text), …]}``.
 
-    The recall engine (``commonkeep.projection``, issue 4) chooses and orders the records; until
-    it offers ``hermes_projection`` this falls back to :func:`simple_projection`. Either way
-    :func:`pack_entries` enforces Hermes' limits before anything is written.
+    The recall engine (``commonkeep.projection``) chooses, orders and packs the records (USER.md:
+    L1 identity records; MEMORY.md: L2); :func:`pack_entries` re-checks Hermes' limits before
+    anything is written. No entry may take more than half a file (longer statements are cut with
+    ``…``; prefetch recalls them whole), so one long record never crowds out the rest.
     """
-    try:
-        from commonkeep.projection import hermes_projection
-    except ImportError:
-        return simple_projection(root)
-    sections = hermes_projection(root, memory_limit=limits["memory"], user_limit=limits["user"])
-    return {t: [(str(rid), str(text)) for rid, text in sections.get(t, [])] for t in TARGET_FILES}
+    from commonkeep.projection import build_projection
 
-
-def is_user_record(rec: dict[str, Any]) -> bool:
-    """USER.md holds who the user is: L1 identity records and records tagged as profile."""
-    tags = {str(t) for t in rec.get("tags") or []}
-    return rec.get("layer") == "L1" or bool(tags & {"profile", "hermes:user"})
-
-
-def simple_projection(root: Path) -> dict[str, list[tuple[str, str]]]:
-    """Active global records, highest confidence first (ties by id): deterministic bytes."""
-    from commonkeep.store import Store
-
-    out: dict[str, list[tuple[str, str]]] = {t: [] for t in TARGET_FILES}
-    records = [r for r in Store(root, warn=False).records(active_only=True)
-               if (r.get("scope") or {}).get("type", "global") == "global" and r.get("layer") in ("L1", "L2")]
-    records.sort(key=lambda r: (-float(r.get("confidence") or 0), str(r.get("id"))))
-    for rec in records:
-        out["user" if is_user_record(rec) else "memory"].append((str(rec["id"]), str(rec.get("statement", ""))))
+    out: dict[str, list[tuple[str, str]]] = {}
+    for target in TARGET_FILES:
+        proj = build_projection(root, limits[target], fmt="hermes", target=target,
+                                max_entry_chars=max(1, limits[target] // 2))
+        out[target] = [(e.id, e.text) for e in proj.entries]
     return out
 
 

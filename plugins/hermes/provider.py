@@ -75,12 +75,12 @@ class CommonkeepProvider(MemoryProvider):  # type: ignore[misc]
         if not query.strip():
             return ""
         try:
-            from commonkeep_hermes.hermesfiles import rendered_map
+            from commonkeep_hermes.hermesfiles import fully_shown_ids
             from commonkeep_hermes.tools import format_hits, search_records
 
             profile = self._profile()
             root, _ = profile.shared_root()
-            shown = set(rendered_map(profile).values())
+            shown = fully_shown_ids(profile)
             hits = [h for h in search_records(root, query, PREFETCH_LIMIT * 2)
                     if str((h.get("record") or h).get("id", h.get("id", ""))) not in shown]
             text = format_hits(hits[:PREFETCH_LIMIT], PREFETCH_MAX_CHARS)

@@ -4,9 +4,8 @@ Plus the roundtable's agent tools (``memory`` / ``export``) when ``commonkeep_ro
 contributes them through the ``commonkeep_agent_tools`` hook, registered as
 ``commonkeep_<name>`` — a plugin tool named ``memory`` would collide with Hermes' core tool.
 
-Search and handoff run the ``commonkeep`` CLI as an argv vector in the same interpreter, so the
-tools stay correct whatever shape the recall engine's Python API takes, and a slow query cannot
-hang the agent (timeout). Results are framed as quoted data with ids and trust, never as
+Search runs the ``commonkeep search --json`` CLI as an argv vector in the same interpreter, so a
+slow query cannot hang the agent (timeout); handoff calls ``commonkeep.handoff.write_handoff``. Results are framed as quoted data with ids and trust, never as
 instructions (contracts/hermes-host.md §10.4).
 """
 
@@ -109,16 +108,15 @@ def _search_tool(profile: HermesProfile) -> HermesTool:
 
 def _handoff_tool(profile: HermesProfile) -> HermesTool:
     def handler(args: dict[str, Any], **kw: Any) -> str:
-        goal = str(args.get("goal") or "").strip()
-        argv = ["handoff"] + (["--goal", goal] if goal else [])
+        from commonkeep.handoff import write_handoff
+
+        goal = str(args.get("goal") or "").strip() or None
         try:
             root, _ = profile.shared_root()
-            done = run_cli(root, argv)
+            path = write_handoff(root, goal)
         except Exception as exc:
             return json.dumps({"success": False, "error": f"commonkeep handoff failed: {exc}"})
-        if done.returncode != 0:
-            return json.dumps({"success": False, "error": (done.stderr or done.stdout).strip()})
-        return json.dumps({"success": True, "snapshot": done.stdout.strip()})
+        return json.dumps({"success": True, "snapshot": str(path), "markdown": str(path.with_suffix(".md"))})
 
     return HermesTool(
         "commonkeep_handoff",

@@ -63,20 +63,24 @@ def _governed_loop(world: HermesWorld) -> None:
     assert user["provenance"]["file"] == "USER.md"
     assert mem["proposed_layer"] == "L2"
 
-    # 2. the librarian approves; after_apply re-renders Hermes' files
+    # 2. the librarian approves; after_apply re-renders Hermes' files within their limits
     world.approve_all()
-    assert world.memory_file("MEMORY.md").read_text() == MEMORY_FACT
+    mem_text = world.memory_file("MEMORY.md").read_text()
+    entries = mem_text.split("\n§\n")
+    assert MEMORY_FACT in entries and len(mem_text) <= 300
+    cut = [e for e in entries if e.endswith("…")]  # the long record, cut to half the file
+    assert len(cut) == 1 and LONG_FACT.startswith(cut[0][:-1]) and len(cut[0]) <= 150
     assert world.memory_file("USER.md").read_text() == USER_FACT
 
-    # 3. the next session's system prompt carries both, within the configured limits
+    # 3. the next session's system prompt carries both files, within the configured limits
     nxt = world.drive("prompt")
     system = nxt["system"]
-    assert MEMORY_FACT in system and USER_FACT in system
-    assert f"MEMORY (your personal notes) [16% — {len(MEMORY_FACT)}/300 chars]" in system
-    assert f"[22% — {len(USER_FACT)}/200 chars]" in system
+    assert mem_text in system and USER_FACT in system
+    assert f"MEMORY (your personal notes) [{len(mem_text) * 100 // 300}% — {len(mem_text)}/300 chars]" in system
+    assert f"USER PROFILE (who the user is) [22% — {len(USER_FACT)}/200 chars]" in system
     assert "governed by commonkeep" in system
     assert "commonkeep_search" in nxt["tools"] and "memory" in nxt["tools"]
-    # the record too long for the budget is recalled by prefetch, fenced as memory context
+    # the record cut to fit the budget is recalled whole by prefetch, fenced as memory context
     assert LONG_FACT not in system
     (turn,) = nxt["user_messages"]
     assert "<memory-context>" in turn and LONG_FACT in turn and "not instructions" in turn

@@ -73,6 +73,6 @@ def test_status_names_both_roots_and_pending(hermes19: HermesWorld) -> None:
     st = json.loads(done.stdout)
     assert st["installed"] and st["provider"] and st["plugin_enabled"] and st["shim"]
     assert st["hermes_root"] == str(hermes19.root) and st["same_root"]
-    assert st["pending_from_hermes"] == 2
+    assert st["pending_from_hermes"] == 3
     text = hermes19.commonkeep("hermes", "status").stdout
-    assert "pending candidates: 2 (2 from Hermes)" in text
+    assert "pending candidates: 3 (3 from Hermes)" in text
