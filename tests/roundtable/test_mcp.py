@@ -11,6 +11,8 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 
+from commonkeep.layout import ensure_layout
+from commonkeep.store import Store
 from commonkeep_roundtable.client import BrokerClient
 
 DENIAL = 'Only the "librarian" role may export rooms for memory; this session is "planner". Ask the librarian to write.'
@@ -34,6 +36,7 @@ def text_of(result: Any) -> str:
 
 def test_sdk_client_lists_and_calls_the_tools_over_stdio(agent_base: Path, broker: subprocess.Popen[bytes]) -> None:
     outcomes: dict[str, Any] = {}
+    ensure_layout(agent_base / "root")
 
     async def main() -> None:
         async with Client(server("planner", agent_base), read_timeout_seconds=60) as planner:
@@ -44,8 +47,15 @@ def test_sdk_client_lists_and_calls_the_tools_over_stdio(agent_base: Path, broke
             outcomes["digest"] = await planner.call_tool("roundtable_digest", {"room": "mcp"})
             outcomes["unknown"] = await planner.call_tool("no_such_tool", {})
         async with Client(
-            server("librarian", agent_base, ORPHUS_MEMORY_COMMAND=str(agent_base / "missing-backend")), read_timeout_seconds=60
+            server(
+                "librarian",
+                agent_base,
+                ORPHUS_MEMORY_COMMAND=str(agent_base / "missing-backend"),
+                OMP_MEMORY_ROOT=str(agent_base / "root"),
+            ),
+            read_timeout_seconds=60,
         ) as librarian:
+            outcomes["write"] = await librarian.call_tool("commonkeep_write", {"text": "Rate limits use GCRA per tenant."})
             outcomes["export"] = await librarian.call_tool("roundtable_export", {"room": "mcp", "path": "raw/mcp.md"})
             outcomes["bad_path"] = await librarian.call_tool("roundtable_export", {"room": "mcp", "path": "../escape.md"})
             outcomes["memory"] = await librarian.call_tool("roundtable_memory", {"action": "query", "question": "ship?"})
@@ -58,6 +68,7 @@ def test_sdk_client_lists_and_calls_the_tools_over_stdio(agent_base: Path, broke
         assert reviewer.cursor("mcp") == 0
     tools = outcomes["tools"]
     assert {"roundtable_export", "roundtable_memory", "roundtable_post", "roundtable_digest"} <= set(tools)
+    assert {"commonkeep_search", "commonkeep_write", "commonkeep_handoff"} <= set(tools)  # the core's own
     assert tools["roundtable_export"].input_schema["required"] == ["room", "path"]
     assert tools["roundtable_memory"].input_schema["properties"]["action"]["enum"] == ["query", "doctor", "ingest", "gardener"]
 
@@ -73,3 +84,6 @@ def test_sdk_client_lists_and_calls_the_tools_over_stdio(agent_base: Path, broke
     assert (agent_base / "memory" / "raw" / "mcp.md").read_text(encoding="utf-8").endswith("planner#1: Decision: ship it\n")
     assert outcomes["bad_path"].is_error and '".." may not appear' in text_of(outcomes["bad_path"])
     assert outcomes["memory"].is_error and text_of(outcomes["memory"]).startswith("Memory backend not reachable (")
+    assert not outcomes["write"].is_error, text_of(outcomes["write"])
+    (candidate,) = Store(agent_base / "root").candidates()
+    assert candidate["text"] == "Rate limits use GCRA per tenant." and candidate["provenance"]["role"] == "librarian"
