@@ -116,3 +116,10 @@ def test_pre_tool_call_fallback_blocks_and_stages(tmp_path: Path) -> None:
     texts = {c["text"] for c in world.inbox()}
     assert {MEMORY_FACT, USER_FACT} <= texts
     assert any("Staged for review" in m for m in run["tool_messages"]), run["tool_messages"]
+
+    # `commonkeep hermes status` names both roots and what is pending
+    st = json.loads(world.commonkeep("hermes", "status", "--json", OMP_MEMORY_ROOT=str(world.root)).stdout)
+    assert st["installed"] and st["provider"] and st["plugin_enabled"] and st["shim"]
+    assert st["hermes_root"] == str(world.root) and st["same_root"]
+    assert st["pending_from_hermes"] == 3
+    assert "pending candidates: 3 (3 from Hermes)" in world.commonkeep("hermes", "status").stdout

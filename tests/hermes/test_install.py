@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from tests.hermes.conftest import HermesWorld
@@ -63,16 +61,3 @@ def test_existing_entries_are_imported_once(hermes19: HermesWorld) -> None:
     hermes19.commonkeep("hermes", "install", "--root", str(hermes19.root))
     hermes19.commonkeep("hermes", "sync")
     assert len(hermes19.inbox()) == 2
-
-
-def test_status_names_both_roots_and_pending(hermes19: HermesWorld) -> None:
-    hermes19.write_config()
-    hermes19.install()
-    hermes19.drive("write")
-    done = hermes19.commonkeep("hermes", "status", "--json", OMP_MEMORY_ROOT=str(hermes19.root))
-    st = json.loads(done.stdout)
-    assert st["installed"] and st["provider"] and st["plugin_enabled"] and st["shim"]
-    assert st["hermes_root"] == str(hermes19.root) and st["same_root"]
-    assert st["pending_from_hermes"] == 3
-    text = hermes19.commonkeep("hermes", "status").stdout
-    assert "pending candidates: 3 (3 from Hermes)" in text
