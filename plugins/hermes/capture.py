@@ -213,3 +213,38 @@ def capture_entries(root: Path, entries: Mapping[str, list[str]], origin: str,
             store.append_candidate(cand)
             new_ids.append(str(cand["id"]))
     return new_ids
+
+
+def harvest_pending(pending_dir: Path, done_dir: Path, root: Path) -> list[str]:
+    """Turn writes Hermes' own gate staged (``memory.write_approval``) into candidates.
+
+    That gate is the fallback when the governance plugin did not load: Hermes then parks each
+    write as ``$HERMES_HOME/pending/memory/<id>.json`` (contracts/hermes-host.md §5.6). Each file
+    becomes candidates (origin ``write_approval``) and moves to ``done_dir``, so ``/memory
+    approve`` cannot later write it past the librarian.
+    """
+    import json
+
+    from commonkeep.store import Store
+
+    if not pending_dir.is_dir():
+        return []
+    new_ids: list[str] = []
+    store = Store(root)
+    for path in sorted(pending_dir.glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            payload = dict(record.get("payload") or {})
+            if payload.get("action") == "batch":
+                payload = {"target": payload.get("target", "memory"), "operations": payload.get("operations") or []}
+            ops = parse_memory_args(payload)
+        except (OSError, ValueError, AttributeError, TypeError):
+            continue  # not a memory write we understand: leave it for Hermes' own review
+        origin = "background_review" if record.get("origin") == "background_review" else "write_approval"
+        prov = Provenance(origin=origin, extra={"hermes_pending_id": str(record.get("id", path.stem))})
+        cands = [candidate_for(op, prov) for op in ops]
+        store.append_candidates(cands)
+        new_ids += [str(c["id"]) for c in cands]
+        done_dir.mkdir(parents=True, exist_ok=True)
+        path.replace(done_dir / path.name)
+    return new_ids

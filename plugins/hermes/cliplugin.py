@@ -98,6 +98,8 @@ def run_sync(args: argparse.Namespace) -> int:
     if report["captured"]:
         lines.append(f"  captured {len(report['captured'])} hand-edited entries as candidates; "
                      f"backups: {', '.join(report['backups'])}")
+    if report.get("harvested"):
+        lines.append(f"  harvested {len(report['harvested'])} writes parked by Hermes' write_approval as candidates")
     _print(report, args.json, lines)
     return 0
 

@@ -149,12 +149,13 @@ def projection_entries(root: Path, limits: dict[str, int]) -> dict[str, list[tup
 
 def refresh(profile: HermesProfile, root: Path, reason: str = "refresh") -> dict[str, Any]:
     """Re-render both files from the store; capture hand edits first. Returns a report."""
-    from commonkeep_hermes.capture import capture_entries, entry_key
+    from commonkeep_hermes.capture import capture_entries, entry_key, harvest_pending
 
     limits = profile.char_limits()
     sidecar = load_sidecar(profile)
     wanted = projection_entries(root, limits)
     report: dict[str, Any] = {"reason": reason, "root": str(root), "captured": [], "backups": [], "targets": {}}
+    report["harvested"] = harvest_pending(profile.home / "pending" / "memory", profile.state_dir / "harvested", root)
     profile.memories_dir.mkdir(parents=True, exist_ok=True)
     for target in TARGET_FILES:
         path = profile.memory_file(target)

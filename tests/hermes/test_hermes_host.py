@@ -123,3 +123,23 @@ def test_pre_tool_call_fallback_blocks_and_stages(tmp_path: Path) -> None:
     assert st["hermes_root"] == str(world.root) and st["same_root"]
     assert st["pending_from_hermes"] == 3
     assert "pending candidates: 3 (3 from Hermes)" in world.commonkeep("hermes", "status").stdout
+
+
+def test_without_the_plugin_hermes_own_gate_parks_writes_and_sync_harvests_them(hermes19: HermesWorld) -> None:
+    """If the governance plugin fails to load, ``write_approval`` (set by install) still gates."""
+    from commonkeep_hermes import yamledit
+
+    hermes19.write_config()
+    hermes19.install()
+    hermes19.config.write_text(yamledit.remove_list_item(hermes19.config.read_text(), "plugins", "enabled",
+                                                         "commonkeep-governance"))
+    run = hermes19.drive("write")
+    assert run["after"] == run["before"]  # nothing reached the files
+    parked = list((hermes19.hermes_home / "pending" / "memory").glob("*.json"))
+    assert len(parked) == 3 and hermes19.inbox() == []
+
+    hermes19.commonkeep("hermes", "sync")
+    cands = hermes19.inbox()
+    assert {c["text"] for c in cands} == {MEMORY_FACT, USER_FACT, LONG_FACT}
+    assert {c["provenance"]["origin"] for c in cands} == {"write_approval"}
+    assert not list((hermes19.hermes_home / "pending" / "memory").glob("*.json"))
