@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from commonkeep.errors import CommonkeepError
+from commonkeep.errors import EXIT_LOCKED, CommonkeepError
 from commonkeep_roundtable.broker import socket_answers
 from commonkeep_roundtable.framing import FrameDecoder, FrameError, encode_frame
 from commonkeep_roundtable.paths import agent_dir, broker_dir, socket_path
@@ -39,7 +39,7 @@ def start_broker_process(base: Path) -> subprocess.Popen[bytes]:
 
     The broker outlives this process if clients remain, and exits by itself once idle; its
     output goes to ``<agentDir>/roundtable/broker.log``. A broker that loses the start-up race
-    to another exits at once, which is fine: the socket answers either way.
+    to another exits at once with code 4, which is fine: the winner's socket answers.
     """
     sock = socket_path(base)
     broker_dir(base).mkdir(parents=True, exist_ok=True)
@@ -59,13 +59,11 @@ def start_broker_process(base: Path) -> subprocess.Popen[bytes]:
     while time.monotonic() < deadline:
         if socket_answers(sock):
             return proc
-        if proc.poll() not in (None, 0) and not socket_answers(sock):
-            # lost a start-up race is exit 4 with the winner listening; anything else is real
-            time.sleep(0.05)
-            if socket_answers(sock):
-                return proc
+        code = proc.poll()
+        # exit 4 (lock held) means another client's broker won the start-up race: wait for it
+        if code is not None and code != EXIT_LOCKED:
             raise BrokerError(
-                f"the roundtable broker exited with code {proc.returncode} before listening on {sock}",
+                f"the roundtable broker exited with code {code} before listening on {sock}",
                 hint=f"see {broker_dir(base) / 'broker.log'}",
             )
         time.sleep(0.02)

@@ -199,3 +199,32 @@ def test_socket_path_too_long_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(BadInput) as err:
         BrokerClient.connect("planner", base=deep)
     assert "Unix sockets allow at most" in str(err.value) and "ORPHUS_CODING_AGENT_DIR" in str(err.value)
+
+
+def test_clients_racing_to_start_a_broker_all_end_up_on_one(agent_base: Path) -> None:
+    import threading
+
+    clients: list[BrokerClient] = []
+    errors: list[BaseException] = []
+
+    def connect_one(name: str) -> None:
+        try:
+            clients.append(BrokerClient.connect(name, base=agent_base))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=connect_one, args=(f"role{i}",)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    try:
+        assert errors == [] and len(clients) == 3
+        # session ids carry the broker's pid: one broker serves all three
+        assert len({c.session_id.split("-")[0] for c in clients}) == 1
+        clients[0].join("race")
+        clients[0].post("race", "first")
+        assert clients[1].fetch("race")["lastSeq"] == 1
+    finally:
+        for c in clients:
+            c.close()
