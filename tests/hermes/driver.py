@@ -7,7 +7,9 @@ folders and strips API keys before starting this, so Hermes is isolated and keyl
 
 - ``write``: the model calls ``memory`` (target memory, then user) and answers;
 - ``prompt``: one plain turn; returns the system prompt Hermes sent;
-- ``review``: ``nudge_interval: 1`` — the background review fork calls ``memory``; polls the inbox.
+- ``review``: ``nudge_interval: 1`` — the background review fork calls ``memory``; polls the inbox;
+- ``finalize``: after plugin load, a record is approved with the after-apply listener blocked, so
+  the files are stale; then Hermes fires ``on_session_finalize`` / ``on_session_reset``.
 """
 
 from __future__ import annotations
@@ -105,8 +107,29 @@ def scenario_review(llm: FakeLLM) -> dict[str, Any]:
             "tool_messages": _tool_messages(llm.requests)}
 
 
+def scenario_finalize(llm: FakeLLM) -> dict[str, Any]:
+    os.environ["COMMONKEEP_BLOCK_PLUGINS"] = "hermes"  # this process's apply must not re-render
+    from hermes_cli.plugins import discover_plugins, invoke_hook
+
+    discover_plugins(force=True)
+    from commonkeep.candidates import new_candidate
+    from commonkeep.review import approve
+    from commonkeep.store import Store
+
+    root = os.environ["COMMONKEEP_TEST_ROOT"]
+    seen: dict[str, Any] = {}
+    for hook, fact in (("on_session_finalize", MEMORY_FACT), ("on_session_reset", REVIEW_FACT)):
+        cand = Store(root).append_candidate(new_candidate(fact, evidence_refs=["a", "b"], confidence=0.9))
+        approve(root, [cand["id"]], role="librarian")
+        stale = _memory_files()["MEMORY.md"]
+        invoke_hook(hook, session_id="s-1", platform="cli", reason="exit")
+        seen[hook] = {"stale": stale, "after": _memory_files()["MEMORY.md"]}
+    return seen
+
+
 def main(argv: list[str]) -> int:
-    scenario = {"write": scenario_write, "prompt": scenario_prompt, "review": scenario_review}[argv[0]]
+    scenario = {"write": scenario_write, "prompt": scenario_prompt, "review": scenario_review,
+                "finalize": scenario_finalize}[argv[0]]
     with FakeLLM() as llm:
         result = scenario(llm)
     print("RESULT " + json.dumps(result, default=str))

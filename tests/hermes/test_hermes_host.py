@@ -143,3 +143,12 @@ def test_without_the_plugin_hermes_own_gate_parks_writes_and_sync_harvests_them(
     assert {c["text"] for c in cands} == {MEMORY_FACT, USER_FACT, LONG_FACT}
     assert {c["provenance"]["origin"] for c in cands} == {"write_approval"}
     assert not list((hermes19.hermes_home / "pending" / "memory").glob("*.json"))
+
+
+def test_files_are_refreshed_when_a_session_finalizes_or_resets(hermes19: HermesWorld) -> None:
+    hermes19.write_config()
+    hermes19.install()
+    seen = hermes19.drive("finalize")
+    fin, reset = seen["on_session_finalize"], seen["on_session_reset"]
+    assert MEMORY_FACT not in (fin["stale"] or "") and MEMORY_FACT in fin["after"]
+    assert REVIEW_FACT not in reset["stale"] and REVIEW_FACT in reset["after"]

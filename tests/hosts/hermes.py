@@ -102,10 +102,16 @@ def ensure(version: str) -> str:
 def require_python(version: str) -> Path:
     """The venv's python for the tests; raises ``RuntimeError`` with the fix when it is missing."""
     py = venv_python(version)
-    if not py.exists() or _read_marker(version).get("hermes_agent") != version:
+    marker = _read_marker(version)
+    if not py.exists() or marker.get("hermes_agent") != version:
         raise RuntimeError(
             f"hermes-agent {version} is not installed at {venv_dir(version)}; "
             f"run `{SETUP_COMMAND}` (scripts/test does) to install the real Hermes hosts"
+        )
+    if marker.get("commonkeep_repo") != str(REPO):
+        raise RuntimeError(
+            f"the Hermes venv {venv_dir(version)} runs commonkeep from {marker.get('commonkeep_repo')}, "
+            f"not this checkout ({REPO}); run `{SETUP_COMMAND}` to re-link it"
         )
     return py
 
