@@ -8,9 +8,9 @@ Two databases under ``search/``:
   (float32 BLOBs of the local embedder) and ``meta`` (the fingerprint of the canonical files
   the indexes were built from).
 
-Source context: a record is indexed together with the statements of up to
-``CONTEXT_NEIGHBOURS`` records on each side that were captured from the same source (the same
-first evidence ref, its ``#anchor`` removed), in store order. A memory lifted from a conversation
+Source context: a record whose first evidence ref points at a position in a source
+(``<source>#<anchor>``, e.g. a conversation turn) is indexed together with the statements of up
+to ``CONTEXT_NEIGHBOURS`` records on each side captured from the same source, in store order. A memory lifted from a conversation
 is then also found by the words of the turns around it — a general document-expansion
 technique, weighted low (``CONTEXT_WEIGHT``) so a record's own words always count most.
 
@@ -95,12 +95,16 @@ def connect_recall(path: Path) -> sqlite3.Connection:
 
 
 def source_of(record: Mapping[str, Any]) -> str | None:
-    """The source a record was captured from: its first evidence ref without the ``#anchor``."""
+    """The source a record was captured from: its first evidence ref without the ``#anchor``.
+
+    Only anchored refs (``<source>#<position>``, e.g. a conversation turn) have a source: a
+    record citing a whole file (``daily/2026-12-02.md``) has no neighbours worth indexing.
+    """
     evidence = record.get("evidence")
     if not isinstance(evidence, list) or not evidence or not isinstance(evidence[0], dict):
         return None
     ref = evidence[0].get("ref")
-    if not isinstance(ref, str) or not ref:
+    if not isinstance(ref, str) or "#" not in ref:
         return None
     return ref.split("#", 1)[0]
 

@@ -180,8 +180,9 @@ class LocalMiniLM:
     def search(self, root: str, query: str, limit: int) -> list[str]:
         import numpy as np
 
-        from commonkeep.search.index import connect_recall, recall_db_path
+        from commonkeep.search.index import connect_recall, ensure_fresh, recall_db_path
 
+        ensure_fresh(root)
         self.refresh(root)
         ids, matrix = _load_matrix(recall_db_path(root), connect_recall)
         if not ids or not query.strip():

@@ -1,0 +1,122 @@
+"""The LoCoMo bench on a small LoCoMo-format fixture, the scale bench's parts, and the search CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from commonkeep.cli import main
+from commonkeep.search import bench_locomo, bench_search
+from tests.recall.conftest import make_record, seed
+
+TOY = Path(__file__).parent / "data" / "locomo_toy.json"
+
+
+def test_turn_records_are_valid_and_keep_their_dia_id() -> None:
+    from commonkeep.records import memory_record_problem
+
+    conv = json.loads(TOY.read_text(encoding="utf-8"))[0]
+    records = bench_locomo.turn_records(conv, "2026-12-02")
+    assert len(records) == 8
+    assert all(memory_record_problem(r) is None for r in records)
+    assert [bench_locomo.dia_of(r) for r in records][:3] == ["D1:1", "D1:2", "D1:3"]
+    assert records[2]["evidence"][0]["ref"] == "locomo/toy-1/session_1#D1:3"
+    assert records[2]["statement"] == "Ana: A beagle puppy named Pixel, she loves chewing shoes."
+
+
+def test_locomo_bench_scores_categories_1_to_4_against_a_bm25_baseline() -> None:
+    report = bench_locomo.run_bench(TOY, ["keyword"])
+    assert report["turns"] == 12 and report["conversations"] == 2
+    base, ours = report["systems"]["bm25-baseline"], report["systems"]["keyword"]
+    assert (
+        base["overall"]["questions"] == ours["overall"]["questions"] == 6
+    )  # the category-5 question is skipped
+    assert ours["4:single-hop"]["questions"] == 3 and ours["2:temporal"]["questions"] == 1
+    assert ours["overall"]["hit@5"] == 1.0  # every toy answer turn is found
+    for key in ("hit@1", "hit@5", "hit@10", "recall@5", "recall@10", "mrr", "p50_ms", "p95_ms"):
+        assert key in ours["overall"] and key in base["overall"]
+    assert 0 <= base["overall"]["mrr"] <= base["overall"]["hit@10"] <= 1
+    assert "bm25-baseline" in bench_locomo.format_report(report)
+
+
+def test_locomo_bench_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "locomo", "--data", str(TOY), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report["systems"]) == {"bm25-baseline", "keyword"}
+
+
+def test_locomo_bench_rejects_a_file_in_another_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"hello": 1}', encoding="utf-8")
+    assert main(["bench", "locomo", "--data", str(bad)]) == 2
+    assert "not in LoCoMo format" in capsys.readouterr().err
+
+
+def test_scale_bench_records_are_valid_and_deterministic() -> None:
+    from commonkeep.records import memory_record_problem
+
+    a, vocab = bench_search.synthetic_records(50)
+    b, _ = bench_search.synthetic_records(50)
+    assert a == b and len(vocab) == 5000
+    assert all(memory_record_problem(r) is None for r in a)
+
+
+def test_search_cli_prints_memory_search_lines(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seed(
+        root,
+        [make_record("mem_a", "Run the test suite with pytest -q.", ruleType="testing", confidence=0.125)],
+    )
+    assert main(["search", "--root", str(root), "pytest"]) == 0
+    assert capsys.readouterr().out == "- mem_a [L2, conf 0.13, testing] Run the test suite with pytest -q.\n"
+    assert main(["search", "--root", str(root), "nothing-like-this"]) == 0
+    assert capsys.readouterr().out == "No memory matched.\n"
+    assert main(["search", "--root", str(root), "--mode", "keyword", "--json", "test suite"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["results"][0]["sources"] == ["fts"] and data["used"] == "keyword"
+
+
+def test_search_cli_refuses_a_bad_limit_and_a_missing_root(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["search", "--root", str(root), "--limit", "0", "x"]) == 2
+    assert "--limit must be positive" in capsys.readouterr().err
+    assert main(["search", "--root", str(tmp_path / "nope"), "x"]) == 2
+    assert "is not a memory root" in capsys.readouterr().err
+
+
+def test_reindex_and_doctor_report_drift(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import sqlite3
+
+    seed(root, [make_record("mem_a", "Alpha."), make_record("mem_b", "Beta.")])
+    assert main(["reindex", "--root", str(root), "--no-embed"]) == 0
+    assert "indexed 2 active record(s)" in capsys.readouterr().out
+    conn = sqlite3.connect(root / "search" / "memory-fts.db")
+    conn.execute("DELETE FROM memory_fts WHERE id = 'mem_a'")
+    conn.execute("INSERT INTO memory_fts VALUES ('mem_ghost', 'L2', '', 0.5, 'Ghost.', '')")
+    conn.commit()
+    conn.close()
+    from commonkeep.search.plugin import commonkeep_doctor_checks
+
+    [finding] = commonkeep_doctor_checks(str(root))
+    assert finding["code"] == "index_drift" and finding["severity"] == "warning"
+    assert "1 active record(s) not indexed: mem_a" in finding["message"] and "mem_ghost" in finding["message"]
+    assert main(["reindex", "--root", str(root), "--no-embed"]) == 0
+    assert commonkeep_doctor_checks(str(root))[0]["severity"] == "ok"
+
+
+def test_search_cli_as_a_subprocess(root: Path) -> None:
+    seed(root, [make_record("mem_a", "The root lives in pi-memory.")])
+    proc = subprocess.run(
+        [sys.executable, "-m", "commonkeep.cli", "search", "--root", str(root), "pi-memory"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("- mem_a [L2, conf 0.80]")

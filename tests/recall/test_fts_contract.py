@@ -1,0 +1,197 @@
+"""OMP's table: exact schema, WAL, only active non-tombstoned records, exact columns, queries."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from commonkeep.search import fts, index
+from tests.recall.conftest import make_record, seed
+
+CONTRACT_SQL = (
+    "CREATE VIRTUAL TABLE memory_fts USING fts5(id UNINDEXED, layer UNINDEXED, rule_type UNINDEXED, "
+    "confidence UNINDEXED, statement, tags, tokenize='porter unicode61')"
+)
+
+
+def _rows(root: Path) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(root / "search" / "memory-fts.db")
+    try:
+        return sorted(
+            conn.execute(
+                "SELECT id, layer, rule_type, confidence, statement, tags FROM memory_fts"
+            ).fetchall()
+        )
+    finally:
+        conn.close()
+
+
+def test_index_has_the_contract_schema_in_wal_mode(root: Path) -> None:
+    seed(root, [make_record("mem_a", "Run the suite with pytest -q.")])
+    index.sync_root(root, embed=False)
+    conn = sqlite3.connect(root / "search" / "memory-fts.db")
+    try:
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name='memory_fts'").fetchone()[0]
+        assert sql == CONTRACT_SQL
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        cols = [r[1] for r in conn.execute("PRAGMA table_info(memory_fts)")]
+        assert cols == ["id", "layer", "rule_type", "confidence", "statement", "tags"]
+    finally:
+        conn.close()
+
+
+def test_only_active_non_tombstoned_records_are_indexed_with_exact_columns(root: Path) -> None:
+    seed(
+        root,
+        [
+            make_record(
+                "mem_active",
+                "Prefer ruff over flake8.",
+                ruleType="prefer_pattern",
+                confidence=0.9,
+                tags=["lint", "python"],
+            ),
+            make_record("mem_norule", "Deploys go out on Tuesdays.", tags=[]),
+            make_record("mem_deleted", "Old deleted fact.", status="deleted"),
+            make_record("mem_contested", "Disputed fact.", status="contested"),
+            make_record("mem_superseded", "Replaced fact.", status="superseded"),
+            make_record("mem_tomb", "Tombstoned but still listed active."),
+        ],
+    )
+    seed(
+        root, [make_record("mem_l1", "The user is called Ada.", layer="L1")], file="memory/L1.identity.jsonl"
+    )
+    seed(
+        root,
+        [make_record("mem_proj", "Project uses uv.", scope={"type": "project", "project": "p"})],
+        file="memory/projects/p.jsonl",
+    )
+    seed(
+        root,
+        [
+            {
+                "id": "tomb_mem_tomb_0123456789",
+                "deleted_record_id": "mem_tomb",
+                "deleted_at": "2026-12-02T10:00:00.000Z",
+                "deletion_mode": "audit_preserving",
+                "deletion_reason": "user_requested",
+                "content_removed": True,
+            }
+        ],
+        file="memory/tombstones.jsonl",
+    )
+    index.sync_root(root, embed=False)
+    assert _rows(root) == [
+        ("mem_active", "L2", "prefer_pattern", 0.9, "Prefer ruff over flake8.", "lint python"),
+        ("mem_l1", "L1", "", 0.8, "The user is called Ada.", "test"),
+        ("mem_norule", "L2", "", 0.8, "Deploys go out on Tuesdays.", ""),
+        ("mem_proj", "L2", "", 0.8, "Project uses uv.", "test"),
+    ]
+
+
+def test_sync_follows_changes_and_matches_a_full_rebuild(root: Path) -> None:
+    seed(root, [make_record("mem_a", "Alpha fact."), make_record("mem_b", "Beta fact.")])
+    index.sync_root(root, embed=False)
+    path = root / "memory" / "L2.playbooks.jsonl"
+    from commonkeep.store import Store
+
+    def change(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+        rows[0]["statement"] = "Alpha fact, revised."
+        rows[1]["status"] = "deprecated"
+        return rows
+
+    Store(root).rewrite(path, change)
+    seed(root, [make_record("mem_c", "Gamma fact.")])
+    report = index.sync_root(root, embed=False)
+    incremental = _rows(root)
+    assert [r[0] for r in incremental] == ["mem_a", "mem_c"]
+    assert incremental[0][4] == "Alpha fact, revised."
+    assert report.fts.removed == 2 and report.fts.added == 2  # mem_a replaced, mem_b gone, mem_c new
+    index.sync_root(root, full=True, embed=False)
+    assert _rows(root) == incremental
+
+
+def test_after_apply_hook_syncs_the_index(root: Path) -> None:
+    from commonkeep.plugins import build_plugin_manager
+
+    seed(root, [make_record("mem_a", "Use pnpm for node projects.")])
+    errors = build_plugin_manager(load_entrypoints=False).after_apply(
+        str(root), {"patch_id": "patch_x"}, ["op_001"]
+    )
+    assert errors == []
+    assert [r[0] for r in _rows(root)] == ["mem_a"]
+
+
+def test_hyphenated_and_punctuated_queries_work_instead_of_erroring(root: Path) -> None:
+    seed(
+        root,
+        [
+            make_record("mem_a", "The root lives in pi-memory under the agent folder."),
+            make_record("mem_b", "Memory is pi based."),
+        ],
+    )
+    index.sync_root(root, embed=False)
+    conn = fts.connect(root / "search" / "memory-fts.db")
+    try:
+        # Upstream's sanitised query is an FTS5 error for a hyphen (contract §14.12): no results.
+        assert fts.run_match(conn, fts.contract_query("pi-memory"), 8) == []
+        hits = fts.search_keyword(conn, "pi-memory", 8)
+        assert hits[0].id == "mem_a"
+        for query in ['"unbalanced', "a AND (b", "col:umn", "NEAR(", "*", "x OR", "--"]:
+            fts.search_keyword(conn, query, 8)  # must not raise
+    finally:
+        conn.close()
+
+
+def test_reads_an_index_written_the_contract_way(tmp_path: Path) -> None:
+    """An index built by another writer (OMP) with the contract's DDL and inserts is searchable."""
+    db = tmp_path / "memory-fts.db"
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute(CONTRACT_SQL)
+    conn.execute(
+        "INSERT INTO memory_fts VALUES ('mem_x', 'L2', 'testing', 0.88, 'Run the test suite with pytest -q.', 'tooling pytest')"
+    )
+    conn.commit()
+    conn.close()
+    conn = fts.connect(db)
+    try:
+        hits = fts.search_keyword(conn, "pytest", 8)
+        assert [(h.id, h.layer, h.rule_type, h.confidence) for h in hits] == [
+            ("mem_x", "L2", "testing", 0.88)
+        ]
+        assert hits[0].score > 0  # abs(bm25)
+    finally:
+        conn.close()
+
+
+def test_all_terms_match_ranks_before_any_term_match(root: Path) -> None:
+    seed(
+        root,
+        [
+            make_record("mem_any", "Coffee is brewed every morning in the office kitchen with care."),
+            make_record("mem_all", "Coffee machine descaling happens monthly."),
+        ],
+    )
+    index.sync_root(root, embed=False)
+    conn = index.connect_recall(index.recall_db_path(root))
+    try:
+        hits = index.search_recall(conn, "coffee machine descaling", 8)
+    finally:
+        conn.close()
+    assert [h.id for h in hits][:2] == ["mem_all", "mem_any"]
+
+
+def test_source_context_is_built_from_neighbours_of_the_same_source() -> None:
+    recs = [
+        make_record(
+            f"mem_{i}",
+            f"turn {i}",
+            evidence=[{"type": "conversation", "ref": f"chat/{'a' if i < 5 else 'b'}#t{i}", "note": "n"}],
+        )
+        for i in range(7)
+    ]
+    rows = index.index_rows(recs)
+    assert rows["mem_2"].context == "turn 0 turn 1 turn 3 turn 4"
+    assert rows["mem_4"].context == "turn 2 turn 3"  # mem_5 is another source
+    assert rows["mem_5"].context == "turn 6"

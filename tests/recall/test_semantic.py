@@ -1,0 +1,163 @@
+"""Semantic backends: the local MiniLM embedder, qmd's argv, and the fallback to keyword search."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from commonkeep.search import index, semantic
+from commonkeep.search.hybrid import search
+from tests.recall.conftest import make_record, seed
+
+FACTS = [
+    make_record("mem_tests", "Run the unit test suite with pytest before every commit."),
+    make_record("mem_cat", "The office cat is named Tom and sleeps on the printer."),
+    make_record("mem_deploy", "Production deploys happen on Tuesday afternoons."),
+]
+
+
+class Unavailable:
+    name = "broken"
+
+    def available(self) -> str | None:
+        return "its model file is missing"
+
+    def search(self, root: str, query: str, limit: int) -> list[str]:  # pragma: no cover - never called
+        raise AssertionError("an unavailable backend must not be searched")
+
+
+class Failing:
+    name = "flaky"
+
+    def available(self) -> str | None:
+        return None
+
+    def search(self, root: str, query: str, limit: int) -> list[str]:
+        raise RuntimeError("model crashed")
+
+
+def test_no_usable_backend_falls_back_to_keyword_and_says_so_once(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed(root, FACTS)
+    semantic._warned.clear()
+    first = search(root, "pytest commit", "deep", 5, backends=[Unavailable()])
+    second = search(root, "pytest commit", "semantic", 5, backends=[Unavailable()])
+    assert first.used == second.used == "keyword"
+    assert [r.id for r in first.results] == ["mem_tests"]
+    assert "broken: its model file is missing" in first.notices[0]
+    assert capsys.readouterr().err.count("its model file is missing") == 1
+
+
+def test_a_backend_that_fails_while_searching_falls_back_too(root: Path) -> None:
+    seed(root, FACTS)
+    resp = search(root, "pytest", "deep", 5, backends=[Failing()])
+    assert resp.used == "keyword" and "model crashed" in resp.notices[0]
+    assert [r.id for r in resp.results] == ["mem_tests"]
+
+
+def test_semantic_off_by_environment(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(root, FACTS)
+    monkeypatch.setenv("COMMONKEEP_SEMANTIC", "off")
+    assert search(root, "pytest", "deep", 5).used == "keyword"
+
+
+def test_local_minilm_finds_meaning_without_shared_words(root: Path) -> None:
+    seed(root, FACTS)
+    backend = semantic.LocalMiniLM()
+    assert backend.available() is None
+    ids = backend.search(str(root), "which pet lives at work", 3)
+    assert ids[0] == "mem_cat"
+    resp = search(root, "when do we ship to prod", "semantic", 3, backends=[backend])
+    assert resp.used == "local-minilm" and resp.results[0].id == "mem_deploy"
+    deep = search(root, "pytest before commit", "deep", 3, backends=[backend])
+    top = deep.results[0]
+    assert top.id == "mem_tests" and top.sources == ["fts", "local-minilm"]
+    assert top.score == pytest.approx(0.45 / 61 + 0.55 / 61)
+
+
+def test_vectors_are_float32_blobs_with_the_model_id_and_follow_the_records(root: Path) -> None:
+    seed(root, FACTS)
+    index.sync_root(root)  # embeds, since the extra is installed
+    conn = index.connect_recall(index.recall_db_path(root))
+    try:
+        rows = conn.execute("SELECT id, model, dim, length(vec) FROM vectors ORDER BY id").fetchall()
+        assert rows == [
+            (r["id"], semantic.MODEL_ID, 384, 384 * 4) for r in sorted(FACTS, key=lambda r: r["id"])
+        ]
+        import numpy as np
+
+        vec = np.frombuffer(
+            conn.execute("SELECT vec FROM vectors WHERE id='mem_cat'").fetchone()[0], dtype="<f4"
+        )
+        assert abs(float(np.linalg.norm(vec)) - 1.0) < 1e-4
+    finally:
+        conn.close()
+    from commonkeep.store import Store
+
+    Store(root).rewrite(
+        root / "memory" / "L2.playbooks.jsonl", lambda rows: [r for r in rows if r["id"] != "mem_cat"]
+    )
+    index.sync_root(root)
+    conn = index.connect_recall(index.recall_db_path(root))
+    try:
+        assert [r[0] for r in conn.execute("SELECT id FROM vectors ORDER BY id")] == [
+            "mem_deploy",
+            "mem_tests",
+        ]
+    finally:
+        conn.close()
+
+
+def test_importing_search_does_not_import_numpy_or_onnxruntime() -> None:
+    code = (
+        "import sys, commonkeep.search.hybrid, commonkeep.search.semantic, commonkeep.search.cli, commonkeep.search.plugin;"
+        "print(sorted(m for m in ('numpy', 'onnxruntime', 'tokenizers') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert out == "[]"
+
+
+def test_qmd_backend_runs_the_contract_argv_and_extracts_ids(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    log = tmp_path / "argv.txt"
+    fake = bindir / "qmd"
+    fake.write_text(
+        "#!" + sys.executable + "\n"
+        "import json, sys\n"
+        f"open({str(log)!r}, 'w').write(json.dumps(sys.argv[1:]))\n"
+        "print(json.dumps({'results': [{'path': 'qmd://c/rendered/MEMORY.md#mem_20261202_ab12'}, {'id': 'x mem_other_1 y'}, {'path': 'no id'}]}))\n",
+        encoding="utf-8",
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    (root / "config.json").write_text('{"qmd": {"collection": "shared-mem"}}', encoding="utf-8")
+    backend = semantic.Qmd()
+    assert backend.available() is None
+    assert backend.search(str(root), "pi-memory root", 7) == ["mem_20261202_ab12", "mem_other_1"]
+    import json
+
+    assert json.loads(log.read_text()) == [
+        "vsearch",
+        "--json",
+        "-c",
+        "shared-mem",
+        "-n",
+        "7",
+        "pi-memory root",
+    ]
+
+
+def test_qmd_is_unavailable_without_the_binary(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert semantic.Qmd().available() == "qmd is not on PATH"
