@@ -110,6 +110,9 @@ class Store:
         return self.append_candidates([candidate])[0]
 
     def append_candidates(self, candidates: list[Row]) -> list[Row]:
+        from commonkeep.secrets import redact_obj
+
+        candidates = [redact_obj(c) for c in candidates]  # every field, provenance and extras too
         for c in candidates:
             problem = candidate_problem(c)
             if problem:
