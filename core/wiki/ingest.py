@@ -1,0 +1,182 @@
+"""``ingest``: compile one raw source into pages, facts and a single git commit.
+
+Order of work: check the path (``paths``), take the writer lock, extract (deterministic, plus
+the LLM extractor when configured), store facts, regenerate the pages the source touched (and
+those whose facts changed status), rebuild ``index.md``, append to ``log.md``, commit once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from commonkeep import timeutil
+from commonkeep.wiki.extract import Extraction, extract
+from commonkeep.wiki.factsdb import FactsDB
+from commonkeep.wiki.gitcommit import commit_pass
+from commonkeep.wiki.layout import WikiLayout, ensure_layout, project_layout
+from commonkeep.wiki.lock import writer_lock
+from commonkeep.wiki.pages import HUMAN, concept_page, entity_page, index_page, source_page, summaries, write_page
+from commonkeep.wiki.paths import read_source, resolve_source
+from commonkeep.wiki.text import slugify
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+@dataclass
+class IngestReport:
+    """What one ingest did (printed by the CLI, returned by the Python API)."""
+
+    source: str
+    source_page: str
+    date: str
+    entities: int
+    concepts: int
+    facts: int
+    pages: dict[str, int] = field(default_factory=dict)
+    skipped_human: list[str] = field(default_factory=list)
+    commit: str = ""
+    extractor: str = "deterministic"
+
+
+def split_raw(text: str) -> tuple[dict[str, Any], str]:
+    """Optional YAML frontmatter of a raw source (``date``, ``title``) and its body."""
+    if text.startswith("---\n"):
+        end = text.find("\n---\n", 4)
+        if end > 0:
+            try:
+                meta = yaml.safe_load(text[4:end]) or {}
+            except yaml.YAMLError:
+                meta = None
+            if isinstance(meta, dict):
+                return meta, text[end + 5 :]
+    return {}, text
+
+
+def _source_slug(db: FactsDB, rel: str) -> str:
+    stem = rel[len("raw/") :].rsplit(".", 1)[0] if "." in rel.rsplit("/", 1)[-1] else rel[len("raw/") :]
+    slug = slugify(stem.replace("/", "-"))
+    taken = {s for p, s, _, _ in db.sources() if p != rel}
+    if slug in taken:
+        slug = f"{slug}-{hashlib.sha256(rel.encode()).hexdigest()[:6]}"
+    return slug
+
+
+def _statuses(db: FactsDB) -> dict[str, tuple[str, str, int, str | None]]:
+    return {k: (src, st, o, by) for k, src, st, o, by in db.conn.execute("SELECT key, source, status, ordinal, status_by FROM facts")}
+
+
+def regenerate(layout: WikiLayout, db: FactsDB, entities: set[str], concepts: set[str], sources: set[str]) -> tuple[dict[str, int], list[str]]:
+    """Rewrite the named llm-owned pages from ``facts.db``; human pages are left alone."""
+    today = timeutil.today()
+    counts: dict[str, int] = {"created": 0, "updated": 0, "unchanged": 0}
+    skipped: list[str] = []
+    groups = db.alias_groups()
+    names = db.entity_names()
+
+    def put(path: Path, content: str) -> None:
+        state = write_page(path, content)
+        if state == HUMAN:
+            skipped.append(str(path.relative_to(layout.project)))
+        else:
+            counts[state] += 1
+
+    for slug in sorted(entities):
+        if slug in names:
+            put(layout.page("entities", slug), entity_page(db.conn, slug, names[slug], groups.get(slug, {slug}), today))
+    for slug in sorted(concepts):
+        put(layout.page("concepts", slug), concept_page(db.conn, slug, today))
+    for src in sorted(sources):
+        row = db.source_row(src)
+        if row is not None:
+            put(layout.page("sources", row[0]), source_page(db.conn, src, today))
+    layout.index.write_text(index_page(layout, summaries(db.conn)), encoding="utf-8")
+    return counts, skipped
+
+
+def append_log(layout: WikiLayout, op: str, title: str, lines: list[str]) -> None:
+    """Append one entry to ``wiki/log.md`` (``## [YYYY-MM-DD] op | title``); never rewrites it."""
+    entry = [f"## [{timeutil.today()}] {op} | {title}", *lines, ""]
+    text = layout.log.read_text(encoding="utf-8") if layout.log.exists() else ""
+    with layout.log.open("a", encoding="utf-8") as fh:
+        if text and not text.endswith("\n\n"):
+            fh.write("\n" if text.endswith("\n") else "\n\n")
+        fh.write("\n".join(entry) + "\n")
+
+
+def affected_by_status(db: FactsDB, before: dict[str, tuple[str, str, int, str | None]]) -> tuple[set[str], set[str], set[str]]:
+    """Entities, concepts and sources whose pages show a fact whose status just changed."""
+    after = _statuses(db)
+    changed = [(v[0], v[2]) for k, v in after.items() if k in before and before[k] != v]
+    ents: set[str] = set()
+    cons: set[str] = set()
+    srcs: set[str] = set()
+    for src, ordinal in set(changed):
+        srcs.add(src)
+        ents |= {r[0] for r in db.conn.execute(
+            "SELECT m.entity FROM mentions m JOIN sentences s ON s.id=m.sentence_id WHERE s.source=? AND s.ordinal=?", (src, ordinal))}
+        cons |= {r[0] for r in db.conn.execute(
+            "SELECT c.slug FROM concepts c JOIN sentences s ON s.id=c.sentence_id WHERE s.source=? AND s.ordinal=?", (src, ordinal))}
+    return ents, cons, srcs
+
+
+def ingest(project: str | Path, source: str, *, llm: Any = None) -> IngestReport:
+    """Ingest ``source`` (a path relative to the project, under ``raw/``) as one commit."""
+    layout = project_layout(project)
+    path, rel = resolve_source(layout, source)
+    text = read_source(path, rel)
+    ensure_layout(layout)
+    with writer_lock(layout.lock):
+        db = FactsDB(layout.facts_db)
+        try:
+            return _ingest_locked(layout, db, rel, text, llm)
+        finally:
+            db.close()
+
+
+def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: Any) -> IngestReport:
+    meta, body = split_raw(text)
+    date_value = meta.get("date")
+    date = str(date_value)[:10] if date_value is not None and _DATE.match(str(date_value)) else timeutil.today()
+    slug = _source_slug(db, rel)
+    known = set(db.entity_names().values())
+    ex: Extraction = extract(body, source_slug=slug, known_names=known, known_families=db.families())
+    extractor = "deterministic"
+    if llm is None:
+        from commonkeep.wiki.llm import configured_extractor
+
+        llm = configured_extractor()
+    if llm is not None:
+        added = llm.enrich(body, ex, source_slug=slug)
+        extractor = f"deterministic+llm ({added} fact(s) added)"
+    if meta.get("title"):
+        ex.title = str(meta["title"])[:120]
+    before = _statuses(db)
+    old_entities = {r[0] for r in db.conn.execute(
+        "SELECT DISTINCT m.entity FROM mentions m JOIN sentences s ON s.id=m.sentence_id WHERE s.source=?", (rel,))}
+    db.replace_source(rel, slug, date, hashlib.sha256(text.encode("utf-8")).hexdigest(), ex)
+    ents = {slugify(n) for n in ex.entities} | old_entities
+    groups = db.alias_groups()
+    for e in list(ents):
+        ents |= groups.get(e, set())
+    cons = {slugify(c) for c in ex.concepts}
+    more_e, more_c, more_s = affected_by_status(db, before)
+    counts, skipped = regenerate(layout, db, ents | more_e, cons | more_c, {rel} | more_s)
+    report = IngestReport(rel, f"wiki/sources/{slug}.md", date, len(ex.entities), len(ex.concepts), len(ex.facts),
+                          counts, skipped, extractor=extractor)
+    append_log(layout, "ingest", ex.title[:80], [
+        f"- source: `{rel}` ({date})",
+        f"- pages: created {counts['created']}, updated {counts['updated']}, unchanged {counts['unchanged']}, "
+        f"human pages left alone {len(skipped)}",
+        f"- entities: {report.entities}, concepts: {report.concepts}, facts: {report.facts}",
+    ])
+    report.commit, _ = commit_pass(layout.project, f"wiki ingest: {rel}", {
+        "entities": report.entities, "concepts": report.concepts, "facts": report.facts,
+        "pages_created": counts["created"], "pages_updated": counts["updated"], "human_pages_skipped": len(skipped),
+    })
+    return report

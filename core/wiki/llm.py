@@ -1,0 +1,102 @@
+"""The optional LLM extractor over an OpenAI-compatible ``/chat/completions`` endpoint (httpx).
+
+Off unless ``COMMONKEEP_WIKI_LLM_URL`` is set (e.g. ``http://127.0.0.1:8080/v1``); the model is
+``COMMONKEEP_WIKI_LLM_MODEL`` and an optional bearer key ``COMMONKEEP_WIKI_LLM_KEY``. It only
+*adds* facts to the deterministic extraction, and only facts whose quoted sentence is found
+verbatim in the source: a paraphrase or an invented sentence is dropped, so the grounding
+guarantee holds whatever the model says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import httpx
+
+from commonkeep.errors import CommonkeepError
+from commonkeep.wiki.extract import Extraction, Fact
+from commonkeep.wiki.text import normalise, slugify
+
+PROMPT = (
+    "Extract durable facts from the document. Reply with JSON only: "
+    '{"facts": [{"kind": "alias|definition|quantity|fact", "subject": "<name>", "value": "<short value>", '
+    '"other": "<second name, for alias only>", "sentence": "<the exact sentence from the document>"}]}. '
+    "Copy each sentence exactly as written; do not paraphrase."
+)
+KINDS = frozenset({"alias", "definition", "quantity", "fact"})
+
+
+class LLMExtractor:
+    """Ask an OpenAI-compatible endpoint for extra facts; keep only the grounded ones."""
+
+    def __init__(self, base_url: str, model: str, *, api_key: str | None = None, timeout: float = 60.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key = api_key
+        self.timeout = timeout
+
+    def _ask(self, body: str) -> list[dict[str, Any]]:
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        payload = {
+            "model": self.model,
+            "temperature": 0,
+            "messages": [{"role": "system", "content": PROMPT}, {"role": "user", "content": body}],
+        }
+        url = f"{self.base_url}/chat/completions"
+        try:
+            resp = httpx.post(url, json=payload, headers=headers, timeout=self.timeout)
+            resp.raise_for_status()
+            content = resp.json()["choices"][0]["message"]["content"]
+            start, end = content.find("{"), content.rfind("}")
+            data = json.loads(content[start : end + 1])
+        except httpx.HTTPError as exc:
+            raise CommonkeepError(f"LLM extractor at {url} failed: {exc}",
+                                  hint="check COMMONKEEP_WIKI_LLM_URL, or unset it to use only the deterministic extractor") from None
+        except (KeyError, IndexError, ValueError, TypeError) as exc:
+            raise CommonkeepError(f"LLM extractor at {url} returned a reply that is not the expected JSON ({exc})",
+                                  hint="use a model that follows JSON instructions, or unset COMMONKEEP_WIKI_LLM_URL") from None
+        facts = data.get("facts") if isinstance(data, dict) else None
+        return [f for f in facts if isinstance(f, dict)] if isinstance(facts, list) else []
+
+    def enrich(self, body: str, ex: Extraction, *, source_slug: str) -> int:
+        """Add grounded facts from the model to ``ex``; returns how many were added."""
+        by_text = {normalise(s.text): s for s in ex.sentences}
+        existing = {f.key for f in ex.facts}
+        added = 0
+        for item in self._ask(body):
+            kind, subject = str(item.get("kind", "")), str(item.get("subject", "")).strip()
+            sentence = by_text.get(normalise(str(item.get("sentence", ""))))
+            if kind not in KINDS or not subject or sentence is None:
+                continue  # ungrounded or malformed: dropped, never stored
+            other = str(item.get("other", "")).strip()
+            detail: dict[str, object] = {"extractor": "llm"}
+            if kind == "alias":
+                if not other or subject not in sentence.text or other not in sentence.text:
+                    continue
+                a, b = sorted((slugify(subject), slugify(other)))
+                key = f"alias:{a}~{b}@{source_slug}"
+                detail["names"] = [subject, other]
+                value = f"{subject} = {other}"
+                names = ex.mentions.setdefault(sentence.ordinal, [])
+                names.extend(n for n in (subject, other) if n not in names)
+            else:
+                key = f"llm:{kind}:{slugify(subject)}@{source_slug}"
+                value = str(item.get("value", "")).strip()[:200] or sentence.text
+            if key in existing:
+                continue
+            existing.add(key)
+            ex.facts.append(Fact(kind, key, value, subject, sentence.text, sentence.ordinal, detail))
+            added += 1
+        return added
+
+
+def configured_extractor(env: dict[str, str] | None = None) -> LLMExtractor | None:
+    """The LLM extractor when ``COMMONKEEP_WIKI_LLM_URL`` is set, else ``None`` (the default)."""
+    env = dict(os.environ) if env is None else env
+    url = env.get("COMMONKEEP_WIKI_LLM_URL", "").strip()
+    if not url:
+        return None
+    return LLMExtractor(url, env.get("COMMONKEEP_WIKI_LLM_MODEL", "").strip() or "local-model",
+                        api_key=env.get("COMMONKEEP_WIKI_LLM_KEY") or None)
