@@ -21,7 +21,15 @@ from commonkeep.wiki.factsdb import FactsDB
 from commonkeep.wiki.gitcommit import commit_pass
 from commonkeep.wiki.layout import WikiLayout, ensure_layout, project_layout
 from commonkeep.wiki.lock import writer_lock
-from commonkeep.wiki.pages import HUMAN, concept_page, entity_page, index_page, source_page, summaries, write_page
+from commonkeep.wiki.pages import (
+    HUMAN,
+    concept_page,
+    entity_page,
+    index_page,
+    source_page,
+    summaries,
+    write_page,
+)
 from commonkeep.wiki.paths import read_source, resolve_source
 from commonkeep.wiki.text import slugify
 
