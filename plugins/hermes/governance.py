@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from commonkeep.errors import CommonkeepError
-from commonkeep_hermes.settings import HermesProfile, current_profile
+from commonkeep_hermes.settings import PROVIDER_NAME, HermesProfile, current_profile
 
 log = logging.getLogger("commonkeep_hermes")
 
@@ -123,6 +123,8 @@ def refresh_projection(profile: HermesProfile, reason: str) -> None:
     try:
         from commonkeep_hermes.hermesfiles import refresh
 
+        if profile.memory_section().get("provider") != PROVIDER_NAME:
+            return  # not installed for this profile: Hermes' own files stay Hermes' own
         root, _rule = profile.shared_root()
         refresh(profile, root, reason=reason)
     except Exception as exc:
@@ -163,5 +165,4 @@ def register(ctx: Any) -> None:
     ctx.register_hook("on_session_reset", lambda **kw: refresh_projection(profile, "session_reset"))
     register_tools(ctx, profile)
     # Discovery runs before the agent takes its frozen snapshot of the files (§5.3, §10.4).
-    if profile.config_path.exists():
-        refresh_projection(profile, "plugin_load")
+    refresh_projection(profile, "plugin_load")
