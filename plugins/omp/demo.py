@@ -39,8 +39,13 @@ def omp_step(
     omp: str | None = None,
     goal: str = DEMO_GOAL,
     fact: str = DEMO_FACT,
+    hermes_home: Path | None = None,
 ) -> dict[str, Any]:
-    """Run the OMP part of the loop against ``root``; ``workdir`` holds the throwaway OMP home."""
+    """Run the OMP part of the loop against ``root``; ``workdir`` holds the throwaway OMP home.
+
+    ``hermes_home``: the demo's Hermes home, so ``/commonkeep-doctor`` can say whether Hermes is
+    configured for the same root (default: none, reported as "not configured").
+    """
     exe = omp or find_omp()
     if not exe:
         reason = "omp is not installed (python -m tests.hosts.setup installs it, or npm i bun @oh-my-pi/pi-coding-agent@18.2.3)"
@@ -52,7 +57,10 @@ def omp_step(
         d.mkdir(parents=True, exist_ok=True)
     out = install(root, agent=home / ".omp" / "agent")
     say(f"OMP: extension installed at {out.extension} with the shared root baked in")
-    env = with_bun_on_path(exe, {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"})
+    base = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    if hermes_home is not None:
+        base["HERMES_HOME"] = str(hermes_home)
+    env = with_bun_on_path(exe, base)
     try:
         sent = dispatch(f"/commonkeep-remember {fact}", cwd=project, goal=goal, root=root, omp=[exe], env=env)
         doc = run_session("/commonkeep-doctor", cwd=project, cmd=[exe, "acp"], env=env)
@@ -77,6 +85,9 @@ def omp_step(
     report_file = root / "reports" / "omp-doctor.json"
     report = json.loads(report_file.read_text(encoding="utf-8")) if report_file.exists() else {}
     say(f"OMP: /commonkeep-doctor says the root in use is {report.get('root')} ({report.get('rule')}), report in {report_file}")
+    for finding in report.get("hermes") or []:
+        if isinstance(finding, dict):
+            say(f"OMP: /commonkeep-doctor on Hermes: {finding.get('message')}")
     return {
         "session_id": sent.session_id,
         "stop_reason": sent.stop_reason,
