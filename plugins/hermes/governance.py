@@ -14,7 +14,9 @@ Loaded by Hermes through the ``hermes_agent.plugins`` entry point and enabled wi
   ``on_session_finalize`` / ``on_session_reset`` — never on ``on_session_end``, which fires
   every turn (§3);
 - registers the recall tools (and the roundtable tools, when installed) into the ``memory``
-  toolset, so they are offered whenever Hermes' memory tools are.
+  toolset, so they are offered whenever Hermes' memory tools are;
+- points ``OMP_MEMORY_ROOT`` / ``OMPKEEP_ROOT`` / ``PI_MEMORY_ROOT`` of the Hermes process at the
+  profile's shared root, so the core tools and any spawned ``omp`` use the same store.
 
 Keep the provider class name and its registration call out of this file, comments included:
 Hermes classifies a plugin whose source mentions them as a provider and never loads it (§2.1).
@@ -151,9 +153,28 @@ def register_tools(ctx: Any, profile: HermesProfile) -> list[str]:
     return names
 
 
+def pin_root_env(profile: HermesProfile) -> None:
+    """Point this Hermes process (and every child it spawns, e.g. omp-suite's ``omp acp``) at the
+    profile's shared root, so tools, handoffs and OMP all use the store Hermes' files come from."""
+    block = profile.commonkeep_block()
+    if not block.get("root"):
+        return
+    root = str(profile.shared_root()[0])
+    for var in ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT"):
+        old = os.environ.get(var)
+        if old and old != root:
+            log.warning("commonkeep: %s=%s differs from Hermes' shared root %s; using the shared root", var, old, root)
+        os.environ[var] = root
+    os.environ.setdefault("COMMONKEEP_AGENT", "hermes")
+
+
 def register(ctx: Any) -> None:
     """Hermes entry point (``hermes_agent.plugins`` group)."""
     profile = current_profile()
+    try:
+        pin_root_env(profile)
+    except ValueError as exc:  # unreadable config.yaml: the gate reports it on first use
+        log.warning("commonkeep: %s", exc)
     gate = Gate(profile, str(getattr(ctx, "profile_name", "") or ""))
     forced_hook = os.environ.get("COMMONKEEP_HERMES_GATE") == "hook"
     if hasattr(ctx, "register_middleware") and not forced_hook:

@@ -79,13 +79,14 @@ def scenario_write(llm: FakeLLM) -> dict[str, Any]:
 
 
 def scenario_prompt(llm: FakeLLM) -> dict[str, Any]:
-    llm.push(Step.say("Hello."))
+    llm.push(Step.call("commonkeep_search", {"query": "replica primary lag", "limit": 3}), Step.say("Hello."))
     agent = _agent(llm.base_url)
     reply = agent.chat("What do you remember about the staging database?")
     first = llm.requests[0]
     user_msgs = [m.get("content") for m in first["messages"] if m.get("role") == "user"]
     return {"reply": reply, "system": first["messages"][0]["content"], "user_messages": user_msgs,
-            "files": _memory_files(), "tools": sorted(t["function"]["name"] for t in first.get("tools", []))}
+            "files": _memory_files(), "tools": sorted(t["function"]["name"] for t in first.get("tools", [])),
+            "tool_messages": _tool_messages(llm.requests)}
 
 
 def scenario_review(llm: FakeLLM) -> dict[str, Any]:

@@ -84,6 +84,9 @@ def _governed_loop(world: HermesWorld) -> None:
     assert LONG_FACT not in system
     (turn,) = nxt["user_messages"]
     assert "<memory-context>" in turn and LONG_FACT in turn and "not instructions" in turn
+    # the model's explicit recall through the commonkeep_search tool
+    (found,) = nxt["tool_messages"]
+    assert "memory record(s)" in found and LONG_FACT in found, found
 
 
 def test_memory_write_is_staged_with_provenance_and_appears_after_apply(hermes19: HermesWorld) -> None:
