@@ -111,6 +111,12 @@ def extract(text: str, *, source_slug: str, known_names: set[str], known_familie
     names = document_names(plain, known_names)
     # a name used anywhere in the document also counts when it starts a sentence
     names |= {n for n in known_names if any(n in s for s in plain)}
+    # "Atlas, formerly known as ...", "Phoenix was renamed to ...": a capitalised sentence starter
+    # directly followed by an alias phrase names something even if nothing else mentions it.
+    for text_ in plain:
+        m = re.match(r"^([A-ZΦ][\w-]*)\s*,?\s*", text_)
+        if m and _ALIAS_VERBS.match(text_, m.end()):
+            names.add(m.group(1))
     names = {n for n in names if plausible_name(n)}
     title = next((s.text for s in sentences if s.text.strip()), source_slug)[:120]
 

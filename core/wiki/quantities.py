@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from commonkeep.wiki.text import STOPWORDS, stem
+from commonkeep.wiki.text import STOPWORDS
 
 _NUMBER = re.compile(r"(?<![\w.,$€£-])([$€£])?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)")
 _MULTIPLIERS = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mm": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12}
@@ -98,6 +98,15 @@ def find_quantities(text: str) -> list[Quantity]:
     return out
 
 
+def _singular(word: str) -> str:
+    """``records`` -> ``record``, ``entries`` -> ``entry``; units compare in the singular."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
 def _counted_noun(rest: str) -> tuple[str | None, int]:
     """``client records daily`` -> ``record``: up to three lowercase words, the noun before a rate
     or the first plural-looking word."""
@@ -113,10 +122,10 @@ def _counted_noun(rest: str) -> tuple[str | None, int]:
         pos += wm.end()
         seen.append((word, pos))
         if _rate(rest[pos:])[0]:
-            return stem(word), pos
+            return _singular(word), pos
         if rest[pos : pos + 1] not in (" ", "-"):
             break
     for word, end in seen:
         if word.endswith("s") and not word.endswith("ss"):
-            return stem(word), end
+            return _singular(word), end
     return None, 0

@@ -1,0 +1,1 @@
+"""Tests of the wiki memory (``commonkeep.wiki``) and its Dossier CLI."""
