@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from commonkeep.wiki.text import normalise, split_sentences, words
 
 _NUMERIC = re.compile(r"\d")
 
 
-def average_precision(ranked_ids: Sequence[object], gold: set[object]) -> float:
+def average_precision(ranked_ids: Sequence[object], gold: AbstractSet[object]) -> float:
     """Σ_k precision@k · v_k / (Σ v_k + 1e-10), as RAGAS context precision computes it."""
     hits = 0
     total = 0.0
@@ -29,7 +30,7 @@ def average_precision(ranked_ids: Sequence[object], gold: set[object]) -> float:
     return total / (hits + 1e-10)
 
 
-def id_recall(ranked_ids: Sequence[object], gold: set[object]) -> float:
+def id_recall(ranked_ids: Sequence[object], gold: AbstractSet[object]) -> float:
     return len(set(ranked_ids) & gold) / len(gold) if gold else 1.0
 
 
