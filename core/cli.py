@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "project": ("commonkeep.cmd_recall", "print the budgeted projection of memory in a host's format (hermes §)"),
     "handoff": ("commonkeep.cmd_recall", "write a handoff snapshot (reports/handoff/), --goal for a goal snapshot"),
     "mcp": ("commonkeep.mcp_server", "serve every agent tool over MCP on stdio: commonkeep mcp --as ROLE"),
+    "dossier": ("commonkeep.dossier.cli", "the wiki memory, Dossier-compatible: --project DIR ingest|query|gardener|doctor"),
     "demo": ("commonkeep.demo", "run the whole loop on a throwaway root and narrate it"),
     "bench": ("commonkeep.bench", "benchmarks: store, curate, search, locomo, hydra9, wiki"),
 }
