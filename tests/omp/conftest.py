@@ -11,6 +11,8 @@ from __future__ import annotations
 import glob
 import json
 import os
+import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,10 +69,28 @@ def world(tmp_path: Path) -> OmpWorld:
     return w
 
 
+def _no_network_prefix() -> list[str]:
+    """``unshare -n`` where this user may create a network namespace (root, as in CI), else nothing.
+
+    OMP probes local model servers at start (ollama, llama.cpp, LM Studio on 127.0.0.1); in an
+    empty network namespace nothing at all is reachable, so a model server on the developer's
+    machine cannot change what the tests see, and the run proves OMP's part needs no network.
+    """
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "-n", "true"], capture_output=True).returncode == 0:
+        return [unshare, "-n"]
+    return []
+
+
 @pytest.fixture(scope="session")
-def omp_acp_cmd() -> list[str]:
-    """``[<cache>/node_modules/.bin/omp, "acp"]``; fails the test when OMP is not installed."""
-    return [str(omp_host.require_omp()), "acp"]
+def omp_cmd() -> list[str]:
+    """How to run ``omp`` (before its subcommand); fails the test when OMP is not installed."""
+    return [*_no_network_prefix(), str(omp_host.require_omp())]
+
+
+@pytest.fixture(scope="session")
+def omp_acp_cmd(omp_cmd: list[str]) -> list[str]:
+    return [*omp_cmd, "acp"]
 
 
 @pytest.fixture(autouse=True)

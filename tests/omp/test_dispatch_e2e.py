@@ -54,7 +54,7 @@ def handoff_messages(world: OmpWorld, session_id: str) -> list[dict[str, Any]]:
 
 
 def test_dispatch_attaches_the_handoff_and_omps_candidate_lands_in_the_shared_inbox(
-    world: OmpWorld, omp_acp_cmd: list[str]
+    world: OmpWorld, omp_cmd: list[str]
 ) -> None:
     setup_both_hosts(world)
     hermes_id = hermes_writes_a_candidate(world)
@@ -64,7 +64,7 @@ def test_dispatch_attaches_the_handoff_and_omps_candidate_lands_in_the_shared_in
     assert not set(ROOT_VARS) & set(env)
 
     result = dispatch(
-        f"/commonkeep-remember {fact}", cwd=world.project, goal=goal, omp=omp_acp_cmd[:1], env=env, timeout=60
+        f"/commonkeep-remember {fact}", cwd=world.project, goal=goal, omp=omp_cmd, env=env, timeout=60
     )
 
     assert result.stop_reason == "end_turn" and result.exit_code == 0, result.stderr
@@ -85,14 +85,15 @@ def test_dispatch_attaches_the_handoff_and_omps_candidate_lands_in_the_shared_in
     assert json.dumps(omp_rows[0]).count(result.session_id) >= 1  # provenance names the OMP session
 
 
-def test_the_commonkeep_omp_wrapper_starts_real_omp_with_the_snapshot(world: OmpWorld, omp_acp_cmd: list[str]) -> None:
+def test_the_commonkeep_omp_wrapper_starts_real_omp_with_the_snapshot(world: OmpWorld, omp_cmd: list[str]) -> None:
     setup_both_hosts(world)
     wrapper = Path(sys.executable).parent / "commonkeep-omp"
     assert wrapper.exists(), f"{wrapper} missing: run `pip install -e .`"
     goal = "Port the CSV exporter to the new schema"
     env = world.env(COMMONKEEP_HANDOFF_GOAL=goal, COMMONKEEP_REAL_OMP=str(omp_host.require_omp()))
 
-    result = run_session("/commonkeep-doctor", cwd=world.project, cmd=[str(wrapper), "acp"], env=env)
+    no_net = omp_cmd[:-1]  # unshare -n, where allowed
+    result = run_session("/commonkeep-doctor", cwd=world.project, cmd=[*no_net, str(wrapper), "acp"], env=env)
 
     assert result.stop_reason == "end_turn", result.stderr
     [message] = handoff_messages(world, result.session_id)
@@ -105,7 +106,7 @@ def test_the_commonkeep_omp_wrapper_starts_real_omp_with_the_snapshot(world: Omp
 
 
 def test_cli_dispatch_uses_the_installed_root_and_prints_the_session(
-    world: OmpWorld, omp_acp_cmd: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    world: OmpWorld, omp_cmd: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     setup_both_hosts(world)
     for var in list(os.environ):
@@ -113,7 +114,7 @@ def test_cli_dispatch_uses_the_installed_root_and_prints_the_session(
             monkeypatch.delenv(var)  # the child inherits this process's environment
     capsys.readouterr()
     code = main(["omp", "dispatch", "--json", "--goal", "Tidy the changelog", "--cwd", str(world.project),
-                 "--omp", omp_acp_cmd[0], "--agent-dir", str(world.agent_dir), "/commonkeep-doctor"])
+                 "--omp", omp_cmd[-1], "--agent-dir", str(world.agent_dir), "/commonkeep-doctor"])
 
     assert code == 0
     out = json.loads(capsys.readouterr().out)
