@@ -129,7 +129,7 @@ def search(
         raise BadInput(f"--limit must be positive, got {limit}")
     started = time.perf_counter()
     root = str(root)
-    index.ensure_fresh(root)
+    conn = index.open_fresh(root)
     notices: list[str] = []
     depth = max(limit * 5, 50)
     backend = None
@@ -139,7 +139,7 @@ def search(
             msg = "no semantic backend available (" + "; ".join(reasons) + "); using keyword search"
             semantic.warn_once("no-backend:" + msg, msg)
             notices.append(msg)
-    with index._closing(index.connect_recall(index.recall_db_path(root))) as conn:
+    with index._closing(conn):
         keyword_hits = index.search_recall(conn, query, limit if backend is None else depth)
         semantic_ids: list[str] = []
         if backend is not None:

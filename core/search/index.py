@@ -22,6 +22,7 @@ changed the files since. Both databases are derived: ``commonkeep reindex`` rebu
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -70,9 +71,8 @@ class SyncReport:
 
 
 def recall_db_path(root: Path | str) -> Path:
-    from commonkeep.layout import Layout
-
-    return Layout(root).search_dir / RECALL_DB
+    # Plain joins, not ``Layout``: this runs on every search (the hot path).
+    return Path(root) / "search" / RECALL_DB
 
 
 def connect_recall(path: Path) -> sqlite3.Connection:
@@ -140,17 +140,22 @@ def index_rows(records: Iterable[Mapping[str, Any]], tombstoned: Iterable[str] =
 
 def fingerprint(root: Path | str) -> str:
     """``(name, size, mtime_ns)`` of the canonical files and tombstones, as one string."""
-    from commonkeep.layout import Layout
-
-    lay = Layout(root)
+    # The same files as ``Layout.canonical_files()`` plus tombstones, without building a Layout
+    # (this runs on every search).
+    memory = os.path.join(str(root), "memory")
+    projects = os.path.join(memory, "projects")
+    try:
+        names = sorted(f"projects/{e.name}" for e in os.scandir(projects) if e.name.endswith(".jsonl"))
+    except FileNotFoundError:
+        names = []
     parts = []
-    for path in [*lay.canonical_files(), lay.tombstones]:
+    for name in ("L1.identity.jsonl", "L2.playbooks.jsonl", *names, "tombstones.jsonl"):
         try:
-            st = path.stat()
+            st = os.stat(os.path.join(memory, name))
         except FileNotFoundError:
-            parts.append(f"{path.name}:-")
+            parts.append(f"{name}:-")
             continue
-        parts.append(f"{lay.rel(path)}:{st.st_size}:{st.st_mtime_ns}")
+        parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
     return "|".join(parts)
 
 
@@ -233,26 +238,27 @@ def sync_root(root: Path | str, *, full: bool = False, embed: bool = True) -> Sy
     return SyncReport(fts_result, added, removed, len(rows), vectors)
 
 
-def ensure_fresh(root: Path | str) -> bool:
-    """Re-sync when the canonical files changed since the last sync; ``True`` if it synced."""
-    from commonkeep.layout import Layout
-
-    lay = Layout(root)
-    if not lay.memory_dir.is_dir():
+def open_fresh(root: Path | str) -> sqlite3.Connection:
+    """Open ``recall.db`` after re-syncing when the canonical files changed since the last sync."""
+    base = Path(root)
+    if not (base / "memory").is_dir():
         from commonkeep.errors import BadInput
 
-        raise BadInput(
-            f"{lay.root} is not a memory root (no memory/ folder)",
-            hint="run `commonkeep init` or pass --root",
-        )
+        raise BadInput(f"{base} is not a memory root (no memory/ folder)", hint="run `commonkeep init` or pass --root")
     path = recall_db_path(root)
-    if path.exists() and lay.search_db.exists():
-        with _closing(connect_recall(path)) as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
+    if path.exists() and (base / "search" / "memory-fts.db").exists():
+        conn = connect_recall(path)
+        row = conn.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
         if row is not None and row[0] == fingerprint(root):
-            return False
+            return conn
+        conn.close()
     sync_root(root, embed=False)
-    return True
+    return connect_recall(path)
+
+
+def ensure_fresh(root: Path | str) -> None:
+    """Re-sync when the canonical files changed since the last sync."""
+    open_fresh(root).close()
 
 
 def lookup(conn: sqlite3.Connection, ids: list[str]) -> dict[str, fts.Row]:
