@@ -65,6 +65,7 @@ def hermes_step(root: Path, workdir: Path, say: Callable[[str], None] = print, *
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_TOKEN")) and not k.startswith("HERMES_")}
     env.update(HOME=str(workdir), HERMES_HOME=str(home), COMMONKEEP_TEST_ROOT=str(root),
                NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+    say("Hermes: the model is a scripted fake OpenAI-compatible server on 127.0.0.1 (no hosted LLM here)")
     try:
         run = _drive(py, "write", env, workdir)
         inbox = [c for c in _inbox(root) if (c.get("provenance") or {}).get("agent") == "hermes"]
