@@ -148,7 +148,18 @@ def projection_entries(root: Path, limits: dict[str, int]) -> dict[str, list[tup
 
 
 def refresh(profile: HermesProfile, root: Path, reason: str = "refresh") -> dict[str, Any]:
-    """Re-render both files from the store; capture hand edits first. Returns a report."""
+    """Re-render both files from the store; capture hand edits first. Returns a report.
+
+    One refresh at a time per Hermes home (a lock on the sidecar): the librarian's after-apply
+    listener and a Hermes session boundary may fire together, and neither may mistake the other's
+    render for a hand edit.
+    """
+    profile.state_dir.mkdir(parents=True, exist_ok=True)
+    with hermes_lock(sidecar_path(profile)):
+        return _refresh(profile, root, reason)
+
+
+def _refresh(profile: HermesProfile, root: Path, reason: str) -> dict[str, Any]:
     from commonkeep_hermes.capture import capture_entries, entry_key, harvest_pending
 
     limits = profile.char_limits()

@@ -135,3 +135,28 @@ def test_config_edit_keeps_comments_and_list_styles(tmp_path: Path) -> None:
     block = edit_config(BLOCK, root)
     assert "    - b\n    - commonkeep-governance\n" in block
     assert yamledit.remove_list_item(block, "plugins", "enabled", "commonkeep-governance").count("- ") == 2
+
+
+def _refresh_many(home: str, root: str, n: int) -> None:
+    for _ in range(n):
+        refresh(HermesProfile(Path(home)), Path(root), reason="race")
+
+
+def test_concurrent_refreshes_never_mistake_each_other_for_hand_edits(root: Path, tmp_path: Path) -> None:
+    import multiprocessing
+
+    from commonkeep.store import Store
+
+    profile = _profile(tmp_path)
+    _approve(root, "Alpha fact about the build.", "Beta fact about the deploy.")
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_refresh_many, args=(str(profile.home), str(root), 15)) for _ in range(3)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(120)
+        assert proc.exitcode == 0
+    assert Store(root).candidates(status="new") == []
+    assert not (profile.state_dir / "backups").exists()
+    assert set(split_entries(profile.memory_file("memory").read_text())) == {
+        "Alpha fact about the build.", "Beta fact about the deploy."}
