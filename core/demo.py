@@ -64,20 +64,121 @@ def _store_part(n: Narrator, root: Path) -> dict[str, Any]:
     return {"layout": lay, "candidates": made}
 
 
+def _governance_part(n: Narrator, root: Path, made: list[dict[str, Any]]) -> dict[str, Any]:
+    from commonkeep.curate import curate
+    from commonkeep.errors import RoleRefused
+    from commonkeep.patch import apply_patch
+
+    n.title("Only the librarian turns candidates into memory")
+    try:
+        curate(root, role="planner")
+    except RoleRefused as exc:
+        n.say(f"planner tries to curate -> refused: {exc.message}")
+    prop = curate(root, role="librarian")
+    n.say(f"librarian: `commonkeep curate` proposed {prop.patch['patch_id']} with {len(prop.ops)} op(s):")
+    for op in prop.ops:
+        rec = op.get("record") or op.get("to_record") or {}
+        text = str(rec.get("statement") or op.get("reason") or "")[:60]
+        n.say(f"  {op['op_id']} {op['op']:<16} risk {op['risk']:<6} selected={op['default_selected']!s:<5} {text}")
+    for cid in prop.pending:
+        c = prop.scored.get(cid, {})
+        why = ", ".join(c.get("poisoning_risk_reasons") or []) or c.get("promotion_eligibility", "below the gate")
+        n.say(f"  held for review: {cid} (risk {c.get('poisoning_risk', '?')}: {why})")
+    res = apply_patch(root, prop.patch["patch_id"], role="librarian")
+    n.say(f"librarian: `commonkeep apply` applied {len(res.applied)} op(s), skipped {len(res.skipped)}; "
+          f"candidates -> {sorted(set(res.candidates.values())) or 'unchanged'}")
+    n.say("after_apply fired: the FTS index was re-synced and MEMORY.md re-rendered")
+    return {"proposal": prop, "applied": res}
+
+
+def _review_part(n: Narrator, root: Path) -> None:
+    from commonkeep.review import pending, reject
+
+    n.title("Review: what is left waits for a person")
+    items = pending(root, role="librarian")
+    for item in items:
+        c = item.candidate
+        n.say(f"{c['id']} risk {c.get('poisoning_risk', '?')}: {c['text'][:70]}")
+    risky = [i.candidate["id"] for i in items if i.candidate.get("poisoning_risk") == "high"]
+    if risky:
+        reject(root, risky, reason="instruction-like text from repository content", role="librarian")
+        n.say(f"librarian rejected {', '.join(risky)} (poisoning); the patch file records why")
+
+
+def _recall_part(n: Narrator, root: Path) -> None:
+    from commonkeep.handoff import write_handoff
+    from commonkeep.projection import render_projection
+    from commonkeep.search.hybrid import search
+
+    n.title("Agents read memory back: search, a budgeted projection, a handoff")
+    resp = search(root, "how do I run the tests before committing", mode="deep", limit=3)
+    n.say(f"`commonkeep search --mode deep` ({resp.used}, {resp.elapsed_ms:.1f} ms):")
+    for r in resp.results:
+        n.say(f"  {r.id} score {r.score:.4f} via {'+'.join(r.sources)}: {r.statement[:60]}")
+    for notice in resp.notices:
+        n.say(f"  note: {notice}")
+    text = render_projection(root, 300, fmt="hermes", target="memory")
+    n.say(f"Hermes MEMORY.md projection within 300 chars ({len(text)} used):")
+    for line in text.splitlines():
+        n.say(f"  | {line}")
+    path = write_handoff(root, goal="Fix the staging database migration")
+    n.say(f"goal handoff snapshot for a dispatched agent: reports/handoff/{path.name}")
+
+
+def _forget_part(n: Narrator, root: Path, record_id: str | None) -> None:
+    from commonkeep.doctor import diagnose
+    from commonkeep.forget import forget
+
+    n.title("Forgetting leaves a content-free tombstone")
+    if record_id:
+        res = forget(root, record_id, reason="user_requested", role="librarian")
+        n.say(f"`commonkeep forget {record_id}` -> tombstone {', '.join(res.tombstones)}; the id can never come back")
+    report = diagnose(str(root))
+    n.say(f"`commonkeep doctor`: {'ok' if report['ok'] else 'problems'}; counts {report['counts']}")
+
+
+def _hosts_part(n: Narrator, root: Path, work: Path) -> None:
+    n.title("Hermes Agent (real) joins the same root")
+    try:
+        from commonkeep_hermes.demo import hermes_step
+
+        hermes_step(root, work / "hermes", n.say)
+    except ImportError as exc:
+        n.say(f"Hermes plugin unavailable: {exc}")
+    n.title("OMP (real `omp acp`) joins the same root")
+    try:
+        from commonkeep_omp.demo import omp_step
+
+        omp_step(root, work / "omp", n.say, hermes_home=work / "hermes" / "hermes-home")
+    except ImportError as exc:
+        n.say(f"OMP plugin unavailable: {exc}")
+
+
+def _roundtable_part(n: Narrator, work: Path) -> None:
+    n.title("A roundtable room's deliberation outlives the room (export -> wiki)")
+    from commonkeep_roundtable.demo import roundtable_step
+
+    roundtable_step(work / "roundtable", n.say)
+
+
 def run(args: argparse.Namespace) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="commonkeep-demo-"))
     root = tmp / "memory-root"
     n = Narrator()
     print("commonkeep demo — one governed memory for every agent on this host")
     try:
-        _store_part(n, root)
-        from commonkeep.layout import Layout
-        from commonkeep.render import render_all
+        made = _store_part(n, root)["candidates"]
+        _governance_part(n, root, made)
+        _review_part(n, root)
+        _recall_part(n, root)
+        from commonkeep.store import Store
 
-        n.title("The projection is rendered from canonical JSONL")
-        lay = Layout(root)
-        for p in render_all(lay):
-            n.say(f"wrote {lay.rel(p)}")
+        records = Store(root, warn=False).records()
+        infra = next((r["id"] for r in records if "staging" in r["statement"]), None)
+        _forget_part(n, root, infra)
+        if not args.no_hosts:
+            _hosts_part(n, root, tmp)
+        _roundtable_part(n, tmp)
         print(f"\nDone. The demo root is {root}" + ("" if args.keep else " (removed; pass --keep to inspect it)"))
     finally:
         if not args.keep:
@@ -87,4 +188,5 @@ def run(args: argparse.Namespace) -> int:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep", action="store_true", help="keep the throwaway root and print where it is")
+    parser.add_argument("--no-hosts", action="store_true", help="skip the real Hermes and OMP steps")
     parser.set_defaults(run=run)
