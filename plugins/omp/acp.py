@@ -296,12 +296,24 @@ class AcpClient:
         items = result.get("extensions")
         return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
 
-    def session_updates(self, session_id: str | None = None) -> list[dict[str, Any]]:
-        """The ``session/update`` payloads received so far (optionally for one session)."""
+    def wait_for_update(self, session_id: str, kind: str, timeout: float | None = None) -> dict[str, Any]:
+        """The first ``session/update`` of ``kind`` (e.g. ``available_commands_update``), waiting for it."""
+        limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
         with self._cond:
-            notes = list(self.notifications)
+            while True:
+                for update in self._updates_locked(session_id):
+                    if update.get("sessionUpdate") == kind:
+                        return update
+                left = deadline - time.monotonic()
+                if self._eof or left <= 0:
+                    raise AcpError(f"omp acp sent no {kind} for session {session_id} within {limit:g} s",
+                                   hint=f"agent stderr:\n{self.stderr_tail()}")
+                self._cond.wait(timeout=min(left, 1.0))
+
+    def _updates_locked(self, session_id: str | None) -> list[dict[str, Any]]:
         out = []
-        for note in notes:
+        for note in self.notifications:
             params = note.get("params")
             if note.get("method") != "session/update" or not isinstance(params, dict):
                 continue
@@ -310,6 +322,11 @@ class AcpClient:
                 if isinstance(update, dict):
                     out.append(update)
         return out
+
+    def session_updates(self, session_id: str | None = None) -> list[dict[str, Any]]:
+        """The ``session/update`` payloads received so far (optionally for one session)."""
+        with self._cond:
+            return self._updates_locked(session_id)
 
 
 @dataclass

@@ -27,13 +27,17 @@ def install(world: OmpWorld, *extra: str) -> None:
 
 
 def run_doctor(world: OmpWorld, cmd: list[str], env: dict[str, str]) -> tuple[str, list[dict[str, Any]]]:
-    """Start omp acp, check our extension is active, run /commonkeep-doctor; returns (session id, extensions)."""
+    """Start omp acp, run /commonkeep-doctor; returns (session id, OMP's extension listing)."""
     with AcpClient(cmd, env=env, cwd=world.project) as client:
         agent = client.initialize()
         assert agent["agentInfo"]["version"] == omp_host.OMP_VERSION
         session_id = client.new_session()
         extensions = client.extensions()
         assert client.prompt(session_id, "/commonkeep-doctor") == "end_turn"
+        update = client.wait_for_update(session_id, "available_commands_update")
+        offered = [c["name"] for c in update.get("availableCommands", [])]
+    # ACP clients (editors) list our commands; OmpKeep's /memory-doctor is not shadowed.
+    assert {"commonkeep-doctor", "commonkeep-remember"} <= set(offered)
     return session_id, extensions
 
 
