@@ -79,6 +79,12 @@ def run_status(args: argparse.Namespace) -> int:
         + ("" if st["same_root"] else "  — set OMP_MEMORY_ROOT to the Hermes root (commonkeep omp install)"),
         f"pending candidates: {st['pending_candidates']} ({st['pending_from_hermes']} from Hermes)",
     ]
+    if st["hermes"] is None:
+        lines.append("hermes:             not on PATH (install commonkeep into Hermes' own venv)")
+    else:
+        lines.append(f"hermes:             {st['hermes']} — "
+                     + ("imports commonkeep" if st["hermes_imports_commonkeep"] else
+                        "CANNOT import commonkeep: pip install it into Hermes' venv"))
     for target, info in st["projection"].items():
         lines.append(f"{'USER.md' if target == 'user' else 'MEMORY.md'}:{' ' * (18 - len(target) - 4)}"
                      f"{info['chars'] if info['chars'] is not None else '-'}/{st['limits'][target]} chars")

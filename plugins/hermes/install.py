@@ -203,6 +203,29 @@ def _undo_edits(text: str, state: dict[str, Any]) -> str:
     return text
 
 
+def hermes_sees_commonkeep() -> tuple[str | None, bool | None]:
+    """The ``hermes`` on PATH and whether its interpreter can import commonkeep (``None``: no hermes)."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("hermes")
+    if not exe:
+        return None, None
+    try:
+        first = Path(exe).read_text(encoding="utf-8", errors="replace").splitlines()[0]
+    except (OSError, IndexError):
+        return exe, None
+    if not first.startswith("#!"):
+        return exe, None
+    interpreter = first[2:].strip().split()[0]
+    try:
+        done = subprocess.run([interpreter, "-c", "import commonkeep_hermes.governance"], capture_output=True,
+                              timeout=30, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return exe, False
+    return exe, done.returncode == 0
+
+
 def status(profile: HermesProfile) -> dict[str, Any]:
     """What is enabled, which root Hermes and OMP use, what is pending."""
     from commonkeep.root import resolve_root
@@ -224,7 +247,10 @@ def status(profile: HermesProfile) -> dict[str, Any]:
     except Exception:
         pass
     sidecar = load_sidecar(profile)
+    hermes_exe, importable = hermes_sees_commonkeep()
     return {
+        "hermes": hermes_exe,
+        "hermes_imports_commonkeep": importable,
         "hermes_home": str(profile.home),
         "installed": bool(_load_state(profile).get("installed")),
         "provider": yamledit.get(data, "memory.provider") == PROVIDER_NAME,

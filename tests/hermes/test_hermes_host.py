@@ -7,6 +7,7 @@ per test, mostly Hermes' own start-up.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -121,7 +122,9 @@ def test_pre_tool_call_fallback_blocks_and_stages(tmp_path: Path) -> None:
     assert any("Staged for review" in m for m in run["tool_messages"]), run["tool_messages"]
 
     # `commonkeep hermes status` names both roots and what is pending
-    st = json.loads(world.commonkeep("hermes", "status", "--json", OMP_MEMORY_ROOT=str(world.root)).stdout)
+    path = f"{world.bin}{os.pathsep}{os.environ.get('PATH', '')}"
+    st = json.loads(world.commonkeep("hermes", "status", "--json", OMP_MEMORY_ROOT=str(world.root), PATH=path).stdout)
+    assert st["hermes"] == str(world.bin / "hermes") and st["hermes_imports_commonkeep"] is True
     assert st["installed"] and st["provider"] and st["plugin_enabled"] and st["shim"]
     assert st["hermes_root"] == str(world.root) and st["same_root"]
     assert st["pending_from_hermes"] == 3
