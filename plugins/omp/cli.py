@@ -57,6 +57,9 @@ def run_uninstall(args: argparse.Namespace) -> int:
 def run_status(args: argparse.Namespace) -> int:
     root = _root(args) if getattr(args, "root", None) else None
     report: dict[str, Any] = inst.status(agent=_agent(args), root=root)
+    from commonkeep_omp.acp import find_omp
+
+    report["omp"] = find_omp()
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -66,6 +69,7 @@ def run_status(args: argparse.Namespace) -> int:
             state = "installed" if ext.get("ours") else "present, not written by commonkeep"
             if ext.get("ours") and not ext.get("untouched"):
                 state += " (edited)"
+        print(f"omp:        {report['omp'] or 'not found (PATH, $COMMONKEEP_OMP, test-host cache)'}")
         print(f"agent dir:  {report['agent_dir']}")
         print(f"extension:  {ext['path']} — {state}")
         print(f"root:       {report['root'] or '-'}")
