@@ -68,7 +68,8 @@ def hermes_step(root: Path, workdir: Path, say: Callable[[str], None] = print, *
     say("Hermes: the model is a scripted fake OpenAI-compatible server on 127.0.0.1 (no hosted LLM here)")
     try:
         run = _drive(py, "write", env, workdir)
-        inbox = [c for c in _inbox(root) if (c.get("provenance") or {}).get("agent") == "hermes"]
+        inbox = [c for c in _inbox(root) if (c.get("provenance") or {}).get("agent") == "hermes"
+                 and (c.get("provenance") or {}).get("tool_call_id")]  # written by this Hermes run
         for c in inbox:
             prov = c["provenance"]
             say(f"Hermes: memory({prov['target']}) -> candidate {c['id']} (session {prov.get('session_id')}, "
