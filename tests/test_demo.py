@@ -1,0 +1,22 @@
+"""``commonkeep demo`` runs the whole loop on a throwaway root and says what happened."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_demo_runs_the_loop_and_narrates_every_part() -> None:
+    out = subprocess.run([sys.executable, "-m", "commonkeep.cli", "demo", "--no-hosts"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "redacted: github_token" in text  # the secret was caught at write time
+    assert "planner tries to curate -> refused" in text  # the single-writer gate
+    assert "applied 2 op(s)" in text  # the two trusted candidates became records
+    assert "risk high   selected=False" in text  # the poisoned one was held back
+    assert "rejected" in text and "(poisoning)" in text
+    assert "Hermes MEMORY.md projection within 300 chars" in text
+    assert "-> tombstone tomb_mem_" in text
+    assert "`commonkeep doctor`: ok" in text
+    assert "the decision the digest collapsed is back" in text
+    assert "ghp_" not in text
