@@ -86,8 +86,9 @@ def run_status(args: argparse.Namespace) -> int:
                      + ("imports commonkeep" if st["hermes_imports_commonkeep"] else
                         "CANNOT import commonkeep: pip install it into Hermes' venv"))
     for target, info in st["projection"].items():
-        lines.append(f"{'USER.md' if target == 'user' else 'MEMORY.md'}:{' ' * (18 - len(target) - 4)}"
-                     f"{info['chars'] if info['chars'] is not None else '-'}/{st['limits'][target]} chars")
+        label = f"{'USER.md' if target == 'user' else 'MEMORY.md'}:"
+        chars = info["chars"] if info["chars"] is not None else "-"
+        lines.append(f"{label:<20}{chars}/{st['limits'][target]} chars")
     _print(st, args.json, lines)
     return 0 if st["installed"] else 1
 

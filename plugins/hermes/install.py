@@ -129,7 +129,8 @@ def install(profile: HermesProfile, root: Path) -> dict[str, Any]:
             "had_plugin": PLUGIN_KEY in yamledit.list_items(data, "plugins", "enabled"),
             "had_block": yamledit.get(data, f"memory.{CONFIG_BLOCK}") is not None,
         }
-        changed.append(f"backed up {cfg} to {backup}")
+        changed.append(f"backed up {cfg} to {backup}" if cfg.exists()
+                       else f"no {cfg} yet: created it (uninstall removes it)")
     new_text = edit_config(original.decode("utf-8"), root)
     if new_text.encode() != original:
         profile.home.mkdir(parents=True, exist_ok=True)
