@@ -160,3 +160,15 @@ def test_concurrent_refreshes_never_mistake_each_other_for_hand_edits(root: Path
     assert not (profile.state_dir / "backups").exists()
     assert set(split_entries(profile.memory_file("memory").read_text())) == {
         "Alpha fact about the build.", "Beta fact about the deploy."}
+
+
+def test_install_on_a_home_without_config_and_uninstall_removes_it(root: Path, tmp_path: Path) -> None:
+    from commonkeep_hermes.install import install, uninstall
+
+    profile = HermesProfile(tmp_path / "fresh-hermes")
+    first = install(profile, root)
+    assert any("created it" in c for c in first["changed"])
+    assert yaml.safe_load(profile.config_path.read_text())["memory"]["provider"] == "commonkeep"
+    assert install(profile, root)["changed"] == []
+    uninstall(profile)
+    assert not profile.config_path.exists() and not profile.shim_dir.exists()
