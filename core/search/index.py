@@ -244,7 +244,9 @@ def open_fresh(root: Path | str) -> sqlite3.Connection:
     if not (base / "memory").is_dir():
         from commonkeep.errors import BadInput
 
-        raise BadInput(f"{base} is not a memory root (no memory/ folder)", hint="run `commonkeep init` or pass --root")
+        raise BadInput(
+            f"{base} is not a memory root (no memory/ folder)", hint="run `commonkeep init` or pass --root"
+        )
     path = recall_db_path(root)
     if path.exists() and (base / "search" / "memory-fts.db").exists():
         conn = connect_recall(path)

@@ -152,6 +152,10 @@ class LocalMiniLM:
         from commonkeep.search.index import _closing, connect_recall, recall_db_path
 
         with _closing(connect_recall(recall_db_path(root))) as conn:
+            stamp = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+            done = conn.execute("SELECT value FROM meta WHERE key = 'vectors_fingerprint'").fetchone()
+            if stamp is not None and done is not None and stamp[0] == done[0]:
+                return 0  # nothing changed since the last refresh: skip hashing every record
             have = {
                 r[0]: r[1]
                 for r in conn.execute("SELECT id, text_hash FROM vectors WHERE model = ?", (MODEL_ID,))
@@ -165,6 +169,7 @@ class LocalMiniLM:
                 if have.get(rid) != h:
                     todo.append((rid, h, text))
             if not todo:
+                _mark_refreshed(conn, stamp)
                 return 0
             model = load_model()
             for start in range(0, len(todo), 1024):
@@ -179,6 +184,7 @@ class LocalMiniLM:
                     ),
                 )
                 conn.execute("COMMIT")
+            _mark_refreshed(conn, stamp)
             return len(todo)
 
     def search(self, root: str, query: str, limit: int) -> list[str]:
@@ -199,6 +205,13 @@ class LocalMiniLM:
         return [ids[i] for i in top]
 
 
+def _mark_refreshed(conn: Any, stamp: tuple[str] | None) -> None:
+    if stamp is not None:
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('vectors_fingerprint', ?)", (stamp[0],)
+        )
+
+
 _matrix_cache: dict[str, tuple[str, list[str], Any]] = {}
 
 
@@ -209,10 +222,12 @@ def _load_matrix(path: Path, connect: Any) -> tuple[list[str], Any]:
     from commonkeep.search.index import _closing
 
     with _closing(connect(path)) as conn:
-        # Any insert or replace raises max(rowid); deletions change the count; the fingerprint
-        # changes with the canonical files (and so with record order).
-        key = str(conn.execute("SELECT count(*), coalesce(max(rowid), 0) FROM vectors").fetchone())
-        key += str(conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone())
+        # Vectors change only through a sync (new fingerprint) or a refresh (which then records
+        # that fingerprint as ``vectors_fingerprint``), so the pair identifies the matrix.
+        rows = conn.execute(
+            "SELECT key, value FROM meta WHERE key IN ('fingerprint', 'vectors_fingerprint') ORDER BY key"
+        )
+        key = "\n".join(f"{k}={v}" for k, v in rows)
         cached = _matrix_cache.get(str(path))
         if cached is not None and cached[0] == key:
             return cached[1], cached[2]
