@@ -195,3 +195,34 @@ def test_source_context_is_built_from_neighbours_of_the_same_source() -> None:
     assert rows["mem_2"].context == "turn 0 turn 1 turn 3 turn 4"
     assert rows["mem_4"].context == "turn 2 turn 3"  # mem_5 is another source
     assert rows["mem_5"].context == "turn 6"
+
+
+def test_a_patch_applied_by_the_librarian_reaches_the_index(root: Path) -> None:
+    """The whole write path: candidate -> curate -> apply_patch -> after_apply -> memory_fts."""
+    from commonkeep.candidates import new_candidate
+    from commonkeep.curate import curate
+    from commonkeep.patch import apply_patch
+    from commonkeep.store import Store
+
+    index.sync_root(root, embed=False)
+    assert _rows(root) == []
+    Store(root).append_candidate(
+        new_candidate(
+            "Deploys to staging go through the blue-green switch.",
+            evidence_refs=["a.md", "b.md"],
+            confidence=0.9,
+        )
+    )
+    prop = curate(root, role="librarian", min_confidence=0.0, min_evidence=1)
+    result = apply_patch(
+        root, prop.patch["patch_id"], role="librarian", op_ids=[o["op_id"] for o in prop.ops]
+    )
+    assert result.hook_errors == []
+    rows = _rows(root)
+    assert len(rows) == 1 and rows[0][4] == "Deploys to staging go through the blue-green switch."
+    assert str(rows[0][0]).startswith("mem_")
+    conn = fts.connect(root / "search" / "memory-fts.db")
+    try:
+        assert [h.id for h in fts.search_keyword(conn, "blue-green", 8)] == [rows[0][0]]
+    finally:
+        conn.close()
