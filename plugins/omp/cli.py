@@ -14,10 +14,27 @@ from typing import Any
 from commonkeep_omp import install as inst
 
 
-def _root(args: argparse.Namespace) -> Path:
+def _root_choice(args: argparse.Namespace) -> tuple[Path, str]:
+    """``--root``, else the root Hermes is configured for (one root for both), else the rules."""
     from commonkeep.root import resolve_root
 
-    return resolve_root(explicit=getattr(args, "root", None)).path
+    explicit = getattr(args, "root", None)
+    if not explicit:
+        try:
+            from commonkeep_hermes.settings import HermesProfile, hermes_home
+
+            profile = HermesProfile(hermes_home())
+            configured = profile.commonkeep_block().get("root")
+            if isinstance(configured, str) and configured.strip():
+                return Path(configured).expanduser().resolve(), f"Hermes' {profile.config_path}"
+        except (ImportError, ValueError):
+            pass
+    choice = resolve_root(explicit=explicit)
+    return choice.path, choice.rule
+
+
+def _root(args: argparse.Namespace) -> Path:
+    return _root_choice(args)[0]
 
 
 def _agent(args: argparse.Namespace) -> Path | None:
@@ -40,12 +57,12 @@ def _print_outcome(out: inst.Outcome, as_json: bool) -> None:
 def run_install(args: argparse.Namespace) -> int:
     from commonkeep.layout import ensure_layout
 
-    root = _root(args)
+    root, rule = _root_choice(args)
     ensure_layout(root)  # so OMP, Hermes and `doctor` find a valid root from the first session
     out = inst.install(root, agent=_agent(args), write_env=args.env)
     _print_outcome(out, args.json)
     if not args.json:
-        print(f"OMP sessions started from now on use the memory root {root}.")
+        print(f"OMP sessions started from now on use the memory root {root} (chosen by {rule}).")
     return 0
 
 

@@ -123,3 +123,14 @@ def test_doctor_reports_the_omp_extension_and_whether_hermes_shares_the_root(wor
     codes = {f["code"]: f for f in commonkeep_doctor_checks(root=str(world.root / "x"))}
     assert codes["hermes_root"]["severity"] == "warning"
     assert codes["omp_extension"]["severity"] == "warning"
+
+
+def test_install_without_root_follows_the_root_hermes_is_configured_for(
+    world: OmpWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hermes = world.home / ".hermes"  # HOME is the scratch home in these tests
+    assert cli("hermes", "--root", str(world.root), "install", "--hermes-home", str(hermes)) == 0
+    capsys.readouterr()
+    assert cli("omp", "install", "--agent-dir", str(world.agent_dir)) == 0
+    assert "chosen by Hermes'" in capsys.readouterr().out
+    assert inst.read_installed(world.extension)["config"]["root"] == str(world.root.resolve())
