@@ -121,3 +121,22 @@ def test_cli_dispatch_uses_the_installed_root_and_prints_the_session(
     assert out["stop_reason"] == "end_turn" and out["root"] == str(world.root.resolve())
     [message] = handoff_messages(world, out["session_id"])
     assert "Tidy the changelog" in message["content"]
+
+
+def test_the_demo_step_narrates_the_omp_part_of_the_loop(world: OmpWorld, omp_cmd: list[str]) -> None:
+    from commonkeep.layout import ensure_layout
+    from commonkeep_omp.demo import omp_step
+
+    root = ensure_layout(world.root).root
+    hermes = world.home / ".hermes"
+    assert main(["hermes", "--root", str(root), "install", "--hermes-home", str(hermes)]) == 0
+    lines: list[str] = []
+
+    out = omp_step(root, world.home / "demo", lines.append, omp=omp_cmd[-1], hermes_home=hermes)
+
+    assert out["stop_reason"] == "end_turn" and out["handoff_in_session"], lines
+    ids = {r["id"] for r in read_jsonl(Layout(root).inbox).rows}
+    assert out["candidate"] in ids
+    assert out["doctor"]["root"] == str(root) and out["doctor"]["hermes"][0]["severity"] == "ok"
+    assert any("background context" in line for line in lines)
+    assert any("Hermes at" in line and "same root" in line for line in lines), lines
