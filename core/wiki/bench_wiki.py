@@ -30,23 +30,35 @@ _FILLER = [
 ]
 
 
-def _name(rng: random.Random, parts: int = 2) -> str:
-    return "".join(rng.choice(_SYLLABLES) for _ in range(parts)).capitalize()
+class _Names:
+    """Pronounceable names, each used once (accidental collisions would merge alias chains)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.used: set[str] = set()
+
+    def __call__(self, parts: int = 3) -> str:
+        while True:
+            name = "".join(self.rng.choice(_SYLLABLES) for _ in range(parts)).capitalize()
+            if name not in self.used:
+                self.used.add(name)
+                return name
 
 
 def generate(n: int, seed: int = 7) -> list[tuple[str, str, str]]:
     """``n`` sources as (relative path, date, text), plus the component names used in them."""
     rng = random.Random(seed)
-    projects = [_name(rng, 3) for _ in range(max(5, n // 20))]
-    components = [f"{_name(rng)}-{rng.randint(2, 99)}" for _ in range(max(10, n // 10))]
+    _name = _Names(rng)
+    projects = [_name(3) for _ in range(max(5, n // 20))]
+    components = [f"{_name(2)}-{i + 2}" for i in range(max(10, n // 10))]
     out = []
     for i in range(n):
         p, c = rng.choice(projects), rng.choice(components)
-        old = _name(rng)
+        old = _name(4)
         version = 1 + i * 20 // max(n, 1)  # one policy, a new version every n/20 sources
         lines = [
             f"Project {p} will use the {c} service (internal codename {old}).",
-            f"{old} is the same as the old '{_name(rng)}' module from {2015 + i % 9}.",
+            f"{old} is the same as the old '{_name(4)}' module from {2015 + i % 9}.",
             f"Policy v{version}: {c} may process up to {rng.randint(1, 90) * 1000:,} requests per second.",
             f"{p} expects {rng.randint(1, 9)}.{rng.randint(0, 9)} million events per day.",
             *rng.sample(_FILLER, 2),

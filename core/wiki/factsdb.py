@@ -38,6 +38,7 @@ CREATE INDEX IF NOT EXISTS mentions_sentence ON mentions(sentence_id);
 CREATE TABLE IF NOT EXISTS concepts(slug TEXT NOT NULL, name TEXT NOT NULL, sentence_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS concepts_slug ON concepts(slug);
 CREATE TABLE IF NOT EXISTS aliases(a TEXT NOT NULL, b TEXT NOT NULL, source TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS human_pages(ref TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS rule_events(
     source TEXT NOT NULL, ordinal INTEGER NOT NULL, event TEXT NOT NULL, family TEXT NOT NULL,
     targets TEXT NOT NULL, by_version TEXT);

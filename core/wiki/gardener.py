@@ -79,6 +79,7 @@ def _garden(layout: WikiLayout, db: FactsDB) -> GardenerReport:
         for f in sorted((layout.wiki / kind).glob("*.md")):
             pages[f"{kind}/{f.stem}"] = f
     inbound: dict[str, int] = dict.fromkeys(pages, 0)
+    human_refs: set[str] = set()
     for ref, f in pages.items():
         page = read_page(f)
         body = page.body if page else ""
@@ -88,6 +89,8 @@ def _garden(layout: WikiLayout, db: FactsDB) -> GardenerReport:
                 inbound[link] += 1
         kind, slug = ref.split("/", 1)
         protected = is_protected(f)
+        if protected:
+            human_refs.add(ref)
         meta = page.meta if page else {}
         cited = {str(s) for s in meta.get("sources") or []}
         if cited & stale_sources:
@@ -117,6 +120,9 @@ def _garden(layout: WikiLayout, db: FactsDB) -> GardenerReport:
     ).fetchall()
     for g, _n in conflicts:
         report.review_pages.append(f"facts/{g}")
+    with c:
+        c.execute("DELETE FROM human_pages")
+        c.executemany("INSERT INTO human_pages VALUES (?)", [(r,) for r in sorted(human_refs)])
     report.review_pages = sorted(set(report.review_pages))
     report.review = len(report.review_pages)
     counts, skipped = regenerate(layout, db, backed["entities"], backed["concepts"], set(known_sources) - stale_sources)

@@ -87,12 +87,17 @@ def regenerate(layout: WikiLayout, db: FactsDB, entities: set[str], concepts: se
     groups = db.alias_groups()
     names = db.entity_names()
 
+    human = {r[0] for r in db.conn.execute("SELECT ref FROM human_pages")}
+
     def put(path: Path, content: str) -> None:
+        ref = f"{path.parent.name}/{path.stem}"
         state = write_page(path, content)
         if state == HUMAN:
             skipped.append(str(path.relative_to(layout.project)))
+            human.add(ref)
         else:
             counts[state] += 1
+            human.discard(ref)
 
     for slug in sorted(entities):
         if slug in names:
@@ -103,7 +108,10 @@ def regenerate(layout: WikiLayout, db: FactsDB, entities: set[str], concepts: se
         row = db.source_row(src)
         if row is not None:
             put(layout.page("sources", row[0]), source_page(db.conn, src, today))
-    layout.index.write_text(index_page(layout, summaries(db.conn)), encoding="utf-8")
+    with db.conn:
+        db.conn.execute("DELETE FROM human_pages")
+        db.conn.executemany("INSERT INTO human_pages VALUES (?)", [(r,) for r in sorted(human)])
+    layout.index.write_text(index_page(layout, summaries(db.conn), human), encoding="utf-8")
     return counts, skipped
 
 
@@ -170,8 +178,11 @@ def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: An
     db.replace_source(rel, slug, date, hashlib.sha256(text.encode("utf-8")).hexdigest(), ex)
     ents = {slugify(n) for n in ex.entities} | old_entities
     groups = db.alias_groups()
-    for e in list(ents):
-        ents |= groups.get(e, set())
+    # a new alias statement changes the "Also known as" of every page in its chain
+    for f in ex.facts:
+        if f.kind == "alias":
+            for name in f.detail.get("names", []):  # type: ignore[attr-defined]
+                ents |= groups.get(slugify(str(name)), set())
     cons = {slugify(c) for c in ex.concepts}
     more_e, more_c, more_s = affected_by_status(db, before)
     counts, skipped = regenerate(layout, db, ents | more_e, cons | more_c, {rel} | more_s)

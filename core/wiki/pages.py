@@ -191,11 +191,12 @@ def source_page(conn: sqlite3.Connection, path: str, today: str) -> str:
     return render(meta, "\n".join(body))
 
 
-def index_page(layout: WikiLayout, summaries: dict[str, str]) -> str:
+def index_page(layout: WikiLayout, summaries: dict[str, str], human: set[str]) -> str:
     """``wiki/index.md``: every page by kind, a link and a one-line summary.
 
-    ``summaries`` ("kind/slug" -> text) comes from ``facts.db`` for pages tooling owns; other
-    pages on disk (a person's) are listed with the name from their frontmatter.
+    ``summaries`` ("kind/slug" -> text) comes from ``facts.db``; ``human`` names the pages known
+    to be a person's (listed with the name from their own frontmatter). Other files on disk that
+    tooling knows nothing about are listed by their frontmatter name too.
     """
     lines = ["# Index", "", "Every page of this wiki, by kind. Read this first.", ""]
     for kind, title in (("entities", "Entities"), ("concepts", "Concepts"), ("sources", "Sources")):
@@ -204,12 +205,12 @@ def index_page(layout: WikiLayout, summaries: dict[str, str]) -> str:
         for f in files:
             ref = f"{kind}/{f.stem}"
             summary = summaries.get(ref)
-            if summary is None or is_protected(f):
+            if summary is None or ref in human:
                 try:
                     fields = header_fields(f.read_text(encoding="utf-8")) or {}
                 except (OSError, UnicodeDecodeError):
                     fields = {}
-                owner = " (human-edited)" if fields.get("edited_by", "").lower() == HUMAN else ""
+                owner = " (human-edited)" if ref in human or fields.get("edited_by", "").lower() == HUMAN else ""
                 summary = fields.get("name", f.stem) + owner
             lines.append(f"- [[{ref}]] — {summary}")
         lines.append("")
