@@ -1,0 +1,117 @@
+"""Argument parsing and output for the Dossier CLI, shared by ``python -m commonkeep.dossier``
+and ``commonkeep dossier`` so both print the same bytes and exit with the same codes.
+
+Exit codes: 0 ok; 1 ``doctor`` found problems; 2 bad usage or input (path refused, missing
+project); 3 refused by the role gate; 4 another writer holds the lock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from commonkeep.errors import EXIT_USAGE, CommonkeepError, RoleRefused
+
+WRITES = frozenset({"ingest", "gardener"})
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add Dossier's global ``--project`` and its four subcommands to ``parser``."""
+    parser.add_argument("--project", metavar="DIR", default=None, help="wiki project folder (default: the current folder)")
+    sub = parser.add_subparsers(dest="dossier_command", metavar="SUBCOMMAND")
+    p = sub.add_parser("ingest", help="compile one source under raw/ into the wiki (one git commit)")
+    p.add_argument("path", help="source path relative to the project, under raw/")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p = sub.add_parser("query", help="scored candidates and grounded evidence for a question")
+    p.add_argument("question", help="the whole question as one argument")
+    p.add_argument("--limit", type=int, default=10, help="number of candidates to print (default 10)")
+    p.add_argument("--max-chars", type=int, default=2000, help="evidence budget in characters (default 2000)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    sub.add_parser("gardener", help="lint and consolidate the wiki (one git commit)")
+    sub.add_parser("doctor", help="check that the wiki backend is usable here")
+    parser.set_defaults(run=run)
+
+
+def _gate(command: str, role: str | None) -> None:
+    """Refuse ingest/gardener for a role that is set and is not the writer role.
+
+    No role at all is allowed: Orphus gates in its own process (``contracts/roundtable.md §6``)
+    and runs the backend without one, so refusing would break an unchanged Orphus install.
+    """
+    from commonkeep.writer import acting_role, configured_writer_role
+
+    role = acting_role(role)
+    writer = configured_writer_role()
+    if command in WRITES and role is not None and role != writer:
+        raise RoleRefused(f"role {role!r} may not run {command}: only the writer role {writer!r} writes the wiki",
+                          hint=f"run it as {writer} (--role {writer}), or ask the {writer} to do it")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from commonkeep import wiki
+
+    command = args.dossier_command
+    project = args.project or os.getcwd()
+    _gate(command, getattr(args, "role", None))
+    if command == "ingest":
+        report = wiki.ingest(project, args.path)
+        if args.json:
+            print(json.dumps(asdict(report), ensure_ascii=False, indent=2))
+            return 0
+        print("routed: ingest_document")
+        print(f"source: {report.source} -> {report.source_page} ({report.date})")
+        print(f"extracted: entities={report.entities} concepts={report.concepts} facts={report.facts} ({report.extractor})")
+        p = report.pages
+        print(f"pages: created={p.get('created', 0)} updated={p.get('updated', 0)} unchanged={p.get('unchanged', 0)} "
+              f"human_skipped={len(report.skipped_human)}")
+        print(f"commit: {report.commit}")
+        return 0
+    if command == "query":
+        if args.limit < 0 or args.max_chars < 0:
+            raise CommonkeepError("--limit and --max-chars must be zero or more", hint="e.g. --limit 5")
+        result = wiki.query(project, args.question, limit=args.limit, max_chars=args.max_chars)
+        if args.json:
+            print(json.dumps(asdict(result), ensure_ascii=False, indent=2))
+        else:
+            print(result.render())
+        return 0
+    if command == "gardener":
+        g = wiki.gardener(project)
+        print(g.summary())
+        print(f"pages: created={g.pages.get('created', 0)} updated={g.pages.get('updated', 0)} removed={len(g.removed)} "
+              f"human_skipped={len(g.skipped_human)}")
+        for ref in g.review_pages:
+            print(f"review: {ref}")
+        print(f"commit: {g.commit}")
+        return 0
+    ok, lines = wiki.doctor(project)
+    print("\n".join(lines))
+    return 0 if ok else 1
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one Dossier subcommand; user errors go to stderr with the documented exit code."""
+    if not getattr(args, "dossier_command", None):
+        print("dossier: error: choose a subcommand: ingest, query, gardener or doctor", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return _run(args)
+    except CommonkeepError as exc:
+        print(f"dossier {args.dossier_command}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m commonkeep.dossier``."""
+    parser = argparse.ArgumentParser(prog="dossier", description="Dossier-compatible wiki memory (commonkeep).")
+    configure(parser)
+    args: Any = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        return int(args.run(args))
+    except BrokenPipeError:
+        return 0
