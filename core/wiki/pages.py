@@ -163,7 +163,9 @@ def concept_page(conn: sqlite3.Connection, slug: str, today: str) -> str:
     ).fetchall()
     if versions:
         body += ["", "## Versions"]
-        body += [f"- {subj}: **{st}**{' by ' + by if by else ''} {_source_link(slugs, src)}" for subj, st, by, src in versions]
+        for subj, st, by, src in versions:
+            how = (f" by {by}" if by else "") if st != "current" else (f" ({by})" if by else "")
+            body.append(f"- {subj}: **{st}**{how} {_source_link(slugs, src)}")
     defs = conn.execute("SELECT value, source FROM facts WHERE kind='definition' AND key LIKE ?", (f"definition:{slug}@%",)).fetchall()
     if defs:
         body += ["", "## Definitions", *(f"- {v} {_source_link(slugs, s)}" for v, s in defs)]
