@@ -13,6 +13,7 @@ import importlib
 # name -> (module, one-line help)
 BENCHES: dict[str, tuple[str, str]] = {
     "store": ("commonkeep.bench_store", "append throughput, rewrite time, CLI cold start"),
+    "curate": ("commonkeep.bench_governance", "curate 10,000 candidates; apply a patch of 1,000 ops"),
     "locomo": ("commonkeep.search.bench_locomo", "retrieval on a LoCoMo-format file: hit@k, recall@k, MRR vs plain BM25"),
     "search": ("commonkeep.search.bench_search", "search at scale: keyword/hybrid p50, reindex time, CLI wall time"),
     "hydra9": ("commonkeep.wiki.bench_hydra9", "wiki on Hydra9 Hard Mode: context recall, ID precision, faithfulness (deterministic judge)"),

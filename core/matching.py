@@ -1,7 +1,7 @@
 """Matching a candidate against existing records (``contracts/ompkeep-store.md`` §6.8, §4.2).
 
 ``match_kind`` is one of ``new``, ``duplicate`` (token similarity ≥ 0.82), ``strengthens_existing``
-(similar, same direction), ``updates_existing`` (same ``normalized_key``, different statement),
+(similar, same direction), ``updates_existing`` (same ``normalized_key`` and similarity ≥ 0.3),
 ``potential_conflict`` (contradiction cue plus tag overlap, score ≥ 2), ``supersedes_existing``
 (a ``supersedes:<id>`` tag or the phrase "supersedes <id>") and ``ambiguous`` (several conflicts).
 
@@ -11,14 +11,15 @@ every pair: only records sharing a token with the candidate are scored.
 
 from __future__ import annotations
 
+import math
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 DUPLICATE_SIMILARITY = 0.82
 STRENGTHENS_SIMILARITY = 0.5
 CONFLICT_MIN_SIMILARITY = 0.2
+UPDATES_MIN_SIMILARITY = 0.3
 
 _STOP = frozenset(
     ["a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "by", "at", "from", "as", "is", "are", "be", "been", "was", "were", "it", "its", "this", "that", "these", "those", "we", "you", "i", "they", "he", "she", "our", "your", "their", "my", "me", "us", "them", "should", "would", "could", "can", "will", "shall", "may", "might", "must", "do", "does", "did", "done", "has", "have", "had"]
@@ -102,8 +103,8 @@ class _Entry:
 class MatchIndex:
     """Active records (and records proposed earlier in the same curation) indexed by token."""
 
-    # A token in more postings than this is treated like a stop word when looking for neighbours.
-    MAX_POSTING = 4000
+    # Postings scanned per candidate beyond the exact duplicate prefix (see ``neighbours``).
+    SCAN_BUDGET = 150
 
     def __init__(self) -> None:
         self._entries: list[_Entry] = []
@@ -133,21 +134,43 @@ class MatchIndex:
     def add_record(self, rec: dict[str, Any]) -> None:
         self.add(str(rec["id"]), str(rec.get("statement", "")), list(rec.get("tags") or []), rec.get("normalized_key"))
 
+    def neighbours(self, toks: frozenset[str]) -> set[int]:
+        """Entries that may be similar to ``toks``.
+
+        Exact for duplicates (prefix filtering: an entry with token similarity ≥ 0.82 shares at
+        least one of the query's ``n - ceil(0.82 n) + 1`` rarest tokens, since every entry is
+        indexed under all its tokens); beyond that prefix, rarer tokens are followed while the
+        scanned postings stay within ``SCAN_BUDGET``, so frequent words cannot make curation
+        quadratic. Weaker relations (strengthens, conflicts) are found among these neighbours.
+        """
+        order = sorted(toks, key=lambda t: len(self._postings.get(t, ())))
+        exact = len(order) - math.ceil(DUPLICATE_SIMILARITY * len(order)) + 1
+        found: set[int] = set()
+        scanned = 0
+        for k, t in enumerate(order):
+            posting = self._postings.get(t)
+            if not posting:
+                continue
+            if k >= exact and scanned + len(posting) > self.SCAN_BUDGET:
+                break
+            found.update(posting)
+            scanned += len(posting)
+        return found
+
     def match(self, text: str, tags: list[str], key: str | None) -> Match:
         """Classify a candidate text against the index."""
         target = supersedes_target(text, tags)
         if target is not None and target in self._by_id:
             return Match("supersedes_existing", [target], [f"declares it supersedes {target}"])
         toks = tokens(text)
-        counts: Counter[int] = Counter()
-        for t in toks:
-            posting = self._postings.get(t)
-            if posting and len(posting) <= self.MAX_POSTING:
-                counts.update(posting)
+        n = len(toks)
         scored: list[tuple[float, int]] = []
-        for i, inter in counts.items():
-            e = self._entries[i]
-            scored.append((inter / (len(toks) + len(e.tokens) - inter), i))
+        for i in self.neighbours(toks):
+            other = self._entries[i].tokens
+            inter = len(toks & other)
+            sim = inter / (n + len(other) - inter) if n + len(other) else 1.0
+            if sim >= CONFLICT_MIN_SIMILARITY:
+                scored.append((sim, i))
         scored.sort(reverse=True)
         best = scored[0][0] if scored else 0.0
         if scored and best >= DUPLICATE_SIMILARITY:
@@ -171,8 +194,11 @@ class MatchIndex:
             i, why = conflicts[0]
             return Match("potential_conflict", [self._entries[i].id], [why], best)
         if key and key in self._keys:
-            e = self._entries[self._keys[key][0]]
-            return Match("updates_existing", [e.id], [f"same normalized_key {key}"], best)
+            same_key = set(self._keys[key])
+            for sim, i in scored:  # same topic *and* overlapping content; a shared first tag alone is not enough
+                if i in same_key and sim >= UPDATES_MIN_SIMILARITY:
+                    e = self._entries[i]
+                    return Match("updates_existing", [e.id], [f"same normalized_key {key}, similarity {sim:.2f}"], best)
         if scored and best >= STRENGTHENS_SIMILARITY:
             e = self._entries[scored[0][1]]
             return Match("strengthens_existing", [e.id], [f"token similarity {best:.2f} with {e.id}"], best)

@@ -26,6 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 MARKER = "[REDACTED:{kind}]"
@@ -70,6 +71,10 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 _TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
+# Any pattern or any long token: a cheap pre-check so most strings are scanned once.
+_ANY = re.compile(
+    "|".join(f"(?:{p.pattern.removeprefix('(?i)').replace('(?P<v>', '(?:')})" for _, p in _PATTERNS) + "|" + _TOKEN.pattern, re.I
+)
 
 
 @dataclass
@@ -111,9 +116,18 @@ def _sub(kind: str, findings: list[str]) -> Callable[[re.Match[str]], str]:
 
 def redact(text: str) -> Redacted:
     """Replace every secret in ``text``; ``findings`` lists the kinds, one per secret."""
+    if len(text) < 8:
+        return Redacted(text, [])
+    clean, kinds = _redact_cached(text)
+    return Redacted(clean, list(kinds))
+
+
+@lru_cache(maxsize=16384)
+def _redact_cached(text: str) -> tuple[str, tuple[str, ...]]:
+    # patch files and records repeat the same strings (refs, notes, change conditions) many times
     findings: list[str] = []
-    if not text:
-        return Redacted(text, findings)
+    if not _ANY.search(text):  # the common case: one scan, nothing to replace
+        return text, ()
     for kind, pattern in _PATTERNS:
         text = pattern.sub(_sub(kind, findings), text)
 
@@ -124,7 +138,7 @@ def redact(text: str) -> Redacted:
         return m.group(0)
 
     text = _TOKEN.sub(entropy_sub, text)
-    return Redacted(text, findings)
+    return text, tuple(findings)
 
 
 def contains_secret(text: str) -> bool:

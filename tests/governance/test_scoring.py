@@ -117,7 +117,9 @@ def test_matching_kinds() -> None:
     assert idx.match("Do not use tabs for indentation in Makefiles.", ["style"], None).kind == "potential_conflict"
     sup = idx.match("Run tests with tox instead. supersedes mem_a", ["testing"], None)
     assert sup.kind == "supersedes_existing" and sup.ids == ["mem_a"]
-    assert idx.match("Tests go through nox sessions now", ["testing"], "legacy|global|global|testing|memory").kind == "updates_existing"
+    assert idx.match("Run the test suite with nox before committing.", ["testing"], "legacy|global|global|testing|memory").kind == "updates_existing"
+    # a shared topic alone is not an update
+    assert idx.match("Tests never touch the network.", ["testing"], "legacy|global|global|testing|memory").kind == "new"
     assert idx.match("Run the test suite with pytest -q -x before committing code", ["other"], None).kind == "strengthens_existing"
     assert idx.match("The staging database lives on host db2.", ["infra"], None).kind == "new"
 
