@@ -42,6 +42,7 @@ class Evidence:
     status: str = "current"
     status_by: str | None = None
     facts: list[str] = field(default_factory=list)
+    ordinal: int = -1  # sentence number in the source
 
     def render(self) -> str:
         note = "" if self.status == "current" else f" ({self.status}{' by ' + self.status_by if self.status_by else ''})"
@@ -201,14 +202,14 @@ def _query(db: FactsDB, project: Path, q: str, limit: int, max_chars: int) -> Qu
     used = 0
     per_source: dict[str, int] = {}
     dropped = 0
-    for score, date, source, _ordinal, text, status, status_by, fkeys in rows:
+    for score, date, source, ordinal, text, status, status_by, fkeys in rows:
         if per_source.get(source, 0) >= PER_SOURCE:
             continue
         shown = _clip(text, keys)
         if not grounder.supported(shown, source):
             dropped += 1
             continue
-        item = Evidence(shown, source, date, round(score, 4), status, status_by, fkeys)
+        item = Evidence(shown, source, date, round(score, 4), status, status_by, fkeys, ordinal)
         cost = len(item.render()) + (1 if evidence else 0)
         if used + cost > max_chars:
             continue
@@ -241,11 +242,16 @@ def _candidates(db: FactsDB, project: Path, evidence: list[Evidence], group: set
             ref = f"sources/{slugs[ev.source]}.md"
             pages[ref] = max(pages.get(ref, 0.0), ev.score)
         low = ev.text.casefold()
-        for slug in sorted(group):
+        mentioned = db.conn.execute(
+            "SELECT m.entity FROM mentions m JOIN sentences s ON s.id = m.sentence_id WHERE s.source=? AND s.ordinal=?",
+            (ev.source, ev.ordinal),
+        ).fetchall()
+        for (slug,) in mentioned:
             name = names.get(slug)
             if name and name.casefold() in low:
                 ref = f"entities/{slug}.md"
-                pages[ref] = max(pages.get(ref, 0.0), ev.score + 0.5)
+                # the asked-about entity (or an alias of it) outranks names merely mentioned nearby
+                pages[ref] = max(pages.get(ref, 0.0), ev.score + (0.5 if slug in group else 0.0))
         for fam in families:
             if fam in low:
                 ref = f"concepts/{fam}.md"
