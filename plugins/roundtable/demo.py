@@ -10,12 +10,16 @@ stopped when the step ends.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from commonkeep.errors import CommonkeepError, RoleRefused
+from commonkeep.errors import BadInput, CommonkeepError, RoleRefused
 from commonkeep_roundtable.api import LocalRoundtable
+from commonkeep_roundtable.paths import socket_path
 
 ROOM = "ratelimit"
 DECISION = "Decision: GCRA locally for per-tenant rate limiting, with the burst allowance set to twenty requests."
@@ -31,16 +35,34 @@ DISCUSSION: tuple[tuple[str, str], ...] = (
 QUESTION = "which rate limiting algorithm did we decide on"
 
 
+@contextlib.contextmanager
+def _agent_dir(workdir: Path) -> Iterator[Path]:
+    """``workdir/agent``, or a short temporary dir when that is too long for a Unix socket."""
+    agent = workdir / "agent"
+    try:
+        socket_path(agent)
+    except BadInput:
+        short = Path(tempfile.mkdtemp(prefix="ckrt", dir="/tmp"))
+        try:
+            yield short
+        finally:
+            shutil.rmtree(short, ignore_errors=True)
+        return
+    yield agent
+
+
 def roundtable_step(workdir: Path, say: Callable[[str], None] = print, *, budget: int = 700) -> dict[str, Any]:
     """Run the loop under ``workdir`` (agent dir ``workdir/agent``, wiki ``workdir/wiki``).
+
+    When ``workdir`` is too deep for a Unix socket path, the broker lives in a short temporary
+    dir under ``/tmp`` instead (removed afterwards).
 
     Returns ``{"digest", "denied", "export", "ingest", "answer"}``; on a failure of the wiki
     backend, ``{"failed": message}`` with whatever ran before.
     """
-    agent = workdir / "agent"
     wiki = workdir / "wiki"
     out: dict[str, Any] = {}
-    with LocalRoundtable(agent, memory_dir=wiki) as rt:
+    with _agent_dir(workdir) as agent, LocalRoundtable(agent, memory_dir=wiki) as rt:
         say(f"roundtable: a local broker listens on {rt.agent_dir / 'roundtable' / 'broker.sock'}")
         for role, text in DISCUSSION:
             message = rt.post(role, ROOM, text, topic="rate limiting")
@@ -55,10 +77,12 @@ def roundtable_step(workdir: Path, say: Callable[[str], None] = print, *, budget
         except RoleRefused as exc:
             out["denied"] = str(exc)
             say(f"planner tries to export: {exc}")
+        cursor = rt.session("reviewer").cursor(ROOM)
         exported = rt.export("librarian", ROOM, f"raw/{ROOM}.md")
         out["export"] = exported.details
         say(f"librarian: {exported.text}")
-        say("  (metadata only; the reviewer's cursor did not move; the file holds every message, the decision too)")
+        after = rt.session("reviewer").cursor(ROOM)
+        say(f"  (metadata only; the reviewer's cursor {'stayed' if after == cursor else 'MOVED'} at {after}; the file holds every message, the decision too)")
         try:
             out["ingest"] = rt.memory("librarian", "ingest", source=f"raw/{ROOM}.md")
             say(f"librarian: memory ingest raw/{ROOM}.md -> {out['ingest'].splitlines()[0] if out['ingest'] else 'done'}")
