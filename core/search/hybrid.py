@@ -139,35 +139,37 @@ def search(
             msg = "no semantic backend available (" + "; ".join(reasons) + "); using keyword search"
             semantic.warn_once("no-backend:" + msg, msg)
             notices.append(msg)
-    with index._closing(conn):
-        keyword_hits = index.search_recall(conn, query, limit if backend is None else depth)
-        semantic_ids: list[str] = []
-        if backend is not None:
-            try:
-                semantic_ids = list(backend.search(root, query, depth))
-            except Exception as exc:
-                msg = f"semantic backend {backend.name} failed ({type(exc).__name__}: {exc}); using keyword search"
-                semantic.warn_once("failed:" + backend.name, msg)
-                notices.append(msg)
-                backend = None
-        if backend is None:
-            results = [
-                Result(
-                    h.id,
-                    h.layer,
-                    h.rule_type,
-                    h.confidence,
-                    h.statement,
-                    h.score,
-                    ["fts"],
-                    {"fts": {"rank": i + 1, "bm25": h.score}},
-                )
-                for i, h in enumerate(keyword_hits[:limit])
-            ]
-            return SearchResponse(
-                query, mode, "keyword", results, notices, (time.perf_counter() - started) * 1000
+    # ``conn`` is this thread's shared reader (``index.reader``): it is not closed here.
+    keyword_hits = index.search_recall(conn, query, limit if backend is None else depth)
+    semantic_ids: list[str] = []
+    if backend is not None:
+        try:
+            semantic_ids = list(backend.search(root, query, depth))
+        except Exception as exc:
+            msg = (
+                f"semantic backend {backend.name} failed ({type(exc).__name__}: {exc}); using keyword search"
             )
-        rows = index.lookup(conn, list(dict.fromkeys([*(h.id for h in keyword_hits), *semantic_ids])))
+            semantic.warn_once("failed:" + backend.name, msg)
+            notices.append(msg)
+            backend = None
+    if backend is None:
+        results = [
+            Result(
+                h.id,
+                h.layer,
+                h.rule_type,
+                h.confidence,
+                h.statement,
+                h.score,
+                ["fts"],
+                {"fts": {"rank": i + 1, "bm25": h.score}},
+            )
+            for i, h in enumerate(keyword_hits[:limit])
+        ]
+        return SearchResponse(
+            query, mode, "keyword", results, notices, (time.perf_counter() - started) * 1000
+        )
+    rows = index.lookup(conn, list(dict.fromkeys([*(h.id for h in keyword_hits), *semantic_ids])))
     bm25 = {h.id: h.score for h in keyword_hits}
     eligible = {rid for rid, row in rows.items() if row[1] == "L2"}
     if mode == "semantic":

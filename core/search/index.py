@@ -24,7 +24,9 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -238,8 +240,36 @@ def sync_root(root: Path | str, *, full: bool = False, embed: bool = True) -> Sy
     return SyncReport(fts_result, added, removed, len(rows), vectors)
 
 
+_local = threading.local()
+
+
+def reader(path: Path) -> sqlite3.Connection:
+    """This thread's open connection to ``recall.db`` (reused: opening and closing a WAL database
+    costs more than a query). Reopened when the file was replaced (``reindex --recreate``).
+    Callers must not close it."""
+    cache: dict[str, tuple[sqlite3.Connection, tuple[int, int]]] = getattr(_local, "conns", None) or {}
+    _local.conns = cache
+    st = os.stat(path)
+    ident = (st.st_dev, st.st_ino)
+    entry = cache.get(str(path))
+    if entry is not None and entry[1] == ident:
+        return entry[0]
+    if entry is not None:
+        entry[0].close()
+    conn = connect_recall(path)
+    cache[str(path)] = (conn, ident)
+    return conn
+
+
+@contextmanager
+def borrowed(path: Path) -> Iterator[sqlite3.Connection]:
+    """``with borrowed(path) as conn``: this thread's shared connection, left open afterwards."""
+    yield reader(path)
+
+
 def open_fresh(root: Path | str) -> sqlite3.Connection:
-    """Open ``recall.db`` after re-syncing when the canonical files changed since the last sync."""
+    """This thread's ``recall.db`` connection, after re-syncing when the canonical files changed
+    since the last sync. The connection is shared (see :func:`reader`): do not close it."""
     base = Path(root)
     if not (base / "memory").is_dir():
         from commonkeep.errors import BadInput
@@ -249,18 +279,17 @@ def open_fresh(root: Path | str) -> sqlite3.Connection:
         )
     path = recall_db_path(root)
     if path.exists() and (base / "search" / "memory-fts.db").exists():
-        conn = connect_recall(path)
+        conn = reader(path)
         row = conn.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
         if row is not None and row[0] == fingerprint(root):
             return conn
-        conn.close()
     sync_root(root, embed=False)
-    return connect_recall(path)
+    return reader(path)
 
 
 def ensure_fresh(root: Path | str) -> None:
     """Re-sync when the canonical files changed since the last sync."""
-    open_fresh(root).close()
+    open_fresh(root)
 
 
 def lookup(conn: sqlite3.Connection, ids: list[str]) -> dict[str, fts.Row]:

@@ -149,9 +149,9 @@ class LocalMiniLM:
 
     def refresh(self, root: str) -> int:
         """Embed every indexed record whose vector is missing or stale; returns how many."""
-        from commonkeep.search.index import _closing, connect_recall, recall_db_path
+        from commonkeep.search.index import borrowed, recall_db_path
 
-        with _closing(connect_recall(recall_db_path(root))) as conn:
+        with borrowed(recall_db_path(root)) as conn:
             stamp = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
             done = conn.execute("SELECT value FROM meta WHERE key = 'vectors_fingerprint'").fetchone()
             if stamp is not None and done is not None and stamp[0] == done[0]:
@@ -190,11 +190,11 @@ class LocalMiniLM:
     def search(self, root: str, query: str, limit: int) -> list[str]:
         import numpy as np
 
-        from commonkeep.search.index import connect_recall, ensure_fresh, recall_db_path
+        from commonkeep.search.index import ensure_fresh, recall_db_path
 
         ensure_fresh(root)
         self.refresh(root)
-        ids, matrix = _load_matrix(recall_db_path(root), connect_recall)
+        ids, matrix = _load_matrix(recall_db_path(root))
         if not ids or not query.strip():
             return []
         q = load_model().embed([query])[0]
@@ -215,13 +215,13 @@ def _mark_refreshed(conn: Any, stamp: tuple[str] | None) -> None:
 _matrix_cache: dict[str, tuple[str, list[str], Any]] = {}
 
 
-def _load_matrix(path: Path, connect: Any) -> tuple[list[str], Any]:
+def _load_matrix(path: Path) -> tuple[list[str], Any]:
     """All vectors of the current model as ``(ids, float32 matrix)``, cached per file state."""
     import numpy as np
 
-    from commonkeep.search.index import _closing
+    from commonkeep.search.index import borrowed
 
-    with _closing(connect(path)) as conn:
+    with borrowed(path) as conn:
         # Vectors change only through a sync (new fingerprint) or a refresh (which then records
         # that fingerprint as ``vectors_fingerprint``), so the pair identifies the matrix.
         rows = conn.execute(
