@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from commonkeep import __version__
@@ -106,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
     from commonkeep.plugins import plugin_manager
 
     role = resolve_role(getattr(args, "as_role", None), getattr(args, "role", None))
+    if getattr(args, "root", None):
+        # tools resolve the root themselves (``resolve_root``); the flag outranks every rule there
+        os.environ["OMP_MEMORY_ROOT"] = str(Path(args.root).expanduser().absolute())
     tools = plugin_manager().agent_tools()
     # open broker sessions and sockets close with the process
     anyio.run(serve_stdio, tools, role)

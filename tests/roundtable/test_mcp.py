@@ -18,7 +18,7 @@ from commonkeep_roundtable.client import BrokerClient
 DENIAL = 'Only the "librarian" role may export rooms for memory; this session is "planner". Ask the librarian to write.'
 
 
-def server(role: str, agent_base: Path, **extra: str) -> StdioServerParameters:
+def server(role: str, agent_base: Path, *flags: str, **extra: str) -> StdioServerParameters:
     env = {
         "ORPHUS_CODING_AGENT_DIR": str(agent_base),
         "ORPHUS_MEMORY_DIR": str(agent_base / "memory"),
@@ -26,7 +26,7 @@ def server(role: str, agent_base: Path, **extra: str) -> StdioServerParameters:
         **extra,
     }
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "commonkeep.cli", "mcp", "--as", role], env=env, cwd=os.getcwd()
+        command=sys.executable, args=["-m", "commonkeep.cli", "mcp", "--as", role, *flags], env=env, cwd=os.getcwd()
     )
 
 
@@ -50,8 +50,9 @@ def test_sdk_client_lists_and_calls_the_tools_over_stdio(agent_base: Path, broke
             server(
                 "librarian",
                 agent_base,
+                "--root",
+                str(agent_base / "root"),
                 ORPHUS_MEMORY_COMMAND=str(agent_base / "missing-backend"),
-                OMP_MEMORY_ROOT=str(agent_base / "root"),
             ),
             read_timeout_seconds=60,
         ) as librarian:
