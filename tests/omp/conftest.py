@@ -13,6 +13,8 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,11 +64,15 @@ class OmpWorld:
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> OmpWorld:
-    w = OmpWorld(home=tmp_path / "home", root=tmp_path / "shared-root", project=tmp_path / "project")
+def world() -> Iterator[OmpWorld]:
+    # A short base path, not pytest's deep tmp_path: `commonkeep doctor` (run by the extension)
+    # also checks the roundtable broker socket under HOME, and Unix socket paths must stay short.
+    base = Path(tempfile.mkdtemp(prefix="ck-omp-"))
+    w = OmpWorld(home=base / "home", root=base / "shared-root", project=base / "project")
     for d in (w.home, w.project):
         d.mkdir(parents=True)
-    return w
+    yield w
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def _no_network_prefix() -> list[str]:
@@ -94,9 +100,9 @@ def omp_acp_cmd(omp_cmd: list[str]) -> list[str]:
 
 
 @pytest.fixture(autouse=True)
-def _no_host_settings_from_the_developer(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _no_host_settings_from_the_developer(monkeypatch: pytest.MonkeyPatch, world: OmpWorld) -> None:
     """The test process must not see the developer's roots, OMP agent dir or Hermes home."""
     for var in ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT", "PI_CODING_AGENT_DIR", "HERMES_HOME", "OMPKEEP_HANDOFF"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("COMMONKEEP_HOST_CACHE", str(HOST_CACHE))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HOME", str(world.home))
