@@ -73,7 +73,11 @@ def run_curate(args: argparse.Namespace) -> int:
         mark = "x" if o["default_selected"] else " "
         what = o.get("target_id") or (o.get("record") or {}).get("id") or o.get("candidate_id")
         lines.append(f"  [{mark}] {o['op_id']} {o['op']:<16} {what}  risk {o['risk']}" + (f"  ({o['reason']})" if o.get("reason") else ""))
-    lines.append(f"apply the [x] ops: commonkeep apply {prop.patch['patch_id']}   (or choose: --ops op_001,op_003)")
+    if prop.ops:
+        example = ",".join(o["op_id"] for o in prop.ops[:2])
+        lines.append(f"apply the [x] ops: commonkeep apply {prop.patch['patch_id']}   (or choose: --ops {example})")
+    if prop.pending:
+        lines.append(f"{len(prop.pending)} candidate(s) below the gate wait in `commonkeep review`")
     _out(args, data, "\n".join(lines))
     return 0
 
