@@ -86,7 +86,8 @@ def with_session(role: str | None, body: Callable[[BrokerClient], T]) -> T:
 
 
 def close_sessions() -> None:
-    """Close every kept session (the MCP server calls this on exit)."""
+    """Close every kept session (sockets close with the process anyway; tests and hosts that
+    outlive their rooms call this)."""
     with _sessions_lock:
         for client in _sessions.values():
             client.close()
