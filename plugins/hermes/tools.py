@@ -4,8 +4,8 @@ Plus the roundtable's agent tools (``memory`` / ``export``) when ``commonkeep_ro
 contributes them through the ``commonkeep_agent_tools`` hook, registered as
 ``commonkeep_<name>`` — a plugin tool named ``memory`` would collide with Hermes' core tool.
 
-Search runs the ``commonkeep search --json`` CLI as an argv vector in the same interpreter, so a
-slow query cannot hang the agent (timeout); handoff calls ``commonkeep.handoff.write_handoff``. Results are framed as quoted data with ids and trust, never as
+Search calls ``commonkeep.search.hybrid.search`` in process; handoff calls
+``commonkeep.handoff.write_handoff``. The core's own tools of the same names win when present. Results are framed as quoted data with ids and trust, never as
 instructions (contracts/hermes-host.md §10.4).
 """
 
@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +20,6 @@ from typing import Any
 
 from commonkeep_hermes.settings import HermesProfile
 
-TOOL_TIMEOUT_S = 20
 ROLE = "hermes"
 
 
@@ -40,24 +37,11 @@ class HermesTool:
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
 
-def run_cli(root: Path, argv: list[str], timeout: float = TOOL_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
-    """Run ``commonkeep <argv> --root ROOT`` in this interpreter (no shell)."""
-    env = dict(os.environ)
-    env.setdefault("COMMONKEEP_ROLE", ROLE)
-    env.setdefault("COMMONKEEP_AGENT", "hermes")
-    cmd = [sys.executable, "-m", "commonkeep.cli", *argv, "--root", str(root)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
-
-
 def search_records(root: Path, query: str, limit: int = 5) -> list[dict[str, Any]]:
-    """Search the shared store through ``commonkeep search --json``; raises on failure."""
-    done = run_cli(root, ["search", query, "--limit", str(limit), "--json"])
-    if done.returncode != 0:
-        raise RuntimeError((done.stderr or done.stdout).strip() or f"commonkeep search exited {done.returncode}")
-    data = json.loads(done.stdout or "[]")
-    if isinstance(data, dict):
-        data = data.get("results") or data.get("hits") or []
-    return [r for r in data if isinstance(r, dict)]
+    """Keyword search of the shared store, in process (prefetch has an 8 s budget in Hermes)."""
+    from commonkeep.search.hybrid import search
+
+    return [r.to_json() for r in search(root, query, mode="keyword", limit=limit).results]
 
 
 def format_hits(hits: list[dict[str, Any]], max_chars: int = 2000) -> str:
