@@ -410,16 +410,22 @@ _SELECT = (
 )
 
 
+def is_query_error(exc: sqlite3.OperationalError) -> bool:
+    """A malformed MATCH expression (reachable with raw expressions, e.g. the contract's sanitised
+    query): upstream answers "no results", and so do we. Other errors (locked, no table) are real."""
+    msg = str(exc).lower()
+    return any(
+        k in msg for k in ("fts5", "syntax error", "no such column", "unterminated", "malformed match")
+    )
+
+
 def run_select(conn: sqlite3.Connection, sql: str, expression: str, limit: int) -> list[Hit]:
     """Run a ``SELECT id, layer, rule_type, confidence, statement, score … MATCH ? … LIMIT ?``."""
     try:
         cur = conn.execute(sql, (expression, limit))
         rows = cur.fetchall()
     except sqlite3.OperationalError as exc:
-        # A malformed MATCH expression (only reachable with raw expressions, e.g. the contract's
-        # sanitised query): upstream answers "no results", and so do we.
-        msg = str(exc).lower()
-        if any(k in msg for k in ("fts5", "syntax", "no such column", "unterminated", "malformed match")):
+        if is_query_error(exc):
             return []
         raise
     return [

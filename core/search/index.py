@@ -307,16 +307,28 @@ def lookup(conn: sqlite3.Connection, ids: list[str]) -> dict[str, fts.Row]:
 
 
 _RECALL_SELECT = (
-    "SELECT r.id, r.layer, r.rule_type, r.confidence, r.statement, bm25(recall_fts, 0.0, 1.0, 1.0, {w}) AS score "
-    "FROM recall_fts JOIN records r ON r.id = recall_fts.id WHERE recall_fts MATCH ? ORDER BY score LIMIT ?"
+    "SELECT id, bm25(recall_fts, 0.0, 1.0, 1.0, {w}) AS score FROM recall_fts WHERE recall_fts MATCH ? "
+    "ORDER BY score LIMIT ?"
 )
+
+
+def _run_recall(conn: sqlite3.Connection, expression: str, limit: int) -> list[fts.Hit]:
+    # Rank inside FTS5, then fetch the few winning rows by primary key: an SQL join here is
+    # flattened by SQLite and joins every match before the sort (3x slower).
+    try:
+        ranked = conn.execute(_RECALL_SELECT.format(w=CONTEXT_WEIGHT), (expression, limit)).fetchall()
+    except sqlite3.OperationalError as exc:
+        if fts.is_query_error(exc):
+            return []
+        raise
+    rows = lookup(conn, [str(r[0]) for r in ranked])
+    return [fts.Hit(*rows[str(rid)][:5], abs(float(score))) for rid, score in ranked if str(rid) in rows]
 
 
 def search_recall(conn: sqlite3.Connection, query: str, limit: int) -> list[fts.Hit]:
     """Keyword search over ``recall_fts``: all terms first, then any content term (see ``fts``)."""
-    sql = _RECALL_SELECT.format(w=CONTEXT_WEIGHT)
     return fts.search_with(
-        lambda expr, n: fts.run_select(conn, sql, expr, n), query, limit, own_columns="statement tags"
+        lambda expr, n: _run_recall(conn, expr, n), query, limit, own_columns="statement tags"
     )
 
 
