@@ -114,6 +114,8 @@ class Broker:
                 raise LockHeld(f"another roundtable broker already listens on {self.socket}")
             self.socket.unlink()
         self._lock = lock
+        # written before the socket exists, so whoever sees the socket answer finds the pid
+        self.pid_file.write_text(f"{os.getpid()}\n", encoding="utf-8")
 
     def release(self) -> None:
         for path in (self.socket, self.pid_file):
@@ -139,9 +141,12 @@ class Broker:
     async def serve(self, ready: threading.Event | None = None) -> None:
         """Listen until stopped or idle for ``linger`` seconds. Call :meth:`claim` first."""
         self._stop = asyncio.Event()
-        server = await asyncio.start_unix_server(self._handle, path=str(self.socket))
-        os.chmod(self.socket, 0o600)
-        self.pid_file.write_text(f"{os.getpid()}\n", encoding="utf-8")
+        try:
+            server = await asyncio.start_unix_server(self._handle, path=str(self.socket))
+            os.chmod(self.socket, 0o600)
+        except BaseException:
+            self.release()
+            raise
         if self.linger is not None:
             self._arm_idle(max(self.linger, STARTUP_GRACE_SECONDS))
         if ready is not None:

@@ -34,6 +34,13 @@ class BrokerConnectionLost(BrokerError):
     """The connection to the broker broke (the broker exited or restarted)."""
 
 
+def _broker_pid(base: Path) -> int | None:
+    try:
+        return int((broker_dir(base) / "broker.pid").read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        return None
+
+
 def start_broker_process(base: Path) -> subprocess.Popen[bytes]:
     """Spawn a detached broker for ``base`` and wait until its socket answers.
 
@@ -58,6 +65,10 @@ def start_broker_process(base: Path) -> subprocess.Popen[bytes]:
     deadline = time.monotonic() + START_TIMEOUT_SECONDS
     while time.monotonic() < deadline:
         if socket_answers(sock):
+            # another client's broker may have won while ours is still starting: let ours see the
+            # lock and exit, so no straggler outlives this call (the pid file names the winner)
+            while proc.poll() is None and _broker_pid(base) != proc.pid and time.monotonic() < deadline:
+                time.sleep(0.02)
             return proc
         code = proc.poll()
         # exit 4 (lock held) means another client's broker won the start-up race: wait for it
