@@ -3,7 +3,7 @@
 ``roundtable_export`` and ``roundtable_memory`` are the contract's ``export`` action and
 ``memory`` tool; ``roundtable_memory`` is not called plain ``memory`` because Hermes drops
 provider tools that shadow its built-in ``memory`` tool. The room tools (``rooms``, ``join``,
-``post``, ``digest``, ``peek``, ``fetch``) let an MCP host take part in a room. Each ``call``
+``leave``, ``post``, ``digest``, ``peek``, ``fetch``) let an MCP host take part in a room. Each ``call``
 returns text, or raises a ``CommonkeepError`` whose message is the contract's error text.
 Configuration (agent dir, memory dir, writer role) is read on every call, like upstream.
 """
@@ -122,6 +122,22 @@ def _rooms(arguments: dict[str, Any], role: str | None) -> str:
     return "\n".join(lines)
 
 
+def _join(arguments: dict[str, Any], role: str | None) -> str:
+    room = _text(arguments, "room") or ""
+    topic = _text(arguments, "topic", required=False)
+    reply = with_session(role, lambda client: client.join(room, topic))
+    info = reply["room"]
+    about = f" — {info['topic']}" if info.get("topic") else ""
+    unread = int(info["lastSeq"]) - int(reply["cursor"])
+    return f"Joined #{room}{about}. {len(info['members'])} member(s), {unread} unread message(s). Use digest to catch up."
+
+
+def _leave(arguments: dict[str, Any], role: str | None) -> str:
+    room = _text(arguments, "room") or ""
+    with_session(role, lambda client: client.leave(room))
+    return f"Left #{room}."
+
+
 def _post(arguments: dict[str, Any], role: str | None) -> str:
     room = _text(arguments, "room") or ""
     text = _text(arguments, "message") or ""
@@ -200,6 +216,18 @@ def roundtable_tools() -> list[AgentTool]:
             _memory,
         ),
         AgentTool("roundtable_rooms", "List the active rooms with your unread counts.", {"type": "object", "properties": {}}, _rooms),
+        AgentTool(
+            "roundtable_join",
+            "Join a room, creating it if needed (topic used only at creation); says how much is unread.",
+            {"type": "object", "properties": {"room": _ROOM, "topic": {"type": "string"}}, "required": ["room"]},
+            _join,
+        ),
+        AgentTool(
+            "roundtable_leave",
+            "Leave a room.",
+            {"type": "object", "properties": {"room": _ROOM}, "required": ["room"]},
+            _leave,
+        ),
         AgentTool(
             "roundtable_post",
             "Post a message to a room (joining it first; topic used only when the room is created).",

@@ -33,6 +33,11 @@ def test_room_tools_speak_the_contract_texts(tools: dict[str, Any], agent_base: 
     assert peek.splitlines()[0].endswith("· peek (cursor unchanged)")
     assert tools["roundtable_digest"].call({"room": "design"}, "planner").startswith("#design · 1 unread · showing 1 verbatim")
     assert tools["roundtable_digest"].call({"room": "design"}, "planner") == "No new messages."
+    assert tools["roundtable_join"].call({"room": "design"}, "reviewer") == (
+        "Joined #design — limits. 3 member(s), 2 unread message(s). Use digest to catch up."
+    )
+    assert tools["roundtable_leave"].call({"room": "design"}, "reviewer") == "Left #design."
+    assert "members: planner, critic" in tools["roundtable_rooms"].call({}, "planner")
 
 
 def test_a_kept_session_reconnects_once_after_the_broker_restarted(tools: dict[str, Any], agent_base: Path) -> None:
