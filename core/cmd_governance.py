@@ -267,7 +267,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--min-confidence", type=float, default=0.75, help="curator gate (contract §6.6; default 0.75)")
         parser.add_argument("--min-evidence", type=int, default=2, help="evidence refs needed (default 2)")
         parser.add_argument("--auto", action="store_true", help="session-end auto-curation: curate, then apply per --policy")
-        parser.add_argument("--policy", default="high-only", choices=["high-only", "propose", "off"], help="auto-curation policy")
+        parser.add_argument("--policy", default=None, choices=["high-only", "propose", "off"],
+                            help="auto-curation policy (default: config.json curator.autoCurate, else high-only)")
         wait_option()
         parser.set_defaults(run=run_curate)
     elif name == "apply":

@@ -295,6 +295,28 @@ def propose(
 AUTO_POLICIES = ("high-only", "propose", "off")
 
 
+def curator_config(root: Path | str) -> dict[str, Any]:
+    """``config.json`` ``curator`` and ``governance`` settings over the contract's defaults (§4.12)."""
+    from commonkeep.layout import Layout
+
+    conf: dict[str, Any] = {"autoCurate": "high-only", "autoCurateHighThreshold": 0.85, "governanceMode": "compatibility"}
+    try:
+        data = json.loads(Layout(root).config.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return conf
+    if not isinstance(data, dict):
+        return conf
+    cur, gov = data.get("curator"), data.get("governance")
+    if isinstance(cur, dict):
+        if cur.get("autoCurate") in AUTO_POLICIES:
+            conf["autoCurate"] = cur["autoCurate"]
+        if isinstance(cur.get("autoCurateHighThreshold"), int | float):
+            conf["autoCurateHighThreshold"] = float(cur["autoCurateHighThreshold"])
+    if isinstance(gov, dict) and gov.get("mode") in ("compatibility", "strict"):
+        conf["governanceMode"] = gov["mode"]
+    return conf
+
+
 def _load_inputs(root: Path | str) -> dict[str, Any]:
     from commonkeep.store import Store
 
@@ -318,7 +340,7 @@ def curate(
     role: str | None,
     min_confidence: float = MIN_CONFIDENCE,
     min_evidence: int = MIN_EVIDENCE_COUNT,
-    governance_mode: str = "compatibility",
+    governance_mode: str | None = None,
     mode: str = "propose",
     write: bool = True,
     wait: float | None = None,
@@ -331,6 +353,8 @@ def curate(
     from commonkeep.writer import require_writer, writer_lock
 
     require_writer("curate", role, root)
+    if governance_mode is None:
+        governance_mode = str(curator_config(root)["governanceMode"])
     if not write:
         inputs = _load_inputs(root)
         return propose(inputs["records"], inputs["candidates"], tombstoned=inputs["tombstoned"],
@@ -385,13 +409,14 @@ def auto_curate(
     root: Path | str,
     *,
     role: str | None,
-    policy: str = "high-only",
+    policy: str | None = None,
     threshold: float | None = None,
     log: bool = True,
 ) -> AutoCuration:
     """What a host runs at session end (§11.3): curate, then apply per ``policy``.
 
-    ``high-only`` (default) applies only default-selected, non-high-risk ops with confidence ≥
+    ``policy`` defaults to ``config.json`` ``curator.autoCurate`` (``high-only``).
+    ``high-only`` applies only default-selected, non-high-risk ops with confidence ≥
     ``autoCurateHighThreshold`` (0.85); ``propose`` writes the patch and applies nothing (every
     op waits for ``commonkeep review``); ``off`` does nothing. A ``## Auto-curation`` section is
     logged in the daily log.
@@ -399,6 +424,8 @@ def auto_curate(
     from commonkeep.scoring import AUTO_CURATE_HIGH_THRESHOLD
     from commonkeep.writer import require_writer
 
+    conf = curator_config(root)
+    policy = policy or str(conf["autoCurate"])
     if policy not in AUTO_POLICIES:
         from commonkeep.errors import BadInput
 
@@ -409,7 +436,9 @@ def auto_curate(
     require_writer("auto-curate", role, root)
     prop = curate(root, role=role, mode="auto" if policy == "high-only" else "propose")
     out.proposal = prop
-    chosen = auto_select(prop, AUTO_CURATE_HIGH_THRESHOLD if threshold is None else threshold) if policy == "high-only" else []
+    if threshold is None:
+        threshold = float(conf.get("autoCurateHighThreshold", AUTO_CURATE_HIGH_THRESHOLD))
+    chosen = auto_select(prop, threshold) if policy == "high-only" else []
     if chosen:
         from commonkeep.patch import apply_patch
 

@@ -21,7 +21,8 @@ because the id exists or is tombstoned rejects that candidate, as upstream does.
 
 ``delete`` writes one content-free tombstone and drops the record; with
 ``deletion_mode: privacy_purge`` it also scrubs linked evidence (§4.4), the source candidate's
-text and the record's statement in older patch files.
+text, the record's statement in older patch files, daily logs, runtime files, reports and
+session summaries, and drops the derived search databases so they are rebuilt without it.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ TARGET_STATUS: dict[str, frozenset[str]] = {
 }
 DECAY = {"semi-stable": 0.15, "stable": 0.05, "low": 0.15}  # config.json maintainer defaults (§4.12)
 DELETED = "[deleted]"
+MIN_SCRUB_CHARS = 12  # shorter statements are too likely to match unrelated text to scrub by value
+DERIVED_TEXT_DIRS = ("daily", "runtime", "reports", "sessions/summaries")
 
 
 def patch_path(layout: Layout, patch_id: str) -> Path:
@@ -145,6 +148,7 @@ class _State:
         self.cand_status: dict[str, str] = {}
         self.new_tombstones: list[Row] = []
         self.purge: list[str] = []
+        self.purged_texts: list[str] = []
 
     def put(self, rec: Row) -> None:
         rid = str(rec["id"])
@@ -197,9 +201,9 @@ def _apply_op(op: Row, st: _State, *, ratify: bool, day: str, when: str) -> str 
             return f"candidate {cid} was already patched"
         st.cand_status[str(cid)] = "rejected"
         return None
-    if cid and kind not in ("delete", "reject_candidate") and str(cid) in st.cands:
-        if st.cand_status.get(str(cid), st.cands[str(cid)].get("status")) == "rejected":
-            return f"its candidate {cid} was rejected"
+    cand_now = st.cand_status.get(str(cid), st.cands[str(cid)].get("status")) if str(cid) in st.cands else None
+    if cid and kind not in ("delete", "reject_candidate") and cand_now == "rejected":
+        return f"its candidate {cid} was rejected"
     if kind == "promote_to_vault_candidate":
         return "the vault is not enabled (config.json vault.enabled); nothing to promote to"
     if kind == "add":
@@ -306,7 +310,43 @@ def _delete(op: Row, st: _State, target: str, when: str) -> str | None:
         st.cand_status[cid] = "rejected"
     if tomb["deletion_mode"] == "privacy_purge":
         st.purge.append(target)
+        text = str(old.get("statement", "")) if old else str(st.cands.get(cid, {}).get("text", ""))
+        if len(text.strip()) >= MIN_SCRUB_CHARS:
+            st.purged_texts.append(text)
     return None
+
+
+def _scrub_derived(layout: Layout, texts: list[str]) -> None:
+    """Privacy purge beyond the canonical files.
+
+    The search databases are derived (``DESIGN.md`` principle 2) and SQLite keeps deleted text in
+    free pages and FTS segments, so they are removed here and rebuilt by the ``after_apply``
+    listener. In daily logs, runtime files, reports and session summaries every occurrence of
+    the purged statement (and of the 80-character brief handoffs use) becomes ``[deleted]``.
+    """
+    if layout.search_dir.is_dir():
+        for path in layout.search_dir.iterdir():
+            if path.is_file():
+                path.unlink()
+    needles = sorted({n for t in texts for n in (t, t[:80]) if len(n.strip()) >= MIN_SCRUB_CHARS}, key=len, reverse=True)
+    if not needles:
+        return
+    for rel in DERIVED_TEXT_DIRS:
+        base = layout.root / rel
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            if not path.is_file() or path.suffix not in (".md", ".json", ".jsonl", ".txt"):
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            new = text
+            for n in needles:
+                new = new.replace(n, DELETED).replace(json.dumps(n, ensure_ascii=False)[1:-1], DELETED)
+            if new != text:
+                jsonl.atomic_write_bytes(path, new.encode("utf-8"))
 
 
 def _scrub_patches(layout: Layout, ids: set[str], keep: str) -> None:
@@ -458,6 +498,8 @@ def _write_state(store: Store, st: _State, patch_id: str) -> None:
 
         store.rewrite(layout.evidence, scrub)
         _scrub_patches(layout, purge, patch_id)
+    if purge:
+        _scrub_derived(layout, st.purged_texts)
     purge_cands = {cid for cid in st.cands if memory_id_for(cid) in purge}
     if st.cand_status or purge_cands:
 

@@ -353,11 +353,9 @@ def _project_name(cwd: Any) -> str:
 
 
 def score_candidate(cand: dict[str, Any], store: Any = None) -> dict[str, Any]:
-    """The capture-time hook (``commonkeep.capture``): enrich a new candidate against the store."""
-    from commonkeep.matching import MatchIndex
+    """The capture-time hook (``commonkeep.capture``): trust, eligibility and poisoning fields.
 
-    index = MatchIndex()
-    if store is not None:
-        for rec in store.records():
-            index.add_record(rec)
-    return enrich_candidate(cand, index)
+    Matching is left to curation, which matches against the store as it is then: capture sits on
+    the hosts' hot path (a subprocess per tool call) and must not read every record.
+    """
+    return enrich_candidate(cand, None)

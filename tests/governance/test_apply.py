@@ -255,7 +255,10 @@ def test_forget_purge_scrubs_linked_evidence_candidate_and_patches(root: Path) -
         "source_summary": "address mentioned", "source_excerpt": secret_text, "excerpt_hash": "f" * 32, "redaction_status": "none",
         "trust_class": "direct_user_instruction", "polarity": "supports", "related_memory_ids": [mid]}])
     assert mid == "mem_" + cand["id"][4:]
+    Store(root).append_daily(f"user said: {secret_text}")
+    (root / "reports" / "handoff" / "h.json").write_text(json.dumps({"selected_memory_brief": [f"{mid}: {secret_text[:80]}"]}))
     res = forget(root, mid, reason="privacy_sensitive", role=WRITER, purge=True)
+    assert "[deleted]" in next((root / "daily").glob("*.md")).read_text()
     assert res.tombstones and mid not in _records(root)
     ev = read_rows(root / "memory" / "evidence.jsonl")[0]
     assert ev["source_summary"] == "[deleted]" and ev["redaction_status"] == "deleted" and "source_excerpt" not in ev
@@ -300,3 +303,13 @@ def test_reinforcement_proposes_update_stability_and_inquiries_for_conflicts(roo
     assert len(open_inq) == 1 and open_inq[0]["related_memory_ids"] == [a] and open_inq[0]["id"].startswith("inq_")
     closed = close_inquiry(root, open_inq[0]["id"], status="answered", answer_memory_id=a)
     assert closed["status"] == "answered" and list_inquiries(root) == []
+
+
+def test_config_sets_the_auto_policy_and_strict_governance(root: Path) -> None:
+    (root / "config.json").write_text(json.dumps({"curator": {"autoCurate": "propose"}, "governance": {"mode": "strict"}}))
+    legacy = write_candidate(root, "Always sign commits with the team key.", primary_trust_class=None, durability_signal=None)
+    done = auto_curate(root, role=WRITER)
+    assert done.policy == "propose" and done.applied == [] and Store(root).records() == []
+    assert done.proposal is not None
+    op = next(o for o in done.proposal.ops if o.get("candidate_id") == legacy["id"])
+    assert op["default_selected"] is False and "strict governance requires trust metadata" in op["reason"]
