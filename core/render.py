@@ -73,6 +73,7 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
     Files whose bytes would not change are left untouched (no churn for watchers).
     """
     from commonkeep.jsonl import atomic_write_bytes
+    from commonkeep.secrets import redact
     from commonkeep.store import Store
 
     if records_by_file is None:
@@ -90,7 +91,7 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
         outputs[layout.rendered_projects_dir / f"{project_slug}.md"] = render_memory_markdown(recs)
     written = []
     for path, text in outputs.items():
-        data = text.encode("utf-8", "surrogatepass")
+        data = redact(text).text.encode("utf-8", "surrogatepass")  # records are redacted; this covers hand edits
         try:
             if path.read_bytes() == data:
                 continue

@@ -176,3 +176,30 @@ def test_two_hundred_planted_secrets_never_reach_disk(root: Path) -> None:
     # and the redactions are visible, by kind
     assert "[REDACTED:" in (root / "rendered" / "MEMORY.md").read_text()
     assert "[REDACTED:" in hand_path.read_text()
+
+
+def test_evidence_excerpts_and_rendered_files_are_redacted(root: Path) -> None:
+    from commonkeep.evidence import add_evidence
+    from commonkeep.jsonl import append_jsonl
+    from commonkeep.layout import Layout
+    from commonkeep.render import render_all
+
+    (_, text, value), (_, text2, value2) = planted(2, seed=11)
+    ev = add_evidence(root, summary=f"user pasted {text}", excerpt=f"log line: {text2}", source_kind="conversation",
+                      trust_class="direct_user_instruction", source_ref="session-1")
+    assert ev["redaction_status"] == "redacted" and len(ev["id"]) == 32
+    assert add_evidence(root, summary=f"user pasted {text}", excerpt=f"log line: {text2}", source_kind="conversation",
+                        trust_class="direct_user_instruction", source_ref="session-1")["id"] == ev["id"]
+    # a record hand-edited into the canonical file with a secret is never rendered with it
+    (_, text3, value3), = planted(1, seed=12)
+    rec = {"id": "mem_20261202120000_handedit", "layer": "L2", "scope": {"type": "global"}, "tags": [], "statement": text3,
+           "evidence": [{"type": "manual", "ref": "x", "note": "y"}], "confidence": 0.9, "stability": "stable",
+           "created_at": "2026-12-02", "updated_at": "2026-12-02",
+           "review": {"cadence_days": 30, "next_review": "2027-01-01", "change_condition": "never"},
+           "status": "active", "supersedes": [], "superseded_by": [], "vault_ref": None}
+    append_jsonl(root / "memory" / "L2.playbooks.jsonl", [rec])
+    render_all(Layout(root))
+    rendered = (root / "rendered" / "MEMORY.md").read_text()
+    assert "mem_20261202120000_handedit" in rendered and value3 not in rendered
+    data = (root / "memory" / "evidence.jsonl").read_text()
+    assert value not in data and value2 not in data and data.count("\n") == 1
