@@ -131,7 +131,7 @@ def writer_lock(root: Path | str, role: str, action: str, wait: float | None = N
     if wait is None:
         wait = float(os.environ.get("COMMONKEEP_LOCK_WAIT", DEFAULT_LOCK_WAIT))
     path = Layout(root).lock_dir / "writer.lock"
-    key = str(path.resolve()) if path.exists() else str(path.absolute())
+    key = os.path.realpath(path)  # the same key before and after the file exists
     with _held_guard:
         if key in _held:
             fd, depth = _held[key]

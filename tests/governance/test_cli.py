@@ -93,3 +93,21 @@ def test_review_list_reinforce_inquiries_and_auto(root: Path, capsys: pytest.Cap
     assert len(inq) == 1 and inq[0]["status"] == "open"
     code, out, _ = _run(capsys, "inquiries", "--withdraw", inq[0]["id"], *r)
     assert code == 0 and "withdrawn" in out
+
+
+def test_ratify_a_patch_op_or_a_candidate(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    r = ["--root", str(root), "--role", WRITER]
+    first = write_candidate(root, "The user is Alice, a backend engineer.", tags=["identity"])
+    code, out, _ = _run(capsys, "curate", *r, "--json")
+    pid = json.loads(out)["patch_id"]
+    code, out, _ = _run(capsys, "apply", pid, "--ops", "op_001", *r)
+    assert code == 0 and "skipped op_001: L1 records are never auto-applied" in out
+    code, _, err = _run(capsys, "ratify", pid, *r)
+    assert code == 2 and "needs --ops" in err
+    code, out, _ = _run(capsys, "ratify", pid, "--ops", "op_001", *r, "--json")
+    assert code == 0 and json.loads(out)["applied_ops"] == ["op_001"]
+    assert [x["layer"] for x in Store(root).records()] == ["L1"]
+    second = write_candidate(root, "The user works in the Berlin office.", tags=["identity"])
+    code, out, _ = _run(capsys, "ratify", second["id"], *r)
+    assert code == 0 and f"candidate {second['id']} -> patched" in out
+    assert {c["id"]: c["status"] for c in Store(root).candidates()} == {first["id"]: "patched", second["id"]: "patched"}
