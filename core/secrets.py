@@ -36,6 +36,9 @@ _ASSIGN_NAMES = (
     r"|auth[_-]?key|private[_-]?key|client[_-]?secret|credentials?))"
 )
 
+# values that name where a secret comes from rather than being one (code and config templates)
+_PLACEHOLDER = r"\$|\{\{|<|%\(|os\.environ|os\.getenv|process\.env|getenv|env\.|None\b|null\b|true\b|false\b|\*{3,}|x{6,}|changeme\b|required\b"
+
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "private_key",
@@ -65,7 +68,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "password_assignment",
         re.compile(
-            r"(?i)(?<![A-Za-z0-9])" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*[\"']?(?!\[REDACTED)(?P<v>[^\s\"',;]{6,})"
+            r"(?i)(?<![A-Za-z0-9])" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*[\"']?(?!\[REDACTED)(?!" + _PLACEHOLDER + r")(?P<v>[^\s\"',;]{6,})"
         ),
     ),
 )

@@ -75,6 +75,10 @@ def test_ordinary_text_and_ids_are_left_alone() -> None:
         "see src/commonkeep/patch.py and docs/core-api.md",
         "the password policy says rotate every 90 days",
         "https://github.com/Mont3ll/pi-persistent-intelligence",
+        'api_key = os.environ["OPENAI_API_KEY"]',
+        "password: ${DB_PASSWORD}",
+        "SECRET_KEY={{ vault_secret }}",
+        'token = "<your token here>"',
     ):
         assert not contains_secret(text), text
     findings: list[str] = []
