@@ -201,10 +201,10 @@ def format_report(report: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     for m in modes:
-        if m not in ("keyword", "semantic", "deep"):
+        if m not in ("keyword", "semantic", "deep", "rerank"):
             from commonkeep.errors import BadInput
 
-            raise BadInput(f"unknown mode {m!r} in --modes; use keyword, semantic, deep")
+            raise BadInput(f"unknown mode {m!r} in --modes; use keyword, semantic, deep, rerank")
     report = run_bench(Path(args.data), modes, log=None if args.json else lambda s: print(s, file=sys.stderr))
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
@@ -223,7 +223,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--modes",
         default="keyword",
-        help="comma-separated search modes to score besides the BM25 baseline (keyword, semantic, deep; default keyword)",
+        help="comma-separated search modes to score besides the BM25 baseline (keyword, semantic, deep, rerank; default keyword)",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable report")
     parser.set_defaults(run=run)

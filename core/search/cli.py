@@ -70,9 +70,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("query", help="what to look for (any text; hyphens and quotes are fine)")
         parser.add_argument(
             "--mode",
-            choices=["keyword", "semantic", "deep"],
+            choices=["keyword", "semantic", "deep", "rerank"],
             default="keyword",
-            help="keyword: FTS5 BM25 (default); semantic: the semantic backend; deep: RRF of both",
+            help="keyword: FTS5 BM25 (default); semantic: the semantic backend; deep: RRF of both "
+            "(the contract's); rerank: keyword candidates re-scored by the local embedder",
         )
         parser.add_argument("--limit", type=int, default=8, help="how many results (default 8)")
         parser.set_defaults(run=run_search)

@@ -5,6 +5,11 @@ at 0-based index ``i`` scores ``0.45 / (60 + i + 1)``; the semantic id at 0-base
 scores ``0.55 / (60 + j + 1)`` but only when it is an eligible record (active, non-tombstoned,
 layer L2); scores are summed, sorted descending (ties: keyword rank, then id) and cut to the
 limit. Every result carries ``sources`` and ``score_provenance``.
+
+``rerank`` (commonkeep's own mode, not in the contract) re-scores the keyword candidates with the
+local embedder: ``(bm25 - min) / (max - min) + cosine`` over the top ``max(5 * limit, 50)``
+keyword results, equal weights. On the LoCoMo dev split it is the best offline setting measured
+(README, Benchmarks). Backends without ``similarities`` (qmd) fall back to ``deep``.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import Any
 FTS_WEIGHT = 0.45
 SEMANTIC_WEIGHT = 0.55
 RRF_K = 60
-MODES = ("keyword", "semantic", "deep")
+MODES = ("keyword", "semantic", "deep", "rerank")
 
 
 @dataclass
@@ -140,11 +145,19 @@ def search(
             semantic.warn_once("no-backend:" + msg, msg)
             notices.append(msg)
     # ``conn`` is this thread's shared reader (``index.reader``): it is not closed here.
+    how = mode
+    if backend is not None and how == "rerank" and not hasattr(backend, "similarities"):
+        notices.append(f"semantic backend {backend.name} cannot rerank; using deep (RRF) instead")
+        how = "deep"
     keyword_hits = index.search_recall(conn, query, limit if backend is None else depth)
     semantic_ids: list[str] = []
+    sims: dict[str, float] = {}
     if backend is not None:
         try:
-            semantic_ids = list(backend.search(root, query, depth))
+            if how == "rerank":
+                sims = backend.similarities(root, query, [h.id for h in keyword_hits]) if keyword_hits else {}
+            else:
+                semantic_ids = list(backend.search(root, query, depth))
         except Exception as exc:
             msg = (
                 f"semantic backend {backend.name} failed ({type(exc).__name__}: {exc}); using keyword search"
@@ -171,6 +184,8 @@ def search(
         )
     rows = index.lookup(conn, list(dict.fromkeys([*(h.id for h in keyword_hits), *semantic_ids])))
     bm25 = {h.id: h.score for h in keyword_hits}
+    if how == "rerank":
+        return _rerank(query, keyword_hits, sims, backend.name, limit, notices, started)
     eligible = {rid for rid, row in rows.items() if row[1] == "L2"}
     if mode == "semantic":
         ranked = [rid for rid in semantic_ids if rid in rows]
@@ -201,4 +216,35 @@ def search(
         results.append(Result(rid, row[1], row[2], row[3], row[4], score, srcs, prov))
     return SearchResponse(
         query, mode, f"fts+{backend.name}", results, notices, (time.perf_counter() - started) * 1000
+    )
+
+
+def _rerank(
+    query: str,
+    hits: Sequence[Any],
+    sims: Mapping[str, float],
+    backend: str,
+    limit: int,
+    notices: list[str],
+    started: float,
+) -> SearchResponse:
+    """Min-max normalised BM25 plus cosine similarity, over the keyword candidates."""
+    top, bottom = (max(h.score for h in hits), min(h.score for h in hits)) if hits else (0.0, 0.0)
+    span = top - bottom
+    scored = []
+    for i, h in enumerate(hits):
+        norm = (h.score - bottom) / span if span > 0 else 1.0
+        cos = sims.get(h.id, 0.0)
+        prov = {
+            "fts": {"rank": i + 1, "bm25": h.score, "normalised": norm},
+            "semantic": {"cosine": cos, "backend": backend},
+        }
+        scored.append((norm + cos, i, h, prov))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    results = [
+        Result(h.id, h.layer, h.rule_type, h.confidence, h.statement, score, ["fts", backend], prov)
+        for score, _, h, prov in scored[:limit]
+    ]
+    return SearchResponse(
+        query, "rerank", f"fts+{backend} rerank", results, notices, (time.perf_counter() - started) * 1000
     )

@@ -204,6 +204,19 @@ class LocalMiniLM:
         top = top[np.lexsort((top, -scores[top]))]
         return [ids[i] for i in top]
 
+    def similarities(self, root: str, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """Cosine similarity of ``query`` to each of ``ids`` that has a vector (for ``rerank``)."""
+        from commonkeep.search.index import ensure_fresh, recall_db_path
+
+        ensure_fresh(root)
+        self.refresh(root)
+        all_ids, matrix = _load_matrix(recall_db_path(root))
+        if not all_ids or not ids:
+            return {}
+        pos = _positions[str(recall_db_path(root))]
+        q = load_model().embed([query])[0]
+        return {rid: float(matrix[pos[rid]] @ q) for rid in ids if rid in pos}
+
 
 def _mark_refreshed(conn: Any, stamp: tuple[str] | None) -> None:
     if stamp is not None:
@@ -213,6 +226,7 @@ def _mark_refreshed(conn: Any, stamp: tuple[str] | None) -> None:
 
 
 _matrix_cache: dict[str, tuple[str, list[str], Any]] = {}
+_positions: dict[str, dict[str, int]] = {}  # row of each id in the cached matrix, per database
 
 
 def _load_matrix(path: Path) -> tuple[list[str], Any]:
@@ -245,6 +259,7 @@ def _load_matrix(path: Path) -> tuple[list[str], Any]:
         else np.zeros((0, DIM), dtype=np.float32)
     )
     _matrix_cache[str(path)] = (key, ids, matrix)
+    _positions[str(path)] = {rid: i for i, rid in enumerate(ids)}
     return ids, matrix
 
 

@@ -161,3 +161,38 @@ def test_qmd_backend_runs_the_contract_argv_and_extracts_ids(
 def test_qmd_is_unavailable_without_the_binary(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     assert semantic.Qmd().available() == "qmd is not on PATH"
+
+
+def test_rerank_rescores_keyword_candidates_with_the_embedder(root: Path) -> None:
+    seed(
+        root,
+        [
+            make_record("mem_a", "The printer on floor two jams often."),
+            make_record("mem_b", "Our cat Tom sleeps on the printer."),
+            make_record("mem_c", "Deploys happen on Tuesday."),
+        ],
+    )
+    backend = semantic.LocalMiniLM()
+    resp = search(root, "which pet sleeps on the printer", "rerank", 3, backends=[backend])
+    assert resp.used == "fts+local-minilm rerank"
+    assert [r.id for r in resp.results] == ["mem_b", "mem_a"]  # only keyword candidates, re-scored
+    top = resp.results[0]
+    prov = top.score_provenance
+    assert top.score == pytest.approx(prov["fts"]["normalised"] + prov["semantic"]["cosine"])
+    assert 0.0 <= prov["fts"]["normalised"] <= 1.0
+
+
+def test_rerank_with_a_backend_that_cannot_rerank_uses_deep(root: Path) -> None:
+    class RankOnly:
+        name = "rank-only"
+
+        def available(self) -> str | None:
+            return None
+
+        def search(self, root: str, query: str, limit: int) -> list[str]:
+            return ["mem_cat"]
+
+    seed(root, FACTS)
+    resp = search(root, "pytest", "rerank", 3, backends=[RankOnly()])
+    assert resp.used == "fts+rank-only" and "cannot rerank" in resp.notices[0]
+    assert [r.id for r in resp.results] == ["mem_cat", "mem_tests"]  # 0.55/61 beats 0.45/61
