@@ -7,8 +7,9 @@ tombstoned id can never be added again: curation rejects its candidate and ``app
 
 ``--purge`` (``privacy_purge``) also scrubs what points at the content: linked evidence
 (summary ``[deleted]``, excerpt and hash removed, §4.4), the source candidate's text in the inbox,
-and the statement in older patch files. Daily logs are free text and are not rewritten; say so
-to the user when that matters.
+and every copy of the statement in older patch files, daily logs, runtime files and reports; the
+derived search databases are dropped and rebuilt (see ``commonkeep.patch``). A paraphrase in a
+daily log cannot be found by value and stays.
 
 An ID may also be a candidate id (``cap_…``) that was never promoted: its record id is
 tombstoned in advance and the candidate rejected, so it cannot come back through curation.
