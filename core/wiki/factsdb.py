@@ -156,25 +156,33 @@ class FactsDB:
             if src in order
         ]
         rules = rule_statuses(events)
-        c.execute("UPDATE facts SET status='current', status_by=NULL")
+        by_label = {f"{fam.capitalize()} {ver}": rs for (fam, ver), rs in rules.items()}
+        by_slug = {slugify(f"{fam} {ver}"): rs for (fam, ver), rs in rules.items()}
+        wanted: dict[str, tuple[str, str | None]] = {}
+        current: dict[str, tuple[str, str | None]] = {}
         qrows: list[QuantityRow] = []
-        for key, kind, source, ordinal, detail_s in c.execute("SELECT key, kind, source, ordinal, detail FROM facts").fetchall():
+        for key, kind, source, ordinal, detail_s, status, status_by in c.execute(
+            "SELECT key, kind, source, ordinal, detail, status, status_by FROM facts"
+        ).fetchall():
+            current[key] = (status, status_by)
+            wanted[key] = ("current", None)
+            if kind not in ("rule", "rule_change", "quantity") and '"rule"' not in detail_s:
+                continue
             detail = json.loads(detail_s)
-            st = None
-            label = detail.get("rule") or ""
-            subject = key.split(":")[1] if kind == "quantity" else ""
-            for (fam, ver), rs in rules.items():
-                if label == f"{fam.capitalize()} {ver}" or (subject and subject == slugify(f"{fam} {ver}")):
-                    st = rs
+            st = by_label.get(str(detail.get("rule") or ""))
+            if st is None and kind == "quantity":
+                st = by_slug.get(key.split(":")[1])
             if st is None and kind == "quantity" and source in order:
                 group = key.split("@")[0].split("#")[0]
                 qrows.append(QuantityRow(key, group, float(detail["number"]), (order[source][0], order[source][1], ordinal), source))
             if st is not None and st.status != "current":
-                c.execute("UPDATE facts SET status=?, status_by=? WHERE key=?", (st.status, st.by, key))
+                wanted[key] = (st.status, st.by)
             elif st is not None and st.note in ("reinstated", "reaffirmed"):
-                c.execute("UPDATE facts SET status='current', status_by=? WHERE key=?", (f"{st.note} by {st.by}", key))
+                wanted[key] = ("current", f"{st.note} by {st.by}")
         for key, newer in quantity_replacements(qrows).items():
-            c.execute("UPDATE facts SET status='superseded', status_by=? WHERE key=?", (newer, key))
+            wanted[key] = ("superseded", newer)
+        changed = [(st, by, key) for key, (st, by) in wanted.items() if current.get(key) != (st, by)]
+        c.executemany("UPDATE facts SET status=?, status_by=? WHERE key=?", changed)
 
     def facts_for_sentences(self, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], list[tuple[str, str, str, str, str | None]]]:
         """(source, ordinal) -> [(key, kind, value, status, status_by)]."""
