@@ -156,7 +156,7 @@ def ingest(project: str | Path, source: str, *, llm: Any = None) -> IngestReport
 
 
 def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: Any) -> IngestReport:
-    meta, body = split_raw(text)
+    meta, body = split_raw(text.replace("\r\n", "\n"))
     date_value = meta.get("date")
     date = str(date_value)[:10] if date_value is not None and _DATE.match(str(date_value)) else timeutil.today()
     slug = _source_slug(db, rel)
@@ -171,7 +171,7 @@ def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: An
         added = llm.enrich(body, ex, source_slug=slug)
         extractor = f"deterministic+llm ({added} fact(s) added)"
     if meta.get("title"):
-        ex.title = str(meta["title"])[:120]
+        ex.title = " ".join(str(meta["title"]).split())[:120]
     before = _statuses(db)
     old_entities = {r[0] for r in db.conn.execute(
         "SELECT DISTINCT m.entity FROM mentions m JOIN sentences s ON s.id=m.sentence_id WHERE s.source=?", (rel,))}

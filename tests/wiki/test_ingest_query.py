@@ -143,3 +143,12 @@ def test_reingesting_a_changed_source_replaces_its_facts(project: Path, write_ra
     keys = [r[0] for r in sqlite3.connect(project / ".hmlr/facts.db").execute("SELECT key FROM facts WHERE kind='alias'")]
     assert keys == ["alias:kestrel~swift@a"]
     assert git.Repo(project).head.commit.message.startswith("wiki ingest: raw/a.md")
+
+
+def test_windows_line_endings_and_frontmatter_title_are_understood(project: Path) -> None:
+    (project / "raw/w.md").write_bytes(b"---\r\ndate: 2024-05-06\r\ntitle: \"Ops\\nnotes\"\r\n---\r\nKestrel is now called Falcon.\r\n")
+    report = wiki.ingest(project, "raw/w.md")
+    assert report.date == "2024-05-06"
+    assert "## [" in (project / "wiki/log.md").read_text(encoding="utf-8")
+    assert "] ingest | Ops notes\n" in (project / "wiki/log.md").read_text(encoding="utf-8")
+    assert wiki.query(project, "What is Kestrel called now?").evidence[0].text == "Kestrel is now called Falcon."
