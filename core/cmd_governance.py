@@ -68,6 +68,12 @@ def run_curate(args: argparse.Namespace) -> int:
     data = {"patch_id": prop.patch["patch_id"], "path": str(prop.path), "summary": prop.patch["summary"],
             "ops": [{k: o.get(k) for k in ("op_id", "op", "target_id", "candidate_id", "risk", "default_selected", "reason")} for o in prop.ops],
             "pending": prop.pending, "inquiries": len(prop.inquiries)}
+    if not prop.ops:
+        data["patch_id"], data["path"] = None, None
+        text = "nothing to propose: no pending candidate passes the curator's gate"
+        text += f"; {len(prop.pending)} candidate(s) below it wait in `commonkeep review`" if prop.pending else ""
+        _out(args, data, text)
+        return 0
     lines = [f"proposed {prop.patch['patch_id']} ({prop.patch['summary']})", f"  {prop.path}"]
     for o in prop.ops:
         mark = "x" if o["default_selected"] else " "

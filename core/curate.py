@@ -347,6 +347,7 @@ def curate(
 ) -> Proposal:
     """Propose a patch from the inbox and write it to ``patches/`` (status ``proposed``).
 
+    A proposal without ops writes no file (``Proposal.path`` stays ``None``).
     Writer only (the role gate runs first). Opens inquiries for conflicting candidates. With
     ``write=False`` nothing is written (a dry run, for ``review``).
     """
@@ -369,9 +370,10 @@ def curate(
                        known_ids=inputs["known_ids"], reinforcement=inputs["reinforcement"],
                        min_confidence=min_confidence, min_evidence=min_evidence, governance_mode=governance_mode, mode=mode)
         layout = inputs["store"].layout
-        while patch_path(layout, prop.patch["patch_id"]).exists():  # 36^6 suffixes; never loops in practice
-            prop.patch["patch_id"] = patch_id(now())
-        prop.path, _ = write_patch(layout, prop.patch)
+        if prop.ops:  # nothing to change writes nothing (session-end curation runs often)
+            while patch_path(layout, prop.patch["patch_id"]).exists():  # 36^6 suffixes; never loops in practice
+                prop.patch["patch_id"] = patch_id(now())
+            prop.path, _ = write_patch(layout, prop.patch)
         upsert_inquiries(root, prop.inquiries)
     return prop
 
@@ -389,6 +391,8 @@ class AutoCuration:
         if self.proposal is None:
             return f"auto-curation off (policy {self.policy})"
         p = self.proposal.patch
+        if not p["ops"]:
+            return f"auto-curation ({self.policy}): nothing to curate; {len(self.proposal.pending)} candidate(s) left for review"
         return (f"auto-curation ({self.policy}): patch {p['patch_id']} with {len(p['ops'])} op(s); "
                 f"applied {len(self.applied)}; {len(self.proposal.pending)} candidate(s) left for review")
 

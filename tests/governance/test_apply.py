@@ -61,8 +61,12 @@ def test_curate_proposes_and_apply_promotes_with_contract_fields(root: Path) -> 
 def test_patch_ids_of_one_minute_never_collide_with_omp(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COMMONKEEP_NOW", "2026-12-02T10:56:00.000Z")
     (root / "patches" / "patch_202612021056_001.json").write_text("{}\n")
-    ids = {curate(root, role=WRITER).patch["patch_id"] for _ in range(5)}
+    ids = set()
+    for i in range(5):
+        write_candidate(root, f"Fact number {i} about the deploy pipeline.")
+        ids.add(curate(root, role=WRITER).patch["patch_id"])
     assert len(ids) == 5 and all(i.startswith("patch_202612021056_ck") for i in ids)
+    assert {p.stem for p in (root / "patches").glob("*_ck*.json")} == ids
     assert (root / "patches" / "patch_202612021056_001.json").read_text() == "{}\n"
 
 
@@ -70,8 +74,9 @@ def test_curator_gate_leaves_weak_candidates_for_review(root: Path) -> None:
     write_candidate(root, "Maybe prefer short names.", confidence=0.6)
     write_candidate(root, "Deploys go through the release script.", evidence_refs=["only-one"])
     prop = curate(root, role=WRITER)
-    assert prop.ops == [] and len(prop.pending) == 2
+    assert prop.ops == [] and len(prop.pending) == 2 and prop.path is None
     assert "2 candidate(s) below the gate" in prop.patch["summary"]
+    assert list((root / "patches").iterdir()) == []
 
 
 def test_duplicates_and_existing_ids_are_really_rejected(root: Path) -> None:
