@@ -42,6 +42,8 @@ def run_reindex(args: argparse.Namespace) -> int:
     if args.recreate:
         from commonkeep.layout import Layout
 
+        index.forget_readers()
+
         lay = Layout(_root(args))
         for path in (lay.search_db, index.recall_db_path(lay.root)):
             for suffix in ("", "-wal", "-shm"):

@@ -247,10 +247,11 @@ def reader(path: Path) -> sqlite3.Connection:
     """This thread's open connection to ``recall.db`` (reused: opening and closing a WAL database
     costs more than a query). Reopened when the file was replaced (``reindex --recreate``).
     Callers must not close it."""
-    cache: dict[str, tuple[sqlite3.Connection, tuple[int, int]]] = getattr(_local, "conns", None) or {}
+    cache: dict[str, tuple[sqlite3.Connection, tuple[int, int, int]]] = getattr(_local, "conns", None) or {}
     _local.conns = cache
     st = os.stat(path)
-    ident = (st.st_dev, st.st_ino)
+    # ctime too: a deleted and recreated file may get the same inode number back at once.
+    ident = (st.st_dev, st.st_ino, st.st_ctime_ns)
     entry = cache.get(str(path))
     if entry is not None and entry[1] == ident:
         return entry[0]
@@ -259,6 +260,13 @@ def reader(path: Path) -> sqlite3.Connection:
     conn = connect_recall(path)
     cache[str(path)] = (conn, ident)
     return conn
+
+
+def forget_readers() -> None:
+    """Close this thread's cached connections (before deleting the database files)."""
+    for conn, _ in (getattr(_local, "conns", None) or {}).values():
+        conn.close()
+    _local.conns = {}
 
 
 @contextmanager

@@ -120,3 +120,15 @@ def test_search_cli_as_a_subprocess(root: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("- mem_a [L2, conf 0.80]")
+
+
+def test_reindex_recreate_in_the_same_process_keeps_search_working(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from commonkeep.search.hybrid import search
+
+    seed(root, [make_record("mem_a", "Alpha release notes.")])
+    assert [r.id for r in search(root, "alpha", "keyword", 5).results] == ["mem_a"]
+    assert main(["reindex", "--root", str(root), "--recreate", "--no-embed"]) == 0
+    seed(root, [make_record("mem_b", "Alpha beta notes.")])
+    assert [r.id for r in search(root, "alpha", "keyword", 5).results] == ["mem_a", "mem_b"]
