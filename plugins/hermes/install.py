@@ -227,14 +227,33 @@ def hermes_sees_commonkeep() -> tuple[str | None, bool | None]:
     return exe, done.returncode == 0
 
 
+def omp_root_in_use() -> tuple[Path, str]:
+    """The root OMP uses: the one baked into our installed OMP extension (unless an explicit
+    root variable overrides it, as the extension lets it), else the resolution rules."""
+    from commonkeep.root import resolve_root
+
+    choice = resolve_root()
+    if choice.rule.startswith("$"):
+        return choice.path, choice.rule
+    try:
+        from commonkeep_omp.install import EXTENSION_FILE, agent_dir, read_installed
+    except ImportError:
+        return choice.path, choice.rule
+    ext = agent_dir() / "extensions" / EXTENSION_FILE
+    info = read_installed(ext)
+    baked = (info.get("config") or {}).get("root") if info.get("exists") else None
+    if baked:
+        return Path(baked), f"baked into {ext}"
+    return choice.path, choice.rule
+
+
 def status(profile: HermesProfile) -> dict[str, Any]:
     """What is enabled, which root Hermes and OMP use, what is pending."""
-    from commonkeep.root import resolve_root
     from commonkeep_hermes.hermesfiles import load_sidecar
 
     data = profile.load_config()
     root, rule = profile.shared_root()
-    omp = resolve_root()
+    omp_root, omp_rule = omp_root_in_use()
     pending = 0
     hermes_pending = 0
     try:
@@ -260,9 +279,9 @@ def status(profile: HermesProfile) -> dict[str, Any]:
         "shim": (profile.shim_dir / "__init__.py").is_file(),
         "hermes_root": str(root),
         "hermes_root_rule": rule,
-        "omp_root": str(omp.path),
-        "omp_root_rule": omp.rule,
-        "same_root": Path(root).resolve() == Path(omp.path).resolve(),
+        "omp_root": str(omp_root),
+        "omp_root_rule": omp_rule,
+        "same_root": Path(root).resolve() == Path(omp_root).resolve(),
         "pending_candidates": pending,
         "pending_from_hermes": hermes_pending,
         "projection": {t: {k: sidecar.get(t, {}).get(k) for k in ("chars", "limit")} for t in TARGET_FILES},

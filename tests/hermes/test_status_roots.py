@@ -1,0 +1,35 @@
+"""``commonkeep hermes status`` reports the root OMP really uses once our OMP extension is installed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from commonkeep.layout import ensure_layout
+
+
+def test_status_sees_the_root_baked_into_the_omp_extension(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from commonkeep_hermes.install import status
+    from commonkeep_hermes.settings import HermesProfile
+    from commonkeep_omp.install import install as omp_install
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
+    root = ensure_layout(tmp_path / "shared").root
+    hermes_home = tmp_path / "hermes-home"
+    hermes_home.mkdir()
+    (hermes_home / "config.yaml").write_text(f"memory:\n  commonkeep:\n    root: {root}\n")
+    profile = HermesProfile(hermes_home)
+
+    before = status(profile)
+    assert before["hermes_root"] == str(root)
+    assert before["same_root"] is False  # OMP would fall back to ~/.omp/agent/omp-memory
+
+    omp_install(root)
+    after = status(profile)
+    assert after["omp_root"] == str(root)
+    assert after["omp_root_rule"].startswith("baked into")
+    assert after["same_root"] is True
