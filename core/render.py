@@ -73,12 +73,13 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
     Files whose bytes would not change are left untouched (no churn for watchers).
     """
     from commonkeep.jsonl import atomic_write_bytes
-    from commonkeep.secrets import redact
+    from commonkeep.secrets import redact_obj
     from commonkeep.store import Store
 
     if records_by_file is None:
         records_by_file = Store(layout.root).records_by_file()
-    ordered = [r for path in layout.canonical_files() for r in records_by_file.get(path, [])]
+    # records written through patches are redacted already; this covers hand edits (cached per string)
+    ordered = [redact_obj(r) for path in layout.canonical_files() for r in records_by_file.get(path, [])]
     outputs: dict[Path, str] = {layout.rendered_memory: render_memory_markdown(ordered)}
     projects: dict[str, list[dict[str, Any]]] = {}
     for r in ordered:
@@ -91,7 +92,7 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
         outputs[layout.rendered_projects_dir / f"{project_slug}.md"] = render_memory_markdown(recs)
     written = []
     for path, text in outputs.items():
-        data = redact(text).text.encode("utf-8", "surrogatepass")  # records are redacted; this covers hand edits
+        data = text.encode("utf-8", "surrogatepass")
         try:
             if path.read_bytes() == data:
                 continue

@@ -32,7 +32,7 @@ from typing import Any
 MARKER = "[REDACTED:{kind}]"
 
 _ASSIGN_NAMES = (
-    r"(?:[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
+    r"(?:(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
     r"|auth[_-]?key|private[_-]?key|client[_-]?secret|credentials?))"
 )
 
@@ -68,15 +68,18 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "password_assignment",
         re.compile(
-            r"(?i)(?<![A-Za-z0-9])" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*[\"']?(?!\[REDACTED)(?!" + _PLACEHOLDER + r")(?P<v>[^\s\"',;]{6,})"
+            r"(?i)" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*[\"']?(?!\[REDACTED)(?!" + _PLACEHOLDER + r")(?P<v>[^\s\"',;]{6,})"
         ),
     ),
 )
 
 _TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
-# Any pattern or any long token: a cheap pre-check so most strings are scanned once.
+# A cheap pre-check that matches wherever any pattern above could (each has a literal anchor, a
+# 16+ alphanumeric run, or a 32+ token run), so most strings are scanned once and left alone.
 _ANY = re.compile(
-    "|".join(f"(?:{p.pattern.removeprefix('(?i)').replace('(?P<v>', '(?:')})" for _, p in _PATTERNS) + "|" + _TOKEN.pattern, re.I
+    r"[A-Za-z0-9]{16,}|[A-Za-z0-9+/_=-]{32,}|://|eyJ|AIza|glpat-|sk-|SG\.|xox|-----BEGIN|bearer|basic"
+    r"|pass|pwd|secret|token|key|credential",
+    re.I,
 )
 
 
@@ -121,16 +124,26 @@ def redact(text: str) -> Redacted:
     """Replace every secret in ``text``; ``findings`` lists the kinds, one per secret."""
     if len(text) < 8:
         return Redacted(text, [])
-    clean, kinds = _redact_cached(text) if len(text) <= 4096 else _redact_cached.__wrapped__(text)
+    if len(text) > 4096:
+        return Redacted(*_split(_redact_uncached(text) if _ANY.search(text) else (text, ())))
+    clean, kinds = _redact_cached(text)
     return Redacted(clean, list(kinds))
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=65536)
 def _redact_cached(text: str) -> tuple[str, tuple[str, ...]]:
     # patch files and records repeat the same strings (refs, notes, change conditions) many times
-    findings: list[str] = []
     if not _ANY.search(text):  # the common case: one scan, nothing to replace
         return text, ()
+    return _redact_uncached(text)
+
+
+def _split(result: tuple[str, tuple[str, ...]]) -> tuple[str, list[str]]:
+    return result[0], list(result[1])
+
+
+def _redact_uncached(text: str) -> tuple[str, tuple[str, ...]]:
+    findings: list[str] = []
     for kind, pattern in _PATTERNS:
         text = pattern.sub(_sub(kind, findings), text)
 

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from commonkeep.secrets import contains_secret, redact, redact_obj, summarize
 from tests.governance.conftest import WRITER, write_candidate
@@ -207,3 +209,13 @@ def test_evidence_excerpts_and_rendered_files_are_redacted(root: Path) -> None:
     assert "mem_20261202120000_handedit" in rendered and value3 not in rendered
     data = (root / "memory" / "evidence.jsonl").read_text()
     assert value not in data and value2 not in data and data.count("\n") == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*(ALNUM + "+/_=-.:@ '\"\n"), "sk-", "ghp_", "://", "key=", "AKIA", "eyJ", "Bearer "]), max_size=120))
+def test_the_fast_precheck_never_hides_a_secret(parts: list[str]) -> None:
+    from commonkeep.secrets import _ANY, _redact_uncached
+
+    text = "".join(parts)
+    if _ANY.search(text) is None:
+        assert _redact_uncached(text) == (text, ())
