@@ -168,14 +168,26 @@ def redact_obj(value: Any, findings: list[str] | None = None) -> Any:
     Dict keys are kept (they are field names), dict key order is preserved.
     """
     sink = findings if findings is not None else []
+    return _walk(value, sink)
+
+
+def _walk(value: Any, sink: list[str]) -> Any:
+    # hot on big patch files: short strings (ids, enums, dates' tails) cannot hold a secret
     if isinstance(value, str):
-        r = redact(value)
-        sink.extend(r.findings)
-        return r.text
+        if len(value) < 8:
+            return value
+        if len(value) <= 4096:
+            text, kinds = _redact_cached(value)
+        else:
+            red = redact(value)
+            text, kinds = red.text, tuple(red.findings)
+        if kinds:
+            sink.extend(kinds)
+        return text
     if isinstance(value, dict):
-        return {k: redact_obj(v, sink) for k, v in value.items()}
+        return {k: _walk(v, sink) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact_obj(v, sink) for v in value]
+        return [_walk(v, sink) for v in value]
     return value
 
 
