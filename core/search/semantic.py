@@ -36,6 +36,7 @@ MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIM = 384
 MAX_TOKENS = 256
 BATCH = 32
+QUERY_EMBED_LIMIT = 256  # records a search may embed on the fly (see ``LocalMiniLM.refresh``)
 TOKENIZER = Path(__file__).parent / "data" / "minilm-tokenizer.json"
 _MEM_ID = re.compile(r"\bmem_[A-Za-z0-9_]+\b")
 _warned: set[str] = set()
@@ -147,8 +148,13 @@ class LocalMiniLM:
             return f"local embedder tokenizer missing at {TOKENIZER}"
         return None
 
-    def refresh(self, root: str) -> int:
-        """Embed every indexed record whose vector is missing or stale; returns how many."""
+    def refresh(self, root: str, limit: int | None = None) -> int:
+        """Embed indexed records whose vector is missing or stale (at most ``limit``); returns how many.
+
+        Searches pass a ``limit`` so a store nobody embedded yet (e.g. written by OMP alone) does
+        not stall a query for minutes: each search embeds one more batch and says so; ``reindex``
+        and the after-apply sync embed everything.
+        """
         from commonkeep.search.index import borrowed, recall_db_path
 
         with borrowed(recall_db_path(root)) as conn:
@@ -171,6 +177,14 @@ class LocalMiniLM:
             if not todo:
                 _mark_refreshed(conn, stamp)
                 return 0
+            complete = limit is None or len(todo) <= limit
+            if not complete:
+                warn_once(
+                    "partial-vectors",
+                    f"{len(todo)} record(s) have no vector yet; semantic search embeds {limit} per query "
+                    "meanwhile (run `commonkeep reindex` to embed them all now)",
+                )
+                todo = todo[:limit]
             model = load_model()
             for start in range(0, len(todo), 1024):
                 chunk = todo[start : start + 1024]
@@ -184,7 +198,8 @@ class LocalMiniLM:
                     ),
                 )
                 conn.execute("COMMIT")
-            _mark_refreshed(conn, stamp)
+            if complete:
+                _mark_refreshed(conn, stamp)
             return len(todo)
 
     def search(self, root: str, query: str, limit: int) -> list[str]:
@@ -193,7 +208,7 @@ class LocalMiniLM:
         from commonkeep.search.index import ensure_fresh, recall_db_path
 
         ensure_fresh(root)
-        self.refresh(root)
+        self.refresh(root, limit=QUERY_EMBED_LIMIT)
         ids, matrix = _load_matrix(recall_db_path(root))
         if not ids or not query.strip():
             return []
@@ -209,7 +224,7 @@ class LocalMiniLM:
         from commonkeep.search.index import ensure_fresh, recall_db_path
 
         ensure_fresh(root)
-        self.refresh(root)
+        self.refresh(root, limit=QUERY_EMBED_LIMIT)
         all_ids, matrix = _load_matrix(recall_db_path(root))
         if not all_ids or not ids:
             return {}

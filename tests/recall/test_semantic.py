@@ -196,3 +196,26 @@ def test_rerank_with_a_backend_that_cannot_rerank_uses_deep(root: Path) -> None:
     resp = search(root, "pytest", "rerank", 3, backends=[RankOnly()])
     assert resp.used == "fts+rank-only" and "cannot rerank" in resp.notices[0]
     assert [r.id for r in resp.results] == ["mem_cat", "mem_tests"]  # 0.55/61 beats 0.45/61
+
+
+def test_a_search_embeds_a_bounded_batch_of_missing_vectors(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed(root, [make_record(f"mem_{i:02d}", f"Fact number {i} about deploys.") for i in range(12)])
+    index.sync_root(root, embed=False)
+    monkeypatch.setattr(semantic, "QUERY_EMBED_LIMIT", 5)
+    backend = semantic.LocalMiniLM()
+
+    def count() -> int:
+        conn = index.connect_recall(index.recall_db_path(root))
+        try:
+            return int(conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
+        finally:
+            conn.close()
+
+    backend.search(str(root), "deploys", 3)
+    assert count() == 5
+    backend.search(str(root), "deploys", 3)
+    assert count() == 10
+    index.sync_root(root)  # reindex / after-apply embed the rest
+    assert count() == 12
