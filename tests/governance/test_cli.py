@@ -111,3 +111,11 @@ def test_ratify_a_patch_op_or_a_candidate(root: Path, capsys: pytest.CaptureFixt
     code, out, _ = _run(capsys, "ratify", second["id"], *r)
     assert code == 0 and f"candidate {second['id']} -> patched" in out
     assert {c["id"]: c["status"] for c in Store(root).candidates()} == {first["id"]: "patched", second["id"]: "patched"}
+
+
+def test_bench_curate_runs_small_and_reports_its_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "bench", "curate", "--candidates", "300", "--records", "100", "--ops", "40", "--json")
+    assert code == 0
+    got = json.loads(out)
+    assert got["candidates"] == 300 and got["apply_ops"] == 40 and got["applied"] == 40
+    assert 0 < got["pending_below_gate"] < 300 and got["proposed_ops"] > 0
