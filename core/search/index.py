@@ -215,11 +215,14 @@ def _sync_recall(conn: sqlite3.Connection, rows: Mapping[str, IndexRow], *, full
     return len(fresh), removed
 
 
-def sync_root(root: Path | str, *, full: bool = False, embed: bool = True) -> SyncReport:
+def sync_root(
+    root: Path | str, *, full: bool = False, embed: bool = True, embed_limit: int | None = None
+) -> SyncReport:
     """Bring both indexes in line with the canonical files (``full``: rebuild from scratch).
 
     ``embed``: also embed records that have no current vector, when a local embedder is
-    installed and usable (otherwise vectors are left alone and keyword search still works).
+    installed and usable (otherwise vectors are left alone and keyword search still works);
+    ``embed_limit`` caps how many are embedded now (the rest on later syncs and searches).
     """
     from commonkeep.layout import Layout
 
@@ -236,7 +239,7 @@ def sync_root(root: Path | str, *, full: bool = False, embed: bool = True) -> Sy
     if embed:
         from commonkeep.search import semantic
 
-        vectors = semantic.refresh_vectors_if_available(root)
+        vectors = semantic.refresh_vectors_if_available(root, embed_limit)
     return SyncReport(fts_result, added, removed, len(rows), vectors)
 
 

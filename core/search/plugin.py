@@ -15,12 +15,15 @@ from typing import Any
 
 from commonkeep.hookspecs import hookimpl
 
+APPLY_EMBED_LIMIT = 2048
+
 
 @hookimpl
 def commonkeep_after_apply(root: str, patch: dict[str, Any], applied_ops: list[str]) -> None:
     from commonkeep.search.index import sync_root
 
-    sync_root(root)
+    # Bounded: the first patch on a store nobody embedded must not take minutes (reindex does all).
+    sync_root(root, embed_limit=APPLY_EMBED_LIMIT)
 
 
 @hookimpl

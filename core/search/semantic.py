@@ -364,13 +364,13 @@ def choose_backend(backends: Sequence[Any] | None = None) -> tuple[Any | None, l
     return None, reasons
 
 
-def refresh_vectors_if_available(root: Path | str) -> int:
+def refresh_vectors_if_available(root: Path | str, limit: int | None = None) -> int:
     """Embed new or changed records when the local embedder is installed; else do nothing."""
     backend = BUILTIN_BACKENDS[0]
     if os.environ.get("COMMONKEEP_SEMANTIC", "") in ("off", "qmd") or backend.available() is not None:
         return 0
     try:
-        return int(backend.refresh(str(root)))
+        return int(backend.refresh(str(root), limit))
     except Exception as exc:
         warn_once(
             "refresh", f"could not embed records ({type(exc).__name__}: {exc}); keyword search still works"
