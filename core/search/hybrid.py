@@ -126,7 +126,7 @@ def search(
     in ``notices`` (and once on stderr).
     """
     from commonkeep.errors import BadInput
-    from commonkeep.search import index, semantic
+    from commonkeep.search import index
 
     if mode not in MODES:
         raise BadInput(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
@@ -139,6 +139,8 @@ def search(
     depth = max(limit * 5, 50)
     backend = None
     if mode != "keyword":
+        from commonkeep.search import semantic  # not needed (nor imported) for keyword searches
+
         backend, reasons = semantic.choose_backend(backends)
         if backend is None:
             msg = "no semantic backend available (" + "; ".join(reasons) + "); using keyword search"
