@@ -179,7 +179,7 @@ def extract(text: str, *, source_slug: str, known_names: set[str], known_familie
             if term not in names:
                 concepts.setdefault(term, []).append(s.ordinal)
         for q in find_quantities(s.text):
-            subject = _quantity_subject(q, s, ms, refs, rule, sentences, names)
+            subject = _quantity_subject(q, s, ms, refs, rule, names)
             add("quantity", f"quantity:{slugify(subject)}:{slugify(q.unit.replace('%', 'percent'))}", q.display, subject, s,
                 number=q.number, unit=q.unit, rule=(rule.label if rule and not refs else None))
     if doc_rule is not None:
@@ -191,7 +191,8 @@ def extract(text: str, *, source_slug: str, known_names: set[str], known_familie
 
 
 def _quantity_subject(q: Quantity, s: Sentence, ms: list[Mention], refs: list[RuleRef], rule: RuleRef | None,
-                      sentences: list[Sentence], names: set[str]) -> str:
+                      names: set[str]) -> str:
+    """What a number is about: a rule it names or sits in, else the nearest name (see below)."""
     if refs:
         return refs[0].label
     if rule is not None:

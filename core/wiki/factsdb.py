@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
 from pathlib import Path
 
 from commonkeep.wiki.extract import Extraction
@@ -183,13 +182,3 @@ class FactsDB:
             wanted[key] = ("superseded", newer)
         changed = [(st, by, key) for key, (st, by) in wanted.items() if current.get(key) != (st, by)]
         c.executemany("UPDATE facts SET status=?, status_by=? WHERE key=?", changed)
-
-    def facts_for_sentences(self, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], list[tuple[str, str, str, str, str | None]]]:
-        """(source, ordinal) -> [(key, kind, value, status, status_by)]."""
-        out: dict[tuple[str, int], list[tuple[str, str, str, str, str | None]]] = {}
-        for src, ordinal in set(pairs):
-            rows = self.conn.execute(
-                "SELECT key, kind, value, status, status_by FROM facts WHERE source=? AND ordinal=?", (src, ordinal)
-            ).fetchall()
-            out[(src, ordinal)] = [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
-        return out
