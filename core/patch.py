@@ -28,6 +28,7 @@ session summaries, and drops the derived search databases so they are rebuilt wi
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,13 @@ MIN_SCRUB_CHARS = 12  # shorter statements are too likely to match unrelated tex
 DERIVED_TEXT_DIRS = ("daily", "runtime", "reports", "sessions/summaries")
 
 
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
+
+
 def patch_path(layout: Layout, patch_id: str) -> Path:
+    """``patches/<patch_id>.json``; an id that is not a plain file name is refused (no path escape)."""
+    if not _SAFE_ID.fullmatch(patch_id) or ".." in patch_id:
+        raise BadInput(f"patch id {patch_id!r} is not a plain name (letters, digits, '_', '-', '.'); nothing was applied")
     return layout.patches_dir / f"{patch_id}.json"
 
 
@@ -77,7 +84,7 @@ def write_patch(layout: Layout, patch: Row) -> tuple[Path, list[str]]:
 
 def load_patch(layout: Layout, ref: str) -> tuple[Row, Path]:
     """A patch by id (``patch_…``) or by file path; validated against the contract's schema."""
-    candidates = [Path(ref), patch_path(layout, ref), layout.patches_dir / ref]
+    candidates = [Path(ref), layout.patches_dir / f"{ref}.json", layout.patches_dir / ref]
     path = next((p for p in candidates if p.is_file()), None)
     if path is None:
         raise BadInput(
@@ -394,6 +401,9 @@ def apply_patch(
             patch = json.loads(json.dumps(ref))
             validate_as("patch", patch, where=f"patch {patch.get('patch_id')}")
             path = patch_path(layout, str(patch["patch_id"]))
+            if path.exists():
+                raise BadInput(f"a patch with id {patch['patch_id']} already exists in {layout.patches_dir}; nothing was applied",
+                               hint=f"apply the stored one with `commonkeep apply {patch['patch_id']}`, or give the new patch its own id")
         else:
             patch, path = load_patch(layout, ref)
             if path.parent.resolve() != layout.patches_dir.resolve() or path.stem != patch["patch_id"]:

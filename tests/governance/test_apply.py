@@ -318,3 +318,20 @@ def test_config_sets_the_auto_policy_and_strict_governance(root: Path) -> None:
     assert done.proposal is not None
     op = next(o for o in done.proposal.ops if o.get("candidate_id") == legacy["id"])
     assert op["default_selected"] is False and "strict governance requires trust metadata" in op["reason"]
+
+
+def test_patch_ids_cannot_escape_the_patches_folder_or_overwrite_a_patch(root: Path, tmp_path: Path) -> None:
+    evil = _manual([{"op": "reject_candidate", "candidate_id": "cap_x"}], "../../outside")
+    with pytest.raises(BadInput, match="not a plain name"):
+        apply_patch(root, evil, role=WRITER)
+    outside = tmp_path / "evil.json"
+    outside.write_text(json.dumps(evil))
+    with pytest.raises(BadInput, match="not a plain name"):
+        apply_patch(root, str(outside), role=WRITER)
+    assert not (root.parent / "outside.json").exists() and not (root / "outside.json").exists()
+    write_candidate(root, "Use black for formatting Python code.")
+    pid = curate(root, role=WRITER).patch["patch_id"]
+    before = (root / "patches" / f"{pid}.json").read_text()
+    with pytest.raises(BadInput, match="already exists"):
+        apply_patch(root, _manual([{"op": "reject_candidate", "candidate_id": "cap_x"}], pid), role=WRITER)
+    assert (root / "patches" / f"{pid}.json").read_text() == before
