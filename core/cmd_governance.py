@@ -298,7 +298,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     elif name == "forget":
         parser.add_argument("id", help="record id (mem_…) or unpromoted candidate id (cap_…)")
         parser.add_argument("--reason", required=True, help="user_requested, privacy_sensitive, poisoned, invalid, other, or free text")
-        parser.add_argument("--purge", action="store_true", help="privacy purge: also scrub linked evidence, the candidate and old patches")
+        parser.add_argument("--purge", action="store_true", help="privacy purge: also scrub linked evidence, the source candidate and every copy of the statement "
+                            "(patches, daily logs, runtime, reports); search indexes are rebuilt")
         parser.set_defaults(run=run_forget)
     elif name == "reinforce":
         parser.add_argument("id", help="record id (mem_…)")
