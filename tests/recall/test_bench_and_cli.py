@@ -132,3 +132,24 @@ def test_reindex_recreate_in_the_same_process_keeps_search_working(
     assert main(["reindex", "--root", str(root), "--recreate", "--no-embed"]) == 0
     seed(root, [make_record("mem_b", "Alpha beta notes.")])
     assert [r.id for r in search(root, "alpha", "keyword", 5).results] == ["mem_a", "mem_b"]
+
+
+def test_select_and_project_commands(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seed(
+        root,
+        [
+            make_record("mem_a", "Run the test suite with pytest -q."),
+            make_record("mem_u", "The user is Ada.", layer="L1"),
+        ],
+    )
+    assert main(["select", "--root", str(root), "--dry-run", "how do I run the test suite"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# Persistent Intelligence Context") and "[mem_a]" in out
+    assert not (root / "runtime" / "context.md").exists()  # --dry-run writes nothing
+    assert main(["select", "--root", str(root), "okay thanks"]) == 0
+    assert capsys.readouterr().out == "nothing selected: trivial acknowledgement\n"
+    assert main(["project", "--root", str(root), "--target", "user"]) == 0
+    assert capsys.readouterr().out == "The user is Ada.\n"
+    assert main(["project", "--root", str(root), "--budget", "10", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["text"] == "" and data["omitted"] == ["mem_a"] and data["budget"] == 10
