@@ -18,6 +18,8 @@ _BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]]?\s+(?=[\"'“‘(\[]?[A-Z0-9Φ
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s+|\d{1,2}\.\s+|[A-Z][\w &/-]{0,60}:\s*$)")
 _WORD = re.compile(r"\w+(?:[-'.,]\w+)*", re.UNICODE)
 _SPACE = re.compile(r"\s+")
+# one line per message in an exported room transcript (contracts/roundtable.md §7.5)
+_TRANSCRIPT_LINE = re.compile(r"^\[\d{4}-\d{2}-\d{2}T[^\]]*\]\s+\S+#\d+:\s")
 
 STOPWORDS = frozenset(
     ["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "even", "ever", "every", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "upon", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "afterward", "afterwards", "based", "known", "please", "yet", "us", "let", "lets"]
@@ -107,6 +109,10 @@ def split_sentences(text: str) -> list[Sentence]:
         line = raw_line.strip()
         if not line:
             flush()
+            continue
+        if _TRANSCRIPT_LINE.match(line):
+            flush()  # a new message starts a new block even without a blank line
+            paragraph.append(line)
             continue
         if line.startswith(("- ", "* ", "• ")):
             flush()

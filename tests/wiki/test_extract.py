@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from commonkeep.wiki.extract import extract
 from commonkeep.wiki.quantities import find_quantities
+from commonkeep.wiki.text import split_sentences
 
 
 def _facts(text: str, known: set[str] | None = None, families: set[str] | None = None) -> dict[str, list[str]]:
@@ -98,3 +99,16 @@ def test_every_fact_carries_a_sentence_that_is_in_the_text() -> None:
     ex = extract(text, source_slug="s", known_names=set(), known_families=set())
     assert ex.facts
     assert all(f.sentence in text for f in ex.facts)
+
+
+def test_each_exported_room_message_is_its_own_sentence_block() -> None:
+    transcript = (
+        "[2026-01-05T10:00:00.000Z] planner#1: we need a limiter\n"
+        "[2026-01-05T10:01:00.000Z] architect#2: Decision: GCRA locally\n"
+        "continued on a second line\n"
+    )
+    texts = [s.text for s in split_sentences(transcript)]
+    assert texts == [
+        "[2026-01-05T10:00:00.000Z] planner#1: we need a limiter",
+        "[2026-01-05T10:01:00.000Z] architect#2: Decision: GCRA locally continued on a second line",
+    ]
