@@ -152,4 +152,6 @@ def test_select_and_project_commands(root: Path, capsys: pytest.CaptureFixture[s
     assert capsys.readouterr().out == "The user is Ada.\n"
     assert main(["project", "--root", str(root), "--budget", "10", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["text"] == "Run the t…" and data["entries"] == ["mem_a"] and data["budget"] == 10  # cut to fit
+    assert (
+        data["text"] == "Run the t…" and data["entries"] == ["mem_a"] and data["budget"] == 10
+    )  # cut to fit

@@ -226,3 +226,16 @@ def test_a_patch_applied_by_the_librarian_reaches_the_index(root: Path) -> None:
         assert [h.id for h in fts.search_keyword(conn, "blue-green", 8)] == [rows[0][0]]
     finally:
         conn.close()
+
+
+def test_doctor_flags_a_memory_fts_table_that_is_not_the_contracts(root: Path) -> None:
+    from commonkeep.search.plugin import commonkeep_doctor_checks
+
+    (root / "search").mkdir(exist_ok=True)
+    conn = sqlite3.connect(root / "search" / "memory-fts.db")
+    conn.execute("CREATE VIRTUAL TABLE memory_fts USING fts5(id, statement)")
+    conn.commit()
+    conn.close()
+    [finding] = commonkeep_doctor_checks(str(root))
+    assert finding["code"] == "index_schema" and finding["severity"] == "error"
+    assert "reindex --recreate" in finding["message"]
