@@ -196,6 +196,7 @@ def propose(
     pending: list[str] = []
     inquiries: list[dict[str, Any]] = []
     proposed_ids: set[str] = set()
+    proposed_selected: dict[str, bool] = {}
     for raw in candidates:
         if raw.get("status") != "new":
             continue
@@ -225,8 +226,10 @@ def propose(
         record = record_from_candidate(cand, on=day, layer=layer)
         record["confidence"] = conf
         if kind == "duplicate":
-            ops.add("reject_candidate", risk="low", selected=True, confidence=1.0, candidate_id=cid,
-                    reason=f"duplicate: {why}")
+            # a duplicate of a record proposed in this run goes only where that proposal goes
+            first = matched[0] if matched else ""
+            ops.add("reject_candidate", risk="low", selected=first in by_id or proposed_selected.get(first, False),
+                    confidence=1.0, candidate_id=cid, reason=f"duplicate: {why}")
             continue
         if layer == "L1" and kind in ("new", "strengthens_existing", "updates_existing"):
             ops.add("add", target=route(record), record=record, risk=max_risk(risk, "medium"), selected=False,
@@ -259,6 +262,7 @@ def propose(
                     candidate_id=cid, reason="; ".join(blockers) if blockers else None)
         index.add_record(record)
         proposed_ids.add(mem_id)
+        proposed_selected[mem_id] = bool(ops.ops[-1]["default_selected"]) if ops.ops[-1].get("candidate_id") == cid else False
     if reinforcement:
         per: dict[str, list[dict[str, Any]]] = {}
         for ev in reinforcement:

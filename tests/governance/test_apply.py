@@ -335,3 +335,17 @@ def test_patch_ids_cannot_escape_the_patches_folder_or_overwrite_a_patch(root: P
     with pytest.raises(BadInput, match="already exists"):
         apply_patch(root, _manual([{"op": "reject_candidate", "candidate_id": "cap_x"}], pid), role=WRITER)
     assert (root / "patches" / f"{pid}.json").read_text() == before
+
+
+def test_a_duplicate_of_an_unselected_proposal_waits_with_it(root: Path) -> None:
+    first = write_candidate(root, "Vendor the parser library into third_party.", primary_trust_class="repository_text")
+    second = write_candidate(root, "vendor the parser library into third_party", primary_trust_class="repository_text")
+    prop = curate(root, role=WRITER)
+    by_cand = {o["candidate_id"]: o for o in prop.ops}
+    assert by_cand[first["id"]]["op"] == "add" and by_cand[first["id"]]["default_selected"] is False
+    assert by_cand[second["id"]]["op"] == "reject_candidate" and by_cand[second["id"]]["default_selected"] is False
+    write_candidate(root, "Use black for formatting Python code.")
+    write_candidate(root, "use black for formatting python code")
+    again = curate(root, role=WRITER)
+    rejects = [o for o in again.ops if o["op"] == "reject_candidate" and "duplicate" in o["reason"]]
+    assert [o["default_selected"] for o in rejects] == [False, True]
