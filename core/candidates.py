@@ -13,7 +13,7 @@ from typing import Any
 
 from commonkeep.errors import BadInput
 from commonkeep.ids import candidate_id
-from commonkeep.secrets import redact
+from commonkeep.secrets import redact, redact_obj
 from commonkeep.timeutil import iso, now
 
 MAX_TEXT_CHARS = 4000
@@ -80,6 +80,12 @@ def new_candidate(
             cand[key] = value
     if provenance:
         cand["provenance"] = {k: v for k, v in provenance.items() if v is not None}
+    # Every other field too (source ref, cwd, provenance, extras): scoring derives
+    # ``normalized_key`` from them, and a slug of a secret no longer looks like one.
+    rest: list[str] = []
+    cand = redact_obj(cand, rest)
+    if findings is not None:
+        findings.extend(rest)
     if red.findings:
         cand.setdefault("tags", []).append("redacted")
     return cand

@@ -95,13 +95,16 @@ def run_write(args: argparse.Namespace) -> int:
 def run_inbox(args: argparse.Namespace) -> int:
     from commonkeep.store import Store
 
-    store = Store(root_of(args).path)
+    choice = root_of(args)
+    store = Store(choice.path)
     cands = store.candidates(status=None if args.all else args.status)
     if args.json:
         _print_json(cands)
         return 0
     if not cands:
         print(f"inbox empty ({args.status if not args.all else 'any'} status) in {store.layout.inbox}")
+        if not choice.path.is_dir():
+            print(f"  (no memory root at {choice.path}, chosen by {choice.rule}; `commonkeep init` creates it)")
         return 0
     for c in cands:
         prov = c.get("provenance") or {}
@@ -116,7 +119,13 @@ def run_render(args: argparse.Namespace) -> int:
     from commonkeep.layout import ensure_layout
     from commonkeep.render import render_all
 
-    lay = ensure_layout(root_of(args).path)
+    choice = root_of(args)
+    if not choice.path.is_dir():
+        raise BadInput(
+            f"no memory root at {choice.path} (chosen by {choice.rule}); nothing to render",
+            hint="check --root / $OMP_MEMORY_ROOT, or create the root with `commonkeep init`",
+        )
+    lay = ensure_layout(choice.path)
     written = render_all(lay)
     if args.json:
         _print_json({"written": [str(p) for p in written]})
@@ -138,15 +147,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--daily", action="store_true", help="append to today's daily log instead of the inbox")
         parser.add_argument("--tags", help="comma-separated tags")
         parser.add_argument("--evidence", action="append", metavar="REF", help="evidence reference (repeatable)")
-        parser.add_argument("--confidence", type=float)
+        parser.add_argument("--confidence", type=float, help="0..1, how sure the writer is (default: scored by the curator)")
         parser.add_argument("--trust", help="trust class, e.g. direct_user_instruction (contract §6.1)")
         parser.add_argument("--durability", help="durability signal, e.g. long_term (contract §6.2)")
         parser.add_argument("--rule-type", help="ruleType, e.g. convention, testing")
         parser.add_argument("--agent", default=os.environ.get("COMMONKEEP_AGENT"), help="writing agent (provenance)")
         parser.add_argument("--host", help="host program (provenance)")
         parser.add_argument("--session", help="session id (provenance)")
-        parser.add_argument("--source-type", default="manual")
-        parser.add_argument("--source-ref")
+        parser.add_argument("--source-type", default="manual", help="where the fact came from (default manual)")
+        parser.add_argument("--source-ref", help="reference of the source (default: today's daily log)")
         parser.add_argument("--cwd", help="project folder the fact is about (project scope)")
         parser.set_defaults(run=run_write)
     elif name == "inbox":

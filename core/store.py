@@ -35,6 +35,14 @@ class Problem:
         return f"{self.file}:{self.line}: {self.message}"
 
 
+def _id_of(row: Row) -> str:
+    """`` <id>`` for a message about a row, or nothing when the row has no usable id."""
+    rid = row.get("id")
+    if not isinstance(rid, str) or not rid.strip():
+        return ""
+    return f" {rid[:80]}…" if len(rid) > 80 else f" {rid}"
+
+
 class Store:
     """One memory root. Cheap to create; every method re-reads the files it needs."""
 
@@ -72,7 +80,7 @@ class Store:
             for row, line_no in zip(read.rows, read.line_nos, strict=True):
                 problem = memory_record_problem(row)
                 if problem:
-                    self.problems.append(Problem(self.layout.rel(path), line_no, f"not a valid memory record: {problem}"))
+                    self.problems.append(Problem(self.layout.rel(path), line_no, f"not a valid memory record{_id_of(row)}: {problem}"))
                     continue
                 if row["id"] in dead or (active_only and row.get("status") != "active"):
                     continue
@@ -91,7 +99,7 @@ class Store:
         for row, line_no in zip(read.rows, read.line_nos, strict=True):
             problem = candidate_problem(row)
             if problem:
-                self.problems.append(Problem(self.layout.rel(self.layout.inbox), line_no, f"not a valid candidate: {problem}"))
+                self.problems.append(Problem(self.layout.rel(self.layout.inbox), line_no, f"not a valid candidate{_id_of(row)}: {problem}"))
                 continue
             if status is None or row.get("status") == status:
                 out.append(row)

@@ -77,3 +77,45 @@ def test_root_command_says_which_rule_chose_it(tmp_path: Path) -> None:
     env.pop("OMP_MEMORY_ROOT", None)
     out = json.loads(ck("root", "--json", env=env).stdout)
     assert out == {"root": str(tmp_path / "k"), "rule": "$OMPKEEP_ROOT", "exists": False}
+
+
+def test_a_secret_in_any_write_flag_never_reaches_the_inbox_even_as_a_slug(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    token = "ghp_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2"
+    out = ck("write", "Deploys go through the release branch.", "--root", str(root), "--json", "--tags", "deploy",
+             "--evidence", "docs/release.md", "--cwd", f"/work/{token}", "--rule-type", token, "--session", token, "--agent", token)
+    assert out.returncode == 0, out.stderr
+    assert "github_token" in json.loads(out.stdout)["redacted"]
+    data = (root / "inbox" / "captured.jsonl").read_text().lower()
+    assert token.lower() not in data
+    assert token.lower().replace("_", "-") not in data  # not even inside normalized_key
+
+
+def test_an_invalid_record_is_reported_with_its_id(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    assert ck("init", "--root", str(root)).returncode == 0
+    (root / "memory" / "L2.playbooks.jsonl").write_text('{"id":"mem_broken_one","layer":"L2","statement":42}\n')
+    (root / "inbox" / "captured.jsonl").write_text('{"id":"cap_broken_one","text":5,"status":"new"}\n')
+    out = ck("doctor", "--root", str(root))
+    assert out.returncode == 1
+    assert "memory/L2.playbooks.jsonl:1: not a valid memory record mem_broken_one:" in out.stdout
+    assert "inbox/captured.jsonl:1: not a valid candidate cap_broken_one:" in out.stdout
+
+
+def test_render_on_a_root_that_does_not_exist_is_refused_and_creates_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "typo"
+    out = ck("render", "--root", str(root))
+    assert out.returncode == 2
+    assert f"no memory root at {root}" in out.stderr and "commonkeep init" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert not root.exists()
+    listed = ck("inbox", "--root", str(root))
+    assert listed.returncode == 0 and "commonkeep init" in listed.stdout
+    assert not root.exists()
+
+
+def test_search_help_names_every_mode_the_command_accepts() -> None:
+    top = ck("--help").stdout
+    modes = "keyword|semantic|deep|rerank"
+    assert f"--mode {modes}" in " ".join(top.split())
+    assert "{keyword,semantic,deep,rerank}" in ck("search", "--help").stdout
