@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from commonkeep.errors import BadInput
 from commonkeep_roundtable import broker as broker_module
 from commonkeep_roundtable.client import BrokerClient
 from commonkeep_roundtable.digest import DEFAULT_BUDGET, DEFAULT_PER_MESSAGE, digest_room
@@ -49,6 +50,8 @@ def _run_export(args: argparse.Namespace) -> int:
 
 
 def _run_post(args: argparse.Namespace) -> int:
+    if not args.text.strip():
+        raise BadInput(f"nothing to post to #{args.room}: the message is empty", hint="give the message text as TEXT")
     with _client(args) as client:
         client.join(args.room, args.topic)
         message = client.post(args.room, args.text, args.reply_to)

@@ -16,7 +16,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from commonkeep.errors import EXIT_FINDINGS, BadInput, CommonkeepError
+from commonkeep.errors import EXIT_FINDINGS, EXIT_USAGE, BadInput, CommonkeepError
 from commonkeep_roundtable.gate import require_role
 from commonkeep_roundtable.paths import MemoryConfig, resolve_memory_config
 
@@ -161,5 +161,8 @@ def memory_call(
     run = run_backend(config, args, max_bytes=max_bytes, role=role)
     if run.code != 0:
         detail = run.stderr.strip() or run.stdout.strip() or f"exited {run.code}"
-        raise BackendFailed(f"memory {action} failed: {detail}")
+        failed = BackendFailed(f"memory {action} failed: {detail}")
+        if run.code == EXIT_USAGE:  # the backend refused the input (a bad path, say): so do we
+            failed.exit_code = EXIT_USAGE
+        raise failed
     return run.stdout.strip() or f"memory {action} completed."

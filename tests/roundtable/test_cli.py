@@ -91,3 +91,20 @@ def test_doctor_reports_the_broker_and_a_backend_that_cannot_start(agent_base: P
     found = {f["code"]: f for f in roundtable_checks(env)}
     assert found["roundtable_broker"]["severity"] == "info"
     assert found["roundtable_memory_backend"]["severity"] == "ok"
+
+
+def test_posting_an_empty_message_is_refused_before_any_broker_starts(agent_base: Path) -> None:
+    for text in ("", "   \n"):
+        out = ck("roundtable", "post", "design", text, "--role", "planner")
+        assert out.returncode == 2, out.stderr
+        assert "nothing to post to #design: the message is empty" in out.stderr and "Traceback" not in out.stderr
+    from commonkeep_roundtable.paths import broker_dir
+
+    assert not (broker_dir(agent_base) / "broker.pid").exists()
+
+
+def test_memory_ingest_of_a_path_outside_raw_is_bad_input_exit_2(agent_base: Path) -> None:
+    out = ck("memory", "ingest", "../escape.md", "--role", "librarian")
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    assert out.stderr.startswith("commonkeep memory: error: memory ingest failed: ")
+    assert "'..'" in out.stderr and "Traceback" not in out.stderr
