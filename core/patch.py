@@ -429,6 +429,8 @@ def apply_patch(
         when, day = now_iso(), today()
         for op in patch["ops"]:
             oid = str(op["op_id"])
+            if oid in done_before and op_ids is not None and oid in selected:
+                result.skipped[oid] = "already applied by an earlier run of this patch"
             if oid in done_before or oid not in selected:
                 continue
             why = _apply_op(op, st, ratify=ratify, day=day, when=when)
