@@ -13,28 +13,15 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from commonkeep.errors import BadInput
+from commonkeep.tools import CoreTool as AgentTool  # one tool shape for every part
 from commonkeep_roundtable.client import BrokerClient, BrokerConnectionLost
 from commonkeep_roundtable.digest import DEFAULT_BUDGET, DEFAULT_PER_MESSAGE, digest_room
 from commonkeep_roundtable.export import export_room
 from commonkeep_roundtable.memory import ACTIONS, memory_call
 from commonkeep_roundtable.paths import agent_dir
-
-
-@dataclass(frozen=True)
-class AgentTool:
-    """The shape ``commonkeep_agent_tools`` asks for: name, description, schema, ``call``."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    run: Callable[[dict[str, Any], str | None], str] = field(repr=False)
-
-    def call(self, arguments: dict[str, Any], role: str | None) -> str:
-        return self.run(arguments, role)
 
 
 def _text(arguments: dict[str, Any], key: str, *, required: bool = True) -> str | None:
