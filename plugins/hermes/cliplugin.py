@@ -125,7 +125,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         p.add_argument("--hermes-home", metavar="DIR", help="Hermes home (default: $HERMES_HOME or ~/.hermes)")
         p.add_argument("--profile", metavar="NAME", help="a named Hermes profile (~/.hermes/profiles/NAME)")
         p.add_argument("--json", action="store_true", help="machine-readable output")
-        p.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        # install and sync use it; status and uninstall read the root from Hermes' config
+        root_help = ("the shared memory root (default: the one in Hermes' config, else `commonkeep root`)"
+                     if name in ("install", "sync") else argparse.SUPPRESS)
+        p.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help=root_help)
         p.set_defaults(run=fn)
 
 

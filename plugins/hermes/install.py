@@ -169,9 +169,10 @@ def uninstall(profile: HermesProfile) -> dict[str, Any]:
         if _sha(current) == state.get("config_sha256") and backup.is_file():
             if state.get("config_existed"):
                 cfg.write_bytes(backup.read_bytes())
+                changed.append(f"restored {cfg} from {backup}")
             else:
                 cfg.unlink(missing_ok=True)
-            changed.append(f"restored {cfg} from {backup}")
+                changed.append(f"removed {cfg} (install created it; there was none before)")
         elif cfg.exists():
             text = _undo_edits(current.decode("utf-8"), state)
             if text.encode() != current:

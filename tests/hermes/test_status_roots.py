@@ -33,3 +33,20 @@ def test_status_sees_the_root_baked_into_the_omp_extension(tmp_path: Path, monke
     assert after["omp_root"] == str(root)
     assert after["omp_root_rule"].startswith("baked into")
     assert after["same_root"] is True
+
+
+def test_uninstall_says_it_removed_a_config_that_install_created(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from commonkeep_hermes.install import install, uninstall
+    from commonkeep_hermes.settings import HermesProfile
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    root = ensure_layout(tmp_path / "shared").root
+    profile = HermesProfile(tmp_path / "fresh-hermes-home")
+    done = install(profile, root)
+    assert any("created it" in line for line in done["changed"])
+    assert profile.config_path.exists()
+
+    undone = uninstall(profile)
+    assert not profile.config_path.exists()
+    assert any(line.startswith(f"removed {profile.config_path} ") for line in undone["changed"])
+    assert not any(line.startswith("restored") for line in undone["changed"])
