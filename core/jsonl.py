@@ -25,6 +25,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
+from commonkeep.errors import BadInput
 from commonkeep.jsonjs import dumps_line, encode_line
 
 Row = dict[str, Any]
@@ -51,6 +52,15 @@ class JsonlRead:
     line_nos: list[int] = field(default_factory=list)
     bad: list[BadLine] = field(default_factory=list)
     size: int = 0
+
+
+def refuse_symlink(path: Path) -> None:
+    """Refuse to write through a symlinked store file: the write would land outside the root."""
+    if path.is_symlink():
+        raise BadInput(
+            f"{path} is a symlink (to {os.readlink(path)}); commonkeep writes only regular files in the root",
+            hint="replace the link with a copy of the file it points to, or point the root (not the file) elsewhere",
+        )
 
 
 def lock_path(path: Path) -> Path:
@@ -148,8 +158,9 @@ def append_jsonl(path: Path, rows: list[Row], *, fsync: bool | None = None) -> N
     if fsync is None:
         fsync = os.environ.get("COMMONKEEP_FSYNC") == "1"
     path.parent.mkdir(parents=True, exist_ok=True)
+    refuse_symlink(path)
     with file_lock(path):
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         try:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -177,11 +188,22 @@ def quarantine_lines(quarantine: Path, bad: list[BadLine], rel: Callable[[Path],
     return len(fresh)
 
 
+def _mode_for(path: Path) -> int:
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write a whole file through a temp file in the same folder, fsync and rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
     try:
+        # mkstemp creates 0600; keep the file's mode (OMP and the user read these files too)
+        os.fchmod(fd, _mode_for(path))
         _write_all(fd, data)
         os.fsync(fd)
         os.close(fd)
@@ -216,9 +238,10 @@ def rewrite_jsonl(
     repaired for readers that cannot skip bad lines (OMP) and nothing is lost.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    refuse_symlink(path)
     with file_lock(path):
         try:
-            old_fd = os.open(path, os.O_RDONLY)
+            old_fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
         except FileNotFoundError:
             old_fd = -1
         try:

@@ -129,3 +129,41 @@ def test_lines_appended_by_an_unlocked_writer_during_a_rewrite_are_carried_over(
 
     rewrite_jsonl(path, transform, quarantine=tmp_path / "q.jsonl")
     assert [r["id"] for r in read_jsonl(path).rows] == ["a", "b", "from_omp"]
+
+
+def test_a_rewrite_keeps_the_files_permissions(tmp_path: Path) -> None:
+    path = tmp_path / "L2.playbooks.jsonl"
+    append_jsonl(path, [{"id": "a"}])
+    os.chmod(path, 0o640)
+    rewrite_jsonl(path, lambda rows: rows + [{"id": "b"}], quarantine=tmp_path / "q.jsonl")
+    assert os.stat(path).st_mode & 0o777 == 0o640
+    fresh = tmp_path / "new.jsonl"
+    rewrite_jsonl(fresh, lambda rows: [{"id": "c"}], quarantine=tmp_path / "q.jsonl")
+    assert os.stat(fresh).st_mode & 0o077 != 0  # not owner-only: others (OMP, the user's tools) can read it
+
+
+def test_a_symlinked_store_file_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
+    import pytest
+
+    from commonkeep.errors import BadInput
+    from commonkeep.store import Store
+
+    root = tmp_path / "r"
+    store = Store(root)
+    store.ensure()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not yours\n")
+    store.layout.inbox.unlink(missing_ok=True)
+    store.layout.inbox.symlink_to(outside)
+    daily = store.layout.daily_file("2026-12-02")
+    daily.symlink_to(outside)
+    from commonkeep.candidates import new_candidate
+
+    with pytest.raises(BadInput, match="is a symlink"):
+        store.append_candidate(new_candidate("Prefer small commits."))
+    with pytest.raises(BadInput, match="is a symlink"):
+        store.update_candidates(lambda rows: rows)
+    with pytest.raises(BadInput, match="is a symlink"):
+        store.append_daily("Looked at CI.", date="2026-12-02")
+    assert outside.read_text() == "not yours\n"
+    assert store.layout.inbox.is_symlink()
