@@ -139,6 +139,7 @@ class Store:
             raise BadInput("nothing to write: the daily entry is empty")
         self.ensure()
         path = self.layout.daily_file(date or today())
+        jsonl.refuse_symlink(path)
         with jsonl.file_lock(path):
             prefix = "\n\n" if path.exists() and path.stat().st_size else ""
             with open(path, "a", encoding="utf-8") as fh:

@@ -145,8 +145,8 @@ def test_a_rewrite_keeps_the_files_permissions(tmp_path: Path) -> None:
 def test_a_symlinked_store_file_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
     import pytest
 
+    from commonkeep.candidates import new_candidate
     from commonkeep.errors import BadInput
-    from commonkeep.store import Store
 
     root = tmp_path / "r"
     store = Store(root)
@@ -157,7 +157,6 @@ def test_a_symlinked_store_file_is_refused_and_its_target_untouched(tmp_path: Pa
     store.layout.inbox.symlink_to(outside)
     daily = store.layout.daily_file("2026-12-02")
     daily.symlink_to(outside)
-    from commonkeep.candidates import new_candidate
 
     with pytest.raises(BadInput, match="is a symlink"):
         store.append_candidate(new_candidate("Prefer small commits."))
