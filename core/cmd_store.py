@@ -41,9 +41,14 @@ def run_init(args: argparse.Namespace) -> int:
 def run_root(args: argparse.Namespace) -> int:
     choice = root_of(args)
     if args.json:
-        _print_json({"root": str(choice.path), "rule": choice.rule, "exists": choice.path.is_dir()})
+        out: dict[str, Any] = {"root": str(choice.path), "rule": choice.rule, "exists": choice.path.is_dir()}
+        if choice.notes:
+            out["notes"] = list(choice.notes)
+        _print_json(out)
     else:
         print(f"{choice.path}\t{choice.rule}")
+    for note in choice.notes:
+        print(f"commonkeep: warning: {note}", file=sys.stderr)
     return 0
 
 

@@ -17,8 +17,11 @@ from commonkeep.cmd_store import root_of
 from commonkeep.errors import EXIT_FINDINGS, EXIT_OK
 
 
-def diagnose(root: str, rule: str = "") -> dict[str, Any]:
-    """Run every check on ``root``; returns ``{root, rule, ok, findings, counts}``."""
+def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Run every check on ``root``; returns ``{root, rule, ok, findings, counts}``.
+
+    ``root_notes`` are settings files the root resolution skipped (``RootChoice.notes``).
+    """
     from pathlib import Path
 
     from commonkeep.jsonl import read_jsonl
@@ -31,6 +34,8 @@ def diagnose(root: str, rule: str = "") -> dict[str, Any]:
     def add(code: str, severity: str, message: str, **where: Any) -> None:
         findings.append({"code": code, "severity": severity, "message": message, **where})
 
+    for note in root_notes:
+        add("root_settings_skipped", "warning", f"{note}; the root came from the next rule ({rule})")
     if not lay.memory_dir.is_dir():
         add("missing_layout", "error", f"{root} has no memory/ folder; run `commonkeep init`")
         return {"root": root, "rule": rule, "ok": False, "findings": findings, "counts": {}}
@@ -55,6 +60,16 @@ def diagnose(root: str, rule: str = "") -> dict[str, Any]:
     quarantined = read_jsonl(lay.quarantine).rows
     for q in quarantined:
         add("quarantined_line", "info", f"{q.get('file')}:{q.get('line')}: {q.get('error')} (kept in {lay.rel(lay.quarantine)})", file=q.get("file"), line=q.get("line"))
+    if lay.config.is_file():
+        try:
+            json.loads(lay.config.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            add("config_invalid", "error",
+                f"config.json is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                "its settings (writer role, curation policy, injection mode) are ignored until it is fixed",
+                file="config.json", line=exc.lineno)
+        except (OSError, ValueError) as exc:
+            add("config_invalid", "error", f"config.json cannot be read ({exc}); its settings are ignored", file="config.json")
     for tmp in lay.root.rglob(".*.tmp-*"):
         add("interrupted_rewrite", "info", f"leftover temp file {lay.rel(tmp)} from an interrupted rewrite; the original is intact, the temp file can be deleted", file=lay.rel(tmp))
     try:
@@ -76,7 +91,7 @@ def diagnose(root: str, rule: str = "") -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     choice = root_of(args)
-    report = diagnose(str(choice.path), choice.rule)
+    report = diagnose(str(choice.path), choice.rule, choice.notes)
     if args.json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
     else:

@@ -29,10 +29,12 @@ FALLBACK = ".omp/agent/omp-memory"
 
 @dataclass(frozen=True)
 class RootChoice:
-    """The resolved root and a human-readable name of the rule that chose it."""
+    """The resolved root, a human-readable name of the rule that chose it, and settings files
+    that were skipped because they could not be read (so a typo never silently moves the root)."""
 
     path: Path
     rule: str
+    notes: tuple[str, ...] = ()
 
 
 def home_dir(env: Mapping[str, str]) -> Path:
@@ -40,13 +42,26 @@ def home_dir(env: Mapping[str, str]) -> Path:
     return Path(env.get("HOME") or os.path.expanduser("~"))
 
 
-def _settings_value(path: Path, key: str) -> str | None:
+def _settings_value(path: Path, key: str, notes: list[str]) -> str | None:
+    """``<key>.localPath`` of a settings file; why a file that exists was skipped goes to ``notes``."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except FileNotFoundError:
+        return None
+    except json.JSONDecodeError as exc:
+        note = f"{path}: skipped, not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        if note not in notes:
+            notes.append(note)
+        return None
+    except (OSError, ValueError) as exc:
+        note = f"{path}: skipped, cannot be read ({exc})"
+        if note not in notes:
+            notes.append(note)
         return None
     section = data.get(key) if isinstance(data, dict) else None
     value = section.get("localPath") if isinstance(section, dict) else None
+    if value is not None and not (isinstance(value, str) and value.strip()):
+        notes.append(f"{path}: skipped {key}.localPath, not a non-empty string")
     return value if isinstance(value, str) and value.strip() else None
 
 
@@ -64,16 +79,17 @@ def resolve_root(
         if value:
             return RootChoice(Path(value).expanduser().resolve(), f"${var}")
     base = Path(cwd) if cwd is not None else Path.cwd()
+    notes: list[str] = []
     for rel, key, sub in SETTINGS_RULES:
-        value = _settings_value(base / rel, key)
+        value = _settings_value(base / rel, key, notes)
         if value:
             root = Path(value).expanduser()
             if not root.is_absolute():
                 root = base / root
             if sub:
                 root = root / sub
-            return RootChoice(root.resolve(), f"{rel} {key}.localPath")
+            return RootChoice(root.resolve(), f"{rel} {key}.localPath", tuple(notes))
     home = home_dir(env)
     if (home / LEGACY).is_dir():
-        return RootChoice(home / LEGACY, f"legacy ~/{LEGACY} (exists)")
-    return RootChoice(home / FALLBACK, f"default ~/{FALLBACK}")
+        return RootChoice(home / LEGACY, f"legacy ~/{LEGACY} (exists)", tuple(notes))
+    return RootChoice(home / FALLBACK, f"default ~/{FALLBACK}", tuple(notes))

@@ -119,3 +119,33 @@ def test_search_help_names_every_mode_the_command_accepts() -> None:
     modes = "keyword|semantic|deep|rerank"
     assert f"--mode {modes}" in " ".join(top.split())
     assert "{keyword,semantic,deep,rerank}" in ck("search", "--help").stdout
+
+
+def test_a_broken_settings_file_is_named_not_silently_skipped(tmp_path: Path) -> None:
+    import os
+
+    project = tmp_path / "proj"
+    (project / ".omp").mkdir(parents=True)
+    (project / ".omp" / "settings.json").write_text('{"ompkeep": {"localPath": "/tmp/somewhere",}}\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT")}
+    env["HOME"] = str(tmp_path / "home")
+    out = subprocess.run([sys.executable, "-m", "commonkeep.cli", "root", "--json"], capture_output=True, text=True,
+                         env=env, cwd=project, timeout=60)
+    assert out.returncode == 0
+    report = json.loads(out.stdout)
+    assert report["rule"] == "default ~/.omp/agent/omp-memory"
+    assert report["notes"] and ".omp/settings.json: skipped, not valid JSON" in report["notes"][0]
+    assert "line 1 column" in out.stderr
+    doc = subprocess.run([sys.executable, "-m", "commonkeep.cli", "doctor"], capture_output=True, text=True,
+                         env=env, cwd=project, timeout=60)
+    assert doc.returncode == 1 and "root_settings_skipped" in doc.stdout
+
+
+def test_doctor_reports_a_config_json_that_does_not_parse(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    assert ck("init", "--root", str(root)).returncode == 0
+    (root / "config.json").write_text('{"commonkeep": {"writerRole": "curator"\n')
+    out = ck("doctor", "--json", "--root", str(root))
+    assert out.returncode == 1
+    found = [f for f in json.loads(out.stdout)["findings"] if f["code"] == "config_invalid"]
+    assert found and found[0]["file"] == "config.json" and "not valid JSON" in found[0]["message"]
