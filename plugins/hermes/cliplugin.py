@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pluggy
+
+from commonkeep.errors import BadInput
 
 hookimpl = pluggy.HookimplMarker("commonkeep")
 
@@ -26,6 +29,9 @@ def _profile(args: argparse.Namespace) -> Any:
 
     home = hermes_home(args.hermes_home)
     if args.profile:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", args.profile) or ".." in args.profile:
+            raise BadInput(f"--profile {args.profile!r} is not a profile name (letters, digits, '.', '-', '_')",
+                           hint="name a profile under ~/.hermes/profiles/, or use --hermes-home DIR for any other folder")
         home = home / "profiles" / args.profile
     return HermesProfile(home)
 

@@ -28,7 +28,14 @@ from typing import Any
 import yaml
 
 from commonkeep_hermes import yamledit
-from commonkeep_hermes.settings import CONFIG_BLOCK, PLUGIN_KEY, PROVIDER_NAME, TARGET_FILES, HermesProfile
+from commonkeep_hermes.settings import (
+    CONFIG_BLOCK,
+    PLUGIN_KEY,
+    PROVIDER_NAME,
+    TARGET_FILES,
+    ConfigError,
+    HermesProfile,
+)
 
 SHIM_INIT = '''"""commonkeep memory provider shim, written by `commonkeep hermes install`.
 
@@ -71,18 +78,40 @@ def wanted_settings(root: Path) -> dict[str, Any]:
     }
 
 
+def _parse(text: str) -> Any:
+    """``config.yaml`` text as data; a file that is not YAML is a ``ConfigError`` naming line and column."""
+    try:
+        return yaml.safe_load(text or "{}") or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise ConfigError(f"config.yaml is not valid YAML ({getattr(exc, 'problem', None) or exc}{where}); nothing was changed",
+                          hint="fix the file, or restore a backup from commonkeep/backups/ in the Hermes home") from exc
+
+
 def edit_config(text: str, root: Path) -> str:
-    """The config text with commonkeep enabled; raises ``ValueError`` if the edit did not take."""
+    """The config text with commonkeep enabled; raises ``ConfigError`` (a ``ValueError``) if the
+    edit did not take or the file's layout is not one we can edit line by line."""
+    before = _parse(text)
+    for key in ("memory", "plugins"):
+        value = before.get(key) if isinstance(before, dict) else None
+        if value is not None and not isinstance(value, dict):
+            raise ConfigError(f"config.yaml: {key}: is {value!r}, not a mapping; install leaves the file alone",
+                              hint=f"make {key}: a mapping (or remove it), then run `commonkeep hermes install` again")
     new = yamledit.set_child(text, "memory", "provider", PROVIDER_NAME)
     new = yamledit.set_child(new, "memory", "write_approval", True)
     new = yamledit.set_block(new, "memory", CONFIG_BLOCK, {"root": str(root)})
     new = yamledit.add_list_item(new, "plugins", "enabled", PLUGIN_KEY)
-    data = yaml.safe_load(new) or {}
+    try:
+        data = yaml.safe_load(new) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError("config.yaml has a layout install cannot edit line by line; nothing was changed",
+                          hint="set memory.provider: commonkeep and add commonkeep-governance to plugins.enabled by hand") from exc
     for dotted, value in wanted_settings(root).items():
         if yamledit.get(data, dotted) != value:
-            raise ValueError(f"could not set {dotted} in config.yaml (unusual layout); set it by hand")
+            raise ConfigError(f"could not set {dotted} in config.yaml (unusual layout); set it by hand")
     if PLUGIN_KEY not in yamledit.list_items(data, "plugins", "enabled"):
-        raise ValueError("could not add commonkeep-governance to plugins.enabled; add it by hand")
+        raise ConfigError("could not add commonkeep-governance to plugins.enabled; add it by hand")
     return new
 
 
@@ -117,10 +146,11 @@ def install(profile: HermesProfile, root: Path) -> dict[str, Any]:
     cfg = profile.config_path
     original = cfg.read_bytes() if cfg.exists() else b""
     backup = profile.state_dir / "backups" / "config.yaml.orig"
+    new_text = edit_config(original.decode("utf-8"), root)  # a file we cannot edit stops install here
     if not state.get("installed"):
+        data = _parse(original.decode("utf-8"))
         backup.parent.mkdir(parents=True, exist_ok=True)
         backup.write_bytes(original)
-        data = yaml.safe_load(original.decode("utf-8") or "{}") or {}
         state = {
             "installed": True,
             "config_existed": cfg.exists(),
@@ -131,7 +161,6 @@ def install(profile: HermesProfile, root: Path) -> dict[str, Any]:
         }
         changed.append(f"backed up {cfg} to {backup}" if cfg.exists()
                        else f"no {cfg} yet: created it (uninstall removes it)")
-    new_text = edit_config(original.decode("utf-8"), root)
     if new_text.encode() != original:
         profile.home.mkdir(parents=True, exist_ok=True)
         _write(cfg, new_text)

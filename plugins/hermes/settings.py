@@ -14,6 +14,12 @@ from typing import Any
 
 import yaml
 
+from commonkeep.errors import BadInput
+
+
+class ConfigError(BadInput, ValueError):
+    """Hermes' ``config.yaml`` cannot be read or edited safely (exit 2; still a ``ValueError``)."""
+
 #: Hermes' defaults (``hermes_cli/config.py``) when ``config.yaml`` does not set the limits.
 DEFAULT_MEMORY_CHAR_LIMIT = 2200
 DEFAULT_USER_CHAR_LIMIT = 1375
@@ -78,7 +84,8 @@ class HermesProfile:
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            raise ValueError(f"{self.config_path}: not valid YAML ({exc}); fix it or restore a backup") from exc
+            raise ConfigError(f"{self.config_path}: not valid YAML ({_first_line(exc)})",
+                              hint="fix the file, or restore a backup from commonkeep/backups/ in the Hermes home") from exc
         return data if isinstance(data, dict) else {}
 
     def memory_section(self) -> dict[str, Any]:
@@ -115,6 +122,13 @@ class HermesProfile:
 
         choice = resolve_root(env=env)
         return choice.path, choice.rule
+
+
+def _first_line(exc: Exception) -> str:
+    """A YAML error in one line: what and where (``line L, column C``)."""
+    mark = getattr(exc, "problem_mark", None)
+    what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return f"{what} at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else str(what)
 
 
 def current_profile() -> HermesProfile:

@@ -1,0 +1,50 @@
+"""``commonkeep hermes ...`` on a Hermes home whose config.yaml is broken or odd: a clear error, exit 2,
+no traceback, and the file left exactly as it was (no Hermes needed: these run before any Hermes code)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from commonkeep.layout import ensure_layout
+
+
+def ck(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "OMP_", "OMPKEEP_", "PI_"))}
+    env["HOME"] = str(home)
+    return subprocess.run([sys.executable, "-m", "commonkeep.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=60, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize(("config", "says"), [
+    ("memory:\n  provider: [unclosed\n", "not valid YAML"),
+    ("memory: 5\nplugins: x\n", "memory: is 5, not a mapping"),
+])
+def test_install_status_and_sync_on_a_broken_config_say_what_and_change_nothing(
+        tmp_path: Path, config: str, says: str) -> None:
+    root = ensure_layout(tmp_path / "shared").root
+    hermes_home = tmp_path / "hermes"
+    hermes_home.mkdir()
+    (hermes_home / "config.yaml").write_text(config)
+    install = ck("hermes", "install", "--hermes-home", str(hermes_home), "--root", str(root), home=tmp_path)
+    assert install.returncode == 2, install.stderr
+    assert says in install.stderr and "Traceback" not in install.stderr
+    assert (hermes_home / "config.yaml").read_text() == config
+    assert not (hermes_home / "commonkeep").exists() and not (hermes_home / "plugins").exists()
+    if "YAML" in says:
+        for action in ("status", "sync"):
+            out = ck("hermes", action, "--hermes-home", str(hermes_home), home=tmp_path)
+            assert out.returncode == 2, (action, out.stderr)
+            assert "not valid YAML" in out.stderr and "line 3, column 1" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_profile_name_that_leaves_the_profiles_folder_is_refused(tmp_path: Path) -> None:
+    hermes_home = tmp_path / "hermes"
+    out = ck("hermes", "install", "--hermes-home", str(hermes_home), "--profile", "../../elsewhere", home=tmp_path)
+    assert out.returncode == 2
+    assert "is not a profile name" in out.stderr and "Traceback" not in out.stderr
+    assert not (tmp_path / "elsewhere").exists() and not hermes_home.exists()
