@@ -111,12 +111,14 @@ def run_inbox(args: argparse.Namespace) -> int:
         if not choice.path.is_dir():
             print(f"  (no memory root at {choice.path}, chosen by {choice.rule}; `commonkeep init` creates it)")
         return 0
+    from commonkeep.render import terminal_safe
+
     for c in cands:
         prov = c.get("provenance") or {}
         who = prov.get("agent") or c.get("source", {}).get("type", "?")
         risk = c.get("poisoning_risk", "-")
-        print(f"{c['id']}  [{c['status']}] by {who}  conf {c.get('confidence', '-')}  risk {risk}")
-        print(f"    {c['text'][:160]}")
+        print(terminal_safe(f"{c['id']}  [{c['status']}] by {who}  conf {c.get('confidence', '-')}  risk {risk}"))
+        print(f"    {terminal_safe(c['text'][:160])}")
     return 0
 
 

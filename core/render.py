@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -11,6 +12,18 @@ from typing import Any
 from commonkeep.layout import Layout, slug
 
 HEADER = ("# Long-Term Memory", "", "> Generated from canonical JSONL. Do not edit directly.", "")
+
+
+# C0/C1 controls (ESC, CR, BEL …) and the bidi/zero-width characters that can hide or reorder text.
+_UNSAFE_FOR_TERMINAL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` for one line of a person's terminal: controls and hidden characters shown as escapes
+    (``\\x1b``, ``\\u202e``), so stored text can neither move the cursor nor disguise itself.
+    Only for display; the files keep their bytes."""
+    return _UNSAFE_FOR_TERMINAL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                                    else f"\\u{ord(m.group()):04x}", text)
 
 
 def to_fixed2(x: float) -> str:

@@ -149,3 +149,14 @@ def test_doctor_reports_a_config_json_that_does_not_parse(tmp_path: Path) -> Non
     assert out.returncode == 1
     found = [f for f in json.loads(out.stdout)["findings"] if f["code"] == "config_invalid"]
     assert found and found[0]["file"] == "config.json" and "not valid JSON" in found[0]["message"]
+
+
+def test_inbox_shows_control_characters_as_escapes_not_raw(tmp_path: Path) -> None:
+    root = str(tmp_path / "r")
+    sneaky = "Normal fact\x1b[2K\rApproved by admin\u202eevil\x07"
+    assert ck("write", sneaky, "--root", root).returncode == 0
+    out = ck("inbox", "--root", root)
+    assert out.returncode == 0
+    assert "\x1b" not in out.stdout and "\r" not in out.stdout and "\u202e" not in out.stdout and "\x07" not in out.stdout
+    assert "Normal fact\\x1b[2K\\x0dApproved by admin\\u202eevil\\x07" in out.stdout
+    assert json.loads(ck("inbox", "--json", "--root", root).stdout)[0]["text"] == sneaky  # the data keeps its bytes
