@@ -70,6 +70,20 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dic
                 file="config.json", line=exc.lineno)
         except (OSError, ValueError) as exc:
             add("config_invalid", "error", f"config.json cannot be read ({exc}); its settings are ignored", file="config.json")
+    for patch_file in sorted(lay.patches_dir.glob("*.json")):
+        try:
+            doc = json.loads(patch_file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            add("bad_patch_file", "error", f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                "`commonkeep patches` and `apply` cannot use it: fix it or move it out of patches/",
+                file=lay.rel(patch_file), line=exc.lineno)
+            continue
+        except (OSError, ValueError) as exc:
+            add("bad_patch_file", "error", f"cannot be read ({exc})", file=lay.rel(patch_file))
+            continue
+        if not isinstance(doc, dict) or not isinstance(doc.get("ops"), list):
+            add("bad_patch_file", "error", "not a patch (a JSON object with an 'ops' list); fix it or move it out of patches/",
+                file=lay.rel(patch_file))
     for tmp in lay.root.rglob(".*.tmp-*"):
         add("interrupted_rewrite", "info", f"leftover temp file {lay.rel(tmp)} from an interrupted rewrite; the original is intact, the temp file can be deleted", file=lay.rel(tmp))
     try:
@@ -99,7 +113,9 @@ def run(args: argparse.Namespace) -> int:
         for key, value in report["counts"].items():
             print(f"  {key}: {value}")
         for f in report["findings"]:
-            where = f"{f['file']}:{f['line']}: " if f.get("line") and f["code"] == "bad_line" else ""
+            where = ""
+            if f["code"] in ("bad_line", "bad_patch_file", "config_invalid") and f.get("file"):
+                where = f"{f['file']}:{f['line']}: " if f.get("line") else f"{f['file']}: "
             print(f"[{f['severity']}] {f['code']}: {where}{f['message']}")
         print("ok" if report["ok"] else "problems found")
     return EXIT_OK if report["ok"] else EXIT_FINDINGS

@@ -160,3 +160,14 @@ def test_inbox_shows_control_characters_as_escapes_not_raw(tmp_path: Path) -> No
     assert "\x1b" not in out.stdout and "\r" not in out.stdout and "\u202e" not in out.stdout and "\x07" not in out.stdout
     assert "Normal fact\\x1b[2K\\x0dApproved by admin\\u202eevil\\x07" in out.stdout
     assert json.loads(ck("inbox", "--json", "--root", root).stdout)[0]["text"] == sneaky  # the data keeps its bytes
+
+
+def test_doctor_names_a_patch_file_that_is_not_a_patch(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    assert ck("init", "--root", str(root)).returncode == 0
+    (root / "patches" / "patch_202612020000_cktorn00.json").write_text('{"patch_id": "patch_202612020000_cktorn00", "ops": [\n')
+    (root / "patches" / "patch_202612020001_cklist00.json").write_text("[]\n")
+    out = ck("doctor", "--root", str(root))
+    assert out.returncode == 1
+    assert "[error] bad_patch_file: patches/patch_202612020000_cktorn00.json:2: not valid JSON" in out.stdout
+    assert "[error] bad_patch_file: patches/patch_202612020001_cklist00.json: not a patch" in out.stdout
