@@ -103,6 +103,11 @@ def run_inbox(args: argparse.Namespace) -> int:
     choice = root_of(args)
     store = Store(choice.path)
     cands = store.candidates(status=None if args.all else args.status)
+    invalid = [pr for pr in store.problems if pr.message.startswith("not a valid candidate")]
+    if invalid:
+        print(f"commonkeep: warning: {len(invalid)} line(s) of {invalid[0].file} are not valid candidates and are not "
+              f"listed (first: line {invalid[0].line}: {invalid[0].message}); `commonkeep doctor` lists them all",
+              file=sys.stderr)
     if args.json:
         _print_json(cands)
         return 0

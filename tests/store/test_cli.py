@@ -171,3 +171,16 @@ def test_doctor_names_a_patch_file_that_is_not_a_patch(tmp_path: Path) -> None:
     assert out.returncode == 1
     assert "[error] bad_patch_file: patches/patch_202612020000_cktorn00.json:2: not valid JSON" in out.stdout
     assert "[error] bad_patch_file: patches/patch_202612020001_cklist00.json: not a patch" in out.stdout
+
+
+def test_inbox_warns_about_lines_that_are_not_valid_candidates(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    assert ck("write", "Prefer small commits.", "--root", str(root)).returncode == 0
+    with (root / "inbox" / "captured.jsonl").open("a") as fh:
+        fh.write('{"id":"cap_broken_two","text":["not","text"],"status":"new"}\n')
+    for args in ([], ["--json"]):
+        out = ck("inbox", *args, "--root", str(root))
+        assert out.returncode == 0
+        assert "1 line(s) of inbox/captured.jsonl are not valid candidates" in out.stderr
+        assert "line 2: not a valid candidate cap_broken_two" in out.stderr
+    assert len(json.loads(ck("inbox", "--json", "--root", str(root)).stdout)) == 1
