@@ -65,6 +65,8 @@ def _run(args: argparse.Namespace) -> int:
             return 0
         print("routed: ingest_document")
         print(f"source: {report.source} -> {report.source_page} ({report.date})")
+        if report.redacted:
+            print(report.redaction_line())
         print(f"extracted: entities={report.entities} concepts={report.concepts} facts={report.facts} ({report.extractor})")
         p = report.pages
         print(f"pages: created={p.get('created', 0)} updated={p.get('updated', 0)} unchanged={p.get('unchanged', 0)} "

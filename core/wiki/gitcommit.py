@@ -2,6 +2,12 @@
 
 Pages can hold anything a source said (including things nobody should read in ``git log``), so
 the message names the pass, the source path, the files touched and counts - never page text.
+
+Secrets never enter a git object: before anything is staged, every changed file under ``raw/``
+and ``wiki/`` is scanned (``commonkeep.secrets``), and a file that still holds a secret (a raw
+source dropped in but not ingested yet, a hand-edited page) is left out of the commit, which
+names it with the kinds found, never the values. Ingest redacts its own source first, so a file
+is left out only until it is ingested (or cleaned by hand).
 """
 
 from __future__ import annotations
@@ -9,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import git
+
+from commonkeep.secrets import redact, summarize
 
 MAX_LISTED = 40
 _IDENTITY = {
@@ -34,11 +42,39 @@ def _has_identity(repo: git.Repo) -> bool:
         return False
 
 
+def holding_secrets(repo: git.Repo, project: Path, paths: list[str]) -> dict[str, list[str]]:
+    """Changed or untracked files under ``paths`` that hold a secret: {relative path: kinds}."""
+    if not paths:
+        return {}
+    out = repo.git.status("--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *paths)
+    found: dict[str, list[str]] = {}
+    for entry in out.split("\0"):
+        name = entry[3:]
+        if len(entry) < 4 or entry[:2] in ("D ", " D", "DD"):
+            continue
+        f = project / name
+        if f.is_symlink() or not f.is_file():
+            continue
+        try:
+            kinds = redact(f.read_bytes().decode("utf-8", errors="replace")).findings
+        except OSError:
+            continue
+        if kinds:
+            found[name] = kinds
+    return found
+
+
 def commit_pass(project: Path, title: str, counts: dict[str, int]) -> tuple[str, list[str]]:
-    """Stage ``raw/``, ``wiki/`` and ``.gitignore``, commit once; returns (short sha, changed files)."""
+    """Stage ``raw/``, ``wiki/`` and ``.gitignore``, commit once; returns (short sha, changed files).
+
+    A file that holds a secret is never staged (so no git object ever holds it); the message
+    names it and the kinds found.
+    """
     repo = open_repo(project)
     paths = [p for p in ("raw", "wiki", ".gitignore") if (project / p).exists()]
-    repo.git.add("--all", "--", *paths)
+    withheld = holding_secrets(repo, project, paths)
+    if paths:
+        repo.git.add("--all", "--", *paths, *(f":(exclude,literal){name}" for name in withheld))
     status = repo.git.diff("--cached", "--name-status", "--no-renames").splitlines()
     changed = [line.split("\t", 1)[1] for line in status if "\t" in line]
     kinds = {"A": 0, "M": 0, "D": 0}
@@ -52,7 +88,10 @@ def commit_pass(project: Path, title: str, counts: dict[str, int]) -> tuple[str,
         lines.append(f"  {code[:1]} {name}")
     if len(status) > MAX_LISTED:
         lines.append(f"  ... and {len(status) - MAX_LISTED} more")
+    if withheld:
+        lines.append(f"left out, holding secrets (redact or ingest them): {len(withheld)} file(s)")
+        lines.extend(f"  {name} ({summarize(kinds)})" for name, kinds in sorted(withheld.items())[:MAX_LISTED])
     env = {} if _has_identity(repo) else _IDENTITY
     with repo.git.custom_environment(**env):
-        repo.git.commit("--allow-empty", "--no-verify", "-q", "-m", "\n".join(lines))
+        repo.git.commit("--allow-empty", "--no-verify", "-q", "-m", redact("\n".join(lines)).text)
     return repo.head.commit.hexsha[:12], changed

@@ -3,12 +3,21 @@
 Order of work: check the path (``paths``), take the writer lock, extract (deterministic, plus
 the LLM extractor when configured), store facts, regenerate the pages the source touched (and
 those whose facts changed status), rebuild ``index.md``, append to ``log.md``, commit once.
+
+Secrets: under the lock and before anything else, the raw source is redacted
+(``commonkeep.secrets``) and, when it held a secret, atomically rewritten in place, so the secret
+never reaches ``facts.db``, a page, the index, the log, the LLM extractor or a git object; every
+sentence is then grounded against the redacted file. The report, the CLI output and ``log.md``
+say how many secrets were redacted and of which kinds, never the values.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +25,8 @@ from typing import Any
 import yaml
 
 from commonkeep import timeutil
+from commonkeep.errors import BadInput
+from commonkeep.secrets import redact, summarize
 from commonkeep.wiki.extract import Extraction, extract
 from commonkeep.wiki.factsdb import FactsDB
 from commonkeep.wiki.gitcommit import commit_pass
@@ -50,6 +61,15 @@ class IngestReport:
     skipped_human: list[str] = field(default_factory=list)
     commit: str = ""
     extractor: str = "deterministic"
+    redacted: list[str] = field(default_factory=list)
+    """Kinds of secret redacted from the raw source (rewritten in place), one per secret."""
+
+    def redaction_line(self) -> str:
+        """``"redacted: 2 secret(s) in raw/x.md (1 jwt, 1 openai_key); ..."``, or ``""`` when none."""
+        if not self.redacted:
+            return ""
+        return (f"redacted: {len(self.redacted)} secret(s) in {self.source} ({summarize(self.redacted)}); "
+                "the raw file was rewritten in place, values never stored")
 
 
 def split_raw(text: str) -> tuple[dict[str, Any], str]:
@@ -141,21 +161,51 @@ def affected_by_status(db: FactsDB, before: dict[str, tuple[str, str, int, str |
     return ents, cons, srcs
 
 
+def redact_source(path: Path, rel: str, text: str) -> tuple[str, list[str]]:
+    """Redact ``text`` (the content of ``path``); when it held a secret, rewrite ``path`` atomically.
+
+    Returns (redacted text, kinds found). The new file has the same mode and exactly the bytes
+    of the redacted text, so its sha256 is the one ``facts.db`` records.
+    """
+    red = redact(text)
+    if not red.findings:
+        return text, []
+    mode = path.stat().st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(prefix=".redact-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(red.text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        if path.is_symlink() or not path.is_file():
+            raise BadInput(f"source {rel} changed while it was being redacted; refused",
+                           hint="ingest it again once nothing else writes to it")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return red.text, red.findings
+
+
 def ingest(project: str | Path, source: str, *, llm: Any = None) -> IngestReport:
     """Ingest ``source`` (a path relative to the project, under ``raw/``) as one commit."""
     layout = project_layout(project)
     path, rel = resolve_source(layout, source)
-    text = read_source(path, rel)
+    read_source(path, rel)  # a source that is not UTF-8 is refused before anything is created
     ensure_layout(layout)
     with writer_lock(layout.lock):
+        # read again under the lock: the rewrite must not put back what another writer replaced
+        text, redacted = redact_source(path, rel, read_source(path, rel))
         db = FactsDB(layout.facts_db)
         try:
-            return _ingest_locked(layout, db, rel, text, llm)
+            return _ingest_locked(layout, db, rel, text, llm, redacted)
         finally:
             db.close()
 
 
-def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: Any) -> IngestReport:
+def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: Any, redacted: list[str]) -> IngestReport:
     meta, body = split_raw(text.replace("\r\n", "\n"))
     date_value = meta.get("date")
     date = str(date_value)[:10] if date_value is not None and _DATE.match(str(date_value)) else timeutil.today()
@@ -187,9 +237,10 @@ def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: An
     more_e, more_c, more_s = affected_by_status(db, before)
     counts, skipped = regenerate(layout, db, ents | more_e, cons | more_c, {rel} | more_s)
     report = IngestReport(rel, f"wiki/sources/{slug}.md", date, len(ex.entities), len(ex.concepts), len(ex.facts),
-                          counts, skipped, extractor=extractor)
+                          counts, skipped, extractor=extractor, redacted=list(redacted))
     append_log(layout, "ingest", ex.title[:80], [
         f"- source: `{rel}` ({date})",
+        *([f"- redacted: {len(redacted)} secret(s) ({summarize(redacted)}); raw file rewritten in place"] if redacted else []),
         f"- pages: created {counts['created']}, updated {counts['updated']}, unchanged {counts['unchanged']}, "
         f"human pages left alone {len(skipped)}",
         f"- entities: {report.entities}, concepts: {report.concepts}, facts: {report.facts}",
@@ -197,5 +248,6 @@ def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: An
     report.commit, _ = commit_pass(layout.project, f"wiki ingest: {rel}", {
         "entities": report.entities, "concepts": report.concepts, "facts": report.facts,
         "pages_created": counts["created"], "pages_updated": counts["updated"], "human_pages_skipped": len(skipped),
+        **({"secrets_redacted": len(redacted)} if redacted else {}),
     })
     return report

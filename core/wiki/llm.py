@@ -4,7 +4,9 @@ Off unless ``COMMONKEEP_WIKI_LLM_URL`` is set (e.g. ``http://127.0.0.1:8080/v1``
 ``COMMONKEEP_WIKI_LLM_MODEL`` and an optional bearer key ``COMMONKEEP_WIKI_LLM_KEY``. It only
 *adds* facts to the deterministic extraction, and only facts whose quoted sentence is found
 verbatim in the source: a paraphrase or an invented sentence is dropped, so the grounding
-guarantee holds whatever the model says.
+guarantee holds whatever the model says. The model only ever sees the redacted source, and what
+it returns is redacted too: a fact whose name holds a secret is dropped, a value is redacted
+(``commonkeep.secrets``), so no secret is stored whatever the model says.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 import httpx
 
 from commonkeep.errors import CommonkeepError
+from commonkeep.secrets import contains_secret, redact
 from commonkeep.wiki.extract import Extraction, Fact
 from commonkeep.wiki.text import normalise, slugify
 
@@ -52,10 +55,10 @@ class LLMExtractor:
             start, end = content.find("{"), content.rfind("}")
             data = json.loads(content[start : end + 1])
         except httpx.HTTPError as exc:
-            raise CommonkeepError(f"LLM extractor at {url} failed: {exc}",
+            raise CommonkeepError(redact(f"LLM extractor at {url} failed: {exc}").text,
                                   hint="check COMMONKEEP_WIKI_LLM_URL, or unset it to use only the deterministic extractor") from None
         except (KeyError, IndexError, ValueError, TypeError) as exc:
-            raise CommonkeepError(f"LLM extractor at {url} returned a reply that is not the expected JSON ({exc})",
+            raise CommonkeepError(redact(f"LLM extractor at {url} returned a reply that is not the expected JSON ({exc})").text,
                                   hint="use a model that follows JSON instructions, or unset COMMONKEEP_WIKI_LLM_URL") from None
         facts = data.get("facts") if isinstance(data, dict) else None
         return [f for f in facts if isinstance(f, dict)] if isinstance(facts, list) else []
@@ -71,6 +74,8 @@ class LLMExtractor:
             if kind not in KINDS or not subject or sentence is None:
                 continue  # ungrounded or malformed: dropped, never stored
             other = str(item.get("other", "")).strip()
+            if contains_secret(subject) or contains_secret(other):
+                continue  # a name that is a secret would become a page name: dropped, never stored
             detail: dict[str, object] = {"extractor": "llm"}
             if kind == "alias":
                 if not other or subject not in sentence.text or other not in sentence.text:
@@ -83,7 +88,7 @@ class LLMExtractor:
                 names.extend(n for n in (subject, other) if n not in names)
             else:
                 key = f"llm:{kind}:{slugify(subject)}@{source_slug}"
-                value = str(item.get("value", "")).strip()[:200] or sentence.text
+                value = redact(str(item.get("value", "")).strip()).text[:200] or sentence.text
             if key in existing:
                 continue
             existing.add(key)

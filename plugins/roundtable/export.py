@@ -4,6 +4,11 @@ Order matters: the role gate first, then the path rules, and only then the broke
 reads straight from the broker (``fetch(room, 0, 500)``), never through a digest (which would
 collapse messages) and never moving a cursor (so it cannot steal anyone's catch-up). It returns
 metadata only; the transcript never enters the caller's context.
+
+Secrets never reach the file: every line is redacted (``commonkeep.secrets``) before the first
+byte is written, and the result reports how many were redacted and of which kinds (never the
+values) as an extra sentence of ``text`` and, only when something was redacted, an extra
+``redacted`` key in ``details`` (the contract's keys stay as they are).
 """
 
 from __future__ import annotations
@@ -11,12 +16,14 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from commonkeep.errors import BadInput
+from commonkeep.secrets import redact, summarize
 from commonkeep_roundtable.client import BrokerClient
 from commonkeep_roundtable.gate import require_role
 from commonkeep_roundtable.paths import MemoryConfig, resolve_memory_config
@@ -35,6 +42,8 @@ class ExportResult:
     chars: int
     first_seq: int
     last_seq: int
+    redacted: tuple[str, ...] = ()
+    """The kinds of secret redacted from the transcript before it was written, one per secret."""
 
     @property
     def dropped_before(self) -> int:
@@ -50,11 +59,14 @@ class ExportResult:
         text = f"Exported {self.messages} retained message(s) from #{self.room} to {self.path} ({self.chars} chars)."
         if self.dropped_before > 0:
             text += f" {self.dropped_before} older message(s) were no longer retained."
+        if self.redacted:
+            text += f" Redacted {len(self.redacted)} secret(s) before writing: {summarize(list(self.redacted))}."
         return text
 
     @property
     def details(self) -> dict[str, Any]:
-        return {
+        """The contract's keys, plus ``redacted: {count, kinds}`` when a secret was redacted."""
+        details: dict[str, Any] = {
             "room": self.room,
             "path": str(self.path),
             "messages": self.messages,
@@ -64,6 +76,9 @@ class ExportResult:
             "droppedBefore": self.dropped_before,
             "truncated": self.truncated,
         }
+        if self.redacted:
+            details["redacted"] = {"count": len(self.redacted), "kinds": dict(sorted(Counter(self.redacted).items()))}
+        return details
 
 
 def _within(child: Path, parent: Path, *, strictly: bool) -> bool:
@@ -124,13 +139,20 @@ def iso_utc(timestamp_ms: int) -> str:
     return f"{moment:%Y-%m-%dT%H:%M:%S}.{timestamp_ms % 1000:03d}Z"
 
 
-def render_transcript(messages: list[dict[str, Any]]) -> str:
-    """One ``[<ISO UTC>] <name>#<seq>: <text>`` line per message, text as is, newline at the end."""
+def render_transcript(messages: list[dict[str, Any]], findings: list[str] | None = None) -> str:
+    """One ``[<ISO UTC>] <name>#<seq>: <text>`` line per message, newline at the end.
+
+    Each line is redacted (name and text, whatever a client sent): a secret becomes
+    ``[REDACTED:<kind>]`` and its kind is appended to ``findings``; other text stays as is.
+    """
     lines = []
     for message in messages:
         sender = message.get("from") or {}
         name = sender.get("name", "?") if isinstance(sender, dict) else sender
-        lines.append(f"[{iso_utc(int(message.get('timestamp', 0)))}] {name}#{message['seq']}: {message.get('text', '')}")
+        line = redact(f"[{iso_utc(int(message.get('timestamp', 0)))}] {name}#{message['seq']}: {message.get('text', '')}")
+        if findings is not None:
+            findings.extend(line.findings)
+        lines.append(line.text)
     return "\n".join(lines) + "\n" if lines else ""
 
 
@@ -183,7 +205,8 @@ def export_room(
         if own:
             session.close()
     messages: list[dict[str, Any]] = list(reply["messages"])
-    content = render_transcript(messages)
+    findings: list[str] = []
+    content = render_transcript(messages, findings)
     _write(config.memory_dir, path, target, content)
     return ExportResult(
         room=room,
@@ -192,4 +215,5 @@ def export_room(
         chars=len(content),
         first_seq=int(messages[0]["seq"]) if messages else 0,
         last_seq=int(messages[-1]["seq"]) if messages else 0,
+        redacted=tuple(findings),
     )

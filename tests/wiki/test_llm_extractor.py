@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -94,3 +95,32 @@ def test_failing_endpoint_is_a_clear_error_and_nothing_is_written(
     assert "unset it" in str(info.value)
     assert not (project / ".git").exists()
     assert sqlite3.connect(project / ".hmlr/facts.db").execute("SELECT COUNT(*) FROM facts").fetchone() == (0,)
+
+
+def test_the_llm_sees_only_redacted_text_and_nothing_it_returns_stores_a_secret(
+    project: Path, write_raw: WriteRaw, server: tuple[str, Scripted], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+    token = "ghp_" + "Zy9xWv8uTs7rQp6oNm5lKj4iHg3fEd2cBa1z"
+    url, script = server
+    redacted_sentence = "The Heron service calls billing with [REDACTED:openai_key] daily."
+    script.reply = {"facts": [
+        {"kind": "fact", "subject": "Heron", "value": f"uses {token}", "sentence": redacted_sentence},
+        {"kind": "definition", "subject": token, "value": "a token", "sentence": redacted_sentence},
+        {"kind": "fact", "subject": "Heron", "value": "calls billing",
+         "sentence": f"The Heron service calls billing with {key} daily."},  # the unredacted text: not grounded
+    ]}
+    monkeypatch.setenv("COMMONKEEP_WIKI_LLM_URL", url)
+    report = wiki.ingest(project, write_raw("h.md", f"The Heron service calls billing with {key} daily."))
+    assert report.redacted == ["openai_key"] and report.extractor == "deterministic+llm (1 fact(s) added)"
+    [req] = script.requests
+    assert key not in json.dumps(req["json"]) and redacted_sentence in req["json"]["messages"][1]["content"]
+    rows = sqlite3.connect(project / ".hmlr/facts.db").execute("SELECT key, value, sentence FROM facts").fetchall()
+    assert ("llm:fact:heron@h", "uses [REDACTED:github_token]", redacted_sentence) in rows
+    for path in project.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert key.encode() not in data and token.encode() not in data, path
+    objects = subprocess.run(["git", "-C", str(project), "cat-file", "--batch-all-objects", "--batch"],
+                             capture_output=True, check=True).stdout
+    assert key.encode() not in objects and token.encode() not in objects
