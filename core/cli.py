@@ -119,6 +119,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the file system said no (permissions, a file where a folder should be, disk full)
+        message = f"commonkeep {args.command}: error: {exc.strerror or exc}"
+        if exc.filename:
+            message += f": {exc.filename}\n  hint: check that the path exists, is the right kind (file or folder) and that you may write it"
+        print(message, file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

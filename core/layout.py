@@ -91,6 +91,11 @@ class Layout:
 def ensure_layout(root: Path | str) -> Layout:
     """Create the layout (idempotent; existing files are never touched)."""
     lay = Layout(root)
+    if lay.root.exists() and not lay.root.is_dir():
+        from commonkeep.errors import BadInput
+
+        raise BadInput(f"the memory root {lay.root} is a file, not a folder",
+                       hint="point --root (or $OMP_MEMORY_ROOT) at a folder; `commonkeep init` creates it")
     for d in (
         lay.root,
         lay.schemas_dir,

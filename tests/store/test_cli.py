@@ -184,3 +184,17 @@ def test_inbox_warns_about_lines_that_are_not_valid_candidates(tmp_path: Path) -
         assert "1 line(s) of inbox/captured.jsonl are not valid candidates" in out.stderr
         assert "line 2: not a valid candidate cap_broken_two" in out.stderr
     assert len(json.loads(ck("inbox", "--json", "--root", str(root)).stdout)) == 1
+
+
+def test_a_root_that_is_a_file_or_cannot_be_created_is_a_clear_error(tmp_path: Path) -> None:
+    a_file = tmp_path / "afile"
+    a_file.write_text("not a folder\n")
+    for args in (["init"], ["write", "Prefer small commits."], ["inbox"]):
+        out = ck(*args, "--root", str(a_file))
+        assert out.returncode == 2, (args, out.stderr)
+        assert "Traceback" not in out.stderr and str(a_file) in out.stderr
+    assert a_file.read_text() == "not a folder\n"
+    under_a_file = ck("init", "--root", str(a_file / "sub"))  # the OS refuses: a file where a folder must be
+    assert under_a_file.returncode == 2
+    assert "Traceback" not in under_a_file.stderr and "Not a directory" in under_a_file.stderr
+    assert "hint: check that the path exists" in under_a_file.stderr
