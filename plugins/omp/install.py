@@ -88,10 +88,27 @@ def render_extension(root: Path, argv: list[str] | None = None) -> str:
     return f"// commonkeep-generated sha256={digest} — edits are kept as a backup on reinstall\n{body}"
 
 
+def _read(path: Path) -> str:
+    """A file a person may have edited: bytes that are not UTF-8 read as U+FFFD, never a crash
+    (such a file is then simply "not our untouched copy" and is kept as a backup)."""
+    return path.read_bytes().decode("utf-8", errors="replace")
+
+
+def _read_env(path: Path) -> str:
+    """``.env`` as text; one that is not UTF-8 is left alone (we would rewrite it), with a clear error."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        from commonkeep.errors import BadInput
+
+        raise BadInput(f"{path} is not UTF-8 text (byte {exc.start}); commonkeep leaves it alone",
+                       hint="fix its encoding, or run without --env and set OMP_MEMORY_ROOT yourself") from exc
+
+
 def read_installed(path: Path) -> dict[str, Any]:
     """What an installed extension file says about itself: ours?, untouched?, baked config."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read(path)
     except FileNotFoundError:
         return {"exists": False}
     except OSError as exc:
@@ -182,7 +199,7 @@ def _env_keys(lines: list[str]) -> dict[str, str]:
 
 
 def _install_env(env_file: Path, root: Path, out: Outcome) -> None:
-    text = env_file.read_text(encoding="utf-8") if env_file.exists() else ""
+    text = _read_env(env_file) if env_file.exists() else ""
     outside, block = _split_env(text)
     user = _env_keys(outside)
     lines = []
@@ -217,7 +234,7 @@ def install(
     out = Outcome(extension=ext, env_file=agent / ".env")
     text = render_extension(root, argv)
     info = read_installed(ext)
-    if info["exists"] and ext.read_text(encoding="utf-8") == text:
+    if info["exists"] and _read(ext) == text:
         out.actions.append(f"{ext}: already installed for root {root}")
     else:
         if info["exists"] and not info.get("untouched"):
@@ -245,7 +262,7 @@ def uninstall(*, agent: Path | None = None) -> Outcome:
         ext.unlink()
         out.actions.append(f"{ext}: removed")
     if out.env_file.exists():
-        text = out.env_file.read_text(encoding="utf-8")
+        text = _read_env(out.env_file)
         outside, block = _split_env(text)
         if block is not None:
             body = "\n".join(outside).rstrip("\n")
@@ -273,7 +290,7 @@ def status(*, agent: Path | None = None, root: Path | None = None) -> dict[str, 
         problems.append(f"extension is baked with root {baked}, not {Path(root).expanduser().resolve()}")
     env_state: dict[str, Any] = {"path": str(env_file), "exists": env_file.exists(), "managed": {}, "user": {}}
     if env_file.exists():
-        outside, block = _split_env(env_file.read_text(encoding="utf-8"))
+        outside, block = _split_env(_read_env(env_file))
         env_state["managed"] = _env_keys(block or [])
         env_state["user"] = {k: v for k, v in _env_keys(outside).items() if k in ROOT_VARS}
         target = baked or (str(root) if root else None)

@@ -134,3 +134,24 @@ def test_install_without_root_follows_the_root_hermes_is_configured_for(
     assert cli("omp", "install", "--agent-dir", str(world.agent_dir)) == 0
     assert "chosen by Hermes'" in capsys.readouterr().out
     assert inst.read_installed(world.extension)["config"]["root"] == str(world.root.resolve())
+
+
+def test_an_extension_file_that_is_not_utf8_is_kept_as_a_backup_not_a_crash(world: OmpWorld) -> None:
+    world.extension.parent.mkdir(parents=True)
+    world.extension.write_bytes(b"\x00\xff not text")
+    assert inst.read_installed(world.extension)["untouched"] is False
+    assert not inst.status(agent=world.agent_dir)["ok"]
+    out = inst.install(world.root, agent=world.agent_dir)
+    assert len(out.backups) == 1 and out.backups[0].read_bytes() == b"\x00\xff not text"
+    assert inst.read_installed(world.extension)["untouched"]
+
+
+def test_an_env_file_that_is_not_utf8_is_left_alone_with_a_clear_error(world: OmpWorld) -> None:
+    from commonkeep.errors import BadInput
+
+    env_file = world.agent_dir / ".env"
+    env_file.parent.mkdir(parents=True)
+    env_file.write_bytes(b"KEY=caf\xe9\n")
+    with pytest.raises(BadInput, match="is not UTF-8 text"):
+        inst.install(world.root, agent=world.agent_dir, write_env=True)
+    assert env_file.read_bytes() == b"KEY=caf\xe9\n"
