@@ -17,6 +17,23 @@ from commonkeep.secrets import redact, redact_obj
 from commonkeep.timeutil import iso, now
 
 MAX_TEXT_CHARS = 4000
+# One line of the inbox stays small enough for every reader (OMP reads the whole file per session).
+MAX_TAGS, MAX_TAG_CHARS = 64, 200
+MAX_EVIDENCE_REFS, MAX_REF_CHARS = 64, 2000
+
+
+def _check_list(name: str, values: list[str] | None, max_items: int, max_chars: int) -> None:
+    if not values:
+        return
+    if len(values) > max_items:
+        raise BadInput(f"{len(values)} {name}; a candidate takes at most {max_items}",
+                       hint=f"keep the {name} that identify the fact; the rest belong in the text or the wiki")
+    for i, value in enumerate(values, 1):
+        if not isinstance(value, str):
+            raise BadInput(f"{name} #{i} is a {type(value).__name__}, not text")
+        if len(value) > max_chars:
+            raise BadInput(f"{name} #{i} is {len(value)} characters; the limit is {max_chars}",
+                           hint="an evidence ref names a file, URL or anchor; it does not carry the content")
 
 
 def new_candidate(
@@ -40,6 +57,8 @@ def new_candidate(
             f"candidate text is {len(text)} characters; the limit is {MAX_TEXT_CHARS}",
             hint="write one durable fact per candidate; put long material in the wiki (commonkeep dossier ingest)",
         )
+    _check_list("tags", tags, MAX_TAGS, MAX_TAG_CHARS)
+    _check_list("evidence refs", evidence_refs, MAX_EVIDENCE_REFS, MAX_REF_CHARS)
     if confidence is not None and not 0 <= confidence <= 1:
         raise BadInput(f"confidence {confidence} is outside [0, 1]")
     red = redact(text.strip())

@@ -198,3 +198,14 @@ def test_a_root_that_is_a_file_or_cannot_be_created_is_a_clear_error(tmp_path: P
     assert under_a_file.returncode == 2
     assert "Traceback" not in under_a_file.stderr and "Not a directory" in under_a_file.stderr
     assert "hint: check that the path exists" in under_a_file.stderr
+
+
+def test_oversized_tags_or_evidence_refs_are_refused_with_the_limit(tmp_path: Path) -> None:
+    root = str(tmp_path / "r")
+    many = ",".join(f"t{i}" for i in range(65))
+    out = ck("write", "Fact with too many tags.", "--root", root, "--tags", many)
+    assert out.returncode == 2 and "65 tags; a candidate takes at most 64" in out.stderr
+    out = ck("write", "Fact with a huge ref.", "--root", root, "--evidence", "a", "--evidence", "e" * 2001)
+    assert out.returncode == 2 and "evidence refs #2 is 2001 characters; the limit is 2000" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert not read_jsonl(tmp_path / "r" / "inbox" / "captured.jsonl").rows
