@@ -34,7 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "inquiries": ("commonkeep.cmd_governance", "list, answer or withdraw open inquiries"),
     "patches": ("commonkeep.cmd_governance", "list patch files, or --show one"),
     "doctor": ("commonkeep.doctor", "check the root: resolution, files, quarantine, index"),
-    "search": ("commonkeep.search.cli", "search memory: --mode keyword|semantic|deep|rerank [--limit N] [--json]"),
+    "search": ("commonkeep.search.cli", "search memory by keyword and by meaning: QUERY [--mode MODE] [--limit N] [--json]"),
     "reindex": ("commonkeep.search.cli", "rebuild search/memory-fts.db and search/recall.db from the canonical files"),
     "select": ("commonkeep.cmd_recall", "select memory for a prompt (writes runtime/context.md and friends)"),
     "project": ("commonkeep.cmd_recall", "print the budgeted projection of memory in a host's format (hermes §)"),

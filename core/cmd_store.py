@@ -171,7 +171,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--cwd", help="project folder the fact is about (project scope)")
         parser.set_defaults(run=run_write)
     elif name == "inbox":
-        parser.add_argument("--status", default="new", choices=["new", "patched", "rejected"])
+        parser.add_argument("--status", default="new", choices=["new", "patched", "rejected"],
+                            help="list candidates with this status (default: new, the ones waiting)")
         parser.add_argument("--all", action="store_true", help="every status")
         parser.set_defaults(run=run_inbox)
     elif name == "render":

@@ -114,11 +114,13 @@ def test_render_on_a_root_that_does_not_exist_is_refused_and_creates_nothing(tmp
     assert not root.exists()
 
 
-def test_search_help_names_every_mode_the_command_accepts() -> None:
-    top = ck("--help").stdout
-    modes = "keyword|semantic|deep|rerank"
-    assert f"--mode {modes}" in " ".join(top.split())
-    assert "{keyword,semantic,deep,rerank}" in ck("search", "--help").stdout
+def test_search_one_line_help_names_no_mode_list_that_can_go_stale() -> None:
+    import re
+
+    top = " ".join(ck("--help").stdout.split())
+    assert "search memory by keyword and by meaning: QUERY [--mode MODE]" in top
+    accepted = re.search(r"--mode \{([a-z,]+)\}", ck("search", "--help").stdout)
+    assert accepted and {"keyword", "semantic", "deep", "rerank"} <= set(accepted.group(1).split(","))
 
 
 def test_a_broken_settings_file_is_named_not_silently_skipped(tmp_path: Path) -> None:
