@@ -173,6 +173,15 @@ def _fetch(arguments: dict[str, Any], role: str | None) -> str:
 _ROOM = {"type": "string", "description": "room name, e.g. design"}
 
 
+def _digest_schema() -> dict[str, Any]:
+    """The arguments of ``roundtable_digest`` and ``roundtable_peek`` (a fresh dict per tool)."""
+    return {
+        "type": "object",
+        "properties": {"room": _ROOM, "budget": {"type": "integer"}, "perMessage": {"type": "integer"}},
+        "required": ["room"],
+    }
+
+
 def roundtable_tools() -> list[AgentTool]:
     """Every tool of this plugin, fresh objects each call."""
     return [
@@ -228,21 +237,13 @@ def roundtable_tools() -> list[AgentTool]:
         AgentTool(
             "roundtable_digest",
             "A bounded digest of your unread messages in a room; advances your cursor.",
-            {
-                "type": "object",
-                "properties": {"room": _ROOM, "budget": {"type": "integer"}, "perMessage": {"type": "integer"}},
-                "required": ["room"],
-            },
+            _digest_schema(),
             _digest(peek=False),
         ),
         AgentTool(
             "roundtable_peek",
             "Like roundtable_digest, but your cursor stays where it is.",
-            {
-                "type": "object",
-                "properties": {"room": _ROOM, "budget": {"type": "integer"}, "perMessage": {"type": "integer"}},
-                "required": ["room"],
-            },
+            _digest_schema(),
             _digest(peek=True),
         ),
         AgentTool(

@@ -51,3 +51,11 @@ def test_a_kept_session_reconnects_once_after_the_broker_restarted(tools: dict[s
         close_sessions()
         proc.terminate()
         proc.communicate(timeout=30)
+
+
+def test_digest_and_peek_take_the_same_arguments_without_sharing_one_schema_object() -> None:
+    by_name = {tool.name: tool for tool in roundtable_tools()}
+    digest, peek = by_name["roundtable_digest"].input_schema, by_name["roundtable_peek"].input_schema
+    assert digest == peek and digest["required"] == ["room"]
+    assert set(digest["properties"]) == {"room", "budget", "perMessage"}
+    assert digest is not peek  # a host that annotates one schema must not change the other
