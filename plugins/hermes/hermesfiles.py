@@ -175,7 +175,8 @@ def _refresh(profile: HermesProfile, root: Path, reason: str) -> dict[str, Any]:
         text = DELIMITER.join(t for _, t in packed)
         last = sidecar.get(target) or {}
         with hermes_lock(path):
-            on_disk = path.read_text(encoding="utf-8") if path.exists() else ""
+            raw = path.read_bytes() if path.exists() else b""
+            on_disk = raw.decode("utf-8", errors="replace")  # a hand edit may not be UTF-8: the backup keeps its bytes
             last_texts = [str(e.get("text", "")) for e in last.get("entries", [])]
             ours = {entry_key(target, t) for t in last_texts} | {entry_key(target, t) for _, t in packed}
             # first render over an existing file: import it; later: anything not ours is a hand edit
@@ -187,7 +188,7 @@ def _refresh(profile: HermesProfile, root: Path, reason: str) -> dict[str, Any]:
                 removed = [t for t in last_texts if t not in disk_entries]
                 if removed and last:
                     report["captured"] += _capture_removals(root, target, removed, last)
-                backup = _backup(profile, path, on_disk)
+                backup = _backup(profile, path, raw)
                 report["backups"].append(str(backup))
             changed = on_disk != text
             if changed:
@@ -223,11 +224,11 @@ def _capture_removals(root: Path, target: str, removed: list[str], last: dict[st
     return out
 
 
-def _backup(profile: HermesProfile, path: Path, text: str) -> Path:
+def _backup(profile: HermesProfile, path: Path, data: bytes) -> Path:
     from commonkeep.timeutil import now
 
     folder = profile.state_dir / "backups"
     folder.mkdir(parents=True, exist_ok=True)
     dest = folder / f"{path.name}.{now().strftime('%Y%m%dT%H%M%S%f')}"
-    dest.write_text(text, encoding="utf-8")
+    dest.write_bytes(data)
     return dest

@@ -48,3 +48,22 @@ def test_a_profile_name_that_leaves_the_profiles_folder_is_refused(tmp_path: Pat
     assert out.returncode == 2
     assert "is not a profile name" in out.stderr and "Traceback" not in out.stderr
     assert not (tmp_path / "elsewhere").exists() and not hermes_home.exists()
+
+
+def test_a_hand_edited_memory_file_that_is_not_utf8_is_backed_up_byte_for_byte(tmp_path: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from commonkeep.store import Store
+    from commonkeep_hermes.hermesfiles import refresh
+    from commonkeep_hermes.install import install
+    from commonkeep_hermes.settings import HermesProfile
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    root = ensure_layout(tmp_path / "shared").root
+    profile = HermesProfile(tmp_path / "hermes")
+    install(profile, root)
+    edited = b"\xff\xfe latin-1 caf\xe9\n\xc2\xa7\nUse pnpm in the web package.\n"
+    profile.memory_file("memory").write_bytes(edited)
+    report = refresh(profile, root, reason="test")
+    assert len(report["backups"]) == 1 and Path(report["backups"][0]).read_bytes() == edited
+    texts = [c["text"] for c in Store(root).candidates()]
+    assert "Use pnpm in the web package." in texts
