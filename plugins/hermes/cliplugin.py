@@ -104,6 +104,9 @@ def run_sync(args: argparse.Namespace) -> int:
 
     profile = _profile(args)
     root = Path(args.root).expanduser() if args.root else profile.shared_root()[0]
+    if not (root / "memory").is_dir():  # rendering an empty or mistyped root would empty Hermes' files
+        raise BadInput(f"no memory root at {root} (no memory/ folder); MEMORY.md and USER.md were left as they are",
+                       hint="check --root or memory.commonkeep.root in config.yaml; `commonkeep init --root DIR` creates a root")
     report = refresh(profile, root, reason="sync")
     lines = [f"commonkeep hermes sync: {profile.home}"]
     lines += [f"  {t}: {i['entries']} entries, {i['chars']}/{i['limit']} chars"

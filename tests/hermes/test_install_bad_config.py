@@ -67,3 +67,16 @@ def test_a_hand_edited_memory_file_that_is_not_utf8_is_backed_up_byte_for_byte(t
     assert len(report["backups"]) == 1 and Path(report["backups"][0]).read_bytes() == edited
     texts = [c["text"] for c in Store(root).candidates()]
     assert "Use pnpm in the web package." in texts
+
+
+def test_sync_against_a_root_that_does_not_exist_leaves_memory_md_alone(tmp_path: Path) -> None:
+    root = ensure_layout(tmp_path / "shared").root
+    hermes_home = tmp_path / "hermes"
+    assert ck("hermes", "install", "--hermes-home", str(hermes_home), "--root", str(root), home=tmp_path).returncode == 0
+    memory_md = hermes_home / "memories" / "MEMORY.md"
+    memory_md.write_text("A fact the user sees.")
+    out = ck("hermes", "sync", "--hermes-home", str(hermes_home), "--root", str(tmp_path / "typo"), home=tmp_path)
+    assert out.returncode == 2
+    assert f"no memory root at {tmp_path / 'typo'}" in out.stderr and "Traceback" not in out.stderr
+    assert memory_md.read_text() == "A fact the user sees."
+    assert not (tmp_path / "typo").exists()
