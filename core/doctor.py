@@ -65,11 +65,11 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dic
             json.loads(lay.config.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             add("config_invalid", "error",
-                f"config.json is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
                 "its settings (writer role, curation policy, injection mode) are ignored until it is fixed",
                 file="config.json", line=exc.lineno)
         except (OSError, ValueError) as exc:
-            add("config_invalid", "error", f"config.json cannot be read ({exc}); its settings are ignored", file="config.json")
+            add("config_invalid", "error", f"cannot be read ({exc}); its settings are ignored", file="config.json")
     for patch_file in sorted(lay.patches_dir.glob("*.json")):
         try:
             doc = json.loads(patch_file.read_text(encoding="utf-8"))
