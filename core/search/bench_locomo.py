@@ -138,6 +138,7 @@ def run_bench(data: Path, modes: list[str], *, log: Callable[[str], None] | None
         raise BadInput(f"{data} is not in LoCoMo format (a list of {{conversation, qa}} objects)")
     scores = {"bm25-baseline": Scores(), **{m: Scores() for m in modes}}
     used: dict[str, set[str]] = {m: set() for m in modes}
+    resolved: dict[str, set[str]] = {m: set() for m in modes}
     turns = 0
     index_s = 0.0
     with tempfile.TemporaryDirectory(prefix="commonkeep-locomo-") as tmp:
@@ -147,7 +148,7 @@ def run_bench(data: Path, modes: list[str], *, log: Callable[[str], None] | None
             turns += len(records)
             append_jsonl(root / "memory" / "L2.playbooks.jsonl", records)
             started = time.perf_counter()
-            index.sync_root(root, full=True, embed=any(m != "keyword" for m in modes))
+            index.sync_root(root, full=True, embed=any(split_mode(m)[0] != "keyword" for m in modes))
             index_s += time.perf_counter() - started
             dia = {r["id"]: dia_of(r) for r in records}
             questions = [q for q in conv["qa"] if q.get("category") in CATEGORIES and q.get("evidence")]
@@ -162,14 +163,16 @@ def run_bench(data: Path, modes: list[str], *, log: Callable[[str], None] | None
                     scores["bm25-baseline"].add(
                         int(q["category"]), [dia[h.id] for h in hits], gold, time.perf_counter() - t0
                     )
-            for mode in modes:
+            for spec in modes:
+                mode, expand = split_mode(spec)
                 for q in questions:
                     gold = {str(e) for e in q["evidence"]}
                     t0 = time.perf_counter()
-                    resp = search(root, str(q["question"]), mode, 10)
+                    resp = search(root, str(q["question"]), mode, 10, expand=expand)
                     elapsed = time.perf_counter() - t0
-                    used[mode].add(resp.used)
-                    scores[mode].add(int(q["category"]), [dia[r.id] for r in resp.results], gold, elapsed)
+                    used[spec].add(resp.used)
+                    resolved[spec].add(resp.resolved)
+                    scores[spec].add(int(q["category"]), [dia[r.id] for r in resp.results], gold, elapsed)
     return {
         "data": str(data),
         "conversations": len(convs),
@@ -177,6 +180,7 @@ def run_bench(data: Path, modes: list[str], *, log: Callable[[str], None] | None
         "index_seconds": round(index_s, 3),
         "systems": {name: s.summary() for name, s in scores.items()},
         "used": {m: sorted(u) for m, u in used.items()},
+        "resolved": {m: sorted(r) for m, r in resolved.items()},
     }
 
 
@@ -184,27 +188,46 @@ def format_report(report: dict[str, Any]) -> str:
     lines = [
         f"LoCoMo retrieval: {report['data']} — {report['conversations']} conversation(s), {report['turns']} turns (indexing {report['index_seconds']} s)"
     ]
-    head = f"{'system':<16} {'slice':<16} {'n':>5} {'hit@1':>6} {'hit@5':>6} {'hit@10':>6} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'p50ms':>7} {'p95ms':>7}"
+    head = f"{'system':<40} {'slice':<16} {'n':>5} {'hit@1':>6} {'hit@5':>6} {'hit@10':>6} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'p50ms':>7} {'p95ms':>7}"
     lines.append(head)
     for name, summary in report["systems"].items():
-        label = name if name == "bm25-baseline" else f"{name} ({'/'.join(report['used'].get(name, []))})"
+        label = name
+        if name != "bm25-baseline":
+            label += "".join(
+                f" ->{r}" for r in report.get("resolved", {}).get(name, []) if r != split_mode(name)[0]
+            )
+            label += f" ({'/'.join(report['used'].get(name, []))})"
         for slice_, s in summary.items():
             if not s.get("questions"):
                 continue
             lines.append(
-                f"{label[:16]:<16} {slice_:<16} {s['questions']:>5} {s['hit@1']:>6.3f} {s['hit@5']:>6.3f} {s['hit@10']:>6.3f} "
+                f"{label[:40]:<40} {slice_:<16} {s['questions']:>5} {s['hit@1']:>6.3f} {s['hit@5']:>6.3f} {s['hit@10']:>6.3f} "
                 f"{s['recall@5']:>6.3f} {s['recall@10']:>6.3f} {s['mrr']:>6.3f} {s['p50_ms']:>7.2f} {s['p95_ms']:>7.2f}"
             )
     return "\n".join(lines)
 
 
+EXPAND = ":expand"
+
+
+def split_mode(spec: str) -> tuple[str, bool]:
+    """``"rerank:expand"`` -> ``("rerank", True)``; ``"keyword"`` -> ``("keyword", False)``."""
+    if spec.endswith(EXPAND):
+        return spec[: -len(EXPAND)], True
+    return spec, False
+
+
 def run(args: argparse.Namespace) -> int:
+    from commonkeep.search.hybrid import MODES
+
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     for m in modes:
-        if m not in ("keyword", "semantic", "deep", "rerank"):
+        if split_mode(m)[0] not in MODES:
             from commonkeep.errors import BadInput
 
-            raise BadInput(f"unknown mode {m!r} in --modes; use keyword, semantic, deep, rerank")
+            raise BadInput(
+                f"unknown mode {m!r} in --modes; use {', '.join(MODES)}, each optionally with {EXPAND}"
+            )
     report = run_bench(Path(args.data), modes, log=None if args.json else lambda s: print(s, file=sys.stderr))
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
@@ -223,7 +246,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--modes",
         default="keyword",
-        help="comma-separated search modes to score besides the BM25 baseline (keyword, semantic, deep, rerank; default keyword)",
+        help="comma-separated search modes to score besides the BM25 baseline (auto, keyword, semantic, deep, "
+        "rerank; default keyword); append :expand to score one with pseudo-relevance feedback "
+        "(e.g. keyword,keyword:expand)",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable report")
     parser.set_defaults(run=run)

@@ -10,6 +10,9 @@ limit. Every result carries ``sources`` and ``score_provenance``.
 local embedder: ``(bm25 - min) / (max - min) + cosine`` over the top ``max(5 * limit, 50)``
 keyword results, equal weights. On the LoCoMo dev split it is the best offline setting measured
 (README, Benchmarks). Backends without ``similarities`` (qmd) fall back to ``deep``.
+
+``auto`` (the default mode) is ``rerank`` when a semantic backend is available, else ``keyword``;
+``SearchResponse.resolved`` says which.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any
 FTS_WEIGHT = 0.45
 SEMANTIC_WEIGHT = 0.55
 RRF_K = 60
-MODES = ("keyword", "semantic", "deep", "rerank")
+MODES = ("auto", "keyword", "semantic", "deep", "rerank")
 
 
 @dataclass
@@ -45,7 +48,12 @@ class Result:
 
 @dataclass
 class SearchResponse:
-    """What ``search`` answers: results, the mode actually used, notices, timing."""
+    """What ``search`` answers: results, the mode asked for, the mode it resolved to, what was
+    actually used (``keyword``, ``fts+<backend>``, ``fts+<backend> rerank``), notices, timing.
+
+    ``resolved``: ``auto`` becomes ``rerank`` when a semantic backend is available, else
+    ``keyword``; any other mode resolves to itself (``used`` says when it fell back).
+    """
 
     query: str
     mode: str
@@ -53,11 +61,15 @@ class SearchResponse:
     results: list[Result]
     notices: list[str] = field(default_factory=list)
     elapsed_ms: float = 0.0
+    resolved: str = ""
+    expand: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
             "query": self.query,
             "mode": self.mode,
+            "resolved": self.resolved or self.mode,
+            "expand": self.expand,
             "used": self.used,
             "elapsed_ms": round(self.elapsed_ms, 3),
             "notices": self.notices,
@@ -115,15 +127,22 @@ def fuse(
 def search(
     root: Path | str,
     query: str,
-    mode: str = "keyword",
+    mode: str = "auto",
     limit: int = 8,
     *,
     backends: Sequence[Any] | None = None,
+    expand: bool = False,
 ) -> SearchResponse:
-    """Search the root. ``mode``: ``keyword`` (FTS5), ``semantic`` (a backend) or ``deep`` (RRF of both).
+    """Search the root. ``mode``: ``auto`` (the default: ``rerank`` when a semantic backend is
+    available, else ``keyword``), ``keyword`` (FTS5), ``semantic`` (a backend), ``deep`` (RRF of
+    both) or ``rerank`` (keyword candidates re-scored by the backend).
 
-    A semantic or deep search without a usable backend falls back to keyword search and says so
-    in ``notices`` (and once on stderr).
+    ``expand``: keyword retrieval with pseudo-relevance feedback (``index.search_expanded``;
+    off by default, it lowered hit@5 on LoCoMo); every mode's keyword part uses it.
+
+    A semantic, deep or rerank search without a usable backend falls back to keyword search and
+    says so in ``notices`` (and once on stderr); ``auto`` without one is keyword search, silently
+    (``resolved`` says which).
     """
     from commonkeep.errors import BadInput
     from commonkeep.search import index
@@ -138,20 +157,23 @@ def search(
     notices: list[str] = []
     depth = max(limit * 5, 50)
     backend = None
+    resolved = mode
     if mode != "keyword":
         from commonkeep.search import semantic  # not needed (nor imported) for keyword searches
 
         backend, reasons = semantic.choose_backend(backends)
-        if backend is None:
+        if mode == "auto":
+            resolved = "keyword" if backend is None else "rerank"
+        elif backend is None:
             msg = "no semantic backend available (" + "; ".join(reasons) + "); using keyword search"
             semantic.warn_once("no-backend:" + msg, msg)
             notices.append(msg)
     # ``conn`` is this thread's shared reader (``index.reader``): it is not closed here.
-    how = mode
+    how = resolved
     if backend is not None and how == "rerank" and not hasattr(backend, "similarities"):
         notices.append(f"semantic backend {backend.name} cannot rerank; using deep (RRF) instead")
         how = "deep"
-    keyword_hits = index.search_recall(conn, query, limit if backend is None else depth)
+    keyword_hits = index.search_recall(conn, query, limit if backend is None else depth, expand=expand)
     semantic_ids: list[str] = []
     sims: dict[str, float] = {}
     if backend is not None:
@@ -182,12 +204,14 @@ def search(
             for i, h in enumerate(keyword_hits[:limit])
         ]
         return SearchResponse(
-            query, mode, "keyword", results, notices, (time.perf_counter() - started) * 1000
+            query, mode, "keyword", results, notices, (time.perf_counter() - started) * 1000, resolved, expand
         )
     rows = index.lookup(conn, list(dict.fromkeys([*(h.id for h in keyword_hits), *semantic_ids])))
     bm25 = {h.id: h.score for h in keyword_hits}
     if how == "rerank":
-        return _rerank(query, keyword_hits, sims, backend.name, limit, notices, started)
+        resp = _rerank(query, keyword_hits, sims, backend.name, limit, notices, started)
+        resp.mode, resp.resolved, resp.expand = mode, resolved, expand
+        return resp
     eligible = {rid for rid, row in rows.items() if row[1] == "L2"}
     if mode == "semantic":
         ranked = [rid for rid in semantic_ids if rid in rows]
@@ -207,7 +231,14 @@ def search(
                 )
             )
         return SearchResponse(
-            query, mode, backend.name, results, notices, (time.perf_counter() - started) * 1000
+            query,
+            mode,
+            backend.name,
+            results,
+            notices,
+            (time.perf_counter() - started) * 1000,
+            resolved,
+            expand,
         )
     fused = fuse([h.id for h in keyword_hits], semantic_ids, eligible, limit, semantic_backend=backend.name)
     results = []
@@ -217,7 +248,14 @@ def search(
             prov["fts"]["bm25"] = bm25.get(rid)
         results.append(Result(rid, row[1], row[2], row[3], row[4], score, srcs, prov))
     return SearchResponse(
-        query, mode, f"fts+{backend.name}", results, notices, (time.perf_counter() - started) * 1000
+        query,
+        mode,
+        f"fts+{backend.name}",
+        results,
+        notices,
+        (time.perf_counter() - started) * 1000,
+        resolved,
+        expand,
     )
 
 
