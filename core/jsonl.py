@@ -84,6 +84,8 @@ def parse_jsonl(data: bytes, path: Path) -> JsonlRead:
     """Parse file bytes; split on ``\\r?\\n``, skip blank lines, report the rest that fail."""
     out = JsonlRead(size=len(data))
     text = data.decode("utf-8", errors="surrogateescape")
+    if text.startswith("\ufeff"):  # a byte-order mark from a Windows editor: not part of the first record
+        text = text[1:]
     lines = text.split("\n")
     fast = _parse_all(lines)
     if fast is not None:

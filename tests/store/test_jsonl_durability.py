@@ -166,3 +166,11 @@ def test_a_symlinked_store_file_is_refused_and_its_target_untouched(tmp_path: Pa
         store.append_daily("Looked at CI.", date="2026-12-02")
     assert outside.read_text() == "not yours\n"
     assert store.layout.inbox.is_symlink()
+
+
+def test_a_file_saved_with_a_byte_order_mark_keeps_its_first_record(tmp_path: Path) -> None:
+    path = tmp_path / "L2.playbooks.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"id":"mem_a","n":1}\r\n{"id":"mem_b","n":2}\r\n')
+    read = read_jsonl(path)
+    assert [r["id"] for r in read.rows] == ["mem_a", "mem_b"] and read.bad == []
+    assert read.line_nos == [1, 2]
