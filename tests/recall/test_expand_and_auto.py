@@ -142,20 +142,23 @@ def test_auto_is_rerank_with_the_local_embedder(root: Path) -> None:
     assert _ids(resp.results) == _ids(explicit.results) and explicit.resolved == "rerank"
 
 
-def test_search_cli_defaults_to_auto_and_reports_what_it_resolved_to(
+def test_search_cli_defaults_to_keyword_and_auto_reports_what_it_resolved_to(
     root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     seed(root, [*FILLER, *PARTY])
     monkeypatch.setenv("COMMONKEEP_SEMANTIC", "off")
-    assert main(["search", "--root", str(root), "tiramisu"]) == 0
+    # the CLI runs once per host tool call: its default never pays for loading an embedder
+    assert main(["search", "--root", str(root), "--json", "tiramisu"]) == 0
+    assert json.loads(capsys.readouterr().out)["mode"] == "keyword"
+    assert main(["search", "--root", str(root), "--mode", "auto", "tiramisu"]) == 0
     out = capsys.readouterr()
     assert out.out.splitlines()[0].startswith("- mem_")  # stdout keeps memory_search's lines
     assert "search mode auto -> keyword (keyword)" in out.err
-    assert main(["search", "--root", str(root), "--json", "garden party menu"]) == 0
+    assert main(["search", "--root", str(root), "--mode", "auto", "--json", "garden party menu"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert (data["mode"], data["resolved"], data["expand"]) == ("auto", "keyword", False)
     assert [r["id"] for r in data["results"]] == ["mem_menu"]
-    assert main(["search", "--root", str(root), "--json", "--expand", "garden party menu"]) == 0
+    assert main(["search", "--root", str(root), "--mode", "auto", "--json", "--expand", "garden party menu"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["expand"] is True and len(data["results"]) == 3
 
