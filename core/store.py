@@ -51,6 +51,7 @@ class Store:
         self.root = self.layout.root
         self._warn = warn
         self.problems: list[Problem] = []
+        self._ensured = False
 
     # -- reading -------------------------------------------------------------------------
     def read(self, path: Path) -> jsonl.JsonlRead:
@@ -111,7 +112,12 @@ class Store:
 
     # -- writing -------------------------------------------------------------------------
     def ensure(self) -> Layout:
-        return ensure_layout(self.root)
+        """Create the layout once per ``Store`` (idempotent; writes call it before every write path
+        would otherwise pay ~40 syscalls per append)."""
+        if not self._ensured:
+            ensure_layout(self.root)
+            self._ensured = True
+        return self.layout
 
     def append_candidate(self, candidate: Row) -> Row:
         """Append one candidate to the inbox (anyone may). Text must already be redacted."""
