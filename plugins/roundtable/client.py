@@ -133,12 +133,13 @@ class BrokerClient:
 
     def _receive(self, wanted: Any) -> dict[str, Any]:
         while True:
+            # pushes are kept for callers that care, never mistaken for replies; set them aside
+            # before returning a reply, or a push that arrived in the same read stays hidden
+            self.activity.extend(m for m in self._inbox if m.get("type") == "activity")
+            self._inbox = [m for m in self._inbox if m.get("type") != "activity"]
             for i, message in enumerate(self._inbox):
                 if wanted(message):
                     return self._inbox.pop(i)
-            # pushes are kept for callers that care, never mistaken for replies
-            self.activity.extend(m for m in self._inbox if m.get("type") == "activity")
-            self._inbox = [m for m in self._inbox if m.get("type") != "activity"]
             try:
                 data = self._sock.recv(65536)
             except TimeoutError:
