@@ -14,6 +14,9 @@ plus ``"\\n"``) and ``runtime/injection-stats.json``, as upstream's ``before_age
   ``## Open Inquiries`` (≤ 3, high priority first; 800 — upstream injects up to 3 inquiries
   without naming the section), ``## Daily Log (<date>)`` (the most recent part of today's log;
   3,000). ``retrieval.maxRecords`` / ``maxL1Records`` / ``maxL2Records`` override the counts.
+- Packing: a line that does not fit its section's room is skipped and the next ones still may
+  fit (one long record never empties a section); a statement longer than 1,000 chars is cut
+  with ``…`` in the block.
 - Relevance: keyword search; prompts of more than 8 words also use the semantic backend when
   one is available (``deep`` RRF), as upstream runs qmd only for such prompts.
 """
@@ -41,6 +44,9 @@ CAPS = {
 MAX_HARD_RULES = 8
 MAX_RECORDS, MAX_L1, MAX_L2 = 12, 4, 8
 MAX_INQUIRIES = 3
+# A statement longer than this is cut with "…" in the block (the records in selected_memory.json
+# stay whole), so one pasted wall of text cannot crowd out a section.
+MAX_ENTRY_STATEMENT = 1_000
 TRIVIAL = frozenset(
     [
         "ok",
@@ -119,25 +125,24 @@ def _config(root: Path) -> dict[str, Any]:
 
 
 def _line(record: Mapping[str, Any]) -> str:
+    from commonkeep.projection import entry_text
     from commonkeep.render import to_fixed2
 
     rule = f", {record['ruleType']}" if record.get("ruleType") else ""
-    statement = " ".join(str(record.get("statement", "")).split())
+    statement = entry_text(str(record.get("statement", "")), MAX_ENTRY_STATEMENT)
     return f"- [{record.get('id')}] {statement} ({record.get('layer')}, conf {to_fixed2(float(record.get('confidence', 0) or 0))}{rule})"
 
 
-def _section(title: str, lines: list[str], cap: int) -> tuple[str, int]:
-    """``## title`` plus as many whole lines as fit in ``cap`` chars; returns (text, lines used)."""
-    if not lines:
-        return "", 0
+def _section(title: str, lines: list[str], cap: int) -> tuple[str, list[int]]:
+    """``## title`` plus the whole lines that fit in ``cap`` chars, in order; a line that does not
+    fit is skipped and the packing goes on with the next. Returns (text, indexes of the lines used)."""
     out = f"## {title}"
-    used = 0
-    for line in lines:
-        if len(out) + 1 + len(line) > cap:
-            break
-        out += "\n" + line
-        used += 1
-    return (out, used) if used else ("", 0)
+    used: list[int] = []
+    for i, line in enumerate(lines):
+        if len(out) + 1 + len(line) <= cap:
+            out += "\n" + line
+            used.append(i)
+    return (out, used) if used else ("", [])
 
 
 def _daily_digest(path: Path, cap: int) -> str:
@@ -191,8 +196,8 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         )
     else:
         hard = sorted((r for r in active if is_hard_rule(r)), key=priority_key)[:MAX_HARD_RULES]
-        text, n = _section("Hard Rules", [_line(r) for r in hard], CAPS["hard_rules"])
-        sel.hard_rules = hard[:n]
+        text, used = _section("Hard Rules", [_line(r) for r in hard], CAPS["hard_rules"])
+        sel.hard_rules = [hard[i] for i in used]
         if text:
             sections.append(text)
         max_records = int(cfg.get("maxRecords", MAX_RECORDS))
@@ -202,21 +207,25 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         timings["searchMs"] = round((time.perf_counter() - t0) * 1000, 3)
         by_id = {str(r["id"]): r for r in active}
         shown = {str(r["id"]) for r in sel.hard_rules}
-        chosen: list[dict[str, Any]] = []
+        # By relevance within the count caps; a line that does not fit the section's room is
+        # skipped (not counted) and the next relevant record may take its place.
+        text = "## Selected Memory"
         counts = {"L1": 0, "L2": 0}
         for rid in ranked:
             rec = by_id.get(rid)
-            if rec is None or rid in shown or len(chosen) >= max_records:
+            if rec is None or rid in shown or len(sel.selected) >= max_records:
                 continue
             layer = str(rec.get("layer"))
             if counts.get(layer, 0) >= caps.get(layer, 0):
                 continue
+            line = _line(rec)
+            if len(text) + 1 + len(line) > CAPS["selected"]:
+                continue
+            text += "\n" + line
             counts[layer] += 1
-            chosen.append(rec)
+            sel.selected.append(rec)
             shown.add(rid)
-        text, n = _section("Selected Memory", [_line(r) for r in chosen], CAPS["selected"])
-        sel.selected = chosen[:n]
-        if text:
+        if sel.selected:
             sections.append(text)
         try:
             pad = lay.scratchpad.read_text(encoding="utf-8").splitlines()
@@ -226,8 +235,8 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         if text:
             sections.append(text)
         contested = sorted((r for r in everything if r.get("status") == "contested"), key=priority_key)
-        text, n = _section("Contested Memory", [_line(r) for r in contested], CAPS["contested"])
-        sel.contested = contested[:n]
+        text, used = _section("Contested Memory", [_line(r) for r in contested], CAPS["contested"])
+        sel.contested = [contested[i] for i in used]
         if text:
             sections.append(text)
         order = {"high": 0, "medium": 1, "low": 2}
@@ -235,12 +244,12 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         inquiries.sort(key=lambda q: str(q.get("id")))
         inquiries.sort(key=lambda q: str(q.get("last_seen", "")), reverse=True)  # most recently seen first
         inquiries.sort(key=lambda q: order.get(str(q.get("priority")), 3))  # stable: priority wins
-        text, n = _section(
+        text, used = _section(
             "Open Inquiries",
             [f"? {' '.join(str(q['question']).split())}" for q in inquiries[:MAX_INQUIRIES]],
             CAPS["inquiries"],
         )
-        sel.inquiries = inquiries[:n]
+        sel.inquiries = [inquiries[i] for i in used]
         if text:
             sections.append(text)
         date = today()

@@ -125,3 +125,43 @@ def test_policy_only_mode_writes_an_empty_selection(root: Path) -> None:
     sel = select_for_prompt(root, "how do I use pytest here")
     assert sel.mode == "policy_only" and "## Memory Policy" in sel.text
     assert (root / "runtime" / "selected_memory.json").read_text(encoding="utf-8") == "[]\n"
+
+
+def test_one_long_record_does_not_empty_selected_memory(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from commonkeep.cli import main
+
+    long = ("Deploy tests must pass before a deploy; the deploy tests live in ci/deploy. " * 110)[:7_800]
+    seed(
+        root,
+        [
+            make_record("mem_long", long),
+            make_record("mem_short", "Deploy only after the tests pass: run make deploy."),
+        ],
+    )
+    assert main(["select", "how do I deploy after tests", "--dry-run", "--root", str(root)]) == 0
+    text = capsys.readouterr().out
+    assert "## Selected Memory" in text
+    assert "- [mem_short] Deploy only after the tests pass: run make deploy. (L2, conf 0.80)" in text
+    long_line = next(ln for ln in text.splitlines() if ln.startswith("- [mem_long]"))
+    assert "…" in long_line and len(long_line) < 1_100  # cut, not dropped, and not 7,800 chars
+    assert not (root / "runtime" / "context.md").exists()  # --dry-run wrote nothing
+
+
+def test_records_too_long_for_the_room_left_are_skipped_and_shorter_ones_still_shown(root: Path) -> None:
+    filler = "deploy tests " * 80  # ~1,000 chars each: about five fit in the 6,000-char section
+    seed(
+        root,
+        [
+            *[make_record(f"mem_big{i}", f"Big {i}: {filler}", confidence=0.9 - i / 100) for i in range(7)],
+            # only one of the two terms: ranked after every big record
+            make_record("mem_small", "Deploy with make release.", confidence=0.5),
+        ],
+    )
+    sel = select_for_prompt(root, "deploy tests", write=False)
+    section = sel.text.split("## Selected Memory")[1].split("\n## ")[0]
+    assert len("## Selected Memory" + section.rstrip()) <= CAPS["selected"]
+    ids = [r["id"] for r in sel.selected]
+    assert ids[-1] == "mem_small" and 3 <= len(ids) < 8  # big ones were skipped, the small one still fits
+    assert all(f"- [{i}]" in section for i in ids)  # what is reported is what is shown
