@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from commonkeep.errors import BadInput
+from commonkeep.errors import EXIT_FINDINGS, BadInput
 from commonkeep.root import resolve_root
 from commonkeep.writer import acting_role
 
@@ -36,6 +36,11 @@ def _apply_text(res: Any) -> str:
     d = res.to_json()
     lines = [f"patch {d['patch_id']}: {d['status']} — applied {len(d['applied_ops'])} op(s)"]
     lines += [f"  skipped {k}: {v}" for k, v in d["skipped"].items()]
+    if d.get("already_applied"):
+        lines.append(f"  already applied by an earlier run: {', '.join(d['already_applied'])}")
+    if d.get("not_selected"):
+        ops = ",".join(d["not_selected"])
+        lines.append(f"  not selected: {', '.join(d['not_selected'])} (apply with `commonkeep apply {d['patch_id']} --ops {ops}`)")
     lines += [f"  candidate {k} -> {v}" for k, v in d["candidates"].items()]
     lines += [f"  tombstone {t}" for t in d["tombstones"]]
     if d["redacted"]:
@@ -49,9 +54,13 @@ def _apply_text(res: Any) -> str:
 
 
 def _ops_list(values: list[str] | None) -> list[str] | None:
-    if not values:
+    if values is None:
         return None
-    return [o.strip() for v in values for o in v.split(",") if o.strip()]
+    ops = [o.strip() for v in values for o in v.split(",") if o.strip()]
+    if not ops:
+        raise BadInput("--ops is empty: name the op ids to apply, comma-separated (e.g. --ops op_001,op_002)",
+                       hint="see a patch's op ids with `commonkeep patches --show ID`; leave out --ops to apply the default-selected ones")
+    return ops
 
 
 def run_curate(args: argparse.Namespace) -> int:
@@ -93,7 +102,7 @@ def run_apply(args: argparse.Namespace) -> int:
 
     res = apply_patch(_root(args), args.patch, role=_role(args), op_ids=_ops_list(args.ops), wait=args.wait)
     _out(args, res.to_json(), _apply_text(res))
-    return 0
+    return 0 if res.applied else EXIT_FINDINGS
 
 
 def run_ratify(args: argparse.Namespace) -> int:

@@ -117,6 +117,8 @@ class ApplyResult:
     hook_errors: list[str] = field(default_factory=list)
     redacted: list[str] = field(default_factory=list)
     recovered_lock: LockInfo | None = None
+    already_applied: list[str] = field(default_factory=list)
+    not_selected: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -125,6 +127,8 @@ class ApplyResult:
             "status": self.patch["status"],
             "applied_ops": self.applied,
             "skipped": self.skipped,
+            "already_applied": self.already_applied,
+            "not_selected": self.not_selected,
             "candidates": self.candidates,
             "tombstones": self.tombstones,
             "rendered": [str(p) for p in self.rendered],
@@ -380,6 +384,16 @@ def _scrub_patches(layout: Layout, ids: set[str], keep: str) -> None:
             jsonl.atomic_write_bytes(path, dumps_pretty(doc).encode("utf-8"))
 
 
+def _selection_text(already: list[str], not_selected: list[str], *, explicit: bool) -> str:
+    parts = []
+    if already:
+        parts.append(f"{', '.join(already)} already applied by an earlier run")
+    if not_selected:
+        what = "not selected" if explicit else "not selected by default"
+        parts.append(f"{', '.join(not_selected)} {what}")
+    return "; ".join(parts) or "the patch has no ops"
+
+
 def apply_patch(
     root: Path | str,
     ref: str | Row,
@@ -423,14 +437,19 @@ def apply_patch(
         else:
             selected = {i for i, o in ops_by_id.items() if o.get("default_selected")}
         done_before = set(patch.get("applied_ops") or [])
-        result = ApplyResult(patch, path, recovered_lock=got.recovered_from)
+        already = [o for o in ops_by_id if o in done_before and (o in selected or op_ids is None)]
+        not_selected = [o for o in ops_by_id if o not in selected and o not in done_before]
+        if not selected - done_before:
+            raise BadInput(
+                f"nothing to apply in patch {patch['patch_id']}: " + _selection_text(already, not_selected, explicit=op_ids is not None),
+                hint=f"select ops: commonkeep apply {patch['patch_id']} --ops {','.join(not_selected)}" if not_selected else f"see the patch with `commonkeep patches --show {patch['patch_id']}`",
+            )
+        result = ApplyResult(patch, path, recovered_lock=got.recovered_from, already_applied=already, not_selected=not_selected)
         path, result.redacted = write_patch(layout, patch)  # step 1: the explanation exists first
         st = _State(store)
         when, day = now_iso(), today()
         for op in patch["ops"]:
             oid = str(op["op_id"])
-            if oid in done_before and op_ids is not None and oid in selected:
-                result.skipped[oid] = "already applied by an earlier run of this patch"
             if oid in done_before or oid not in selected:
                 continue
             why = _apply_op(op, st, ratify=ratify, day=day, when=when)

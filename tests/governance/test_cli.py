@@ -101,7 +101,7 @@ def test_ratify_a_patch_op_or_a_candidate(root: Path, capsys: pytest.CaptureFixt
     code, out, _ = _run(capsys, "curate", *r, "--json")
     pid = json.loads(out)["patch_id"]
     code, out, _ = _run(capsys, "apply", pid, "--ops", "op_001", *r)
-    assert code == 0 and "skipped op_001: L1 records are never auto-applied" in out
+    assert code == 1 and "skipped op_001: L1 records are never auto-applied" in out
     code, _, err = _run(capsys, "ratify", pid, *r)
     assert code == 2 and "needs --ops" in err
     code, out, _ = _run(capsys, "ratify", pid, "--ops", "op_001", *r, "--json")
