@@ -217,7 +217,10 @@ def run_forget(args: argparse.Namespace) -> int:
     from commonkeep.forget import forget
 
     res = forget(_root(args), args.id, reason=args.reason, role=_role(args), purge=args.purge)
-    _out(args, res.to_json(), f"forgot {args.id}" + (" (privacy purge)" if args.purge else "") + "\n" + _apply_text(res))
+    head = f"forgot {args.id}" + (" (privacy purge)" if args.purge else "")
+    if args.purge and not res.tombstones:
+        head = f"purged {args.id}: it was already forgotten; its one tombstone now records privacy_purge"
+    _out(args, res.to_json(), head + "\n" + _apply_text(res))
     return 0
 
 

@@ -11,6 +11,10 @@ and every copy of the statement in older patch files, daily logs, runtime files 
 derived search databases are dropped and rebuilt (see ``commonkeep.patch``). A paraphrase in a
 daily log cannot be found by value and stays.
 
+``--purge`` of a record forgotten earlier without it writes no second tombstone (one per record,
+§4.5): the existing tombstone's mode becomes ``privacy_purge`` and the same scrub runs, finding
+the statement in the patches that added it and in its source candidate.
+
 An ID may also be a candidate id (``cap_…``) that was never promoted: its record id is
 tombstoned in advance and the candidate rejected, so it cannot come back through curation.
 """
@@ -42,11 +46,17 @@ def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, p
     target = record_id
     if record_id.startswith("cap_"):
         candidate_id, target = record_id, memory_id_for(record_id)
+    known = {str(r["id"]) for r in store.records(active_only=False)}
     if target in dead:
         tomb = next((t for t in store.rows(store.layout.tombstones) if t.get("deleted_record_id") == target), {})
-        raise BadInput(f"{target} is already forgotten (tombstone {tomb.get('id', '?')} at {tomb.get('deleted_at', '?')})")
-    known = {str(r["id"]) for r in store.records(active_only=False)}
-    if target not in known:
+        where = f"tombstone {tomb.get('id', '?')} at {tomb.get('deleted_at', '?')}"
+        if tomb.get("deletion_mode") == "privacy_purge":
+            raise BadInput(f"{target} is already forgotten and purged ({where})")
+        if not purge:
+            raise BadInput(f"{target} is already forgotten ({where})",
+                           hint=f"to scrub what still points at it: commonkeep forget {record_id} --reason privacy_sensitive --purge")
+        candidate_id = None  # the purge finds the source candidate by its record id
+    elif target not in known:
         if candidate_id is None:
             cands = {str(c["id"]) for c in store.candidates()}
             hint_id = "cap_" + record_id[4:] if record_id.startswith("mem_") else None

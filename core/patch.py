@@ -160,6 +160,7 @@ class _State:
         self.new_tombstones: list[Row] = []
         self.purge: list[str] = []
         self.purged_texts: list[str] = []
+        self.tomb_updates: dict[str, Row] = {}
 
     def put(self, rec: Row) -> None:
         rid = str(rec["id"])
@@ -294,6 +295,8 @@ def _delete(op: Row, st: _State, target: str, when: str) -> str | None:
     if not target:
         return "delete needs a target_id"
     if target in st.tomb:
+        if op.get("deletion_mode") == "privacy_purge":
+            return _purge_tombstoned(op, st, target)
         return f"{target} is already deleted (tombstoned)"
     old = st.recs.get(target)
     cid = str(op.get("candidate_id") or "")
@@ -324,6 +327,39 @@ def _delete(op: Row, st: _State, target: str, when: str) -> str | None:
         text = str(old.get("statement", "")) if old else str(st.cands.get(cid, {}).get("text", ""))
         if len(text.strip()) >= MIN_SCRUB_CHARS:
             st.purged_texts.append(text)
+    return None
+
+
+def _purge_tombstoned(op: Row, st: _State, target: str) -> str | None:
+    """A privacy purge of a record forgotten earlier: no second tombstone (§4.5, one per record);
+    its tombstone's mode becomes ``privacy_purge`` and what still points at the content is scrubbed.
+    The statement is gone from the record files, so it is looked up where it was copied: the
+    patches that added or changed the record and its source candidate."""
+    tomb = next((t for t in st.new_tombstones if t.get("deleted_record_id") == target), None)
+    if tomb is None:
+        tomb = next((t for t in st.store.rows(st.store.layout.tombstones) if t.get("deleted_record_id") == target), {})
+    if tomb.get("deletion_mode") == "privacy_purge" or target in st.purge:
+        return f"{target} is already forgotten and purged (tombstone {tomb.get('id', '?')})"
+    st.tomb_updates[target] = {"deletion_mode": "privacy_purge", "deletion_reason": op.get("deletion_reason") or tomb.get("deletion_reason") or "other"}
+    st.purge.append(target)
+    texts = [str(c.get("text", "")) for cid, c in st.cands.items() if memory_id_for(cid) == target]
+    layout = st.store.layout
+    for path in sorted(layout.patches_dir.glob("*.json")) if layout.patches_dir.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for o in doc.get("ops") or [] if isinstance(doc, dict) else []:
+            if not isinstance(o, dict):
+                continue
+            for key in ("record", "to_record"):
+                rec = o.get(key)
+                if isinstance(rec, dict) and rec.get("id") == target:
+                    texts.append(str(rec.get("statement", "")))
+            upd = o.get("updates")
+            if o.get("target_id") == target and isinstance(upd, dict) and isinstance(upd.get("statement"), str):
+                texts.append(upd["statement"])
+    st.purged_texts += [t for t in dict.fromkeys(texts) if len(t.strip()) >= MIN_SCRUB_CHARS and t != DELETED]
     return None
 
 
@@ -494,6 +530,13 @@ def _write_state(store: Store, st: _State, patch_id: str) -> None:
     layout = store.layout
     if st.new_tombstones:
         jsonl.append_jsonl(layout.tombstones, st.new_tombstones, fsync=True)
+    if st.tomb_updates:
+
+        def upgrade(rows: list[Row]) -> list[Row]:
+            return [{**t, **st.tomb_updates[str(t.get("deleted_record_id"))]} if t.get("deleted_record_id") in st.tomb_updates else t
+                    for t in rows]
+
+        store.rewrite(layout.tombstones, upgrade)
     for path, changes in st.changed.items():
 
         def transform(rows: list[Row], changes: dict[str, Row | None] = changes) -> list[Row]:

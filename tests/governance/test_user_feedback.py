@@ -66,3 +66,36 @@ def test_apply_where_every_selected_op_is_refused_exits_1(root: Path, capsys: py
     (root / "patches" / f"{pid}.json").write_text(json.dumps(doc))
     code, out, _ = _run(capsys, "apply", pid, *_r(root), "--ops", "op_002")
     assert code == 1 and "applied 0 op(s)" in out and f"skipped op_002: {rec_id} is tombstoned" in out
+
+
+def test_a_forgotten_record_can_still_be_purged_later_with_one_tombstone(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from commonkeep.jsonl import append_jsonl, read_jsonl
+    from commonkeep.store import Store
+
+    secret = "Alice's home address is 12 Elm Street."
+    cand = write_candidate(root, secret, tags=["personal"])
+    code, out, _ = _run(capsys, "curate", *_r(root), "--json")
+    pid = json.loads(out)["patch_id"]
+    assert _run(capsys, "apply", pid, *_r(root))[0] == 0
+    mid = "mem_" + cand["id"][4:]
+    append_jsonl(root / "memory" / "evidence.jsonl", [{
+        "id": "e" * 32, "created_at": "2026-12-02", "source_kind": "conversation", "source_summary": "address mentioned",
+        "source_excerpt": secret, "excerpt_hash": "f" * 32, "redaction_status": "none", "trust_class": "direct_user_instruction",
+        "polarity": "supports", "related_memory_ids": [mid]}])
+    Store(root).append_daily(f"user said: {secret}")
+    code, out, _ = _run(capsys, "forget", mid, *_r(root), "--reason", "user_requested")
+    assert code == 0 and "Elm Street" in (root / "patches" / f"{pid}.json").read_text()
+    code, _, err = _run(capsys, "forget", mid, *_r(root), "--reason", "other")
+    assert code == 2 and "already forgotten" in err and f"commonkeep forget {mid} --reason privacy_sensitive --purge" in err
+    code, out, err = _run(capsys, "forget", mid, *_r(root), "--reason", "privacy_sensitive", "--purge")
+    assert code == 0, err
+    assert f"purged {mid}: it was already forgotten; its one tombstone now records privacy_purge" in out
+    tombs = read_jsonl(root / "memory" / "tombstones.jsonl").rows
+    assert [(t["deleted_record_id"], t["deletion_mode"], t["deletion_reason"]) for t in tombs] == [(mid, "privacy_purge", "privacy_sensitive")]
+    ev = read_jsonl(root / "memory" / "evidence.jsonl").rows[0]
+    assert ev["redaction_status"] == "deleted" and "source_excerpt" not in ev
+    for path in root.rglob("*"):
+        if path.is_file():
+            assert "Elm Street" not in path.read_text(errors="replace"), path
+    code, _, err = _run(capsys, "forget", mid, *_r(root), "--reason", "privacy_sensitive", "--purge")
+    assert code == 2 and "already forgotten and purged" in err
