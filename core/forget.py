@@ -63,7 +63,8 @@ def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, p
             if hint_id and hint_id in cands:
                 candidate_id = hint_id
             else:
-                raise BadInput(f"no record {record_id} in {store.layout.memory_dir}", hint="find ids with `commonkeep review --list` or rendered/MEMORY.md")
+                raise BadInput(f"no record {record_id} in {store.layout.memory_dir}", hint="find record ids with `commonkeep search WORDS`, or run `commonkeep render` and read rendered/MEMORY.md "
+                                "(unpromoted candidates: `commonkeep review --list`)")
         elif candidate_id not in {str(c["id"]) for c in store.candidates()}:
             raise BadInput(f"no record {target} and no candidate {candidate_id} in this root")
     enum_reason = reason if reason in REASONS else "other"

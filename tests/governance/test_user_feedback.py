@@ -99,3 +99,11 @@ def test_a_forgotten_record_can_still_be_purged_later_with_one_tombstone(root: P
             assert "Elm Street" not in path.read_text(errors="replace"), path
     code, _, err = _run(capsys, "forget", mid, *_r(root), "--reason", "privacy_sensitive", "--purge")
     assert code == 2 and "already forgotten and purged" in err
+
+
+def test_forget_of_an_unknown_id_points_at_commands_that_list_records(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "forget", "mem_nope", *_r(root), "--reason", "other")
+    assert code == 2 and "no record mem_nope" in err
+    hint = err.split("hint:", 1)[1]
+    assert "commonkeep search WORDS" in hint and "commonkeep render" in hint and "rendered/MEMORY.md" in hint
+    assert "(unpromoted candidates: `commonkeep review --list`)" in hint
