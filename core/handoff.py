@@ -239,9 +239,10 @@ def write_handoff(
     from commonkeep.jsonjs import dumps_pretty
     from commonkeep.jsonl import atomic_write_bytes
     from commonkeep.layout import Layout
+    from commonkeep.search.index import require_root
     from commonkeep.timeutil import now_iso
 
-    lay = Layout(root)
+    lay = Layout(require_root(root))
     when = now or now_iso()
     if goal is None:
         snap = plain_snapshot(lay.root, when)

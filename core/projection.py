@@ -148,9 +148,10 @@ def build_projection(
     max_entry_chars: int | None = None,
 ) -> Projection:
     """Load the root's active records and project them (``budget`` defaults to Hermes' limit)."""
+    from commonkeep.search.index import require_root
     from commonkeep.store import Store
 
-    records = Store(root, warn=False).records(active_only=True)
+    records = Store(require_root(root), warn=False).records(active_only=True)
     return project_records(
         records,
         HERMES_LIMITS[target] if budget is None else budget,

@@ -171,11 +171,12 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
     from commonkeep.jsonjs import dumps_pretty
     from commonkeep.layout import Layout
     from commonkeep.projection import is_hard_rule, priority_key
+    from commonkeep.search.index import require_root
     from commonkeep.store import Store
     from commonkeep.timeutil import now_iso, today
 
     started = time.perf_counter()
-    lay = Layout(root)
+    lay = Layout(require_root(root))
     sel = Selection(prompt)
     reason = skip_reason(prompt)
     if reason:

@@ -13,9 +13,11 @@ import sys
 
 
 def _root(args: argparse.Namespace) -> str:
+    """The chosen root; exit 2 (creating nothing) when it is not a memory root."""
     from commonkeep.cmd_store import root_of
+    from commonkeep.search.index import require_root
 
-    return str(root_of(args).path)
+    return str(require_root(root_of(args).path))
 
 
 def run_search(args: argparse.Namespace) -> int:
@@ -42,19 +44,20 @@ def run_reindex(args: argparse.Namespace) -> int:
 
     from commonkeep.search import index
 
+    root = _root(args)
     if args.recreate:
         from commonkeep.layout import Layout
 
         index.forget_readers()
 
-        lay = Layout(_root(args))
+        lay = Layout(root)
         for path in (lay.search_db, index.recall_db_path(lay.root)):
             for suffix in ("", "-wal", "-shm"):
                 p = path.with_name(path.name + suffix)
                 if p.exists():
                     p.unlink()
     started = time.perf_counter()
-    report = index.sync_root(_root(args), full=True, embed=not args.no_embed)
+    report = index.sync_root(root, full=True, embed=not args.no_embed)
     elapsed = time.perf_counter() - started
     if args.json:
         data = json.loads(index.describe(report))

@@ -336,16 +336,21 @@ def borrowed(path: Path) -> Iterator[sqlite3.Connection]:
     yield reader(path)
 
 
-def open_fresh(root: Path | str) -> sqlite3.Connection:
-    """This thread's ``recall.db`` connection, after re-syncing when the canonical files changed
-    since the last sync. The connection is shared (see :func:`reader`): do not close it."""
+def require_root(root: Path | str) -> Path:
+    """``root`` when it is a memory root (has a ``memory/`` folder); otherwise ``BadInput``
+    (exit 2) saying so. Creates nothing: a typo'd ``--root`` must not become an empty root."""
     base = Path(root)
     if not (base / "memory").is_dir():
         from commonkeep.errors import BadInput
 
-        raise BadInput(
-            f"{base} is not a memory root (no memory/ folder)", hint="run `commonkeep init` or pass --root"
-        )
+        raise BadInput(f"no memory root at {base} (run `commonkeep init` or check --root / $OMP_MEMORY_ROOT)")
+    return base
+
+
+def open_fresh(root: Path | str) -> sqlite3.Connection:
+    """This thread's ``recall.db`` connection, after re-syncing when the canonical files changed
+    since the last sync. The connection is shared (see :func:`reader`): do not close it."""
+    base = require_root(root)
     path = recall_db_path(root)
     if path.exists() and (base / "search" / "memory-fts.db").exists():
         conn = reader(path)

@@ -87,7 +87,7 @@ def test_search_cli_refuses_a_bad_limit_and_a_missing_root(
     assert main(["search", "--root", str(root), "--limit", "0", "x"]) == 2
     assert "--limit must be positive" in capsys.readouterr().err
     assert main(["search", "--root", str(tmp_path / "nope"), "x"]) == 2
-    assert "is not a memory root" in capsys.readouterr().err
+    assert "no memory root at" in capsys.readouterr().err
 
 
 def test_reindex_and_doctor_report_drift(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
