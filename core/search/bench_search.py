@@ -113,11 +113,14 @@ def _seed_vectors(root: Path, rng: random.Random) -> int:
 
 
 def run_bench(n: int, queries: int = 200, cli_runs: int = 10) -> dict[str, Any]:
+    from commonkeep.errors import BadInput
     from commonkeep.jsonl import append_jsonl
     from commonkeep.layout import ensure_layout
     from commonkeep.search import index, semantic
     from commonkeep.search.hybrid import search
 
+    if n < 1 or queries < 1:
+        raise BadInput(f"records and queries must be at least 1, got {n} and {queries}")
     rng = random.Random(11)
     records, vocab = synthetic_records(n)
     report: dict[str, Any] = {"records": n}
@@ -198,12 +201,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive(text: str) -> int:
+    """argparse type: an integer >= 1 (argparse turns the error into exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--records", type=int, default=100_000, help="how many synthetic records (default 100000)"
+        "--records", type=_positive, default=100_000, help="how many synthetic records (default 100000; >= 1)"
     )
     parser.add_argument(
-        "--queries", type=int, default=200, help="how many keyword queries to time (default 200)"
+        "--queries", type=_positive, default=200, help="how many keyword queries to time (default 200; >= 1)"
     )
     parser.add_argument("--json", action="store_true", help="machine-readable report")
     parser.set_defaults(run=run)

@@ -155,3 +155,28 @@ def test_select_and_project_commands(root: Path, capsys: pytest.CaptureFixture[s
     assert (
         data["text"] == "Run the t…" and data["entries"] == ["mem_a"] and data["budget"] == 10
     )  # cut to fit
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--records", "-5"], "argument --records: must be at least 1, got -5"),
+        (["--records", "0"], "argument --records: must be at least 1, got 0"),
+        (["--queries", "0"], "argument --queries: must be at least 1, got 0"),
+        (["--records", "many"], "argument --records: 'many' is not an integer"),
+    ],
+)
+def test_bench_search_refuses_a_negative_or_zero_count_with_exit_2(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["bench", "search", *argv])
+    assert exited.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_bench_search_api_refuses_an_empty_run() -> None:
+    from commonkeep.errors import BadInput
+
+    with pytest.raises(BadInput, match="at least 1"):
+        bench_search.run_bench(-5)
