@@ -99,7 +99,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     else:
         parser.add_argument(
             "--goal",
-            help="write a goal snapshot (reports/handoff/goal-<stamp>.{json,md}) with the memory relevant to TEXT",
+            metavar="GOAL",
+            help="write a goal snapshot (reports/handoff/goal-<stamp>.{json,md}) with the memory relevant to GOAL",
         )
         parser.add_argument(
             "--max-chars", type=int, default=4000, help="bound of the goal snapshot's markdown (default 4000)"

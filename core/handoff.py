@@ -7,7 +7,7 @@
   ``L1.identity.jsonl`` (not only active ones), ``recent_evidence_count`` counts all evidence.
   Where upstream is plainly wrong we are right (§14.6): ``contested_record_ids`` lists the
   contested records (upstream always writes ``[]``). Upstream's profile upsert is not done.
-- Goal (``commonkeep handoff --goal TEXT``): upstream 0.12 computes the §8.2 object but never
+- Goal (``commonkeep handoff --goal GOAL``): upstream 0.12 computes the §8.2 object but never
   writes it. commonkeep writes it to ``reports/handoff/goal-<stamp>.json`` (same JSON rules) and
   ``goal-<stamp>.md``, with the §8.2 fields plus ``schema``, ``max_chars`` and
   ``selected_memory`` (the records relevant to the goal, chosen by search: id, layer,

@@ -94,3 +94,14 @@ def test_handoff_cli_prints_the_path(root: Path, capsys: pytest.CaptureFixture[s
     assert main(["handoff", "--root", str(root), "--goal", "fix the tests"]) == 0
     out = capsys.readouterr().out.strip()
     assert Path(out).is_file() and Path(out).name.startswith("goal-")
+
+
+def test_handoff_help_names_the_goal_argument_the_way_its_text_does(capsys: pytest.CaptureFixture[str]) -> None:
+    from commonkeep.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["handoff", "--help"])
+    assert exited.value.code == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--goal GOAL" in help_text and "relevant to GOAL" in help_text
+    assert "TEXT" not in help_text
