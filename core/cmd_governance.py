@@ -9,12 +9,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from commonkeep.errors import EXIT_FINDINGS, BadInput
 from commonkeep.root import resolve_root
 from commonkeep.writer import acting_role
+
+if TYPE_CHECKING:
+    from commonkeep.layout import Layout
+
+_PATCH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
 
 
 def _root(args: argparse.Namespace) -> str:
@@ -251,25 +258,70 @@ def run_inquiries(args: argparse.Namespace) -> int:
     return 0
 
 
+def _show_target(lay: Layout, ref: str) -> Path:
+    """The file ``patches --show REF`` may read: a patch id, a file name in ``patches/``, or a path
+    that resolves into ``patches/`` — never any other file."""
+    base = lay.patches_dir.resolve()
+    if "/" in ref or "\\" in ref:
+        path = Path(ref).expanduser().resolve()
+        if path.parent != base:
+            raise BadInput(f"{ref} is not a file in {lay.patches_dir}: --show prints only patches",
+                           hint="give a patch id; list them with `commonkeep patches`")
+        return path
+    if not _PATCH_NAME.fullmatch(ref) or ".." in ref:
+        raise BadInput(f"{ref!r} is not a patch id (letters, digits, '_', '-', '.')", hint="list patches with `commonkeep patches`")
+    return base / (ref if ref.endswith(".json") else f"{ref}.json")
+
+
+def _read_patch_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """A patch file's JSON object, or what is wrong with it (with the line, for invalid JSON)."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        return None, f"line {exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno})"
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"unreadable ({exc})"
+    if not isinstance(doc, dict):
+        kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(doc), "a number")
+        return None, f"not a patch: the file holds {kind}, not a JSON object"
+    missing = [k for k in ("patch_id", "status", "ops") if k not in doc]
+    if missing:
+        return doc, f"not a patch: no {', '.join(missing)}"
+    return doc, None
+
+
 def run_patches(args: argparse.Namespace) -> int:
     from commonkeep.layout import Layout
-    from commonkeep.patch import load_patch
+    from commonkeep.render import terminal_safe
 
     lay = Layout(_root(args))
     if args.show:
-        patch, _ = load_patch(lay, args.show)
-        sys.stdout.write(json.dumps(patch, ensure_ascii=False, indent=2) + "\n")
+        path = _show_target(lay, args.show)
+        if not path.is_file():
+            raise BadInput(f"no patch {args.show!r} in {lay.patches_dir}", hint="list patches with `commonkeep patches`")
+        doc, problem = _read_patch_file(path)
+        if doc is None:
+            raise BadInput(f"{path}: {problem}", hint="fix or remove the file")
+        text = json.dumps(doc, ensure_ascii=False, indent=2)
+        sys.stdout.write(text + "\n" if args.json else "\n".join(terminal_safe(line) for line in text.splitlines()) + "\n")
         return 0
-    rows = []
+    rows: list[dict[str, Any]] = []
+    problems: list[dict[str, Any]] = []
     for path in sorted(lay.patches_dir.glob("*.json")) if lay.patches_dir.is_dir() else []:
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            rows.append({"patch_id": path.stem, "status": f"unreadable: {exc}"})
-            continue
-        rows.append({k: doc.get(k) for k in ("patch_id", "created_at", "generated_by", "status", "summary")})
-    _out(args, rows, "\n".join(f"{r['patch_id']}  {r.get('status')}  {r.get('summary', '')}" for r in rows) or "no patches")
-    return 0
+        doc, problem = _read_patch_file(path)
+        if problem:
+            problems.append({"patch_id": path.stem, "status": "problem", "file": str(path), "problem": problem})
+        if doc is not None and not problem:
+            rows.append({k: doc.get(k) for k in ("patch_id", "created_at", "generated_by", "status", "summary")})
+    if args.json:
+        _out(args, rows + problems, "")
+    else:
+        lines = [terminal_safe(f"{r['patch_id']}  {r.get('status')}  {r.get('summary') or ''}") for r in rows]
+        lines += [terminal_safe(f"problem: {p['file']}: {p['problem']}") for p in problems]
+        if problems:
+            lines.append(f"{len(problems)} patch file(s) cannot be read as patches: fix or remove them (apply refuses them)")
+        print("\n".join(lines) or "no patches")
+    return EXIT_FINDINGS if problems else 0
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

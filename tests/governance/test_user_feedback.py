@@ -107,3 +107,34 @@ def test_forget_of_an_unknown_id_points_at_commands_that_list_records(root: Path
     hint = err.split("hint:", 1)[1]
     assert "commonkeep search WORDS" in hint and "commonkeep render" in hint and "rendered/MEMORY.md" in hint
     assert "(unpromoted candidates: `commonkeep review --list`)" in hint
+
+
+def test_patches_lists_bad_patch_files_as_problems_with_file_and_line(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pid = _good_and_injection_patch(root, capsys)
+    (root / "patches" / "patch_202612020000_ckaaaaaa.json").write_text("[]\n")
+    (root / "patches" / "patch_202612020001_ckbbbbbb.json").write_text('{\n "patch_id": "x",\n oops\n}\n')
+    code, out, err = _run(capsys, "patches", *_r(root))
+    assert code == 1 and err == ""
+    assert f"{pid}  proposed  2 add" in out
+    assert f"problem: {root / 'patches' / 'patch_202612020000_ckaaaaaa.json'}: not a patch: the file holds an array" in out
+    assert f"problem: {root / 'patches' / 'patch_202612020001_ckbbbbbb.json'}: line 3: not valid JSON" in out
+    code, out, _ = _run(capsys, "patches", *_r(root), "--json")
+    rows = {r["patch_id"]: r for r in json.loads(out)}
+    assert code == 1 and rows[pid]["status"] == "proposed" and "line 3" in rows["patch_202612020001_ckbbbbbb"]["problem"]
+    code, _, err = _run(capsys, "patches", *_r(root), "--show", "patch_202612020001_ckbbbbbb")
+    assert code == 2 and "line 3: not valid JSON" in err and "nothing was applied" not in err
+
+
+def test_patches_show_reads_only_patch_files(root: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    pid = _good_and_injection_patch(root, capsys)
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text('{"secret": "do not print"}')
+    for ref in ("/etc/passwd", str(outside), "../../etc/passwd", f"{root / 'patches'}/../../elsewhere.json"):
+        code, out, err = _run(capsys, "patches", *_r(root), "--show", ref)
+        assert code == 2 and out == "" and "--show prints only patches" in err, ref
+        assert "nothing was applied" not in err
+    code, _, err = _run(capsys, "patches", *_r(root), "--show", "patch_nope")
+    assert code == 2 and "no patch 'patch_nope'" in err and "nothing was applied" not in err
+    for ref in (pid, f"{pid}.json", str(root / "patches" / f"{pid}.json")):
+        code, out, _ = _run(capsys, "patches", *_r(root), "--show", ref)
+        assert code == 0 and json.loads(out)["patch_id"] == pid
