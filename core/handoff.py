@@ -13,7 +13,8 @@
   ``selected_memory`` (the records relevant to the goal, chosen by search: id, layer,
   confidence, statement, search sources). ``selected_memory_ids`` lists them (upstream: ``[]``).
   The markdown stays within ``max_chars``; records that do not fit are left out of both files.
-  Every text taken from memory or the goal passes ``commonkeep.secrets.redact``.
+  Every text taken from memory or the goal passes ``commonkeep.secrets.redact`` and
+  ``commonkeep.projection.neutralize`` (role markers / chat-template tokens broken up).
 
 ``write_handoff(root, goal=None, max_chars=4000) -> Path`` returns the JSON file's path.
 """
@@ -42,9 +43,11 @@ def stamp_of(iso: str) -> str:
 
 
 def _clean(text: str) -> str:
+    """Secrets redacted, role markers neutralised: the snapshot is read by a delegated agent."""
+    from commonkeep.projection import neutralize
     from commonkeep.secrets import redact
 
-    return redact(text).text
+    return neutralize(redact(text).text)
 
 
 def _state(root: Path) -> dict[str, Any]:

@@ -12,7 +12,8 @@ Which records, in which order (deterministic: the same store gives the same byte
 - Priority: hard rules first (§6.11: confidence ≥ 0.85 and an avoid/prefer/correction/convention
   ruleType), then confidence descending, then most recently updated, then id.
 - Each entry is the statement with whitespace collapsed to single spaces (so it can never
-  contain the delimiter); an entry longer than ``max_entry_chars`` is cut with ``…``.
+  contain the delimiter) and role markers / chat-template tokens broken up (:func:`neutralize`);
+  an entry longer than ``max_entry_chars`` is cut with ``…``.
 - Greedy packing in priority order: an entry that does not fit is skipped and smaller ones
   after it may still fit. Exact duplicates are dropped (Hermes de-duplicates on read).
 """
@@ -75,9 +76,37 @@ def priority_key(record: Mapping[str, Any]) -> tuple[int, float, str, str]:
     )
 
 
+# Role markers and chat-template tokens (ChatML ``<|im_start|>``, Llama 3 ``<|eot_id|>``, DeepSeek's
+# full-width ``<｜…｜>``, Llama 2 ``[INST]`` / ``<<SYS>>``, Gemma ``<start_of_turn>``, and
+# XML-style role tags such as ``</system>`` or ``<assistant>``). Approved statements are data,
+# but a model reading them in its context must never see one of these as a real turn boundary.
+_ROLE_TAGS = (
+    "system|assistant|user|human|developer|model|tool|tools|tool_call|tool_calls|tool_result|"
+    "tool_response|function_call|function_calls|function_results|invoke|instructions?|"
+    "system[-_]reminder|system[-_]prompt|im_start|im_end|start_of_turn|end_of_turn|s"
+)
+_ROLE_MARKERS = re.compile(
+    r"<\|[^<>|\n]{0,64}\|>"  # <|im_start|>, <|eot_id|>, <|system|>, <|endoftext|>
+    r"|<｜[^<>｜\n]{0,64}｜>"  # <｜begin▁of▁sentence｜>
+    r"|\[/?INST\]|<</?SYS>>"  # Llama 2
+    rf"|</?\s*(?:[\w-]+:)?(?:{_ROLE_TAGS})\b[^<>\n]{{0,200}}>",  # <system>, </assistant>, <tool_call name=x>
+    re.IGNORECASE,
+)
+# One character for one: the text keeps its length (budgets are unchanged) and stays legible.
+_DEFANG = str.maketrans({"<": "‹", ">": "›", "|": "¦", "｜": "¦", "[": "⟦", "]": "⟧"})
+
+
+def neutralize(text: str) -> str:
+    """``text`` with every role marker or chat-template token broken up visibly (``<|im_start|>``
+    becomes ``‹¦im_start¦›``, ``</system>`` becomes ``‹/system›``); same length, nothing else
+    changed. For text rendered into an agent's context; the canonical JSONL is never rewritten."""
+    return _ROLE_MARKERS.sub(lambda m: m.group(0).translate(_DEFANG), text)
+
+
 def entry_text(statement: str, max_chars: int) -> str:
-    """The statement on one line, cut to ``max_chars`` (with ``…``) when longer."""
-    text = _WS.sub(" ", statement).strip()
+    """The statement on one line, role markers neutralised (:func:`neutralize`), cut to
+    ``max_chars`` (with ``…``) when longer."""
+    text = neutralize(_WS.sub(" ", statement).strip())
     if len(text) > max_chars:
         text = text[: max(0, max_chars - 1)].rstrip() + "…" if max_chars > 1 else text[:max_chars]
     return text

@@ -17,6 +17,9 @@ plus ``"\\n"``) and ``runtime/injection-stats.json``, as upstream's ``before_age
 - Packing: a line that does not fit its section's room is skipped and the next ones still may
   fit (one long record never empties a section); a statement longer than 1,000 chars is cut
   with ``…`` in the block.
+- Role markers and chat-template tokens in the block (``<|im_start|>``, ``</system>``,
+  ``[INST]``…) are broken up visibly (``commonkeep.projection.neutralize``); the records in
+  ``selected_memory.json`` and the canonical JSONL are left as they are.
 - Relevance: keyword search; prompts of more than 8 words also use the semantic backend when
   one is available (``deep`` RRF), as upstream runs qmd only for such prompts.
 """
@@ -170,7 +173,7 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
     """Select memory for ``prompt`` and (``write``) write the three runtime files."""
     from commonkeep.jsonjs import dumps_pretty
     from commonkeep.layout import Layout
-    from commonkeep.projection import is_hard_rule, priority_key
+    from commonkeep.projection import is_hard_rule, neutralize, priority_key
     from commonkeep.search.index import require_root
     from commonkeep.store import Store
     from commonkeep.timeutil import now_iso, today
@@ -263,7 +266,9 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
     for part in sections:
         if len(block) + 2 + len(part) <= TOTAL_BUDGET:
             block += "\n\n" + part
-    sel.text = block + "\n"
+    # Statements are cut/neutralised in ``_line``; this also covers the scratchpad, inquiries
+    # and daily log (one character for one: the budgets still hold).
+    sel.text = neutralize(block) + "\n"
     records = [*sel.hard_rules, *sel.selected]
     timings["totalMs"] = round((time.perf_counter() - started) * 1000, 3)
     sel.stats = {

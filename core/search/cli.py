@@ -2,7 +2,8 @@
 
 On hosts' hot path: this module imports only argparse and json at load; the search modules load
 when the command runs, numpy and the embedder only for semantic/deep searches with the extra.
-Output lines follow ``memory_search`` (contract §9.4): ``- <id> [<layer>, conf <0.00>[, <ruleType>]] <statement>``.
+Output lines follow ``memory_search`` (contract §9.4): ``- <id> [<layer>, conf <0.00>[, <ruleType>]] <statement>``,
+the statement with role markers neutralised (``commonkeep.projection.neutralize``; ``--json`` is raw data).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ def _root(args: argparse.Namespace) -> str:
 
 
 def run_search(args: argparse.Namespace) -> int:
+    from commonkeep.projection import neutralize
     from commonkeep.render import to_fixed2
     from commonkeep.search.hybrid import search
 
@@ -35,7 +37,7 @@ def run_search(args: argparse.Namespace) -> int:
         print("No memory matched.")
     for r in resp.results:
         extra = f", {r.rule_type}" if r.rule_type else ""
-        print(f"- {r.id} [{r.layer}, conf {to_fixed2(r.confidence)}{extra}] {r.statement}")
+        print(f"- {r.id} [{r.layer}, conf {to_fixed2(r.confidence)}{extra}] {neutralize(r.statement)}")
     return 0
 
 
