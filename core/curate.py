@@ -338,6 +338,18 @@ def _load_inputs(root: Path | str) -> dict[str, Any]:
     }
 
 
+def check_gate(min_confidence: float, min_evidence: int) -> None:
+    """Refuse a curator gate no candidate could be measured against (§6.6)."""
+    from commonkeep.errors import BadInput
+
+    if isinstance(min_confidence, bool) or not isinstance(min_confidence, int | float) or not 0 <= min_confidence <= 1:
+        raise BadInput(f"--min-confidence {min_confidence} is not a confidence: give a number from 0 to 1",
+                       hint=f"the default gate is {MIN_CONFIDENCE}")
+    if isinstance(min_evidence, bool) or not isinstance(min_evidence, int) or min_evidence < 0:
+        raise BadInput(f"--min-evidence {min_evidence} is not a count of evidence refs: give a whole number 0 or more",
+                       hint=f"the default is {MIN_EVIDENCE_COUNT}")
+
+
 def curate(
     root: Path | str,
     *,
@@ -358,6 +370,7 @@ def curate(
     from commonkeep.writer import require_writer, writer_lock
 
     require_writer("curate", role, root)
+    check_gate(min_confidence, min_evidence)
     if governance_mode is None:
         governance_mode = str(curator_config(root)["governanceMode"])
     if not write:

@@ -138,3 +138,14 @@ def test_patches_show_reads_only_patch_files(root: Path, capsys: pytest.CaptureF
     for ref in (pid, f"{pid}.json", str(root / "patches" / f"{pid}.json")):
         code, out, _ = _run(capsys, "patches", *_r(root), "--show", ref)
         assert code == 0 and json.loads(out)["patch_id"] == pid
+
+
+def test_curate_refuses_a_gate_out_of_range_with_exit_2(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_candidate(root, "Use black for formatting Python code.")
+    for flag, value, words in (("--min-confidence", "5", "give a number from 0 to 1"), ("--min-confidence", "-0.1", "from 0 to 1"),
+                               ("--min-confidence", "nan", "from 0 to 1"), ("--min-evidence", "-1", "a whole number 0 or more")):
+        code, out, err = _run(capsys, "curate", *_r(root), flag, value)
+        assert code == 2 and out == "" and f"{flag} {value}" in err and words in err, (flag, value, err)
+    assert list((root / "patches").glob("*.json")) == []
+    code, out, _ = _run(capsys, "curate", *_r(root), "--min-confidence", "1", "--min-evidence", "0")
+    assert code == 0
