@@ -83,12 +83,13 @@ def run_curate(args: argparse.Namespace) -> int:
     prop = curate(root, role=role, min_confidence=args.min_confidence, min_evidence=args.min_evidence, wait=args.wait)
     data = {"patch_id": prop.patch["patch_id"], "path": str(prop.path), "summary": prop.patch["summary"],
             "ops": [{k: o.get(k) for k in ("op_id", "op", "target_id", "candidate_id", "risk", "default_selected", "reason")} for o in prop.ops],
-            "pending": prop.pending, "inquiries": len(prop.inquiries)}
+            "pending": prop.pending, "inquiries": len(prop.inquiries), "already_proposed": prop.already_proposed}
+    waiting = [f"  already proposed: {what} in patch {pid} (apply it: commonkeep apply {pid})" for what, pid in prop.already_proposed.items()]
     if not prop.ops:
         data["patch_id"], data["path"] = None, None
         text = "nothing to propose: no pending candidate passes the curator's gate"
         text += f"; {len(prop.pending)} candidate(s) below it wait in `commonkeep review`" if prop.pending else ""
-        _out(args, data, text)
+        _out(args, data, "\n".join([text, *waiting]))
         return 0
     lines = [f"proposed {prop.patch['patch_id']} ({prop.patch['summary']})", f"  {prop.path}"]
     for o in prop.ops:
@@ -98,6 +99,7 @@ def run_curate(args: argparse.Namespace) -> int:
     if prop.ops:
         example = ",".join(o["op_id"] for o in prop.ops[:2])
         lines.append(f"apply the [x] ops: commonkeep apply {prop.patch['patch_id']}   (or choose: --ops {example})")
+    lines += waiting
     if prop.pending:
         lines.append(f"{len(prop.pending)} candidate(s) below the gate wait in `commonkeep review`")
     _out(args, data, "\n".join(lines))

@@ -124,6 +124,28 @@ def route(record: dict[str, Any]) -> str:
     return "memory/L1.identity.jsonl" if record.get("layer") == "L1" else "memory/L2.playbooks.jsonl"
 
 
+def op_signature(op: dict[str, Any]) -> str:
+    """What makes two ops the same change: kind, target and payload (not op id, risk or reason)."""
+    keep = ("op", "target_id", "updates", "record", "to_record", "candidate_id", "deletion_mode")
+    return json.dumps({k: op.get(k) for k in keep}, sort_keys=True, ensure_ascii=False)
+
+
+def waiting_ops(patches_dir: Path) -> dict[str, str]:
+    """:func:`op_signature` -> patch id for the ops of every still-``proposed`` patch in ``patches_dir``."""
+    out: dict[str, str] = {}
+    for path in sorted(patches_dir.glob("*.json")) if patches_dir.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(doc, dict) or doc.get("status") != "proposed" or not isinstance(doc.get("ops"), list):
+            continue
+        for op in doc["ops"]:
+            if isinstance(op, dict):
+                out.setdefault(op_signature(op), str(doc.get("patch_id") or path.stem))
+    return out
+
+
 def suggested_stability(events: list[dict[str, Any]]) -> str:
     """§4.6: any correction or a negative sum → ``low``; a sum ≥ 1 → ``stable``; else ``semi-stable``."""
     weights = {"explicit_reinforcement": 1.0, "implicit_success": 0.2, "neutral_exposure": 0.0, "explicit_correction": -1.0}
@@ -143,6 +165,7 @@ class Proposal:
     pending: list[str] = field(default_factory=list)  # candidates below the gate
     inquiries: list[dict[str, Any]] = field(default_factory=list)
     path: Path | None = None
+    already_proposed: dict[str, str] = field(default_factory=dict)  # op description -> the proposed patch holding it
 
     @property
     def ops(self) -> list[dict[str, Any]]:
@@ -183,8 +206,13 @@ def propose(
     governance_mode: str = "compatibility",
     generated_by: str = "curator",
     mode: str = "propose",
+    waiting: dict[str, str] | None = None,
 ) -> Proposal:
-    """Build a patch proposal from in-memory state (pure: reads and writes nothing)."""
+    """Build a patch proposal from in-memory state (pure: reads and writes nothing).
+
+    ``waiting`` maps :func:`op_signature` of the ops of still-``proposed`` patches to their patch
+    id: a candidate-less op identical to one of them is not proposed again (``already_proposed``).
+    """
     day = today()
     index = MatchIndex()
     by_id: dict[str, dict[str, Any]] = {}
@@ -197,6 +225,7 @@ def propose(
     inquiries: list[dict[str, Any]] = []
     proposed_ids: set[str] = set()
     proposed_selected: dict[str, bool] = {}
+    already: dict[str, str] = {}
     for raw in candidates:
         if raw.get("status") != "new":
             continue
@@ -273,6 +302,10 @@ def propose(
                 continue
             want = suggested_stability(events)
             if want != target.get("stability"):
+                sig = op_signature({"op": "update_stability", "target_id": mid, "updates": {"stability": want}})
+                if waiting and sig in waiting:
+                    already[f"update_stability {mid} -> {want}"] = waiting[sig]
+                    continue
                 ops.add("update_stability", target=route(target), target_id=mid, updates={"stability": want}, risk="low",
                         selected=True, confidence=1.0, reason=f"reinforcement: {len(events)} event(s) suggest {want}")
     counts: dict[str, int] = {}
@@ -293,7 +326,7 @@ def propose(
         "applied_ops": [],
         "skipped_ops": [],
     }
-    return Proposal(patch, scored, ops.confidence, pending, inquiries)
+    return Proposal(patch, scored, ops.confidence, pending, inquiries, already_proposed=already)
 
 
 AUTO_POLICIES = ("high-only", "propose", "off")
@@ -335,6 +368,7 @@ def _load_inputs(root: Path | str) -> dict[str, Any]:
         "tombstoned": store.tombstoned_ids(),
         "known_ids": {str(r["id"]) for r in all_recs},
         "reinforcement": store.rows(store.layout.reinforcement),
+        "waiting": waiting_ops(store.layout.patches_dir),
     }
 
 
@@ -376,7 +410,7 @@ def curate(
     if not write:
         inputs = _load_inputs(root)
         return propose(inputs["records"], inputs["candidates"], tombstoned=inputs["tombstoned"],
-                       known_ids=inputs["known_ids"], reinforcement=inputs["reinforcement"],
+                       known_ids=inputs["known_ids"], reinforcement=inputs["reinforcement"], waiting=inputs["waiting"],
                        min_confidence=min_confidence, min_evidence=min_evidence, governance_mode=governance_mode, mode=mode)
     from commonkeep.inquiries import upsert_inquiries
     from commonkeep.patch import patch_path, write_patch
@@ -384,7 +418,7 @@ def curate(
     with writer_lock(root, str(role), "curate", wait):
         inputs = _load_inputs(root)
         prop = propose(inputs["records"], inputs["candidates"], tombstoned=inputs["tombstoned"],
-                       known_ids=inputs["known_ids"], reinforcement=inputs["reinforcement"],
+                       known_ids=inputs["known_ids"], reinforcement=inputs["reinforcement"], waiting=inputs["waiting"],
                        min_confidence=min_confidence, min_evidence=min_evidence, governance_mode=governance_mode, mode=mode)
         layout = inputs["store"].layout
         if prop.ops:  # nothing to change writes nothing (session-end curation runs often)

@@ -149,3 +149,25 @@ def test_curate_refuses_a_gate_out_of_range_with_exit_2(root: Path, capsys: pyte
     assert list((root / "patches").glob("*.json")) == []
     code, out, _ = _run(capsys, "curate", *_r(root), "--min-confidence", "1", "--min-evidence", "0")
     assert code == 0
+
+
+def test_curate_does_not_repropose_an_update_stability_waiting_in_a_proposed_patch(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_candidate(root, "Use black for formatting Python code.")
+    code, out, _ = _run(capsys, "curate", *_r(root), "--json")
+    first = json.loads(out)
+    assert _run(capsys, "apply", first["patch_id"], *_r(root))[0] == 0
+    mid = json.loads((root / "patches" / f"{first['patch_id']}.json").read_text())["ops"][0]["record"]["id"]
+    assert _run(capsys, "reinforce", mid, *_r(root))[0] == 0
+    code, out, _ = _run(capsys, "curate", *_r(root), "--json")
+    waiting = json.loads(out)
+    assert [(o["op"], o["target_id"]) for o in waiting["ops"]] == [("update_stability", mid)]
+    for _ in range(2):
+        code, out, _ = _run(capsys, "curate", *_r(root))
+        assert code == 0 and "nothing to propose" in out
+        assert (f"already proposed: update_stability {mid} -> stable in patch {waiting['patch_id']} "
+                f"(apply it: commonkeep apply {waiting['patch_id']})") in out
+    assert len(list((root / "patches").glob("*.json"))) == 2
+    assert _run(capsys, "apply", waiting["patch_id"], *_r(root))[0] == 0
+    assert _run(capsys, "reinforce", mid, *_r(root), "--outcome", "explicit_correction")[0] == 0
+    code, out, _ = _run(capsys, "curate", *_r(root), "--json")
+    assert [(o["op"], o["target_id"]) for o in json.loads(out)["ops"]] == [("update_stability", mid)]
