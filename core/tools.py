@@ -20,6 +20,10 @@ from commonkeep.hookspecs import hookimpl
 
 SEARCH_MODES = ("auto", "keyword", "semantic", "deep", "rerank")
 MAX_SEARCH_LIMIT = 50
+MAX_HANDOFF_CHARS = 100_000
+SEARCH_ARGS = ("query", "mode", "expand", "limit")
+WRITE_ARGS = ("text", "tags", "evidence_refs", "confidence")
+HANDOFF_ARGS = ("goal", "max_chars")
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,18 @@ def _root() -> Path:
     return resolve_root().path
 
 
+def _known(tool: str, arguments: dict[str, Any], allowed: tuple[str, ...]) -> None:
+    """Refuse arguments a tool does not take (a silently dropped argument is a lost fact)."""
+    if not isinstance(arguments, dict):
+        raise BadInput(f"{tool} takes an object of arguments")
+    unknown = sorted(str(k) for k in arguments if k not in allowed)
+    if unknown:
+        raise BadInput(
+            f"{tool} does not take {', '.join(repr(k) for k in unknown)}; "
+            f"its arguments are {', '.join(allowed)}"
+        )
+
+
 def _string(arguments: dict[str, Any], key: str, *, required: bool = True) -> str | None:
     value = arguments.get(key)
     if value is None and not required:
@@ -53,6 +69,7 @@ def _string(arguments: dict[str, Any], key: str, *, required: bool = True) -> st
 def _search(arguments: dict[str, Any], role: str | None) -> str:
     from commonkeep.search.hybrid import search
 
+    _known("commonkeep_search", arguments, SEARCH_ARGS)
     query = _string(arguments, "query") or ""
     mode = _string(arguments, "mode", required=False) or "auto"
     if mode not in SEARCH_MODES:
@@ -83,15 +100,28 @@ def _write(arguments: dict[str, Any], role: str | None) -> str:
     from commonkeep.candidates import default_provenance
     from commonkeep.capture import capture
 
+    _known("commonkeep_write", arguments, WRITE_ARGS)
     text = _string(arguments, "text") or ""
     tags = arguments.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise BadInput("tags must be a list of strings")
+    refs = arguments.get("evidence_refs") or []
+    if not isinstance(refs, list) or not all(isinstance(r, str) and r.strip() for r in refs):
+        raise BadInput(
+            "evidence_refs must be a list of non-empty strings (e.g. a file path, URL or record id)"
+        )
+    confidence = arguments.get("confidence")
+    if confidence is not None and (
+        isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1
+    ):
+        raise BadInput(f"confidence must be a number from 0 to 1, got {confidence!r}")
     done = capture(
         _root(),
         text,
         source_type="conversation",
         tags=tags,
+        evidence_refs=[r.strip() for r in refs],
+        confidence=None if confidence is None else float(confidence),
         provenance=default_provenance(role=role, tool="commonkeep_write"),
     )
     note = f" ({len(done.redacted)} secret(s) redacted)" if done.redacted else ""
@@ -99,10 +129,25 @@ def _write(arguments: dict[str, Any], role: str | None) -> str:
 
 
 def _handoff(arguments: dict[str, Any], role: str | None) -> str:
-    from commonkeep.handoff import write_handoff
+    from commonkeep.handoff import DEFAULT_MAX_CHARS, write_handoff
 
+    _known("commonkeep_handoff", arguments, HANDOFF_ARGS)
     goal = _string(arguments, "goal", required=False)
-    json_path = write_handoff(_root(), goal=goal)
+    max_chars = arguments.get("max_chars")
+    if max_chars is not None:
+        if (
+            isinstance(max_chars, bool)
+            or not isinstance(max_chars, int)
+            or not 200 <= max_chars <= MAX_HANDOFF_CHARS
+        ):
+            raise BadInput(f"max_chars must be an integer from 200 to {MAX_HANDOFF_CHARS}, got {max_chars!r}")
+        if goal is None:
+            raise BadInput(
+                "max_chars bounds a goal snapshot; give a goal as well (a plain snapshot is not bounded)"
+            )
+    json_path = write_handoff(
+        _root(), goal=goal, max_chars=DEFAULT_MAX_CHARS if max_chars is None else max_chars
+    )
     markdown = json_path.with_suffix(".md")
     return f"Wrote handoff snapshot {json_path} and {markdown}:\n\n{markdown.read_text(encoding='utf-8')}"
 
@@ -124,24 +169,40 @@ def core_tools() -> list[CoreTool]:
                     "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT},
                 },
                 "required": ["query"],
+                "additionalProperties": False,
             },
             _search,
         ),
         CoreTool(
             "commonkeep_write",
             "Propose one durable fact for the shared memory: it becomes a candidate in the inbox (secrets "
-            "redacted) until the librarian curates it.",
+            "redacted) until the librarian curates it. evidence_refs: where it comes from (paths, URLs, "
+            "record ids); confidence: your confidence from 0 to 1.",
             {
                 "type": "object",
-                "properties": {"text": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}},
+                "properties": {
+                    "text": {"type": "string"},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "evidence_refs": {"type": "array", "items": {"type": "string"}},
+                    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                },
                 "required": ["text"],
+                "additionalProperties": False,
             },
             _write,
         ),
         CoreTool(
             "commonkeep_handoff",
-            "Write a handoff snapshot of the memory relevant to a goal, for a delegated agent.",
-            {"type": "object", "properties": {"goal": {"type": "string"}}},
+            "Write a handoff snapshot of the memory relevant to a goal, for a delegated agent; "
+            "max_chars bounds a goal snapshot's markdown (default 4000).",
+            {
+                "type": "object",
+                "properties": {
+                    "goal": {"type": "string"},
+                    "max_chars": {"type": "integer", "minimum": 200, "maximum": MAX_HANDOFF_CHARS},
+                },
+                "additionalProperties": False,
+            },
             _handoff,
         ),
     ]
