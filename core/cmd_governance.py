@@ -249,6 +249,9 @@ def run_inquiries(args: argparse.Namespace) -> int:
     from commonkeep.writer import require_writer
 
     root = _root(args)
+    if args.memory and not args.answer:
+        raise BadInput("--memory only goes with --answer (the record that answers the inquiry); nothing was changed",
+                       hint="commonkeep inquiries --answer INQ --memory MEM")
     if args.answer or args.withdraw:
         require_writer("inquiries", _role(args), root)
         row = close_inquiry(root, args.answer or args.withdraw, status="answered" if args.answer else "withdrawn",
@@ -371,7 +374,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("id", help="record id (mem_…)")
         parser.add_argument("--outcome", default="explicit_reinforcement",
                             choices=["explicit_reinforcement", "implicit_success", "neutral_exposure", "explicit_correction"])
-        parser.add_argument("--notes", help="short note (≤ 300 chars)")
+        parser.add_argument("--notes", help="short note (≤ 300 chars; longer is refused)")
         parser.add_argument("--evidence-id")
         parser.set_defaults(run=run_reinforce)
     elif name == "inquiries":

@@ -21,6 +21,7 @@ from commonkeep.store import Store
 from commonkeep.timeutil import now_iso
 from commonkeep.writer import require_writer
 
+MAX_NOTES = 300
 OUTCOMES = {"explicit_reinforcement": 1.0, "implicit_success": 0.2, "neutral_exposure": 0.0, "explicit_correction": -1.0}
 
 
@@ -47,7 +48,10 @@ def reinforce(
     if rec is None:
         raise BadInput(f"no record {memory_id} in {store.layout.memory_dir}", hint="record ids are in rendered/MEMORY.md")
     when = now_iso()
-    clean_notes = redact(notes).text[:300] if notes else None
+    clean_notes = redact(notes).text if notes else None
+    if notes and clean_notes and max(len(notes), len(clean_notes)) > MAX_NOTES:
+        raise BadInput(f"--notes is {len(notes)} characters; a reinforcement note holds at most {MAX_NOTES} (contract §4.6); nothing was recorded",
+                       hint="shorten the note; put longer context in evidence and pass --evidence-id")
     event: dict[str, Any] = {"id": reinforcement_id(memory_id, outcome, when, clean_notes)}
     for key in ("resource_id", "profile_id", "thread_id"):
         if isinstance(rec.get(key), str):

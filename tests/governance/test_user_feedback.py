@@ -171,3 +171,29 @@ def test_curate_does_not_repropose_an_update_stability_waiting_in_a_proposed_pat
     assert _run(capsys, "reinforce", mid, *_r(root), "--outcome", "explicit_correction")[0] == 0
     code, out, _ = _run(capsys, "curate", *_r(root), "--json")
     assert [(o["op"], o["target_id"]) for o in json.loads(out)["ops"]] == [("update_stability", mid)]
+
+
+def _promoted(root: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    write_candidate(root, "Use black for formatting Python code.")
+    code, out, _ = _run(capsys, "curate", *_r(root), "--json")
+    pid = json.loads(out)["patch_id"]
+    assert _run(capsys, "apply", pid, *_r(root))[0] == 0
+    return str(json.loads((root / "patches" / f"{pid}.json").read_text())["ops"][0]["record"]["id"])
+
+
+def test_reinforce_refuses_a_note_over_300_characters_instead_of_cutting_it(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from commonkeep.jsonl import read_jsonl
+
+    mid = _promoted(root, capsys)
+    code, out, err = _run(capsys, "reinforce", mid, *_r(root), "--notes", "n" * 301)
+    assert code == 2 and out == "" and "--notes is 301 characters; a reinforcement note holds at most 300" in err
+    assert read_jsonl(root / "memory" / "reinforcement.jsonl").rows == []
+    code, _, _ = _run(capsys, "reinforce", mid, *_r(root), "--notes", "n" * 300)
+    assert code == 0 and read_jsonl(root / "memory" / "reinforcement.jsonl").rows[0]["notes"] == "n" * 300
+
+
+def test_inquiries_memory_without_answer_is_refused_with_a_hint(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for extra in ([], ["--withdraw", "inq_x"]):
+        code, out, err = _run(capsys, "inquiries", *_r(root), "--memory", "mem_x", *extra)
+        assert code == 2 and out == "" and "--memory only goes with --answer" in err
+        assert "hint: commonkeep inquiries --answer INQ --memory MEM" in err
