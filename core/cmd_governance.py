@@ -39,8 +39,27 @@ def _out(args: argparse.Namespace, data: Any, text: str) -> None:
         print(text)
 
 
+def _safe(obj: Any) -> Any:
+    """``obj`` with every string made safe for one terminal line (``commonkeep.render.terminal_safe``):
+    stored text is shown, never obeyed (no escape sequences, carriage returns or hidden characters)."""
+    from commonkeep.render import terminal_safe
+
+    if isinstance(obj, str):
+        return terminal_safe(obj)
+    if isinstance(obj, dict):
+        return {_safe(k): _safe(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_safe(v) for v in obj]
+    return obj
+
+
+def _safe_block(text: str) -> list[str]:
+    """A multi-line stored rendering as safe lines (split on newlines only, so a CR is shown, not obeyed)."""
+    return [_safe(line) for line in text.split("\n")]
+
+
 def _apply_text(res: Any) -> str:
-    d = res.to_json()
+    d = _safe(res.to_json())
     lines = [f"patch {d['patch_id']}: {d['status']} — applied {len(d['applied_ops'])} op(s)"]
     lines += [f"  skipped {k}: {v}" for k, v in d["skipped"].items()]
     if d.get("already_applied"):
@@ -95,7 +114,7 @@ def run_curate(args: argparse.Namespace) -> int:
     for o in prop.ops:
         mark = "x" if o["default_selected"] else " "
         what = o.get("target_id") or (o.get("record") or {}).get("id") or o.get("candidate_id")
-        lines.append(f"  [{mark}] {o['op_id']} {o['op']:<16} {what}  risk {o['risk']}" + (f"  ({o['reason']})" if o.get("reason") else ""))
+        lines.append(_safe(f"  [{mark}] {o['op_id']} {o['op']:<16} {what}  risk {o['risk']}" + (f"  ({o['reason']})" if o.get("reason") else "")))
     if prop.ops:
         example = ",".join(o["op_id"] for o in prop.ops[:2])
         lines.append(f"apply the [x] ops: commonkeep apply {prop.patch['patch_id']}   (or choose: --ops {example})")
@@ -131,7 +150,9 @@ def run_ratify(args: argparse.Namespace) -> int:
 
 
 def _print_item(item: Any) -> None:
-    d = item.to_json()
+    raw = item.to_json()
+    d = _safe({k: v for k, v in raw.items() if k != "before_after"})
+    d["before_after"] = [{k: _safe_block(v) for k, v in ba.items()} for ba in raw["before_after"]]
     prov = d["provenance"] or {}
     src = d["source"] or {}
     print(f"== {d['id']}" + ("   (below the curator's gate)" if d["below_gate"] else ""))
@@ -145,8 +166,8 @@ def _print_item(item: Any) -> None:
     print(f"   match {d['match_kind']}" + (f" {', '.join(d['matched_memory_ids'])}" if d["matched_memory_ids"] else ""))
     for op, ba in zip(d["ops"], d["before_after"], strict=True):
         print(f"   -> {op['op']} {op['target_id'] or ''} (risk {op['risk']})" + (f": {op['reason']}" if op["reason"] else ""))
-        print("      before:\n" + "\n".join("        " + line for line in ba["before"].splitlines()))
-        print("      after:\n" + "\n".join("        " + line for line in ba["after"].splitlines()))
+        print("      before:\n" + "\n".join("        " + line for line in ba["before"]))
+        print("      after:\n" + "\n".join("        " + line for line in ba["after"]))
 
 
 def _interactive(root: str, role: str | None) -> int:
@@ -256,10 +277,10 @@ def run_inquiries(args: argparse.Namespace) -> int:
         require_writer("inquiries", _role(args), root)
         row = close_inquiry(root, args.answer or args.withdraw, status="answered" if args.answer else "withdrawn",
                             answer_memory_id=args.memory)
-        _out(args, row, f"{row['id']}: {row['status']}")
+        _out(args, row, _safe(f"{row['id']}: {row['status']}"))
         return 0
     rows = list_inquiries(root, None if args.status == "all" else args.status)
-    _out(args, rows, "\n".join(f"{r['id']} [{r.get('status')}] {r.get('question')}" for r in rows) or "no inquiries")
+    _out(args, rows, "\n".join(_safe(f"{r['id']} [{r.get('status')}] {r.get('question')}") for r in rows) or "no inquiries")
     return 0
 
 

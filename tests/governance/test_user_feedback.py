@@ -197,3 +197,23 @@ def test_inquiries_memory_without_answer_is_refused_with_a_hint(root: Path, caps
         code, out, err = _run(capsys, "inquiries", *_r(root), "--memory", "mem_x", *extra)
         assert code == 2 and out == "" and "--memory only goes with --answer" in err
         assert "hint: commonkeep inquiries --answer INQ --memory MEM" in err
+
+
+def test_review_patches_and_inquiries_show_control_characters_instead_of_obeying_them(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from commonkeep.inquiries import upsert_inquiries
+
+    nasty = "Use black for formatting x\x1b[2K\rApproved\u202e"
+    code, _, _ = _run(capsys, "write", *_r(root), nasty, "--evidence", "a", "--evidence", "b")
+    assert code == 0
+    code, out, _ = _run(capsys, "review", "--list", *_r(root))
+    assert code == 0 and "\x1b" not in out and "\r" not in out and "\u202e" not in out
+    assert "Use black for formatting x\\x1b[2K\\x0dApproved\\u202e" in out
+    assert not any(line.startswith("Approved") for line in out.split("\n"))
+    code, out, _ = _run(capsys, "curate", *_r(root), "--min-confidence", "0", "--min-evidence", "0", "--json")
+    pid = json.loads(out)["patch_id"]
+    for args in (["patches"], ["patches", "--show", pid]):
+        code, out, _ = _run(capsys, *args, *_r(root))
+        assert code == 0 and "\x1b" not in out and "\r" not in out and "\u202e" not in out, args
+    upsert_inquiries(root, [{"question": "Which holds?\x1b]0;pwned\x07", "context": "test"}])
+    code, out, _ = _run(capsys, "inquiries", *_r(root))
+    assert code == 0 and "\x1b" not in out and "\x07" not in out and "Which holds?\\x1b]0;pwned\\x07" in out
