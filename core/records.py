@@ -1,7 +1,8 @@
 """Fast structural checks on record dicts, without pydantic (the read paths stay cheap).
 
 ``memory_record_problem`` mirrors upstream's ``isMemoryRecord`` as observed (§4.1, §14.8): the
-required fields must be present with the right JSON types; enums are *not* checked, because
+required fields must be present with the right JSON types, and ``ruleType``, ``memory_kind`` and
+``normalized_key``, when present (and not null), must be strings; enums are *not* checked, because
 upstream renders an unknown status as is and we must not hide what OMP shows.
 """
 
@@ -12,6 +13,8 @@ from typing import Any
 LAYERS = ("L1", "L2", "L3")
 STATUSES = ("active", "contested", "deprecated", "superseded", "promoted", "deleted")
 CANDIDATE_STATUSES = ("new", "patched", "rejected")
+# optional fields that, when present and not null, must be strings (§4.1); their values are not enum-checked
+OPTIONAL_STRINGS = ("ruleType", "memory_kind", "normalized_key")
 
 
 def memory_record_problem(r: Any) -> str | None:
@@ -50,6 +53,9 @@ def memory_record_problem(r: Any) -> str | None:
         return "field 'review.change_condition' missing or empty"
     if "vault_ref" not in r or not (r["vault_ref"] is None or isinstance(r["vault_ref"], str)):
         return "field 'vault_ref' must be present (null or a string)"
+    for key in OPTIONAL_STRINGS:
+        if r.get(key) is not None and not isinstance(r[key], str):
+            return f"field {key!r} must be a string when present (got {type(r[key]).__name__})"
     return None
 
 
