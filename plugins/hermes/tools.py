@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from commonkeep.projection import neutralize
 from commonkeep_hermes.settings import HermesProfile
 
 ROLE = "hermes"
@@ -54,11 +55,12 @@ def format_hits(hits: list[dict[str, Any]], max_chars: int = 2000) -> str:
         text = str(rec.get("statement") or rec.get("text") or hit.get("snippet") or "").strip()
         if not text:
             continue
+        text = neutralize(text)  # role markers in a stored statement never reach the model intact
         label = f"{rec.get('id', hit.get('id', '?'))}"
         meta = [str(rec[k]) for k in ("layer", "confidence") if rec.get(k) is not None]
         line = f"- [{label}{' · ' + ' · '.join(meta) if meta else ''}] \"{text}\""
         if used + len(line) > max_chars:
-            break
+            continue  # a record too long for the room left is skipped; shorter ones still fit
         lines.append(line)
         used += len(line) + 1
     return "\n".join(lines)
