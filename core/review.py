@@ -22,7 +22,7 @@ from commonkeep.ids import patch_id
 from commonkeep.patch import ApplyResult, apply_patch
 from commonkeep.render import render_record
 from commonkeep.scoring import memory_worth, proposed_layer
-from commonkeep.secrets import redact
+from commonkeep.secrets import redact, redacted_kinds
 from commonkeep.store import Store
 from commonkeep.timeutil import now, now_iso, today
 from commonkeep.writer import require_writer
@@ -100,7 +100,8 @@ def pending(root: Path | str, *, role: str | None) -> list[ReviewItem]:
     items = []
     for cid, cand in prop.scored.items():
         cand = dict(cand)
-        worth = memory_worth(str(cand["text"]), evidence_count=len(cand.get("evidence_refs") or []))
+        worth = memory_worth(str(cand["text"]), evidence_count=len(cand.get("evidence_refs") or []),
+                             secret_kinds=redacted_kinds(str(cand["text"])))
         cand.setdefault("worth_decision", worth.decision)
         cand.setdefault("worth_score", worth.score)
         ops = [o for o in prop.ops if o.get("candidate_id") == cid]

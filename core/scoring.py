@@ -332,13 +332,13 @@ def enrich_candidate(
         out["matched_memory_ids"] = match.ids
         out["match_reasons"] = match.reasons
     if with_worth and "worth_decision" not in out:
-        from commonkeep.secrets import redact
+        from commonkeep.secrets import redacted_kinds
 
         worth = memory_worth(
             text,
             evidence_count=len(out.get("evidence_refs") or []),
             duplicate_of=match.ids[0] if match is not None and match.kind == "duplicate" else None,
-            secret_kinds=redact(text).findings,
+            secret_kinds=redacted_kinds(text),
         )
         out["worth_decision"], out["worth_score"], out["worth_reasons"] = worth.decision, worth.score, worth.reasons
     risk = assess_candidate(out)

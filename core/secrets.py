@@ -30,6 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 MARKER = "[REDACTED:{kind}]"
+_MARKER_RE = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
 
 _ASSIGN_NAMES = (
     r"(?:(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
@@ -195,3 +196,12 @@ def summarize(findings: list[str]) -> str:
     """``"2 openai_key, 1 password_in_url"`` (kinds and counts, never values); ``""`` when none."""
     counts = Counter(findings)
     return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+
+
+def redacted_kinds(text: str) -> list[str]:
+    """The kinds of secrets already redacted out of ``text`` (its ``[REDACTED:<kind>]`` markers).
+
+    Text on its way to scoring was redacted at capture; this reads what was found there instead
+    of scanning the clean text again (which can never find anything).
+    """
+    return _MARKER_RE.findall(text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from commonkeep.matching import MatchIndex, normalized_key, similarity, tokens
@@ -143,3 +145,17 @@ def test_enrich_fills_trust_fields_and_keeps_stored_values() -> None:
     assert "worth_decision" not in out
     kept = enrich_candidate({**cand, "durability_signal": "task", "confidence": 0.5}, None)
     assert kept["durability_signal"] == "task" and kept["confidence"] == 0.5 and kept["poisoning_risk"] == "medium"
+
+
+def test_review_shows_a_candidate_whose_secret_was_redacted_at_capture_as_not_worth_keeping(tmp_path: Path) -> None:
+    from commonkeep.capture import capture
+    from commonkeep.layout import ensure_layout
+    from commonkeep.review import pending
+
+    root = ensure_layout(tmp_path / "r").root
+    text = "Always run the migration check before deploying; the token is ghp_" + "Zx8" * 12 + " in the vault."
+    done = capture(root, text, evidence_refs=["a", "b"])
+    assert done.redacted == ["github_token"]
+    [item] = pending(root, role="librarian")
+    # the text on disk is clean, yet review still knows a secret was in it
+    assert item.candidate["worth_decision"] == "reject"
