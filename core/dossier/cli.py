@@ -65,7 +65,7 @@ def _run(args: argparse.Namespace) -> int:
             return 0
         print("routed: ingest_document")
         print(f"source: {report.source} -> {report.source_page} ({report.date})")
-        if report.redacted:
+        if report.redacted or report.redacted_name:
             print(report.redaction_line())
         print(f"extracted: entities={report.entities} concepts={report.concepts} facts={report.facts} ({report.extractor})")
         p = report.pages

@@ -6,8 +6,10 @@ the message names the pass, the source path, the files touched and counts - neve
 Secrets never enter a git object: before anything is staged, every changed file under ``raw/``
 and ``wiki/`` is scanned (``commonkeep.secrets``), and a file that still holds a secret (a raw
 source dropped in but not ingested yet, a hand-edited page) is left out of the commit, which
-names it with the kinds found, never the values. Ingest redacts its own source first, so a file
-is left out only until it is ingested (or cleaned by hand).
+names it with the kinds found, never the values. A file whose *path* holds a secret is left out
+the same way (a tree object would keep the name), and every path in the message is redacted.
+Ingest redacts its own source (content and path) first, so a file is left out only until it is
+ingested (or cleaned by hand).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 import git
 
 from commonkeep.secrets import redact, summarize
+from commonkeep.wiki.paths import redacted_rel
 
 MAX_LISTED = 40
 _IDENTITY = {
@@ -56,7 +59,7 @@ def holding_secrets(repo: git.Repo, project: Path, paths: list[str]) -> dict[str
         if f.is_symlink() or not f.is_file():
             continue
         try:
-            kinds = redact(f.read_bytes().decode("utf-8", errors="replace")).findings
+            kinds = redacted_rel(name)[1] + redact(f.read_bytes().decode("utf-8", errors="replace")).findings
         except OSError:
             continue
         if kinds:
@@ -85,12 +88,12 @@ def commit_pass(project: Path, title: str, counts: dict[str, int]) -> tuple[str,
     lines.append(f"files: {len(changed)} (added {kinds['A']}, modified {kinds['M']}, deleted {kinds['D']})")
     for entry in status[:MAX_LISTED]:
         code, _, name = entry.partition("\t")
-        lines.append(f"  {code[:1]} {name}")
+        lines.append(f"  {code[:1]} {redacted_rel(name)[0]}")  # a deleted path may hold one
     if len(status) > MAX_LISTED:
         lines.append(f"  ... and {len(status) - MAX_LISTED} more")
     if withheld:
         lines.append(f"left out, holding secrets (redact or ingest them): {len(withheld)} file(s)")
-        lines.extend(f"  {name} ({summarize(kinds)})" for name, kinds in sorted(withheld.items())[:MAX_LISTED])
+        lines.extend(f"  {redacted_rel(name)[0]} ({summarize(kinds)})" for name, kinds in sorted(withheld.items())[:MAX_LISTED])
     env = {} if _has_identity(repo) else _IDENTITY
     with repo.git.custom_environment(**env):
         repo.git.commit("--allow-empty", "--no-verify", "-q", "-m", redact("\n".join(lines)).text)

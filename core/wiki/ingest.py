@@ -7,8 +7,11 @@ those whose facts changed status), rebuild ``index.md``, append to ``log.md``, c
 Secrets: under the lock and before anything else, the raw source is redacted
 (``commonkeep.secrets``) and, when it held a secret, atomically rewritten in place, so the secret
 never reaches ``facts.db``, a page, the index, the log, the LLM extractor or a git object; every
-sentence is then grounded against the redacted file. The report, the CLI output and ``log.md``
-say how many secrets were redacted and of which kinds, never the values.
+sentence is then grounded against the redacted file. A secret in the source's path is handled
+the same way, first: the file is moved to its redacted path (``paths.redact_source_name``), so
+slugs, page names, front matter, ``log.md``, ``facts.db``, git trees and commit messages are all
+made from a path that holds none. The report, the CLI output and ``log.md`` say how many secrets
+were redacted and of which kinds, never the values.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from commonkeep.wiki.pages import (
     summaries,
     write_page,
 )
-from commonkeep.wiki.paths import read_source, resolve_source
+from commonkeep.wiki.paths import read_source, redact_source_name, redacted_rel, resolve_source
 from commonkeep.wiki.text import slugify
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -63,13 +66,22 @@ class IngestReport:
     extractor: str = "deterministic"
     redacted: list[str] = field(default_factory=list)
     """Kinds of secret redacted from the raw source (rewritten in place), one per secret."""
+    redacted_name: list[str] = field(default_factory=list)
+    """Kinds of secret redacted from the source's path (the file was moved to ``source``)."""
 
     def redaction_line(self) -> str:
-        """``"redacted: 2 secret(s) in raw/x.md (1 jwt, 1 openai_key); ..."``, or ``""`` when none."""
-        if not self.redacted:
-            return ""
-        return (f"redacted: {len(self.redacted)} secret(s) in {self.source} ({summarize(self.redacted)}); "
-                "the raw file was rewritten in place, values never stored")
+        """``"redacted: 2 secret(s) in raw/x.md (1 jwt, 1 openai_key); ..."``, or ``""`` when none.
+
+        A secret in the path adds ``"redacted: 1 secret(s) in the path of the source (…); moved to raw/…"``.
+        """
+        lines = []
+        if self.redacted_name:
+            lines.append(f"redacted: {len(self.redacted_name)} secret(s) in the path of the source "
+                         f"({summarize(self.redacted_name)}); the file was moved to {self.source}, values never stored")
+        if self.redacted:
+            lines.append(f"redacted: {len(self.redacted)} secret(s) in {self.source} ({summarize(self.redacted)}); "
+                         "the raw file was rewritten in place, values never stored")
+        return "\n".join(lines)
 
 
 def split_raw(text: str) -> tuple[dict[str, Any], str]:
@@ -87,6 +99,7 @@ def split_raw(text: str) -> tuple[dict[str, Any], str]:
 
 
 def _source_slug(db: FactsDB, rel: str) -> str:
+    rel = redacted_rel(rel)[0]  # ingest already moved a source whose path held a secret; never slug one
     stem = rel[len("raw/") :].rsplit(".", 1)[0] if "." in rel.rsplit("/", 1)[-1] else rel[len("raw/") :]
     slug = slugify(stem.replace("/", "-"))
     taken = {s for p, s, _, _ in db.sources() if p != rel}
@@ -196,16 +209,19 @@ def ingest(project: str | Path, source: str, *, llm: Any = None) -> IngestReport
     read_source(path, rel)  # a source that is not UTF-8 is refused before anything is created
     ensure_layout(layout)
     with writer_lock(layout.lock):
+        path, rel, redacted_name = redact_source_name(layout, path, rel)
         # read again under the lock: the rewrite must not put back what another writer replaced
         text, redacted = redact_source(path, rel, read_source(path, rel))
         db = FactsDB(layout.facts_db)
         try:
-            return _ingest_locked(layout, db, rel, text, llm, redacted)
+            report = _ingest_locked(layout, db, rel, text, llm, redacted, redacted_name)
         finally:
             db.close()
+    return report
 
 
-def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: Any, redacted: list[str]) -> IngestReport:
+def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: Any, redacted: list[str],
+                   redacted_name: list[str]) -> IngestReport:
     meta, body = split_raw(text.replace("\r\n", "\n"))
     date_value = meta.get("date")
     date = str(date_value)[:10] if date_value is not None and _DATE.match(str(date_value)) else timeutil.today()
@@ -237,9 +253,11 @@ def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: An
     more_e, more_c, more_s = affected_by_status(db, before)
     counts, skipped = regenerate(layout, db, ents | more_e, cons | more_c, {rel} | more_s)
     report = IngestReport(rel, f"wiki/sources/{slug}.md", date, len(ex.entities), len(ex.concepts), len(ex.facts),
-                          counts, skipped, extractor=extractor, redacted=list(redacted))
+                          counts, skipped, extractor=extractor, redacted=list(redacted), redacted_name=list(redacted_name))
     append_log(layout, "ingest", ex.title[:80], [
         f"- source: `{rel}` ({date})",
+        *([f"- redacted: {len(redacted_name)} secret(s) in the source's path ({summarize(redacted_name)}); "
+           "file moved to this name"] if redacted_name else []),
         *([f"- redacted: {len(redacted)} secret(s) ({summarize(redacted)}); raw file rewritten in place"] if redacted else []),
         f"- pages: created {counts['created']}, updated {counts['updated']}, unchanged {counts['unchanged']}, "
         f"human pages left alone {len(skipped)}",
@@ -249,5 +267,6 @@ def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: An
         "entities": report.entities, "concepts": report.concepts, "facts": report.facts,
         "pages_created": counts["created"], "pages_updated": counts["updated"], "human_pages_skipped": len(skipped),
         **({"secrets_redacted": len(redacted)} if redacted else {}),
+        **({"secrets_redacted_from_path": len(redacted_name)} if redacted_name else {}),
     })
     return report

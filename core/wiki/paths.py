@@ -3,13 +3,20 @@
 Refused, each with a message that says what and where (``contracts/roundtable.md §7``): absolute
 paths, ``..`` components, anything outside ``raw/`` (including ``raw`` itself), any symlink on
 the way (``raw`` itself, a folder, or the file), and a ``raw/`` that resolves outside the project.
+
+A secret in a source's *path* (``raw/notes-ghp_….md``) would reach the slug, the page file
+names, front matter, ``log.md``, ``facts.db``, git trees and commit messages, so ingest first
+moves the file to its redacted name (``redact_source_name``), as it rewrites redacted content.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 from pathlib import Path, PurePosixPath
 
 from commonkeep.errors import BadInput
+from commonkeep.secrets import redact_name
 from commonkeep.wiki.layout import WikiLayout
 
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
@@ -60,3 +67,47 @@ def read_source(path: Path, rel: str) -> str:
         line = data[: exc.start].count(b"\n") + 1
         raise BadInput(f"source {rel} is not UTF-8 text (byte {exc.start}, line {line})",
                        hint="convert it to UTF-8 and ingest it again") from None
+
+
+def redacted_rel(rel: str) -> tuple[str, list[str]]:
+    """``rel`` with a secret in any of its parts redacted (``commonkeep.secrets.redact_name``), and the kinds."""
+    parts, kinds = [], []
+    for part in rel.split("/"):
+        red = redact_name(part)
+        parts.append(red.text)
+        kinds += red.findings
+    return "/".join(parts), kinds
+
+
+def redact_source_name(layout: WikiLayout, path: Path, rel: str) -> tuple[Path, str, list[str]]:
+    """Move a source whose path holds a secret to its redacted path; returns (path, rel, kinds found).
+
+    The new name is stable (the redacted name is its own redaction) and unique: when another
+    file already has it, ``-2``, ``-3``, ... goes before the extension. Folders emptied by the
+    move are removed, so no name holding the secret is left under ``raw/``.
+    """
+    new_rel, kinds = redacted_rel(rel)
+    if not kinds:
+        return path, rel, []
+    base = PurePosixPath(new_rel)
+    n = 1
+    while (layout.project / new_rel).exists() or (layout.project / new_rel).is_symlink():
+        n += 1
+        new_rel = str(base.with_name(f"{base.stem}-{n}{base.suffix}"))
+    target = layout.project / new_rel
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.parent.resolve().is_relative_to(layout.raw.resolve()):
+            raise BadInput(f"a folder on the way to the redacted name of a source in {layout.project} is a symlink; refused",
+                           hint=_HINT)
+        os.rename(path, target)
+    except OSError as exc:
+        raise BadInput(f"the path of a source under raw/ holds a secret and could not be renamed ({exc.strerror})",
+                       hint="rename the file yourself so its path holds no secret, then ingest it") from None
+    folder = path.parent
+    while folder != layout.raw and layout.raw in folder.parents:
+        if redact_name(folder.name).findings:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when the move emptied it
+        folder = folder.parent
+    return target, new_rel, kinds
