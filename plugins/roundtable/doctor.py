@@ -14,7 +14,14 @@ from typing import Any
 
 from commonkeep.errors import CommonkeepError
 from commonkeep_roundtable.broker import socket_answers
-from commonkeep_roundtable.paths import agent_dir, default_memory_command, resolve_memory_config, socket_path
+from commonkeep_roundtable.paths import (
+    agent_dir,
+    broker_dir,
+    default_memory_command,
+    resolve_memory_config,
+    rooms_in_use,
+    socket_path,
+)
 
 
 def _finding(code: str, severity: str, message: str) -> dict[str, Any]:
@@ -22,12 +29,26 @@ def _finding(code: str, severity: str, message: str) -> dict[str, Any]:
 
 
 def roundtable_checks(env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """Where the broker socket is and whether a broker answers; whether the backend can start."""
+    """Where the broker socket is and whether a broker answers; whether the backend can start.
+
+    A socket path too long for a Unix socket is an error only when rooms are in use under the
+    agent dir (``paths.rooms_in_use``); otherwise it is an ``info`` line that says what would
+    fail and how to fix it, so people who never use rooms keep a clean doctor.
+    """
     findings: list[dict[str, Any]] = []
+    base = agent_dir(env)
     try:
-        sock = socket_path(agent_dir(env))
+        sock = socket_path(base)
     except CommonkeepError as exc:
-        findings.append(_finding("roundtable_broker", "error", str(exc)))
+        fix = f" To fix: {exc.hint}." if exc.hint else ""
+        if rooms_in_use(base):
+            findings.append(_finding("roundtable_broker", "error",
+                                     f"roundtable rooms cannot work here: {exc.message}.{fix}"))
+        else:
+            findings.append(_finding(
+                "roundtable_broker", "info",
+                f"roundtable rooms are not in use here ({broker_dir(base)} does not exist), but they would fail "
+                f"if started: {exc.message}.{fix}"))
     else:
         if socket_answers(sock):
             findings.append(_finding("roundtable_broker", "ok", f"a roundtable broker answers on {sock}"))

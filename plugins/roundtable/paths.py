@@ -45,6 +45,15 @@ def broker_dir(base: Path) -> Path:
     return base / "roundtable"
 
 
+def rooms_in_use(base: Path) -> bool:
+    """True once rooms have been used under ``base``: its broker dir exists.
+
+    Every broker start and every client that auto-starts one creates ``<agentDir>/roundtable/``
+    (socket, pid file, lock, log); rooms themselves live only in the broker's memory.
+    """
+    return broker_dir(base).is_dir()
+
+
 def socket_path(base: Path) -> Path:
     """``<agentDir>/roundtable/broker.sock``; refuses a path too long for a Unix socket."""
     path = broker_dir(base) / "broker.sock"
