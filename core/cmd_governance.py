@@ -103,11 +103,16 @@ def run_curate(args: argparse.Namespace) -> int:
     data = {"patch_id": prop.patch["patch_id"], "path": str(prop.path), "summary": prop.patch["summary"],
             "ops": [{k: o.get(k) for k in ("op_id", "op", "target_id", "candidate_id", "risk", "default_selected", "reason")} for o in prop.ops],
             "pending": prop.pending, "inquiries": len(prop.inquiries), "already_proposed": prop.already_proposed}
-    waiting = [f"  already proposed: {what} in patch {pid} (apply it: commonkeep apply {pid})" for what, pid in prop.already_proposed.items()]
+    waiting = [f"  already proposed: {what} in patch {pid} (apply it: {prop.apply_commands.get(pid, f'commonkeep apply {pid}')})"
+               for what, pid in prop.already_proposed.items()]
     if not prop.ops:
         data["patch_id"], data["path"] = None, None
-        text = "nothing to propose: no pending candidate passes the curator's gate"
-        text += f"; {len(prop.pending)} candidate(s) below it wait in `commonkeep review`" if prop.pending else ""
+        if prop.already_proposed:
+            text = "nothing to propose: nothing new, everything curation found already waits in a patch; no patch written"
+            text += f"; {len(prop.pending)} candidate(s) below the curator's gate wait in `commonkeep review`" if prop.pending else ""
+        else:
+            text = "nothing to propose: no pending candidate passes the curator's gate"
+            text += f"; {len(prop.pending)} candidate(s) below it wait in `commonkeep review`" if prop.pending else ""
         _out(args, data, "\n".join([text, *waiting]))
         return 0
     lines = [f"proposed {prop.patch['patch_id']} ({prop.patch['summary']})", f"  {prop.path}"]

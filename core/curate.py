@@ -20,6 +20,11 @@ emits ops in the contract's format (``contracts/ompkeep-store.md`` §4.3, §6.6,
 Active records whose reinforcement suggests another stability get ``update_stability`` (§4.6).
 An op's risk is at least the candidate's poisoning risk; a high-risk op is never default-selected.
 
+Nothing is proposed twice: a candidate with an op still waiting in a patch (every op of a
+``proposed`` patch; the unselected, unrefused ops of a ``partially_applied`` one) and an
+``update_stability`` identical to a waiting one are left out of the new patch and named in
+``Proposal.already_proposed``; with nothing else left, no patch is written.
+
 Patch ids are ``patch_<YYYYMMDDHHMM>_ck<6 base36>`` (``commonkeep.ids.patch_id``): OMP writes
 ``patch_<minute>_001``, so the two can never collide in the same minute.
 """
@@ -130,19 +135,71 @@ def op_signature(op: dict[str, Any]) -> str:
     return json.dumps({k: op.get(k) for k in keep}, sort_keys=True, ensure_ascii=False)
 
 
-def waiting_ops(patches_dir: Path) -> dict[str, str]:
-    """:func:`op_signature` -> patch id for the ops of every still-``proposed`` patch in ``patches_dir``."""
-    out: dict[str, str] = {}
+def waiting_in(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ops of a patch that still wait to be applied.
+
+    Every op of a ``proposed`` patch; of a ``partially_applied`` one, the ops neither applied nor
+    refused (``skip_reasons``): they were not selected and ``commonkeep apply PATCH --ops`` still
+    applies them. An ``applied`` patch, or an op that was refused, holds nothing back.
+    """
+    ops = doc.get("ops")
+    if not isinstance(ops, list):
+        return []
+    ops = [op for op in ops if isinstance(op, dict)]
+    if doc.get("status") == "proposed":
+        return ops
+    if doc.get("status") != "partially_applied":
+        return []
+    applied, refused = doc.get("applied_ops"), doc.get("skip_reasons")
+    done = {*(applied if isinstance(applied, list) else []), *(refused if isinstance(refused, dict) else {})}
+    return [op for op in ops if op.get("op_id") not in done]
+
+
+@dataclass
+class Waiting:
+    """What the still-pending patches of ``patches/`` already propose (:func:`waiting_ops`)."""
+
+    ops: dict[str, str] = field(default_factory=dict)  # op_signature -> patch id
+    candidates: dict[str, str] = field(default_factory=dict)  # candidate id -> the (oldest) patch id holding its ops
+    described: dict[str, str] = field(default_factory=dict)  # candidate id -> "add mem_…, contest mem_…"
+    op_ids: dict[str, list[str]] = field(default_factory=dict)  # op signature or candidate id -> its waiting op ids
+    by_default: dict[str, bool] = field(default_factory=dict)  # op signature or candidate id -> a plain apply applies it
+
+    def apply_command(self, keys: list[str]) -> str:
+        """The command that applies the waiting ops of ``keys`` (signatures or candidate ids, one patch)."""
+        pid = self.ops.get(keys[0]) or self.candidates[keys[0]]
+        if all(self.by_default.get(k) for k in keys):
+            return f"commonkeep apply {pid}"
+        return f"commonkeep apply {pid} --ops {','.join(o for k in keys for o in self.op_ids.get(k, []))}"
+
+
+def waiting_ops(patches_dir: Path) -> Waiting:
+    """What the ops still waiting in ``patches_dir`` (:func:`waiting_in`) already propose: by
+    :func:`op_signature`, and by candidate (every op that carries a ``candidate_id``)."""
+    out = Waiting()
     for path in sorted(patches_dir.glob("*.json")) if patches_dir.is_dir() else []:
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if not isinstance(doc, dict) or doc.get("status") != "proposed" or not isinstance(doc.get("ops"), list):
+        if not isinstance(doc, dict):
             continue
-        for op in doc["ops"]:
-            if isinstance(op, dict):
-                out.setdefault(op_signature(op), str(doc.get("patch_id") or path.stem))
+        pid = str(doc.get("patch_id") or path.stem)
+        plain = doc.get("status") == "proposed"
+        for op in waiting_in(doc):
+            sig = op_signature(op)
+            if sig not in out.ops:
+                out.ops[sig] = pid
+                out.op_ids[sig] = [str(op.get("op_id"))]
+                out.by_default[sig] = plain and bool(op.get("default_selected"))
+            cid = op.get("candidate_id")
+            if not isinstance(cid, str) or out.candidates.setdefault(cid, pid) != pid:
+                continue
+            rec = op.get("record") or op.get("to_record")
+            what = f"{op.get('op')} {op.get('target_id') or (rec.get('id') if isinstance(rec, dict) else None) or cid}"
+            out.described[cid] = f"{out.described[cid]}, {what}" if cid in out.described else what
+            out.op_ids.setdefault(cid, []).append(str(op.get("op_id")))
+            out.by_default[cid] = out.by_default.get(cid, True) and plain and bool(op.get("default_selected"))
     return out
 
 
@@ -165,7 +222,9 @@ class Proposal:
     pending: list[str] = field(default_factory=list)  # candidates below the gate
     inquiries: list[dict[str, Any]] = field(default_factory=list)
     path: Path | None = None
-    already_proposed: dict[str, str] = field(default_factory=dict)  # op description -> the proposed patch holding it
+    already_proposed: dict[str, str] = field(default_factory=dict)  # op description -> the pending patch holding it
+    apply_commands: dict[str, str] = field(default_factory=dict)  # patch id -> the command that applies what it holds
+    held: list[dict[str, Any]] = field(default_factory=list)  # the ops of candidates already waiting in a patch (not in ``patch``)
 
     @property
     def ops(self) -> list[dict[str, Any]]:
@@ -206,13 +265,21 @@ def propose(
     governance_mode: str = "compatibility",
     generated_by: str = "curator",
     mode: str = "propose",
-    waiting: dict[str, str] | None = None,
+    waiting: Waiting | None = None,
 ) -> Proposal:
     """Build a patch proposal from in-memory state (pure: reads and writes nothing).
 
-    ``waiting`` maps :func:`op_signature` of the ops of still-``proposed`` patches to their patch
-    id: a candidate-less op identical to one of them is not proposed again (``already_proposed``).
+    ``waiting`` is what still-pending patches hold (:func:`waiting_ops`); none of it is proposed
+    again (``already_proposed`` names it, ``apply_commands`` says how to apply it):
+
+    - a candidate with an op in one of them: all its ops go to ``held``, not into the patch (it is
+      still scored and matched, so a new duplicate of it is found; ``review`` shows ``held``);
+    - a candidate-less op identical to one of them (``update_stability``).
+
+    A candidate rejected meanwhile is no longer ``new``, so it is never proposed again; applying
+    the older patch then refuses its ops (``its candidate … was rejected``).
     """
+    waiting = waiting or Waiting()
     day = today()
     index = MatchIndex()
     by_id: dict[str, dict[str, Any]] = {}
@@ -220,6 +287,8 @@ def propose(
         index.add_record(rec)
         by_id[str(rec["id"])] = rec
     ops = _Ops()
+    held = _Ops()
+    held_keys: dict[str, list[str]] = {}  # patch id -> the waiting candidates / signatures it holds for this run
     scored: dict[str, dict[str, Any]] = {}
     pending: list[str] = []
     inquiries: list[dict[str, Any]] = []
@@ -237,6 +306,13 @@ def propose(
             pending.append(cid)
             continue
         mem_id = memory_id_for(cid)
+        if cid in waiting.candidates:  # already proposed: computed (for review and matching), not proposed again
+            pid = waiting.candidates[cid]
+            already[f"candidate {cid} ({waiting.described[cid]})"] = pid
+            held_keys.setdefault(pid, []).append(cid)
+            sink = held
+        else:
+            sink = ops
         risk = str(cand.get("poisoning_risk") or "low")
         blockers = auto_apply_blockers(cand, governance_mode)
         auto = not blockers
@@ -244,25 +320,25 @@ def propose(
         matched = list(cand.get("matched_memory_ids") or [])
         why = "; ".join(cand.get("match_reasons") or [])
         if mem_id in tombstoned:
-            ops.add("reject_candidate", risk="low", selected=True, confidence=1.0, candidate_id=cid,
-                    reason=f"{mem_id} was deleted (tombstoned) and can never come back")
+            sink.add("reject_candidate", risk="low", selected=True, confidence=1.0, candidate_id=cid,
+                     reason=f"{mem_id} was deleted (tombstoned) and can never come back")
             continue
         if mem_id in known_ids or mem_id in proposed_ids:
-            ops.add("reject_candidate", risk="low", selected=True, confidence=1.0, candidate_id=cid,
-                    reason=f"already promoted as {mem_id}")
+            sink.add("reject_candidate", risk="low", selected=True, confidence=1.0, candidate_id=cid,
+                     reason=f"already promoted as {mem_id}")
             continue
         layer = proposed_layer(cand)
         record = record_from_candidate(cand, on=day, layer=layer)
         record["confidence"] = conf
         if kind == "duplicate":
-            # a duplicate of a record proposed in this run goes only where that proposal goes
+            # a duplicate of a record proposed in this run (or held in a waiting patch) goes only where that proposal goes
             first = matched[0] if matched else ""
-            ops.add("reject_candidate", risk="low", selected=first in by_id or proposed_selected.get(first, False),
-                    confidence=1.0, candidate_id=cid, reason=f"duplicate: {why}")
+            sink.add("reject_candidate", risk="low", selected=first in by_id or proposed_selected.get(first, False),
+                     confidence=1.0, candidate_id=cid, reason=f"duplicate: {why}")
             continue
         if layer == "L1" and kind in ("new", "strengthens_existing", "updates_existing"):
-            ops.add("add", target=route(record), record=record, risk=max_risk(risk, "medium"), selected=False,
-                    confidence=conf, candidate_id=cid, reason="L1 identity: needs commonkeep ratify")
+            sink.add("add", target=route(record), record=record, risk=max_risk(risk, "medium"), selected=False,
+                     confidence=conf, candidate_id=cid, reason="L1 identity: needs commonkeep ratify")
         elif kind in ("strengthens_existing", "updates_existing") and matched and matched[0] in by_id:
             old = by_id[matched[0]]
             updates: dict[str, Any] = {"evidence": _merge_evidence(list(old.get("evidence") or []), list(cand.get("evidence_refs") or []))}
@@ -272,26 +348,28 @@ def propose(
             else:
                 updates["confidence"] = round(min(0.95, max(float(old.get("confidence", 0)), conf) + 0.02), 4)
                 op_risk = risk
-            ops.add("update", target=route(old), target_id=old["id"], updates=updates, risk=op_risk, selected=auto,
-                    confidence=conf, candidate_id=cid, reason=f"{kind}: {why}")
+            sink.add("update", target=route(old), target_id=old["id"], updates=updates, risk=op_risk, selected=auto,
+                     confidence=conf, candidate_id=cid, reason=f"{kind}: {why}")
         elif kind == "supersedes_existing" and matched and matched[0] in by_id:
             record["supersedes"] = [matched[0]]
-            ops.add("supersede", target=route(by_id[matched[0]]), target_id=matched[0], to_record=record,
-                    risk=max_risk(risk, "medium"), selected=False, confidence=conf, candidate_id=cid, reason=why)
+            sink.add("supersede", target=route(by_id[matched[0]]), target_id=matched[0], to_record=record,
+                     risk=max_risk(risk, "medium"), selected=False, confidence=conf, candidate_id=cid, reason=why)
         elif kind in ("potential_conflict", "ambiguous"):
-            ops.add("add", target=route(record), record=record, risk=max_risk(risk, "medium"), selected=False,
-                    confidence=conf, candidate_id=cid, reason=f"{kind}: {why}")
+            sink.add("add", target=route(record), record=record, risk=max_risk(risk, "medium"), selected=False,
+                     confidence=conf, candidate_id=cid, reason=f"{kind}: {why}")
             if kind == "potential_conflict" and matched and matched[0] in by_id:
-                ops.add("contest", target=route(by_id[matched[0]]), target_id=matched[0], risk="medium", selected=False,
-                        confidence=conf, candidate_id=cid, reason=f"contradicted by candidate {cid}")
-            inquiries.append({"question": f"Which holds: {cand['text'][:200]!r} or {', '.join(matched)}?",
-                              "context": f"curation found {kind} for {cid}", "related_memory_ids": matched, "tags": record["tags"]})
+                sink.add("contest", target=route(by_id[matched[0]]), target_id=matched[0], risk="medium", selected=False,
+                         confidence=conf, candidate_id=cid, reason=f"contradicted by candidate {cid}")
+            if sink is ops:  # a held candidate's inquiry was opened when it was first proposed
+                inquiries.append({"question": f"Which holds: {cand['text'][:200]!r} or {', '.join(matched)}?",
+                                  "context": f"curation found {kind} for {cid}", "related_memory_ids": matched,
+                                  "tags": record["tags"]})
         else:
-            ops.add("add", target=route(record), record=record, risk=risk, selected=auto, confidence=conf,
-                    candidate_id=cid, reason="; ".join(blockers) if blockers else None)
+            sink.add("add", target=route(record), record=record, risk=risk, selected=auto, confidence=conf,
+                     candidate_id=cid, reason="; ".join(blockers) if blockers else None)
         index.add_record(record)
         proposed_ids.add(mem_id)
-        proposed_selected[mem_id] = bool(ops.ops[-1]["default_selected"]) if ops.ops[-1].get("candidate_id") == cid else False
+        proposed_selected[mem_id] = bool(sink.ops[-1]["default_selected"]) if sink.ops[-1].get("candidate_id") == cid else False
     if reinforcement:
         per: dict[str, list[dict[str, Any]]] = {}
         for ev in reinforcement:
@@ -303,8 +381,9 @@ def propose(
             want = suggested_stability(events)
             if want != target.get("stability"):
                 sig = op_signature({"op": "update_stability", "target_id": mid, "updates": {"stability": want}})
-                if waiting and sig in waiting:
-                    already[f"update_stability {mid} -> {want}"] = waiting[sig]
+                if sig in waiting.ops:
+                    already[f"update_stability {mid} -> {want}"] = waiting.ops[sig]
+                    held_keys.setdefault(waiting.ops[sig], []).append(sig)
                     continue
                 ops.add("update_stability", target=route(target), target_id=mid, updates={"stability": want}, risk="low",
                         selected=True, confidence=1.0, reason=f"reinforcement: {len(events)} event(s) suggest {want}")
@@ -326,7 +405,9 @@ def propose(
         "applied_ops": [],
         "skipped_ops": [],
     }
-    return Proposal(patch, scored, ops.confidence, pending, inquiries, already_proposed=already)
+    commands = {pid: waiting.apply_command(keys) for pid, keys in held_keys.items()}
+    return Proposal(patch, scored, ops.confidence, pending, inquiries, already_proposed=already, apply_commands=commands,
+                    held=held.ops)
 
 
 AUTO_POLICIES = ("high-only", "propose", "off")
@@ -397,7 +478,9 @@ def curate(
 ) -> Proposal:
     """Propose a patch from the inbox and write it to ``patches/`` (status ``proposed``).
 
-    A proposal without ops writes no file (``Proposal.path`` stays ``None``).
+    A proposal without ops writes no file (``Proposal.path`` stays ``None``). What a still-pending
+    patch already proposes (its candidates, an identical ``update_stability``) is not proposed
+    again (``Proposal.already_proposed``), so running curate twice writes no second patch.
     Writer only (the role gate runs first). Opens inquiries for conflicting candidates. With
     ``write=False`` nothing is written (a dry run, for ``review``).
     """
@@ -443,7 +526,9 @@ class AutoCuration:
             return f"auto-curation off (policy {self.policy})"
         p = self.proposal.patch
         if not p["ops"]:
-            return f"auto-curation ({self.policy}): nothing to curate; {len(self.proposal.pending)} candidate(s) left for review"
+            waiting = len(set(self.proposal.already_proposed.values()))
+            return (f"auto-curation ({self.policy}): nothing to curate; {len(self.proposal.pending)} candidate(s) left for review"
+                    + (f"; the rest already waits in {waiting} patch(es)" if waiting else ""))
         return (f"auto-curation ({self.policy}): patch {p['patch_id']} with {len(p['ops'])} op(s); "
                 f"applied {len(self.applied)}; {len(self.proposal.pending)} candidate(s) left for review")
 

@@ -15,7 +15,8 @@
 Checks (an op that fails one is skipped, never half-applied): an ``add`` of an existing or
 tombstoned id, or of a record citing redacted/deleted evidence; a missing, tombstoned or
 wrong-status target; any op on an L1 record without ``ratify`` (L1 is never auto-applied) except
-``delete``; a record that would not pass ``isMemoryRecord``. ``reject_candidate`` really rejects
+``delete``; a record that would not pass ``isMemoryRecord``; an op on a record whose candidate
+another patch already promoted (the same ``update`` waiting in two patches applies once). ``reject_candidate`` really rejects
 (upstream lists it as applied and does nothing, §14.1). A refused op that carries a candidate id
 because the id exists or is tombstoned rejects that candidate, as upstream does.
 
@@ -161,6 +162,7 @@ class _State:
         self.purge: list[str] = []
         self.purged_texts: list[str] = []
         self.tomb_updates: dict[str, Row] = {}
+        self.promoted_elsewhere: set[str] = set()  # candidates another patch already promoted
 
     def put(self, rec: Row) -> None:
         rid = str(rec["id"])
@@ -236,6 +238,8 @@ def _apply_op(op: Row, st: _State, *, ratify: bool, day: str, when: str) -> str 
         return f"target {target} is {old.get('status')}; {kind} needs {' or '.join(sorted(TARGET_STATUS.get(str(kind), ())))}"
     if old.get("layer") == "L1" and not ratify:
         return f"{target} is an L1 record: changes need `commonkeep ratify`"
+    if cid and str(cid) in st.promoted_elsewhere:  # e.g. the same update in two patches: never applied twice
+        return f"its candidate {cid} was already promoted by another patch"
     new = json.loads(json.dumps(old))
     updates = op.get("updates") or {}
     if kind == "supersede":
@@ -483,6 +487,8 @@ def apply_patch(
         result = ApplyResult(patch, path, recovered_lock=got.recovered_from, already_applied=already, not_selected=not_selected)
         path, result.redacted = write_patch(layout, patch)  # step 1: the explanation exists first
         st = _State(store)
+        own = {str(ops_by_id[o].get("candidate_id")) for o in done_before if o in ops_by_id}
+        st.promoted_elsewhere = {cid for cid, c in st.cands.items() if c.get("status") == "patched"} - own
         when, day = now_iso(), today()
         for op in patch["ops"]:
             oid = str(op["op_id"])

@@ -104,7 +104,9 @@ def pending(root: Path | str, *, role: str | None) -> list[ReviewItem]:
                              secret_kinds=redacted_kinds(str(cand["text"])))
         cand.setdefault("worth_decision", worth.decision)
         cand.setdefault("worth_score", worth.score)
-        ops = [o for o in prop.ops if o.get("candidate_id") == cid]
+        # a candidate already waiting in a patch is not proposed again (``held``), yet it is shown
+        # here with the ops curation computes for it, as for any other pending candidate
+        ops = [o for o in [*prop.ops, *prop.held] if o.get("candidate_id") == cid]
         below = cid in prop.pending
         if below:
             ops = [_plain_add(cand)]

@@ -29,8 +29,10 @@ def test_curate_apply_patches_with_json(root: Path, capsys: pytest.CaptureFixtur
     assert code == 0
     prop = json.loads(out)
     assert prop["pending"] and [o["op"] for o in prop["ops"]] == ["add"]
+    write_candidate(root, "Name branches after the ticket number.")
     code, out, _ = _run(capsys, "curate", *r)
     assert "proposed patch_" in out and "[x] op_001 add" in out and "1 candidate(s) below the gate" in out
+    assert "op_002" not in out and f"in patch {prop['patch_id']} (apply it: commonkeep apply {prop['patch_id']})" in out
     code, out, _ = _run(capsys, "apply", prop["patch_id"], *r, "--json")
     assert code == 0 and json.loads(out)["applied_ops"] == ["op_001"]
     code, out, _ = _run(capsys, "patches", *r, "--json")

@@ -77,8 +77,13 @@ def test_two_writers_at_once_serialise_and_the_store_stays_consistent(root: Path
     write_candidate(root, "Use black for formatting Python code.", tags=["format"])
     first = curate(root, role=WRITER).patch["patch_id"]
     write_candidate(root, "Name branches after the ticket number.", tags=["branches"])
-    # the first patch's candidate is still new, so the second proposal also adds it: one must refuse
     second = curate(root, role=WRITER).patch["patch_id"]
+    # curate no longer proposes a waiting candidate twice; a patch written before that fix (or by
+    # hand) still can: give the second patch the first one's add too, so one apply must refuse it
+    doc = json.loads((root / "patches" / f"{second}.json").read_text())
+    copied = json.loads((root / "patches" / f"{first}.json").read_text())["ops"][0]
+    doc["ops"].append({**copied, "op_id": "op_002"})
+    (root / "patches" / f"{second}.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     env = {**os.environ, "COMMONKEEP_ROLE": WRITER}
     procs = [
         subprocess.Popen([sys.executable, "-m", "commonkeep.cli", "apply", p, "--root", str(root), "--wait", "60", "--json"],
