@@ -9,12 +9,13 @@ patch file) and ``apply_patch`` (rewrite files, candidates, patch, re-render) ar
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from commonkeep.jsonout import print_json
 
 VERBS = ["must use", "should prefer", "never use", "always run", "go through", "depend on", "avoid", "are checked by", "need",
          "are tuned with", "must not call", "replace", "wrap", "log through", "are built with"]
@@ -108,7 +109,7 @@ def run_bench(candidates: int, records: int, apply_ops: int) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     result = run_bench(args.candidates, args.records, args.ops)
     if args.json:
-        print(json.dumps(result, indent=2))
+        print_json(result, ensure_ascii=True)
     else:
         print(f"curate {result['candidates']} candidates against {result['records']} records: {result['curate_seconds']} s "
               f"(CPU {result['curate_cpu_seconds']} s) "

@@ -7,7 +7,6 @@ the README table gives the command that reproduced them.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing as mp
 import os
 import statistics
@@ -17,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from commonkeep.jsonout import print_json
 
 
 def _record(i: int) -> dict[str, Any]:
@@ -102,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         _append_worker(str(small), 0, 10)
         results["cli_inbox_json_10_ms"] = round(1000 * _median_wall([*cli, "inbox", "--json", "--root", str(small)], args.runs), 1)
     if args.json:
-        print(json.dumps(results, indent=2))
+        print_json(results, ensure_ascii=True)
     else:
         print(f"append, 1 process:        {results['append_1proc_per_s']:>10.1f} candidates/s")
         print(f"append, 4 processes:      {results['append_4proc_per_s']:>10.1f} candidates/s (total)")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from commonkeep.errors import EXIT_FINDINGS, BadInput
+from commonkeep.jsonout import print_json
 from commonkeep.root import resolve_root
 from commonkeep.writer import acting_role
 
@@ -34,7 +35,7 @@ def _role(args: argparse.Namespace) -> str | None:
 
 def _out(args: argparse.Namespace, data: Any, text: str) -> None:
     if getattr(args, "json", False):
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        print_json(data)
     else:
         print(text)
 
@@ -333,8 +334,11 @@ def run_patches(args: argparse.Namespace) -> int:
         doc, problem = _read_patch_file(path)
         if doc is None:
             raise BadInput(f"{path}: {problem}", hint="fix or remove the file")
-        text = json.dumps(doc, ensure_ascii=False, indent=2)
-        sys.stdout.write(text + "\n" if args.json else "\n".join(terminal_safe(line) for line in text.splitlines()) + "\n")
+        if args.json:
+            print_json(doc)
+        else:
+            text = json.dumps(doc, ensure_ascii=False, indent=2)
+            sys.stdout.write("\n".join(terminal_safe(line) for line in text.splitlines()) + "\n")
         return 0
     rows: list[dict[str, Any]] = []
     problems: list[dict[str, Any]] = []

@@ -7,8 +7,9 @@ only when it runs, so the CLI's cold start stays small.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+
+from commonkeep.jsonout import print_json
 
 
 def _root(args: argparse.Namespace) -> str:
@@ -29,7 +30,7 @@ def run_select(args: argparse.Namespace) -> int:
             "files": [str(p) for p in sel.paths],
             "context": sel.text,
         }
-        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        print_json(out)
     elif sel.skipped:
         print(f"nothing selected: {sel.skipped}")
     else:
@@ -51,7 +52,7 @@ def run_project(args: argparse.Namespace) -> int:
             "omitted": proj.omitted,
             "text": proj.text,
         }
-        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        print_json(out)
     else:
         sys.stdout.write(proj.text + ("\n" if proj.text else ""))
     return 0
@@ -62,7 +63,7 @@ def run_handoff(args: argparse.Namespace) -> int:
 
     path = write_handoff(_root(args), goal=args.goal, max_chars=args.max_chars)
     if args.json:
-        sys.stdout.write(json.dumps({"json": str(path), "markdown": str(path.with_suffix(".md"))}) + "\n")
+        print_json({"json": str(path), "markdown": str(path.with_suffix(".md"))}, indent=None, ensure_ascii=True)
     else:
         print(path)
     return 0

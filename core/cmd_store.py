@@ -7,12 +7,12 @@ only the JSONL layer, never pydantic.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any
 
 from commonkeep.errors import BadInput
+from commonkeep.jsonout import print_json
 from commonkeep.root import RootChoice, resolve_root
 
 
@@ -22,7 +22,7 @@ def root_of(args: argparse.Namespace) -> RootChoice:
 
 
 def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    print_json(data)
 
 
 def run_init(args: argparse.Namespace) -> int:

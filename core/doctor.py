@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from commonkeep.cmd_store import root_of
 from commonkeep.errors import EXIT_FINDINGS, EXIT_OK
+from commonkeep.jsonout import print_json
 
 
 def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     choice = root_of(args)
     report = diagnose(str(choice.path), choice.rule, choice.notes)
     if args.json:
-        sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+        print_json(report)
     else:
         print(f"root: {report['root']}  (chosen by {report['rule']})")
         for key, value in report["counts"].items():

@@ -8,7 +8,6 @@ project); 3 refused by the role gate; 4 another writer holds the lock.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -16,6 +15,7 @@ from dataclasses import asdict
 from typing import Any
 
 from commonkeep.errors import EXIT_USAGE, CommonkeepError, RoleRefused
+from commonkeep.jsonout import print_json
 
 WRITES = frozenset({"ingest", "gardener"})
 
@@ -61,7 +61,7 @@ def _run(args: argparse.Namespace) -> int:
     if command == "ingest":
         report = wiki.ingest(project, args.path)
         if args.json:
-            print(json.dumps(asdict(report), ensure_ascii=False, indent=2))
+            print_json(asdict(report))
             return 0
         print("routed: ingest_document")
         print(f"source: {report.source} -> {report.source_page} ({report.date})")
@@ -78,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
             raise CommonkeepError("--limit and --max-chars must be zero or more", hint="e.g. --limit 5")
         result = wiki.query(project, args.question, limit=args.limit, max_chars=args.max_chars)
         if args.json:
-            print(json.dumps(asdict(result), ensure_ascii=False, indent=2))
+            print_json(asdict(result))
         else:
             print(result.render())
         return 0

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import BadInput
+from commonkeep.jsonout import print_json
 from commonkeep.wiki import judge
 from commonkeep.wiki.gardener import gardener
 from commonkeep.wiki.ingest import ingest
@@ -118,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     gold = Path(args.gold) if args.gold else data.with_name("hydra9_gold.json")
     out = bench(data, gold, Path(args.project) if args.project else None)
     if args.json:
-        print(json.dumps(out, ensure_ascii=False, indent=2))
+        print_json(out)
         return 0
     print(f"hydra9 hard mode — {out['judge']}; context {out['context_chars']}/{out['context_cap']} chars, {out['evidence_items']} items")
     for key in ("context_recall_facts", "context_recall_turns", "context_precision_id", "precision_share", "faithfulness"):

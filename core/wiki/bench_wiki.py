@@ -9,7 +9,6 @@ queries about random components runs against the full wiki.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import tempfile
@@ -17,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from commonkeep.jsonout import print_json
 from commonkeep.wiki.gardener import gardener
 from commonkeep.wiki.ingest import ingest
 from commonkeep.wiki.query import query
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="ck-wikibench-") as tmp:
             out = bench(args.sources, args.queries, Path(tmp))
     if args.json:
-        print(json.dumps(out, indent=2))
+        print_json(out, ensure_ascii=True)
         return 0
     print(f"wiki bench — {out['sources']} generated sources, one git commit per ingest")
     print(f"  ingest: {out['ingest_per_s']} sources/s (p50 {out['ingest_ms_p50']} ms, p95 {out['ingest_ms_p95']} ms, total {out['ingest_total_s']} s)")

@@ -10,7 +10,6 @@ Imports nothing from Hermes: it runs in whatever environment runs ``commonkeep``
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from typing import Any
 import pluggy
 
 from commonkeep.errors import BadInput
+from commonkeep.jsonout import print_json
 
 hookimpl = pluggy.HookimplMarker("commonkeep")
 
@@ -38,7 +38,7 @@ def _profile(args: argparse.Namespace) -> Any:
 
 def _print(report: dict[str, Any], as_json: bool, lines: list[str]) -> None:
     if as_json:
-        print(json.dumps(report, indent=2))
+        print_json(report, ensure_ascii=True)
     else:
         print("\n".join(lines))
 

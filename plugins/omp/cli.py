@@ -7,10 +7,10 @@ or a root that differs from the shared one), 2 bad usage or an ACP failure (``di
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
+from commonkeep.jsonout import print_json
 from commonkeep_omp import install as inst
 
 
@@ -44,7 +44,7 @@ def _agent(args: argparse.Namespace) -> Path | None:
 
 def _print_outcome(out: inst.Outcome, as_json: bool) -> None:
     if as_json:
-        print(json.dumps(out.as_dict(), indent=2))
+        print_json(out.as_dict(), ensure_ascii=True)
         return
     for line in out.actions:
         print(line)
@@ -78,7 +78,7 @@ def run_status(args: argparse.Namespace) -> int:
 
     report["omp"] = find_omp()
     if args.json:
-        print(json.dumps(report, indent=2))
+        print_json(report, ensure_ascii=True)
     else:
         ext = report["extension"]
         state = "not installed"
@@ -124,7 +124,7 @@ def run_dispatch(args: argparse.Namespace) -> int:
         "notice": result.handoff_notice,
     }
     if args.json:
-        print(json.dumps(data, indent=2))
+        print_json(data, ensure_ascii=True)
     else:
         for key, value in data.items():
             if value is not None:

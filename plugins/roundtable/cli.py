@@ -8,12 +8,13 @@ broker failed, 2 bad input, 3 refused by the role gate.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from commonkeep.errors import BadInput
+from commonkeep.jsonout import print_json
 from commonkeep_roundtable import broker as broker_module
 from commonkeep_roundtable.client import BrokerClient
 from commonkeep_roundtable.digest import DEFAULT_BUDGET, DEFAULT_PER_MESSAGE, digest_room
@@ -43,9 +44,16 @@ def _client(args: argparse.Namespace, start: bool = True) -> BrokerClient:
     return BrokerClient.connect(role or f"session-{os.getpid()}", base=_base(args), start=start)
 
 
+def _print(details: Any, text: str, as_json: bool) -> None:
+    if as_json:
+        print_json(details, indent=None, ensure_ascii=True)
+    else:
+        print(text)
+
+
 def _run_export(args: argparse.Namespace) -> int:
     result = export_room(args.room, args.path, role=_role(args), base=_base(args))
-    print(json.dumps(result.details) if args.json else result.text)
+    _print(result.details, result.text, args.json)
     return 0
 
 
@@ -63,7 +71,7 @@ def _run_digest(args: argparse.Namespace) -> int:
     with _client(args) as client:
         client.join(args.room)
         result = digest_room(client, args.room, budget=args.budget, per_message=args.per_message, peek=args.peek)
-    print(json.dumps(result.details) if args.json else result.text)
+    _print(result.details, result.text, args.json)
     return 0
 
 
