@@ -6,10 +6,13 @@ scores ``0.55 / (60 + j + 1)`` but only when it is an eligible record (active, n
 layer L2); scores are summed, sorted descending (ties: keyword rank, then id) and cut to the
 limit. Every result carries ``sources`` and ``score_provenance``.
 
-``rerank`` (commonkeep's own mode, not in the contract) re-scores the keyword candidates with the
-local embedder: ``(bm25 - min) / (max - min) + cosine`` over the top ``max(5 * limit, 50)``
-keyword results, equal weights. On the LoCoMo dev split it is the best offline setting measured
-(README, Benchmarks). Backends without ``similarities`` (qmd) fall back to ``deep``.
+``rerank`` (commonkeep's own mode, not in the contract) scores a pool of candidates with the
+local embedder: the top ``max(5 * limit, 50)`` keyword results score
+``(bm25 - min) / (max - min) + cosine`` (equal weights), and as many of the embedder's nearest
+records join the pool with their cosine alone (BM25 part 0, the pool's minimum), so a record that
+shares no word with the query can still be found. On the LoCoMo dev split it is the best offline
+setting measured (README, Benchmarks). Backends without ``similarities`` (qmd) fall back to
+``deep``.
 
 ``auto`` (the default mode) is ``rerank`` when a semantic backend is available, else ``keyword``;
 ``SearchResponse.resolved`` says which.
@@ -17,6 +20,7 @@ keyword results, equal weights. On the LoCoMo dev split it is the best offline s
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -179,7 +183,11 @@ def search(
     if backend is not None:
         try:
             if how == "rerank":
-                sims = backend.similarities(root, query, [h.id for h in keyword_hits]) if keyword_hits else {}
+                ids = [h.id for h in keyword_hits]
+                if "nearest" in inspect.signature(backend.similarities).parameters:
+                    sims = backend.similarities(root, query, ids, nearest=depth)
+                else:  # a third-party backend that only scores given ids
+                    sims = backend.similarities(root, query, ids) if ids else {}
             else:
                 semantic_ids = list(backend.search(root, query, depth))
         except Exception as exc:
@@ -209,7 +217,9 @@ def search(
     rows = index.lookup(conn, list(dict.fromkeys([*(h.id for h in keyword_hits), *semantic_ids])))
     bm25 = {h.id: h.score for h in keyword_hits}
     if how == "rerank":
-        resp = _rerank(query, keyword_hits, sims, backend.name, limit, notices, started)
+        have = {h.id for h in keyword_hits}
+        extra = index.lookup(conn, [rid for rid in sims if rid not in have])
+        resp = _rerank(query, keyword_hits, sims, extra, backend.name, limit, notices, started)
         resp.mode, resp.resolved, resp.expand = mode, resolved, expand
         return resp
     eligible = {rid for rid, row in rows.items() if row[1] == "L2"}
@@ -263,28 +273,36 @@ def _rerank(
     query: str,
     hits: Sequence[Any],
     sims: Mapping[str, float],
+    extra: Mapping[str, Sequence[Any]],
     backend: str,
     limit: int,
     notices: list[str],
     started: float,
 ) -> SearchResponse:
-    """Min-max normalised BM25 plus cosine similarity, over the keyword candidates."""
+    """Min-max normalised BM25 plus cosine similarity, over the keyword candidates and the
+    backend's nearest records (``extra``: their index rows; BM25 part 0, as the pool's minimum)."""
     top, bottom = (max(h.score for h in hits), min(h.score for h in hits)) if hits else (0.0, 0.0)
     span = top - bottom
-    scored = []
+    scored: list[tuple[float, int, Result]] = []
     for i, h in enumerate(hits):
         norm = (h.score - bottom) / span if span > 0 else 1.0
         cos = sims.get(h.id, 0.0)
-        prov = {
+        prov: dict[str, Any] = {
             "fts": {"rank": i + 1, "bm25": h.score, "normalised": norm},
             "semantic": {"cosine": cos, "backend": backend},
         }
-        scored.append((norm + cos, i, h, prov))
+        srcs = ["fts", backend] if h.id in sims else ["fts"]
+        scored.append((norm + cos, i, Result(h.id, h.layer, h.rule_type, h.confidence, h.statement, 0.0, srcs, prov)))
+    for j, (rid, row) in enumerate(sorted(extra.items(), key=lambda kv: (-sims[kv[0]], kv[0]))):
+        cos = sims[rid]
+        prov = {"semantic": {"cosine": cos, "backend": backend}}
+        result = Result(rid, row[1], row[2], row[3], row[4], 0.0, [backend], prov)
+        scored.append((cos, len(hits) + j, result))
     scored.sort(key=lambda t: (-t[0], t[1]))
-    results = [
-        Result(h.id, h.layer, h.rule_type, h.confidence, h.statement, score, ["fts", backend], prov)
-        for score, _, h, prov in scored[:limit]
-    ]
+    results = []
+    for score, _, result in scored[:limit]:
+        result.score = score
+        results.append(result)
     return SearchResponse(
         query, "rerank", f"fts+{backend} rerank", results, notices, (time.perf_counter() - started) * 1000
     )

@@ -10,10 +10,15 @@ Two databases under ``search/``:
   files the indexes were built from, the record count).
 
 Source context: a record whose first evidence ref points at a position in a source
-(``<source>#<anchor>``, e.g. a conversation turn) is indexed together with the statements of up
-to ``CONTEXT_NEIGHBOURS`` records on each side captured from the same source, in store order. A memory lifted from a conversation
-is then also found by the words of the turns around it — a general document-expansion
-technique, weighted low (``CONTEXT_WEIGHT``) so a record's own words always count most.
+(``<source>#<anchor>``, e.g. a conversation turn) is indexed together with the statements of the
+``CONTEXT_NEIGHBOURS`` records on each side captured from the same source, in store order. A
+memory lifted from a conversation is then also found by the words of the turns around it — a
+general document-expansion technique — weighted ``CONTEXT_WEIGHT`` in BM25 so a record's own
+words count most. Both values are fixed by reasoning, not measured choices: one neighbour each
+side is the adjacency pair of a dialogue (the turn this one answers, the turn that answers it);
+0.5 is the midpoint between ignoring the context (0) and counting it as the record's own words
+(1). (Earlier values, 2 and 0.3, had been picked by trying a few on the LoCoMo dev split, which
+that data's README forbids; they were replaced, and the README reports what these score.)
 
 Freshness: every sync stores the canonical files' ``(name, size, mtime)`` fingerprint; readers
 call :func:`ensure_fresh`, which re-syncs (only the rows that changed) when OMP or anyone else
@@ -37,8 +42,8 @@ from typing import Any
 from commonkeep.search import fts
 
 RECALL_DB = "recall.db"
-CONTEXT_NEIGHBOURS = 2
-CONTEXT_WEIGHT = 0.3
+CONTEXT_NEIGHBOURS = 1
+CONTEXT_WEIGHT = 0.5
 
 _RECALL_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",

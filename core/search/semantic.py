@@ -219,18 +219,27 @@ class LocalMiniLM:
         top = top[np.lexsort((top, -scores[top]))]
         return [ids[i] for i in top]
 
-    def similarities(self, root: str, query: str, ids: Sequence[str]) -> dict[str, float]:
-        """Cosine similarity of ``query`` to each of ``ids`` that has a vector (for ``rerank``)."""
+    def similarities(self, root: str, query: str, ids: Sequence[str], nearest: int = 0) -> dict[str, float]:
+        """Cosine similarity of ``query`` to each of ``ids`` that has a vector (for ``rerank``),
+        plus the ``nearest`` records most similar to the query (one query embedding for both)."""
+        import numpy as np
+
         from commonkeep.search.index import ensure_fresh, recall_db_path
 
         ensure_fresh(root)
         self.refresh(root, limit=QUERY_EMBED_LIMIT)
         all_ids, matrix = _load_matrix(recall_db_path(root))
-        if not all_ids or not ids:
+        if not all_ids or not (ids or nearest > 0) or not query.strip():
             return {}
         pos = _positions[str(recall_db_path(root))]
         q = load_model().embed([query])[0]
-        return {rid: float(matrix[pos[rid]] @ q) for rid in ids if rid in pos}
+        out = {rid: float(matrix[pos[rid]] @ q) for rid in ids if rid in pos}
+        if nearest > 0:
+            scores = matrix @ q
+            k = min(nearest, len(all_ids))
+            for i in np.argpartition(-scores, k - 1)[:k]:
+                out.setdefault(all_ids[i], float(scores[i]))
+        return out
 
 
 def _mark_refreshed(conn: Any, stamp: tuple[str] | None) -> None:

@@ -192,8 +192,10 @@ def test_source_context_is_built_from_neighbours_of_the_same_source() -> None:
         for i in range(7)
     ]
     rows = index.index_rows(recs)
-    assert rows["mem_2"].context == "turn 0 turn 1 turn 3 turn 4"
-    assert rows["mem_4"].context == "turn 2 turn 3"  # mem_5 is another source
+    # one record on each side (CONTEXT_NEIGHBOURS), never across sources
+    assert rows["mem_2"].context == "turn 1 turn 3"
+    assert rows["mem_0"].context == "turn 1"
+    assert rows["mem_4"].context == "turn 3"  # mem_5 is another source
     assert rows["mem_5"].context == "turn 6"
 
 

@@ -175,11 +175,30 @@ def test_rerank_rescores_keyword_candidates_with_the_embedder(root: Path) -> Non
     backend = semantic.LocalMiniLM()
     resp = search(root, "which pet sleeps on the printer", "rerank", 3, backends=[backend])
     assert resp.used == "fts+local-minilm rerank"
-    assert [r.id for r in resp.results] == ["mem_b", "mem_a"]  # only keyword candidates, re-scored
+    # the keyword candidates re-scored first; the record sharing no word with the query comes
+    # from the embedder's nearest records, scored by its cosine alone
+    assert [r.id for r in resp.results] == ["mem_b", "mem_a", "mem_c"]
     top = resp.results[0]
     prov = top.score_provenance
     assert top.score == pytest.approx(prov["fts"]["normalised"] + prov["semantic"]["cosine"])
     assert 0.0 <= prov["fts"]["normalised"] <= 1.0
+    last = resp.results[2]
+    assert last.sources == ["local-minilm"] and "fts" not in last.score_provenance
+    assert last.score == pytest.approx(last.score_provenance["semantic"]["cosine"])
+
+
+def test_rerank_finds_a_record_that_shares_no_word_with_the_query(root: Path) -> None:
+    seed(
+        root,
+        [
+            make_record("mem_cat", "Our cat Tom sleeps on the printer every afternoon."),
+            make_record("mem_deploy", "Deploys happen on Tuesday after the standup."),
+            make_record("mem_db", "The staging database is restored from Sunday's backup."),
+        ],
+    )
+    assert search(root, "feline naps", "keyword", 3).results == []
+    resp = search(root, "feline naps", "rerank", 1, backends=[semantic.LocalMiniLM()])
+    assert [r.id for r in resp.results] == ["mem_cat"]
 
 
 def test_rerank_with_a_backend_that_cannot_rerank_uses_deep(root: Path) -> None:
