@@ -85,7 +85,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
             help="keyword (default: FTS5 BM25, ~0.1 s per process, the hot path of hosts); "
             "auto: rerank when a semantic backend is available, else keyword (loads the embedder: "
             "~0.6 s more per process); semantic: the semantic backend; "
-            "deep: RRF of both (the contract's); rerank: keyword candidates re-scored by the local embedder",
+            "deep: RRF of both (the contract's); rerank: keyword candidates and the embedder's nearest records, scored by BM25 + cosine",
         )
         parser.add_argument(
             "--expand",
