@@ -40,6 +40,10 @@ _ASSIGN_NAMES = (
 # values that name where a secret comes from rather than being one (code and config templates)
 _PLACEHOLDER = r"\$|\{\{|<|%\(|os\.environ|os\.getenv|process\.env|getenv|env\.|None\b|null\b|true\b|false\b|\*{3,}|x{6,}|changeme\b|required\b"
 
+# Where a token may start: not inside a longer word or number, but right after ``_`` too
+# (``key_AKIA…``, ``token_ghp_…``), which ``\b`` would miss (``_`` is a word character).
+_START = r"(?<![A-Za-z0-9])"
+
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "private_key",
@@ -47,20 +51,20 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
         ),
     ),
-    ("anthropic_key", re.compile(r"\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}")),
-    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})")),
-    ("gitlab_token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
-    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("anthropic_key", re.compile(_START + r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}")),
+    ("openai_key", re.compile(_START + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
+    ("github_token", re.compile(_START + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})")),
+    ("gitlab_token", re.compile(_START + r"glpat-[A-Za-z0-9_-]{20,}")),
+    ("slack_token", re.compile(_START + r"xox[abposr]-[A-Za-z0-9-]{10,}")),
     ("slack_webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}")),
-    ("stripe_key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[0-9A-Z]{16}\b")),
-    ("huggingface_token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
-    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    ("sendgrid_key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
-    ("twilio_key", re.compile(r"\bSK[0-9a-fA-F]{32}\b")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("stripe_key", re.compile(_START + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("google_api_key", re.compile(_START + r"AIza[0-9A-Za-z_-]{35}")),
+    ("aws_access_key", re.compile(_START + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[0-9A-Z]{16}\b")),
+    ("huggingface_token", re.compile(_START + r"hf_[A-Za-z0-9]{30,}")),
+    ("npm_token", re.compile(_START + r"npm_[A-Za-z0-9]{36}\b")),
+    ("sendgrid_key", re.compile(_START + r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    ("twilio_key", re.compile(_START + r"SK[0-9a-fA-F]{32}\b")),
+    ("jwt", re.compile(_START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     ("bearer_token", re.compile(r"(?i)\b(?:bearer|basic) (?!\[REDACTED)(?P<v>[A-Za-z0-9._~+/=-]{16,})")),
     (
         "password_in_url",

@@ -68,6 +68,15 @@ def test_each_kind_is_redacted_and_reported_by_kind_only(kind: str) -> None:
         assert redact(out.text).findings == []  # idempotent
 
 
+@pytest.mark.parametrize("kind", list(MAKERS))
+def test_a_secret_glued_to_a_word_by_an_underscore_is_redacted(kind: str) -> None:
+    """``_`` is a word character, so ``\\b`` alone missed ``key_AKIA…`` or ``token_ghp_…``."""
+    for _, text, value in planted(len(MAKERS) * 2, seed=7)[list(MAKERS).index(kind)::len(MAKERS)]:
+        glued = text.replace(value, "prod_" + value)
+        out = redact(glued)
+        assert value not in out.text and out.findings, (kind, glued)
+
+
 def test_ordinary_text_and_ids_are_left_alone() -> None:
     for text in (
         "Run the test suite with pytest -q before committing.",
