@@ -54,6 +54,7 @@ def _secret_findings(root: Path) -> list[dict[str, Any]]:
 
 @hookimpl
 def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
+    from commonkeep.curate import waiting_in
     from commonkeep.store import Store
     from commonkeep.writer import _pid_alive, read_lock_info
 
@@ -80,14 +81,15 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
         found.append(_finding("writer_lock_stale", "info",
                               f"the writer lock names pid {info.pid} ({info.role}, since {info.since}), which is gone; the next writer recovers it"))
     new = len(store.candidates(status="new"))
-    proposed = 0
+    waiting = 0  # patches with ops still to apply: proposed, or partially applied with unselected ops
     for path in lay.patches_dir.glob("*.json") if lay.patches_dir.is_dir() else []:
         try:
-            proposed += json.loads(path.read_text(encoding="utf-8")).get("status") == "proposed"
-        except (OSError, ValueError, AttributeError):
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
             continue
-    if new or proposed:
+        waiting += isinstance(doc, dict) and bool(waiting_in(doc))
+    if new or waiting:
         found.append(_finding("review_pending", "info",
-                              f"{new} candidate(s) wait for curation or review; {proposed} proposed patch(es) not applied "
+                              f"{new} candidate(s) wait for curation or review; {waiting} patch(es) hold ops not applied yet "
                               "(`commonkeep review`, `commonkeep patches`)"))
     return found

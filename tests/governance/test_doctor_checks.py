@@ -41,6 +41,20 @@ def test_pending_review_and_a_stale_lock_are_reported(root: Path) -> None:
             break
     (root / "locks" / "writer.lock").write_text(json.dumps({"pid": dead, "role": "librarian", "action": "apply", "since": "T"}))
     found = {f["code"]: f for f in commonkeep_doctor_checks(str(root))}
-    assert "1 candidate(s) wait" in found["review_pending"]["message"] and "1 proposed patch(es)" in found["review_pending"]["message"]
+    assert "1 candidate(s) wait" in found["review_pending"]["message"] and "1 patch(es) hold ops not applied" in found["review_pending"]["message"]
     assert f"pid {dead}" in found["writer_lock_stale"]["message"]
     assert "secret_like_content_detected" not in found
+
+
+def test_a_partially_applied_patch_with_unselected_ops_is_still_pending(root: Path) -> None:
+    from commonkeep.patch import apply_patch
+
+    write_candidate(root, "Use black for formatting Python code.")
+    write_candidate(root, "Deploys to staging go through the blue-green switch.")
+    prop = curate(root, role=WRITER)
+    assert prop.path is not None and len(prop.ops) == 2
+    apply_patch(root, str(prop.path), role=WRITER, op_ids=[prop.ops[0]["op_id"]])
+    found = {f["code"]: f for f in commonkeep_doctor_checks(str(root))}
+    assert "1 patch(es) hold ops not applied" in found["review_pending"]["message"]
+    apply_patch(root, str(prop.path), role=WRITER, op_ids=[prop.ops[1]["op_id"]])
+    assert "review_pending" not in {f["code"] for f in commonkeep_doctor_checks(str(root))}
