@@ -14,8 +14,9 @@ from commonkeep.layout import Layout, slug
 HEADER = ("# Long-Term Memory", "", "> Generated from canonical JSONL. Do not edit directly.", "")
 
 
-# C0/C1 controls (ESC, CR, BEL …) and the bidi/zero-width characters that can hide or reorder text.
-_UNSAFE_FOR_TERMINAL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+# C0/C1 controls (ESC, CR, BEL …), line/paragraph separators and the bidi/zero-width/invisible
+# characters that can hide or reorder text (the same set ``jsonout`` escapes, plus C0).
+_UNSAFE_FOR_TERMINAL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
 def terminal_safe(text: str) -> str:

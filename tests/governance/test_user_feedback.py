@@ -217,3 +217,13 @@ def test_review_patches_and_inquiries_show_control_characters_instead_of_obeying
     upsert_inquiries(root, [{"question": "Which holds?\x1b]0;pwned\x07", "context": "test"}])
     code, out, _ = _run(capsys, "inquiries", *_r(root))
     assert code == 0 and "\x1b" not in out and "\x07" not in out and "Which holds?\\x1b]0;pwned\\x07" in out
+
+
+def test_terminal_safe_shows_every_hidden_or_reordering_character() -> None:
+    from commonkeep.render import terminal_safe
+
+    hidden = "\u061c\u2028\u2029\u2060\u2061\u2064\u2066\u200b\ufeff\x9b"
+    out = terminal_safe("a" + hidden + "b")
+    assert out.startswith("a") and out.endswith("b")
+    assert not any(ch in out for ch in hidden)
+    assert "\\u061c" in out and "\\u2028" in out and "\\u2060" in out and "\\x9b" in out
