@@ -290,15 +290,15 @@ def memory_worth(
 
 
 def enrich_candidate(
-    cand: dict[str, Any], index: Any = None, governance_mode: str = "compatibility", *, with_worth: bool = False
+    cand: dict[str, Any], index: Any = None, governance_mode: str = "compatibility"
 ) -> dict[str, Any]:
     """A copy of ``cand`` with the governance fields of §4.2 filled in (stored values win).
 
     Trust weight, durability, eligibility and confidence are added only for candidates that
-    carry a trust class (legacy candidates stay legacy, §6.4); poisoning risk, memory-worth and
-    matching (against ``index``, a ``commonkeep.matching.MatchIndex``) are always computed.
-    Memory-worth (§6.9) is the write-time gate of the hosts' ``memory_write``; it is added only
-    with ``with_worth`` (review shows it), so it never changes how another curator reads the inbox.
+    carry a trust class (legacy candidates stay legacy, §6.4); poisoning risk and matching
+    (against ``index``, a ``commonkeep.matching.MatchIndex``) are always computed. Memory-worth
+    (§6.9) is not added here (it would change how another curator reads the inbox): ``review``
+    computes it for display.
     """
     from commonkeep.matching import normalized_key
     from commonkeep.poisoning import assess_candidate
@@ -331,16 +331,6 @@ def enrich_candidate(
         out["match_kind"] = match.kind
         out["matched_memory_ids"] = match.ids
         out["match_reasons"] = match.reasons
-    if with_worth and "worth_decision" not in out:
-        from commonkeep.secrets import redacted_kinds
-
-        worth = memory_worth(
-            text,
-            evidence_count=len(out.get("evidence_refs") or []),
-            duplicate_of=match.ids[0] if match is not None and match.kind == "duplicate" else None,
-            secret_kinds=redacted_kinds(text),
-        )
-        out["worth_decision"], out["worth_score"], out["worth_reasons"] = worth.decision, worth.score, worth.reasons
     risk = assess_candidate(out)
     out["poisoning_risk"], out["poisoning_risk_reasons"] = risk.risk, risk.reasons
     return out
