@@ -156,6 +156,9 @@ def project_records(
         raise BadInput(f"unknown projection target {target!r}; use memory or user")
     if budget < 0:
         raise BadInput(f"budget must be >= 0, got {budget}")
+    if max_entry_chars is not None and max_entry_chars < 1:
+        raise BadInput(f"max_entry_chars (--max-entry-chars) must be >= 1, got {max_entry_chars}: entries cut to nothing would drop every record",
+                       hint="leave it out to cut entries only to the budget")
     prefix = "- " if fmt == "markdown" else ""
     delimiter = HERMES_DELIMITER if fmt == "hermes" else "\n"
     cap = budget if max_entry_chars is None else min(budget, max_entry_chars)

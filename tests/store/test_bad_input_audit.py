@@ -1,0 +1,52 @@
+"""Regressions from the bad-input audit: every case exits 2 with one clear message, prints no
+traceback, and leaves the files it refused to change byte for byte as they were."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from commonkeep.cli import main
+
+WRITER = "librarian"
+
+
+def _sha(root: Path) -> dict[str, str]:
+    """Every regular file under ``root`` (lock files aside) and its sha256."""
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink() and not p.name.endswith(".lock")
+    }
+
+
+def _seeded(root: Path) -> str:
+    """One applied record in ``root``; returns its id."""
+    from commonkeep.capture import capture
+    from commonkeep.curate import curate
+    from commonkeep.patch import apply_patch
+
+    capture(root, "Always run pytest -q before committing.", tags=["testing"],
+            evidence_refs=["daily/2026-12-02.md", "pyproject.toml"], confidence=0.9,
+            primary_trust_class="direct_user_instruction", durability_signal="long_term")
+    prop = curate(root, role=WRITER)
+    apply_patch(root, prop.patch["patch_id"], role=WRITER)
+    rec = prop.ops[0]["record"]
+    return str(rec["id"])
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return code, err
+
+
+@pytest.mark.parametrize("value", ["0", "-3"])
+def test_project_refuses_a_max_entry_chars_below_one(root: Path, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    _seeded(root)
+    code, err = _run(["project", "--root", str(root), "--max-entry-chars", value], capsys)
+    assert code == 2
+    assert f"--max-entry-chars) must be >= 1, got {value}" in err
