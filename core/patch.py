@@ -534,6 +534,15 @@ def apply_patch(
 
 def _write_state(store: Store, st: _State, patch_id: str) -> None:
     layout = store.layout
+    # Every file this apply will write is checked first, so a refusal (a symlinked store file)
+    # comes before the first byte moves, not after the tombstone is already appended.
+    targets = [*([layout.tombstones] if st.new_tombstones or st.tomb_updates else []), *st.changed]
+    if st.purge:
+        targets.append(layout.evidence)
+    if st.cand_status or st.purge:
+        targets.append(layout.inbox)
+    for path in targets:
+        jsonl.refuse_symlink(path)
     if st.new_tombstones:
         jsonl.append_jsonl(layout.tombstones, st.new_tombstones, fsync=True)
     if st.tomb_updates:

@@ -50,3 +50,24 @@ def test_project_refuses_a_max_entry_chars_below_one(root: Path, value: str, cap
     code, err = _run(["project", "--root", str(root), "--max-entry-chars", value], capsys)
     assert code == 2
     assert f"--max-entry-chars) must be >= 1, got {value}" in err
+
+
+def test_forget_through_a_symlinked_store_file_writes_no_tombstone(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rid = _seeded(root)
+    l2 = root / "memory" / "L2.playbooks.jsonl"
+    outside = tmp_path / "outside.jsonl"
+    outside.write_bytes(l2.read_bytes())
+    l2.unlink()
+    l2.symlink_to(outside)
+    before, outside_before = _sha(root), outside.read_bytes()
+    code, err = _run(["forget", rid, "--reason", "other", "--root", str(root), "--role", WRITER], capsys)
+    assert code == 2
+    assert "is a symlink" in err and "L2.playbooks.jsonl" in err
+    after = _sha(root)
+    # only the patch file (the explanation, written first by design) may be new; nothing existing changed
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert [k for k in after if k not in before and not k.startswith("patches/")] == []
+    assert outside.read_bytes() == outside_before
+    assert (root / "memory" / "tombstones.jsonl").read_bytes() == b""
