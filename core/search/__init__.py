@@ -6,6 +6,8 @@ heavy; numpy and the embedder load only when semantic search is actually used.
 - ``commonkeep.search.fts``: the contract's ``memory_fts`` table (``search/memory-fts.db``),
   sync and keyword queries (``contracts/ompkeep-store.md`` §9.1).
 - ``commonkeep.search.semantic``: semantic backends (``qmd`` and the local embedder extra).
+- ``commonkeep.search.notes``: daily logs and evidence records in ``recall.db``'s ``notes_fts``
+  (``search --notes``), never in ``memory_fts``.
 - ``commonkeep.search.hybrid``: Reciprocal Rank Fusion (§9.3) and the one ``search()`` entry point.
 - ``commonkeep.search.plugin``: the hook implementations (index sync after apply, doctor check,
   built-in semantic backends).

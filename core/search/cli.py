@@ -4,6 +4,9 @@ On hosts' hot path: this module imports only argparse and json at load; the sear
 when the command runs, numpy and the embedder only for semantic/deep searches with the extra.
 Output lines follow ``memory_search`` (contract §9.4): ``- <id> [<layer>, conf <0.00>[, <ruleType>]] <statement>``,
 the statement with role markers neutralised (``commonkeep.projection.neutralize``; ``--json`` is raw data).
+``--notes`` adds a block after them (a blank line, ``Notes (daily logs and evidence):``, then
+``- <ref> [<kind>, <date>] <snippet>`` lines, redacted and terminal-safe); without it the output is
+unchanged.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 
 def _root(args: argparse.Namespace) -> str:
@@ -26,7 +30,7 @@ def run_search(args: argparse.Namespace) -> int:
     from commonkeep.render import to_fixed2
     from commonkeep.search.hybrid import search
 
-    resp = search(_root(args), args.query, args.mode, args.limit, expand=args.expand)
+    resp = search(_root(args), args.query, args.mode, args.limit, expand=args.expand, notes=args.notes)
     if args.json:
         sys.stdout.write(json.dumps(resp.to_json(), ensure_ascii=False, indent=2) + "\n")
         return 0
@@ -38,7 +42,30 @@ def run_search(args: argparse.Namespace) -> int:
     for r in resp.results:
         extra = f", {r.rule_type}" if r.rule_type else ""
         print(f"- {r.id} [{r.layer}, conf {to_fixed2(r.confidence)}{extra}] {neutralize(r.statement)}")
+    if resp.notes is not None:
+        print_notes(resp.notes)
     return 0
+
+
+def note_line(note: Any) -> str:
+    """``- <ref> [<kind>, <date>] <snippet>``: one terminal-safe line, secrets redacted, role
+    markers neutralised."""
+    from commonkeep.projection import neutralize
+    from commonkeep.render import terminal_safe
+    from commonkeep.secrets import redact
+
+    where = f"{note.kind}, {note.date}" if note.date else note.kind
+    return terminal_safe(f"- {note.ref} [{where}] {neutralize(redact(note.snippet or note.text).text)}")
+
+
+def print_notes(notes: list[Any]) -> None:
+    """The notes block after the records: a blank line, a heading, one line per note."""
+    print()
+    print("Notes (daily logs and evidence):")
+    if not notes:
+        print("No note matched.")
+    for note in notes:
+        print(note_line(note))
 
 
 def run_reindex(args: argparse.Namespace) -> int:
@@ -93,7 +120,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
             help="expand the keyword query by pseudo-relevance feedback (RM3-style; off by default: "
             "it lowered hit@5 on the LoCoMo dev split)",
         )
-        parser.add_argument("--limit", type=int, default=8, help="how many results (default 8)")
+        parser.add_argument(
+            "--notes",
+            action="store_true",
+            help="also search the daily logs (daily/*.md) and evidence records (memory/evidence.jsonl); "
+            "their hits follow the records in a separate block (--json: \"notes\")",
+        )
+        parser.add_argument("--limit", type=int, default=8, help="how many results (default 8, notes too)")
         parser.set_defaults(run=run_search)
     else:
         parser.add_argument(

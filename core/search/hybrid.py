@@ -67,9 +67,12 @@ class SearchResponse:
     elapsed_ms: float = 0.0
     resolved: str = ""
     expand: bool = False
+    # Daily-log and evidence hits (``notes.Note``) when asked for (``search(..., notes=True)``);
+    # ``None`` otherwise, and then the JSON has no ``notes`` key (hosts parse it).
+    notes: list[Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "query": self.query,
             "mode": self.mode,
             "resolved": self.resolved or self.mode,
@@ -79,6 +82,9 @@ class SearchResponse:
             "notices": self.notices,
             "results": [r.to_json() for r in self.results],
         }
+        if self.notes is not None:
+            out["notes"] = [n.to_json() for n in self.notes]
+        return out
 
 
 def rrf_score(rank: int, weight: float) -> float:
@@ -136,8 +142,36 @@ def search(
     *,
     backends: Sequence[Any] | None = None,
     expand: bool = False,
+    notes: bool = False,
 ) -> SearchResponse:
-    """Search the root. ``mode``: ``auto`` (the default: ``rerank`` when a semantic backend is
+    """Search the root; :func:`_search_records` says how records are found.
+
+    ``notes``: also search the daily logs and evidence records (``notes.search_notes``, up to
+    ``limit`` hits in ``SearchResponse.notes``). Without it no daily file is looked at.
+    """
+    resp = _search_records(root, query, mode, limit, backends=backends, expand=expand)
+    if notes:
+        from commonkeep.search import notes as notes_mod
+
+        started = time.perf_counter()
+        conn = notes_mod.index_conn(root)
+        synced = notes_mod.sync_notes(root, conn)
+        resp.notes = notes_mod.query_notes(conn, query, limit)
+        resp.notices.extend(synced.notices)
+        resp.elapsed_ms += (time.perf_counter() - started) * 1000
+    return resp
+
+
+def _search_records(
+    root: Path | str,
+    query: str,
+    mode: str = "auto",
+    limit: int = 8,
+    *,
+    backends: Sequence[Any] | None = None,
+    expand: bool = False,
+) -> SearchResponse:
+    """Search the root's records. ``mode``: ``auto`` (the default: ``rerank`` when a semantic backend is
     available, else ``keyword``), ``keyword`` (FTS5), ``semantic`` (a backend), ``deep`` (RRF of
     both) or ``rerank`` (keyword candidates re-scored by the backend).
 

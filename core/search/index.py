@@ -6,8 +6,9 @@ Two databases under ``search/``:
 - ``recall.db``: commonkeep's own, rebuildable at any time — ``records`` (id lookup),
   ``recall_fts`` (the same rows plus a low-weight *source context* column), ``vectors``
   (float32 BLOBs of the local embedder), ``terms`` (the document frequency of every stemmed
-  term of ``recall_fts``, for query expansion) and ``meta`` (the fingerprint of the canonical
-  files the indexes were built from, the record count).
+  term of ``recall_fts``, for query expansion), ``meta`` (the fingerprint of the canonical
+  files the indexes were built from, the record count) and ``notes_fts`` / ``notes_src`` /
+  ``notes_files`` (daily logs and evidence records, with their own fingerprint; ``notes.py``).
 
 Source context: a record whose first evidence ref points at a position in a source
 (``<source>#<anchor>``, e.g. a conversation turn) is indexed together with the statements of the
@@ -56,7 +57,15 @@ _RECALL_SCHEMA = (
     # Document frequency of every (porter-stemmed) term of recall_fts, kept by each sync: FTS5
     # does not store it and counting a doclist per query costs ~0.1 ms per 1,000 postings.
     "CREATE TABLE IF NOT EXISTS terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID",
+    # Daily logs and evidence records (``notes.py``): searched only when asked for, synced then.
+    "CREATE VIRTUAL TABLE IF NOT EXISTS notes_fts USING fts5(kind UNINDEXED, ref UNINDEXED, date UNINDEXED, "
+    "text, tokenize='porter unicode61')",
+    "CREATE TABLE IF NOT EXISTS notes_src (id INTEGER PRIMARY KEY, source TEXT NOT NULL, digest TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS notes_src_source ON notes_src (source)",
+    "CREATE TABLE IF NOT EXISTS notes_files (name TEXT PRIMARY KEY, stamp TEXT NOT NULL)",
 )
+# The last table of the schema: a recall.db without it (an older version) gets the missing tables.
+_SCHEMA_LAST = "notes_files"
 TERMS_DELTA_MAX = 2000  # a sync changing more rows than this recounts every term from the index
 _TEMP_TABLES = (
     # Per connection, in the temp schema: nothing is added to recall.db's file.
@@ -91,6 +100,7 @@ class SyncReport:
     recall_removed: int
     total: int
     vectors: int = 0
+    notes: int = 0  # notes_fts rows written (a full sync rebuilds them)
 
 
 def recall_db_path(root: Path | str) -> Path:
@@ -105,7 +115,7 @@ def connect_recall(path: Path) -> sqlite3.Connection:
     conn.execute(f"PRAGMA busy_timeout={fts.BUSY_TIMEOUT_MS}")
     if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
         conn.execute("PRAGMA journal_mode=WAL")
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE name='terms'").fetchone() is None:
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name=?", (_SCHEMA_LAST,)).fetchone() is None:
         conn.execute("BEGIN IMMEDIATE")
         try:
             for stmt in _RECALL_SCHEMA:
@@ -298,12 +308,19 @@ def sync_root(
     with _closing(connect_recall(recall_db_path(root))) as rconn:
         added, removed = _sync_recall(rconn, rows, full=full)
         rconn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fingerprint', ?)", (stamp,))
+        # Daily logs and evidence only on a full rebuild (``reindex``): the sync after a patch and
+        # the search hot path never read them; a search with notes syncs them itself.
+        notes_added = 0
+        if full:
+            from commonkeep.search import notes
+
+            notes_added = notes.sync_notes(root, rconn, full=True).added
     vectors = 0
     if embed:
         from commonkeep.search import semantic
 
         vectors = semantic.refresh_vectors_if_available(root, embed_limit)
-    return SyncReport(fts_result, added, removed, len(rows), vectors)
+    return SyncReport(fts_result, added, removed, len(rows), vectors, notes_added)
 
 
 _local = threading.local()
@@ -604,5 +621,6 @@ def describe(report: SyncReport) -> str:
             "memory_fts": {"added": report.fts.added, "removed": report.fts.removed},
             "recall": {"added": report.recall_added, "removed": report.recall_removed},
             "vectors_embedded": report.vectors,
+            "notes": report.notes,
         }
     )
