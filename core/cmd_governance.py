@@ -26,7 +26,16 @@ _PATCH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
 
 
 def _root(args: argparse.Namespace) -> str:
-    return str(resolve_root(explicit=getattr(args, "root", None)).path)
+    """The resolved root, which must already exist: a typo'd ``--root`` must not become a fresh,
+    empty root on which ``curate`` finds nothing, ``review`` shows an empty queue and a failing
+    ``apply`` leaves a whole layout behind."""
+    path = resolve_root(explicit=getattr(args, "root", None)).path
+    if path.exists() and not path.is_dir():
+        raise BadInput(f"the memory root {path} is a file, not a folder",
+                       hint="point --root (or $OMP_MEMORY_ROOT) at a folder; `commonkeep init` creates it")
+    if not (path / "memory").is_dir():
+        raise BadInput(f"no memory root at {path} (run `commonkeep init` or check --root / $OMP_MEMORY_ROOT)")
+    return str(path)
 
 
 def _role(args: argparse.Namespace) -> str | None:

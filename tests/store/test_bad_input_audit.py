@@ -71,3 +71,36 @@ def test_forget_through_a_symlinked_store_file_writes_no_tombstone(
     assert [k for k in after if k not in before and not k.startswith("patches/")] == []
     assert outside.read_bytes() == outside_before
     assert (root / "memory" / "tombstones.jsonl").read_bytes() == b""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["curate"],
+        ["apply", "patch_202612021649_ckxxxxxx"],
+        ["ratify", "cap_20261202164939_abcdefgh"],
+        ["review", "--list"],
+        ["forget", "mem_x", "--reason", "other"],
+        ["reinforce", "mem_x"],
+        ["inquiries"],
+        ["patches"],
+    ],
+)
+def test_governance_commands_on_a_typod_root_exit_2_and_create_nothing(
+    tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    typo = tmp_path / "typo"
+    code, err = _run([*argv, "--root", str(typo), "--role", WRITER], capsys)
+    assert code == 2
+    assert f"no memory root at {typo} (run `commonkeep init`" in err
+    assert not typo.exists()
+
+
+def test_governance_commands_on_a_root_that_is_a_file_say_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("hi\n")
+    for argv in (["curate"], ["inquiries"], ["patches"]):
+        code, err = _run([*argv, "--root", str(afile), "--role", WRITER], capsys)
+        assert code == 2
+        assert f"the memory root {afile} is a file, not a folder" in err
+    assert afile.read_text() == "hi\n"
