@@ -32,7 +32,9 @@ def run_search(args: argparse.Namespace) -> int:
 
     resp = search(_root(args), args.query, args.mode, args.limit, expand=args.expand, notes=args.notes)
     if args.json:
-        sys.stdout.write(json.dumps(resp.to_json(), ensure_ascii=False, indent=2) + "\n")
+        from commonkeep.jsonout import print_json
+
+        print_json(resp.to_json())
         return 0
     if resp.mode == "auto":
         # stdout keeps memory_search's lines; what auto resolved to goes to stderr.
@@ -91,7 +93,9 @@ def run_reindex(args: argparse.Namespace) -> int:
     if args.json:
         data = json.loads(index.describe(report))
         data["seconds"] = round(elapsed, 3)
-        sys.stdout.write(json.dumps(data) + "\n")
+        from commonkeep.jsonout import print_json
+
+        print_json(data, indent=None)
     else:
         print(
             f"indexed {report.total} active record(s) in {elapsed:.2f} s; vectors embedded: {report.vectors}"

@@ -51,6 +51,8 @@ def test_json_outputs_escape_c1_and_bidi_controls_and_parse_back_to_the_same_tex
     ck("apply", pid, "--ops", "op_001", "--root", root, "--role", "librarian")
     projected = _clean(ck("project", "--json", "--root", root))  # commonkeep.cmd_recall
     assert NASTY in projected["text"]
+    found = _clean(ck("search", "formatting", "--json", "--root", root))  # commonkeep.search.cli
+    assert found["results"][0]["statement"] == NASTY
 
 
 def test_the_escaping_is_lossless_and_leaves_other_text_alone() -> None:
