@@ -238,6 +238,8 @@ def run_review(args: argparse.Namespace) -> int:
     if args.approve or args.reject:
         results = []
         if args.approve:
+            if args.text is not None and not args.text.strip():
+                raise BadInput("--text is empty: give the edited statement to store, or leave --text out to store the candidate's own text")
             edits = {args.approve[0]: args.text} if args.text else None
             results.append(approve(root, args.approve, role=role, edits=edits))
         if args.reject:
@@ -285,6 +287,9 @@ def run_inquiries(args: argparse.Namespace) -> int:
     from commonkeep.writer import require_writer
 
     root = _root(args)
+    for flag, value in (("--answer", args.answer), ("--withdraw", args.withdraw), ("--memory", args.memory)):
+        if value is not None and not value.strip():
+            raise BadInput(f"{flag} is empty: give an id; nothing was changed", hint="list the inquiries with `commonkeep inquiries --status all`")
     if args.memory and not args.answer:
         raise BadInput("--memory only goes with --answer (the record that answers the inquiry); nothing was changed",
                        hint="commonkeep inquiries --answer INQ --memory MEM")
@@ -336,6 +341,8 @@ def run_patches(args: argparse.Namespace) -> int:
     from commonkeep.render import terminal_safe
 
     lay = Layout(_root(args))
+    if args.show is not None and not args.show.strip():
+        raise BadInput("--show is empty: give a patch id", hint="list patches with `commonkeep patches`")
     if args.show:
         path = _show_target(lay, args.show)
         if not path.is_file():

@@ -104,3 +104,26 @@ def test_governance_commands_on_a_root_that_is_a_file_say_so(tmp_path: Path, cap
         assert code == 2
         assert f"the memory root {afile} is a file, not a folder" in err
     assert afile.read_text() == "hi\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["review", "--approve", "{cap}", "--text", " "], "--text"),
+        (["inquiries", "--withdraw", ""], "--withdraw"),
+        (["inquiries", "--answer", "", "--memory", "mem_x"], "--answer"),
+        (["inquiries", "--answer", "inq_x", "--memory", ""], "--memory"),
+        (["patches", "--show", ""], "--show"),
+    ],
+)
+def test_empty_ids_and_texts_are_refused_not_ignored(
+    root: Path, argv: list[str], flag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from commonkeep.capture import capture
+
+    cap = capture(root, "Maybe the deploy uses docker?", evidence_refs=["a"]).candidate["id"]
+    before = _sha(root)
+    code, err = _run([a.replace("{cap}", cap) for a in argv] + ["--root", str(root), "--role", WRITER], capsys)
+    assert code == 2
+    assert f"{flag} is empty" in err
+    assert _sha(root) == before
