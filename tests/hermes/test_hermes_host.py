@@ -99,6 +99,12 @@ def test_same_flow_on_the_oldest_supported_hermes(hermes_oldest: HermesWorld) ->
     _governed_loop(hermes_oldest)
 
 
+def test_same_flow_on_hermes_0_18(tmp_path: Path) -> None:
+    world = make_world(hermes_host.MIDDLE, tmp_path)
+    assert world.version == "0.18.2"
+    _governed_loop(world)
+
+
 def test_background_review_write_is_staged_too(hermes19: HermesWorld) -> None:
     hermes19.write_config(nudge=1)  # review after every user turn
     hermes19.install()

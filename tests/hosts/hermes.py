@@ -25,8 +25,9 @@ from pathlib import Path
 
 #: Newest first. 0.17.0 is the oldest release with ``tool_execution`` middleware and
 #: ``memory.write_approval`` (contracts/hermes-host.md §1.1); older releases are not supported.
-VERSIONS: tuple[str, ...] = ("0.19.0", "0.17.0")
+VERSIONS: tuple[str, ...] = ("0.19.0", "0.18.2", "0.17.0")
 NEWEST = VERSIONS[0]
+MIDDLE = VERSIONS[1]  # the last 0.18 release: the governed loop runs on it too
 OLDEST = VERSIONS[-1]
 
 REPO = Path(__file__).resolve().parents[2]
