@@ -105,6 +105,9 @@ def parse_jsonl(data: bytes, path: Path) -> JsonlRead:
             why = "torn final line (no newline: a crash mid-append?)" if torn else f"invalid JSON ({exc.msg} at column {exc.colno})"
             out.bad.append(BadLine(path, i + 1, why, raw))
             continue
+        except RecursionError:  # valid or not, no record nests thousands of levels deep
+            out.bad.append(BadLine(path, i + 1, "JSON nested too deeply to read (thousands of levels)", raw))
+            continue
         if not isinstance(value, dict):
             out.bad.append(BadLine(path, i + 1, f"not a JSON object (a {type(value).__name__})", raw))
             continue

@@ -127,3 +127,21 @@ def test_empty_ids_and_texts_are_refused_not_ignored(
     assert code == 2
     assert f"{flag} is empty" in err
     assert _sha(root) == before
+
+
+def test_a_line_nested_too_deeply_is_quarantined_not_a_traceback(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from commonkeep.jsonl import read_jsonl
+
+    rid = _seeded(root)
+    l2 = root / "memory" / "L2.playbooks.jsonl"
+    deep = b"[" * 100_000 + b"]" * 100_000
+    l2.write_bytes(l2.read_bytes() + deep + b"\n")
+    read = read_jsonl(l2)
+    assert [r["id"] for r in read.rows] == [rid]
+    assert [(b.line_no, b.error) for b in read.bad] == [(2, "JSON nested too deeply to read (thousands of levels)")]
+    code, err = _run(["render", "--root", str(root)], capsys)
+    assert code == 0
+    assert "memory/L2.playbooks.jsonl:2: JSON nested too deeply" in err
+    kept = read_jsonl(root / "quarantine" / "lines.jsonl").rows
+    assert [(q["file"], q["line"]) for q in kept] == [("memory/L2.playbooks.jsonl", 2)]
+    assert kept[0]["text"].encode() == deep
