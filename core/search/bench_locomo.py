@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import sys
 import tempfile
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 KS = (1, 5, 10)
+BOOTSTRAP_RESAMPLES = 1000
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _SAFE = re.compile(r"[^A-Za-z0-9_]+")
 
@@ -110,8 +112,20 @@ class Scores:
         out["p95_ms"] = round(lat[min(n - 1, int(n * 0.95))] * 1000, 3)
         return out
 
+    def hit5_interval(self, resamples: int = BOOTSTRAP_RESAMPLES) -> list[float]:
+        """95 % bootstrap interval of the overall hit@5 (questions resampled with replacement,
+        fixed seed, percentile method): how much the figure could move on another sample of
+        questions like these."""
+        hits = [1 if g & set(r[:5]) else 0 for _, r, g, _ in self.rows]
+        if not hits:
+            return [0.0, 0.0]
+        rng = random.Random(0)
+        n = len(hits)
+        means = sorted(sum(hits[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
+        return [round(means[int(0.025 * resamples)], 4), round(means[int(0.975 * resamples) - 1], 4)]
+
     def summary(self) -> dict[str, Any]:
-        out = {"overall": self._summary(self.rows)}
+        out = {"overall": {**self._summary(self.rows), "hit@5_ci95": self.hit5_interval()}}
         for cat, name in CATEGORIES.items():
             out[f"{cat}:{name}"] = self._summary([r for r in self.rows if r[0] == cat])
         return out
@@ -204,6 +218,10 @@ def format_report(report: dict[str, Any]) -> str:
                 f"{label[:40]:<40} {slice_:<16} {s['questions']:>5} {s['hit@1']:>6.3f} {s['hit@5']:>6.3f} {s['hit@10']:>6.3f} "
                 f"{s['recall@5']:>6.3f} {s['recall@10']:>6.3f} {s['mrr']:>6.3f} {s['p50_ms']:>7.2f} {s['p95_ms']:>7.2f}"
             )
+    lines.append("hit@5, 95 % bootstrap interval over the questions (1,000 resamples, seed 0):")
+    for name, summary in report["systems"].items():
+        lo, hi = summary["overall"].get("hit@5_ci95", [0.0, 0.0])
+        lines.append(f"  {name:<38} {summary['overall'].get('hit@5', 0.0):.3f}  [{lo:.3f}, {hi:.3f}]")
     return "\n".join(lines)
 
 

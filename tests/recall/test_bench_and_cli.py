@@ -180,3 +180,17 @@ def test_bench_search_api_refuses_an_empty_run() -> None:
 
     with pytest.raises(BadInput, match="at least 1"):
         bench_search.run_bench(-5)
+
+
+def test_the_bootstrap_interval_brackets_hit_at_5_and_is_reproducible() -> None:
+    scores = bench_locomo.Scores()
+    for i in range(200):  # 120 of 200 questions found in the top 5: hit@5 = 0.6
+        ranked = ["D1:1"] if i < 120 else ["D9:9"]
+        scores.add(4, ranked, {"D1:1"}, 0.001)
+    lo, hi = scores.hit5_interval()
+    assert lo < 0.6 < hi and lo > 0.5 and hi < 0.7  # ±1.96·sqrt(0.24/200) ≈ ±0.068
+    assert scores.hit5_interval() == [lo, hi]  # fixed seed
+    assert scores.summary()["overall"]["hit@5_ci95"] == [lo, hi]
+    perfect = bench_locomo.Scores()
+    perfect.add(4, ["D1:1"], {"D1:1"}, 0.001)
+    assert perfect.hit5_interval() == [1.0, 1.0]
