@@ -325,7 +325,7 @@ def _read_patch_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         return None, f"line {exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno})"
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, RecursionError) as exc:
         return None, f"unreadable ({exc})"
     if not isinstance(doc, dict):
         kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(doc), "a number")

@@ -66,7 +66,7 @@ def infer_project_name(cwd: str) -> str:
         if pkg.is_file():
             try:
                 name = json.loads(pkg.read_text(encoding="utf-8")).get("name")
-            except (OSError, ValueError, AttributeError):
+            except (OSError, ValueError, AttributeError, RecursionError):
                 name = None
             return str(name) if isinstance(name, str) and name else d.name
     for d in [start, *start.parents]:
@@ -180,7 +180,7 @@ def waiting_ops(patches_dir: Path) -> Waiting:
     for path in sorted(patches_dir.glob("*.json")) if patches_dir.is_dir() else []:
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         if not isinstance(doc, dict):
             continue
@@ -420,7 +420,7 @@ def curator_config(root: Path | str) -> dict[str, Any]:
     conf: dict[str, Any] = {"autoCurate": "high-only", "autoCurateHighThreshold": 0.85, "governanceMode": "compatibility"}
     try:
         data = json.loads(Layout(root).config.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return conf
     if not isinstance(data, dict):
         return conf

@@ -68,7 +68,7 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dic
                 f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
                 "its settings (writer role, curation policy, injection mode) are ignored until it is fixed",
                 file="config.json", line=exc.lineno)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             add("config_invalid", "error", f"cannot be read ({exc}); its settings are ignored", file="config.json")
     for patch_file in sorted(lay.patches_dir.glob("*.json")):
         try:
@@ -78,7 +78,7 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dic
                 "`commonkeep patches` and `apply` cannot use it: fix it or move it out of patches/",
                 file=lay.rel(patch_file), line=exc.lineno)
             continue
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             add("bad_patch_file", "error", f"cannot be read ({exc})", file=lay.rel(patch_file))
             continue
         if not isinstance(doc, dict) or not isinstance(doc.get("ops"), list):

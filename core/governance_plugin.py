@@ -85,7 +85,7 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
     for path in lay.patches_dir.glob("*.json") if lay.patches_dir.is_dir() else []:
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         waiting += isinstance(doc, dict) and bool(waiting_in(doc))
     if new or waiting:

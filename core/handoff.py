@@ -75,7 +75,7 @@ def _selected_brief(root: Path) -> list[str]:
     path = root / "runtime" / "selected_memory.json"
     try:
         rows = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return []
     return (
         [f"{r.get('id')}: {_clean(str(r.get('statement', '')))[:80]}" for r in rows if isinstance(r, dict)]

@@ -94,7 +94,7 @@ def load_patch(layout: Layout, ref: str) -> tuple[Row, Path]:
         )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise BadInput(f"cannot read patch {path}: {exc}", hint="fix or remove the file; nothing was applied") from None
     if not isinstance(data, dict):
         raise BadInput(f"patch {path} is not a JSON object; nothing was applied")
@@ -351,7 +351,7 @@ def _purge_tombstoned(op: Row, st: _State, target: str) -> str | None:
     for path in sorted(layout.patches_dir.glob("*.json")) if layout.patches_dir.is_dir() else []:
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         for o in doc.get("ops") or [] if isinstance(doc, dict) else []:
             if not isinstance(o, dict):
@@ -407,7 +407,7 @@ def _scrub_patches(layout: Layout, ids: set[str], keep: str) -> None:
             continue
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         touched = False
         for op in doc.get("ops") or [] if isinstance(doc, dict) else []:

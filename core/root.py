@@ -53,7 +53,7 @@ def _settings_value(path: Path, key: str, notes: list[str]) -> str | None:
         if note not in notes:
             notes.append(note)
         return None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         note = f"{path}: skipped, cannot be read ({exc})"
         if note not in notes:
             notes.append(note)

@@ -123,7 +123,7 @@ def _config(root: Path) -> dict[str, Any]:
         data = json.loads((root / "config.json").read_text(encoding="utf-8"))
         retrieval = data.get("retrieval", {}) if isinstance(data, dict) else {}
         return retrieval if isinstance(retrieval, dict) else {}
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
 
 

@@ -46,7 +46,7 @@ def configured_writer_role(root: Path | str | None = None) -> str:
     if root is not None:
         try:
             data = json.loads(Layout(root).config.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             data = None
         section = data.get("commonkeep") if isinstance(data, dict) else None
         role = section.get("writerRole") if isinstance(section, dict) else None
@@ -104,7 +104,7 @@ def _pid_alive(pid: int) -> bool:
 def read_lock_info(path: Path) -> LockInfo | None:
     try:
         data: Any = json.loads(path.read_text(encoding="utf-8") or "null")
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict):
         return None

@@ -145,3 +145,46 @@ def test_a_line_nested_too_deeply_is_quarantined_not_a_traceback(root: Path, cap
     kept = read_jsonl(root / "quarantine" / "lines.jsonl").rows
     assert [(q["file"], q["line"]) for q in kept] == [("memory/L2.playbooks.jsonl", 2)]
     assert kept[0]["text"].encode() == deep
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def test_a_patch_file_nested_too_deeply_is_named_not_a_traceback(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _seeded(root)
+    bad = root / "patches" / "patch_deep.json"
+    bad.write_text(DEEP)
+    before = _sha(root)
+    code, err = _run(["apply", "patch_deep", "--root", str(root), "--role", WRITER], capsys)
+    assert code == 2 and f"cannot read patch {bad}: maximum recursion depth exceeded" in err
+    code, err = _run(["patches", "--show", "patch_deep", "--root", str(root)], capsys)
+    assert code == 2 and f"{bad}: unreadable (maximum recursion depth exceeded" in err
+    code, err = _run(["patches", "--root", str(root)], capsys)
+    assert code == 1
+    code, _ = _run(["curate", "--root", str(root), "--role", WRITER], capsys)
+    assert code == 0
+    code, _ = _run(["doctor", "--root", str(root)], capsys)
+    assert code == 1
+    assert bad.read_text() == DEEP
+    assert {k: v for k, v in _sha(root).items() if k in before and not k.startswith(("rendered/", "search/"))} == {
+        k: v for k, v in before.items() if not k.startswith(("rendered/", "search/"))
+    }
+
+
+def test_config_and_settings_nested_too_deeply_are_ignored_and_named(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from commonkeep.root import resolve_root
+
+    _seeded(root)
+    (root / "config.json").write_text(DEEP)
+    for argv in (["curate"], ["curate", "--auto"], ["review", "--list"], ["select", "how do we run the tests", "--dry-run"]):
+        code, _ = _run([*argv, "--root", str(root), "--role", WRITER], capsys)
+        assert code == 0, argv
+    code, out = main(["doctor", "--root", str(root)]), capsys.readouterr().out
+    assert code == 1 and "config_invalid: config.json: cannot be read (maximum recursion depth exceeded" in out
+    cwd = tmp_path / "proj"
+    (cwd / ".omp").mkdir(parents=True)
+    (cwd / ".omp" / "settings.json").write_text(DEEP)
+    choice = resolve_root(cwd=cwd)
+    assert any("settings.json: skipped, cannot be read (maximum recursion depth exceeded" in n for n in choice.notes)
