@@ -101,9 +101,26 @@ def _first_command(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _not_utf8(argv: Sequence[str]) -> str | None:
+    """What is wrong with the first argument that is not valid UTF-8 (Python hands such bytes over
+    as lone surrogates, which would be stored as ``\\udcXX`` escapes), or ``None``."""
+    for n, arg in enumerate(argv, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raw = arg.encode("utf-8", "surrogateescape") if all(0xDC80 <= ord(c) <= 0xDCFF for c in arg[exc.start:exc.end]) else None
+            shown = repr(raw[:60]) if raw is not None else repr(arg[:60])
+            return f"argument {n} ({shown}) is not valid UTF-8 (at character {exc.start + 1})"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (see ``commonkeep --help``)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    bad = _not_utf8(args_list)
+    if bad:
+        print(f"commonkeep: error: {bad}; nothing was done\n  hint: pass text as UTF-8 (check the terminal's or the caller's encoding)", file=sys.stderr)
+        return EXIT_USAGE
     parser = build_parser(only=_first_command(args_list))
     args = parser.parse_args(args_list)
     run: Callable[[Any], int] | None = getattr(args, "run", None)

@@ -53,7 +53,18 @@ def run_root(args: argparse.Namespace) -> int:
 
 
 def _read_text(value: str) -> str:
-    return sys.stdin.read() if value == "-" else value
+    if value != "-":
+        return value
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text stream (tests, embedding hosts): already decoded
+        return str(sys.stdin.read())
+    data: bytes = buffer.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"standard input is not valid UTF-8 (byte {data[exc.start]:#04x} at offset {exc.start}); nothing was written",
+                       hint="pass the text as UTF-8") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # what text-mode stdin did (universal newlines)
 
 
 def run_write(args: argparse.Namespace) -> int:

@@ -188,3 +188,47 @@ def test_config_and_settings_nested_too_deeply_are_ignored_and_named(
     (cwd / ".omp" / "settings.json").write_text(DEEP)
     choice = resolve_root(cwd=cwd)
     assert any("settings.json: skipped, cannot be read (maximum recursion depth exceeded" in n for n in choice.notes)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["write", "text \udcff\udcfe here", "--evidence", "a"],
+        ["write", "fine", "--evidence", "\udcff"],
+        ["forget", "mem_\udcff", "--reason", "other"],
+        ["search", "q\udcff"],
+        ["handoff", "--goal", "g\udcff"],
+    ],
+)
+def test_arguments_that_are_not_utf8_are_refused_before_anything_runs(
+    root: Path, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _sha(root)
+    code, err = _run([*argv, "--root", str(root), "--role", WRITER], capsys)
+    assert code == 2
+    assert "is not valid UTF-8" in err and "\\xff" in err
+    assert _sha(root) == before
+
+
+class _Stdin:
+    def __init__(self, data: bytes) -> None:
+        import io
+
+        self.buffer = io.BytesIO(data)
+
+
+def test_write_from_stdin_refuses_bytes_that_are_not_utf8(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _sha(root)
+    monkeypatch.setattr("sys.stdin", _Stdin(b"stdin \xff\xfe bytes"))
+    code, err = _run(["write", "-", "--evidence", "a", "--root", str(root)], capsys)
+    assert code == 2
+    assert "standard input is not valid UTF-8 (byte 0xff at offset 6); nothing was written" in err
+    assert _sha(root) == before
+    monkeypatch.setattr("sys.stdin", _Stdin("line one\r\nline two é".encode()))
+    code, _ = _run(["write", "-", "--evidence", "a", "--root", str(root)], capsys)
+    assert code == 0
+    from commonkeep.jsonl import read_jsonl
+
+    assert read_jsonl(root / "inbox" / "captured.jsonl").rows[-1]["text"] == "line one\nline two é"
