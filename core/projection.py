@@ -103,10 +103,15 @@ def neutralize(text: str) -> str:
     return _ROLE_MARKERS.sub(lambda m: m.group(0).translate(_DEFANG), text)
 
 
+# A stored "\udcff" escape (JS strings may hold lone surrogates) cannot be encoded as UTF-8 on
+# stdout or in a host's file: shown as U+FFFD, one character for one.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def entry_text(statement: str, max_chars: int) -> str:
     """The statement on one line, role markers neutralised (:func:`neutralize`), cut to
     ``max_chars`` (with ``…``) when longer."""
-    text = neutralize(_WS.sub(" ", statement).strip())
+    text = _LONE_SURROGATE.sub("\ufffd", neutralize(_WS.sub(" ", statement).strip()))
     if len(text) > max_chars:
         text = text[: max(0, max_chars - 1)].rstrip() + "…" if max_chars > 1 else text[:max_chars]
     return text

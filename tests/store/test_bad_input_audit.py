@@ -232,3 +232,22 @@ def test_write_from_stdin_refuses_bytes_that_are_not_utf8(
     from commonkeep.jsonl import read_jsonl
 
     assert read_jsonl(root / "inbox" / "captured.jsonl").rows[-1]["text"] == "line one\nline two é"
+
+
+def test_project_shows_a_stored_lone_surrogate_as_a_replacement_character(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    _seeded(root)
+    l2 = root / "memory" / "L2.playbooks.jsonl"
+    rec = json.loads(l2.read_text().splitlines()[0])
+    rec.update(id="mem_20261202170000_surr0gat", statement="Lone \udcff surrogate \ud800 here")
+    with l2.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(rec, separators=(",", ":")) + "\n")  # ensure_ascii: "\udcff" escapes, as JS writes them
+    before = l2.read_bytes()
+    assert main(["project", "--root", str(root)]) == 0
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert "Lone \ufffd surrogate \ufffd here" in captured.out
+    assert l2.read_bytes() == before
