@@ -88,5 +88,8 @@ def close_inquiry(root: Path | str, iid: str, *, status: str, answer_memory_id: 
 
     if not any(r.get("id") == iid for r in store.rows(store.layout.inquiries)):
         raise BadInput(f"no inquiry {iid} in {store.layout.inquiries}", hint="list them with `commonkeep inquiries`")
+    if answer_memory_id and answer_memory_id not in {r["id"] for r in store.records(active_only=False)}:
+        raise BadInput(f"no record {answer_memory_id} in {store.layout.memory_dir} to answer {iid} with; nothing was changed",
+                       hint="find record ids with `commonkeep search WORDS`, or answer without --memory")
     store.rewrite(store.layout.inquiries, close)
     return found[0]

@@ -251,3 +251,19 @@ def test_project_shows_a_stored_lone_surrogate_as_a_replacement_character(
     assert "Traceback" not in captured.err
     assert "Lone \ufffd surrogate \ufffd here" in captured.out
     assert l2.read_bytes() == before
+
+
+def test_answering_an_inquiry_with_a_record_that_does_not_exist_is_refused(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from commonkeep.inquiries import upsert_inquiries
+
+    rid = _seeded(root)
+    (iid,) = upsert_inquiries(root, [{"question": "Which deploy target?", "context": "c"}])
+    before = _sha(root)
+    code, err = _run(["inquiries", "--answer", iid, "--memory", "mem_nope", "--root", str(root), "--role", WRITER], capsys)
+    assert code == 2
+    assert f"no record mem_nope in {root / 'memory'} to answer {iid} with" in err
+    assert _sha(root) == before
+    code, _ = _run(["inquiries", "--answer", iid, "--memory", rid, "--root", str(root), "--role", WRITER], capsys)
+    assert code == 0
