@@ -191,7 +191,7 @@ def export_room(
     under ``base`` (default: the agent dir) and closed again. No broker is started: without one
     there is no room to export.
     """
-    config = resolve_memory_config() if config is None else config
+    config = resolve_memory_config(base=base) if config is None else config
     require_role("export", role, config.writer_role)
     if not NAME_PATTERN.match(room):
         raise BadInput(f"room name {room!r} is not valid", hint="room names match ^[a-z0-9][a-z0-9_-]*$")

@@ -80,17 +80,18 @@ def default_memory_command() -> tuple[str, ...]:
     return (sys.executable, "-m", "commonkeep.dossier")
 
 
-def resolve_memory_config(env: Mapping[str, str] | None = None) -> MemoryConfig:
+def resolve_memory_config(env: Mapping[str, str] | None = None, *, base: Path | None = None) -> MemoryConfig:
     """Read ``ORPHUS_MEMORY_COMMAND`` / ``ORPHUS_MEMORY_DIR`` / ``ORPHUS_MEMORY_WRITER_ROLE``.
 
     Blank counts as unset. The command is split on whitespace (operator-set, so no quoting
     rules); unset means our own CLI. The memory dir defaults to ``<agentDir>/memory`` so every
-    worktree shares one wiki. Nothing is created here; callers create the dir when they use it.
+    worktree shares one wiki; ``base`` is the agent dir a caller was given (``--agent-dir``), which
+    then wins over the environment's. Nothing is created here; callers create the dir when they use it.
     """
     e = _env(env)
     raw_command = _set(e, "ORPHUS_MEMORY_COMMAND")
     command = tuple(raw_command.split()) if raw_command else default_memory_command()
     raw_dir = _set(e, "ORPHUS_MEMORY_DIR")
-    memory_dir = Path(raw_dir).expanduser() if raw_dir else agent_dir(e) / "memory"
+    memory_dir = Path(raw_dir).expanduser() if raw_dir else (agent_dir(e) if base is None else Path(base)) / "memory"
     writer = _set(e, "ORPHUS_MEMORY_WRITER_ROLE") or DEFAULT_WRITER_ROLE
     return MemoryConfig(command=command, memory_dir=memory_dir.absolute(), writer_role=writer)

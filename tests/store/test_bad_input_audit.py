@@ -267,3 +267,32 @@ def test_answering_an_inquiry_with_a_record_that_does_not_exist_is_refused(
     assert _sha(root) == before
     code, _ = _run(["inquiries", "--answer", iid, "--memory", rid, "--root", str(root), "--role", WRITER], capsys)
     assert code == 0
+
+
+def test_roundtable_export_writes_under_the_agent_dir_it_was_given(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+    import tempfile
+
+    from tests.roundtable.conftest import ROUNDTABLE_VARS, start_broker, stop_broker_of
+
+    env_dir = Path(tempfile.mkdtemp(prefix="ckenv", dir="/tmp"))
+    given = Path(tempfile.mkdtemp(prefix="ckarg", dir="/tmp"))
+    for name in ROUNDTABLE_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ORPHUS_CODING_AGENT_DIR", str(env_dir))
+    monkeypatch.setenv("COMMONKEEP_BROKER_LINGER", "0.5")
+    proc = start_broker(given)
+    try:
+        assert main(["roundtable", "post", "design", "We use GCRA.", "--role", "planner", "--agent-dir", str(given)]) == 0
+        assert main(["roundtable", "export", "design", "raw/design.md", "--role", WRITER, "--agent-dir", str(given)]) == 0
+        assert "Traceback" not in capsys.readouterr().err
+        assert "We use GCRA." in (given / "memory" / "raw" / "design.md").read_text(encoding="utf-8")
+        assert not (env_dir / "memory").exists()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        stop_broker_of(given)
+        shutil.rmtree(env_dir, ignore_errors=True)
+        shutil.rmtree(given, ignore_errors=True)
