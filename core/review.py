@@ -123,9 +123,14 @@ def _manual_patch(ops: list[Row], summary: str) -> Row:
 
 
 def _edit(op: Row, text: str) -> None:
+    from commonkeep.candidates import MAX_TEXT_CHARS
+
     clean = redact(text.strip()).text
     if not clean:
         raise BadInput("an edited statement cannot be empty")
+    if len(clean) > MAX_TEXT_CHARS:  # the same bound as the candidate it replaces; refused, not cut
+        raise BadInput(f"the edited statement is {len(clean)} characters; the limit is {MAX_TEXT_CHARS}; nothing was applied",
+                       hint="store one durable fact; put long material in the wiki (commonkeep dossier ingest)")
     for key in ("record", "to_record"):
         if isinstance(op.get(key), dict):
             op[key]["statement"] = clean

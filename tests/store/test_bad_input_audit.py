@@ -296,3 +296,20 @@ def test_roundtable_export_writes_under_the_agent_dir_it_was_given(
         stop_broker_of(given)
         shutil.rmtree(env_dir, ignore_errors=True)
         shutil.rmtree(given, ignore_errors=True)
+
+
+def test_review_refuses_an_edited_statement_over_the_candidate_limit(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from commonkeep.candidates import MAX_TEXT_CHARS
+    from commonkeep.capture import capture
+
+    cap = capture(root, "Maybe the deploy uses docker?", evidence_refs=["a"]).candidate["id"]
+    before = _sha(root)
+    too_long = "d" * (MAX_TEXT_CHARS + 1)
+    code, err = _run(["review", "--approve", cap, "--text", too_long, "--root", str(root), "--role", WRITER], capsys)
+    assert code == 2
+    assert f"the edited statement is {MAX_TEXT_CHARS + 1} characters; the limit is {MAX_TEXT_CHARS}" in err
+    assert _sha(root) == before
+    code, _ = _run(["review", "--approve", cap, "--text", "d" * MAX_TEXT_CHARS, "--root", str(root), "--role", WRITER], capsys)
+    assert code == 0
