@@ -7,7 +7,8 @@ store uses. Every question of categories 1–4 is asked through :func:`commonkee
 and scored against its ``evidence`` ids (read back from the returned records' provenance):
 hit@1/5/10, recall@5/10, MRR (first relevant rank within 10), overall and per category, and
 per-query latency (p50/p95). In the same run a plain BM25 baseline asks the contract table
-``memory_fts`` with the question's words OR-ed together (no stopwords, no context).
+``memory_fts`` with every word of the question OR-ed together (stopwords included, no source
+context).
 """
 
 from __future__ import annotations
