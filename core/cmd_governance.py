@@ -158,7 +158,9 @@ def run_ratify(args: argparse.Namespace) -> int:
     else:
         ops = _ops_list(args.ops)
         if not ops:
-            raise BadInput("ratifying a patch needs --ops (the L1 ops to ratify)", hint="see them with `commonkeep patches --show ID`")
+            raise BadInput(f"{args.id!r} is not a candidate id (cap_…), and ratifying a patch needs --ops (the L1 ops to ratify)",
+                           hint="ratify a candidate: commonkeep ratify cap_…; or a patch's L1 ops: commonkeep ratify PATCH_ID --ops op_001 "
+                                "(see them with `commonkeep patches --show PATCH_ID`)")
         res = apply_patch(root, args.id, role=role, op_ids=ops, ratify=True, wait=args.wait)
     _out(args, res.to_json(), _apply_text(res))
     return 0

@@ -313,3 +313,12 @@ def test_review_refuses_an_edited_statement_over_the_candidate_limit(
     assert _sha(root) == before
     code, _ = _run(["review", "--approve", cap, "--text", "d" * MAX_TEXT_CHARS, "--root", str(root), "--role", WRITER], capsys)
     assert code == 0
+
+
+@pytest.mark.parametrize("ident", ["../x", ""])
+def test_ratify_without_ops_names_what_the_id_is_not(root: Path, ident: str, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _sha(root)
+    code, err = _run(["ratify", ident, "--root", str(root), "--role", WRITER], capsys)
+    assert code == 2
+    assert f"{ident!r} is not a candidate id (cap_…), and ratifying a patch needs --ops" in err
+    assert _sha(root) == before
