@@ -242,6 +242,7 @@ def write_handoff(
     from commonkeep.jsonjs import dumps_pretty
     from commonkeep.jsonl import atomic_write_bytes
     from commonkeep.layout import Layout
+    from commonkeep.search.fts import encodable
     from commonkeep.search.index import require_root
     from commonkeep.timeutil import now_iso
 
@@ -257,5 +258,7 @@ def write_handoff(
     lay.handoff_dir.mkdir(parents=True, exist_ok=True)
     json_path = lay.handoff_dir / f"{base}.json"
     atomic_write_bytes(json_path, dumps_pretty(snap, trailing_newline=False).encode("utf-8"))
-    atomic_write_bytes(lay.handoff_dir / f"{base}.md", md.encode("utf-8"))
+    # A lone surrogate a JS writer left in a statement cannot be UTF-8: U+FFFD in the markdown
+    # (the JSON keeps JSON.stringify's escape of it).
+    atomic_write_bytes(lay.handoff_dir / f"{base}.md", encodable(md).encode("utf-8"))
     return json_path

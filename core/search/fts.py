@@ -247,16 +247,26 @@ def table_sql(conn: sqlite3.Connection) -> str | None:
 # --- what is indexed ---------------------------------------------------------------------------
 
 
+# JSON (and so JS) strings may hold lone surrogates ("\udcff"); SQLite only takes UTF-8, so the
+# index holds U+FFFD in their place, one character for one (the JSONL keeps the original).
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD (what SQLite and stdout can take)."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
 def row_for(record: Mapping[str, Any]) -> Row:
     """The contract row of one record: ``(id, layer, ruleType ?? "", confidence, statement, tags)``."""
     tags = record.get("tags") or []
     return (
         str(record["id"]),
-        str(record.get("layer", "")),
-        str(record.get("ruleType") or ""),
+        encodable(str(record.get("layer", ""))),
+        encodable(str(record.get("ruleType") or "")),
         float(record.get("confidence", 0) or 0),
-        str(record.get("statement", "")),
-        " ".join(str(t) for t in tags),
+        encodable(str(record.get("statement", ""))),
+        encodable(" ".join(str(t) for t in tags)),
     )
 
 
@@ -268,6 +278,8 @@ def indexable(records: Iterable[Mapping[str, Any]], tombstoned: Iterable[str] = 
         rid = record.get("id")
         if not isinstance(rid, str) or rid in dead or rid in rows or record.get("status") != "active":
             continue
+        if _LONE_SURROGATE.search(rid):
+            continue  # not a contract id (mem_…); it could not be stored in SQLite nor looked up
         rows[rid] = row_for(record)
     return rows
 

@@ -31,6 +31,7 @@ FTS_WEIGHT = 0.45
 SEMANTIC_WEIGHT = 0.55
 RRF_K = 60
 MODES = ("auto", "keyword", "semantic", "deep", "rerank")
+MAX_LIMIT = 10_000  # more results than anyone reads; SQLite's LIMIT overflows past 2**63
 
 
 @dataclass
@@ -183,12 +184,13 @@ def _search_records(
     (``resolved`` says which).
     """
     from commonkeep.errors import BadInput
-    from commonkeep.search import index
+    from commonkeep.search import fts, index
 
     if mode not in MODES:
         raise BadInput(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
-    if limit <= 0:
-        raise BadInput(f"--limit must be positive, got {limit}")
+    if not 0 < limit <= MAX_LIMIT:
+        raise BadInput(f"--limit must be between 1 and {MAX_LIMIT:,}, got {limit}")
+    query = fts.encodable(query)  # a lone surrogate (API callers) cannot reach SQLite or the embedder
     started = time.perf_counter()
     root = str(root)
     conn = index.open_fresh(root)

@@ -111,9 +111,10 @@ def fingerprint(stamps: dict[str, str]) -> str:
 
 
 def _redacted(text: str) -> str:
+    from commonkeep.search.fts import encodable
     from commonkeep.secrets import redact
 
-    return redact(text).text
+    return encodable(redact(text).text)
 
 
 def daily_blocks(text: str) -> list[tuple[int, str]]:

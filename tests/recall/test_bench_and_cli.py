@@ -85,7 +85,9 @@ def test_search_cli_refuses_a_bad_limit_and_a_missing_root(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["search", "--root", str(root), "--limit", "0", "x"]) == 2
-    assert "--limit must be positive" in capsys.readouterr().err
+    assert "--limit must be between 1 and 10,000, got 0" in capsys.readouterr().err
+    assert main(["search", "--root", str(root), "--limit", "99999999999999999999", "x"]) == 2
+    assert "--limit must be between 1 and 10,000" in capsys.readouterr().err
     assert main(["search", "--root", str(tmp_path / "nope"), "x"]) == 2
     assert "no memory root at" in capsys.readouterr().err
 

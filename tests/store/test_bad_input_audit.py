@@ -322,3 +322,33 @@ def test_ratify_without_ops_names_what_the_id_is_not(root: Path, ident: str, cap
     assert code == 2
     assert f"{ident!r} is not a candidate id (cap_…), and ratifying a patch needs --ops" in err
     assert _sha(root) == before
+
+
+def test_a_stored_lone_surrogate_does_not_break_search_select_reindex_or_handoff(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JS may write "\\udcff" into the JSONL; SQLite and stdout only take UTF-8, so the index and
+    every output hold U+FFFD instead, and the file keeps its bytes."""
+    import json
+
+    _seeded(root)
+    l2 = root / "memory" / "L2.playbooks.jsonl"
+    rec = json.loads(l2.read_text().splitlines()[0])
+    rec.update(id="mem_20261202170000_surr0gat", statement="Lone \udcff surrogate deploy \ud800 here",
+               tags=["odd\udcfftag"])
+    with l2.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(rec, separators=(",", ":")) + "\n")  # ensure_ascii: the escapes, as JS writes them
+    before = l2.read_bytes()
+    for argv in (
+        ["reindex"],
+        ["search", "surrogate deploy"],
+        ["search", "surrogate", "--json", "--notes"],
+        ["select", "how do we deploy the surrogate service"],
+        ["handoff", "--goal", "surrogate deploy"],
+        ["handoff"],
+    ):
+        code, err = _run([*argv, "--root", str(root)], capsys)
+        assert code == 0, (argv, err)
+    assert main(["search", "surrogate", "--root", str(root)]) == 0
+    assert "Lone \ufffd surrogate deploy \ufffd here" in capsys.readouterr().out
+    assert l2.read_bytes() == before
