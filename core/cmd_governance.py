@@ -89,6 +89,17 @@ def _apply_text(res: Any) -> str:
     return "\n".join(lines)
 
 
+def _seconds(text: str) -> float:
+    """``--wait``: a number of seconds, zero or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be zero or more seconds, got {text}")
+    return value
+
+
 def _ops_list(values: list[str] | None) -> list[str] | None:
     if values is None:
         return None
@@ -383,7 +394,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
     def wait_option() -> None:
-        parser.add_argument("--wait", type=float, default=None, metavar="SECONDS",
+        parser.add_argument("--wait", type=_seconds, default=None, metavar="SECONDS",
                             help="how long to wait for the writer lock (default 5, $COMMONKEEP_LOCK_WAIT)")
 
     if name == "curate":

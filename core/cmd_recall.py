@@ -59,9 +59,13 @@ def run_project(args: argparse.Namespace) -> int:
 
 
 def run_handoff(args: argparse.Namespace) -> int:
-    from commonkeep.handoff import write_handoff
+    from commonkeep.handoff import DEFAULT_MAX_CHARS, write_handoff
 
-    path = write_handoff(_root(args), goal=args.goal, max_chars=args.max_chars)
+    if args.max_chars is not None and args.goal is None:
+        from commonkeep.errors import BadInput
+
+        raise BadInput("--max-chars bounds a goal snapshot; add --goal GOAL (a plain snapshot has no budget)")
+    path = write_handoff(_root(args), goal=args.goal, max_chars=DEFAULT_MAX_CHARS if args.max_chars is None else args.max_chars)
     if args.json:
         print_json({"json": str(path), "markdown": str(path.with_suffix(".md"))}, indent=None, ensure_ascii=True)
     else:
@@ -104,6 +108,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
             help="write a goal snapshot (reports/handoff/goal-<stamp>.{json,md}) with the memory relevant to GOAL",
         )
         parser.add_argument(
-            "--max-chars", type=int, default=4000, help="bound of the goal snapshot's markdown (default 4000)"
+            "--max-chars", type=int, default=None, help="bound of the goal snapshot's markdown (default 4000; only with --goal)"
         )
         parser.set_defaults(run=run_handoff)

@@ -76,6 +76,8 @@ def _run(args: argparse.Namespace) -> int:
     if command == "query":
         if args.limit < 0 or args.max_chars < 0:
             raise CommonkeepError("--limit and --max-chars must be zero or more", hint="e.g. --limit 5")
+        if not args.question.strip():
+            raise CommonkeepError("the question is empty", hint='e.g. commonkeep memory query "what did we decide about retries"')
         result = wiki.query(project, args.question, limit=args.limit, max_chars=args.max_chars)
         if args.json:
             print_json(asdict(result))

@@ -352,3 +352,23 @@ def test_a_stored_lone_surrogate_does_not_break_search_select_reindex_or_handoff
     assert main(["search", "surrogate", "--root", str(root)]) == 0
     assert "Lone \ufffd surrogate deploy \ufffd here" in capsys.readouterr().out
     assert l2.read_bytes() == before
+
+
+def test_handoff_max_chars_without_a_goal_and_a_negative_wait_are_refused(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _seeded(root)
+    before = _sha(root)
+    code, err = _run(["handoff", "--max-chars", "500", "--root", str(root)], capsys)
+    assert code == 2 and "--max-chars bounds a goal snapshot; add --goal" in err
+    assert _sha(root) == before  # no snapshot written
+    with pytest.raises(SystemExit) as exc:
+        main(["curate", "--wait", "-1", "--root", str(root), "--role", WRITER])
+    assert exc.value.code == 2 and "must be zero or more seconds, got -1" in capsys.readouterr().err
+    assert _sha(root) == before
+    assert main(["handoff", "--goal", "pytest", "--max-chars", "500", "--root", str(root)]) == 0
+
+
+def test_an_empty_wiki_question_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = _run(["dossier", "--project", str(tmp_path / "wiki"), "query", "  "], capsys)
+    assert code == 2 and "the question is empty" in err
