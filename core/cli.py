@@ -127,6 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run is None:
         parser.print_help()
         return EXIT_USAGE
+    unused = getattr(args, "root_unused", None)
+    if getattr(args, "root", None) and unused:
+        # every command takes --root; one that has no use for it says so instead of ignoring it
+        print(f"commonkeep {args.command}: error: --root does not apply here: {unused}; nothing was done", file=sys.stderr)
+        return EXIT_USAGE
     try:
         return int(run(args) or 0)
     except CommonkeepError as exc:

@@ -23,6 +23,7 @@ WRITES = frozenset({"ingest", "gardener"})
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add Dossier's global ``--project`` and its four subcommands to ``parser``."""
     parser.add_argument("--project", metavar="DIR", default=None, help="wiki project folder (default: the current folder)")
+    parser.set_defaults(root_unused="the wiki project is --project DIR")
     sub = parser.add_subparsers(dest="dossier_command", metavar="SUBCOMMAND")
     p = sub.add_parser("ingest", help="compile one source under raw/ into the wiki (one git commit)")
     p.add_argument("path", help="source path relative to the project, under raw/")

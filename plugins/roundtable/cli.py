@@ -86,6 +86,10 @@ def _run_fetch(args: argparse.Namespace) -> int:
 
 def configure_roundtable(parser: argparse.ArgumentParser) -> None:
     """``commonkeep roundtable broker|export|post|digest|fetch``."""
+    parser.set_defaults(
+        root_unused="rooms live in the broker and exports go to the wiki memory dir "
+        "($ORPHUS_MEMORY_DIR, else <agentDir>/memory)"
+    )
     sub = parser.add_subparsers(dest="roundtable_command", metavar="ACTION", required=True)
     p = sub.add_parser("broker", help="run the local broker in the foreground (exits once idle)")
     broker_module.configure(p)
@@ -132,6 +136,7 @@ def _run_memory(args: argparse.Namespace) -> int:
 
 def configure_memory(parser: argparse.ArgumentParser) -> None:
     """``commonkeep memory query|doctor|ingest|gardener`` (ORPHUS_MEMORY_* configure the backend)."""
+    parser.set_defaults(root_unused="the wiki tool uses the memory dir ($ORPHUS_MEMORY_DIR, else <agentDir>/memory)")
     sub = parser.add_subparsers(dest="memory_action", metavar="ACTION", required=True)
     helps = {
         "query": "ask the wiki (anyone)",

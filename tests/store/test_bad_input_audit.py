@@ -372,3 +372,21 @@ def test_handoff_max_chars_without_a_goal_and_a_negative_wait_are_refused(
 def test_an_empty_wiki_question_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, err = _run(["dossier", "--project", str(tmp_path / "wiki"), "query", "  "], capsys)
     assert code == 2 and "the question is empty" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "why"),
+    [
+        (["roundtable", "fetch", "design"], "rooms live in the broker"),
+        (["memory", "doctor"], "the wiki tool uses the memory dir"),
+        (["dossier", "doctor"], "the wiki project is --project DIR"),
+        (["demo"], "the demo runs on a throwaway root"),
+        (["bench", "store"], "benchmarks build their own throwaway roots"),
+    ],
+)
+def test_a_command_that_has_no_use_for_root_refuses_it(
+    argv: list[str], why: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, err = _run([argv[0], "--root", str(tmp_path / "r"), *argv[1:]], capsys)
+    assert code == 2 and "--root does not apply here" in err and why in err
+    assert not (tmp_path / "r").exists()
