@@ -20,6 +20,8 @@ MAX_TEXT_CHARS = 4000
 # One line of the inbox stays small enough for every reader (OMP reads the whole file per session).
 MAX_TAGS, MAX_TAG_CHARS = 64, 200
 MAX_EVIDENCE_REFS, MAX_REF_CHARS = 64, 2000
+MAX_PROVENANCE_CHARS = 500  # each provenance value (agent, role, host, session, turn, tool call, target)
+MAX_PATH_CHARS = 4096  # source cwd (PATH_MAX)
 
 
 def _check_list(name: str, values: list[str] | None, max_items: int, max_chars: int) -> None:
@@ -59,6 +61,13 @@ def new_candidate(
         )
     _check_list("tags", tags, MAX_TAGS, MAX_TAG_CHARS)
     _check_list("evidence refs", evidence_refs, MAX_EVIDENCE_REFS, MAX_REF_CHARS)
+    for key, value in (provenance or {}).items():
+        if isinstance(value, str) and len(value) > MAX_PROVENANCE_CHARS:
+            raise BadInput(f"provenance {key} is {len(value)} characters; the limit is {MAX_PROVENANCE_CHARS}")
+    if source_ref is not None and len(source_ref) > MAX_REF_CHARS:
+        raise BadInput(f"source ref is {len(source_ref)} characters; the limit is {MAX_REF_CHARS}")
+    if cwd is not None and len(cwd) > MAX_PATH_CHARS:
+        raise BadInput(f"source cwd is {len(cwd)} characters; the limit is {MAX_PATH_CHARS}")
     if confidence is not None and not 0 <= confidence <= 1:
         raise BadInput(f"confidence {confidence} is outside [0, 1]")
     red = redact(text.strip())

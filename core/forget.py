@@ -33,6 +33,7 @@ from commonkeep.timeutil import now, now_iso
 from commonkeep.writer import require_writer
 
 REASONS = ("user_requested", "privacy_sensitive", "poisoned", "invalid", "other")
+MAX_REASON_CHARS = 500
 
 
 def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, purge: bool = False) -> ApplyResult:
@@ -40,6 +41,9 @@ def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, p
     require_writer("forget", role, root)
     if not reason or not reason.strip():
         raise BadInput("forget needs --reason", hint=f"one of {', '.join(REASONS)}, or a short free-text reason")
+    if len(reason) > MAX_REASON_CHARS:
+        raise BadInput(f"--reason is {len(reason)} characters; the limit is {MAX_REASON_CHARS}; nothing was forgotten",
+                       hint=f"one of {', '.join(REASONS)}, or a short free-text reason")
     store = Store(root)
     dead = store.tombstoned_ids()
     candidate_id = None

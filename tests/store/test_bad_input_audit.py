@@ -390,3 +390,18 @@ def test_a_command_that_has_no_use_for_root_refuses_it(
     code, err = _run([argv[0], "--root", str(tmp_path / "r"), *argv[1:]], capsys)
     assert code == 2 and "--root does not apply here" in err and why in err
     assert not (tmp_path / "r").exists()
+
+
+def test_oversized_provenance_and_forget_reason_are_refused(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from commonkeep.candidates import new_candidate
+    from commonkeep.errors import BadInput
+
+    with pytest.raises(BadInput, match="provenance agent is 600 characters; the limit is 500"):
+        new_candidate("Deploys go through blue-green.", provenance={"agent": "a" * 600})
+    with pytest.raises(BadInput, match="source cwd is 5000 characters"):
+        new_candidate("Deploys go through blue-green.", cwd="/" + "d" * 4999)
+    rid = _seeded(root)
+    before = _sha(root)
+    code, err = _run(["forget", rid, "--reason", "x" * 501, "--root", str(root), "--role", WRITER], capsys)
+    assert code == 2 and "--reason is 501 characters; the limit is 500" in err
+    assert _sha(root) == before
