@@ -54,7 +54,7 @@ def _state(root: Path) -> dict[str, Any]:
     from commonkeep.jsonl import read_jsonl
     from commonkeep.store import Store
 
-    store = Store(root, warn=False)
+    store = Store(root)  # a new bad line is named once on stderr
     lay = store.layout
     everything = store.records(active_only=False)
     return {

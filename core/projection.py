@@ -188,7 +188,7 @@ def build_projection(
     from commonkeep.search.index import require_root
     from commonkeep.store import Store
 
-    records = Store(require_root(root), warn=False).records(active_only=True)
+    records = Store(require_root(root)).records(active_only=True)  # a new bad line is named once on stderr
     return project_records(
         records,
         HERMES_LIMITS[target] if budget is None else budget,

@@ -187,7 +187,7 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         return sel
     cfg = _config(lay.root)
     sel.mode = str(cfg.get("injectionMode", "scoped"))
-    store = Store(lay.root, warn=False)
+    store = Store(lay.root)  # a new bad line is named once on stderr
     everything = store.records(active_only=False)
     active = [r for r in everything if r.get("status") == "active"]
     sections: list[str] = []

@@ -405,3 +405,18 @@ def test_oversized_provenance_and_forget_reason_are_refused(root: Path, capsys: 
     code, err = _run(["forget", rid, "--reason", "x" * 501, "--root", str(root), "--role", WRITER], capsys)
     assert code == 2 and "--reason is 501 characters; the limit is 500" in err
     assert _sha(root) == before
+
+
+def test_read_commands_name_a_new_bad_line_once_on_stderr(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _seeded(root)
+    l2 = root / "memory" / "L2.playbooks.jsonl"
+    with l2.open("a", encoding="utf-8") as fh:
+        fh.write('{"id": "mem_torn", "statement": "half a li\n')
+    line = len(l2.read_text(encoding="utf-8").splitlines())
+    before = l2.read_bytes()
+    code, err = _run(["search", "pytest", "--root", str(root)], capsys)
+    assert code == 0 and f"memory/L2.playbooks.jsonl:{line}" in err and "quarantine" in err
+    for argv in (["search", "pytest"], ["project"], ["select", "how do we run the tests here"], ["handoff"]):
+        code, err = _run([*argv, "--root", str(root)], capsys)
+        assert code == 0 and "warning" not in err, (argv, err)  # named once, not on every read
+    assert l2.read_bytes() == before
