@@ -44,11 +44,22 @@ def _client(args: argparse.Namespace, start: bool = True) -> BrokerClient:
     return BrokerClient.connect(role or f"session-{os.getpid()}", base=_base(args), start=start)
 
 
+def _say(text: str) -> None:
+    """Print room text. To a terminal, other agents' words go through ``terminal_safe`` line by
+    line (an ESC or bidi character is shown, not obeyed); to a pipe (an agent reading the output)
+    they stay exact."""
+    if sys.stdout.isatty():
+        from commonkeep.render import terminal_safe
+
+        text = "\n".join(terminal_safe(line) for line in text.split("\n"))
+    print(text)
+
+
 def _print(details: Any, text: str, as_json: bool) -> None:
     if as_json:
         print_json(details, indent=None, ensure_ascii=True)
     else:
-        print(text)
+        _say(text)
 
 
 def _run_export(args: argparse.Namespace) -> int:
@@ -80,7 +91,7 @@ def _run_fetch(args: argparse.Namespace) -> int:
         after = client.cursor(args.room) if args.after_seq is None else args.after_seq
         reply = client.fetch(args.room, after_seq=after, limit=args.limit)
     for message in reply["messages"]:
-        print(f"[{message['from']['name']}#{message['seq']}] {message['text']}")
+        _say(f"[{message['from']['name']}#{message['seq']}] {message['text']}")
     return 0
 
 

@@ -108,3 +108,55 @@ def test_memory_ingest_of_a_path_outside_raw_is_bad_input_exit_2(agent_base: Pat
     assert out.returncode == 2, (out.returncode, out.stderr)
     assert out.stderr.startswith("commonkeep memory: error: memory ingest failed: ")
     assert "'..'" in out.stderr and "Traceback" not in out.stderr
+
+
+def _on_a_terminal(*args: str) -> str:
+    """Run ``commonkeep ARGS`` with stdout on a real pseudo-terminal; return what it printed."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "commonkeep.cli", *args],
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+        os.close(follower)
+        follower = -1
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the terminal's other end is closed and drained
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        if follower >= 0:
+            os.close(follower)
+        os.close(leader)
+    assert proc.returncode == 0, proc.stderr
+    return b"".join(chunks).decode("utf-8")
+
+
+def test_room_text_is_shown_not_obeyed_on_a_terminal_and_exact_in_a_pipe(
+    agent_base: Path, broker: subprocess.Popen[bytes]
+) -> None:
+    from commonkeep_roundtable.client import BrokerClient
+
+    nasty = "Decision: ship\x1b[2K\rApproved by everyone\u202e"
+    with BrokerClient.connect("observer", base=agent_base, start=False) as observer:
+        observer.join("ops")
+        observer.post("ops", nasty)
+        piped = ck("roundtable", "fetch", "ops", "--after-seq", "0", "--role", "reviewer")
+        assert piped.returncode == 0, piped.stderr
+        # an agent reading a pipe gets the exact words (text mode reads the CR as a line end)
+        assert "ship\x1b[2K" in piped.stdout and "by everyone\u202e" in piped.stdout
+        shown = _on_a_terminal("roundtable", "fetch", "ops", "--after-seq", "0", "--role", "reviewer")
+        assert "\x1b" not in shown and "\u202e" not in shown and "\r\n" in shown  # the tty's own line ends
+        assert "Decision: ship\\x1b[2K\\x0dApproved by everyone\\u202e" in shown
+        digest = _on_a_terminal("roundtable", "digest", "ops", "--peek", "--role", "reviewer")
+        assert "\x1b" not in digest and "\\x1b[2K" in digest
