@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reinforce": ("commonkeep.cmd_governance", "record that a memory helped or was corrected (writer only)"),
     "inquiries": ("commonkeep.cmd_governance", "list, answer or withdraw open inquiries"),
     "patches": ("commonkeep.cmd_governance", "list patch files, or --show one"),
+    "share": ("commonkeep.share.cli", "share the root through a git remote: init [--remote URL] | sync (merge by id, writer only)"),
     "doctor": ("commonkeep.doctor", "check the root: resolution, files, quarantine, index"),
     "search": ("commonkeep.search.cli", "search memory by keyword and by meaning: QUERY [--mode MODE] [--limit N] [--json]"),
     "reindex": ("commonkeep.search.cli", "rebuild search/memory-fts.db and search/recall.db from the canonical files"),
