@@ -203,6 +203,16 @@ def waiting_ops(patches_dir: Path) -> Waiting:
     return out
 
 
+def _revived_by_share(cand: dict[str, Any], tombstoned: set[str]) -> str | None:
+    """The tombstoned record id a contested candidate from ``commonkeep share sync`` would bring
+    back (the ``contested`` field it carries names the merged record), else ``None``."""
+    contested = cand.get("contested")
+    if not isinstance(contested, dict):
+        return None
+    rid = contested.get("id")
+    return rid if isinstance(rid, str) and rid in tombstoned else None
+
+
 def suggested_stability(events: list[dict[str, Any]]) -> str:
     """§4.6: any correction or a negative sum → ``low``; a sum ≥ 1 → ``stable``; else ``semi-stable``."""
     weights = {"explicit_reinforcement": 1.0, "implicit_success": 0.2, "neutral_exposure": 0.0, "explicit_correction": -1.0}
@@ -302,9 +312,6 @@ def propose(
         cand = enrich_candidate(raw, index, governance_mode)
         scored[cid] = cand
         conf = candidate_confidence(cand)
-        if conf < min_confidence or len(cand.get("evidence_refs") or []) < min_evidence:
-            pending.append(cid)
-            continue
         mem_id = memory_id_for(cid)
         if cid in waiting.candidates:  # already proposed: computed (for review and matching), not proposed again
             pid = waiting.candidates[cid]
@@ -313,16 +320,27 @@ def propose(
             sink = held
         else:
             sink = ops
+        # What can never be added is rejected whatever its confidence (below the gate it would
+        # wait for review as a plain add, and approving that would bring deleted content back).
+        if mem_id in tombstoned:
+            sink.add("reject_candidate", risk="low", selected=True, confidence=1.0, candidate_id=cid,
+                     reason=f"{mem_id} was deleted (tombstoned) and can never come back")
+            continue
+        revived = _revived_by_share(cand, tombstoned)
+        if revived:  # another machine's version of a record this root deleted (commonkeep share sync)
+            sink.add("reject_candidate", risk="low", selected=True, confidence=1.0, candidate_id=cid,
+                     reason=f"it is another machine's version of {revived}, which was deleted (tombstoned) "
+                            "and can never come back")
+            continue
+        if conf < min_confidence or len(cand.get("evidence_refs") or []) < min_evidence:
+            pending.append(cid)
+            continue
         risk = str(cand.get("poisoning_risk") or "low")
         blockers = auto_apply_blockers(cand, governance_mode)
         auto = not blockers
         kind = cand.get("match_kind", "new")
         matched = list(cand.get("matched_memory_ids") or [])
         why = "; ".join(cand.get("match_reasons") or [])
-        if mem_id in tombstoned:
-            sink.add("reject_candidate", risk="low", selected=True, confidence=1.0, candidate_id=cid,
-                     reason=f"{mem_id} was deleted (tombstoned) and can never come back")
-            continue
         if mem_id in known_ids or mem_id in proposed_ids:
             sink.add("reject_candidate", risk="low", selected=True, confidence=1.0, candidate_id=cid,
                      reason=f"already promoted as {mem_id}")

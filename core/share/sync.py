@@ -192,20 +192,30 @@ def _records_snapshot(lay: Layout) -> dict[str, bytes]:
     return out
 
 
-def _tombstoned(lay: Layout) -> set[str]:
-    ids: set[str] = set()
+def _tombstones(lay: Layout) -> list[dict[str, Any]]:
+    """The tombstones that parse and name a deleted record (bad lines are doctor's business)."""
+    out: list[dict[str, Any]] = []
     try:
         data = lay.tombstones.read_bytes()
     except OSError:
-        return ids
+        return out
     for line in data.split(b"\n"):
         try:
             obj = json.loads(line) if line.strip() else None
         except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict) and isinstance(obj.get("deleted_record_id"), str):
-            ids.add(obj["deleted_record_id"])
-    return ids
+            out.append(obj)
+    return out
+
+
+def _tombstoned(lay: Layout) -> set[str]:
+    return {str(t["deleted_record_id"]) for t in _tombstones(lay)}
+
+
+def _purged(lay: Layout) -> set[str]:
+    """Record ids whose tombstone says ``privacy_purge``."""
+    return {str(t["deleted_record_id"]) for t in _tombstones(lay) if t.get("deletion_mode") == "privacy_purge"}
 
 
 def _branch(root: Path) -> str:
@@ -272,6 +282,7 @@ def _candidates_from_side(root: Path, side: Path, remote: str | None, commit: st
         return
     keep: list[str] = []  # entries that could not become candidates stay in the side file
     done: list[str] = []
+    purged = _purged(Layout(root))
     where = f"git:{remote or 'local'}@{commit or 'unknown'}"
     for text_line in raw.splitlines():
         if not text_line.strip():
@@ -282,6 +293,12 @@ def _candidates_from_side(root: Path, side: Path, remote: str | None, commit: st
                 raise ValueError("not an object")
             kind = str(entry.get("kind", ""))
             rid, path = str(entry.get("id", "")), str(entry.get("path", ""))
+            if rid in purged:
+                # A privacy purge means the content must not come back: no candidate, and only the
+                # fact (never the text) is kept in the local audit copy.
+                done.append(json.dumps({"path": path, "id": rid, "kind": kind, "dropped": "privacy_purge"}))
+                report.notes.append(f"another machine's version of {rid} was dropped: the record was purged for privacy")
+                continue
             statement = _statement(entry)[:MAX_TEXT_CHARS]
             deleted = kind in ("deleted_ours", "deleted_theirs")
             why = ("deleted on one side, changed on the other; the deletion won" if deleted

@@ -235,9 +235,15 @@ def test_deleted_on_one_side_changed_on_the_other_deletion_wins(
     assert rep["contested"] == [cand["id"]] and "deleted" in cand["tags"]
     sync(capsys, a)
     assert (a / L2).read_bytes() == (b / L2).read_bytes()
-    # the librarian's curation never brings the record back
+    # the librarian's curation never brings the record back: the contested candidate is rejected
+    from commonkeep.curate import curate
+
+    prop = curate(b, role=WRITER, write=False)
+    [op] = [o for o in prop.ops if o.get("candidate_id") == cand["id"]]
+    assert op["op"] == "reject_candidate" and op["default_selected"] and rid in op["reason"]
     auto_curate(b, role=WRITER)
     assert rid not in {r["id"] for r in Store(b).records(active_only=False)}
+    assert cand["id"] not in {c["id"] for c in Store(b).candidates(status="new")}  # rejected, not waiting
     assert rid not in (b / L2).read_text(encoding="utf-8")
     patch = {"patch_id": "patch_202612020000_ckresur", "created_at": "2026-12-02T00:00:00.000Z", "generated_by": "manual", "applied_at": None, "applied_ops": [], "skipped_ops": [],
              "mode": "propose", "status": "proposed", "summary": "resurrect",
@@ -332,3 +338,25 @@ def test_driver_keeps_bytes_and_bad_lines(tmp_path: Path, monkeypatch: pytest.Mo
     assert entry["path"] == L2 and entry["id"] == "u" and entry["kind"] == BOTH_CHANGED
     assert entry["line"].encode("utf-8", "surrogateescape") == other
     assert driver_main([str(tmp_path / "missing"), str(tmp_path / "O"), str(tmp_path / "T"), L2]) != 0
+
+
+def test_a_privacy_purge_is_not_undone_by_another_machines_edit(
+        machines: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    from commonkeep.forget import forget
+
+    a, b = machines
+    rid = "mem_20261202000009_pppppppp"
+    add(a, record(rid, "Alice's home address is 12 Elm Street."))
+    sync(capsys, a)
+    sync(capsys, b)
+    forget(a, rid, reason="privacy_sensitive", role=WRITER, purge=True)
+    replace_statement(b, rid, "Alice's home address is 14 Elm Street.")
+    sync(capsys, a)
+    rep = sync(capsys, b)
+    assert rid not in (b / L2).read_text(encoding="utf-8")
+    assert contested(b) == [] and rep["contested"] == []
+    assert any("purged for privacy" in n for n in rep["notes"])
+    git_dir = b / ".git"
+    for side in git_dir.glob("commonkeep-contested*.jsonl"):
+        assert "Elm Street" not in side.read_text(encoding="utf-8"), side
+    assert "14 Elm Street" not in (b / "inbox/captured.jsonl").read_text(encoding="utf-8")
