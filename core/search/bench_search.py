@@ -4,6 +4,7 @@ Builds a throwaway root with ``N`` synthetic records (deterministic: seeded rand
 a 5,000-word vocabulary with a Zipf-like distribution), then measures:
 
 - full reindex (``reindex`` without embedding: both databases from the JSONL);
+- ``select_for_prompt`` p50 (what ``commonkeep select`` does for one prompt, runtime files written);
 - keyword query p50/p95 in process (``recall_fts`` query only, connection open), the same with
   pseudo-relevance feedback (``expand``), and the whole ``search()`` call (freshness check,
   connection, query);
@@ -112,6 +113,9 @@ def _seed_vectors(root: Path, rng: random.Random) -> int:
         return len(rows)
 
 
+SELECT_RUNS = 10
+
+
 def run_bench(n: int, queries: int = 200, cli_runs: int = 10) -> dict[str, Any]:
     from commonkeep.errors import BadInput
     from commonkeep.jsonl import append_jsonl
@@ -157,6 +161,16 @@ def run_bench(n: int, queries: int = 200, cli_runs: int = 10) -> dict[str, Any]:
             search(root, q, "keyword", 8)
             lat.append(time.perf_counter() - t)
         report["keyword_search_call_p50_ms"] = round(statistics.median(lat) * 1000, 3)
+        # Selection for a prompt (``commonkeep select``): it reads and checks every record (hard
+        # rules, contested memory) besides searching, so it grows with the store.
+        from commonkeep.select import select_for_prompt
+
+        lat = []
+        for q in qs[:SELECT_RUNS]:
+            t = time.perf_counter()
+            select_for_prompt(root, f"how do we handle {q} in this project", write=True)
+            lat.append(time.perf_counter() - t)
+        report["select_for_prompt_p50_ms"] = round(statistics.median(lat) * 1000, 1)
         backend = semantic.BUILTIN_BACKENDS[0]
         why = backend.available()
         if why is None:

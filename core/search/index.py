@@ -339,8 +339,10 @@ def reader(path: Path) -> sqlite3.Connection:
     entry = cache.get(str(path))
     if entry is not None and entry[1] == ident:
         return entry[0]
-    if entry is not None:
-        entry[0].close()
+    # A changed identity (a replaced file, or only a new ctime after a write or checkpoint) opens a
+    # new connection; the old one is not closed here, because a caller up the stack may still be
+    # using it (a search holds it while its semantic backend re-syncs and embeds): it closes when
+    # its last user lets go of it.
     conn = connect_recall(path)
     cache[str(path)] = (conn, ident)
     return conn

@@ -200,3 +200,33 @@ def test_locomo_bench_scores_auto_and_expanded_modes(monkeypatch: pytest.MonkeyP
 def test_locomo_bench_refuses_an_unknown_mode(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "locomo", "--data", str(TOY), "--modes", "keyword:sideways"]) == 2
     assert "unknown mode" in capsys.readouterr().err
+
+
+def test_a_search_survives_its_backend_touching_recall_db_meanwhile(root: Path) -> None:
+    """The semantic backend re-syncs and embeds inside a search; a write (or a WAL checkpoint)
+    gives recall.db a new ctime, so the thread's shared connection is reopened — the one the
+    search holds must stay usable (it used to be closed under it: "closed database")."""
+    import os
+
+    seed(root, [make_record("mem_cat", "Our cat Tom sleeps on the printer."),
+                make_record("mem_db", "The staging database is restored from Sunday's backup.")])
+
+    class Touching:
+        name = "touching"
+
+        def available(self) -> str | None:
+            return None
+
+        def search(self, root_: str, query: str, limit: int) -> list[str]:
+            path = index.recall_db_path(root_)
+            os.utime(path)  # a new ctime, as a write plus checkpoint gives it
+            index.ensure_fresh(root_)
+            index.reader(path)
+            return ["mem_cat"]
+
+    resp = search(root, "printer", "deep", 5, backends=[Touching()])
+    assert [r.id for r in resp.results][:1] == ["mem_cat"]
+    held = index.open_fresh(root)
+    os.utime(index.recall_db_path(root))
+    assert index.reader(index.recall_db_path(root)) is not held
+    assert held.execute("SELECT count(*) FROM records").fetchone()[0] == 2  # still open
