@@ -213,6 +213,16 @@ def _tombstoned(lay: Layout) -> set[str]:
     return {str(t["deleted_record_id"]) for t in _tombstones(lay)}
 
 
+DONE_FILE_NAME = SIDE_FILE_NAME.replace(".jsonl", ".done.jsonl")
+
+
+def _is_record_file(path: str) -> bool:
+    """A canonical record file (L1, L2, a project file): only their lines are memory statements."""
+    return path in ("memory/L1.identity.jsonl", "memory/L2.playbooks.jsonl") or (
+        path.startswith("memory/projects/") and path.endswith(".jsonl") and "/" not in path[len("memory/projects/"):]
+    )
+
+
 def _purged(lay: Layout) -> set[str]:
     """Record ids whose tombstone says ``privacy_purge``."""
     return {str(t["deleted_record_id"]) for t in _tombstones(lay) if t.get("deletion_mode") == "privacy_purge"}
@@ -293,6 +303,14 @@ def _candidates_from_side(root: Path, side: Path, remote: str | None, commit: st
                 raise ValueError("not an object")
             kind = str(entry.get("kind", ""))
             rid, path = str(entry.get("id", "")), str(entry.get("path", ""))
+            if not _is_record_file(path):
+                # a candidate, tombstone, evidence or inquiry line both machines changed: ours
+                # stays in the file; the other version is kept in the local audit copy, not turned
+                # into a memory candidate (it is not a statement of memory)
+                done.append(text_line)
+                report.notes.append(f"{path}: another machine's version of {rid} lost the merge; "
+                                    f"it is kept in {side.with_name(DONE_FILE_NAME)}")
+                continue
             if rid in purged:
                 # A privacy purge means the content must not come back: no candidate, and only the
                 # fact (never the text) is kept in the local audit copy.
@@ -323,7 +341,7 @@ def _candidates_from_side(root: Path, side: Path, remote: str | None, commit: st
             report.notes.append(f"a side-file entry could not become a candidate ({exc}); it stays in {side}")
     report.contested_failed = len(keep)
     if done:  # an audit copy of what was turned into candidates, local to this clone
-        with open(side.with_name(SIDE_FILE_NAME.replace(".jsonl", ".done.jsonl")), "a", encoding="utf-8") as fh:
+        with open(side.with_name(DONE_FILE_NAME), "a", encoding="utf-8") as fh:
             fh.write("".join(line + "\n" for line in done))
     side.write_text("".join(line + "\n" for line in keep), encoding="utf-8")
 

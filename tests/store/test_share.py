@@ -360,3 +360,28 @@ def test_a_privacy_purge_is_not_undone_by_another_machines_edit(
     for side in git_dir.glob("commonkeep-contested*.jsonl"):
         assert "Elm Street" not in side.read_text(encoding="utf-8"), side
     assert "14 Elm Street" not in (b / "inbox/captured.jsonl").read_text(encoding="utf-8")
+
+
+def test_a_candidate_both_machines_changed_does_not_become_a_new_candidate(
+        machines: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    from commonkeep.candidates import new_candidate
+    from commonkeep.store import Store
+
+    a, b = machines
+    cand = new_candidate("Use ruff for linting Python code.", evidence_refs=["a.md", "b.md"])
+    Store(a).append_candidate(cand)
+    sync(capsys, a)
+    sync(capsys, b)
+    for root, status in ((a, "rejected"), (b, "patched")):
+        path = root / "inbox/captured.jsonl"
+        rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+        path.write_text("".join(dumps_line({**r, "status": status} if r["id"] == cand["id"] else r) + "\n"
+                                for r in rows), encoding="utf-8")
+    sync(capsys, a)
+    rep = sync(capsys, b)
+    assert rep["contested"] == [] and contested(b) == []
+    assert [c["status"] for c in inbox(b) if c["id"] == cand["id"]] == ["patched"]  # ours stays, once
+    assert len(inbox(b)) == len({c["id"] for c in inbox(b)})  # no candidate was added
+    assert any("lost the merge" in n for n in rep["notes"])
+    done = (b / ".git" / "commonkeep-contested.done.jsonl").read_text(encoding="utf-8")
+    assert '\\"status\\":\\"rejected\\"' in done  # the other version is kept, locally
