@@ -415,7 +415,7 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
     from commonkeep.render import render_all
     from commonkeep.search.index import sync_root
 
-    sync_root(root, full=True)
+    sync_root(root)  # incremental, as after an apply: only changed rows (and their vectors) are redone
     render_all(lay)
     if report.contested:
         _commit_canonical(root, f"commonkeep share: {len(report.contested)} contested candidate(s) from the merge of {name}")
