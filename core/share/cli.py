@@ -63,8 +63,9 @@ def run_init(args: argparse.Namespace) -> int:
 
 def run_sync(args: argparse.Namespace) -> int:
     from commonkeep.share.sync import sync
+    from commonkeep.writer import acting_role
 
-    rep = sync(_root(args), role=args.role, remote=args.remote, push=not args.no_push)
+    rep = sync(_root(args), role=acting_role(args.role), remote=args.remote, push=not args.no_push)
     if args.json:
         print_json(rep.as_dict())
         return 0

@@ -385,3 +385,15 @@ def test_a_candidate_both_machines_changed_does_not_become_a_new_candidate(
     assert any("lost the merge" in n for n in rep["notes"])
     done = (b / ".git" / "commonkeep-contested.done.jsonl").read_text(encoding="utf-8")
     assert '\\"status\\":\\"rejected\\"' in done  # the other version is kept, locally
+
+
+def test_sync_takes_the_role_from_the_environment_like_every_writer_command(
+        machines: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    a, _ = machines
+    monkeypatch.setenv("COMMONKEEP_ROLE", WRITER)
+    code, out, err = cli(capsys, "share", "sync", "--root", str(a), "--json")
+    assert code == 0, err
+    assert json.loads(out)["pushed"] is True
+    monkeypatch.setenv("COMMONKEEP_ROLE", "planner")
+    code, _, err = cli(capsys, "share", "sync", "--root", str(a))
+    assert code == 3 and "only the writer role" in err
