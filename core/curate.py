@@ -14,6 +14,7 @@ emits ops in the contract's format (``contracts/ompkeep-store.md`` §4.3, §6.6,
 | ``supersedes_existing``                     | ``supersede``, medium                     | never            |
 | ``potential_conflict``                      | ``add`` + ``contest`` of the other, medium; an inquiry | never |
 | ``ambiguous``                               | ``add``, medium; an inquiry               | never            |
+| contested (``commonkeep share sync``)        | ``update`` of that record, medium (or ``reject_candidate`` when it was deleted) | never |
 | ``new`` L2                                  | ``add``                                   | if auto-eligible |
 | ``new`` L1                                  | ``add``, medium (needs ``commonkeep ratify``) | never        |
 
@@ -213,6 +214,13 @@ def _revived_by_share(cand: dict[str, Any], tombstoned: set[str]) -> str | None:
     return rid if isinstance(rid, str) and rid in tombstoned else None
 
 
+def _contested_record(cand: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The live record a contested candidate from ``commonkeep share sync`` is another version of."""
+    contested = cand.get("contested")
+    rid = contested.get("id") if isinstance(contested, dict) else None
+    return by_id.get(rid) if isinstance(rid, str) else None
+
+
 def suggested_stability(events: list[dict[str, Any]]) -> str:
     """§4.6: any correction or a negative sum → ``low``; a sum ≥ 1 → ``stable``; else ``semi-stable``."""
     weights = {"explicit_reinforcement": 1.0, "implicit_success": 0.2, "neutral_exposure": 0.0, "explicit_correction": -1.0}
@@ -331,6 +339,16 @@ def propose(
             sink.add("reject_candidate", risk="low", selected=True, confidence=1.0, candidate_id=cid,
                      reason=f"it is another machine's version of {revived}, which was deleted (tombstoned) "
                             "and can never come back")
+            continue
+        other = _contested_record(cand, by_id)
+        if other is not None:  # another machine's version of a live record (commonkeep share sync)
+            theirs = {"statement": cand["text"],
+                      "evidence": _merge_evidence(list(other.get("evidence") or []), list(cand.get("evidence_refs") or []))}
+            sink.add("update", target=route(other), target_id=other["id"], updates=theirs,
+                     risk=max_risk(str(cand.get("poisoning_risk") or "low"), "medium"), selected=False,
+                     confidence=conf, candidate_id=cid,
+                     reason=f"contested: another machine's version of {other['id']} lost the git merge; select this "
+                            "op to take it, or reject the candidate to keep the local statement")
             continue
         if conf < min_confidence or len(cand.get("evidence_refs") or []) < min_evidence:
             pending.append(cid)

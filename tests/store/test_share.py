@@ -209,6 +209,22 @@ def test_same_record_changed_on_both_sides_becomes_one_contested_candidate(
     assert len(contested(a)) == 1  # the candidate travels, and is not created twice
     side = Path(git(b, "rev-parse", "--absolute-git-dir").strip()) / "commonkeep-contested.jsonl"
     assert side.read_text(encoding="utf-8") == ""
+    # the librarian is offered the other version as an update of that record, never by default
+    from commonkeep.curate import curate
+    from commonkeep.patch import apply_patch
+
+    prop = curate(b, role=WRITER)
+    [op] = [o for o in prop.ops if o.get("candidate_id") == cand["id"]]
+    assert (op["op"], op["target_id"], op["default_selected"]) == ("update", rid, False)
+    assert op["updates"]["statement"] == "Use port 9090 for the dev server."
+    from commonkeep.errors import BadInput
+
+    with pytest.raises(BadInput, match="not selected by default"):  # nothing is taken by default
+        apply_patch(b, prop.patch["patch_id"], role=WRITER)
+    apply_patch(b, prop.patch["patch_id"], role=WRITER, op_ids=[op["op_id"]])
+    text = (b / L2).read_text(encoding="utf-8")
+    [row] = [json.loads(x) for x in text.splitlines() if json.loads(x)["id"] == rid]
+    assert row["statement"] == "Use port 9090 for the dev server." and "7070" not in text
 
 
 def test_deleted_on_one_side_changed_on_the_other_deletion_wins(
