@@ -220,27 +220,17 @@ _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,8}$")
 def redact_name(name: str) -> Redacted:
     """``redact`` for one file or folder name; markers become the file-name-safe ``REDACTED-<kind>``.
 
-    In a name ``_`` separates words as often as ``-`` does (``aws_AKIA….md``, ``x_sk_live_….md``),
-    so the text after every ``_`` is also read as if it began there. An extension the redaction
+    A token right after ``_`` (``aws_AKIA….md``, ``x_sk_live_….md``) is found as in any text (the
+    patterns start at ``_START``, not ``\\b``). An extension the redaction
     swallowed (``password=hunter22.md``) is put back when it holds nothing itself. Idempotent: a
     redacted name redacts to itself.
     """
-    text, findings = _redact_name_marked(_NAME_MARKER_RE.sub(r"[REDACTED:\1]", name))
+    red = redact(_NAME_MARKER_RE.sub(r"[REDACTED:\1]", name))
+    text, findings = red.text, red.findings
     if not findings:
         return Redacted(name, [])
     ext = _EXTENSION.search(name)
-    if ext and not text.endswith(ext.group(0)) and not _redact_name_marked(text + ext.group(0))[1]:
+    if ext and not text.endswith(ext.group(0)) and not redact(text + ext.group(0)).findings:
         text += ext.group(0)
     return Redacted(_MARKER_RE.sub(lambda m: _NAME_MARKER.format(kind=m.group(1)), text), findings)
 
-
-def _redact_name_marked(name: str) -> tuple[str, list[str]]:
-    red = redact(name)
-    text, findings = red.text, list(red.findings)
-    at = text.find("_")
-    while at >= 0:
-        tail = redact(text[at + 1 :])
-        if tail.findings:
-            text, findings = text[: at + 1] + tail.text, findings + tail.findings
-        at = text.find("_", at + 1)
-    return text, findings
