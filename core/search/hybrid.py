@@ -88,6 +88,17 @@ class SearchResponse:
         return out
 
 
+_TAKES_NEAREST: dict[type, bool] = {}
+
+
+def _takes_nearest(backend: Any) -> bool:
+    """Whether ``backend.similarities`` accepts ``nearest`` (asked once per backend class: rerank's hot path)."""
+    cls = type(backend)
+    if cls not in _TAKES_NEAREST:
+        _TAKES_NEAREST[cls] = "nearest" in inspect.signature(backend.similarities).parameters
+    return _TAKES_NEAREST[cls]
+
+
 def rrf_score(rank: int, weight: float) -> float:
     """The contribution of a 1-based ``rank`` (= 0-based index + 1)."""
     return weight / (RRF_K + rank)
@@ -220,7 +231,7 @@ def _search_records(
         try:
             if how == "rerank":
                 ids = [h.id for h in keyword_hits]
-                if "nearest" in inspect.signature(backend.similarities).parameters:
+                if _takes_nearest(backend):
                     sims = backend.similarities(root, query, ids, nearest=depth)
                 else:  # a third-party backend that only scores given ids
                     sims = backend.similarities(root, query, ids) if ids else {}
