@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from commonkeep.search.fts import encodable
+
 HERMES_DELIMITER = "\n§\n"
 HERMES_LIMITS = {"memory": 2200, "user": 1375}
 HARD_RULE_TYPES = ("avoid_pattern", "prefer_pattern", "correction", "convention")
@@ -103,15 +105,11 @@ def neutralize(text: str) -> str:
     return _ROLE_MARKERS.sub(lambda m: m.group(0).translate(_DEFANG), text)
 
 
-# A stored "\udcff" escape (JS strings may hold lone surrogates) cannot be encoded as UTF-8 on
-# stdout or in a host's file: shown as U+FFFD, one character for one.
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def entry_text(statement: str, max_chars: int) -> str:
     """The statement on one line, role markers neutralised (:func:`neutralize`), cut to
     ``max_chars`` (with ``…``) when longer."""
-    text = _LONE_SURROGATE.sub("\ufffd", neutralize(_WS.sub(" ", statement).strip()))
+    # a stored "\udcff" escape (JS strings may hold one) cannot be UTF-8: U+FFFD (``fts.encodable``)
+    text = encodable(neutralize(_WS.sub(" ", statement).strip()))
     if len(text) > max_chars:
         text = text[: max(0, max_chars - 1)].rstrip() + "…" if max_chars > 1 else text[:max_chars]
     return text
