@@ -169,11 +169,29 @@ def _relevant(root: Path, prompt: str, limit: int) -> tuple[list[str], str]:
     return [r.id for r in resp.results], resp.used
 
 
+def _standing(root: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The store's active hard rules (§6.11, at most ``MAX_HARD_RULES``) and its contested
+    records, each in ``projection.priority_key`` order."""
+    from commonkeep.search import index
+
+    # recall.db keeps them, re-synced first when the canonical files changed (a new bad line is
+    # then named once on stderr by that sync): the JSONL is not read when nothing changed.
+    conn = index.open_fresh(root)
+    return index.ranked_records(conn, "hard", MAX_HARD_RULES), index.ranked_records(conn, "contested")
+
+
+def _records_by_id(root: Path, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The whole active records of ``ids`` (search hits), as the store holds them."""
+    from commonkeep.search import index
+
+    return index.records_by_id(index.open_fresh(root), ids)
+
+
 def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> Selection:
     """Select memory for ``prompt`` and (``write``) write the three runtime files."""
     from commonkeep.jsonjs import dumps_pretty
     from commonkeep.layout import Layout
-    from commonkeep.projection import is_hard_rule, neutralize, priority_key
+    from commonkeep.projection import neutralize
     from commonkeep.search.index import require_root
     from commonkeep.store import Store
     from commonkeep.timeutil import now_iso, today
@@ -187,9 +205,7 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         return sel
     cfg = _config(lay.root)
     sel.mode = str(cfg.get("injectionMode", "scoped"))
-    store = Store(lay.root)  # a new bad line is named once on stderr
-    everything = store.records(active_only=False)
-    active = [r for r in everything if r.get("status") == "active"]
+    store = Store(lay.root)
     sections: list[str] = []
     timings: dict[str, float] = {}
     used_search = "none"
@@ -199,7 +215,7 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
             "or the memory_search tool before acting, and propose durable facts as candidates; the librarian curates them."
         )
     else:
-        hard = sorted((r for r in active if is_hard_rule(r)), key=priority_key)[:MAX_HARD_RULES]
+        hard, contested = _standing(lay.root)
         text, used = _section("Hard Rules", [_line(r) for r in hard], CAPS["hard_rules"])
         sel.hard_rules = [hard[i] for i in used]
         if text:
@@ -209,7 +225,7 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         t0 = time.perf_counter()
         ranked, used_search = _relevant(lay.root, prompt, max(max_records * 3, 24))
         timings["searchMs"] = round((time.perf_counter() - t0) * 1000, 3)
-        by_id = {str(r["id"]): r for r in active}
+        by_id = _records_by_id(lay.root, ranked)
         shown = {str(r["id"]) for r in sel.hard_rules}
         # By relevance within the count caps; a line that does not fit the section's room is
         # skipped (not counted) and the next relevant record may take its place.
@@ -238,7 +254,6 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         text, _ = _section("Scratchpad", [ln for ln in pad if ln.startswith("- [ ]")], CAPS["scratchpad"])
         if text:
             sections.append(text)
-        contested = sorted((r for r in everything if r.get("status") == "contested"), key=priority_key)
         text, used = _section("Contested Memory", [_line(r) for r in contested], CAPS["contested"])
         sel.contested = [contested[i] for i in used]
         if text:

@@ -7,8 +7,11 @@ Two databases under ``search/``:
   ``recall_fts`` (the same rows plus a low-weight *source context* column), ``vectors``
   (float32 BLOBs of the local embedder), ``terms`` (the document frequency of every stemmed
   term of ``recall_fts``, for query expansion), ``meta`` (the fingerprint of the canonical
-  files the indexes were built from, the record count) and ``notes_fts`` / ``notes_src`` /
-  ``notes_files`` (daily logs and evidence records, with their own fingerprint; ``notes.py``).
+  files the indexes were built from, the record count), ``notes_fts`` / ``notes_src`` /
+  ``notes_files`` (daily logs and evidence records, with their own fingerprint; ``notes.py``),
+  and what prompt selection (``commonkeep.select``) needs without reading the store:
+  ``record_json`` (the whole record of every indexed id, as the store holds it) and
+  ``select_rows`` (the active hard rules and the contested records, whole, in priority order).
 
 Source context: a record whose first evidence ref points at a position in a source
 (``<source>#<anchor>``, e.g. a conversation turn) is indexed together with the statements of the
@@ -21,6 +24,14 @@ side is the adjacency pair of a dialogue (the turn this one answers, the turn th
 (1). (Earlier values, 2 and 0.3, had been picked by trying a few on the LoCoMo dev split, which
 that data's README forbids; they were replaced, and the README reports what these score.)
 
+Selection rows: ``record_json`` holds, for every id of ``records``, the record a reader of the
+store gets for that id (the last active line of it, as ``{r["id"]: r for r in active}`` keeps);
+``select_rows`` holds one row per line (kind ``hard``: active records that are hard rules, §6.11;
+kind ``contested``: status ``contested``), tombstoned ids left out as the store leaves them out,
+sorted by ``projection.priority_key`` (stable, so store order breaks ties). The JSON is
+Python's own (``ensure_ascii=False``, UTF-8 with ``surrogatepass``), which parses back to an
+equal dict with the same key order, number types and lone surrogates.
+
 Freshness: every sync stores the canonical files' ``(name, size, mtime)`` fingerprint; readers
 call :func:`ensure_fresh`, which re-syncs (only the rows that changed) when OMP or anyone else
 changed the files since. Both databases are derived: ``commonkeep reindex`` rebuilds them.
@@ -28,13 +39,14 @@ changed the files since. Both databases are derived: ``commonkeep reindex`` rebu
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,9 +75,17 @@ _RECALL_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS notes_src (id INTEGER PRIMARY KEY, source TEXT NOT NULL, digest TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS notes_src_source ON notes_src (source)",
     "CREATE TABLE IF NOT EXISTS notes_files (name TEXT PRIMARY KEY, stamp TEXT NOT NULL)",
+    # What ``select_for_prompt`` needs (see "Selection rows" above). ``digest``: of ``body``, so an
+    # incremental sync compares 16 bytes per record instead of the whole JSON.
+    "CREATE TABLE IF NOT EXISTS record_json (id TEXT PRIMARY KEY, digest BLOB NOT NULL, body BLOB NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS select_rows (kind TEXT NOT NULL, ord INTEGER NOT NULL, body BLOB NOT NULL, "
+    "PRIMARY KEY (kind, ord)) WITHOUT ROWID",
 )
-# The last table of the schema: a recall.db without it (an older version) gets the missing tables.
-_SCHEMA_LAST = "notes_files"
+# Every table and index of the schema: a recall.db lacking one (an older version) gets the missing
+# ones. Missing selection tables also drop its fingerprint, so that the next reader re-syncs and
+# fills them (the notes tables have their own fingerprint).
+_SCHEMA_NAMES = tuple(re.findall(r"IF NOT EXISTS (\w+)", " ".join(_RECALL_SCHEMA)))
+_SELECT_TABLES = frozenset({"record_json", "select_rows"})
 TERMS_DELTA_MAX = 2000  # a sync changing more rows than this recounts every term from the index
 _TEMP_TABLES = (
     # Per connection, in the temp schema: nothing is added to recall.db's file.
@@ -115,11 +135,17 @@ def connect_recall(path: Path) -> sqlite3.Connection:
     conn.execute(f"PRAGMA busy_timeout={fts.BUSY_TIMEOUT_MS}")
     if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
         conn.execute("PRAGMA journal_mode=WAL")
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE name=?", (_SCHEMA_LAST,)).fetchone() is None:
+    marks = ",".join("?" * len(_SCHEMA_NAMES))
+    present = {r[0] for r in conn.execute(f"SELECT name FROM sqlite_master WHERE name IN ({marks})", _SCHEMA_NAMES)}
+    if len(present) < len(_SCHEMA_NAMES):
         conn.execute("BEGIN IMMEDIATE")
         try:
             for stmt in _RECALL_SCHEMA:
                 conn.execute(stmt)
+            if _SELECT_TABLES - present:
+                # Selection tables added to an existing index are empty: it is not fresh any more,
+                # whatever the canonical files (``open_fresh`` re-syncs, which fills them).
+                conn.execute("DELETE FROM meta WHERE key = 'fingerprint'")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -202,9 +228,107 @@ def load_rows(root: Path | str) -> dict[str, IndexRow]:
     return index_rows(records, store.tombstoned_ids())
 
 
-def _sync_recall(conn: sqlite3.Connection, rows: Mapping[str, IndexRow], *, full: bool) -> tuple[int, int]:
+@dataclass(frozen=True)
+class SelectRows:
+    """What ``record_json`` and ``select_rows`` should hold (bodies: :func:`encode_record`)."""
+
+    bodies: dict[str, bytes]  # indexed id -> the record readers of the store get for it
+    ranked: dict[tuple[str, int], bytes]  # (kind, position in priority order) -> record
+
+
+def encode_record(record: Mapping[str, Any]) -> bytes:
+    """A record as stored in ``recall.db``: :func:`decode_record` gives back an equal dict, with the
+    same key order, ints and floats, and lone surrogates (UTF-8 with ``surrogatepass``)."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+
+
+def decode_record(body: bytes) -> dict[str, Any]:
+    value = json.loads(bytes(body).decode("utf-8", "surrogatepass"))
+    assert isinstance(value, dict)
+    return value
+
+
+def _digest(body: bytes) -> bytes:
+    return hashlib.blake2b(body, digest_size=16).digest()
+
+
+def select_rows_for(records: Sequence[Mapping[str, Any]], rows: Mapping[str, IndexRow]) -> SelectRows:
+    """``SelectRows`` of the store's records (all statuses, tombstoned ones already left out, in
+    store order, as ``Store.records(active_only=False)`` returns them) and their index rows."""
+    from commonkeep.projection import is_hard_rule, priority_key
+
+    active = [r for r in records if r.get("status") == "active"]
+    by_id = {str(r["id"]): r for r in active}  # the last line of an id wins, as in select
+    hard = sorted((r for r in active if is_hard_rule(r)), key=priority_key)
+    contested = sorted((r for r in records if r.get("status") == "contested"), key=priority_key)
+    ranked = {("hard", i): encode_record(r) for i, r in enumerate(hard)}
+    ranked.update({("contested", i): encode_record(r) for i, r in enumerate(contested)})
+    return SelectRows({rid: encode_record(by_id[rid]) for rid in rows if rid in by_id}, ranked)
+
+
+def _load(root: Path | str) -> tuple[dict[str, IndexRow], SelectRows]:
+    """:func:`load_rows` and :func:`select_rows_for` from one read of the store."""
+    from commonkeep.store import Store
+
+    store = Store(root)  # warns as in load_rows
+    records = store.records(active_only=False)
+    rows = index_rows([r for r in records if r.get("status") == "active"], store.tombstoned_ids())
+    return rows, select_rows_for(records, rows)
+
+
+def _sync_select(conn: sqlite3.Connection, want: SelectRows, *, full: bool) -> None:
+    """``record_json`` and ``select_rows`` in line with ``want`` (inside the caller's transaction)."""
+    if full:
+        conn.execute("DELETE FROM record_json")
+        conn.execute("DELETE FROM select_rows")
+        have: dict[str, bytes] = {}
+        have_ranked: dict[tuple[str, int], bytes] = {}
+    else:
+        have = {str(r[0]): bytes(r[1]) for r in conn.execute("SELECT id, digest FROM record_json")}
+        have_ranked = {
+            (str(r[0]), int(r[1])): bytes(r[2]) for r in conn.execute("SELECT kind, ord, body FROM select_rows")
+        }
+    digests = {rid: _digest(body) for rid, body in want.bodies.items()}
+    gone = [rid for rid, d in have.items() if digests.get(rid) != d]
+    conn.executemany("DELETE FROM record_json WHERE id = ?", ((g,) for g in gone))
+    conn.executemany(
+        "INSERT INTO record_json (id, digest, body) VALUES (?, ?, ?)",
+        ((rid, digests[rid], body) for rid, body in want.bodies.items() if have.get(rid) != digests[rid]),
+    )
+    gone_ranked = [k for k, body in have_ranked.items() if want.ranked.get(k) != body]
+    conn.executemany("DELETE FROM select_rows WHERE kind = ? AND ord = ?", gone_ranked)
+    conn.executemany(
+        "INSERT INTO select_rows (kind, ord, body) VALUES (?, ?, ?)",
+        ((k[0], k[1], body) for k, body in want.ranked.items() if have_ranked.get(k) != body),
+    )
+
+
+def ranked_records(conn: sqlite3.Connection, kind: str, limit: int = -1) -> list[dict[str, Any]]:
+    """The ``hard`` or ``contested`` records, in priority order (at most ``limit``; -1: all)."""
+    return [
+        decode_record(r[0])
+        for r in conn.execute("SELECT body FROM select_rows WHERE kind = ? ORDER BY ord LIMIT ?", (kind, limit))
+    ]
+
+
+def records_by_id(conn: sqlite3.Connection, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The whole records of the indexed ``ids`` (others are left out), as the store holds them."""
+    out: dict[str, dict[str, Any]] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        for rid, body in conn.execute(f"SELECT id, body FROM record_json WHERE id IN ({marks})", chunk):
+            out[str(rid)] = decode_record(body)
+    return out
+
+
+def _sync_recall(
+    conn: sqlite3.Connection, rows: Mapping[str, IndexRow], *, full: bool, select: SelectRows | None = None
+) -> tuple[int, int]:
     conn.execute("BEGIN IMMEDIATE")
     try:
+        if select is not None:
+            _sync_select(conn, select, full=full)
         if full:
             removed = int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
             conn.execute("DELETE FROM records")
@@ -302,12 +426,12 @@ def sync_root(
 
     lay = Layout(root)
     stamp = fingerprint(root)
-    rows = load_rows(root)
+    rows, select = _load(root)
     contract_rows = {rid: r.row for rid, r in rows.items()}
     with _closing(fts.connect(lay.search_db)) as conn:
         fts_result = fts.rebuild(conn, contract_rows) if full else fts.sync(conn, contract_rows)
     with _closing(connect_recall(recall_db_path(root))) as rconn:
-        added, removed = _sync_recall(rconn, rows, full=full)
+        added, removed = _sync_recall(rconn, rows, full=full, select=select)
         rconn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fingerprint', ?)", (stamp,))
         # Daily logs and evidence only on a full rebuild (``reindex``): the sync after a patch and
         # the search hot path never read them; a search with notes syncs them itself.
