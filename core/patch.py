@@ -24,19 +24,29 @@ because the id exists or is tombstoned rejects that candidate, as upstream does.
 ``deletion_mode: privacy_purge`` it also scrubs linked evidence (§4.4), the source candidate's
 text, the record's statement in older patch files, daily logs, runtime files, reports and
 session summaries, and drops the derived search databases so they are rebuilt without it.
+
+The tombstone is appended before the record's file is rewritten, so a deletion that dies in
+between never lets the record come back, but leaves its line on disk (``leftover_lines``). A
+``delete`` of such a tombstoned id finishes it: the line is dropped (and, when either the op or
+the tombstone says ``privacy_purge``, the scrub runs) with no second tombstone; so does any
+patch that rewrites a file holding such a line (listed in the patch's ``finished_deletions``,
+a commonkeep extension), since the rewrite drops it anyway. An ``OSError``
+after a tombstone was appended is raised as ``DeletionInterrupted``, naming the lines left and
+the command that finishes them; ``commonkeep doctor`` reports such lines too.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from commonkeep import jsonl
 from commonkeep.curate import route
-from commonkeep.errors import BadInput
+from commonkeep.errors import BadInput, CommonkeepError
 from commonkeep.ids import h, memory_id_for, tombstone_id
 from commonkeep.jsonjs import dumps_line, dumps_pretty
 from commonkeep.layout import Layout
@@ -60,6 +70,52 @@ DECAY = {"semi-stable": 0.15, "stable": 0.05, "low": 0.15}  # config.json mainta
 DELETED = "[deleted]"
 MIN_SCRUB_CHARS = 12  # shorter statements are too likely to match unrelated text to scrub by value
 DERIVED_TEXT_DIRS = ("daily", "runtime", "reports", "sessions/summaries")
+
+
+class DeletionInterrupted(CommonkeepError):
+    """A tombstone was appended but writing the rest of the patch failed: the record's line is
+    still on disk. The message names the lines and the command that finishes the deletion."""
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """A line of a canonical record file whose id is tombstoned (its content is still on disk)."""
+
+    path: Path
+    line: int
+    record_id: str
+    status: str
+    statement: str
+
+
+def leftover_lines(store: Store, ids: set[str] | None = None, paths: list[Path] | None = None) -> list[Leftover]:
+    """Every line of L1, L2 and the project files (only ``paths``, if given) whose id is tombstoned
+    (only ``ids``, if given).
+
+    Such a line is a deletion interrupted between its tombstone and the rewrite of the file, or a
+    line another writer kept (OMP's own delete leaves ``status: "deleted"`` with the content).
+    The files are read as they are, without quarantining anything.
+    """
+    dead = store.tombstoned_ids()
+    if ids is not None:
+        dead &= ids
+    out: list[Leftover] = []
+    if not dead:
+        return out
+    for path in store.layout.canonical_files() if paths is None else paths:
+        read = jsonl.read_jsonl(path)
+        for row, line_no in zip(read.rows, read.line_nos, strict=True):
+            rid = row.get("id")
+            if isinstance(rid, str) and rid in dead:
+                out.append(Leftover(path, line_no, rid, str(row.get("status", "")), str(row.get("statement", ""))))
+    return out
+
+
+def finish_command(record_id: str, tombstone: Row) -> str:
+    """The command that finishes an interrupted deletion of ``record_id`` (its tombstone's reason and mode)."""
+    reason = str(tombstone.get("deletion_reason") or "other")
+    purge = " --purge" if tombstone.get("deletion_mode") == "privacy_purge" else ""
+    return f"commonkeep forget {record_id} --reason {reason}{purge}"
 
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
@@ -120,6 +176,7 @@ class ApplyResult:
     recovered_lock: LockInfo | None = None
     already_applied: list[str] = field(default_factory=list)
     not_selected: list[str] = field(default_factory=list)
+    finished: list[str] = field(default_factory=list)  # ids whose interrupted deletion this apply finished
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -132,6 +189,7 @@ class ApplyResult:
             "not_selected": self.not_selected,
             "candidates": self.candidates,
             "tombstones": self.tombstones,
+            "finished_deletions": self.finished,
             "rendered": [str(p) for p in self.rendered],
             "hook_errors": self.hook_errors,
             "redacted": self.redacted,
@@ -163,6 +221,7 @@ class _State:
         self.purged_texts: list[str] = []
         self.tomb_updates: dict[str, Row] = {}
         self.promoted_elsewhere: set[str] = set()  # candidates another patch already promoted
+        self.finished: list[str] = []  # tombstoned ids whose leftover lines this patch drops
 
     def put(self, rec: Row) -> None:
         rid = str(rec["id"])
@@ -299,6 +358,10 @@ def _delete(op: Row, st: _State, target: str, when: str) -> str | None:
     if not target:
         return "delete needs a target_id"
     if target in st.tomb:
+        fresh = target in st.finished or any(t.get("deleted_record_id") == target for t in st.new_tombstones)
+        left = [] if fresh else leftover_lines(st.store, {target})
+        if left:
+            return _finish_interrupted(op, st, target, left)
         if op.get("deletion_mode") == "privacy_purge":
             return _purge_tombstoned(op, st, target)
         return f"{target} is already deleted (tombstoned)"
@@ -334,18 +397,68 @@ def _delete(op: Row, st: _State, target: str, when: str) -> str | None:
     return None
 
 
+def _tombstone_of(st: _State, target: str) -> Row:
+    tomb = next((t for t in st.new_tombstones if t.get("deleted_record_id") == target), None)
+    if tomb is None:
+        tomb = next((t for t in st.store.rows(st.store.layout.tombstones) if t.get("deleted_record_id") == target), {})
+    return tomb
+
+
+def _finish_interrupted(op: Row, st: _State, target: str, left: list[Leftover]) -> str | None:
+    """Finish a deletion whose tombstone exists but whose record lines are still on disk.
+
+    No second tombstone (§4.5): the lines are dropped by the rewrite of their files. When the op
+    or the existing tombstone says ``privacy_purge`` the scrub runs too (the tombstone already
+    claims it, or is upgraded to it as ``_purge_tombstoned`` does).
+    """
+    st.finished.append(target)
+    for item in left:
+        st.changed.setdefault(item.path, {})[target] = None
+    tomb = _tombstone_of(st, target)
+    if op.get("deletion_mode") == "privacy_purge" or tomb.get("deletion_mode") == "privacy_purge":
+        if tomb.get("deletion_mode") != "privacy_purge":
+            st.tomb_updates[target] = {"deletion_mode": "privacy_purge",
+                                       "deletion_reason": op.get("deletion_reason") or tomb.get("deletion_reason") or "other"}
+        st.purge.append(target)
+        texts = [item.statement for item in left] + _copied_texts(st, target)
+        st.purged_texts += [t for t in dict.fromkeys(texts) if len(t.strip()) >= MIN_SCRUB_CHARS and t != DELETED]
+    return None
+
+
+def _finish_swept(st: _State) -> None:
+    """Rewriting a file drops every tombstoned line in it (§4.5). A leftover of an interrupted
+    deletion in a file this patch rewrites anyway is finished here, on the record (the patch's
+    ``finished_deletions``), with the scrub its tombstone promises when that says ``privacy_purge``,
+    instead of vanishing silently with the scrub never run."""
+    if not st.changed:
+        return
+    new = {str(t.get("deleted_record_id")) for t in st.new_tombstones}
+    swept = {item.record_id for item in leftover_lines(st.store, paths=list(st.changed))} - new - set(st.finished)
+    by_id: dict[str, list[Leftover]] = {}
+    for item in leftover_lines(st.store, swept) if swept else []:  # all of their lines, in any file
+        by_id.setdefault(item.record_id, []).append(item)
+    for rid, left in by_id.items():
+        _finish_interrupted({}, st, rid, left)
+
+
 def _purge_tombstoned(op: Row, st: _State, target: str) -> str | None:
     """A privacy purge of a record forgotten earlier: no second tombstone (§4.5, one per record);
     its tombstone's mode becomes ``privacy_purge`` and what still points at the content is scrubbed.
     The statement is gone from the record files, so it is looked up where it was copied: the
     patches that added or changed the record and its source candidate."""
-    tomb = next((t for t in st.new_tombstones if t.get("deleted_record_id") == target), None)
-    if tomb is None:
-        tomb = next((t for t in st.store.rows(st.store.layout.tombstones) if t.get("deleted_record_id") == target), {})
+    tomb = _tombstone_of(st, target)
     if tomb.get("deletion_mode") == "privacy_purge" or target in st.purge:
         return f"{target} is already forgotten and purged (tombstone {tomb.get('id', '?')})"
     st.tomb_updates[target] = {"deletion_mode": "privacy_purge", "deletion_reason": op.get("deletion_reason") or tomb.get("deletion_reason") or "other"}
     st.purge.append(target)
+    texts = _copied_texts(st, target)
+    st.purged_texts += [t for t in dict.fromkeys(texts) if len(t.strip()) >= MIN_SCRUB_CHARS and t != DELETED]
+    return None
+
+
+def _copied_texts(st: _State, target: str) -> list[str]:
+    """The statements of ``target`` where they were copied: its source candidate and the patches
+    that added or changed it."""
     texts = [str(c.get("text", "")) for cid, c in st.cands.items() if memory_id_for(cid) == target]
     layout = st.store.layout
     for path in sorted(layout.patches_dir.glob("*.json")) if layout.patches_dir.is_dir() else []:
@@ -363,8 +476,7 @@ def _purge_tombstoned(op: Row, st: _State, target: str) -> str | None:
             upd = o.get("updates")
             if o.get("target_id") == target and isinstance(upd, dict) and isinstance(upd.get("statement"), str):
                 texts.append(upd["statement"])
-    st.purged_texts += [t for t in dict.fromkeys(texts) if len(t.strip()) >= MIN_SCRUB_CHARS and t != DELETED]
-    return None
+    return texts
 
 
 def _scrub_derived(layout: Layout, texts: list[str]) -> None:
@@ -505,7 +617,20 @@ def apply_patch(
                 fresh = str(cid) in st.cands and st.cands[str(cid)].get("status") == "new"
                 if fresh and op["op"] in ("add", "supersede") and ("tombstoned" in why or "already exists" in why):
                     st.cand_status.setdefault(str(cid), "rejected")
-        _write_state(store, st, patch["patch_id"])
+        _finish_swept(st)
+        if st.finished:
+            patch["finished_deletions"] = list(dict.fromkeys([*(patch.get("finished_deletions") or []), *st.finished]))
+        try:
+            _write_state(store, st, patch["patch_id"])
+        except OSError as exc:
+            interrupted = _interruption(store, st, exc)
+            if interrupted is None:
+                raise
+            from commonkeep.render import render_all
+
+            with suppress(OSError):  # reads already skip the tombstoned record: so should the projection
+                render_all(layout)
+            raise interrupted from exc
         applied_all = [o for o in ops_by_id if o in done_before or o in result.applied]
         patch["applied_ops"] = applied_all
         patch["skipped_ops"] = [o for o in ops_by_id if o not in applied_all]
@@ -522,6 +647,7 @@ def apply_patch(
         result.path = path
         result.candidates = dict(st.cand_status)
         result.tombstones = [t["id"] for t in st.new_tombstones]
+        result.finished = list(st.finished)
         from commonkeep.render import render_all
 
         result.rendered = render_all(layout)
@@ -530,6 +656,30 @@ def apply_patch(
 
         result.hook_errors = plugin_manager().after_apply(str(layout.root), patch, list(result.applied))
     return result
+
+
+def _interruption(store: Store, st: _State, exc: OSError) -> DeletionInterrupted | None:
+    """When a write failed after a tombstone was appended and a record line it hides is still on
+    disk: the error that says so and how to finish. ``None`` when no such line is left."""
+    ids = {str(t["deleted_record_id"]) for t in st.new_tombstones} | set(st.finished)
+    try:
+        left = leftover_lines(store, ids) if ids else []
+        tombs = {str(t.get("deleted_record_id")): t for t in store.rows(store.layout.tombstones)} if left else {}
+    except OSError:
+        return None
+    if not left:
+        return None
+    lay = store.layout
+    where: dict[str, list[str]] = {}
+    for item in left:
+        where.setdefault(item.record_id, []).append(f"{lay.rel(item.path)}:{item.line}")
+    parts = [f"{rid} (still in {', '.join(places)})" for rid, places in where.items()]
+    commands = [finish_command(rid, tombs.get(rid, {})) for rid in where]
+    return DeletionInterrupted(
+        f"deletion interrupted: {exc}; the tombstone is written (reads skip the record and it can never be "
+        f"re-added), but its line, content included, is still on disk: {'; '.join(parts)}",
+        hint="finish it with " + " and ".join(f"`{c}`" for c in commands) + " (`commonkeep doctor` lists what is left)",
+    )
 
 
 def _write_state(store: Store, st: _State, patch_id: str) -> None:
