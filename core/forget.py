@@ -17,16 +17,23 @@ the statement in the patches that added it and in its source candidate.
 
 An ID may also be a candidate id (``cap_…``) that was never promoted: its record id is
 tombstoned in advance and the candidate rejected, so it cannot come back through curation.
+
+A deletion interrupted after its tombstone was written (disk full, kill -9 before the record's
+file was rewritten) leaves the record's line on disk. Forgetting the id again finishes it: a new
+patch drops the line, with no second tombstone, and says so on stderr ("finishing an interrupted
+deletion of ID"). The scrub runs when ``--purge`` is given or the tombstone already records
+``privacy_purge``. ``commonkeep doctor`` lists such lines with the command that finishes them.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import BadInput
 from commonkeep.ids import memory_id_for, patch_id
-from commonkeep.patch import ApplyResult, apply_patch
+from commonkeep.patch import ApplyResult, apply_patch, leftover_lines
 from commonkeep.secrets import redact
 from commonkeep.store import Store
 from commonkeep.timeutil import now, now_iso
@@ -51,12 +58,20 @@ def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, p
     if record_id.startswith("cap_"):
         candidate_id, target = record_id, memory_id_for(record_id)
     known = {str(r["id"]) for r in store.records(active_only=False)}
+    finishing = False
     if target in dead:
         tomb = next((t for t in store.rows(store.layout.tombstones) if t.get("deleted_record_id") == target), {})
         where = f"tombstone {tomb.get('id', '?')} at {tomb.get('deleted_at', '?')}"
-        if tomb.get("deletion_mode") == "privacy_purge":
+        left = leftover_lines(store, {target})
+        if left:
+            finishing = True
+            purge = purge or tomb.get("deletion_mode") == "privacy_purge"  # the tombstone already claims the scrub
+            lines = ", ".join(f"{store.layout.rel(x.path)}:{x.line}" for x in left)
+            print(f"commonkeep forget: finishing an interrupted deletion of {target} ({where}; its line is still in {lines})",
+                  file=sys.stderr)
+        elif tomb.get("deletion_mode") == "privacy_purge":
             raise BadInput(f"{target} is already forgotten and purged ({where})")
-        if not purge:
+        elif not purge:
             raise BadInput(f"{target} is already forgotten ({where})",
                            hint=f"to scrub what still points at it: commonkeep forget {record_id} --reason privacy_sensitive --purge")
         candidate_id = None  # the purge finds the source candidate by its record id
@@ -89,7 +104,7 @@ def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, p
         "created_at": now_iso(),
         "generated_by": "manual",
         "mode": "supervised",
-        "summary": f"forget {target}" + (" (privacy purge)" if purge else ""),
+        "summary": ("finish the interrupted deletion of " if finishing else "forget ") + target + (" (privacy purge)" if purge else ""),
         "ops": [op],
         "status": "proposed",
         "applied_at": None,
