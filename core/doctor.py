@@ -1,7 +1,8 @@
 """``commonkeep doctor``: is this root healthy, and what exactly is wrong where.
 
 Checks the root resolution, the layout, every JSONL file (bad lines with file and line,
-invalid records, records still present although tombstoned, duplicate ids), the quarantine,
+invalid records, duplicate ids, and every line of a tombstoned record still on disk with the
+``commonkeep forget`` command that finishes its interrupted deletion), the quarantine,
 leftover temp files of interrupted rewrites, and whatever plugins add (index drift, hosts).
 Exit code 1 when any finding has severity ``error`` or ``warning``.
 """
@@ -25,6 +26,7 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dic
     from pathlib import Path
 
     from commonkeep.jsonl import read_jsonl
+    from commonkeep.patch import finish_command, leftover_lines
     from commonkeep.store import Store
 
     store = Store(Path(root), warn=False)
@@ -53,10 +55,15 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dic
             if r["id"] in seen:
                 add("duplicate_id", "warning", f"record {r['id']} appears in {seen[r['id']]} and {lay.rel(path)}", file=lay.rel(path))
             seen[r["id"]] = lay.rel(path)
-    for path in lay.canonical_files():
-        for row in read_jsonl(path).rows:
-            if row.get("id") in dead and row.get("status") != "deleted":
-                add("tombstoned_in_active_store", "warning", f"{row.get('id')} is tombstoned but still in {lay.rel(path)}", file=lay.rel(path))
+    tombs = {str(t.get("deleted_record_id")): t for t in store.rows(lay.tombstones)} if dead else {}
+    for left in leftover_lines(store):
+        tomb = tombs.get(left.record_id, {})
+        why = ("kept with status deleted, as OMP's own delete does" if left.status == "deleted"
+               else "a deletion interrupted before the file was rewritten")
+        add("tombstoned_in_active_store", "warning",
+            f"{left.record_id} is tombstoned ({tomb.get('id', '?')}, {tomb.get('deletion_mode', '?')}) but its line is still here, "
+            f"content included ({why}); finish the deletion with `{finish_command(left.record_id, tomb)}`",
+            file=lay.rel(left.path), line=left.line, record_id=left.record_id)
     quarantined = read_jsonl(lay.quarantine).rows
     for q in quarantined:
         add("quarantined_line", "info", f"{q.get('file')}:{q.get('line')}: {q.get('error')} (kept in {lay.rel(lay.quarantine)})", file=q.get("file"), line=q.get("line"))
@@ -114,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {key}: {value}")
         for f in report["findings"]:
             where = ""
-            if f["code"] in ("bad_line", "bad_patch_file", "config_invalid") and f.get("file"):
+            if f["code"] in ("bad_line", "bad_patch_file", "config_invalid", "tombstoned_in_active_store") and f.get("file"):
                 where = f"{f['file']}:{f['line']}: " if f.get("line") else f"{f['file']}: "
             print(f"[{f['severity']}] {f['code']}: {where}{f['message']}")
         print("ok" if report["ok"] else "problems found")
