@@ -1,0 +1,242 @@
+"""A deletion interrupted between its tombstone and the rewrite of the record's file.
+
+``delete`` appends the tombstone first, then rewrites the canonical file without the record. A
+failure in between (disk full, permission error, kill -9) leaves the tombstone and the record's
+line. Re-running ``forget`` finishes it through a new audited patch (no second tombstone), and
+``doctor`` names every such line until it is gone.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from commonkeep.errors import BadInput
+from commonkeep.forget import forget
+from commonkeep.jsonl import append_jsonl, read_jsonl
+from commonkeep.store import Store
+from tests.governance.conftest import WRITER, run_cli, write_candidate, writer_args
+
+SECRET = "Alice's home address is 12 Elm Street."
+L2 = "memory/L2.playbooks.jsonl"
+
+
+def _promote(root: Path, capsys: pytest.CaptureFixture[str], text: str = SECRET) -> str:
+    cand = write_candidate(root, text, tags=["personal"])
+    code, out, _ = run_cli(capsys, "curate", *writer_args(root), "--json")
+    assert code == 0
+    assert run_cli(capsys, "apply", json.loads(out)["patch_id"], *writer_args(root))[0] == 0
+    return "mem_" + cand["id"][4:]
+
+
+def _line_of(root: Path, rid: str) -> tuple[str, int] | None:
+    for path in sorted((root / "memory").rglob("*.jsonl")):
+        if path.name in ("tombstones.jsonl", "evidence.jsonl"):
+            continue
+        read = read_jsonl(path)
+        for row, no in zip(read.rows, read.line_nos, strict=True):
+            if row.get("id") == rid:
+                return str(path.relative_to(root)), no
+    return None
+
+
+def _tombstones(root: Path, rid: str) -> list[dict[str, Any]]:
+    return [t for t in read_jsonl(root / "memory" / "tombstones.jsonl").rows if t.get("deleted_record_id") == rid]
+
+
+def _interrupt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every rewrite of a canonical record file fails, as on a full disk."""
+
+    def boom(self: Store, path: Path, transform: Any) -> Any:
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(Store, "rewrite_records", boom)
+
+
+def _interrupted_forget(root: Path, rid: str, monkeypatch: pytest.MonkeyPatch, *, purge: bool = False) -> BaseException:
+    with monkeypatch.context() as m:
+        _interrupt(m)
+        with pytest.raises(Exception) as info:  # noqa: PT011 - the point is what it says, checked by the callers
+            forget(root, rid, reason="privacy_sensitive" if purge else "user_requested", role=WRITER, purge=purge)
+    return info.value
+
+
+def _doctor(root: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict[str, Any]]]:
+    code, out, _ = run_cli(capsys, "doctor", "--root", str(root), "--json")
+    return code, [f for f in json.loads(out)["findings"] if f["code"] == "tombstoned_in_active_store"]
+
+
+def test_an_interrupted_forget_leaves_the_tombstone_and_the_line_and_says_how_to_finish(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rid = _promote(root, capsys)
+    err = _interrupted_forget(root, rid, monkeypatch)
+    assert len(_tombstones(root, rid)) == 1 and _line_of(root, rid) is not None  # the state this file is about
+    assert "No space left on device" in str(err)
+    assert f"commonkeep forget {rid} --reason user_requested" in str(err)
+    assert "interrupted" in str(err) and L2 in str(err)
+    assert "Elm Street" not in (root / "rendered" / "MEMORY.md").read_text()  # the projection no longer offers it
+
+
+def test_re_running_forget_finishes_the_deletion_through_a_patch_with_one_tombstone(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rid = _promote(root, capsys)
+    _interrupted_forget(root, rid, monkeypatch)
+    before = set((root / "patches").glob("*.json"))
+    code, out, err = run_cli(capsys, "forget", rid, *writer_args(root), "--reason", "user_requested")
+    assert code == 0, err
+    assert f"finishing an interrupted deletion of {rid}" in err
+    assert _line_of(root, rid) is None
+    assert SECRET not in (root / L2).read_text()
+    assert len(_tombstones(root, rid)) == 1
+    new = set((root / "patches").glob("*.json")) - before
+    assert len(new) == 1
+    doc = json.loads(new.pop().read_text())
+    assert doc["status"] == "applied" and doc["ops"][0]["op"] == "delete" and doc["ops"][0]["target_id"] == rid
+    assert "interrupted" in doc["summary"]
+    # done now: a third run is the ordinary "already forgotten"
+    with pytest.raises(BadInput, match="already forgotten"):
+        forget(root, rid, reason="user_requested", role=WRITER)
+
+
+def _indexed_ids(root: Path) -> set[str]:
+    from commonkeep.search import fts
+
+    conn = fts.connect(root / "search" / "memory-fts.db", create=False)
+    try:
+        return {row[0] for _, row in fts.indexed_rows(conn)}
+    finally:
+        conn.close()
+
+
+def test_finishing_syncs_the_search_index(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    rid = _promote(root, capsys)
+    assert rid in _indexed_ids(root)
+    _interrupted_forget(root, rid, monkeypatch)
+    forget(root, rid, reason="user_requested", role=WRITER)
+    assert rid not in _indexed_ids(root)
+
+
+def test_doctor_names_the_file_line_and_finishing_command_until_it_is_finished(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = _promote(root, capsys, "Run the test suite with pytest -q before committing.")
+    rid = _promote(root, capsys)
+    assert _doctor(root, capsys) == (0, [])
+    _interrupted_forget(root, rid, monkeypatch)
+    where = _line_of(root, rid)
+    assert where is not None and where[0] == L2
+    code, found = _doctor(root, capsys)
+    assert code == 1 and len(found) == 1
+    f = found[0]
+    assert f["severity"] == "warning" and f["file"] == L2 and f["line"] == where[1] and f["record_id"] == rid
+    assert f"commonkeep forget {rid} --reason user_requested" in f["message"]
+    code, out, _ = run_cli(capsys, "doctor", "--root", str(root))
+    assert code == 1 and f"{L2}:{where[1]}: {rid} is tombstoned" in out
+    forget(root, rid, reason="user_requested", role=WRITER)
+    assert _doctor(root, capsys) == (0, [])
+    assert _line_of(root, other) is not None  # the other record is untouched
+
+
+def test_doctor_reports_a_leftover_line_written_around_commonkeep_too(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A line OMP keeps with ``status: "deleted"`` still holds the content: it is reported as well."""
+    rid = _promote(root, capsys)
+    row = next(r for r in read_jsonl(root / L2).rows if r["id"] == rid)
+    forget(root, rid, reason="invalid", role=WRITER)
+    append_jsonl(root / L2, [{**row, "status": "deleted"}])
+    code, found = _doctor(root, capsys)
+    assert code == 1 and [(f["record_id"], f["line"]) for f in found] == [(rid, 1)]
+    assert f"commonkeep forget {rid} --reason invalid" in found[0]["message"]
+    forget(root, rid, reason="invalid", role=WRITER)
+    assert _line_of(root, rid) is None and len(_tombstones(root, rid)) == 1
+
+
+def test_an_interrupted_purge_is_finished_with_its_scrub(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rid = _promote(root, capsys)
+    append_jsonl(root / "memory" / "evidence.jsonl", [{
+        "id": "e" * 32, "created_at": "2026-12-02", "source_kind": "conversation", "source_summary": "address mentioned",
+        "source_excerpt": SECRET, "excerpt_hash": "f" * 32, "redaction_status": "none", "trust_class": "direct_user_instruction",
+        "polarity": "supports", "related_memory_ids": [rid]}])
+    Store(root).append_daily(f"user said: {SECRET}")
+    err = _interrupted_forget(root, rid, monkeypatch, purge=True)
+    assert f"commonkeep forget {rid} --reason privacy_sensitive --purge" in str(err)
+    assert [t["deletion_mode"] for t in _tombstones(root, rid)] == ["privacy_purge"]
+    code, found = _doctor(root, capsys)
+    assert code == 1 and "--purge" in found[0]["message"]
+    code, out, err_text = run_cli(capsys, "forget", rid, *writer_args(root), "--reason", "privacy_sensitive", "--purge")
+    assert code == 0, err_text
+    assert f"finishing an interrupted deletion of {rid}" in err_text
+    assert len(_tombstones(root, rid)) == 1
+    ev = read_jsonl(root / "memory" / "evidence.jsonl").rows[0]
+    assert ev["redaction_status"] == "deleted" and "source_excerpt" not in ev
+    for path in root.rglob("*"):
+        if path.is_file():
+            assert "Elm Street" not in path.read_text(errors="replace"), path
+    assert _doctor(root, capsys) == (0, [])
+    code, _, err_text = run_cli(capsys, "forget", rid, *writer_args(root), "--reason", "privacy_sensitive", "--purge")
+    assert code == 2 and "already forgotten and purged" in err_text
+
+
+def test_finishing_an_interrupted_purge_without_purge_still_scrubs(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The tombstone already records ``privacy_purge``: finishing it must make that true."""
+    rid = _promote(root, capsys)
+    Store(root).append_daily(f"user said: {SECRET}")
+    _interrupted_forget(root, rid, monkeypatch, purge=True)
+    forget(root, rid, reason="other", role=WRITER)
+    assert [t["deletion_mode"] for t in _tombstones(root, rid)] == ["privacy_purge"]
+    for path in root.rglob("*"):
+        if path.is_file():
+            assert "Elm Street" not in path.read_text(errors="replace"), path
+
+
+def test_an_interrupted_forget_then_purge_finishes_and_upgrades_the_one_tombstone(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rid = _promote(root, capsys)
+    _interrupted_forget(root, rid, monkeypatch)
+    forget(root, rid, reason="privacy_sensitive", role=WRITER, purge=True)
+    assert [(t["deletion_mode"], t["deletion_reason"]) for t in _tombstones(root, rid)] == [("privacy_purge", "privacy_sensitive")]
+    assert _line_of(root, rid) is None
+    for path in root.rglob("*"):
+        if path.is_file():
+            assert "Elm Street" not in path.read_text(errors="replace"), path
+
+
+def test_reapplying_the_interrupted_patch_also_finishes_it(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rid = _promote(root, capsys)
+    _interrupted_forget(root, rid, monkeypatch)
+    stuck = [p for p in (root / "patches").glob("*.json") if json.loads(p.read_text())["status"] == "proposed"]
+    assert len(stuck) == 1
+    code, _, err = run_cli(capsys, "apply", stuck[0].stem, *writer_args(root))
+    assert code == 0, err
+    assert _line_of(root, rid) is None and len(_tombstones(root, rid)) == 1
+    assert json.loads(stuck[0].read_text())["status"] == "applied"
+
+
+def test_an_unrelated_patch_that_rewrites_the_file_finishes_the_deletion_on_the_record(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A rewrite drops tombstoned lines anyway (§4.5); an interrupted purge must not lose its scrub that way."""
+    rid = _promote(root, capsys)
+    Store(root).append_daily(f"user said: {SECRET}")
+    _interrupted_forget(root, rid, monkeypatch, purge=True)
+    write_candidate(root, "Run the test suite with pytest -q before committing.")
+    code, out, _ = run_cli(capsys, "curate", *writer_args(root), "--json")
+    pid = json.loads(out)["patch_id"]
+    assert run_cli(capsys, "apply", pid, *writer_args(root))[0] == 0
+    assert json.loads((root / "patches" / f"{pid}.json").read_text())["finished_deletions"] == [rid]
+    assert _line_of(root, rid) is None and len(_tombstones(root, rid)) == 1
+    for path in root.rglob("*"):
+        if path.is_file():
+            assert "Elm Street" not in path.read_text(errors="replace"), path
+    assert _doctor(root, capsys) == (0, [])
