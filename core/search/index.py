@@ -136,7 +136,9 @@ def connect_recall(path: Path) -> sqlite3.Connection:
     if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
         conn.execute("PRAGMA journal_mode=WAL")
     marks = ",".join("?" * len(_SCHEMA_NAMES))
-    present = {r[0] for r in conn.execute(f"SELECT name FROM sqlite_master WHERE name IN ({marks})", _SCHEMA_NAMES)}
+    present = {
+        r[0] for r in conn.execute(f"SELECT name FROM sqlite_master WHERE name IN ({marks})", _SCHEMA_NAMES)
+    }
     if len(present) < len(_SCHEMA_NAMES):
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -236,10 +238,14 @@ class SelectRows:
     ranked: dict[tuple[str, int], bytes]  # (kind, position in priority order) -> record
 
 
+# One encoder for every record of a sync (``json.dumps`` with options builds one per call).
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+
+
 def encode_record(record: Mapping[str, Any]) -> bytes:
     """A record as stored in ``recall.db``: :func:`decode_record` gives back an equal dict, with the
     same key order, ints and floats, and lone surrogates (UTF-8 with ``surrogatepass``)."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    return _ENCODE(record).encode("utf-8", "surrogatepass")
 
 
 def decode_record(body: bytes) -> dict[str, Any]:
@@ -286,7 +292,8 @@ def _sync_select(conn: sqlite3.Connection, want: SelectRows, *, full: bool) -> N
     else:
         have = {str(r[0]): bytes(r[1]) for r in conn.execute("SELECT id, digest FROM record_json")}
         have_ranked = {
-            (str(r[0]), int(r[1])): bytes(r[2]) for r in conn.execute("SELECT kind, ord, body FROM select_rows")
+            (str(r[0]), int(r[1])): bytes(r[2])
+            for r in conn.execute("SELECT kind, ord, body FROM select_rows")
         }
     digests = {rid: _digest(body) for rid, body in want.bodies.items()}
     gone = [rid for rid, d in have.items() if digests.get(rid) != d]
@@ -307,7 +314,9 @@ def ranked_records(conn: sqlite3.Connection, kind: str, limit: int = -1) -> list
     """The ``hard`` or ``contested`` records, in priority order (at most ``limit``; -1: all)."""
     return [
         decode_record(r[0])
-        for r in conn.execute("SELECT body FROM select_rows WHERE kind = ? ORDER BY ord LIMIT ?", (kind, limit))
+        for r in conn.execute(
+            "SELECT body FROM select_rows WHERE kind = ? ORDER BY ord LIMIT ?", (kind, limit)
+        )
     ]
 
 
