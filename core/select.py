@@ -22,6 +22,10 @@ plus ``"\\n"``) and ``runtime/injection-stats.json``, as upstream's ``before_age
   ``selected_memory.json`` and the canonical JSONL are left as they are.
 - Relevance: keyword search; prompts of more than 8 words also use the semantic backend when
   one is available (``deep`` RRF), as upstream runs qmd only for such prompts.
+- Records: the hard rules, the contested records and the whole records of the search hits come
+  from ``search/recall.db`` (``record_json``, ``select_rows``; ``commonkeep.search.index``), re-synced
+  first when the canonical files changed since the last sync: an unchanged store is not read. The
+  output is the one reading the store gives (tombstoned ids left out, the last active line of an id).
 """
 
 from __future__ import annotations

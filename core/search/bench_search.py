@@ -181,9 +181,9 @@ def run_bench(n: int, queries: int = 200, cli_runs: int = 10) -> dict[str, Any]:
             report["rerank_search_call_p50_ms"] = round(statistics.median(lat) * 1000, 3)
         else:
             report["hybrid"] = f"not measured: {why}"
-        # Selection for a prompt (``commonkeep select``), after the vectors exist (steady state): it
-        # reads and checks every record (hard rules, contested memory) besides searching, so it grows
-        # with the store.
+        # Selection for a prompt (``commonkeep select``), after the vectors exist (steady state): the
+        # store has not changed since the last sync, so its hard rules, contested records and the
+        # whole records of the hits come from recall.db (the JSONL is not read).
         from commonkeep.select import select_for_prompt
 
         lat = []
