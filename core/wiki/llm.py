@@ -1,4 +1,5 @@
-"""The optional LLM extractor over an OpenAI-compatible ``/chat/completions`` endpoint (httpx).
+"""The optional LLM extractor over an OpenAI-compatible ``/chat/completions`` endpoint
+(``commonkeep.llm.chat_json``).
 
 Off unless ``COMMONKEEP_WIKI_LLM_URL`` is set (e.g. ``http://127.0.0.1:8080/v1``); the model is
 ``COMMONKEEP_WIKI_LLM_MODEL`` and an optional bearer key ``COMMONKEEP_WIKI_LLM_KEY``. It only
@@ -11,13 +12,10 @@ it returns is redacted too: a fact whose name holds a secret is dropped, a value
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
-import httpx
-
-from commonkeep.errors import CommonkeepError
+from commonkeep.llm import chat_json
 from commonkeep.secrets import contains_secret, redact
 from commonkeep.wiki.extract import Extraction, Fact
 from commonkeep.wiki.text import normalise, slugify
@@ -41,25 +39,16 @@ class LLMExtractor:
         self.timeout = timeout
 
     def _ask(self, body: str) -> list[dict[str, Any]]:
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        payload = {
-            "model": self.model,
-            "temperature": 0,
-            "messages": [{"role": "system", "content": PROMPT}, {"role": "user", "content": body}],
-        }
-        url = f"{self.base_url}/chat/completions"
-        try:
-            resp = httpx.post(url, json=payload, headers=headers, timeout=self.timeout)
-            resp.raise_for_status()
-            content = resp.json()["choices"][0]["message"]["content"]
-            start, end = content.find("{"), content.rfind("}")
-            data = json.loads(content[start : end + 1])
-        except httpx.HTTPError as exc:
-            raise CommonkeepError(redact(f"LLM extractor at {url} failed: {exc}").text,
-                                  hint="check COMMONKEEP_WIKI_LLM_URL, or unset it to use only the deterministic extractor") from None
-        except (KeyError, IndexError, ValueError, TypeError) as exc:
-            raise CommonkeepError(redact(f"LLM extractor at {url} returned a reply that is not the expected JSON ({exc})").text,
-                                  hint="use a model that follows JSON instructions, or unset COMMONKEEP_WIKI_LLM_URL") from None
+        data = chat_json(
+            self.base_url,
+            self.model,
+            [{"role": "system", "content": PROMPT}, {"role": "user", "content": body}],
+            api_key=self.api_key,
+            timeout=self.timeout,
+            label="LLM extractor",
+            failed_hint="check COMMONKEEP_WIKI_LLM_URL, or unset it to use only the deterministic extractor",
+            reply_hint="use a model that follows JSON instructions, or unset COMMONKEEP_WIKI_LLM_URL",
+        )
         facts = data.get("facts") if isinstance(data, dict) else None
         return [f for f in facts if isinstance(f, dict)] if isinstance(facts, list) else []
 
