@@ -16,6 +16,11 @@ setting measured (README, Benchmarks). Backends without ``similarities`` (qmd) f
 
 ``auto`` (the default mode) is ``rerank`` when a semantic backend is available, else ``keyword``;
 ``SearchResponse.resolved`` says which.
+
+``llm`` (optional, off unless ``COMMONKEEP_RERANK_LLM_URL`` is set; only when asked for by name)
+reorders what ``auto`` finds with an LLM over an OpenAI-compatible endpoint
+(``commonkeep.search.llm_rerank``); unconfigured or failing, it answers with ``auto``'s results
+and a notice.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from typing import Any
 FTS_WEIGHT = 0.45
 SEMANTIC_WEIGHT = 0.55
 RRF_K = 60
-MODES = ("auto", "keyword", "semantic", "deep", "rerank")
+MODES = ("auto", "keyword", "semantic", "deep", "rerank", "llm")
 MAX_LIMIT = 10_000  # more results than anyone reads; SQLite's LIMIT overflows past 2**63
 
 
@@ -57,7 +62,8 @@ class SearchResponse:
     actually used (``keyword``, ``fts+<backend>``, ``fts+<backend> rerank``), notices, timing.
 
     ``resolved``: ``auto`` becomes ``rerank`` when a semantic backend is available, else
-    ``keyword``; any other mode resolves to itself (``used`` says when it fell back).
+    ``keyword``; any other mode resolves to itself (``used`` says when it fell back; ``llm``'s
+    ``used`` is its first stage's, plus ``+llm`` when the model's order was applied).
     """
 
     query: str
@@ -185,7 +191,8 @@ def _search_records(
 ) -> SearchResponse:
     """Search the root's records. ``mode``: ``auto`` (the default: ``rerank`` when a semantic backend is
     available, else ``keyword``), ``keyword`` (FTS5), ``semantic`` (a backend), ``deep`` (RRF of
-    both) or ``rerank`` (keyword candidates re-scored by the backend).
+    both), ``rerank`` (keyword candidates re-scored by the backend) or ``llm`` (``auto``'s top
+    results reordered by the configured LLM, ``llm_rerank.rerank``).
 
     ``expand``: keyword retrieval with pseudo-relevance feedback (``index.search_expanded``;
     off by default, it lowered hit@5 on LoCoMo); every mode's keyword part uses it.
@@ -203,6 +210,16 @@ def _search_records(
         raise BadInput(f"--limit must be between 1 and {MAX_LIMIT:,}, got {limit}")
     query = fts.encodable(query)  # a lone surrogate (API callers) cannot reach SQLite or the embedder
     started = time.perf_counter()
+    if mode == "llm":
+        from commonkeep.search import llm_rerank
+
+        resp = _search_records(
+            root, query, "auto", llm_rerank.pool_size(limit), backends=backends, expand=expand
+        )
+        llm_rerank.rerank(resp, query, limit, llm_rerank.configured())
+        resp.mode, resp.resolved = mode, mode
+        resp.elapsed_ms = (time.perf_counter() - started) * 1000
+        return resp
     root = str(root)
     conn = index.open_fresh(root)
     notices: list[str] = []
