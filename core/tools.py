@@ -18,7 +18,7 @@ from typing import Any
 from commonkeep.errors import BadInput
 from commonkeep.hookspecs import hookimpl
 
-SEARCH_MODES = ("auto", "keyword", "semantic", "deep", "rerank")
+SEARCH_MODES = ("auto", "keyword", "semantic", "deep", "rerank", "llm")
 MAX_SEARCH_LIMIT = 50
 MAX_HANDOFF_CHARS = 100_000
 SEARCH_ARGS = ("query", "mode", "expand", "limit", "notes")
@@ -175,7 +175,9 @@ def core_tools() -> list[CoreTool]:
             "commonkeep_search",
             "Search the shared long-term memory; returns quoted records with ids, layers and confidence. "
             "mode auto (default) reranks keyword hits with the local embedder when one is installed, "
-            "else searches by keyword; expand true adds pseudo-relevance-feedback query expansion; "
+            "else searches by keyword; mode llm (only when asked for) has auto's top results reordered by "
+            "the LLM configured in COMMONKEEP_RERANK_LLM_URL (off unless set: auto's results and a note); "
+            "expand true adds pseudo-relevance-feedback query expansion; "
             "notes true also searches the daily logs and evidence records (quoted after the records, "
             "each with its file:line or evidence id).",
             {

@@ -266,8 +266,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--modes",
         default="keyword",
         help="comma-separated search modes to score besides the BM25 baseline (auto, keyword, semantic, deep, "
-        "rerank; default keyword); append :expand to score one with pseudo-relevance feedback "
-        "(e.g. keyword,keyword:expand)",
+        "rerank, llm; default keyword); append :expand to score one with pseudo-relevance feedback "
+        "(e.g. keyword,keyword:expand); llm asks the LLM at $COMMONKEEP_RERANK_LLM_URL once per question "
+        "(unset or failing: auto's results, and the table's used column says so)",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable report")
     parser.set_defaults(run=run)

@@ -111,12 +111,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("query", help="what to look for (any text; hyphens and quotes are fine)")
         parser.add_argument(
             "--mode",
-            choices=["auto", "keyword", "semantic", "deep", "rerank"],
+            choices=["auto", "keyword", "semantic", "deep", "rerank", "llm"],
             default="keyword",
             help="keyword (default: FTS5 BM25, ~0.1 s per process, the hot path of hosts); "
             "auto: rerank when a semantic backend is available, else keyword (loads the embedder: "
             "~0.6 s more per process); semantic: the semantic backend; "
-            "deep: RRF of both (the contract's); rerank: keyword candidates and the embedder's nearest records, scored by BM25 + cosine",
+            "deep: RRF of both (the contract's); rerank: keyword candidates and the embedder's nearest records, scored by BM25 + cosine; "
+            "llm: auto's top 20 reordered by the LLM at $COMMONKEEP_RERANK_LLM_URL (optional, off unless set: "
+            "auto's results and a notice otherwise)",
         )
         parser.add_argument(
             "--expand",

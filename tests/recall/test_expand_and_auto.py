@@ -176,6 +176,7 @@ def test_the_search_tool_takes_auto_and_rerank_and_expand(
         "semantic",
         "deep",
         "rerank",
+        "llm",
     }
     text = tool.call({"query": "garden party menu"}, None)
     assert text.startswith("1 memory record(s) for 'garden party menu' (auto -> keyword: keyword search)")
