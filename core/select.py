@@ -286,8 +286,11 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         if len(block) + 2 + len(part) <= TOTAL_BUDGET:
             block += "\n\n" + part
     # Statements are cut/neutralised in ``_line``; this also covers the scratchpad, inquiries
-    # and daily log (one character for one: the budgets still hold).
-    sel.text = neutralize(block) + "\n"
+    # and daily log (one character for one: the budgets still hold). A lone surrogate (an id or
+    # rule type a JS writer left half a pair of) becomes U+FFFD, so context.md can be written.
+    from commonkeep.search.fts import encodable
+
+    sel.text = encodable(neutralize(block)) + "\n"
     records = [*sel.hard_rules, *sel.selected]
     timings["totalMs"] = round((time.perf_counter() - started) * 1000, 3)
     sel.stats = {

@@ -165,3 +165,22 @@ def test_records_too_long_for_the_room_left_are_skipped_and_shorter_ones_still_s
     ids = [r["id"] for r in sel.selected]
     assert ids[-1] == "mem_small" and 3 <= len(ids) < 8  # big ones were skipped, the small one still fits
     assert all(f"- [{i}]" in section for i in ids)  # what is reported is what is shown
+
+
+def test_a_lone_surrogate_in_an_id_does_not_stop_the_context_being_written(root: Path) -> None:
+    # A JS writer (OMP) can leave half a surrogate pair in a string; JSON carries it as \udcff.
+    seed(
+        root,
+        [
+            make_record("mem_rule\udcff", "Always run pytest before pushing.", confidence=0.9, ruleType="convention"),
+            make_record("mem_c\udcff", "Tabs or spaces for pytest?", status="contested"),
+        ],
+    )
+    sel = select_for_prompt(root, "how do I run pytest here please")
+    context = (root / "runtime" / "context.md").read_text(encoding="utf-8")
+    assert "- [mem_rule\ufffd] Always run pytest before pushing." in context
+    assert "- [mem_c\ufffd] Tabs or spaces for pytest?" in context
+    assert context == sel.text
+    # the records themselves are passed on as they are (JSON escapes the lone surrogate)
+    selected = json.loads((root / "runtime" / "selected_memory.json").read_text(encoding="utf-8"))
+    assert [r["id"] for r in selected] == ["mem_rule\udcff"]

@@ -171,13 +171,12 @@ def random_store(root: Path, rng: random.Random) -> list[str]:
         if plain and rng.random() < 0.12:
             rid = rng.choice(plain)  # a second line for an id (another status or text)
         elif rng.random() < 0.03:
-            # An id no index can hold (left out of the search). Not a hard rule nor contested:
-            # an id with a lone surrogate there cannot be written to context.md (today as before).
+            # An id with a lone surrogate (a JS writer's half pair): left out of the search,
+            # shown with U+FFFD when it is a hard rule or contested.
             rid = f"mem_odd_\udcff{len(ids)}"
             ids.append(rid)
             odd = _record(rng, rid, layer)
-            odd.pop("ruleType", None)
-            lines[f].append(encode_line(dict(odd, status=rng.choice(["active", "superseded"]))))
+            lines[f].append(encode_line(dict(odd, status=rng.choice(["active", "superseded", "contested"]))))
             continue
         else:
             rid = f"mem_{len(ids):04d}"
