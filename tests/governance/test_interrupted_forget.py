@@ -175,12 +175,17 @@ def test_an_interrupted_purge_is_finished_with_its_scrub(
     assert len(_tombstones(root, rid)) == 1
     ev = read_jsonl(root / "memory" / "evidence.jsonl").rows[0]
     assert ev["redaction_status"] == "deleted" and "source_excerpt" not in ev
-    for path in root.rglob("*"):
-        if path.is_file():
-            assert "Elm Street" not in path.read_text(errors="replace"), path
+    _assert_nowhere(root, "Elm Street")
     assert _doctor(root, capsys) == (0, [])
     code, _, err_text = run_cli(capsys, "forget", rid, *writer_args(root), "--reason", "privacy_sensitive", "--purge")
     assert code == 2 and "already forgotten and purged" in err_text
+
+
+def _assert_nowhere(root: Path, text: str) -> None:
+    """No file of the root holds ``text`` any more."""
+    for path in root.rglob("*"):
+        if path.is_file():
+            assert text not in path.read_text(errors="replace"), path
 
 
 def test_finishing_an_interrupted_purge_without_purge_still_scrubs(
@@ -192,9 +197,7 @@ def test_finishing_an_interrupted_purge_without_purge_still_scrubs(
     _interrupted_forget(root, rid, monkeypatch, purge=True)
     forget(root, rid, reason="other", role=WRITER)
     assert [t["deletion_mode"] for t in _tombstones(root, rid)] == ["privacy_purge"]
-    for path in root.rglob("*"):
-        if path.is_file():
-            assert "Elm Street" not in path.read_text(errors="replace"), path
+    _assert_nowhere(root, "Elm Street")
 
 
 def test_an_interrupted_forget_then_purge_finishes_and_upgrades_the_one_tombstone(
@@ -205,9 +208,7 @@ def test_an_interrupted_forget_then_purge_finishes_and_upgrades_the_one_tombston
     forget(root, rid, reason="privacy_sensitive", role=WRITER, purge=True)
     assert [(t["deletion_mode"], t["deletion_reason"]) for t in _tombstones(root, rid)] == [("privacy_purge", "privacy_sensitive")]
     assert _line_of(root, rid) is None
-    for path in root.rglob("*"):
-        if path.is_file():
-            assert "Elm Street" not in path.read_text(errors="replace"), path
+    _assert_nowhere(root, "Elm Street")
 
 
 def test_reapplying_the_interrupted_patch_also_finishes_it(
@@ -236,7 +237,5 @@ def test_an_unrelated_patch_that_rewrites_the_file_finishes_the_deletion_on_the_
     assert run_cli(capsys, "apply", pid, *writer_args(root))[0] == 0
     assert json.loads((root / "patches" / f"{pid}.json").read_text())["finished_deletions"] == [rid]
     assert _line_of(root, rid) is None and len(_tombstones(root, rid)) == 1
-    for path in root.rglob("*"):
-        if path.is_file():
-            assert "Elm Street" not in path.read_text(errors="replace"), path
+    _assert_nowhere(root, "Elm Street")
     assert _doctor(root, capsys) == (0, [])
