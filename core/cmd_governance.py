@@ -278,7 +278,9 @@ def run_forget(args: argparse.Namespace) -> int:
 
     res = forget(_root(args), args.id, reason=args.reason, role=_role(args), purge=args.purge)
     head = f"forgot {args.id}" + (" (privacy purge)" if args.purge else "")
-    if args.purge and not res.tombstones:
+    if res.finished and not res.tombstones:
+        head = f"forgot {args.id}: finished the interrupted deletion (its tombstone was already written)"
+    elif args.purge and not res.tombstones:
         head = f"purged {args.id}: it was already forgotten; its one tombstone now records privacy_purge"
     _out(args, res.to_json(), head + "\n" + _apply_text(res))
     return 0

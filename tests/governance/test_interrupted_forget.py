@@ -90,6 +90,7 @@ def test_re_running_forget_finishes_the_deletion_through_a_patch_with_one_tombst
     code, out, err = run_cli(capsys, "forget", rid, *writer_args(root), "--reason", "user_requested")
     assert code == 0, err
     assert f"finishing an interrupted deletion of {rid}" in err
+    assert out.startswith(f"forgot {rid}: finished the interrupted deletion")
     assert _line_of(root, rid) is None
     assert SECRET not in (root / L2).read_text()
     assert len(_tombstones(root, rid)) == 1
