@@ -200,7 +200,12 @@ def index_rows(records: Iterable[Mapping[str, Any]], tombstoned: Iterable[str] =
 
 
 def fingerprint(root: Path | str) -> str:
-    """``(name, size, mtime_ns)`` of the canonical files and tombstones, as one string."""
+    """``(name, size, mtime_ns, inode)`` of the canonical files and tombstones, as one string.
+
+    The inode catches a rewrite through a temp file and rename (ours, and any writer that
+    replaces a file atomically) even when it keeps the size and lands within the same
+    modification-time tick; an in-place edit of the same size within one tick is still unseen.
+    """
     # The same files as ``Layout.canonical_files()`` plus tombstones, without building a Layout
     # (this runs on every search).
     memory = os.path.join(str(root), "memory")
@@ -216,7 +221,7 @@ def fingerprint(root: Path | str) -> str:
         except FileNotFoundError:
             parts.append(f"{name}:-")
             continue
-        parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+        parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}")
     return "|".join(parts)
 
 

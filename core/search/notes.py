@@ -97,10 +97,10 @@ def file_stamps(root: Path | str) -> dict[str, str]:
                 st = e.stat()
             except OSError:
                 continue
-            out[f"daily/{e.name}"] = f"{st.st_size}:{st.st_mtime_ns}"
+            out[f"daily/{e.name}"] = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
     try:
         st = os.stat(os.path.join(base, EVIDENCE))
-        out[EVIDENCE] = f"{st.st_size}:{st.st_mtime_ns}"
+        out[EVIDENCE] = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
     except OSError:
         pass
     return out

@@ -241,3 +241,25 @@ def test_doctor_flags_a_memory_fts_table_that_is_not_the_contracts(root: Path) -
     [finding] = commonkeep_doctor_checks(str(root))
     assert finding["code"] == "index_schema" and finding["severity"] == "error"
     assert "reindex --recreate" in finding["message"]
+
+
+def test_a_same_size_rewrite_in_the_same_mtime_tick_is_still_seen(root: Path) -> None:
+    """A writer that replaces the file atomically (temp file + rename) can keep its size and land
+    within one modification-time tick: the new inode still tells the index to re-sync."""
+    import os
+
+    from commonkeep.search.hybrid import search
+
+    seed(root, [make_record("mem_a", "The release branch is blue.")])
+    index.sync_root(root, embed=False)
+    path = root / "memory" / "L2.playbooks.jsonl"
+    before = os.stat(path)
+    tmp = path.with_name("L2.playbooks.jsonl.tmp")
+    tmp.write_bytes(path.read_bytes().replace(b"blue", b"teal"))
+    os.utime(tmp, ns=(before.st_atime_ns, before.st_mtime_ns))  # the same tick
+    os.replace(tmp, path)
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    hits = search(root, "teal", "keyword", 5).results
+    assert [h.id for h in hits] == ["mem_a"] and "teal" in hits[0].statement
+    assert _rows(root)[0][4] == "The release branch is teal."
