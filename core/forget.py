@@ -19,14 +19,17 @@ An ID may also be a candidate id (``cap_…``) that was never promoted: its reco
 tombstoned in advance and the candidate rejected, so it cannot come back through curation.
 
 A deletion interrupted after its tombstone was written (disk full, kill -9 before the record's
-file was rewritten) leaves the record's line on disk. Forgetting the id again finishes it: a new
-patch drops the line, with no second tombstone, and says so on stderr ("finishing an interrupted
-deletion of ID"). The scrub runs when ``--purge`` is given or the tombstone already records
+file was rewritten) leaves the record's line on disk. Forgetting the id again finishes it, with no
+second tombstone, and says so on stderr ("finishing an interrupted deletion of ID"): the
+interrupted patch itself is applied when it is still there (so it does not linger as pending),
+otherwise a new patch drops the line — also when ``--purge`` asks for more than that patch's
+op promised. The scrub runs when ``--purge`` is given or the tombstone already records
 ``privacy_purge``. ``commonkeep doctor`` lists such lines with the command that finishes them.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -86,6 +89,13 @@ def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, p
                                 "(unpromoted candidates: `commonkeep review --list`)")
         elif candidate_id not in {str(c["id"]) for c in store.candidates()}:
             raise BadInput(f"no record {target} and no candidate {candidate_id} in this root")
+    if finishing:
+        stuck = _interrupted_patch(store, target)
+        if stuck is not None and (not purge or stuck[2] == "privacy_purge" or tomb.get("deletion_mode") == "privacy_purge"):
+            result = apply_patch(root, stuck[0], role=role, op_ids=[stuck[1]])
+            if result.skipped:
+                raise BadInput(f"could not finish the deletion of {target}: {result.skipped[stuck[1]]}")
+            return result
     enum_reason = reason if reason in REASONS else "other"
     op: dict[str, Any] = {
         "op_id": "op_001",
@@ -115,3 +125,21 @@ def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, p
     if result.skipped:
         raise BadInput(f"could not forget {target}: {result.skipped['op_001']}")
     return result
+
+
+def _interrupted_patch(store: Store, target: str) -> tuple[str, str, str] | None:
+    """``(patch id, op id, deletion mode)`` of a pending patch whose delete op of ``target`` was
+    not applied: the one a failure stopped after writing the tombstone."""
+    for path in sorted(store.layout.patches_dir.glob("*.json"), reverse=True):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(doc, dict) or doc.get("status") not in ("proposed", "partially_applied"):
+            continue
+        done = set(doc.get("applied_ops") or [])
+        for op in doc.get("ops") or []:
+            if (isinstance(op, dict) and op.get("op") == "delete" and op.get("target_id") == target
+                    and op.get("op_id") not in done):
+                return str(doc.get("patch_id") or path.stem), str(op.get("op_id")), str(op.get("deletion_mode", ""))
+    return None

@@ -81,12 +81,14 @@ def test_an_interrupted_forget_leaves_the_tombstone_and_the_line_and_says_how_to
     assert "Elm Street" not in (root / "rendered" / "MEMORY.md").read_text()  # the projection no longer offers it
 
 
-def test_re_running_forget_finishes_the_deletion_through_a_patch_with_one_tombstone(
+def test_re_running_forget_finishes_the_deletion_by_applying_the_interrupted_patch(
     root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rid = _promote(root, capsys)
     _interrupted_forget(root, rid, monkeypatch)
     before = set((root / "patches").glob("*.json"))
+    stuck = [p for p in before if json.loads(p.read_text())["status"] == "proposed"]
+    assert len(stuck) == 1
     code, out, err = run_cli(capsys, "forget", rid, *writer_args(root), "--reason", "user_requested")
     assert code == 0, err
     assert f"finishing an interrupted deletion of {rid}" in err
@@ -94,11 +96,11 @@ def test_re_running_forget_finishes_the_deletion_through_a_patch_with_one_tombst
     assert _line_of(root, rid) is None
     assert SECRET not in (root / L2).read_text()
     assert len(_tombstones(root, rid)) == 1
-    new = set((root / "patches").glob("*.json")) - before
-    assert len(new) == 1
-    doc = json.loads(new.pop().read_text())
+    # no second patch: the interrupted one is applied, so nothing is left pending
+    assert set((root / "patches").glob("*.json")) == before
+    doc = json.loads(stuck[0].read_text())
     assert doc["status"] == "applied" and doc["ops"][0]["op"] == "delete" and doc["ops"][0]["target_id"] == rid
-    assert "interrupted" in doc["summary"]
+    assert doc["applied_ops"] == [doc["ops"][0]["op_id"]]
     # done now: a third run is the ordinary "already forgotten"
     with pytest.raises(BadInput, match="already forgotten"):
         forget(root, rid, reason="user_requested", role=WRITER)
@@ -180,6 +182,23 @@ def test_an_interrupted_purge_is_finished_with_its_scrub(
     assert _doctor(root, capsys) == (0, [])
     code, _, err_text = run_cli(capsys, "forget", rid, *writer_args(root), "--reason", "privacy_sensitive", "--purge")
     assert code == 2 and "already forgotten and purged" in err_text
+
+
+def test_without_the_interrupted_patch_a_new_patch_finishes_the_deletion(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rid = _promote(root, capsys)
+    _interrupted_forget(root, rid, monkeypatch)
+    for path in (root / "patches").glob("*.json"):
+        if json.loads(path.read_text())["status"] == "proposed":
+            path.unlink()  # lost (e.g. a restore from an older backup)
+    before = set((root / "patches").glob("*.json"))
+    forget(root, rid, reason="user_requested", role=WRITER)
+    assert _line_of(root, rid) is None and len(_tombstones(root, rid)) == 1
+    new = set((root / "patches").glob("*.json")) - before
+    assert len(new) == 1
+    doc = json.loads(new.pop().read_text())
+    assert doc["status"] == "applied" and doc["summary"] == f"finish the interrupted deletion of {rid}"
 
 
 def _assert_nowhere(root: Path, text: str) -> None:
