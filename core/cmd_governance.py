@@ -275,11 +275,20 @@ def run_review(args: argparse.Namespace) -> int:
 
 def run_forget(args: argparse.Namespace) -> int:
     from commonkeep.forget import forget
+    from commonkeep.ids import memory_id_for
+    from commonkeep.store import Store
 
-    res = forget(_root(args), args.id, reason=args.reason, role=_role(args), purge=args.purge)
+    root = _root(args)
+    target = memory_id_for(args.id) if args.id.startswith("cap_") else args.id
+    store = Store(root)
+    was_purged = any(t.get("deleted_record_id") == target and t.get("deletion_mode") == "privacy_purge"
+                     for t in store.rows(store.layout.tombstones))
+    res = forget(root, args.id, reason=args.reason, role=_role(args), purge=args.purge)
     head = f"forgot {args.id}" + (" (privacy purge)" if args.purge else "")
     if res.finished and not res.tombstones:
         head = f"forgot {args.id}: finished the interrupted deletion (its tombstone was already written)"
+    elif args.purge and was_purged and not res.tombstones:
+        head = f"purged {args.id} again: the scrub ran once more (its tombstone already recorded privacy_purge)"
     elif args.purge and not res.tombstones:
         head = f"purged {args.id}: it was already forgotten; its one tombstone now records privacy_purge"
     _out(args, res.to_json(), head + "\n" + _apply_text(res))

@@ -13,7 +13,9 @@ daily log cannot be found by value and stays.
 
 ``--purge`` of a record forgotten earlier without it writes no second tombstone (one per record,
 §4.5): the existing tombstone's mode becomes ``privacy_purge`` and the same scrub runs, finding
-the statement in the patches that added it and in its source candidate.
+the statement in the patches that added it and in its source candidate. ``--purge`` of a record
+already purged runs the scrub again (a purge cut off part-way, or a copy made since): the copies
+are scrubbed before those sources, so the statement can still be found until the end.
 
 An ID may also be a candidate id (``cap_…``) that was never promoted: its record id is
 tombstoned in advance and the candidate rejected, so it cannot come back through curation.
@@ -72,8 +74,10 @@ def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, p
             lines = ", ".join(f"{store.layout.rel(x.path)}:{x.line}" for x in left)
             print(f"commonkeep forget: finishing an interrupted deletion of {target} ({where}; its line is still in {lines})",
                   file=sys.stderr)
-        elif tomb.get("deletion_mode") == "privacy_purge":
-            raise BadInput(f"{target} is already forgotten and purged ({where})")
+        elif tomb.get("deletion_mode") == "privacy_purge" and not purge:
+            raise BadInput(f"{target} is already forgotten and purged ({where})",
+                           hint=f"to run the scrub again (a purge cut off part-way, or a copy made since): "
+                                f"commonkeep forget {record_id} --reason privacy_sensitive --purge")
         elif not purge:
             raise BadInput(f"{target} is already forgotten ({where})",
                            hint=f"to scrub what still points at it: commonkeep forget {record_id} --reason privacy_sensitive --purge")

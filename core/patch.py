@@ -443,13 +443,18 @@ def _finish_swept(st: _State) -> None:
 
 def _purge_tombstoned(op: Row, st: _State, target: str) -> str | None:
     """A privacy purge of a record forgotten earlier: no second tombstone (§4.5, one per record);
-    its tombstone's mode becomes ``privacy_purge`` and what still points at the content is scrubbed.
+    its tombstone's mode becomes ``privacy_purge`` (if it was not already) and what still points
+    at the content is scrubbed.
     The statement is gone from the record files, so it is looked up where it was copied: the
     patches that added or changed the record and its source candidate."""
     tomb = _tombstone_of(st, target)
-    if tomb.get("deletion_mode") == "privacy_purge" or target in st.purge:
-        return f"{target} is already forgotten and purged (tombstone {tomb.get('id', '?')})"
-    st.tomb_updates[target] = {"deletion_mode": "privacy_purge", "deletion_reason": op.get("deletion_reason") or tomb.get("deletion_reason") or "other"}
+    if target in st.purge:
+        return f"{target} is already purged by this patch"
+    # Already ``privacy_purge``: the scrub runs again (it finds what a scrub cut off part-way, or a
+    # copy made since, left behind); the tombstone stays as it is.
+    if tomb.get("deletion_mode") != "privacy_purge":
+        st.tomb_updates[target] = {"deletion_mode": "privacy_purge",
+                                   "deletion_reason": op.get("deletion_reason") or tomb.get("deletion_reason") or "other"}
     st.purge.append(target)
     texts = _copied_texts(st, target)
     st.purged_texts += [t for t in dict.fromkeys(texts) if len(t.strip()) >= MIN_SCRUB_CHARS and t != DELETED]
@@ -736,9 +741,10 @@ def _write_state(store: Store, st: _State, patch_id: str) -> None:
             return out
 
         store.rewrite(layout.evidence, scrub)
-        _scrub_patches(layout, purge, patch_id)
-    if purge:
+        # Copies first, sources last: the statements are found again in the older patches and
+        # the source candidate, so a scrub cut off part-way can be run again to the end.
         _scrub_derived(layout, st.purged_texts)
+        _scrub_patches(layout, purge, patch_id)
     purge_cands = {cid for cid in st.cands if memory_id_for(cid) in purge}
     if st.cand_status or purge_cands:
 

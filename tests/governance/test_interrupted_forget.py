@@ -180,7 +180,7 @@ def test_an_interrupted_purge_is_finished_with_its_scrub(
     assert ev["redaction_status"] == "deleted" and "source_excerpt" not in ev
     _assert_nowhere(root, "Elm Street")
     assert _doctor(root, capsys) == (0, [])
-    code, _, err_text = run_cli(capsys, "forget", rid, *writer_args(root), "--reason", "privacy_sensitive", "--purge")
+    code, _, err_text = run_cli(capsys, "forget", rid, *writer_args(root), "--reason", "privacy_sensitive")
     assert code == 2 and "already forgotten and purged" in err_text
 
 
@@ -259,3 +259,33 @@ def test_an_unrelated_patch_that_rewrites_the_file_finishes_the_deletion_on_the_
     assert _line_of(root, rid) is None and len(_tombstones(root, rid)) == 1
     _assert_nowhere(root, "Elm Street")
     assert _doctor(root, capsys) == (0, [])
+
+
+@pytest.mark.parametrize("cut", ["_scrub_derived", "_scrub_patches"])
+def test_a_purge_cut_off_in_its_scrub_is_finished_by_purging_again(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], cut: str
+) -> None:
+    """The record's line is gone and the tombstone says privacy_purge, but copies are left:
+    ``forget --purge`` again runs the scrub to the end."""
+    import commonkeep.patch as patch_module
+
+    rid = _promote(root, capsys)
+    Store(root).append_daily(f"user said: {SECRET}")
+    with monkeypatch.context() as m:
+
+        def boom(*args: Any, **kwargs: Any) -> None:
+            raise OSError(28, "No space left on device")
+
+        m.setattr(patch_module, cut, boom)
+        with pytest.raises(OSError):
+            forget(root, rid, reason="privacy_sensitive", role=WRITER, purge=True)
+    assert _line_of(root, rid) is None
+    assert [t["deletion_mode"] for t in _tombstones(root, rid)] == ["privacy_purge"]
+    left = [p for p in root.rglob("*") if p.is_file() and "Elm Street" in p.read_text(errors="replace")]
+    assert left  # the cut-off scrub left copies behind
+    code, out, err = run_cli(capsys, "forget", rid, *writer_args(root), "--reason", "privacy_sensitive", "--purge")
+    assert code == 0, err
+    assert f"purged {rid} again" in out
+    assert len(_tombstones(root, rid)) == 1
+    _assert_nowhere(root, "Elm Street")
+

@@ -87,8 +87,12 @@ def test_a_forgotten_record_can_still_be_purged_later_with_one_tombstone(root: P
     for path in root.rglob("*"):
         if path.is_file():
             assert "Elm Street" not in path.read_text(errors="replace"), path
-    code, _, err = _run(capsys, "forget", mid, *_r(root), "--reason", "privacy_sensitive", "--purge")
-    assert code == 2 and "already forgotten and purged" in err
+    code, _, err = _run(capsys, "forget", mid, *_r(root), "--reason", "other")
+    assert code == 2 and "already forgotten and purged" in err and "--purge" in err  # how to scrub again
+    code, out, err = _run(capsys, "forget", mid, *_r(root), "--reason", "privacy_sensitive", "--purge")
+    assert code == 0, err
+    assert f"purged {mid} again: the scrub ran once more" in out
+    assert len(read_jsonl(root / "memory" / "tombstones.jsonl").rows) == 1
 
 
 def test_forget_of_an_unknown_id_points_at_commands_that_list_records(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
