@@ -55,6 +55,11 @@ from typing import Any
 from commonkeep.search import fts
 
 RECALL_DB = "recall.db"
+# Leads every fingerprint this version stores. Bumped when recall.db gains tables an older
+# commonkeep does not keep (2: the selection rows): a sync by an older version sharing the root
+# stores a fingerprint without it, so the next reader here re-syncs instead of trusting tables
+# that sync left behind.
+INDEX_FORMAT = "commonkeep-index-2"
 CONTEXT_NEIGHBOURS = 1
 CONTEXT_WEIGHT = 0.5
 
@@ -222,7 +227,7 @@ def fingerprint(root: Path | str) -> str:
             parts.append(f"{name}:-")
             continue
         parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}")
-    return "|".join(parts)
+    return "|".join([INDEX_FORMAT, *parts])
 
 
 def load_rows(root: Path | str) -> dict[str, IndexRow]:

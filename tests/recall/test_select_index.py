@@ -434,3 +434,24 @@ def test_record_json_round_trips(root: Path) -> None:
     rec["dup_order"] = "last key"
     back = index.decode_record(index.encode_record(rec))
     assert repr(back) == repr(rec) and list(back) == list(rec)
+
+
+def test_a_sync_by_an_older_commonkeep_does_not_leave_selection_stale(root: Path) -> None:
+    """An older version sharing the root keeps ``records`` and ``memory_fts`` but not the selection
+    rows, and stamps its own fingerprint (without this version's format): the next selection here
+    re-syncs instead of trusting the rows that sync left behind."""
+    seed(root, [make_record("mem_cat", "The office cat is called Tom.")])
+    select.select_for_prompt(root, "what is the office cat called")
+    seed(root, [make_record("mem_rule", "Always run pytest before pushing.", confidence=0.9, ruleType="convention")])
+    stamp = index.fingerprint(root)
+    assert stamp.startswith(index.INDEX_FORMAT + "|")
+    older = stamp.split("|", 1)[1]  # what an older commonkeep stores after its sync
+    conn = sqlite3.connect(index.recall_db_path(root))
+    try:
+        with conn:
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (older,))
+    finally:
+        conn.close()
+    index.forget_readers()
+    sel = select.select_for_prompt(root, "what is the office cat called")
+    assert [r["id"] for r in sel.hard_rules] == ["mem_rule"]
