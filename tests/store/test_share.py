@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -13,8 +12,6 @@ import pytest
 from commonkeep.jsonjs import dumps_line
 from commonkeep.share.merge import BOTH_CHANGED, DELETED_OURS, DELETED_THEIRS, merge_bytes
 from commonkeep.share.merge import main as driver_main
-
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 WRITER = "librarian"
 L2 = "memory/L2.playbooks.jsonl"
