@@ -37,8 +37,10 @@ the command that finishes them; ``commonkeep doctor`` reports such lines too.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,6 +72,8 @@ DECAY = {"semi-stable": 0.15, "stable": 0.05, "low": 0.15}  # config.json mainta
 DELETED = "[deleted]"
 MIN_SCRUB_CHARS = 12  # shorter statements are too likely to match unrelated text to scrub by value
 DERIVED_TEXT_DIRS = ("daily", "runtime", "reports", "sessions/summaries")
+SHARED_TEXT_DIR = "daily"  # shared and merged with git's ``union``: its scrubbed lines are recorded by hash
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 class DeletionInterrupted(CommonkeepError):
@@ -484,21 +488,41 @@ def _copied_texts(st: _State, target: str) -> list[str]:
     return texts
 
 
-def _scrub_derived(layout: Layout, texts: list[str]) -> None:
+def _drop_search(layout: Layout) -> None:
+    """Remove the search databases (rebuilt from the canonical files): SQLite keeps deleted text
+    in free pages and FTS segments."""
+    if layout.search_dir.is_dir():
+        for path in layout.search_dir.iterdir():
+            if path.is_file():
+                path.unlink()
+
+
+def line_hash(line: str | bytes) -> str:
+    """sha256 (hex) of one line without its newline (a trailing ``\\r`` is part of the newline)."""
+    data = line.encode("utf-8") if isinstance(line, str) else line
+    return hashlib.sha256(data[:-1] if data.endswith(b"\r") else data).hexdigest()
+
+
+def _scrub_derived(layout: Layout, texts: list[str],
+                   record_lines: Callable[[list[str]], None] | None = None) -> None:
     """Privacy purge beyond the canonical files.
 
     The search databases are derived (``DESIGN.md`` principle 2) and SQLite keeps deleted text in
     free pages and FTS segments, so they are removed here and rebuilt by the ``after_apply``
     listener. In daily logs, runtime files, reports and session summaries every occurrence of
     the purged statement (and of the 80-character brief handoffs use) becomes ``[deleted]``.
+
+    Daily logs are shared and merged with git's ``union`` driver, which can bring a scrubbed line
+    back from another machine; the sha256 of each daily-log line the scrub changes is handed to
+    ``record_lines`` (the patch's ``scrubbed_lines``) before any file is written, so
+    ``rescrub_lines`` can find such a line again without its content being kept anywhere.
     """
-    if layout.search_dir.is_dir():
-        for path in layout.search_dir.iterdir():
-            if path.is_file():
-                path.unlink()
+    _drop_search(layout)
     needles = sorted({n for t in texts for n in (t, t[:80]) if len(n.strip()) >= MIN_SCRUB_CHARS}, key=len, reverse=True)
     if not needles:
         return
+    writes: list[tuple[Path, str]] = []
+    hashes: set[str] = set()
     for rel in DERIVED_TEXT_DIRS:
         base = layout.root / rel
         if not base.is_dir():
@@ -514,7 +538,63 @@ def _scrub_derived(layout: Layout, texts: list[str]) -> None:
             for n in needles:
                 new = new.replace(n, DELETED).replace(json.dumps(n, ensure_ascii=False)[1:-1], DELETED)
             if new != text:
-                jsonl.atomic_write_bytes(path, new.encode("utf-8"))
+                writes.append((path, new))
+                if rel == SHARED_TEXT_DIR:
+                    kept = set(new.split("\n"))
+                    hashes.update(line_hash(ln) for ln in text.split("\n")
+                                  if ln not in kept and len(ln.strip()) >= MIN_SCRUB_CHARS)
+    if hashes and record_lines is not None:
+        record_lines(sorted(hashes))
+    for path, new in writes:
+        jsonl.atomic_write_bytes(path, new.encode("utf-8"))
+
+
+def scrubbed_line_hashes(layout: Layout) -> set[str]:
+    """The ``scrubbed_lines`` of every patch file (hashes of daily-log lines a purge scrubbed)."""
+    out: set[str] = set()
+    for path in sorted(layout.patches_dir.glob("*.json")) if layout.patches_dir.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        found = doc.get("scrubbed_lines") if isinstance(doc, dict) else None
+        if isinstance(found, list):
+            out.update(x for x in found if isinstance(x, str) and _HEX64.fullmatch(x))
+    return out
+
+
+def rescrub_lines(layout: Layout) -> int:
+    """Replace every daily-log line whose sha256 is in a patch's ``scrubbed_lines`` by ``[deleted]``
+    (a line a purge scrubbed that a ``union`` merge brought back); returns how many lines.
+
+    Each changed file is rewritten atomically; when any line changed, the search databases are
+    removed too (rebuilt from the canonical files), as the purge's own scrub does."""
+    base = layout.root / SHARED_TEXT_DIR
+    if not base.is_dir():
+        return 0
+    hashes = scrubbed_line_hashes(layout)
+    if not hashes:
+        return 0
+    count = 0
+    for path in sorted(base.rglob("*")):
+        if not path.is_file() or path.suffix not in (".md", ".json", ".jsonl", ".txt"):
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        lines = data.split(b"\n")
+        hit = 0
+        for i, ln in enumerate(lines):
+            if ln.strip() and line_hash(ln) in hashes:
+                lines[i] = DELETED.encode("utf-8") + (b"\r" if ln.endswith(b"\r") else b"")
+                hit += 1
+        if hit:
+            jsonl.atomic_write_bytes(path, b"\n".join(lines))
+            count += hit
+    if count:
+        _drop_search(layout)
+    return count
 
 
 def _scrub_patches(layout: Layout, ids: set[str], keep: str) -> None:
@@ -626,7 +706,7 @@ def apply_patch(
         if st.finished:
             patch["finished_deletions"] = list(dict.fromkeys([*(patch.get("finished_deletions") or []), *st.finished]))
         try:
-            _write_state(store, st, patch["patch_id"])
+            _write_state(store, st, patch["patch_id"], record_lines=lambda hashes: _record_scrubbed(layout, patch, hashes))
         except OSError as exc:
             interrupted = _interruption(store, st, exc)
             if interrupted is None:
@@ -687,7 +767,15 @@ def _interruption(store: Store, st: _State, exc: OSError) -> DeletionInterrupted
     )
 
 
-def _write_state(store: Store, st: _State, patch_id: str) -> None:
+def _record_scrubbed(layout: Layout, patch: Row, hashes: list[str]) -> None:
+    """Write the patch file with ``scrubbed_lines`` (sorted, deduplicated) before the scrub changes
+    a daily log, so a scrub cut off part-way never leaves a line scrubbed but not recorded."""
+    patch["scrubbed_lines"] = sorted({*(patch.get("scrubbed_lines") or []), *hashes})
+    write_patch(layout, patch)
+
+
+def _write_state(store: Store, st: _State, patch_id: str,
+                 record_lines: Callable[[list[str]], None] | None = None) -> None:
     layout = store.layout
     # Every file this apply will write is checked first, so a refusal (a symlinked store file)
     # comes before the first byte moves, not after the tombstone is already appended.
@@ -743,8 +831,9 @@ def _write_state(store: Store, st: _State, patch_id: str) -> None:
         store.rewrite(layout.evidence, scrub)
         # Copies first, sources last: the statements are found again in the older patches and
         # the source candidate, so a scrub cut off part-way can be run again to the end.
-        _scrub_derived(layout, st.purged_texts)
+        _scrub_derived(layout, st.purged_texts, record_lines)
         _scrub_patches(layout, purge, patch_id)
+        rescrub_lines(layout)  # a line an earlier purge scrubbed that a union merge brought back
     purge_cands = {cid for cid in st.cands if memory_id_for(cid) in purge}
     if st.cand_status or purge_cands:
 
