@@ -4,7 +4,8 @@
 repository, writes a managed block into ``.gitignore`` (derived and machine-local files) and
 ``.gitattributes`` (merge drivers), sets the repo-local ``merge.commonkeep-jsonl.driver`` and
 commits those two files. ``sync`` commits local canonical changes, pulls with a merge (the driver
-merges JSONL by id), turns the driver's side file into contested candidates, rebuilds the indexes
+merges JSONL by id), turns the driver's side file into contested candidates, scrubs again the
+daily-log lines of a privacy purge that git's ``union`` merge brought back, rebuilds the indexes
 and renders, commits and pushes.
 """
 
@@ -346,6 +347,16 @@ def _candidates_from_side(root: Path, side: Path, remote: str | None, commit: st
     side.write_text("".join(line + "\n" for line in keep), encoding="utf-8")
 
 
+def _rescrub_purged_lines(lay: Layout, report: SyncReport) -> None:
+    """Scrub again the daily-log lines a privacy purge scrubbed (their hashes are in the patches'
+    ``scrubbed_lines``) that git's ``union`` merge brought back from another machine's version."""
+    from commonkeep.patch import rescrub_lines
+
+    count = rescrub_lines(lay)
+    if count:
+        report.notes.append(f"{count} line(s) of purged memory the merge brought back were scrubbed again")
+
+
 def sync(root: Path | str, *, role: str | None, remote: str | None = None, push: bool = True,
          wait: float | None = None) -> SyncReport:
     """Commit, pull (merge by id), turn contested lines into candidates, reindex, render, commit, push."""
@@ -412,6 +423,7 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
         report.updated = sorted(i for i in after if i in before and after[i] != before[i] and i not in dead)
         report.removed = sorted(i for i in before if i not in after or i in dead)
     _candidates_from_side(root, side, name, report.remote_commit, role, report)
+    _rescrub_purged_lines(lay, report)
     from commonkeep.render import render_all
     from commonkeep.search.index import sync_root
 
