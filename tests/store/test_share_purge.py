@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -21,8 +20,6 @@ from tests.store.test_share import WRITER, add, git, record, sync
 # the two-machine fixtures of test_share (a bare remote, A created it, B cloned it)
 _git_env = test_share._git_env
 machines = test_share.machines
-
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 SECRET = "Alice's home address is 12 Elm Street."
 RID = "mem_20261202000010_qqqqqqqq"
