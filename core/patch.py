@@ -563,6 +563,13 @@ def scrubbed_line_hashes(layout: Layout) -> set[str]:
     return out
 
 
+def scrub_local_copies(layout: Layout, statements: list[str]) -> None:
+    """The purge's scrub of everything derived (search databases, daily logs, runtime files,
+    reports, session summaries) for ``statements``; ``share sync`` runs it for a purge that came
+    from another machine, whose copies here were never shared."""
+    _scrub_derived(layout, statements)
+
+
 def rescrub_lines(layout: Layout) -> int:
     """Replace every daily-log line whose sha256 is in a patch's ``scrubbed_lines`` by ``[deleted]``
     (a line a purge scrubbed that a ``union`` merge brought back); returns how many lines.

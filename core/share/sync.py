@@ -347,6 +347,33 @@ def _candidates_from_side(root: Path, side: Path, remote: str | None, commit: st
     side.write_text("".join(line + "\n" for line in keep), encoding="utf-8")
 
 
+def _statements(lines: list[bytes]) -> list[str]:
+    """The ``statement`` of each record line that parses (what a purge must scrub)."""
+    out: list[str] = []
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and isinstance(rec.get("statement"), str):
+            out.append(rec["statement"])
+    return out
+
+
+def _scrub_incoming_purges(lay: Layout, statements: list[str], report: SyncReport) -> None:
+    """A privacy purge made on another machine reaches this one as a tombstone and scrubbed shared
+    files; this machine's own copies (runtime files, reports, session summaries, the search
+    databases) are never shared, so they are scrubbed here, with the statements this machine held
+    before the merge, as the purge itself did on its machine."""
+    if not statements:
+        return
+    from commonkeep.patch import scrub_local_copies
+
+    scrub_local_copies(lay, statements)
+    report.notes.append(f"{len(statements)} record(s) purged for privacy on another machine: scrubbed from this "
+                        "machine's local copies too (runtime files, reports, session summaries, search databases)")
+
+
 def _rescrub_purged_lines(lay: Layout, report: SyncReport) -> None:
     """Scrub again the daily-log lines a privacy purge scrubbed (their hashes are in the patches'
     ``scrubbed_lines``) that git's ``union`` merge brought back from another machine's version."""
@@ -394,8 +421,10 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
                              hint="check the URL (`git remote -v`), the network and your credentials; "
                                   "local changes are committed and nothing was lost")
         remote_has_branch = bool(probe.out.strip())
+    incoming_purges: list[str] = []
     if name is not None and remote_has_branch:
         before = _records_snapshot(lay)
+        purged_before = _purged(lay)
         side_before = side.read_bytes() if side.exists() else None
         pull = run_git(root, "pull", "--no-rebase", "--no-edit", "--allow-unrelated-histories", name, branch,
                        check=False)
@@ -422,8 +451,10 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
         report.added = sorted(i for i in after if i not in before and i not in dead)
         report.updated = sorted(i for i in after if i in before and after[i] != before[i] and i not in dead)
         report.removed = sorted(i for i in before if i not in after or i in dead)
+        incoming_purges = _statements([before[i] for i in sorted(_purged(lay) - purged_before) if i in before])
     _candidates_from_side(root, side, name, report.remote_commit, role, report)
     _rescrub_purged_lines(lay, report)
+    _scrub_incoming_purges(lay, incoming_purges, report)
     from commonkeep.render import render_all
     from commonkeep.search.index import sync_root
 

@@ -117,3 +117,32 @@ def test_forget_purge_again_scrubs_a_line_that_came_back(root: Path, capsys: pyt
     forget(root, RID, reason="privacy_sensitive", role=WRITER, purge=True)
     assert (root / DAY).read_bytes() == b"# 2026-12-02\nuser said: [deleted]\n- mine\n[deleted]\r\n"
     assert len(_tombstones(root, RID)) == 1
+
+
+def test_a_purge_from_another_machine_scrubs_this_machines_local_copies(
+        machines: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """Runtime files, reports and the search databases are machine-local (never shared): B's copies
+    of a record A purged are scrubbed by B's sync, with the statement B held before the merge."""
+    from commonkeep.forget import forget
+    from commonkeep.search.hybrid import search
+    from commonkeep.select import select_for_prompt
+
+    a, b = machines
+    add(a, record(RID, SECRET))
+    sync(capsys, a)
+    sync(capsys, b)
+    select_for_prompt(b, "what is Alice's home address")  # B's runtime/context.md quotes it
+    (b / "reports").mkdir(exist_ok=True)
+    (b / "reports" / "notes.md").write_text(f"copied: {SECRET}\n", encoding="utf-8")
+    assert SECRET in (b / "runtime" / "context.md").read_text(encoding="utf-8")
+    forget(a, RID, reason="privacy_sensitive", role=WRITER, purge=True)
+    sync(capsys, a)
+    report = sync(capsys, b)
+    assert any("purged for privacy on another machine" in n for n in report["notes"]), report["notes"]
+    for path in b.rglob("*"):
+        if path.is_file() and ".git" not in path.parts:
+            assert "Elm Street" not in path.read_text(errors="replace"), path
+    assert search(b, "Elm Street", "keyword", 5).results == []
+    assert len(_tombstones(b, RID)) == 1
+    # nothing to do on the next sync
+    assert not any("another machine" in n for n in sync(capsys, b)["notes"])
