@@ -7,7 +7,8 @@ Off unless ``COMMONKEEP_WIKI_LLM_URL`` is set (e.g. ``http://127.0.0.1:8080/v1``
 verbatim in the source: a paraphrase or an invented sentence is dropped, so the grounding
 guarantee holds whatever the model says. The model only ever sees the redacted source, and what
 it returns is redacted too: a fact whose name holds a secret is dropped, a value is redacted
-(``commonkeep.secrets``), so no secret is stored whatever the model says.
+(``commonkeep.secrets``), so no secret is stored whatever the model says. These checks are
+``commonkeep.wiki.extractors.admit``, the gate every extractor's proposals pass.
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ import os
 from typing import Any
 
 from commonkeep.llm import chat_json
-from commonkeep.secrets import contains_secret, redact
-from commonkeep.wiki.extract import Extraction, Fact
-from commonkeep.wiki.text import normalise, slugify
+from commonkeep.wiki.extract import Extraction
+from commonkeep.wiki.extractors import KINDS, admit
 
 PROMPT = (
     "Extract durable facts from the document. Reply with JSON only: "
@@ -26,11 +26,19 @@ PROMPT = (
     '"other": "<second name, for alias only>", "sentence": "<the exact sentence from the document>"}]}. '
     "Copy each sentence exactly as written; do not paraphrase."
 )
-KINDS = frozenset({"alias", "definition", "quantity", "fact"})
+__all__ = ["KINDS", "PROMPT", "LLMExtractor", "configured_extractor"]
 
 
 class LLMExtractor:
-    """Ask an OpenAI-compatible endpoint for extra facts; keep only the grounded ones."""
+    """Ask an OpenAI-compatible endpoint for extra facts; keep only the grounded ones.
+
+    An extractor like any other (``commonkeep.wiki.extractors``): its proposals pass the same
+    ``admit``. It is ``required``: configured on purpose, so a failing endpoint is a clear error
+    and the ingest writes nothing.
+    """
+
+    name = "llm"
+    required = True
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
@@ -38,7 +46,8 @@ class LLMExtractor:
         self.api_key = api_key
         self.timeout = timeout
 
-    def _ask(self, body: str) -> list[dict[str, Any]]:
+    def propose(self, body: str) -> list[dict[str, Any]]:
+        """The model's raw fact proposals for ``body`` (the redacted source); ``admit`` keeps the grounded ones."""
         data = chat_json(
             self.base_url,
             self.model,
@@ -53,37 +62,8 @@ class LLMExtractor:
         return [f for f in facts if isinstance(f, dict)] if isinstance(facts, list) else []
 
     def enrich(self, body: str, ex: Extraction, *, source_slug: str) -> int:
-        """Add grounded facts from the model to ``ex``; returns how many were added."""
-        by_text = {normalise(s.text): s for s in ex.sentences}
-        existing = {f.key for f in ex.facts}
-        added = 0
-        for item in self._ask(body):
-            kind, subject = str(item.get("kind", "")), str(item.get("subject", "")).strip()
-            sentence = by_text.get(normalise(str(item.get("sentence", ""))))
-            if kind not in KINDS or not subject or sentence is None:
-                continue  # ungrounded or malformed: dropped, never stored
-            other = str(item.get("other", "")).strip()
-            if contains_secret(subject) or contains_secret(other):
-                continue  # a name that is a secret would become a page name: dropped, never stored
-            detail: dict[str, object] = {"extractor": "llm"}
-            if kind == "alias":
-                if not other or subject not in sentence.text or other not in sentence.text:
-                    continue
-                a, b = sorted((slugify(subject), slugify(other)))
-                key = f"alias:{a}~{b}@{source_slug}"
-                detail["names"] = [subject, other]
-                value = f"{subject} = {other}"
-                names = ex.mentions.setdefault(sentence.ordinal, [])
-                names.extend(n for n in (subject, other) if n not in names)
-            else:
-                key = f"llm:{kind}:{slugify(subject)}@{source_slug}"
-                value = redact(str(item.get("value", "")).strip()).text[:200] or sentence.text
-            if key in existing:
-                continue
-            existing.add(key)
-            ex.facts.append(Fact(kind, key, value, subject, sentence.text, sentence.ordinal, detail))
-            added += 1
-        return added
+        """Add grounded facts from the model to ``ex`` (through ``admit``); returns how many were added."""
+        return admit(self.propose(body), ex, source_slug=source_slug, extractor=self.name)
 
 
 def configured_extractor(env: dict[str, str] | None = None) -> LLMExtractor | None:
