@@ -61,3 +61,16 @@ def commonkeep_agent_tools() -> list[Any]:
 def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
     """Contribute ``doctor`` findings: dicts with ``code``, ``severity`` (ok|info|warning|error)
     and ``message``. Called once per ``commonkeep doctor`` run; all results are concatenated."""
+
+
+@hookspec
+def commonkeep_wiki_extractors() -> list[Any]:
+    """Contribute fact extractors to ``wiki ingest`` (run after the deterministic extractor).
+
+    Each item has ``name: str`` and ``propose(body: str) -> list[dict]``: raw proposals
+    ``{"kind", "subject", "value", "other"?, "sentence"}`` for the redacted source ``body``. The
+    core admits a proposal only when its sentence is found verbatim in the source and no name
+    holds a secret (``commonkeep.wiki.extractors.admit``). Called once per ingest; all lists are
+    concatenated. An extractor (or implementation of this hook) that raises or returns something
+    else is left out with a notice; the ingest goes on.
+    """

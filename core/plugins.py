@@ -25,7 +25,26 @@ import pluggy
 from commonkeep import hookspecs
 
 # Internal modules registered at start-up; each holds ``@hookimpl`` functions.
-DEFAULT_PLUGINS: tuple[str, ...] = ("commonkeep.search.plugin", "commonkeep.tools", "commonkeep.governance_plugin")
+DEFAULT_PLUGINS: tuple[str, ...] = ("commonkeep.search.plugin", "commonkeep.tools", "commonkeep.governance_plugin",
+                                    "commonkeep.wiki.extractors")
+
+
+class _WikiExtractors:
+    """Stands in for the default plugin ``commonkeep.wiki.extractors`` (the built-in LLM extractor).
+
+    Importing the wiki package pulls in httpx and GitPython (about 0.25 s); registering this
+    object instead keeps that off every CLI call, and the module is imported when ingest asks.
+    """
+
+    @hookspecs.hookimpl(tryfirst=True)
+    def commonkeep_wiki_extractors(self) -> list[Any]:
+        from commonkeep.wiki.extractors import builtin_extractors
+
+        return builtin_extractors()
+
+
+# Default plugins registered as a light stand-in object instead of their (heavy) module.
+_STAND_INS: dict[str, Callable[[], object]] = {"commonkeep.wiki.extractors": _WikiExtractors}
 
 
 def _names(var: str) -> set[str] | None:
@@ -66,6 +85,28 @@ class Plugins:
     def doctor_checks(self, root: str) -> list[dict[str, Any]]:
         return [f for result in self.pm.hook.commonkeep_doctor_checks(root=root) for f in (result or [])]
 
+    def wiki_extractors(self, skip: tuple[str, ...] = ()) -> tuple[list[Any], list[str]]:
+        """Every plugin's wiki extractors, in call order (the built-in LLM extractor first), and
+        the errors of implementations that raised or did not return a list. Plugins named in
+        ``skip`` are not asked (``ingest(llm=...)`` replaces the built-in one)."""
+        extractors: list[Any] = []
+        errors: list[str] = []
+        for impl in reversed(self.pm.hook.commonkeep_wiki_extractors.get_hookimpls()):
+            if impl.plugin_name in skip:
+                continue
+            try:
+                result = impl.function()
+            except Exception as exc:  # one bad plugin must not stop the ingest
+                errors.append(f"{impl.plugin_name}: {exc}")
+                continue
+            if result is None:
+                continue
+            if not isinstance(result, list):
+                errors.append(f"{impl.plugin_name}: returned {type(result).__name__}, not a list")
+                continue
+            extractors.extend(result)
+        return extractors, errors
+
 
 def _trace(pm: pluggy.PluginManager) -> None:
     def before(hook_name: str, hook_impls: Any, kwargs: Any) -> None:
@@ -89,7 +130,8 @@ def build_plugin_manager(load_entrypoints: bool = True) -> Plugins:
 
     for modname in DEFAULT_PLUGINS:
         if wanted(modname):
-            pm.register(importlib.import_module(modname), name=modname)
+            stand_in = _STAND_INS.get(modname)
+            pm.register(stand_in() if stand_in else importlib.import_module(modname), name=modname)
     if load_entrypoints:
         from importlib.metadata import entry_points
 

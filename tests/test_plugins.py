@@ -58,6 +58,10 @@ class _Throwaway:
     def commonkeep_doctor_checks(self, root: str) -> list[dict[str, Any]]:
         return [{"code": "throwaway", "severity": "info", "message": f"checked {root}"}]
 
+    @hookimpl
+    def commonkeep_wiki_extractors(self) -> list[Any]:
+        return ["extractor"]
+
 
 class _Broken:
     @hookimpl
@@ -94,12 +98,21 @@ def test_doctor_checks_hook(plugins: Plugins) -> None:
     assert {"code": "throwaway", "severity": "info", "message": "checked /r"} in plugins.doctor_checks("/r")
 
 
+def test_wiki_extractors_hook(plugins: Plugins) -> None:
+    # the ingest side (grounding, notices) is tests/wiki/test_extractor_hook.py
+    plugins.pm.register(_Throwaway(), name="throwaway")
+    found, errors = plugins.wiki_extractors()
+    assert "extractor" in found and errors == []
+    assert "extractor" not in plugins.wiki_extractors(skip=("throwaway",))[0]
+
+
 HOOK_TESTS = {
     "commonkeep_cli_commands": test_cli_commands_hook,
     "commonkeep_after_apply": test_after_apply_hook_isolates_a_failing_listener,
     "commonkeep_semantic_backends": test_semantic_backends_hook,
     "commonkeep_agent_tools": test_agent_tools_hook,
     "commonkeep_doctor_checks": test_doctor_checks_hook,
+    "commonkeep_wiki_extractors": test_wiki_extractors_hook,
 }
 
 

@@ -1,12 +1,13 @@
 """``ingest``: compile one raw source into pages, facts and a single git commit.
 
-Order of work: check the path (``paths``), take the writer lock, extract (deterministic, plus
-the LLM extractor when configured), store facts, regenerate the pages the source touched (and
-those whose facts changed status), rebuild ``index.md``, append to ``log.md``, commit once.
+Order of work: check the path (``paths``), take the writer lock, extract (deterministic, then
+the LLM extractor when configured and plugins' extractors, through ``commonkeep.wiki.extractors``),
+store facts, regenerate the pages the source touched (and those whose facts changed status),
+rebuild ``index.md``, append to ``log.md``, commit once.
 
 Secrets: under the lock and before anything else, the raw source is redacted
 (``commonkeep.secrets``) and, when it held a secret, atomically rewritten in place, so the secret
-never reaches ``facts.db``, a page, the index, the log, the LLM extractor or a git object; every
+never reaches ``facts.db``, a page, the index, the log, any extractor or a git object; every
 sentence is then grounded against the redacted file. A secret in the source's path is handled
 the same way, first: the file is moved to its redacted path (``paths.redact_source_name``), so
 slugs, page names, front matter, ``log.md``, ``facts.db``, git trees and commit messages are all
@@ -20,6 +21,7 @@ import contextlib
 import hashlib
 import os
 import re
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +70,8 @@ class IngestReport:
     """Kinds of secret redacted from the raw source (rewritten in place), one per secret."""
     redacted_name: list[str] = field(default_factory=list)
     """Kinds of secret redacted from the source's path (the file was moved to ``source``)."""
+    notices: list[str] = field(default_factory=list)
+    """One redacted line per extractor that failed or was malformed (left out; the ingest went on)."""
 
     def redaction_line(self) -> str:
         """``"redacted: 2 secret(s) in raw/x.md (1 jwt, 1 openai_key); ..."``, or ``""`` when none.
@@ -220,6 +224,37 @@ def ingest(project: str | Path, source: str, *, llm: Any = None) -> IngestReport
     return report
 
 
+def _run_extractors(body: str, ex: Extraction, slug: str, llm: Any) -> tuple[list[str], list[str]]:
+    """Run the extractors after the deterministic one; returns (report labels, notices).
+
+    ``llm`` (when given) replaces the built-in LLM extractor the default plugin contributes;
+    plugins' extractors run too. Every proposal goes through ``extractors.admit``. A notice is
+    also printed to stderr when it happens.
+    """
+    from commonkeep.plugins import plugin_manager
+    from commonkeep.wiki.extractors import BUILTIN_PLUGIN, one_line, run_extractors
+
+    labels: list[str] = []
+    notices: list[str] = []
+    runs: list[tuple[Any, bool]] = []
+    if llm is not None and not callable(getattr(llm, "propose", None)):
+        labels.append(f"llm ({llm.enrich(body, ex, source_slug=slug)} fact(s) added)")  # an enrich-only object
+    elif llm is not None:
+        runs.append((llm, True))  # asked for by the caller: its failure is the ingest's
+    try:
+        found, errors = plugin_manager().wiki_extractors(skip=(BUILTIN_PLUGIN,) if llm is not None else ())
+    except Exception as exc:  # the plugin machinery itself: the deterministic facts still go in
+        found, errors = [], [str(exc)]
+    notices += [f"wiki extractor plugin {one_line(e)}" for e in errors]
+    runs += [(x, getattr(x, "required", False) is True) for x in found]
+    more_labels, more_notices = run_extractors(body, ex, runs, source_slug=slug)
+    labels += more_labels
+    notices += more_notices
+    for notice in notices:
+        print(f"commonkeep: warning: {notice}", file=sys.stderr)
+    return labels, notices
+
+
 def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: Any, redacted: list[str],
                    redacted_name: list[str]) -> IngestReport:
     meta, body = split_raw(text.replace("\r\n", "\n"))
@@ -228,14 +263,8 @@ def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: An
     slug = _source_slug(db, rel)
     known = set(db.entity_names().values())
     ex: Extraction = extract(body, source_slug=slug, known_names=known, known_families=db.families())
-    extractor = "deterministic"
-    if llm is None:
-        from commonkeep.wiki.llm import configured_extractor
-
-        llm = configured_extractor()
-    if llm is not None:
-        added = llm.enrich(body, ex, source_slug=slug)
-        extractor = f"deterministic+llm ({added} fact(s) added)"
+    labels, notices = _run_extractors(body, ex, slug, llm)
+    extractor = "+".join(["deterministic", *labels])
     if meta.get("title"):
         ex.title = " ".join(str(meta["title"]).split())[:120]
     before = _statuses(db)
@@ -253,7 +282,8 @@ def _ingest_locked(layout: WikiLayout, db: FactsDB, rel: str, text: str, llm: An
     more_e, more_c, more_s = affected_by_status(db, before)
     counts, skipped = regenerate(layout, db, ents | more_e, cons | more_c, {rel} | more_s)
     report = IngestReport(rel, f"wiki/sources/{slug}.md", date, len(ex.entities), len(ex.concepts), len(ex.facts),
-                          counts, skipped, extractor=extractor, redacted=list(redacted), redacted_name=list(redacted_name))
+                          counts, skipped, extractor=extractor, redacted=list(redacted), redacted_name=list(redacted_name),
+                          notices=notices)
     append_log(layout, "ingest", ex.title[:80], [
         f"- source: `{rel}` ({date})",
         *([f"- redacted: {len(redacted_name)} secret(s) in the source's path ({summarize(redacted_name)}); "
