@@ -64,6 +64,11 @@ def _interrupted_forget(root: Path, rid: str, monkeypatch: pytest.MonkeyPatch, *
     return info.value
 
 
+def _pending_patches(root: Path) -> list[Path]:
+    """The patch files still ``proposed`` (an interrupted forget leaves its own behind)."""
+    return [p for p in sorted((root / "patches").glob("*.json")) if json.loads(p.read_text())["status"] == "proposed"]
+
+
 def _doctor(root: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict[str, Any]]]:
     code, out, _ = run_cli(capsys, "doctor", "--root", str(root), "--json")
     return code, [f for f in json.loads(out)["findings"] if f["code"] == "tombstoned_in_active_store"]
@@ -87,7 +92,7 @@ def test_re_running_forget_finishes_the_deletion_by_applying_the_interrupted_pat
     rid = _promote(root, capsys)
     _interrupted_forget(root, rid, monkeypatch)
     before = set((root / "patches").glob("*.json"))
-    stuck = [p for p in before if json.loads(p.read_text())["status"] == "proposed"]
+    stuck = _pending_patches(root)
     assert len(stuck) == 1
     code, out, err = run_cli(capsys, "forget", rid, *writer_args(root), "--reason", "user_requested")
     assert code == 0, err
@@ -189,9 +194,8 @@ def test_without_the_interrupted_patch_a_new_patch_finishes_the_deletion(
 ) -> None:
     rid = _promote(root, capsys)
     _interrupted_forget(root, rid, monkeypatch)
-    for path in (root / "patches").glob("*.json"):
-        if json.loads(path.read_text())["status"] == "proposed":
-            path.unlink()  # lost (e.g. a restore from an older backup)
+    for path in _pending_patches(root):
+        path.unlink()  # lost (e.g. a restore from an older backup)
     before = set((root / "patches").glob("*.json"))
     forget(root, rid, reason="user_requested", role=WRITER)
     assert _line_of(root, rid) is None and len(_tombstones(root, rid)) == 1
@@ -236,7 +240,7 @@ def test_reapplying_the_interrupted_patch_also_finishes_it(
 ) -> None:
     rid = _promote(root, capsys)
     _interrupted_forget(root, rid, monkeypatch)
-    stuck = [p for p in (root / "patches").glob("*.json") if json.loads(p.read_text())["status"] == "proposed"]
+    stuck = _pending_patches(root)
     assert len(stuck) == 1
     code, _, err = run_cli(capsys, "apply", stuck[0].stem, *writer_args(root))
     assert code == 0, err
