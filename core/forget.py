@@ -24,9 +24,10 @@ A deletion interrupted after its tombstone was written (disk full, kill -9 befor
 file was rewritten) leaves the record's line on disk. Forgetting the id again finishes it, with no
 second tombstone, and says so on stderr ("finishing an interrupted deletion of ID"): the
 interrupted patch itself is applied when it is still there (so it does not linger as pending),
-otherwise a new patch drops the line — also when ``--purge`` asks for more than that patch's
-op promised. The scrub runs when ``--purge`` is given or the tombstone already records
-``privacy_purge``. ``commonkeep doctor`` lists such lines with the command that finishes them.
+otherwise a new patch drops the line; when ``--purge`` asks for more than that patch's op
+promised, a second patch then purges. The scrub runs when ``--purge`` is given or the tombstone
+already records ``privacy_purge``. ``commonkeep doctor`` lists such lines with the command that
+finishes them.
 """
 
 from __future__ import annotations
@@ -95,11 +96,15 @@ def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, p
             raise BadInput(f"no record {target} and no candidate {candidate_id} in this root")
     if finishing:
         stuck = _interrupted_patch(store, target)
-        if stuck is not None and (not purge or stuck[2] == "privacy_purge" or tomb.get("deletion_mode") == "privacy_purge"):
+        if stuck is not None:
             result = apply_patch(root, stuck[0], role=role, op_ids=[stuck[1]])
             if result.skipped:
                 raise BadInput(f"could not finish the deletion of {target}: {result.skipped[stuck[1]]}")
-            return result
+            if not purge or stuck[2] == "privacy_purge" or tomb.get("deletion_mode") == "privacy_purge":
+                return result
+            # --purge asks for more than the interrupted patch promised: its line is gone now, and
+            # the purge below upgrades the one tombstone and scrubs, in a patch of its own.
+            finishing = False
     enum_reason = reason if reason in REASONS else "other"
     op: dict[str, Any] = {
         "op_id": "op_001",

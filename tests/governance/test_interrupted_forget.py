@@ -232,6 +232,7 @@ def test_an_interrupted_forget_then_purge_finishes_and_upgrades_the_one_tombston
     forget(root, rid, reason="privacy_sensitive", role=WRITER, purge=True)
     assert [(t["deletion_mode"], t["deletion_reason"]) for t in _tombstones(root, rid)] == [("privacy_purge", "privacy_sensitive")]
     assert _line_of(root, rid) is None
+    assert _pending_patches(root) == []  # the interrupted patch was applied, then the purge's own
     _assert_nowhere(root, "Elm Street")
 
 
