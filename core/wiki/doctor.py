@@ -6,6 +6,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+from commonkeep.secrets import redact
 from commonkeep.wiki.layout import PAGE_KINDS, project_layout
 from commonkeep.wiki.llm import configured_extractor
 
@@ -41,6 +42,15 @@ def doctor(project: str | Path) -> tuple[bool, list[str]]:
     else:
         lines.append("facts.db: not created yet (first ingest creates it)")
     llm = configured_extractor()
-    lines.append("extractor: deterministic" + (f" + LLM at {llm.base_url} (model {llm.model})" if llm else " (no LLM configured)"))
+    line = "extractor: deterministic" + (f" + LLM at {llm.base_url} (model {llm.model})" if llm else " (no LLM configured)")
+    from commonkeep.plugins import plugin_manager
+
+    others, errors = plugin_manager().wiki_extractors()
+    names = [str(getattr(e, "name", "?")) for e in others if getattr(e, "name", None) != "llm"]
+    if names:
+        line += " + plugin extractor(s): " + ", ".join(names)
+    lines.append(line)
+    for err in errors:
+        lines.append(f"extractor plugin failed to load: {redact(err).text.splitlines()[0]}")
     lines.append("status: ok" if ok else "status: problems found")
     return ok, lines

@@ -201,3 +201,14 @@ def test_the_llm_extractor_given_to_ingest_still_fails_the_ingest(
     with pytest.raises(RuntimeError, match="model down"):
         wiki.ingest(project, write_raw("h.md", SOURCE), llm=Extractor("llm", error=RuntimeError("model down")))
     assert not (project / ".git").exists()
+
+
+def test_the_wiki_doctor_names_plugin_extractors_and_plugins_that_failed(project: Path, register: Any) -> None:
+    from commonkeep.wiki.doctor import doctor
+
+    register(Plugin(Extractor("myplugin")))
+    register(Plugin(error=RuntimeError(f"no config at {TOKEN}")), name="broken-extractors")
+    ok, lines = doctor(project)
+    assert any(ln.startswith("extractor: deterministic") and "plugin extractor(s): myplugin" in ln for ln in lines), lines
+    failed = [ln for ln in lines if ln.startswith("extractor plugin failed to load")]
+    assert len(failed) == 1 and "broken-extractors" in failed[0] and TOKEN not in failed[0]
