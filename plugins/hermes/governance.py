@@ -13,6 +13,11 @@ Loaded by Hermes through the ``hermes_agent.plugins`` entry point and enabled wi
 - re-renders the projection at discovery (before the agent snapshot is taken) and on
   ``on_session_finalize`` / ``on_session_reset`` — never on ``on_session_end``, which fires
   every turn (§3);
+- when ``memory.commonkeep.auto_curate`` is ``propose`` or ``high-only`` (default ``off``),
+  auto-curates the shared inbox on ``on_session_finalize``, before that re-render, as the role
+  ``memory.commonkeep.role`` (else ``$COMMONKEEP_ROLE``) — only if it is the writer role, waiting
+  at most ``AUTO_CURATE_LOCK_WAIT`` seconds for the writer lock; everything else is a logged
+  warning, never an exception into Hermes;
 - registers the recall tools (and the roundtable tools, when installed) into the ``memory``
   toolset, so they are offered whenever Hermes' memory tools are;
 - points ``OMP_MEMORY_ROOT`` / ``OMPKEEP_ROOT`` / ``PI_MEMORY_ROOT`` of the Hermes process at the
@@ -133,6 +138,59 @@ def refresh_projection(profile: HermesProfile, reason: str) -> None:
         log.warning("commonkeep: could not refresh Hermes memory files (%s): %s", reason, exc)
 
 
+#: How long Hermes' exit waits for another writer's lock before giving up on auto-curation.
+AUTO_CURATE_LOCK_WAIT = 2.0
+
+
+def auto_curate_at_finalize(profile: HermesProfile, lock_wait: float = AUTO_CURATE_LOCK_WAIT) -> str | None:
+    """Run ``commonkeep.curate.auto_curate`` per ``memory.commonkeep.auto_curate``.
+
+    Returns what was done (``None`` when nothing ran); failures, a role that is not the writer
+    and a busy writer lock are logged as warnings, never raised into Hermes.
+    """
+    from commonkeep_hermes.settings import AUTO_CURATE_KEY, CONFIG_BLOCK, ROLE_KEY
+
+    setting = f"memory.{CONFIG_BLOCK}.{AUTO_CURATE_KEY}"
+    try:
+        if profile.memory_section().get("provider") != PROVIDER_NAME:
+            return None
+        policy = profile.auto_curate_policy()
+        if policy == "off":
+            return None
+        from commonkeep.curate import auto_curate
+        from commonkeep.errors import LockHeld
+        from commonkeep.writer import acting_role, configured_writer_role, writer_lock
+
+        root, _rule = profile.shared_root()
+        role = acting_role(profile.configured_role())
+        writer = configured_writer_role(root)
+        if role != writer:
+            log.warning("commonkeep: %s is %s but Hermes acts as %s, not the writer role %r; nothing was "
+                        "curated (set memory.%s.%s: %s or COMMONKEEP_ROLE=%s for the Hermes process, "
+                        "or run `commonkeep curate --auto` as the writer)",
+                        setting, policy, f"role {role!r}" if role else "no role", writer, CONFIG_BLOCK,
+                        ROLE_KEY, writer, writer)
+            return None
+        try:
+            # Held here so the waits inside auto_curate are re-entrant: Hermes' exit waits at most lock_wait.
+            with writer_lock(root, role, "auto-curate", wait=lock_wait):
+                done = auto_curate(root, role=role, policy=policy)
+        except LockHeld as exc:
+            log.warning("commonkeep: %s: skipped this time: %s", setting, exc)
+            return None
+        summary = done.describe()
+        log.info("commonkeep: %s", summary)
+        return summary
+    except Exception as exc:
+        log.warning("commonkeep: %s failed: %s", setting, exc)
+        return None
+
+
+def _on_session_finalize(profile: HermesProfile) -> None:
+    auto_curate_at_finalize(profile)  # first, so the new records reach MEMORY.md at once
+    refresh_projection(profile, "session_finalize")
+
+
 def _on_session_start(session_id: str = "", platform: str = "", **kw: Any) -> None:
     with _lock:
         _sessions[str(session_id)] = {"platform": platform}
@@ -182,7 +240,7 @@ def register(ctx: Any) -> None:
     else:
         ctx.register_hook("pre_tool_call", gate.pre_tool_call)
     ctx.register_hook("on_session_start", _on_session_start)
-    ctx.register_hook("on_session_finalize", lambda **kw: refresh_projection(profile, "session_finalize"))
+    ctx.register_hook("on_session_finalize", lambda **kw: _on_session_finalize(profile))
     ctx.register_hook("on_session_reset", lambda **kw: refresh_projection(profile, "session_reset"))
     register_tools(ctx, profile)
     # Discovery runs before the agent takes its frozen snapshot of the files (§5.3, §10.4).

@@ -32,6 +32,12 @@ CONFIG_BLOCK = "commonkeep"
 
 TARGET_FILES = {"memory": "MEMORY.md", "user": "USER.md"}
 
+#: ``memory.commonkeep.auto_curate``: what Hermes does with the inbox when a session finalizes.
+AUTO_CURATE_KEY = "auto_curate"
+AUTO_CURATE_POLICIES = ("off", "propose", "high-only")
+#: ``memory.commonkeep.role``: the role Hermes acts as for auto-curation (else ``$COMMONKEEP_ROLE``).
+ROLE_KEY = "role"
+
 
 def hermes_home(explicit: str | Path | None = None, env: Mapping[str, str] | None = None) -> Path:
     """The Hermes home: ``explicit``, else ``$HERMES_HOME``, else ``~/.hermes``.
@@ -108,6 +114,25 @@ class HermesProfile:
     def commonkeep_block(self) -> dict[str, Any]:
         block = self.memory_section().get(CONFIG_BLOCK)
         return block if isinstance(block, dict) else {}
+
+    def auto_curate_policy(self) -> str:
+        """``memory.commonkeep.auto_curate``: ``off`` (default), ``propose`` or ``high-only``.
+
+        YAML reads a bare ``off`` as ``false``; both mean off. Any other value is a ``ConfigError``.
+        """
+        value = self.commonkeep_block().get(AUTO_CURATE_KEY)
+        if value is None or value is False:
+            return "off"
+        if isinstance(value, str) and value.strip() in AUTO_CURATE_POLICIES:
+            return value.strip()
+        raise ConfigError(f"{self.config_path}: memory.{CONFIG_BLOCK}.{AUTO_CURATE_KEY} is {value!r}; "
+                          f"use one of {', '.join(AUTO_CURATE_POLICIES)}",
+                          hint=f"commonkeep hermes install --auto-curate {'|'.join(AUTO_CURATE_POLICIES)}")
+
+    def configured_role(self) -> str | None:
+        """``memory.commonkeep.role`` when set (a non-empty string), else ``None``."""
+        value = self.commonkeep_block().get(ROLE_KEY)
+        return value.strip() if isinstance(value, str) and value.strip() else None
 
     def shared_root(self, env: Mapping[str, str] | None = None) -> tuple[Path, str]:
         """The shared memory root this profile uses and the rule that chose it.
