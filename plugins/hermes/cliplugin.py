@@ -51,7 +51,7 @@ def run_install(args: argparse.Namespace) -> int:
         root = Path(args.root).expanduser().resolve()
     else:
         root, _ = profile.shared_root()
-    report = install(profile, root)
+    report = install(profile, root, auto_curate=args.auto_curate, role=args.role)
     lines = [f"commonkeep hermes install: {profile.home} -> root {root}"]
     lines += [f"  - {c}" for c in report["changed"]] or ["  already installed; nothing changed"]
     _print(report, args.json, lines)
@@ -84,6 +84,8 @@ def run_status(args: argparse.Namespace) -> int:
         f"same root:          {yes[st['same_root']]}"
         + ("" if st["same_root"] else "  — set OMP_MEMORY_ROOT to the Hermes root (commonkeep omp install)"),
         f"pending candidates: {st['pending_candidates']} ({st['pending_from_hermes']} from Hermes)",
+        f"auto-curation:      {st['auto_curate']} at session finalize"
+        + (f" (as role {st['role']})" if st["role"] else " (role: $COMMONKEEP_ROLE)" if st["auto_curate"] != "off" else ""),
     ]
     if st["hermes"] is None:
         lines.append("hermes:             not on PATH (install commonkeep into Hermes' own venv)")
@@ -138,6 +140,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         root_help = ("the shared memory root (default: the one in Hermes' config, else `commonkeep root`)"
                      if name in ("install", "sync") else argparse.SUPPRESS)
         p.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help=root_help)
+        if name == "install":
+            p.add_argument("--auto-curate", choices=("off", "propose", "high-only"), default=None,
+                           help="memory.commonkeep.auto_curate: curate the inbox when a Hermes session "
+                                "finalizes (default: keep the current setting; unset means off)")
+            p.add_argument("--role", default=None,
+                           help="memory.commonkeep.role: the role Hermes acts as for auto-curation "
+                                "(only the writer role may curate; default: $COMMONKEEP_ROLE)")
         p.set_defaults(run=fn)
 
 

@@ -5,7 +5,8 @@ install (idempotent — a second run changes nothing and says so):
 1. backs up ``config.yaml`` once (``$HERMES_HOME/commonkeep/backups/config.yaml.orig``) and edits
    it line by line, keeping comments: ``memory.provider: commonkeep``, ``memory.write_approval:
    true`` (Hermes' own gate as a fallback if the governance plugin ever fails to load),
-   ``memory.commonkeep.root: <shared root>`` and ``commonkeep-governance`` in ``plugins.enabled``
+   ``memory.commonkeep.root: <shared root>`` (plus ``auto_curate`` / ``role`` when asked; other
+   keys of that block stay) and ``commonkeep-governance`` in ``plugins.enabled``
    (contracts/hermes-host.md §10.2);
 2. writes the provider shim folder ``$HERMES_HOME/plugins/commonkeep/`` that Hermes 0.17–0.19
    needs to find an out-of-tree provider (§6.4);
@@ -29,9 +30,12 @@ import yaml
 
 from commonkeep_hermes import yamledit
 from commonkeep_hermes.settings import (
+    AUTO_CURATE_KEY,
+    AUTO_CURATE_POLICIES,
     CONFIG_BLOCK,
     PLUGIN_KEY,
     PROVIDER_NAME,
+    ROLE_KEY,
     TARGET_FILES,
     ConfigError,
     HermesProfile,
@@ -70,12 +74,17 @@ def _write(path: Path, text: str) -> None:
     atomic_write(path, text)
 
 
-def wanted_settings(root: Path) -> dict[str, Any]:
-    return {
+def wanted_settings(root: Path, auto_curate: str | None = None, role: str | None = None) -> dict[str, Any]:
+    wanted: dict[str, Any] = {
         "memory.provider": PROVIDER_NAME,
         "memory.write_approval": True,
         f"memory.{CONFIG_BLOCK}.root": str(root),
     }
+    if auto_curate is not None:
+        wanted[f"memory.{CONFIG_BLOCK}.{AUTO_CURATE_KEY}"] = auto_curate
+    if role is not None:
+        wanted[f"memory.{CONFIG_BLOCK}.{ROLE_KEY}"] = role
+    return wanted
 
 
 def _parse(text: str) -> Any:
@@ -89,25 +98,40 @@ def _parse(text: str) -> Any:
                           hint="fix the file, or restore a backup from commonkeep/backups/ in the Hermes home") from exc
 
 
-def edit_config(text: str, root: Path) -> str:
+def edit_config(text: str, root: Path, auto_curate: str | None = None, role: str | None = None) -> str:
     """The config text with commonkeep enabled; raises ``ConfigError`` (a ``ValueError``) if the
-    edit did not take or the file's layout is not one we can edit line by line."""
+    edit did not take or the file's layout is not one we can edit line by line.
+
+    ``auto_curate`` / ``role`` set ``memory.commonkeep.auto_curate`` / ``.role`` when given; other
+    keys already in the ``memory.commonkeep`` block (set by an earlier install or by hand) stay.
+    """
     before = _parse(text)
     for key in ("memory", "plugins"):
         value = before.get(key) if isinstance(before, dict) else None
         if value is not None and not isinstance(value, dict):
             raise ConfigError(f"config.yaml: {key}: is {value!r}, not a mapping; install leaves the file alone",
                               hint=f"make {key}: a mapping (or remove it), then run `commonkeep hermes install` again")
+    if auto_curate is not None and auto_curate not in AUTO_CURATE_POLICIES:
+        raise ConfigError(f"--auto-curate {auto_curate!r}: use one of {', '.join(AUTO_CURATE_POLICIES)}")
+    if role is not None and not role.strip():
+        raise ConfigError("--role is empty; name the role Hermes acts as (the writer role to auto-curate)")
+    old_block = yamledit.get(before, f"memory.{CONFIG_BLOCK}") if isinstance(before, dict) else None
+    block: dict[str, Any] = dict(old_block) if isinstance(old_block, dict) else {}
+    block["root"] = str(root)
+    if auto_curate is not None:
+        block[AUTO_CURATE_KEY] = auto_curate
+    if role is not None:
+        block[ROLE_KEY] = role.strip()
     new = yamledit.set_child(text, "memory", "provider", PROVIDER_NAME)
     new = yamledit.set_child(new, "memory", "write_approval", True)
-    new = yamledit.set_block(new, "memory", CONFIG_BLOCK, {"root": str(root)})
+    new = yamledit.set_block(new, "memory", CONFIG_BLOCK, block)
     new = yamledit.add_list_item(new, "plugins", "enabled", PLUGIN_KEY)
     try:
         data = yaml.safe_load(new) or {}
     except yaml.YAMLError as exc:
         raise ConfigError("config.yaml has a layout install cannot edit line by line; nothing was changed",
                           hint="set memory.provider: commonkeep and add commonkeep-governance to plugins.enabled by hand") from exc
-    for dotted, value in wanted_settings(root).items():
+    for dotted, value in wanted_settings(root, auto_curate, role.strip() if role else None).items():
         if yamledit.get(data, dotted) != value:
             raise ConfigError(f"could not set {dotted} in config.yaml (unusual layout); set it by hand")
     if PLUGIN_KEY not in yamledit.list_items(data, "plugins", "enabled"):
@@ -135,8 +159,13 @@ def _set_registered(root: Path, home: Path, present: bool) -> None:
         _write(_registry(root), json.dumps(new, indent=2) + "\n")
 
 
-def install(profile: HermesProfile, root: Path) -> dict[str, Any]:
-    """Enable commonkeep for this Hermes home; returns what was done (``changed`` lists it)."""
+def install(profile: HermesProfile, root: Path, auto_curate: str | None = None,
+            role: str | None = None) -> dict[str, Any]:
+    """Enable commonkeep for this Hermes home; returns what was done (``changed`` lists it).
+
+    ``auto_curate`` (``off`` | ``propose`` | ``high-only``) and ``role`` set
+    ``memory.commonkeep.auto_curate`` / ``memory.commonkeep.role``; ``None`` keeps what is there.
+    """
     from commonkeep.layout import ensure_layout
     from commonkeep_hermes.hermesfiles import refresh
 
@@ -146,7 +175,7 @@ def install(profile: HermesProfile, root: Path) -> dict[str, Any]:
     cfg = profile.config_path
     original = cfg.read_bytes() if cfg.exists() else b""
     backup = profile.state_dir / "backups" / "config.yaml.orig"
-    new_text = edit_config(original.decode("utf-8"), root)  # a file we cannot edit stops install here
+    new_text = edit_config(original.decode("utf-8"), root, auto_curate, role)  # a file we cannot edit stops install here
     if not state.get("installed"):
         data = _parse(original.decode("utf-8"))
         backup.parent.mkdir(parents=True, exist_ok=True)
@@ -165,6 +194,9 @@ def install(profile: HermesProfile, root: Path) -> dict[str, Any]:
         profile.home.mkdir(parents=True, exist_ok=True)
         _write(cfg, new_text)
         changed.append(f"enabled provider {PROVIDER_NAME} and plugin {PLUGIN_KEY} in {cfg}")
+        for key, value in ((AUTO_CURATE_KEY, auto_curate), (ROLE_KEY, role)):
+            if value is not None:
+                changed.append(f"set memory.{CONFIG_BLOCK}.{key}: {value.strip()}")
     state["config_sha256"] = _sha(new_text.encode())
     for name, body in (("__init__.py", SHIM_INIT), ("plugin.yaml", SHIM_MANIFEST)):
         path = profile.shim_dir / name
@@ -316,4 +348,13 @@ def status(profile: HermesProfile) -> dict[str, Any]:
         "pending_from_hermes": hermes_pending,
         "projection": {t: {k: sidecar.get(t, {}).get(k) for k in ("chars", "limit")} for t in TARGET_FILES},
         "limits": profile.char_limits(),
+        "auto_curate": _auto_curate_setting(profile),
+        "role": profile.configured_role(),
     }
+
+
+def _auto_curate_setting(profile: HermesProfile) -> str:
+    try:
+        return profile.auto_curate_policy()
+    except ConfigError as exc:
+        return f"invalid ({exc})"
