@@ -9,7 +9,11 @@ folders and strips API keys before starting this, so Hermes is isolated and keyl
 - ``prompt``: one plain turn; returns the system prompt Hermes sent;
 - ``review``: ``nudge_interval: 1`` — the background review fork calls ``memory``; polls the inbox;
 - ``finalize``: after plugin load, a record is approved with the after-apply listener blocked, so
-  the files are stale; then Hermes fires ``on_session_finalize`` / ``on_session_reset``.
+  the files are stale; then Hermes fires ``on_session_finalize`` / ``on_session_reset``;
+- ``autocurate``: Hermes' file logging as its CLI sets it up; a high-confidence candidate from
+  another agent waits in the inbox; the model calls ``memory`` and answers (``on_session_end``
+  fires); then Hermes' own one-shot exit path ``cli._notify_session_finalize`` fires
+  ``on_session_finalize`` (what ``hermes -q`` does in ``_finalize_single_query``, 0.17–0.19).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ MEMORY_FACT = "The staging database is postgres 16 on port 6543."
 USER_FACT = "The user prefers answers in British English."
 REVIEW_FACT = "The team deploys on Tuesdays only."
 # Longer than the 300-char MEMORY.md limit of the tests: never rendered, only recalled by prefetch.
+HIGH_FACT = "Release branches are cut from main every Monday."
 LONG_FACT = ("Staging database runbook: " + "restart the replica first, then the primary, then check lag; " * 5).strip()
 
 
@@ -128,9 +133,42 @@ def scenario_finalize(llm: FakeLLM) -> dict[str, Any]:
     return seen
 
 
+def _store_state(root: str) -> dict[str, Any]:
+    from commonkeep.store import Store
+
+    store = Store(root, warn=False)
+    patches = sorted(p.name for p in (Path(root) / "patches").glob("*.json"))
+    return {"records": sorted(str(r.get("statement")) for r in store.records()),
+            "inbox": {str(c["text"]): str(c.get("status")) for c in store.candidates()},
+            "patches": patches, "files": _memory_files()}
+
+
+def scenario_autocurate(llm: FakeLLM) -> dict[str, Any]:
+    from hermes_logging import setup_logging
+
+    setup_logging(hermes_home=Path(os.environ["HERMES_HOME"]), mode="cli")
+    from commonkeep.candidates import new_candidate
+    from commonkeep.store import Store
+
+    root = os.environ["COMMONKEEP_TEST_ROOT"]
+    Store(root).append_candidate(new_candidate(HIGH_FACT, evidence_refs=["a", "b"], confidence=0.95))
+    llm.push(Step.call("memory", {"action": "add", "target": "memory", "content": MEMORY_FACT}), Step.say("Noted."))
+    agent = _agent(llm.base_url)
+    reply = agent.chat("Please remember the staging database details.")
+    after_turn = _store_state(root)  # on_session_end has fired: nothing may be curated yet
+    import cli as hermes_cli_module
+
+    hermes_cli_module._notify_session_finalize(session_id=agent.session_id, platform="cli", reason="shutdown")
+    logs = Path(os.environ["HERMES_HOME"]) / "logs"  # agent.log: Hermes' catch-all log
+    for handler in __import__("logging").getLogger().handlers:
+        handler.flush()
+    log_text = (logs / "agent.log").read_text(errors="replace") if (logs / "agent.log").exists() else ""
+    return {"reply": reply, "after_turn": after_turn, "after_finalize": _store_state(root), "log": log_text}
+
+
 def main(argv: list[str]) -> int:
     scenario = {"write": scenario_write, "prompt": scenario_prompt, "review": scenario_review,
-                "finalize": scenario_finalize}[argv[0]]
+                "finalize": scenario_finalize, "autocurate": scenario_autocurate}[argv[0]]
     with FakeLLM() as llm:
         result = scenario(llm)
     print("RESULT " + json.dumps(result, default=str))
