@@ -38,6 +38,31 @@ def _extension_check(root: Path) -> dict[str, Any]:
     return {"code": "omp_extension", "severity": "warning", "message": "; ".join(report["problems"])}
 
 
+def _hermes_auto_curate(profile: Any, root: Path) -> dict[str, Any]:
+    """Will Hermes curate at session end (``memory.commonkeep.auto_curate``), and can it (writer role)?"""
+    from commonkeep.writer import configured_writer_role
+
+    code = "hermes_auto_curate"
+    try:
+        policy = profile.auto_curate_policy()
+    except ValueError as exc:  # ConfigError: the message names the file and the allowed values
+        return {"code": code, "severity": "warning", "message": str(exc)}
+    if policy == "off":
+        return {"code": code, "severity": "info",
+                "message": "Hermes does not curate at session end (memory.commonkeep.auto_curate: off); its candidates "
+                           "wait for `commonkeep curate`"}
+    role, writer = profile.configured_role(), configured_writer_role(root)
+    if role is None:
+        return {"code": code, "severity": "info",
+                "message": f"Hermes curates ({policy}) at session end only if $COMMONKEEP_ROLE of the Hermes process is "
+                           f"the writer role {writer!r} (memory.commonkeep.role is not set)"}
+    if role != writer:
+        return {"code": code, "severity": "warning",
+                "message": f"memory.commonkeep.auto_curate is {policy} but Hermes acts as {role!r}, not the writer role "
+                           f"{writer!r}: nothing will be curated (commonkeep hermes install --role {writer})"}
+    return {"code": code, "severity": "ok", "message": f"Hermes curates ({policy}) at session end as the writer role {writer!r}"}
+
+
 def _hermes_check(root: Path) -> list[dict[str, Any]]:
     """Is the Hermes home of this environment configured for the same root? (read-only)"""
     try:
@@ -54,6 +79,7 @@ def _hermes_check(root: Path) -> list[dict[str, Any]]:
                  "message": f"Hermes at {profile.home} is not configured for commonkeep (no memory.commonkeep.root in {profile.config_path})"}]
     theirs = Path(configured).expanduser().resolve()
     if theirs == root.expanduser().resolve():
-        return [{"code": "hermes_root", "severity": "ok", "message": f"Hermes at {profile.home} uses the same root"}]
+        return [{"code": "hermes_root", "severity": "ok", "message": f"Hermes at {profile.home} uses the same root"},
+                _hermes_auto_curate(profile, root)]
     return [{"code": "hermes_root", "severity": "warning",
              "message": f"Hermes at {profile.home} uses {theirs}, not {root}: the two agents do not share memory"}]

@@ -120,6 +120,16 @@ def test_doctor_reports_the_omp_extension_and_whether_hermes_shares_the_root(wor
     (hermes / "config.yaml").write_text(f"memory:\n  provider: commonkeep\n  commonkeep:\n    root: {world.root}\n")
     codes = {f["code"]: f for f in commonkeep_doctor_checks(root=str(world.root))}
     assert codes["hermes_root"]["severity"] == "ok"
+    assert codes["hermes_auto_curate"]["severity"] == "info"  # off by default
+    for extra, severity, words in (
+        ("auto_curate: high-only\n    role: librarian\n", "ok", "as the writer role 'librarian'"),
+        ("auto_curate: high-only\n    role: hermes\n", "warning", "not the writer role 'librarian'"),
+        ("auto_curate: sometimes\n", "warning", "use one of"),
+    ):
+        (hermes / "config.yaml").write_text(
+            f"memory:\n  provider: commonkeep\n  commonkeep:\n    root: {world.root}\n    {extra}")
+        codes = {f["code"]: f for f in commonkeep_doctor_checks(root=str(world.root))}
+        assert codes["hermes_auto_curate"]["severity"] == severity and words in codes["hermes_auto_curate"]["message"]
     codes = {f["code"]: f for f in commonkeep_doctor_checks(root=str(world.root / "x"))}
     assert codes["hermes_root"]["severity"] == "warning"
     assert codes["omp_extension"]["severity"] == "warning"
