@@ -213,6 +213,7 @@ class _State:
             for r in rows:
                 self.recs.setdefault(str(r["id"]), r)
                 self.where.setdefault(str(r["id"]), path)
+        self.tombstoned_lines = list(store.tombstoned_lines)  # leftovers of interrupted deletions
         self.tomb = store.tombstoned_ids()
         self.cands = {str(c["id"]): c for c in store.candidates()}
         self.bad_evidence = {
@@ -434,13 +435,16 @@ def _finish_swept(st: _State) -> None:
     deletion in a file this patch rewrites anyway is finished here, on the record (the patch's
     ``finished_deletions``), with the scrub its tombstone promises when that says ``privacy_purge``,
     instead of vanishing silently with the scrub never run."""
-    if not st.changed:
-        return
+    if not st.changed or not st.tombstoned_lines:
+        return  # the common case: no leftover anywhere (known from the read at the start, no re-read)
     new = {str(t.get("deleted_record_id")) for t in st.new_tombstones}
-    swept = {item.record_id for item in leftover_lines(st.store, paths=list(st.changed))} - new - set(st.finished)
+    swept = {str(row["id"]) for path, _, row in st.tombstoned_lines if path in st.changed} - new - set(st.finished)
     by_id: dict[str, list[Leftover]] = {}
-    for item in leftover_lines(st.store, swept) if swept else []:  # all of their lines, in any file
-        by_id.setdefault(item.record_id, []).append(item)
+    for path, line_no, row in st.tombstoned_lines:  # all of their lines, in any file
+        rid = str(row["id"])
+        if rid in swept:
+            by_id.setdefault(rid, []).append(
+                Leftover(path, line_no, rid, str(row.get("status", "")), str(row.get("statement", ""))))
     for rid, left in by_id.items():
         _finish_interrupted({}, st, rid, left)
 

@@ -51,6 +51,9 @@ class Store:
         self.root = self.layout.root
         self._warn = warn
         self.problems: list[Problem] = []
+        # (file, line, record) of every valid record line whose id is tombstoned, as the last
+        # ``records_by_file`` read them (a deletion interrupted before its file was rewritten).
+        self.tombstoned_lines: list[tuple[Path, int, Row]] = []
         self._ensured = False
 
     # -- reading -------------------------------------------------------------------------
@@ -75,6 +78,7 @@ class Store:
         """
         dead = self.tombstoned_ids()
         out: dict[Path, list[Row]] = {}
+        self.tombstoned_lines = []
         for path in self.layout.canonical_files():
             read = self.read(path)
             keep = []
@@ -83,7 +87,10 @@ class Store:
                 if problem:
                     self.problems.append(Problem(self.layout.rel(path), line_no, f"not a valid memory record{_id_of(row)}: {problem}"))
                     continue
-                if row["id"] in dead or (active_only and row.get("status") != "active"):
+                if row["id"] in dead:
+                    self.tombstoned_lines.append((path, line_no, row))
+                    continue
+                if active_only and row.get("status") != "active":
                     continue
                 keep.append(row)
             out[path] = keep
