@@ -6,4 +6,8 @@ This module stays import-light on purpose: hosts shell out to the CLI on every t
 
 __version__ = "0.1.0"
 
+from commonkeep import _moved
+
+_moved.install()
+
 __all__ = ["__version__"]

@@ -12,10 +12,10 @@ import importlib
 
 # name -> (module, one-line help)
 BENCHES: dict[str, tuple[str, str]] = {
-    "store": ("commonkeep.bench_store", "append throughput, rewrite time, CLI cold start"),
-    "curate": ("commonkeep.bench_governance", "curate 10,000 candidates; apply a patch of 1,000 ops"),
-    "locomo": ("commonkeep.search.bench_locomo", "retrieval on a LoCoMo-format file: hit@k, recall@k, MRR vs plain BM25"),
-    "search": ("commonkeep.search.bench_search", "search at scale: keyword/hybrid p50, reindex time, CLI wall time"),
+    "store": ("commonkeep.store.bench", "append throughput, rewrite time, CLI cold start"),
+    "curate": ("commonkeep.governance.bench", "curate 10,000 candidates; apply a patch of 1,000 ops"),
+    "locomo": ("commonkeep.recall.search.bench_locomo", "retrieval on a LoCoMo-format file: hit@k, recall@k, MRR vs plain BM25"),
+    "search": ("commonkeep.recall.search.bench_search", "search at scale: keyword/hybrid p50, reindex time, CLI wall time"),
     "hydra9": ("commonkeep.wiki.bench_hydra9", "wiki on Hydra9 Hard Mode: context recall, ID precision, faithfulness (deterministic judge)"),
     "wiki": ("commonkeep.wiki.bench_wiki", "wiki ingest and query throughput on N generated sources"),
 }

@@ -28,8 +28,8 @@ class Narrator:
 
 
 def _store_part(n: Narrator, root: Path) -> dict[str, Any]:
-    from commonkeep.capture import capture
-    from commonkeep.layout import ensure_layout
+    from commonkeep.store.capture import capture
+    from commonkeep.store.layout import ensure_layout
 
     n.title("A fresh shared root in the OmpKeep layout")
     lay = ensure_layout(root)
@@ -65,9 +65,9 @@ def _store_part(n: Narrator, root: Path) -> dict[str, Any]:
 
 
 def _governance_part(n: Narrator, root: Path, made: list[dict[str, Any]]) -> dict[str, Any]:
-    from commonkeep.curate import curate
     from commonkeep.errors import RoleRefused
-    from commonkeep.patch import apply_patch
+    from commonkeep.governance.curate import curate
+    from commonkeep.governance.patch import apply_patch
 
     n.title("Only the librarian turns candidates into memory")
     try:
@@ -92,7 +92,7 @@ def _governance_part(n: Narrator, root: Path, made: list[dict[str, Any]]) -> dic
 
 
 def _review_part(n: Narrator, root: Path) -> None:
-    from commonkeep.review import pending, reject
+    from commonkeep.governance.review import pending, reject
 
     n.title("Review: what is left waits for a person")
     items = pending(root, role="librarian")
@@ -106,9 +106,9 @@ def _review_part(n: Narrator, root: Path) -> None:
 
 
 def _recall_part(n: Narrator, root: Path) -> None:
-    from commonkeep.handoff import write_handoff
-    from commonkeep.projection import render_projection
-    from commonkeep.search.hybrid import search
+    from commonkeep.recall.handoff import write_handoff
+    from commonkeep.recall.projection import render_projection
+    from commonkeep.recall.search.hybrid import search
 
     n.title("Agents read memory back: search, a budgeted projection, a handoff")
     resp = search(root, "how do I run the tests before committing", mode="deep", limit=3)
@@ -127,7 +127,7 @@ def _recall_part(n: Narrator, root: Path) -> None:
 
 def _forget_part(n: Narrator, root: Path, record_id: str | None) -> None:
     from commonkeep.doctor import diagnose
-    from commonkeep.forget import forget
+    from commonkeep.governance.forget import forget
 
     n.title("Forgetting leaves a content-free tombstone")
     if record_id:
@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         _governance_part(n, root, made)
         _review_part(n, root)
         _recall_part(n, root)
-        from commonkeep.store import Store
+        from commonkeep.store.core import Store
 
         records = Store(root, warn=False).records()
         infra = next((r["id"] for r in records if "staging" in r["statement"]), None)

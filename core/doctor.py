@@ -13,9 +13,9 @@ import argparse
 import json
 from typing import Any
 
-from commonkeep.cmd_store import root_of
 from commonkeep.errors import EXIT_FINDINGS, EXIT_OK
-from commonkeep.jsonout import print_json
+from commonkeep.store.cli import root_of
+from commonkeep.util.jsonout import print_json
 
 
 def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -25,9 +25,9 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dic
     """
     from pathlib import Path
 
-    from commonkeep.jsonl import read_jsonl
-    from commonkeep.patch import finish_command, leftover_lines
-    from commonkeep.store import Store
+    from commonkeep.governance.patch import finish_command, leftover_lines
+    from commonkeep.store.core import Store
+    from commonkeep.store.jsonl import read_jsonl
 
     store = Store(Path(root), warn=False)
     lay = store.layout

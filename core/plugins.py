@@ -25,7 +25,7 @@ import pluggy
 from commonkeep import hookspecs
 
 # Internal modules registered at start-up; each holds ``@hookimpl`` functions.
-DEFAULT_PLUGINS: tuple[str, ...] = ("commonkeep.search.plugin", "commonkeep.tools", "commonkeep.governance_plugin",
+DEFAULT_PLUGINS: tuple[str, ...] = ("commonkeep.recall.search.plugin", "commonkeep.tools.agent", "commonkeep.governance.plugin",
                                     "commonkeep.wiki.extractors")
 
 

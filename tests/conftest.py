@@ -17,6 +17,6 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    from commonkeep.layout import ensure_layout
+    from commonkeep.store.layout import ensure_layout
 
     return ensure_layout(tmp_path / "memroot").root

@@ -163,7 +163,7 @@ def test_a_broken_third_party_plugin_is_skipped_with_a_warning(tmp_path: Path) -
 def test_trace_variable_prints_hook_calls(tmp_path: Path) -> None:
     import os
 
-    from commonkeep.layout import ensure_layout
+    from commonkeep.store.layout import ensure_layout
 
     ensure_layout(tmp_path / "r")
     env = {**os.environ, "COMMONKEEP_TRACE_HOOKS": "1"}

@@ -15,7 +15,7 @@ from dataclasses import asdict
 from typing import Any
 
 from commonkeep.errors import EXIT_USAGE, CommonkeepError, RoleRefused
-from commonkeep.jsonout import print_json
+from commonkeep.util.jsonout import print_json
 
 WRITES = frozenset({"ingest", "gardener"})
 
@@ -44,7 +44,7 @@ def _gate(command: str, role: str | None) -> None:
     No role at all is allowed: Orphus gates in its own process (``contracts/roundtable.md §6``)
     and runs the backend without one, so refusing would break an unchanged Orphus install.
     """
-    from commonkeep.writer import acting_role, configured_writer_role
+    from commonkeep.governance.writer import acting_role, configured_writer_role
 
     role = acting_role(role)
     writer = configured_writer_role()

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from commonkeep.jsonout import print_json
+from commonkeep.util.jsonout import print_json
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -40,7 +40,7 @@ def _usage(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], in
 
 
 def _root(args: argparse.Namespace) -> Path:
-    from commonkeep.root import resolve_root
+    from commonkeep.store.root import resolve_root
 
     return resolve_root(explicit=getattr(args, "root", None)).path
 
@@ -62,8 +62,8 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def run_sync(args: argparse.Namespace) -> int:
+    from commonkeep.governance.writer import acting_role
     from commonkeep.share.sync import sync
-    from commonkeep.writer import acting_role
 
     rep = sync(_root(args), role=acting_role(args.role), remote=args.remote, push=not args.no_push)
     if args.json:

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import BadInput
-from commonkeep.layout import Layout
 from commonkeep.share.git import ShareError, run_git
 from commonkeep.share.merge import SIDE_FILE_NAME, record_id
+from commonkeep.store.layout import Layout
 
 DRIVER = "commonkeep-jsonl"
 BEGIN = "# >>> commonkeep share (managed; edit outside this block)"
@@ -284,8 +284,8 @@ def _statement(entry: dict[str, Any]) -> str:
 
 def _candidates_from_side(root: Path, side: Path, remote: str | None, commit: str | None,
                           role: str | None, report: SyncReport) -> None:
-    from commonkeep.candidates import MAX_TEXT_CHARS, default_provenance
-    from commonkeep.capture import capture
+    from commonkeep.store.candidates import MAX_TEXT_CHARS, default_provenance
+    from commonkeep.store.capture import capture
 
     try:
         raw = side.read_text(encoding="utf-8")
@@ -367,7 +367,7 @@ def _scrub_incoming_purges(lay: Layout, statements: list[str], report: SyncRepor
     before the merge, as the purge itself did on its machine."""
     if not statements:
         return
-    from commonkeep.patch import scrub_local_copies
+    from commonkeep.governance.purge import scrub_local_copies
 
     scrub_local_copies(lay, statements)
     report.notes.append(f"{len(statements)} record(s) purged for privacy on another machine: scrubbed from this "
@@ -377,7 +377,7 @@ def _scrub_incoming_purges(lay: Layout, statements: list[str], report: SyncRepor
 def _rescrub_purged_lines(lay: Layout, report: SyncReport) -> None:
     """Scrub again the daily-log lines a privacy purge scrubbed (their hashes are in the patches'
     ``scrubbed_lines``) that git's ``union`` merge brought back from another machine's version."""
-    from commonkeep.patch import rescrub_lines
+    from commonkeep.governance.purge import rescrub_lines
 
     count = rescrub_lines(lay)
     if count:
@@ -387,7 +387,7 @@ def _rescrub_purged_lines(lay: Layout, report: SyncReport) -> None:
 def sync(root: Path | str, *, role: str | None, remote: str | None = None, push: bool = True,
          wait: float | None = None) -> SyncReport:
     """Commit, pull (merge by id), turn contested lines into candidates, reindex, render, commit, push."""
-    from commonkeep.writer import require_writer, writer_lock
+    from commonkeep.governance.writer import require_writer, writer_lock
 
     root = Path(root).resolve()
     lay = _require_root(root)
@@ -455,8 +455,8 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
     _candidates_from_side(root, side, name, report.remote_commit, role, report)
     _rescrub_purged_lines(lay, report)
     _scrub_incoming_purges(lay, incoming_purges, report)
-    from commonkeep.render import render_all
-    from commonkeep.search.index import sync_root
+    from commonkeep.recall.search.index import sync_root
+    from commonkeep.store.render import render_all
 
     sync_root(root)  # incremental, as after an apply: only changed rows (and their vectors) are redone
     render_all(lay)

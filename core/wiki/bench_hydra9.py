@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import BadInput
-from commonkeep.jsonout import print_json
+from commonkeep.util.jsonout import print_json
 from commonkeep.wiki import judge
 from commonkeep.wiki.gardener import gardener
 from commonkeep.wiki.ingest import ingest

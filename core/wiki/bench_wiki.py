@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from commonkeep.jsonout import print_json
+from commonkeep.util.jsonout import print_json
 from commonkeep.wiki.gardener import gardener
 from commonkeep.wiki.ingest import ingest
 from commonkeep.wiki.query import query

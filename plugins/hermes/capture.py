@@ -111,8 +111,8 @@ def _matches(op: MemoryOp, rendered: Mapping[str, str]) -> list[str]:
 
 def candidate_for(op: MemoryOp, prov: Provenance, rendered: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Build one CaptureCandidate dict through the core's ``new_candidate`` (ids, redaction)."""
-    from commonkeep.candidates import new_candidate
-    from commonkeep.secrets import redact
+    from commonkeep.governance.secrets import redact
+    from commonkeep.store.candidates import new_candidate
 
     rendered = rendered or {}
     is_user = op.target == "user"
@@ -156,7 +156,7 @@ def candidate_for(op: MemoryOp, prov: Provenance, rendered: Mapping[str, str] | 
 def stage_memory_call(root: Path, args: Mapping[str, Any], prov: Provenance,
                       rendered: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Append the candidates of one ``memory`` call; returns the tool result for the model."""
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     ops = parse_memory_args(args)
     cands = [candidate_for(op, prov, rendered) for op in ops]
@@ -180,7 +180,7 @@ def stage_memory_call(root: Path, args: Mapping[str, Any], prov: Provenance,
 
 def captured_keys(root: Path) -> set[str]:
     """Entry keys of every Hermes candidate already in the inbox (any status)."""
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     keys: set[str] = set()
     for cand in Store(root).candidates():
@@ -197,7 +197,7 @@ def capture_entries(root: Path, entries: Mapping[str, list[str]], origin: str,
     ``known`` are entry keys to skip besides those already in the inbox (e.g. the entries
     commonkeep itself rendered).
     """
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     skip = captured_keys(root) | (known or set())
     store = Store(root)
@@ -225,7 +225,7 @@ def harvest_pending(pending_dir: Path, done_dir: Path, root: Path) -> list[str]:
     """
     import json
 
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     if not pending_dir.is_dir():
         return []

@@ -19,7 +19,7 @@ from typing import Any
 import pluggy
 
 from commonkeep.errors import BadInput
-from commonkeep.jsonout import print_json
+from commonkeep.util.jsonout import print_json
 
 hookimpl = pluggy.HookimplMarker("commonkeep")
 

@@ -88,13 +88,13 @@ def hermes_step(root: Path, workdir: Path, say: Callable[[str], None] = print, *
 
 
 def _inbox(root: Path) -> list[dict[str, Any]]:
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     return Store(root, warn=False).candidates()
 
 
 def _approve(root: Path, cands: list[dict[str, Any]]) -> list[str]:
-    from commonkeep.review import approve
+    from commonkeep.governance.review import approve
 
     ids = [str(c["id"]) for c in cands]
     if ids:

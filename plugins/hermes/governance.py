@@ -143,7 +143,7 @@ AUTO_CURATE_LOCK_WAIT = 2.0
 
 
 def auto_curate_at_finalize(profile: HermesProfile, lock_wait: float = AUTO_CURATE_LOCK_WAIT) -> str | None:
-    """Run ``commonkeep.curate.auto_curate`` per ``memory.commonkeep.auto_curate``.
+    """Run ``commonkeep.governance.curate.auto_curate`` per ``memory.commonkeep.auto_curate``.
 
     Returns what was done (``None`` when nothing ran); failures, a role that is not the writer
     and a busy writer lock are logged as warnings, never raised into Hermes.
@@ -157,9 +157,9 @@ def auto_curate_at_finalize(profile: HermesProfile, lock_wait: float = AUTO_CURA
         policy = profile.auto_curate_policy()
         if policy == "off":
             return None
-        from commonkeep.curate import auto_curate
         from commonkeep.errors import LockHeld
-        from commonkeep.writer import acting_role, configured_writer_role, writer_lock
+        from commonkeep.governance.curate import auto_curate
+        from commonkeep.governance.writer import acting_role, configured_writer_role, writer_lock
 
         root, _rule = profile.shared_root()
         role = acting_role(profile.configured_role())

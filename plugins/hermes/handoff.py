@@ -4,7 +4,7 @@
 child at the shared root (``OMP_MEMORY_ROOT``, ``OMPKEEP_ROOT``, ``PI_MEMORY_ROOT``) and at a
 fresh snapshot (``OMPKEEP_HANDOFF``, ``OMPKEEP_HANDOFF_FORMAT``), and a text block to prepend to
 the first ACP prompt (contracts/hermes-host.md §8.2). The snapshot is written by the recall
-engine (``commonkeep.handoff.write_handoff``, the same files as ``commonkeep handoff [--goal]``,
+engine (``commonkeep.recall.handoff.write_handoff``, the same files as ``commonkeep handoff [--goal]``,
 contracts/ompkeep-store.md §8).
 Dispatch never fails because of memory: if the snapshot cannot be made, the env still names the
 shared root and ``Handoff.notice`` says why there is no snapshot.
@@ -69,14 +69,14 @@ def _shared_root(env: Mapping[str, str], root: str | Path | None) -> Path:
             return profile.shared_root(env)[0].resolve()
     except ValueError:
         pass
-    from commonkeep.root import resolve_root
+    from commonkeep.store.root import resolve_root
 
     return resolve_root(env=env).path
 
 
 def make_snapshot(root: Path, goal: str | None, max_chars: int = PROMPT_MAX_CHARS) -> Path:
     """Write a plain or goal snapshot with the recall engine (``reports/handoff/``); returns the JSON path."""
-    from commonkeep.handoff import write_handoff
+    from commonkeep.recall.handoff import write_handoff
 
     return write_handoff(root, goal, max_chars)
 

@@ -132,12 +132,12 @@ def fully_shown_ids(profile: HermesProfile) -> set[str]:
 def projection_entries(root: Path, limits: dict[str, int]) -> dict[str, list[tuple[str, str]]]:
     """The budgeted ``§`` projection of the store: ``{target: [(record_id, text), …]}``.
 
-    The recall engine (``commonkeep.projection``) chooses, orders and packs the records (USER.md:
+    The recall engine (``commonkeep.recall.projection``) chooses, orders and packs the records (USER.md:
     L1 identity records; MEMORY.md: L2); :func:`pack_entries` re-checks Hermes' limits before
     anything is written. No entry may take more than half a file (longer statements are cut with
     ``…``; prefetch recalls them whole), so one long record never crowds out the rest.
     """
-    from commonkeep.projection import build_projection
+    from commonkeep.recall.projection import build_projection
 
     out: dict[str, list[tuple[str, str]]] = {}
     for target in TARGET_FILES:
@@ -207,7 +207,7 @@ def _refresh(profile: HermesProfile, root: Path, reason: str) -> dict[str, Any]:
 
 def _capture_removals(root: Path, target: str, removed: list[str], last: dict[str, Any]) -> list[str]:
     """A rendered entry deleted by hand becomes a "forget" candidate naming its record."""
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
     from commonkeep_hermes.capture import MemoryOp, Provenance, candidate_for, captured_keys, entry_key
 
     ids = {str(e.get("text")): str(e.get("id")) for e in last.get("entries", [])}
@@ -225,7 +225,7 @@ def _capture_removals(root: Path, target: str, removed: list[str], last: dict[st
 
 
 def _backup(profile: HermesProfile, path: Path, data: bytes) -> Path:
-    from commonkeep.timeutil import now
+    from commonkeep.util.timeutil import now
 
     folder = profile.state_dir / "backups"
     folder.mkdir(parents=True, exist_ok=True)

@@ -166,7 +166,7 @@ def install(profile: HermesProfile, root: Path, auto_curate: str | None = None,
     ``auto_curate`` (``off`` | ``propose`` | ``high-only``) and ``role`` set
     ``memory.commonkeep.auto_curate`` / ``memory.commonkeep.role``; ``None`` keeps what is there.
     """
-    from commonkeep.layout import ensure_layout
+    from commonkeep.store.layout import ensure_layout
     from commonkeep_hermes.hermesfiles import refresh
 
     ensure_layout(root)
@@ -292,7 +292,7 @@ def hermes_sees_commonkeep() -> tuple[str | None, bool | None]:
 def omp_root_in_use() -> tuple[Path, str]:
     """The root OMP uses: the one baked into our installed OMP extension (unless an explicit
     root variable overrides it, as the extension lets it), else the resolution rules."""
-    from commonkeep.root import resolve_root
+    from commonkeep.store.root import resolve_root
 
     choice = resolve_root()
     if choice.rule.startswith("$"):
@@ -319,7 +319,7 @@ def status(profile: HermesProfile) -> dict[str, Any]:
     pending = 0
     hermes_pending = 0
     try:
-        from commonkeep.store import Store
+        from commonkeep.store.core import Store
 
         for cand in Store(root, warn=False).candidates(status="new"):
             pending += 1

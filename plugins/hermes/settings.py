@@ -143,7 +143,7 @@ class HermesProfile:
         configured = self.commonkeep_block().get("root")
         if isinstance(configured, str) and configured.strip():
             return Path(configured).expanduser(), f"{self.config_path} memory.{CONFIG_BLOCK}.root"
-        from commonkeep.root import resolve_root
+        from commonkeep.store.root import resolve_root
 
         choice = resolve_root(env=env)
         return choice.path, choice.rule

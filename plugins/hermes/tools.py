@@ -4,8 +4,8 @@ Plus the roundtable's agent tools (``memory`` / ``export``) when ``commonkeep_ro
 contributes them through the ``commonkeep_agent_tools`` hook, registered as
 ``commonkeep_<name>`` — a plugin tool named ``memory`` would collide with Hermes' core tool.
 
-Search calls ``commonkeep.search.hybrid.search`` in process; handoff calls
-``commonkeep.handoff.write_handoff``. The core's own tools of the same names win when present. Results are framed as quoted data with ids and trust, never as
+Search calls ``commonkeep.recall.search.hybrid.search`` in process; handoff calls
+``commonkeep.recall.handoff.write_handoff``. The core's own tools of the same names win when present. Results are framed as quoted data with ids and trust, never as
 instructions (contracts/hermes-host.md §10.4).
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from commonkeep.projection import neutralize
+from commonkeep.recall.projection import neutralize
 from commonkeep_hermes.settings import HermesProfile
 
 ROLE = "hermes"
@@ -40,7 +40,7 @@ class HermesTool:
 
 def search_records(root: Path, query: str, limit: int = 5) -> list[dict[str, Any]]:
     """Keyword search of the shared store, in process (prefetch has an 8 s budget in Hermes)."""
-    from commonkeep.search.hybrid import search
+    from commonkeep.recall.search.hybrid import search
 
     return [r.to_json() for r in search(root, query, mode="keyword", limit=limit).results]
 
@@ -94,7 +94,7 @@ def _search_tool(profile: HermesProfile) -> HermesTool:
 
 def _handoff_tool(profile: HermesProfile) -> HermesTool:
     def handler(args: dict[str, Any], **kw: Any) -> str:
-        from commonkeep.handoff import write_handoff
+        from commonkeep.recall.handoff import write_handoff
 
         goal = str(args.get("goal") or "").strip() or None
         try:

@@ -10,13 +10,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from commonkeep.jsonout import print_json
+from commonkeep.util.jsonout import print_json
 from commonkeep_omp import install as inst
 
 
 def _root_choice(args: argparse.Namespace) -> tuple[Path, str]:
     """``--root``, else the root Hermes is configured for (one root for both), else the rules."""
-    from commonkeep.root import resolve_root
+    from commonkeep.store.root import resolve_root
 
     explicit = getattr(args, "root", None)
     if not explicit:
@@ -55,7 +55,7 @@ def _print_outcome(out: inst.Outcome, as_json: bool) -> None:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from commonkeep.layout import ensure_layout
+    from commonkeep.store.layout import ensure_layout
 
     root, rule = _root_choice(args)
     ensure_layout(root)  # so OMP, Hermes and `doctor` find a valid root from the first session

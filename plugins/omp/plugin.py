@@ -40,7 +40,7 @@ def _extension_check(root: Path) -> dict[str, Any]:
 
 def _hermes_auto_curate(profile: Any, root: Path) -> dict[str, Any]:
     """Will Hermes curate at session end (``memory.commonkeep.auto_curate``), and can it (writer role)?"""
-    from commonkeep.writer import configured_writer_role
+    from commonkeep.governance.writer import configured_writer_role
 
     code = "hermes_auto_curate"
     try:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import BadInput
-from commonkeep.jsonout import print_json
+from commonkeep.util.jsonout import print_json
 from commonkeep_roundtable import broker as broker_module
 from commonkeep_roundtable.client import BrokerClient
 from commonkeep_roundtable.digest import DEFAULT_BUDGET, DEFAULT_PER_MESSAGE, digest_room
@@ -49,7 +49,7 @@ def _say(text: str) -> None:
     line (an ESC or bidi character is shown, not obeyed); to a pipe (an agent reading the output)
     they stay exact."""
     if sys.stdout.isatty():
-        from commonkeep.render import terminal_safe
+        from commonkeep.store.render import terminal_safe
 
         text = "\n".join(terminal_safe(line) for line in text.split("\n"))
     print(text)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from commonkeep.errors import BadInput
-from commonkeep.tools import CoreTool as AgentTool  # one tool shape for every part
+from commonkeep.tools.agent import CoreTool as AgentTool  # one tool shape for every part
 from commonkeep_roundtable.client import BrokerClient, BrokerConnectionLost
 from commonkeep_roundtable.digest import DEFAULT_BUDGET, DEFAULT_PER_MESSAGE, digest_room
 from commonkeep_roundtable.export import export_room

@@ -17,8 +17,8 @@ def _governance_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def write_candidate(root: Path, text: str, **kw: Any) -> dict[str, Any]:
-    """Capture one candidate the way every host does (``commonkeep.capture``)."""
-    from commonkeep.capture import capture
+    """Capture one candidate the way every host does (``commonkeep.store.capture``)."""
+    from commonkeep.store.capture import capture
 
     kw.setdefault("tags", ["testing"])
     kw.setdefault("evidence_refs", ["daily/2026-12-02.md", "pyproject.toml"])
@@ -29,7 +29,7 @@ def write_candidate(root: Path, text: str, **kw: Any) -> dict[str, Any]:
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    from commonkeep.jsonl import read_jsonl
+    from commonkeep.store.jsonl import read_jsonl
 
     return read_jsonl(path).rows
 

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from commonkeep.curate import auto_curate, curate
 from commonkeep.errors import BadInput, RoleRefused
-from commonkeep.forget import forget
-from commonkeep.patch import apply_patch
-from commonkeep.review import approve, pending, reject
-from commonkeep.store import Store
+from commonkeep.governance.curate import auto_curate, curate
+from commonkeep.governance.forget import forget
+from commonkeep.governance.patch import apply_patch
+from commonkeep.governance.review import approve, pending, reject
+from commonkeep.store.core import Store
 from tests.governance.conftest import WRITER, read_rows, write_candidate
 
 
@@ -255,7 +255,7 @@ def test_review_approve_edit_and_reject(root: Path) -> None:
 
 
 def test_forget_purge_scrubs_linked_evidence_candidate_and_patches(root: Path) -> None:
-    from commonkeep.jsonl import append_jsonl
+    from commonkeep.store.jsonl import append_jsonl
 
     secret_text = "Alice's home address is 12 Elm Street."
     cand = write_candidate(root, secret_text, tags=["personal"])
@@ -298,8 +298,8 @@ def test_forget_an_unpromoted_candidate_keeps_it_from_coming_back(root: Path) ->
 
 
 def test_reinforcement_proposes_update_stability_and_inquiries_for_conflicts(root: Path) -> None:
-    from commonkeep.inquiries import close_inquiry, list_inquiries
-    from commonkeep.reinforce import reinforce
+    from commonkeep.governance.inquiries import close_inquiry, list_inquiries
+    from commonkeep.governance.reinforce import reinforce
 
     a = _promote(root, "Use tabs for indentation in Makefiles.", tags=["style"])
     done = reinforce(root, a, outcome="explicit_reinforcement", role=WRITER, notes="helped twice")

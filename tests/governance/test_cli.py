@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from commonkeep.cli import main
-from commonkeep.store import Store
+from commonkeep.store.core import Store
 from tests.governance.conftest import WRITER, write_candidate
 
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from commonkeep.errors import BadInput
-from commonkeep.forget import forget
-from commonkeep.jsonl import append_jsonl, read_jsonl
-from commonkeep.store import Store
+from commonkeep.governance.forget import forget
+from commonkeep.store.core import Store
+from commonkeep.store.jsonl import append_jsonl, read_jsonl
 from tests.governance.conftest import WRITER, run_cli, write_candidate, writer_args
 
 SECRET = "Alice's home address is 12 Elm Street."
@@ -112,7 +112,7 @@ def test_re_running_forget_finishes_the_deletion_by_applying_the_interrupted_pat
 
 
 def _indexed_ids(root: Path) -> set[str]:
-    from commonkeep.search import fts
+    from commonkeep.recall.search import fts
 
     conn = fts.connect(root / "search" / "memory-fts.db", create=False)
     try:
@@ -266,13 +266,13 @@ def test_an_unrelated_patch_that_rewrites_the_file_finishes_the_deletion_on_the_
     assert _doctor(root, capsys) == (0, [])
 
 
-@pytest.mark.parametrize("cut", ["_scrub_derived", "_scrub_patches"])
+@pytest.mark.parametrize("cut", ["scrub_derived", "scrub_patches"])
 def test_a_purge_cut_off_in_its_scrub_is_finished_by_purging_again(
     root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], cut: str
 ) -> None:
     """The record's line is gone and the tombstone says privacy_purge, but copies are left:
     ``forget --purge`` again runs the scrub to the end."""
-    import commonkeep.patch as patch_module
+    import commonkeep.governance.purge as purge_module
 
     rid = _promote(root, capsys)
     Store(root).append_daily(f"user said: {SECRET}")
@@ -281,7 +281,7 @@ def test_a_purge_cut_off_in_its_scrub_is_finished_by_purging_again(
         def boom(*args: Any, **kwargs: Any) -> None:
             raise OSError(28, "No space left on device")
 
-        m.setattr(patch_module, cut, boom)
+        m.setattr(purge_module, cut, boom)
         with pytest.raises(OSError):
             forget(root, rid, reason="privacy_sensitive", role=WRITER, purge=True)
     assert _line_of(root, rid) is None

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from commonkeep.curate import curate
-from commonkeep.patch import apply_patch
-from commonkeep.review import approve
-from commonkeep.store import Store
+from commonkeep.governance.curate import curate
+from commonkeep.governance.patch import apply_patch
+from commonkeep.governance.review import approve
+from commonkeep.store.core import Store
 from tests.governance.conftest import INJECTION, WRITER, run_cli, write_candidate, writer_args
 
 _run = run_cli

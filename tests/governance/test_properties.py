@@ -14,13 +14,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from commonkeep.curate import auto_curate, curate
 from commonkeep.errors import BadInput
-from commonkeep.forget import forget
-from commonkeep.layout import ensure_layout
-from commonkeep.patch import apply_patch
-from commonkeep.review import reject
-from commonkeep.store import Store
+from commonkeep.governance.curate import auto_curate, curate
+from commonkeep.governance.forget import forget
+from commonkeep.governance.patch import apply_patch
+from commonkeep.governance.review import reject
+from commonkeep.store.core import Store
+from commonkeep.store.layout import ensure_layout
 from tests.governance.conftest import WRITER, write_candidate
 
 TEXTS = [

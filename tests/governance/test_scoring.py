@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.matching import MatchIndex, normalized_key, similarity, tokens
-from commonkeep.poisoning import assess_candidate, assess_text
-from commonkeep.scoring import (
+from commonkeep.governance.matching import MatchIndex, normalized_key, similarity, tokens
+from commonkeep.governance.poisoning import assess_candidate, assess_text
+from commonkeep.governance.scoring import (
     TRUST_CLASSES,
     auto_apply_blockers,
     compute_confidence,
@@ -148,9 +148,9 @@ def test_enrich_fills_trust_fields_and_keeps_stored_values() -> None:
 
 
 def test_review_shows_a_candidate_whose_secret_was_redacted_at_capture_as_not_worth_keeping(tmp_path: Path) -> None:
-    from commonkeep.capture import capture
-    from commonkeep.layout import ensure_layout
-    from commonkeep.review import pending
+    from commonkeep.governance.review import pending
+    from commonkeep.store.capture import capture
+    from commonkeep.store.layout import ensure_layout
 
     root = ensure_layout(tmp_path / "r").root
     text = "Always run the migration check before deploying; the token is ghp_" + "Zx8" * 12 + " in the vault."

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commonkeep.secrets import contains_secret, redact, redact_obj, summarize
+from commonkeep.governance.secrets import contains_secret, redact, redact_obj, summarize
 from tests.governance.conftest import WRITER, write_candidate
 
 ALNUM = string.ascii_letters + string.digits
@@ -108,12 +108,12 @@ def _all_bytes(root: Path) -> list[tuple[Path, bytes]]:
 
 def test_two_hundred_planted_secrets_never_reach_disk(root: Path) -> None:
     from commonkeep.cli import COMMANDS, main
-    from commonkeep.curate import curate
-    from commonkeep.forget import forget
-    from commonkeep.inquiries import upsert_inquiries
-    from commonkeep.patch import apply_patch
-    from commonkeep.reinforce import reinforce
-    from commonkeep.review import approve, reject
+    from commonkeep.governance.curate import curate
+    from commonkeep.governance.forget import forget
+    from commonkeep.governance.inquiries import upsert_inquiries
+    from commonkeep.governance.patch import apply_patch
+    from commonkeep.governance.reinforce import reinforce
+    from commonkeep.governance.review import approve, reject
 
     secrets = planted(200)
     it = iter(secrets)
@@ -161,7 +161,7 @@ def test_two_hundred_planted_secrets_never_reach_disk(root: Path) -> None:
         cand = write_candidate(root, "Unclear note about builds.", tags=["n"], confidence=0.5)
         reject(root, [cand["id"]], reason=text, role=WRITER)
     # 6. forget with a secret in the reason; reinforce with a secret in the notes; inquiries
-    recs = [r["id"] for r in __import__("commonkeep.store", fromlist=["Store"]).Store(root).records()]
+    recs = [r["id"] for r in __import__("commonkeep.store.core", fromlist=["Store"]).Store(root).records()]
     for rid, (_, text, _v) in zip(recs[:10], take(10), strict=True):
         reinforce(root, rid, outcome="implicit_success", role=WRITER, notes=text)
     for rid, (_, text, _v) in zip(recs[10:30], take(20), strict=True):
@@ -194,10 +194,10 @@ def test_two_hundred_planted_secrets_never_reach_disk(root: Path) -> None:
 
 
 def test_evidence_excerpts_and_rendered_files_are_redacted(root: Path) -> None:
-    from commonkeep.evidence import add_evidence
-    from commonkeep.jsonl import append_jsonl
-    from commonkeep.layout import Layout
-    from commonkeep.render import render_all
+    from commonkeep.store.evidence import add_evidence
+    from commonkeep.store.jsonl import append_jsonl
+    from commonkeep.store.layout import Layout
+    from commonkeep.store.render import render_all
 
     (_, text, value), (_, text2, value2) = planted(2, seed=11)
     ev = add_evidence(root, summary=f"user pasted {text}", excerpt=f"log line: {text2}", source_kind="conversation",
@@ -223,7 +223,7 @@ def test_evidence_excerpts_and_rendered_files_are_redacted(root: Path) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([*(ALNUM + "+/_=-.:@ '\"\n"), "sk-", "ghp_", "://", "key=", "AKIA", "eyJ", "Bearer "]), max_size=120))
 def test_the_fast_precheck_never_hides_a_secret(parts: list[str]) -> None:
-    from commonkeep.secrets import _ANY, _redact_uncached
+    from commonkeep.governance.secrets import _ANY, _redact_uncached
 
     text = "".join(parts)
     if _ANY.search(text) is None:

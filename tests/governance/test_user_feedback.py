@@ -59,8 +59,8 @@ def test_apply_where_every_selected_op_is_refused_exits_1(root: Path, capsys: py
 
 
 def test_a_forgotten_record_can_still_be_purged_later_with_one_tombstone(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.jsonl import append_jsonl, read_jsonl
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
+    from commonkeep.store.jsonl import append_jsonl, read_jsonl
 
     secret = "Alice's home address is 12 Elm Street."
     cand = write_candidate(root, secret, tags=["personal"])
@@ -176,7 +176,7 @@ def _promoted(root: Path, capsys: pytest.CaptureFixture[str]) -> str:
 
 
 def test_reinforce_refuses_a_note_over_300_characters_instead_of_cutting_it(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.jsonl import read_jsonl
+    from commonkeep.store.jsonl import read_jsonl
 
     mid = _promoted(root, capsys)
     code, out, err = _run(capsys, "reinforce", mid, *_r(root), "--notes", "n" * 301)
@@ -194,7 +194,7 @@ def test_inquiries_memory_without_answer_is_refused_with_a_hint(root: Path, caps
 
 
 def test_review_patches_and_inquiries_show_control_characters_instead_of_obeying_them(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.inquiries import upsert_inquiries
+    from commonkeep.governance.inquiries import upsert_inquiries
 
     nasty = "Use black for formatting x\x1b[2K\rApproved\u202e"
     code, _, _ = _run(capsys, "write", *_r(root), nasty, "--evidence", "a", "--evidence", "b")
@@ -214,7 +214,7 @@ def test_review_patches_and_inquiries_show_control_characters_instead_of_obeying
 
 
 def test_terminal_safe_shows_every_hidden_or_reordering_character() -> None:
-    from commonkeep.render import terminal_safe
+    from commonkeep.store.render import terminal_safe
 
     hidden = "\u061c\u2028\u2029\u2060\u2061\u2064\u2066\u200b\ufeff\x9b"
     out = terminal_safe("a" + hidden + "b")

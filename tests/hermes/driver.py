@@ -118,9 +118,9 @@ def scenario_finalize(llm: FakeLLM) -> dict[str, Any]:
     from hermes_cli.plugins import discover_plugins, invoke_hook
 
     discover_plugins(force=True)
-    from commonkeep.candidates import new_candidate
-    from commonkeep.review import approve
-    from commonkeep.store import Store
+    from commonkeep.governance.review import approve
+    from commonkeep.store.candidates import new_candidate
+    from commonkeep.store.core import Store
 
     root = os.environ["COMMONKEEP_TEST_ROOT"]
     seen: dict[str, Any] = {}
@@ -134,7 +134,7 @@ def scenario_finalize(llm: FakeLLM) -> dict[str, Any]:
 
 
 def _store_state(root: str) -> dict[str, Any]:
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     store = Store(root, warn=False)
     patches = sorted(p.name for p in (Path(root) / "patches").glob("*.json"))
@@ -147,8 +147,8 @@ def scenario_autocurate(llm: FakeLLM) -> dict[str, Any]:
     from hermes_logging import setup_logging
 
     setup_logging(hermes_home=Path(os.environ["HERMES_HOME"]), mode="cli")
-    from commonkeep.candidates import new_candidate
-    from commonkeep.store import Store
+    from commonkeep.store.candidates import new_candidate
+    from commonkeep.store.core import Store
 
     root = os.environ["COMMONKEEP_TEST_ROOT"]
     Store(root).append_candidate(new_candidate(HIGH_FACT, evidence_refs=["a", "b"], confidence=0.95))

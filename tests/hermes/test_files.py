@@ -15,10 +15,10 @@ from commonkeep_hermes.settings import HermesProfile
 
 
 def _approve(root: Path, *texts: str, layer: str = "L2") -> None:
-    from commonkeep.candidates import new_candidate
-    from commonkeep.curate import curate
-    from commonkeep.patch import apply_patch
-    from commonkeep.store import Store
+    from commonkeep.governance.curate import curate
+    from commonkeep.governance.patch import apply_patch
+    from commonkeep.store.candidates import new_candidate
+    from commonkeep.store.core import Store
 
     for text in texts:
         Store(root).append_candidate(new_candidate(text, evidence_refs=["a", "b"], confidence=0.9, proposed_layer=layer))
@@ -65,7 +65,7 @@ def test_projection_fills_both_files_within_their_limits(root: Path, tmp_path: P
 
 
 def test_hand_edit_becomes_a_candidate_and_is_kept_in_a_backup(root: Path, tmp_path: Path) -> None:
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     profile = _profile(tmp_path)
     _approve(root, "Alpha fact about the build.")
@@ -86,7 +86,7 @@ def test_hand_edit_becomes_a_candidate_and_is_kept_in_a_backup(root: Path, tmp_p
 
 
 def test_removing_a_rendered_entry_by_hand_proposes_forgetting_it(root: Path, tmp_path: Path) -> None:
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     profile = _profile(tmp_path)
     _approve(root, "Alpha fact about the build.", "Beta fact about the deploy.")
@@ -145,7 +145,7 @@ def _refresh_many(home: str, root: str, n: int) -> None:
 def test_concurrent_refreshes_never_mistake_each_other_for_hand_edits(root: Path, tmp_path: Path) -> None:
     import multiprocessing
 
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     profile = _profile(tmp_path)
     _approve(root, "Alpha fact about the build.", "Beta fact about the deploy.")

@@ -39,7 +39,7 @@ def test_other_tools_pass_through_untouched(tmp_path: Path, root: Path) -> None:
 
 
 def test_bad_memory_call_is_refused_with_a_reason_and_nothing_is_written(tmp_path: Path, root: Path) -> None:
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     nxt = Downstream()
     out = json.loads(_gate(tmp_path, root).tool_execution(
@@ -61,7 +61,7 @@ def test_unwritable_store_fails_closed_never_passes_the_write_through(tmp_path: 
 
 
 def test_secrets_in_a_memory_write_are_redacted_before_the_inbox(tmp_path: Path, root: Path) -> None:
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     secret = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
     out = json.loads(_gate(tmp_path, root).tool_execution(

@@ -33,10 +33,10 @@ CHILD = textwrap.dedent("""\
 @pytest.fixture
 def root_with_record(root: Path) -> Path:
     """A root with one applied record, made the way the librarian does it."""
-    from commonkeep.candidates import new_candidate
-    from commonkeep.curate import curate
-    from commonkeep.patch import apply_patch
-    from commonkeep.store import Store
+    from commonkeep.governance.curate import curate
+    from commonkeep.governance.patch import apply_patch
+    from commonkeep.store.candidates import new_candidate
+    from commonkeep.store.core import Store
 
     Store(root).append_candidate(new_candidate(FACT, evidence_refs=["a.md", "b.md"], confidence=0.9))
     prop = curate(root, role="librarian", min_confidence=0.0, min_evidence=1)

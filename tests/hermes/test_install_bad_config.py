@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.layout import ensure_layout
+from commonkeep.store.layout import ensure_layout
 
 
 def ck(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
@@ -52,7 +52,7 @@ def test_a_profile_name_that_leaves_the_profiles_folder_is_refused(tmp_path: Pat
 
 def test_a_hand_edited_memory_file_that_is_not_utf8_is_backed_up_byte_for_byte(tmp_path: Path,
                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
     from commonkeep_hermes.hermesfiles import refresh
     from commonkeep_hermes.install import install
     from commonkeep_hermes.settings import HermesProfile

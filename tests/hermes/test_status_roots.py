@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.layout import ensure_layout
+from commonkeep.store.layout import ensure_layout
 
 
 def test_status_sees_the_root_baked_into_the_omp_extension(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -94,7 +94,7 @@ for line in sys.stdin:
 def test_dispatch_handoff_modes_reach_the_child(mode: str, tmp_path: Path) -> None:
     import json
 
-    from commonkeep.layout import ensure_layout
+    from commonkeep.store.layout import ensure_layout
     from commonkeep_omp.acp import dispatch
 
     root = ensure_layout(tmp_path / "root").root

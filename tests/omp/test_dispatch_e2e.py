@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from commonkeep.cli import main
-from commonkeep.jsonl import read_jsonl
-from commonkeep.layout import Layout
+from commonkeep.store.jsonl import read_jsonl
+from commonkeep.store.layout import Layout
 from commonkeep_omp.acp import dispatch, run_session
 from commonkeep_omp.install import ROOT_VARS
 from tests.hosts import omp as omp_host
@@ -124,7 +124,7 @@ def test_cli_dispatch_uses_the_installed_root_and_prints_the_session(
 
 
 def test_the_demo_step_narrates_the_omp_part_of_the_loop(world: OmpWorld, omp_cmd: list[str]) -> None:
-    from commonkeep.layout import ensure_layout
+    from commonkeep.store.layout import ensure_layout
     from commonkeep_omp.demo import omp_step
 
     root = ensure_layout(world.root).root

@@ -36,7 +36,7 @@ def make_record(rid: str, statement: str, **extra: Any) -> dict[str, Any]:
 
 def seed(root: Path, records: list[dict[str, Any]], file: str = "memory/L2.playbooks.jsonl") -> None:
     """Append records to a canonical file of the root (as OMP's curator would)."""
-    from commonkeep.jsonl import append_jsonl
+    from commonkeep.store.jsonl import append_jsonl
 
     path = root / file
     path.parent.mkdir(parents=True, exist_ok=True)

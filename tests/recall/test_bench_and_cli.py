@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from commonkeep.cli import main
-from commonkeep.search import bench_locomo, bench_search
+from commonkeep.recall.search import bench_locomo, bench_search
 from tests.recall.conftest import make_record, seed
 
 TOY = Path(__file__).parent / "data" / "locomo_toy.json"
 
 
 def test_turn_records_are_valid_and_keep_their_dia_id() -> None:
-    from commonkeep.records import memory_record_problem
+    from commonkeep.store.records import memory_record_problem
 
     conv = json.loads(TOY.read_text(encoding="utf-8"))[0]
     records = bench_locomo.turn_records(conv, "2026-12-02")
@@ -59,7 +59,7 @@ def test_locomo_bench_rejects_a_file_in_another_format(
 
 
 def test_scale_bench_records_are_valid_and_deterministic() -> None:
-    from commonkeep.records import memory_record_problem
+    from commonkeep.store.records import memory_record_problem
 
     a, vocab = bench_search.synthetic_records(50)
     b, _ = bench_search.synthetic_records(50)
@@ -103,7 +103,7 @@ def test_reindex_and_doctor_report_drift(root: Path, capsys: pytest.CaptureFixtu
     conn.execute("INSERT INTO memory_fts VALUES ('mem_ghost', 'L2', '', 0.5, 'Ghost.', '')")
     conn.commit()
     conn.close()
-    from commonkeep.search.plugin import commonkeep_doctor_checks
+    from commonkeep.recall.search.plugin import commonkeep_doctor_checks
 
     [finding] = commonkeep_doctor_checks(str(root))
     assert finding["code"] == "index_drift" and finding["severity"] == "warning"
@@ -127,7 +127,7 @@ def test_search_cli_as_a_subprocess(root: Path) -> None:
 def test_reindex_recreate_in_the_same_process_keeps_search_working(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from commonkeep.search.hybrid import search
+    from commonkeep.recall.search.hybrid import search
 
     seed(root, [make_record("mem_a", "Alpha release notes.")])
     assert [r.id for r in search(root, "alpha", "keyword", 5).results] == ["mem_a"]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from commonkeep.errors import BadInput
-from commonkeep.store import Store
+from commonkeep.store.core import Store
 from tests.recall.conftest import make_record, seed
 
 

@@ -11,9 +11,9 @@ import pytest
 
 from commonkeep.cli import main
 from commonkeep.errors import BadInput
-from commonkeep.search import bench_locomo, index, semantic
-from commonkeep.search.hybrid import search
-from commonkeep.tools import core_tools
+from commonkeep.recall.search import bench_locomo, index, semantic
+from commonkeep.recall.search.hybrid import search
+from commonkeep.tools.agent import core_tools
 from tests.recall.conftest import make_record, seed
 
 TOY = Path(__file__).parent / "data" / "locomo_toy.json"

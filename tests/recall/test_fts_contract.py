@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from commonkeep.search import fts, index
+from commonkeep.recall.search import fts, index
 from tests.recall.conftest import make_record, seed
 
 CONTRACT_SQL = (
@@ -93,7 +93,7 @@ def test_sync_follows_changes_and_matches_a_full_rebuild(root: Path) -> None:
     seed(root, [make_record("mem_a", "Alpha fact."), make_record("mem_b", "Beta fact.")])
     index.sync_root(root, embed=False)
     path = root / "memory" / "L2.playbooks.jsonl"
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     def change(rows: list[dict[str, object]]) -> list[dict[str, object]]:
         rows[0]["statement"] = "Alpha fact, revised."
@@ -201,10 +201,10 @@ def test_source_context_is_built_from_neighbours_of_the_same_source() -> None:
 
 def test_a_patch_applied_by_the_librarian_reaches_the_index(root: Path) -> None:
     """The whole write path: candidate -> curate -> apply_patch -> after_apply -> memory_fts."""
-    from commonkeep.candidates import new_candidate
-    from commonkeep.curate import curate
-    from commonkeep.patch import apply_patch
-    from commonkeep.store import Store
+    from commonkeep.governance.curate import curate
+    from commonkeep.governance.patch import apply_patch
+    from commonkeep.store.candidates import new_candidate
+    from commonkeep.store.core import Store
 
     index.sync_root(root, embed=False)
     assert _rows(root) == []
@@ -231,7 +231,7 @@ def test_a_patch_applied_by_the_librarian_reaches_the_index(root: Path) -> None:
 
 
 def test_doctor_flags_a_memory_fts_table_that_is_not_the_contracts(root: Path) -> None:
-    from commonkeep.search.plugin import commonkeep_doctor_checks
+    from commonkeep.recall.search.plugin import commonkeep_doctor_checks
 
     (root / "search").mkdir(exist_ok=True)
     conn = sqlite3.connect(root / "search" / "memory-fts.db")
@@ -248,7 +248,7 @@ def test_a_same_size_rewrite_in_the_same_mtime_tick_is_still_seen(root: Path) ->
     within one modification-time tick: the new inode still tells the index to re-sync."""
     import os
 
-    from commonkeep.search.hybrid import search
+    from commonkeep.recall.search.hybrid import search
 
     seed(root, [make_record("mem_a", "The release branch is blue.")])
     index.sync_root(root, embed=False)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.handoff import write_handoff
+from commonkeep.recall.handoff import write_handoff
 from tests.recall.conftest import make_record, seed
 
 NOW = "2026-12-02T10:56:16.123Z"

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from commonkeep.cli import main
-from commonkeep.search import bench_locomo, llm_rerank, semantic
-from commonkeep.search.hybrid import MODES, search
-from commonkeep.tools import SEARCH_MODES, core_tools
+from commonkeep.recall.search import bench_locomo, llm_rerank, semantic
+from commonkeep.recall.search.hybrid import MODES, search
+from commonkeep.tools.agent import SEARCH_MODES, core_tools
 from tests.fakellm import FakeLLM, Step
 from tests.recall.conftest import make_record, seed
 
@@ -388,8 +388,8 @@ def test_a_bad_timeout_setting_is_named_and_the_default_used() -> None:
 
 
 def test_no_other_mode_selection_or_handoff_asks_the_llm(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from commonkeep.handoff import write_handoff
-    from commonkeep.select import select_for_prompt
+    from commonkeep.recall.handoff import write_handoff
+    from commonkeep.recall.select import select_for_prompt
 
     seed(root, DEPLOY[:5])
     with FakeLLM([], default_reply='{"ranking": [1]}') as llm:

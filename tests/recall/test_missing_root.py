@@ -48,10 +48,10 @@ def test_a_missing_root_from_the_environment_is_named_too(
 
 def test_python_api_raises_the_same_error_for_a_missing_root_and_creates_nothing(tmp_path: Path) -> None:
     from commonkeep.errors import BadInput
-    from commonkeep.handoff import write_handoff
-    from commonkeep.projection import render_projection
-    from commonkeep.search.hybrid import search
-    from commonkeep.select import select_for_prompt
+    from commonkeep.recall.handoff import write_handoff
+    from commonkeep.recall.projection import render_projection
+    from commonkeep.recall.search.hybrid import search
+    from commonkeep.recall.select import select_for_prompt
 
     typo = tmp_path / "typo"
     for call in (

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from commonkeep.cli import main
-from commonkeep.jsonl import append_jsonl
-from commonkeep.search import index, notes
-from commonkeep.search.hybrid import search
-from commonkeep.store import Store
+from commonkeep.recall.search import index, notes
+from commonkeep.recall.search.hybrid import search
+from commonkeep.store.core import Store
+from commonkeep.store.jsonl import append_jsonl
 from tests.recall.conftest import make_record, seed
 
 DAY = "2026-12-02"
@@ -95,7 +95,7 @@ def test_finds_a_daily_paragraph_and_an_evidence_note_by_a_word_only_they_contai
     conn.close()
 
     # The agent tool: an optional boolean, still no unknown arguments.
-    from commonkeep.tools import core_tools
+    from commonkeep.tools.agent import core_tools
 
     monkeypatch.setenv("OMP_MEMORY_ROOT", str(root))
     tool = {t.name: t for t in core_tools()}["commonkeep_search"]
@@ -205,7 +205,7 @@ def test_plain_search_does_not_touch_the_notes_index(root: Path) -> None:
 
 
 def test_forget_purge_leaves_nothing_findable_through_notes(root: Path) -> None:
-    from commonkeep.forget import forget
+    from commonkeep.governance.forget import forget
 
     statement = "The vault combination is heliotrope at the east door."
     seed(root, [make_record("mem_vault", statement)])

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commonkeep.projection import HERMES_DELIMITER, project_records, render_projection
+from commonkeep.recall.projection import HERMES_DELIMITER, project_records, render_projection
 from tests.recall.conftest import make_record, seed
 
 statements = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=400).filter(

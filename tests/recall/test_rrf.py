@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from commonkeep.search.hybrid import fuse, rrf_score
+from commonkeep.recall.search.hybrid import fuse, rrf_score
 
 
 def test_rrf_scores_use_one_based_ranks_and_k_60() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.select import CAPS, TOTAL_BUDGET, select_for_prompt, skip_reason
+from commonkeep.recall.select import CAPS, TOTAL_BUDGET, select_for_prompt, skip_reason
 from tests.recall.conftest import make_record, seed
 
 
@@ -102,7 +102,7 @@ def test_sections_respect_their_caps_and_the_total_budget(root: Path) -> None:
         ],
     )
     (root / "daily").mkdir(exist_ok=True)
-    from commonkeep.timeutil import today
+    from commonkeep.util.timeutil import today
 
     (root / "daily" / f"{today()}.md").write_text(
         "\n".join(f"line {i} {long}" for i in range(40)), encoding="utf-8"

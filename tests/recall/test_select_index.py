@@ -20,9 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commonkeep import select
-from commonkeep.jsonjs import encode_line
-from commonkeep.search import index
+from commonkeep.recall import select
+from commonkeep.recall.search import index
+from commonkeep.store.jsonjs import encode_line
 from tests.recall.conftest import make_record, seed
 
 NOW = "2026-12-02T10:00:00.000Z"
@@ -51,14 +51,14 @@ FILES = ["memory/L1.identity.jsonl", "memory/L2.playbooks.jsonl", "memory/projec
 
 
 def _old_active(root: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     everything = Store(root).records(active_only=False)
     return everything, [r for r in everything if r.get("status") == "active"]
 
 
 def old_standing(root: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    from commonkeep.projection import is_hard_rule, priority_key
+    from commonkeep.recall.projection import is_hard_rule, priority_key
 
     everything, active = _old_active(root)
     hard = sorted((r for r in active if is_hard_rule(r)), key=priority_key)[: select.MAX_HARD_RULES]
@@ -104,7 +104,7 @@ def both_ways(
 def assert_tables_match_store(root: Path) -> None:
     """Every row select can read equals what the store gives (not only the ones a prompt shows)."""
     conn = index.open_fresh(root)
-    from commonkeep.projection import is_hard_rule, priority_key
+    from commonkeep.recall.projection import is_hard_rule, priority_key
 
     everything, active = _old_active(root)
     hard = sorted((r for r in active if is_hard_rule(r)), key=priority_key)
@@ -285,7 +285,7 @@ def now(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def test_select_from_the_index_equals_select_from_the_store(seed_: int, max_records: int | None) -> None:
     rng = random.Random(seed_)
     with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as tmp:
-        from commonkeep.layout import ensure_layout
+        from commonkeep.store.layout import ensure_layout
 
         mp.setenv("COMMONKEEP_NOW", NOW)
         root = ensure_layout(Path(tmp) / "memroot").root
@@ -352,7 +352,7 @@ def test_tombstoned_records_with_a_line_stay_out_and_duplicates_keep_the_last_li
 def test_an_unchanged_store_is_not_parsed_again(
     root: Path, now: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     _fixed_store(root)
     first = select.select_for_prompt(root, "ruff config please")

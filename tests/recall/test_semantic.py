@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.search import index, semantic
-from commonkeep.search.hybrid import search
+from commonkeep.recall.search import index, semantic
+from commonkeep.recall.search.hybrid import search
 from tests.recall.conftest import make_record, seed
 
 FACTS = [
@@ -98,7 +98,7 @@ def test_vectors_are_float32_blobs_with_the_model_id_and_follow_the_records(root
         assert abs(float(np.linalg.norm(vec)) - 1.0) < 1e-4
     finally:
         conn.close()
-    from commonkeep.store import Store
+    from commonkeep.store.core import Store
 
     Store(root).rewrite(
         root / "memory" / "L2.playbooks.jsonl", lambda rows: [r for r in rows if r["id"] != "mem_cat"]
@@ -116,7 +116,7 @@ def test_vectors_are_float32_blobs_with_the_model_id_and_follow_the_records(root
 
 def test_importing_search_does_not_import_numpy_or_onnxruntime() -> None:
     code = (
-        "import sys, commonkeep.search.hybrid, commonkeep.search.semantic, commonkeep.search.cli, commonkeep.search.plugin;"
+        "import sys, commonkeep.recall.search.hybrid, commonkeep.recall.search.semantic, commonkeep.recall.search.cli, commonkeep.recall.search.plugin;"
         "print(sorted(m for m in ('numpy', 'onnxruntime', 'tokenizers') if m in sys.modules))"
     )
     out = subprocess.run(

@@ -1,4 +1,4 @@
-"""The core's agent tools (``commonkeep.tools``) that ``commonkeep mcp`` serves next to the
+"""The core's agent tools (``commonkeep.tools.agent``) that ``commonkeep mcp`` serves next to the
 roundtable's: search, write a candidate, write a handoff snapshot, on a throwaway root."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from commonkeep.errors import BadInput
-from commonkeep.layout import ensure_layout
-from commonkeep.store import Store
-from commonkeep.tools import core_tools
+from commonkeep.store.core import Store
+from commonkeep.store.layout import ensure_layout
+from commonkeep.tools.agent import core_tools
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 
-from commonkeep.layout import ensure_layout
-from commonkeep.store import Store
+from commonkeep.store.core import Store
+from commonkeep.store.layout import ensure_layout
 from commonkeep_roundtable.client import BrokerClient
 
 DENIAL = 'Only the "librarian" role may export rooms for memory; this session is "planner". Ask the librarian to write.'

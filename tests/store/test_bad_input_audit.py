@@ -24,9 +24,9 @@ def _sha(root: Path) -> dict[str, str]:
 
 def _seeded(root: Path) -> str:
     """One applied record in ``root``; returns its id."""
-    from commonkeep.capture import capture
-    from commonkeep.curate import curate
-    from commonkeep.patch import apply_patch
+    from commonkeep.governance.curate import curate
+    from commonkeep.governance.patch import apply_patch
+    from commonkeep.store.capture import capture
 
     capture(root, "Always run pytest -q before committing.", tags=["testing"],
             evidence_refs=["daily/2026-12-02.md", "pyproject.toml"], confidence=0.9,
@@ -119,7 +119,7 @@ def test_governance_commands_on_a_root_that_is_a_file_say_so(tmp_path: Path, cap
 def test_empty_ids_and_texts_are_refused_not_ignored(
     root: Path, argv: list[str], flag: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from commonkeep.capture import capture
+    from commonkeep.store.capture import capture
 
     cap = capture(root, "Maybe the deploy uses docker?", evidence_refs=["a"]).candidate["id"]
     before = _sha(root)
@@ -130,7 +130,7 @@ def test_empty_ids_and_texts_are_refused_not_ignored(
 
 
 def test_a_line_nested_too_deeply_is_quarantined_not_a_traceback(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.jsonl import read_jsonl
+    from commonkeep.store.jsonl import read_jsonl
 
     rid = _seeded(root)
     l2 = root / "memory" / "L2.playbooks.jsonl"
@@ -174,7 +174,7 @@ def test_a_patch_file_nested_too_deeply_is_named_not_a_traceback(root: Path, cap
 def test_config_and_settings_nested_too_deeply_are_ignored_and_named(
     root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from commonkeep.root import resolve_root
+    from commonkeep.store.root import resolve_root
 
     _seeded(root)
     (root / "config.json").write_text(DEEP)
@@ -229,7 +229,7 @@ def test_write_from_stdin_refuses_bytes_that_are_not_utf8(
     monkeypatch.setattr("sys.stdin", _Stdin("line one\r\nline two é".encode()))
     code, _ = _run(["write", "-", "--evidence", "a", "--root", str(root)], capsys)
     assert code == 0
-    from commonkeep.jsonl import read_jsonl
+    from commonkeep.store.jsonl import read_jsonl
 
     assert read_jsonl(root / "inbox" / "captured.jsonl").rows[-1]["text"] == "line one\nline two é"
 
@@ -256,7 +256,7 @@ def test_project_shows_a_stored_lone_surrogate_as_a_replacement_character(
 def test_answering_an_inquiry_with_a_record_that_does_not_exist_is_refused(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from commonkeep.inquiries import upsert_inquiries
+    from commonkeep.governance.inquiries import upsert_inquiries
 
     rid = _seeded(root)
     (iid,) = upsert_inquiries(root, [{"question": "Which deploy target?", "context": "c"}])
@@ -301,8 +301,8 @@ def test_roundtable_export_writes_under_the_agent_dir_it_was_given(
 def test_review_refuses_an_edited_statement_over_the_candidate_limit(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from commonkeep.candidates import MAX_TEXT_CHARS
-    from commonkeep.capture import capture
+    from commonkeep.store.candidates import MAX_TEXT_CHARS
+    from commonkeep.store.capture import capture
 
     cap = capture(root, "Maybe the deploy uses docker?", evidence_refs=["a"]).candidate["id"]
     before = _sha(root)
@@ -393,8 +393,8 @@ def test_a_command_that_has_no_use_for_root_refuses_it(
 
 
 def test_oversized_provenance_and_forget_reason_are_refused(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.candidates import new_candidate
     from commonkeep.errors import BadInput
+    from commonkeep.store.candidates import new_candidate
 
     with pytest.raises(BadInput, match="provenance agent is 600 characters; the limit is 500"):
         new_candidate("Deploys go through blue-green.", provenance={"agent": "a" * 600})

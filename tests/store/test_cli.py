@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from commonkeep.jsonl import read_jsonl
+from commonkeep.store.jsonl import read_jsonl
 
 
 def ck(*args: str, env: dict[str, str] | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

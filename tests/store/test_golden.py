@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.jsonjs import dumps_line, dumps_pretty, js_number
-from commonkeep.jsonl import read_jsonl
-from commonkeep.layout import Layout
-from commonkeep.render import render_all, to_fixed2
-from commonkeep.store import Store
+from commonkeep.store.core import Store
+from commonkeep.store.jsonjs import dumps_line, dumps_pretty, js_number
+from commonkeep.store.jsonl import read_jsonl
+from commonkeep.store.layout import Layout
+from commonkeep.store.render import render_all, to_fixed2
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

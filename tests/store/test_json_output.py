@@ -1,6 +1,6 @@
 """``--json`` on stdout parses back to the stored values, but its bytes carry no character a
 terminal would obey or hide behind (C1 controls such as CSI U+009B, bidi overrides such as
-U+202E): those are written as ``\\uXXXX`` escapes (``commonkeep.jsonout``)."""
+U+202E): those are written as ``\\uXXXX`` escapes (``commonkeep.util.jsonout``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from commonkeep.jsonout import dumps
+from commonkeep.util.jsonout import dumps
 
 NASTY = "Use black for formatting x\u009b2KApproved\u202e evil \u2066y\u2069 \u200f\u061c\x7f\x1b[0m"
 RAW = [c.encode() for c in ("\u009b", "\u202e", "\u2066", "\u2069", "\u200f", "\u061c", "\x7f", "\x1b")]
@@ -43,15 +43,15 @@ def test_json_outputs_escape_c1_and_bidi_controls_and_parse_back_to_the_same_tex
     ck("init", "--root", root)
     ck("write", NASTY, "--root", root, "--evidence", "a", "--evidence", "b")
 
-    inbox = _clean(ck("inbox", "--json", "--root", root))  # commonkeep.cmd_store
+    inbox = _clean(ck("inbox", "--json", "--root", root))  # commonkeep.store.cli
     assert inbox[0]["text"] == NASTY
     pid = json.loads(ck("curate", "--root", root, "--role", "librarian", "--min-confidence", "0", "--min-evidence", "0", "--json"))["patch_id"]
-    patch = _clean(ck("patches", "--show", pid, "--json", "--root", root))  # commonkeep.cmd_governance
+    patch = _clean(ck("patches", "--show", pid, "--json", "--root", root))  # commonkeep.governance.cli
     assert NASTY in _strings(patch)
     ck("apply", pid, "--ops", "op_001", "--root", root, "--role", "librarian")
-    projected = _clean(ck("project", "--json", "--root", root))  # commonkeep.cmd_recall
+    projected = _clean(ck("project", "--json", "--root", root))  # commonkeep.recall.cli
     assert NASTY in projected["text"]
-    found = _clean(ck("search", "formatting", "--json", "--root", root))  # commonkeep.search.cli
+    found = _clean(ck("search", "formatting", "--json", "--root", root))  # commonkeep.recall.search.cli
     assert found["results"][0]["statement"] == NASTY
 
 

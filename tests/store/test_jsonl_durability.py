@@ -12,8 +12,8 @@ import textwrap
 import time
 from pathlib import Path
 
-from commonkeep.jsonl import append_jsonl, read_jsonl, rewrite_jsonl
-from commonkeep.store import Store
+from commonkeep.store.core import Store
+from commonkeep.store.jsonl import append_jsonl, read_jsonl, rewrite_jsonl
 
 
 def _appender(path: str, worker: int, count: int) -> None:
@@ -68,7 +68,7 @@ def test_sigkill_between_temp_write_and_rename_leaves_the_original_intact(tmp_pa
             Path({str(ready)!r}).write_text(src)
             time.sleep(600)
         os.replace = stuck_replace
-        from commonkeep.jsonl import rewrite_jsonl
+        from commonkeep.store.jsonl import rewrite_jsonl
         rewrite_jsonl(Path({str(target)!r}), lambda rows: rows[:1], quarantine=Path({str(tmp_path / 'q.jsonl')!r}))
         """
     )
@@ -145,8 +145,8 @@ def test_a_rewrite_keeps_the_files_permissions(tmp_path: Path) -> None:
 def test_a_symlinked_store_file_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
     import pytest
 
-    from commonkeep.candidates import new_candidate
     from commonkeep.errors import BadInput
+    from commonkeep.store.candidates import new_candidate
 
     root = tmp_path / "r"
     store = Store(root)

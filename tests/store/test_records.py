@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from commonkeep.records import memory_record_problem
+from commonkeep.store.records import memory_record_problem
 
 
 def _record(**extra: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.root import resolve_root
+from commonkeep.store.root import resolve_root
 
 
 def _settings(cwd: Path, rel: str, key: str, local: str) -> None:

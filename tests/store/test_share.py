@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from commonkeep.jsonjs import dumps_line
 from commonkeep.share.merge import BOTH_CHANGED, DELETED_OURS, DELETED_THEIRS, merge_bytes
 from commonkeep.share.merge import main as driver_main
+from commonkeep.store.jsonjs import dumps_line
 
 WRITER = "librarian"
 L2 = "memory/L2.playbooks.jsonl"
@@ -83,7 +83,7 @@ def sync(capsys: pytest.CaptureFixture[str], root: Path, *extra: str) -> dict[st
 @pytest.fixture
 def machines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, Path]:
     """A bare remote and two roots: A created it and pushed, B cloned it."""
-    from commonkeep.layout import ensure_layout
+    from commonkeep.store.layout import ensure_layout
 
     remote = tmp_path / "remote.git"
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
@@ -165,7 +165,7 @@ def test_errors_are_clear(tmp_path: Path, root: Path, capsys: pytest.CaptureFixt
 
 def test_records_added_on_both_machines_end_up_on_both(machines: tuple[Path, Path],
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.search.hybrid import search
+    from commonkeep.recall.search.hybrid import search
 
     a, b = machines
     add(a, record("mem_20261202000001_aaaaaaaa", "Deploy with the blue green script."))
@@ -207,8 +207,8 @@ def test_same_record_changed_on_both_sides_becomes_one_contested_candidate(
     side = Path(git(b, "rev-parse", "--absolute-git-dir").strip()) / "commonkeep-contested.jsonl"
     assert side.read_text(encoding="utf-8") == ""
     # the librarian is offered the other version as an update of that record, never by default
-    from commonkeep.curate import curate
-    from commonkeep.patch import apply_patch
+    from commonkeep.governance.curate import curate
+    from commonkeep.governance.patch import apply_patch
 
     prop = curate(b, role=WRITER)
     [op] = [o for o in prop.ops if o.get("candidate_id") == cand["id"]]
@@ -226,10 +226,10 @@ def test_same_record_changed_on_both_sides_becomes_one_contested_candidate(
 
 def test_deleted_on_one_side_changed_on_the_other_deletion_wins(
         machines: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.curate import auto_curate
-    from commonkeep.forget import forget
-    from commonkeep.patch import apply_patch
-    from commonkeep.store import Store
+    from commonkeep.governance.curate import auto_curate
+    from commonkeep.governance.forget import forget
+    from commonkeep.governance.patch import apply_patch
+    from commonkeep.store.core import Store
 
     a, b = machines
     rid = "mem_20261202000004_dddddddd"
@@ -249,7 +249,7 @@ def test_deleted_on_one_side_changed_on_the_other_deletion_wins(
     sync(capsys, a)
     assert (a / L2).read_bytes() == (b / L2).read_bytes()
     # the librarian's curation never brings the record back: the contested candidate is rejected
-    from commonkeep.curate import curate
+    from commonkeep.governance.curate import curate
 
     prop = curate(b, role=WRITER, write=False)
     [op] = [o for o in prop.ops if o.get("candidate_id") == cand["id"]]
@@ -355,7 +355,7 @@ def test_driver_keeps_bytes_and_bad_lines(tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_a_privacy_purge_is_not_undone_by_another_machines_edit(
         machines: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.forget import forget
+    from commonkeep.governance.forget import forget
 
     a, b = machines
     rid = "mem_20261202000009_pppppppp"
@@ -377,8 +377,8 @@ def test_a_privacy_purge_is_not_undone_by_another_machines_edit(
 
 def test_a_candidate_both_machines_changed_does_not_become_a_new_candidate(
         machines: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.candidates import new_candidate
-    from commonkeep.store import Store
+    from commonkeep.store.candidates import new_candidate
+    from commonkeep.store.core import Store
 
     a, b = machines
     cand = new_candidate("Use ruff for linting Python code.", evidence_refs=["a.md", "b.md"])

@@ -1,0 +1,460 @@
+"""CLI commands of governance: ``curate``, ``apply``, ``ratify``, ``review``, ``forget``,
+``reinforce``, ``inquiries``, ``patches``.
+
+Every command that changes the store runs the role gate first (exit 3 when refused) and takes
+the writer lock (exit 4 when another live writer holds it past ``--wait`` seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from commonkeep.errors import EXIT_FINDINGS, BadInput
+from commonkeep.governance.writer import acting_role
+from commonkeep.store.root import resolve_root
+from commonkeep.util.jsonout import print_json
+
+if TYPE_CHECKING:
+    from commonkeep.store.layout import Layout
+
+_PATCH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
+
+
+def _root(args: argparse.Namespace) -> str:
+    """The resolved root, which must already exist: a typo'd ``--root`` must not become a fresh,
+    empty root on which ``curate`` finds nothing, ``review`` shows an empty queue and a failing
+    ``apply`` leaves a whole layout behind."""
+    path = resolve_root(explicit=getattr(args, "root", None)).path
+    if path.exists() and not path.is_dir():
+        raise BadInput(f"the memory root {path} is a file, not a folder",
+                       hint="point --root (or $OMP_MEMORY_ROOT) at a folder; `commonkeep init` creates it")
+    if not (path / "memory").is_dir():
+        raise BadInput(f"no memory root at {path} (run `commonkeep init` or check --root / $OMP_MEMORY_ROOT)")
+    return str(path)
+
+
+def _role(args: argparse.Namespace) -> str | None:
+    return acting_role(getattr(args, "role", None))
+
+
+def _out(args: argparse.Namespace, data: Any, text: str) -> None:
+    if getattr(args, "json", False):
+        print_json(data)
+    else:
+        print(text)
+
+
+def _safe(obj: Any) -> Any:
+    """``obj`` with every string made safe for one terminal line (``commonkeep.store.render.terminal_safe``):
+    stored text is shown, never obeyed (no escape sequences, carriage returns or hidden characters)."""
+    from commonkeep.store.render import terminal_safe
+
+    if isinstance(obj, str):
+        return terminal_safe(obj)
+    if isinstance(obj, dict):
+        return {_safe(k): _safe(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_safe(v) for v in obj]
+    return obj
+
+
+def _safe_block(text: str) -> list[str]:
+    """A multi-line stored rendering as safe lines (split on newlines only, so a CR is shown, not obeyed)."""
+    return [_safe(line) for line in text.split("\n")]
+
+
+def _apply_text(res: Any) -> str:
+    d = _safe(res.to_json())
+    lines = [f"patch {d['patch_id']}: {d['status']} — applied {len(d['applied_ops'])} op(s)"]
+    lines += [f"  skipped {k}: {v}" for k, v in d["skipped"].items()]
+    if d.get("already_applied"):
+        lines.append(f"  already applied by an earlier run: {', '.join(d['already_applied'])}")
+    if d.get("not_selected"):
+        ops = ",".join(d["not_selected"])
+        lines.append(f"  not selected: {', '.join(d['not_selected'])} (apply with `commonkeep apply {d['patch_id']} --ops {ops}`)")
+    lines += [f"  candidate {k} -> {v}" for k, v in d["candidates"].items()]
+    lines += [f"  tombstone {t}" for t in d["tombstones"]]
+    if d["redacted"]:
+        from commonkeep.governance.secrets import summarize
+
+        lines.append(f"  redacted secrets: {summarize(d['redacted'])}")
+    if d["recovered_lock"]:
+        lines.append(f"  recovered a writer lock left by a dead process ({d['recovered_lock']})")
+    lines += [f"  warning: after_apply listener failed: {e}" for e in d["hook_errors"]]
+    return "\n".join(lines)
+
+
+def _seconds(text: str) -> float:
+    """``--wait``: a number of seconds, zero or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be zero or more seconds, got {text}")
+    return value
+
+
+def _ops_list(values: list[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    ops = [o.strip() for v in values for o in v.split(",") if o.strip()]
+    if not ops:
+        raise BadInput("--ops is empty: name the op ids to apply, comma-separated (e.g. --ops op_001,op_002)",
+                       hint="see a patch's op ids with `commonkeep patches --show ID`; leave out --ops to apply the default-selected ones")
+    return ops
+
+
+def run_curate(args: argparse.Namespace) -> int:
+    from commonkeep.governance.curate import auto_curate, curate
+
+    root, role = _root(args), _role(args)
+    if args.auto:
+        done = auto_curate(root, role=role, policy=args.policy)
+        p = done.proposal.patch if done.proposal else None
+        _out(args, {"policy": done.policy, "patch_id": p and p["patch_id"], "applied_ops": done.applied,
+                    "skipped": done.skipped, "pending": done.proposal.pending if done.proposal else []}, done.describe())
+        return 0
+    prop = curate(root, role=role, min_confidence=args.min_confidence, min_evidence=args.min_evidence, wait=args.wait)
+    data = {"patch_id": prop.patch["patch_id"], "path": str(prop.path), "summary": prop.patch["summary"],
+            "ops": [{k: o.get(k) for k in ("op_id", "op", "target_id", "candidate_id", "risk", "default_selected", "reason")} for o in prop.ops],
+            "pending": prop.pending, "inquiries": len(prop.inquiries), "already_proposed": prop.already_proposed}
+    waiting = [f"  already proposed: {what} in patch {pid} (apply it: {prop.apply_commands.get(pid, f'commonkeep apply {pid}')})"
+               for what, pid in prop.already_proposed.items()]
+    if not prop.ops:
+        data["patch_id"], data["path"] = None, None
+        if prop.already_proposed:
+            text = "nothing to propose: nothing new, everything curation found already waits in a patch; no patch written"
+            text += f"; {len(prop.pending)} candidate(s) below the curator's gate wait in `commonkeep review`" if prop.pending else ""
+        else:
+            text = "nothing to propose: no pending candidate passes the curator's gate"
+            text += f"; {len(prop.pending)} candidate(s) below it wait in `commonkeep review`" if prop.pending else ""
+        _out(args, data, "\n".join([text, *waiting]))
+        return 0
+    lines = [f"proposed {prop.patch['patch_id']} ({prop.patch['summary']})", f"  {prop.path}"]
+    for o in prop.ops:
+        mark = "x" if o["default_selected"] else " "
+        what = o.get("target_id") or (o.get("record") or {}).get("id") or o.get("candidate_id")
+        lines.append(_safe(f"  [{mark}] {o['op_id']} {o['op']:<16} {what}  risk {o['risk']}" + (f"  ({o['reason']})" if o.get("reason") else "")))
+    if prop.ops:
+        example = ",".join(o["op_id"] for o in prop.ops[:2])
+        lines.append(f"apply the [x] ops: commonkeep apply {prop.patch['patch_id']}   (or choose: --ops {example})")
+    lines += waiting
+    if prop.pending:
+        lines.append(f"{len(prop.pending)} candidate(s) below the gate wait in `commonkeep review`")
+    _out(args, data, "\n".join(lines))
+    return 0
+
+
+def run_apply(args: argparse.Namespace) -> int:
+    from commonkeep.governance.patch import apply_patch
+
+    res = apply_patch(_root(args), args.patch, role=_role(args), op_ids=_ops_list(args.ops), wait=args.wait)
+    _out(args, res.to_json(), _apply_text(res))
+    return 0 if res.applied else EXIT_FINDINGS
+
+
+def run_ratify(args: argparse.Namespace) -> int:
+    from commonkeep.governance.patch import apply_patch
+    from commonkeep.governance.review import approve
+
+    root, role = _root(args), _role(args)
+    if args.id.startswith("cap_"):
+        res = approve(root, [args.id], role=role, ratify=True)
+    else:
+        ops = _ops_list(args.ops)
+        if not ops:
+            raise BadInput(f"{args.id!r} is not a candidate id (cap_…), and ratifying a patch needs --ops (the L1 ops to ratify)",
+                           hint="ratify a candidate: commonkeep ratify cap_…; or a patch's L1 ops: commonkeep ratify PATCH_ID --ops op_001 "
+                                "(see them with `commonkeep patches --show PATCH_ID`)")
+        res = apply_patch(root, args.id, role=role, op_ids=ops, ratify=True, wait=args.wait)
+    _out(args, res.to_json(), _apply_text(res))
+    return 0
+
+
+def _print_item(item: Any) -> None:
+    raw = item.to_json()
+    d = _safe({k: v for k, v in raw.items() if k != "before_after"})
+    d["before_after"] = [{k: _safe_block(v) for k, v in ba.items()} for ba in raw["before_after"]]
+    prov = d["provenance"] or {}
+    src = d["source"] or {}
+    print(f"== {d['id']}" + ("   (below the curator's gate)" if d["below_gate"] else ""))
+    print(f"   {d['text']}")
+    who = ", ".join(f"{k} {v}" for k, v in prov.items() if k in ("agent", "role", "host", "session_id") and v)
+    print(f"   from {src.get('type')} {src.get('ref')}" + (f" cwd {src['cwd']}" if src.get("cwd") else "")
+          + (f"; by {who}" if who else "") + f"; captured {d['created_at']}")
+    print(f"   trust {d['trust'] or '(legacy: none)'}  confidence {d['confidence']}  worth {d['worth']['decision']} {d['worth']['score']}")
+    risk = d["poisoning_risk"] or "low"
+    print(f"   poisoning risk {risk.upper() if risk == 'high' else risk}" + (f": {', '.join(d['poisoning_risk_reasons'])}" if d["poisoning_risk_reasons"] else ""))
+    print(f"   match {d['match_kind']}" + (f" {', '.join(d['matched_memory_ids'])}" if d["matched_memory_ids"] else ""))
+    for op, ba in zip(d["ops"], d["before_after"], strict=True):
+        print(f"   -> {op['op']} {op['target_id'] or ''} (risk {op['risk']})" + (f": {op['reason']}" if op["reason"] else ""))
+        print("      before:\n" + "\n".join("        " + line for line in ba["before"]))
+        print("      after:\n" + "\n".join("        " + line for line in ba["after"]))
+
+
+def _interactive(root: str, role: str | None) -> int:
+    from commonkeep.governance.review import approve, pending, reject
+
+    items = pending(root, role=role)
+    if not items:
+        print("review queue empty: no new candidates")
+        return 0
+    approved: list[str] = []
+    edits: dict[str, str] = {}
+    rejected: dict[str, str] = {}
+    for item in items:
+        _print_item(item)
+        while True:
+            try:
+                answer = input("   [a]pprove [r]eject [e]dit [s]kip [q]uit > ").strip().lower()
+            except EOFError:
+                answer = "q"
+            if answer in ("a", "approve"):
+                approved.append(item.candidate["id"])
+            elif answer in ("r", "reject"):
+                rejected[item.candidate["id"]] = input("   reason > ").strip() or "rejected in review"
+            elif answer in ("e", "edit"):
+                text = input("   new statement > ").strip()
+                if not text:
+                    print("   empty statement; not changed")
+                    continue
+                edits[item.candidate["id"]] = text
+                approved.append(item.candidate["id"])
+            elif answer not in ("s", "skip", "q", "quit"):
+                print("   please answer a, r, e, s or q")
+                continue
+            break
+        if answer in ("q", "quit"):
+            break
+    if approved:
+        res = approve(root, approved, role=role, edits=edits)
+        print(_apply_text(res))
+    for cid, why in rejected.items():
+        print(_apply_text(reject(root, [cid], reason=why, role=role)))
+    if not approved and not rejected:
+        print("nothing decided; the queue is unchanged")
+    return 0
+
+
+def run_review(args: argparse.Namespace) -> int:
+    from commonkeep.governance.review import approve, pending, reject
+    from commonkeep.governance.writer import require_writer
+
+    root, role = _root(args), _role(args)
+    require_writer("review", role, root)
+    if args.approve or args.reject:
+        results = []
+        if args.approve:
+            if args.text is not None and not args.text.strip():
+                raise BadInput("--text is empty: give the edited statement to store, or leave --text out to store the candidate's own text")
+            edits = {args.approve[0]: args.text} if args.text else None
+            results.append(approve(root, args.approve, role=role, edits=edits))
+        if args.reject:
+            results.append(reject(root, args.reject, reason=args.reason or "", role=role))
+        _out(args, [r.to_json() for r in results], "\n".join(_apply_text(r) for r in results))
+        return 0
+    if args.list or args.json or not (args.interactive or sys.stdin.isatty()):
+        items = pending(root, role=role)
+        if args.json:
+            _out(args, [i.to_json() for i in items], "")
+        elif not items:
+            print("review queue empty: no new candidates")
+        else:
+            for item in items:
+                _print_item(item)
+            print(f"{len(items)} pending. Decide with --approve ID / --reject ID --reason R, or run `commonkeep review` in a terminal.")
+        return 0
+    return _interactive(root, role)
+
+
+def run_forget(args: argparse.Namespace) -> int:
+    from commonkeep.governance.forget import forget
+    from commonkeep.store.core import Store
+    from commonkeep.store.ids import memory_id_for
+
+    root = _root(args)
+    target = memory_id_for(args.id) if args.id.startswith("cap_") else args.id
+    store = Store(root)
+    was_purged = any(t.get("deleted_record_id") == target and t.get("deletion_mode") == "privacy_purge"
+                     for t in store.rows(store.layout.tombstones))
+    res = forget(root, args.id, reason=args.reason, role=_role(args), purge=args.purge)
+    head = f"forgot {args.id}" + (" (privacy purge)" if args.purge else "")
+    if res.finished and not res.tombstones:
+        head = f"forgot {args.id}: finished the interrupted deletion (its tombstone was already written)"
+    elif args.purge and was_purged and not res.tombstones:
+        head = f"purged {args.id} again: the scrub ran once more (its tombstone already recorded privacy_purge)"
+    elif args.purge and not res.tombstones:
+        head = f"purged {args.id}: it was already forgotten; its one tombstone now records privacy_purge"
+    _out(args, res.to_json(), head + "\n" + _apply_text(res))
+    return 0
+
+
+def run_reinforce(args: argparse.Namespace) -> int:
+    from commonkeep.governance.reinforce import reinforce
+
+    done = reinforce(_root(args), args.id, outcome=args.outcome, role=_role(args), notes=args.notes, evidence_id=args.evidence_id)
+    _out(args, {"event": done.event, "score": done.score, "suggested_stability": done.suggested_stability,
+                "current_stability": done.current_stability},
+         f"recorded {done.event['id']} ({args.outcome}); score {done.score}, suggests {done.suggested_stability} "
+         f"(now {done.current_stability})" + ("; the next curate proposes update_stability" if done.suggested_stability != done.current_stability else ""))
+    return 0
+
+
+def run_inquiries(args: argparse.Namespace) -> int:
+    from commonkeep.governance.inquiries import close_inquiry, list_inquiries
+    from commonkeep.governance.writer import require_writer
+
+    root = _root(args)
+    for flag, value in (("--answer", args.answer), ("--withdraw", args.withdraw), ("--memory", args.memory)):
+        if value is not None and not value.strip():
+            raise BadInput(f"{flag} is empty: give an id; nothing was changed", hint="list the inquiries with `commonkeep inquiries --status all`")
+    if args.memory and not args.answer:
+        raise BadInput("--memory only goes with --answer (the record that answers the inquiry); nothing was changed",
+                       hint="commonkeep inquiries --answer INQ --memory MEM")
+    if args.answer or args.withdraw:
+        require_writer("inquiries", _role(args), root)
+        row = close_inquiry(root, args.answer or args.withdraw, status="answered" if args.answer else "withdrawn",
+                            answer_memory_id=args.memory)
+        _out(args, row, _safe(f"{row['id']}: {row['status']}"))
+        return 0
+    rows = list_inquiries(root, None if args.status == "all" else args.status)
+    _out(args, rows, "\n".join(_safe(f"{r['id']} [{r.get('status')}] {r.get('question')}") for r in rows) or "no inquiries")
+    return 0
+
+
+def _show_target(lay: Layout, ref: str) -> Path:
+    """The file ``patches --show REF`` may read: a patch id, a file name in ``patches/``, or a path
+    that resolves into ``patches/`` — never any other file."""
+    base = lay.patches_dir.resolve()
+    if "/" in ref or "\\" in ref:
+        path = Path(ref).expanduser().resolve()
+        if path.parent != base:
+            raise BadInput(f"{ref} is not a file in {lay.patches_dir}: --show prints only patches",
+                           hint="give a patch id; list them with `commonkeep patches`")
+        return path
+    if not _PATCH_NAME.fullmatch(ref) or ".." in ref:
+        raise BadInput(f"{ref!r} is not a patch id (letters, digits, '_', '-', '.')", hint="list patches with `commonkeep patches`")
+    return base / (ref if ref.endswith(".json") else f"{ref}.json")
+
+
+def _read_patch_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """A patch file's JSON object, or what is wrong with it (with the line, for invalid JSON)."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        return None, f"line {exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno})"
+    except (OSError, UnicodeDecodeError, RecursionError) as exc:
+        return None, f"unreadable ({exc})"
+    if not isinstance(doc, dict):
+        kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(doc), "a number")
+        return None, f"not a patch: the file holds {kind}, not a JSON object"
+    missing = [k for k in ("patch_id", "status", "ops") if k not in doc]
+    if missing:
+        return doc, f"not a patch: no {', '.join(missing)}"
+    return doc, None
+
+
+def run_patches(args: argparse.Namespace) -> int:
+    from commonkeep.store.layout import Layout
+    from commonkeep.store.render import terminal_safe
+
+    lay = Layout(_root(args))
+    if args.show is not None and not args.show.strip():
+        raise BadInput("--show is empty: give a patch id", hint="list patches with `commonkeep patches`")
+    if args.show:
+        path = _show_target(lay, args.show)
+        if not path.is_file():
+            raise BadInput(f"no patch {args.show!r} in {lay.patches_dir}", hint="list patches with `commonkeep patches`")
+        doc, problem = _read_patch_file(path)
+        if doc is None:
+            raise BadInput(f"{path}: {problem}", hint="fix or remove the file")
+        if args.json:
+            print_json(doc)
+        else:
+            text = json.dumps(doc, ensure_ascii=False, indent=2)
+            sys.stdout.write("\n".join(terminal_safe(line) for line in text.splitlines()) + "\n")
+        return 0
+    rows: list[dict[str, Any]] = []
+    problems: list[dict[str, Any]] = []
+    for path in sorted(lay.patches_dir.glob("*.json")) if lay.patches_dir.is_dir() else []:
+        doc, problem = _read_patch_file(path)
+        if problem:
+            problems.append({"patch_id": path.stem, "status": "problem", "file": str(path), "problem": problem})
+        if doc is not None and not problem:
+            rows.append({k: doc.get(k) for k in ("patch_id", "created_at", "generated_by", "status", "summary")})
+    if args.json:
+        _out(args, rows + problems, "")
+    else:
+        lines = [terminal_safe(f"{r['patch_id']}  {r.get('status')}  {r.get('summary') or ''}") for r in rows]
+        lines += [terminal_safe(f"problem: {p['file']}: {p['problem']}") for p in problems]
+        if problems:
+            lines.append(f"{len(problems)} patch file(s) cannot be read as patches: fix or remove them (apply refuses them)")
+        print("\n".join(lines) or "no patches")
+    return EXIT_FINDINGS if problems else 0
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Configure whichever governance subcommand ``parser`` is (its ``prog`` ends with the name)."""
+    name = parser.prog.split()[-1]
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+    def wait_option() -> None:
+        parser.add_argument("--wait", type=_seconds, default=None, metavar="SECONDS",
+                            help="how long to wait for the writer lock (default 5, $COMMONKEEP_LOCK_WAIT)")
+
+    if name == "curate":
+        parser.add_argument("--min-confidence", type=float, default=0.75, help="curator gate (contract §6.6; default 0.75)")
+        parser.add_argument("--min-evidence", type=int, default=2, help="evidence refs needed (default 2)")
+        parser.add_argument("--auto", action="store_true", help="session-end auto-curation: curate, then apply per --policy")
+        parser.add_argument("--policy", default=None, choices=["high-only", "propose", "off"],
+                            help="auto-curation policy (default: config.json curator.autoCurate, else high-only)")
+        wait_option()
+        parser.set_defaults(run=run_curate)
+    elif name == "apply":
+        parser.add_argument("patch", help="patch id (patch_…) or path to a patch file")
+        parser.add_argument("--ops", action="append", metavar="OP_IDS", help="op ids to apply, comma-separated (default: the default-selected ones)")
+        wait_option()
+        parser.set_defaults(run=run_apply)
+    elif name == "ratify":
+        parser.add_argument("id", help="an L1 candidate id (cap_…), or a patch id with --ops")
+        parser.add_argument("--ops", action="append", metavar="OP_IDS", help="L1 op ids of the patch to ratify")
+        wait_option()
+        parser.set_defaults(run=run_ratify)
+    elif name == "review":
+        parser.add_argument("--list", action="store_true", help="print the queue and exit")
+        parser.add_argument("--approve", action="append", metavar="ID", help="approve a candidate (repeatable)")
+        parser.add_argument("--text", help="with one --approve: the edited statement to store instead")
+        parser.add_argument("--reject", action="append", metavar="ID", help="reject a candidate (repeatable; needs --reason)")
+        parser.add_argument("--reason", help="why the candidates are rejected")
+        parser.add_argument("--interactive", action="store_true", help="prompt even when standard input is not a terminal")
+        parser.set_defaults(run=run_review)
+    elif name == "forget":
+        parser.add_argument("id", help="record id (mem_…) or unpromoted candidate id (cap_…)")
+        parser.add_argument("--reason", required=True, help="user_requested, privacy_sensitive, poisoned, invalid, other, or free text")
+        parser.add_argument("--purge", action="store_true", help="privacy purge: also scrub linked evidence, the source candidate and every copy of the statement "
+                            "(patches, daily logs, runtime, reports); search indexes are rebuilt")
+        parser.set_defaults(run=run_forget)
+    elif name == "reinforce":
+        parser.add_argument("id", help="record id (mem_…)")
+        parser.add_argument("--outcome", default="explicit_reinforcement",
+                            choices=["explicit_reinforcement", "implicit_success", "neutral_exposure", "explicit_correction"])
+        parser.add_argument("--notes", help="short note (≤ 300 chars; longer is refused)")
+        parser.add_argument("--evidence-id")
+        parser.set_defaults(run=run_reinforce)
+    elif name == "inquiries":
+        parser.add_argument("--status", default="open", choices=["open", "answered", "withdrawn", "stale", "all"])
+        parser.add_argument("--answer", metavar="INQ", help="mark an inquiry answered")
+        parser.add_argument("--memory", metavar="MEM", help="with --answer: the record that answers it")
+        parser.add_argument("--withdraw", metavar="INQ", help="withdraw an inquiry")
+        parser.set_defaults(run=run_inquiries)
+    elif name == "patches":
+        parser.add_argument("--show", metavar="ID", help="print one patch")
+        parser.set_defaults(run=run_patches)
+    else:  # pragma: no cover - the CLI table routes only the names above here
+        raise BadInput(f"unknown governance command {name}")

@@ -1,0 +1,628 @@
+"""Curation: turn pending capture candidates into a proposed patch (``patches/<patch_id>.json``).
+
+``propose(root)`` scores every ``new`` candidate (``commonkeep.governance.scoring``), matches it against the
+active records and the records proposed earlier in the same run (``commonkeep.governance.matching``), and
+emits ops in the contract's format (``contracts/ompkeep-store.md`` §4.3, §6.6, §6.7):
+
+| candidate                                   | op                                        | default_selected |
+|---------------------------------------------|-------------------------------------------|------------------|
+| below the gate (confidence < 0.75 or < 2 refs) | none: stays ``new`` for review          |                  |
+| record id already exists or is tombstoned   | ``reject_candidate``                      | yes              |
+| ``duplicate`` (similarity ≥ 0.82)           | ``reject_candidate``                      | yes              |
+| ``strengthens_existing``                    | ``update`` (evidence merged)              | if auto-eligible |
+| ``updates_existing``                        | ``update`` (statement replaced), medium   | if auto-eligible |
+| ``supersedes_existing``                     | ``supersede``, medium                     | never            |
+| ``potential_conflict``                      | ``add`` + ``contest`` of the other, medium; an inquiry | never |
+| ``ambiguous``                               | ``add``, medium; an inquiry               | never            |
+| contested (``commonkeep share sync``)        | ``update`` of that record, medium (or ``reject_candidate`` when it was deleted) | never |
+| ``new`` L2                                  | ``add``                                   | if auto-eligible |
+| ``new`` L1                                  | ``add``, medium (needs ``commonkeep ratify``) | never        |
+
+Active records whose reinforcement suggests another stability get ``update_stability`` (§4.6).
+An op's risk is at least the candidate's poisoning risk; a high-risk op is never default-selected.
+
+Nothing is proposed twice: a candidate with an op still waiting in a patch (every op of a
+``proposed`` patch; the unselected, unrefused ops of a ``partially_applied`` one) and an
+``update_stability`` identical to a waiting one are left out of the new patch and named in
+``Proposal.already_proposed``; with nothing else left, no patch is written.
+
+Patch ids are ``patch_<YYYYMMDDHHMM>_ck<6 base36>`` (``commonkeep.store.ids.patch_id``): OMP writes
+``patch_<minute>_001``, so the two can never collide in the same minute.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from commonkeep.governance.matching import MatchIndex
+from commonkeep.governance.scoring import (
+    DEFAULT_CANDIDATE_CONFIDENCE,
+    MIN_CONFIDENCE,
+    MIN_EVIDENCE_COUNT,
+    auto_apply_blockers,
+    candidate_confidence,
+    enrich_candidate,
+    max_risk,
+    proposed_layer,
+)
+from commonkeep.store.ids import memory_id_for, patch_id
+from commonkeep.util.timeutil import now, now_iso, today
+
+CHANGE_CONDITION = "Revisit when a newer user instruction, a correction or verified evidence contradicts this."
+REVIEW_CADENCE_DAYS = 30
+EVIDENCE_NOTE = "Captured evidence reference"
+
+
+@lru_cache(maxsize=1024)
+def infer_project_name(cwd: str) -> str:
+    """``inferProjectName`` (§6.7): nearest ``package.json`` name (or its folder), git root, basename."""
+    start = Path(cwd)
+    for d in [start, *start.parents]:
+        pkg = d / "package.json"
+        if pkg.is_file():
+            try:
+                name = json.loads(pkg.read_text(encoding="utf-8")).get("name")
+            except (OSError, ValueError, AttributeError, RecursionError):
+                name = None
+            return str(name) if isinstance(name, str) and name else d.name
+    for d in [start, *start.parents]:
+        if (d / ".git").exists():
+            return d.name
+    return start.name or "project"
+
+
+def record_from_candidate(cand: dict[str, Any], *, on: str | None = None, layer: str | None = None) -> dict[str, Any]:
+    """The MemoryRecord a candidate becomes (§6.7), in upstream key order."""
+    day = on or today()
+    src = cand.get("source") or {}
+    cwd = src.get("cwd") if isinstance(src, dict) else None
+    scope: dict[str, Any] = {"type": "project", "project": infer_project_name(str(cwd))} if cwd else {"type": "global"}
+    conf = cand.get("confidence")
+    rec: dict[str, Any] = {
+        "id": memory_id_for(str(cand["id"])),
+        "layer": layer or proposed_layer(cand),
+        "scope": scope,
+        "tags": [t for t in cand.get("tags") or [] if not str(t).startswith("supersedes:")],
+        "statement": cand["text"],
+        "evidence": [{"type": "artifact", "ref": ref, "note": EVIDENCE_NOTE} for ref in cand.get("evidence_refs") or []],
+        "confidence": conf if isinstance(conf, int | float) and not isinstance(conf, bool) else DEFAULT_CANDIDATE_CONFIDENCE,
+        "stability": "semi-stable",
+        "created_at": day,
+        "updated_at": day,
+        "review": {
+            "cadence_days": REVIEW_CADENCE_DAYS,
+            "next_review": (date.fromisoformat(day) + timedelta(days=REVIEW_CADENCE_DAYS)).isoformat(),
+            "change_condition": CHANGE_CONDITION,
+        },
+        "status": "active",
+        "supersedes": [],
+        "superseded_by": [],
+        "vault_ref": None,
+    }
+    for key in ("resource_id", "profile_id", "thread_id"):
+        if isinstance(cand.get(key), str):
+            rec[key] = cand[key]
+    for key in ("ruleType", "memory_kind", "normalized_key"):
+        if cand.get(key):
+            rec[key] = cand[key]
+    for src_key, dst in (
+        ("proposed_applies_when", "applies_when"),
+        ("proposed_does_not_apply_when", "does_not_apply_when"),
+        ("proposed_known_exceptions", "known_exceptions"),
+    ):
+        if cand.get(src_key):
+            rec[dst] = list(cand[src_key])
+    return rec
+
+
+def route(record: dict[str, Any]) -> str:
+    """The canonical file (relative to the root) a record lives in (§2.2)."""
+    from commonkeep.store.layout import slug
+
+    scope = record.get("scope") or {}
+    if scope.get("type") == "project":
+        return f"memory/projects/{slug(str(scope.get('project') or ''))}.jsonl"
+    return "memory/L1.identity.jsonl" if record.get("layer") == "L1" else "memory/L2.playbooks.jsonl"
+
+
+def op_signature(op: dict[str, Any]) -> str:
+    """What makes two ops the same change: kind, target and payload (not op id, risk or reason)."""
+    keep = ("op", "target_id", "updates", "record", "to_record", "candidate_id", "deletion_mode")
+    return json.dumps({k: op.get(k) for k in keep}, sort_keys=True, ensure_ascii=False)
+
+
+def waiting_in(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ops of a patch that still wait to be applied.
+
+    Every op of a ``proposed`` patch; of a ``partially_applied`` one, the ops neither applied nor
+    refused (``skip_reasons``): they were not selected and ``commonkeep apply PATCH --ops`` still
+    applies them. An ``applied`` patch, or an op that was refused, holds nothing back.
+    """
+    ops = doc.get("ops")
+    if not isinstance(ops, list):
+        return []
+    ops = [op for op in ops if isinstance(op, dict)]
+    if doc.get("status") == "proposed":
+        return ops
+    if doc.get("status") != "partially_applied":
+        return []
+    applied, refused = doc.get("applied_ops"), doc.get("skip_reasons")
+    done = {*(applied if isinstance(applied, list) else []), *(refused if isinstance(refused, dict) else {})}
+    return [op for op in ops if op.get("op_id") not in done]
+
+
+@dataclass
+class Waiting:
+    """What the still-pending patches of ``patches/`` already propose (:func:`waiting_ops`)."""
+
+    ops: dict[str, str] = field(default_factory=dict)  # op_signature -> patch id
+    candidates: dict[str, str] = field(default_factory=dict)  # candidate id -> the (oldest) patch id holding its ops
+    described: dict[str, str] = field(default_factory=dict)  # candidate id -> "add mem_…, contest mem_…"
+    op_ids: dict[str, list[str]] = field(default_factory=dict)  # op signature or candidate id -> its waiting op ids
+    by_default: dict[str, bool] = field(default_factory=dict)  # op signature or candidate id -> a plain apply applies it
+
+    def apply_command(self, keys: list[str]) -> str:
+        """The command that applies the waiting ops of ``keys`` (signatures or candidate ids, one patch)."""
+        pid = self.ops.get(keys[0]) or self.candidates[keys[0]]
+        if all(self.by_default.get(k) for k in keys):
+            return f"commonkeep apply {pid}"
+        return f"commonkeep apply {pid} --ops {','.join(o for k in keys for o in self.op_ids.get(k, []))}"
+
+
+def waiting_ops(patches_dir: Path) -> Waiting:
+    """What the ops still waiting in ``patches_dir`` (:func:`waiting_in`) already propose: by
+    :func:`op_signature`, and by candidate (every op that carries a ``candidate_id``)."""
+    out = Waiting()
+    for path in sorted(patches_dir.glob("*.json")) if patches_dir.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        if not isinstance(doc, dict):
+            continue
+        pid = str(doc.get("patch_id") or path.stem)
+        plain = doc.get("status") == "proposed"
+        for op in waiting_in(doc):
+            sig = op_signature(op)
+            if sig not in out.ops:
+                out.ops[sig] = pid
+                out.op_ids[sig] = [str(op.get("op_id"))]
+                out.by_default[sig] = plain and bool(op.get("default_selected"))
+            cid = op.get("candidate_id")
+            if not isinstance(cid, str) or out.candidates.setdefault(cid, pid) != pid:
+                continue
+            rec = op.get("record") or op.get("to_record")
+            what = f"{op.get('op')} {op.get('target_id') or (rec.get('id') if isinstance(rec, dict) else None) or cid}"
+            out.described[cid] = f"{out.described[cid]}, {what}" if cid in out.described else what
+            out.op_ids.setdefault(cid, []).append(str(op.get("op_id")))
+            out.by_default[cid] = out.by_default.get(cid, True) and plain and bool(op.get("default_selected"))
+    return out
+
+
+def _revived_by_share(cand: dict[str, Any], tombstoned: set[str]) -> str | None:
+    """The tombstoned record id a contested candidate from ``commonkeep share sync`` would bring
+    back (the ``contested`` field it carries names the merged record), else ``None``."""
+    contested = cand.get("contested")
+    if not isinstance(contested, dict):
+        return None
+    rid = contested.get("id")
+    return rid if isinstance(rid, str) and rid in tombstoned else None
+
+
+def _contested_record(cand: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The live record a contested candidate from ``commonkeep share sync`` is another version of."""
+    contested = cand.get("contested")
+    rid = contested.get("id") if isinstance(contested, dict) else None
+    return by_id.get(rid) if isinstance(rid, str) else None
+
+
+def suggested_stability(events: list[dict[str, Any]]) -> str:
+    """§4.6: any correction or a negative sum → ``low``; a sum ≥ 1 → ``stable``; else ``semi-stable``."""
+    weights = {"explicit_reinforcement": 1.0, "implicit_success": 0.2, "neutral_exposure": 0.0, "explicit_correction": -1.0}
+    score = sum(weights.get(str(e.get("outcome")), 0.0) for e in events)
+    if any(e.get("outcome") == "explicit_correction" for e in events) or score < 0:
+        return "low"
+    return "stable" if score >= 1 else "semi-stable"
+
+
+@dataclass
+class Proposal:
+    """A proposed patch and what curation saw."""
+
+    patch: dict[str, Any]
+    scored: dict[str, dict[str, Any]] = field(default_factory=dict)  # candidate id -> enriched candidate
+    op_confidence: dict[str, float] = field(default_factory=dict)
+    pending: list[str] = field(default_factory=list)  # candidates below the gate
+    inquiries: list[dict[str, Any]] = field(default_factory=list)
+    path: Path | None = None
+    already_proposed: dict[str, str] = field(default_factory=dict)  # op description -> the pending patch holding it
+    apply_commands: dict[str, str] = field(default_factory=dict)  # patch id -> the command that applies what it holds
+    held: list[dict[str, Any]] = field(default_factory=list)  # the ops of candidates already waiting in a patch (not in ``patch``)
+
+    @property
+    def ops(self) -> list[dict[str, Any]]:
+        ops: list[dict[str, Any]] = self.patch["ops"]
+        return ops
+
+
+class _Ops:
+    def __init__(self) -> None:
+        self.ops: list[dict[str, Any]] = []
+        self.confidence: dict[str, float] = {}
+
+    def add(self, op: str, *, risk: str, selected: bool, confidence: float, **fields: Any) -> dict[str, Any]:
+        op_id = f"op_{len(self.ops) + 1:03d}"
+        body: dict[str, Any] = {"op_id": op_id, "op": op}
+        body.update({k: v for k, v in fields.items() if v is not None})
+        body["risk"] = risk
+        body["default_selected"] = bool(selected and risk != "high")
+        self.ops.append(body)
+        self.confidence[op_id] = confidence
+        return body
+
+
+def _merge_evidence(existing: list[dict[str, Any]], refs: list[str]) -> list[dict[str, Any]]:
+    have = {e.get("ref") for e in existing}
+    return [*existing, *({"type": "artifact", "ref": r, "note": EVIDENCE_NOTE} for r in refs if r not in have)]
+
+
+def propose(
+    records: list[dict[str, Any]],
+    candidates: list[dict[str, Any]],
+    *,
+    tombstoned: set[str],
+    known_ids: set[str],
+    reinforcement: list[dict[str, Any]] | None = None,
+    min_confidence: float = MIN_CONFIDENCE,
+    min_evidence: int = MIN_EVIDENCE_COUNT,
+    governance_mode: str = "compatibility",
+    generated_by: str = "curator",
+    mode: str = "propose",
+    waiting: Waiting | None = None,
+) -> Proposal:
+    """Build a patch proposal from in-memory state (pure: reads and writes nothing).
+
+    ``waiting`` is what still-pending patches hold (:func:`waiting_ops`); none of it is proposed
+    again (``already_proposed`` names it, ``apply_commands`` says how to apply it):
+
+    - a candidate with an op in one of them: all its ops go to ``held``, not into the patch (it is
+      still scored and matched, so a new duplicate of it is found; ``review`` shows ``held``);
+    - a candidate-less op identical to one of them (``update_stability``).
+
+    A candidate rejected meanwhile is no longer ``new``, so it is never proposed again; applying
+    the older patch then refuses its ops (``its candidate … was rejected``).
+    """
+    waiting = waiting or Waiting()
+    day = today()
+    index = MatchIndex()
+    by_id: dict[str, dict[str, Any]] = {}
+    for rec in records:
+        index.add_record(rec)
+        by_id[str(rec["id"])] = rec
+    ops = _Ops()
+    held = _Ops()
+    held_keys: dict[str, list[str]] = {}  # patch id -> the waiting candidates / signatures it holds for this run
+    scored: dict[str, dict[str, Any]] = {}
+    pending: list[str] = []
+    inquiries: list[dict[str, Any]] = []
+    proposed_ids: set[str] = set()
+    proposed_selected: dict[str, bool] = {}
+    already: dict[str, str] = {}
+    for raw in candidates:
+        if raw.get("status") != "new":
+            continue
+        cid = str(raw["id"])
+        cand = enrich_candidate(raw, index, governance_mode)
+        scored[cid] = cand
+        conf = candidate_confidence(cand)
+        mem_id = memory_id_for(cid)
+        if cid in waiting.candidates:  # already proposed: computed (for review and matching), not proposed again
+            pid = waiting.candidates[cid]
+            already[f"candidate {cid} ({waiting.described[cid]})"] = pid
+            held_keys.setdefault(pid, []).append(cid)
+            sink = held
+        else:
+            sink = ops
+        # What can never be added is rejected whatever its confidence (below the gate it would
+        # wait for review as a plain add, and approving that would bring deleted content back).
+        if mem_id in tombstoned:
+            sink.add("reject_candidate", risk="low", selected=True, confidence=1.0, candidate_id=cid,
+                     reason=f"{mem_id} was deleted (tombstoned) and can never come back")
+            continue
+        revived = _revived_by_share(cand, tombstoned)
+        if revived:  # another machine's version of a record this root deleted (commonkeep share sync)
+            sink.add("reject_candidate", risk="low", selected=True, confidence=1.0, candidate_id=cid,
+                     reason=f"it is another machine's version of {revived}, which was deleted (tombstoned) "
+                            "and can never come back")
+            continue
+        other = _contested_record(cand, by_id)
+        if other is not None:  # another machine's version of a live record (commonkeep share sync)
+            theirs = {"statement": cand["text"],
+                      "evidence": _merge_evidence(list(other.get("evidence") or []), list(cand.get("evidence_refs") or []))}
+            sink.add("update", target=route(other), target_id=other["id"], updates=theirs,
+                     risk=max_risk(str(cand.get("poisoning_risk") or "low"), "medium"), selected=False,
+                     confidence=conf, candidate_id=cid,
+                     reason=f"contested: another machine's version of {other['id']} lost the git merge; select this "
+                            "op to take it, or reject the candidate to keep the local statement")
+            continue
+        if conf < min_confidence or len(cand.get("evidence_refs") or []) < min_evidence:
+            pending.append(cid)
+            continue
+        risk = str(cand.get("poisoning_risk") or "low")
+        blockers = auto_apply_blockers(cand, governance_mode)
+        auto = not blockers
+        kind = cand.get("match_kind", "new")
+        matched = list(cand.get("matched_memory_ids") or [])
+        why = "; ".join(cand.get("match_reasons") or [])
+        if mem_id in known_ids or mem_id in proposed_ids:
+            sink.add("reject_candidate", risk="low", selected=True, confidence=1.0, candidate_id=cid,
+                     reason=f"already promoted as {mem_id}")
+            continue
+        layer = proposed_layer(cand)
+        record = record_from_candidate(cand, on=day, layer=layer)
+        record["confidence"] = conf
+        if kind == "duplicate":
+            # a duplicate of a record proposed in this run (or held in a waiting patch) goes only where that proposal goes
+            first = matched[0] if matched else ""
+            sink.add("reject_candidate", risk="low", selected=first in by_id or proposed_selected.get(first, False),
+                     confidence=1.0, candidate_id=cid, reason=f"duplicate: {why}")
+            continue
+        if layer == "L1" and kind in ("new", "strengthens_existing", "updates_existing"):
+            sink.add("add", target=route(record), record=record, risk=max_risk(risk, "medium"), selected=False,
+                     confidence=conf, candidate_id=cid, reason="L1 identity: needs commonkeep ratify")
+        elif kind in ("strengthens_existing", "updates_existing") and matched and matched[0] in by_id:
+            old = by_id[matched[0]]
+            updates: dict[str, Any] = {"evidence": _merge_evidence(list(old.get("evidence") or []), list(cand.get("evidence_refs") or []))}
+            if kind == "updates_existing":
+                updates = {"statement": cand["text"], **updates, "confidence": conf}
+                op_risk: str = max_risk(risk, "medium")
+            else:
+                updates["confidence"] = round(min(0.95, max(float(old.get("confidence", 0)), conf) + 0.02), 4)
+                op_risk = risk
+            sink.add("update", target=route(old), target_id=old["id"], updates=updates, risk=op_risk, selected=auto,
+                     confidence=conf, candidate_id=cid, reason=f"{kind}: {why}")
+        elif kind == "supersedes_existing" and matched and matched[0] in by_id:
+            record["supersedes"] = [matched[0]]
+            sink.add("supersede", target=route(by_id[matched[0]]), target_id=matched[0], to_record=record,
+                     risk=max_risk(risk, "medium"), selected=False, confidence=conf, candidate_id=cid, reason=why)
+        elif kind in ("potential_conflict", "ambiguous"):
+            sink.add("add", target=route(record), record=record, risk=max_risk(risk, "medium"), selected=False,
+                     confidence=conf, candidate_id=cid, reason=f"{kind}: {why}")
+            if kind == "potential_conflict" and matched and matched[0] in by_id:
+                sink.add("contest", target=route(by_id[matched[0]]), target_id=matched[0], risk="medium", selected=False,
+                         confidence=conf, candidate_id=cid, reason=f"contradicted by candidate {cid}")
+            if sink is ops:  # a held candidate's inquiry was opened when it was first proposed
+                inquiries.append({"question": f"Which holds: {cand['text'][:200]!r} or {', '.join(matched)}?",
+                                  "context": f"curation found {kind} for {cid}", "related_memory_ids": matched,
+                                  "tags": record["tags"]})
+        else:
+            sink.add("add", target=route(record), record=record, risk=risk, selected=auto, confidence=conf,
+                     candidate_id=cid, reason="; ".join(blockers) if blockers else None)
+        index.add_record(record)
+        proposed_ids.add(mem_id)
+        proposed_selected[mem_id] = bool(sink.ops[-1]["default_selected"]) if sink.ops[-1].get("candidate_id") == cid else False
+    if reinforcement:
+        per: dict[str, list[dict[str, Any]]] = {}
+        for ev in reinforcement:
+            per.setdefault(str(ev.get("memory_id")), []).append(ev)
+        for mid, events in per.items():
+            target = by_id.get(mid)
+            if target is None or target.get("status") != "active" or target.get("layer") == "L1":
+                continue
+            want = suggested_stability(events)
+            if want != target.get("stability"):
+                sig = op_signature({"op": "update_stability", "target_id": mid, "updates": {"stability": want}})
+                if sig in waiting.ops:
+                    already[f"update_stability {mid} -> {want}"] = waiting.ops[sig]
+                    held_keys.setdefault(waiting.ops[sig], []).append(sig)
+                    continue
+                ops.add("update_stability", target=route(target), target_id=mid, updates={"stability": want}, risk="low",
+                        selected=True, confidence=1.0, reason=f"reinforcement: {len(events)} event(s) suggest {want}")
+    counts: dict[str, int] = {}
+    for op in ops.ops:
+        counts[op["op"]] = counts.get(op["op"], 0) + 1
+    summary = ", ".join(f"{n} {k}" for k, n in counts.items()) or "nothing to change"
+    summary += f"; {len(pending)} candidate(s) below the gate left for review" if pending else ""
+    when = now()
+    patch = {
+        "patch_id": patch_id(when),
+        "created_at": now_iso(),
+        "generated_by": generated_by,
+        "mode": mode,
+        "summary": summary,
+        "ops": ops.ops,
+        "status": "proposed",
+        "applied_at": None,
+        "applied_ops": [],
+        "skipped_ops": [],
+    }
+    commands = {pid: waiting.apply_command(keys) for pid, keys in held_keys.items()}
+    return Proposal(patch, scored, ops.confidence, pending, inquiries, already_proposed=already, apply_commands=commands,
+                    held=held.ops)
+
+
+AUTO_POLICIES = ("high-only", "propose", "off")
+
+
+def curator_config(root: Path | str) -> dict[str, Any]:
+    """``config.json`` ``curator`` and ``governance`` settings over the contract's defaults (§4.12)."""
+    from commonkeep.store.layout import Layout
+
+    conf: dict[str, Any] = {"autoCurate": "high-only", "autoCurateHighThreshold": 0.85, "governanceMode": "compatibility"}
+    try:
+        data = json.loads(Layout(root).config.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return conf
+    if not isinstance(data, dict):
+        return conf
+    cur, gov = data.get("curator"), data.get("governance")
+    if isinstance(cur, dict):
+        if cur.get("autoCurate") in AUTO_POLICIES:
+            conf["autoCurate"] = cur["autoCurate"]
+        if isinstance(cur.get("autoCurateHighThreshold"), int | float):
+            conf["autoCurateHighThreshold"] = float(cur["autoCurateHighThreshold"])
+    if isinstance(gov, dict) and gov.get("mode") in ("compatibility", "strict"):
+        conf["governanceMode"] = gov["mode"]
+    return conf
+
+
+def _load_inputs(root: Path | str) -> dict[str, Any]:
+    from commonkeep.store.core import Store
+
+    store = Store(root)
+    store.ensure()
+    by_file = store.records_by_file(active_only=False)
+    all_recs = [r for rows in by_file.values() for r in rows]
+    return {
+        "store": store,
+        "records": [r for r in all_recs if r.get("status") == "active"],
+        "candidates": store.candidates(status="new"),
+        "tombstoned": store.tombstoned_ids(),
+        "known_ids": {str(r["id"]) for r in all_recs},
+        "reinforcement": store.rows(store.layout.reinforcement),
+        "waiting": waiting_ops(store.layout.patches_dir),
+    }
+
+
+def check_gate(min_confidence: float, min_evidence: int) -> None:
+    """Refuse a curator gate no candidate could be measured against (§6.6)."""
+    from commonkeep.errors import BadInput
+
+    if isinstance(min_confidence, bool) or not isinstance(min_confidence, int | float) or not 0 <= min_confidence <= 1:
+        raise BadInput(f"--min-confidence {min_confidence} is not a confidence: give a number from 0 to 1",
+                       hint=f"the default gate is {MIN_CONFIDENCE}")
+    if isinstance(min_evidence, bool) or not isinstance(min_evidence, int) or min_evidence < 0:
+        raise BadInput(f"--min-evidence {min_evidence} is not a count of evidence refs: give a whole number 0 or more",
+                       hint=f"the default is {MIN_EVIDENCE_COUNT}")
+
+
+def curate(
+    root: Path | str,
+    *,
+    role: str | None,
+    min_confidence: float = MIN_CONFIDENCE,
+    min_evidence: int = MIN_EVIDENCE_COUNT,
+    governance_mode: str | None = None,
+    mode: str = "propose",
+    write: bool = True,
+    wait: float | None = None,
+) -> Proposal:
+    """Propose a patch from the inbox and write it to ``patches/`` (status ``proposed``).
+
+    A proposal without ops writes no file (``Proposal.path`` stays ``None``). What a still-pending
+    patch already proposes (its candidates, an identical ``update_stability``) is not proposed
+    again (``Proposal.already_proposed``), so running curate twice writes no second patch.
+    Writer only (the role gate runs first). Opens inquiries for conflicting candidates. With
+    ``write=False`` nothing is written (a dry run, for ``review``).
+    """
+    from commonkeep.governance.writer import require_writer, writer_lock
+
+    require_writer("curate", role, root)
+    check_gate(min_confidence, min_evidence)
+    if governance_mode is None:
+        governance_mode = str(curator_config(root)["governanceMode"])
+    if not write:
+        inputs = _load_inputs(root)
+        return propose(inputs["records"], inputs["candidates"], tombstoned=inputs["tombstoned"],
+                       known_ids=inputs["known_ids"], reinforcement=inputs["reinforcement"], waiting=inputs["waiting"],
+                       min_confidence=min_confidence, min_evidence=min_evidence, governance_mode=governance_mode, mode=mode)
+    from commonkeep.governance.inquiries import upsert_inquiries
+    from commonkeep.governance.patch import patch_path, write_patch
+
+    with writer_lock(root, str(role), "curate", wait):
+        inputs = _load_inputs(root)
+        prop = propose(inputs["records"], inputs["candidates"], tombstoned=inputs["tombstoned"],
+                       known_ids=inputs["known_ids"], reinforcement=inputs["reinforcement"], waiting=inputs["waiting"],
+                       min_confidence=min_confidence, min_evidence=min_evidence, governance_mode=governance_mode, mode=mode)
+        layout = inputs["store"].layout
+        if prop.ops:  # nothing to change writes nothing (session-end curation runs often)
+            while patch_path(layout, prop.patch["patch_id"]).exists():  # 36^6 suffixes; never loops in practice
+                prop.patch["patch_id"] = patch_id(now())
+            prop.path, _ = write_patch(layout, prop.patch)
+        upsert_inquiries(root, prop.inquiries)
+    return prop
+
+
+@dataclass
+class AutoCuration:
+    """What ``auto_curate`` did at session end."""
+
+    policy: str
+    proposal: Proposal | None = None
+    applied: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        if self.proposal is None:
+            return f"auto-curation off (policy {self.policy})"
+        p = self.proposal.patch
+        if not p["ops"]:
+            waiting = len(set(self.proposal.already_proposed.values()))
+            return (f"auto-curation ({self.policy}): nothing to curate; {len(self.proposal.pending)} candidate(s) left for review"
+                    + (f"; the rest already waits in {waiting} patch(es)" if waiting else ""))
+        return (f"auto-curation ({self.policy}): patch {p['patch_id']} with {len(p['ops'])} op(s); "
+                f"applied {len(self.applied)}; {len(self.proposal.pending)} candidate(s) left for review")
+
+
+def auto_select(prop: Proposal, threshold: float) -> list[str]:
+    """§6.6 ``high-only``: default-selected ops that are not high risk, not L1, with confidence ≥ threshold."""
+    chosen = []
+    for op in prop.ops:
+        rec = op.get("record") or op.get("to_record") or {}
+        if not op.get("default_selected") or op.get("risk") == "high" or rec.get("layer") == "L1":
+            continue
+        if prop.op_confidence.get(op["op_id"], 0.0) >= threshold:
+            chosen.append(op["op_id"])
+    return chosen
+
+
+def auto_curate(
+    root: Path | str,
+    *,
+    role: str | None,
+    policy: str | None = None,
+    threshold: float | None = None,
+    log: bool = True,
+) -> AutoCuration:
+    """What a host runs at session end (§11.3): curate, then apply per ``policy``.
+
+    ``policy`` defaults to ``config.json`` ``curator.autoCurate`` (``high-only``).
+    ``high-only`` applies only default-selected, non-high-risk ops with confidence ≥
+    ``autoCurateHighThreshold`` (0.85); ``propose`` writes the patch and applies nothing (every
+    op waits for ``commonkeep review``); ``off`` does nothing. A ``## Auto-curation`` section is
+    logged in the daily log.
+    """
+    from commonkeep.governance.scoring import AUTO_CURATE_HIGH_THRESHOLD
+    from commonkeep.governance.writer import require_writer
+
+    conf = curator_config(root)
+    policy = policy or str(conf["autoCurate"])
+    if policy not in AUTO_POLICIES:
+        from commonkeep.errors import BadInput
+
+        raise BadInput(f"unknown auto-curation policy {policy!r}; use one of {', '.join(AUTO_POLICIES)}")
+    out = AutoCuration(policy)
+    if policy == "off":
+        return out
+    require_writer("auto-curate", role, root)
+    prop = curate(root, role=role, mode="auto" if policy == "high-only" else "propose")
+    out.proposal = prop
+    if threshold is None:
+        threshold = float(conf.get("autoCurateHighThreshold", AUTO_CURATE_HIGH_THRESHOLD))
+    chosen = auto_select(prop, threshold) if policy == "high-only" else []
+    if chosen:
+        from commonkeep.governance.patch import apply_patch
+
+        res = apply_patch(root, prop.patch["patch_id"], role=role, op_ids=chosen)
+        out.applied, out.skipped = res.applied, res.skipped
+        prop.patch = res.patch
+    if log and prop.ops:
+        from commonkeep.store.core import Store
+
+        Store(root).append_daily(f"## Auto-curation\n- {out.describe()}")
+    return out

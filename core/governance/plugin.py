@@ -1,0 +1,95 @@
+"""Governance's doctor checks (a default plugin, hook ``commonkeep_doctor_checks``).
+
+Codes (``contracts/ompkeep-store.md`` §4.11 where the contract names them):
+
+- ``secret_like_content_detected`` (error): a store file holds text the secret scanner would
+  redact — written by something that bypassed commonkeep (OMP, a hand edit). Names the file, the
+  line and the kinds, never the value; ``commonkeep forget ID --purge`` or an edit removes it.
+- ``active_record_redacted_evidence`` (warning): an active record cites redacted or deleted evidence.
+- ``duplicate_normalized_keys`` (info): active records sharing a ``normalized_key``.
+- ``writer_lock_stale`` (info): the writer lock names a process that is gone (recovered on next use).
+- ``review_pending`` (info): candidates waiting and proposed patches not applied yet.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from commonkeep.hookspecs import hookimpl
+
+SCANNED_DIRS = ("memory", "inbox", "patches", "daily", "rendered")
+
+
+def _finding(code: str, severity: str, message: str, **where: Any) -> dict[str, Any]:
+    return {"code": code, "severity": severity, "message": message, **{k: v for k, v in where.items() if v is not None}}
+
+
+def _secret_findings(root: Path) -> list[dict[str, Any]]:
+    from commonkeep.governance.secrets import redact, summarize
+
+    out = []
+    for rel in SCANNED_DIRS:
+        base = root / rel
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            if not path.is_file() or path.name.startswith(".") or path.suffix not in (".jsonl", ".json", ".md"):
+                continue
+            try:
+                lines = path.read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError):
+                continue
+            for n, line in enumerate(lines, 1):
+                kinds = redact(line).findings
+                if kinds:
+                    where = str(path.relative_to(root))
+                    out.append(_finding("secret_like_content_detected", "error",
+                                        f"{where}:{n}: looks like a secret ({summarize(kinds)}); it was not written through "
+                                        "commonkeep. Remove it: edit the line, or `commonkeep forget ID --purge` for a record",
+                                        file=where, line=n))
+    return out
+
+
+@hookimpl
+def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
+    from commonkeep.governance.curate import waiting_in
+    from commonkeep.governance.writer import _pid_alive, read_lock_info
+    from commonkeep.store.core import Store
+
+    store = Store(root, warn=False)
+    lay = store.layout
+    if not lay.memory_dir.is_dir():
+        return []
+    found = _secret_findings(lay.root)
+    records = store.records()
+    bad_ev = {str(e.get("id")) for e in store.rows(lay.evidence) if e.get("redaction_status") in ("redacted", "deleted")}
+    keys: dict[str, list[str]] = {}
+    for r in records:
+        cited = [e.get("ref") for e in r.get("evidence") or [] if e.get("ref") in bad_ev]
+        if cited:
+            found.append(_finding("active_record_redacted_evidence", "warning",
+                                  f"{r['id']} cites redacted or deleted evidence {', '.join(map(str, cited))}; review it"))
+        if r.get("normalized_key"):
+            keys.setdefault(str(r["normalized_key"]), []).append(str(r["id"]))
+    for key, ids in keys.items():
+        if len(ids) > 1:
+            found.append(_finding("duplicate_normalized_keys", "info", f"{len(ids)} active records share {key}: {', '.join(ids[:5])}"))
+    info = read_lock_info(lay.lock_dir / "writer.lock")
+    if info is not None and not _pid_alive(info.pid):
+        found.append(_finding("writer_lock_stale", "info",
+                              f"the writer lock names pid {info.pid} ({info.role}, since {info.since}), which is gone; the next writer recovers it"))
+    new = len(store.candidates(status="new"))
+    waiting = 0  # patches with ops still to apply: proposed, or partially applied with unselected ops
+    for path in lay.patches_dir.glob("*.json") if lay.patches_dir.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        waiting += isinstance(doc, dict) and bool(waiting_in(doc))
+    if new or waiting:
+        found.append(_finding("review_pending", "info",
+                              f"{new} candidate(s) wait for curation or review; {waiting} patch(es) hold ops not applied yet "
+                              "(`commonkeep review`, `commonkeep patches`)"))
+    return found

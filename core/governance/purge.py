@@ -1,0 +1,167 @@
+"""The privacy purge's scrub: every copy of a purged statement outside the canonical records.
+
+A ``delete`` with ``deletion_mode: privacy_purge`` (``commonkeep.governance.patch``) drops the
+record and appends a content-free tombstone; this module removes what still holds the text: the
+derived search databases (rebuilt later), daily logs, runtime files, reports, session summaries
+and older patch files. Daily-log lines it changes are recorded by sha256 only (a patch's
+``scrubbed_lines``), so a line that git's ``union`` merge brings back from another machine is
+found and scrubbed again (``rescrub_lines``) without the text being kept anywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from commonkeep.store import jsonl
+from commonkeep.store.jsonjs import dumps_pretty
+from commonkeep.store.layout import Layout
+
+DELETED = "[deleted]"
+MIN_SCRUB_CHARS = 12  # shorter statements are too likely to match unrelated text to scrub by value
+DERIVED_TEXT_DIRS = ("daily", "runtime", "reports", "sessions/summaries")
+SHARED_TEXT_DIR = "daily"  # shared and merged with git's ``union``: its scrubbed lines are recorded by hash
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def drop_search(layout: Layout) -> None:
+    """Remove the search databases (rebuilt from the canonical files): SQLite keeps deleted text
+    in free pages and FTS segments."""
+    if layout.search_dir.is_dir():
+        for path in layout.search_dir.iterdir():
+            if path.is_file():
+                path.unlink()
+
+
+def line_hash(line: str | bytes) -> str:
+    """sha256 (hex) of one line without its newline (a trailing ``\\r`` is part of the newline)."""
+    data = line.encode("utf-8") if isinstance(line, str) else line
+    return hashlib.sha256(data[:-1] if data.endswith(b"\r") else data).hexdigest()
+
+
+def scrub_derived(layout: Layout, texts: list[str],
+                   record_lines: Callable[[list[str]], None] | None = None) -> None:
+    """Privacy purge beyond the canonical files.
+
+    The search databases are derived (``DESIGN.md`` principle 2) and SQLite keeps deleted text in
+    free pages and FTS segments, so they are removed here and rebuilt by the ``after_apply``
+    listener. In daily logs, runtime files, reports and session summaries every occurrence of
+    the purged statement (and of the 80-character brief handoffs use) becomes ``[deleted]``.
+
+    Daily logs are shared and merged with git's ``union`` driver, which can bring a scrubbed line
+    back from another machine; the sha256 of each daily-log line the scrub changes is handed to
+    ``record_lines`` (the patch's ``scrubbed_lines``) before any file is written, so
+    ``rescrub_lines`` can find such a line again without its content being kept anywhere.
+    """
+    drop_search(layout)
+    needles = sorted({n for t in texts for n in (t, t[:80]) if len(n.strip()) >= MIN_SCRUB_CHARS}, key=len, reverse=True)
+    if not needles:
+        return
+    writes: list[tuple[Path, str]] = []
+    hashes: set[str] = set()
+    for rel in DERIVED_TEXT_DIRS:
+        base = layout.root / rel
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            if not path.is_file() or path.suffix not in (".md", ".json", ".jsonl", ".txt"):
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            new = text
+            for n in needles:
+                new = new.replace(n, DELETED).replace(json.dumps(n, ensure_ascii=False)[1:-1], DELETED)
+            if new != text:
+                writes.append((path, new))
+                if rel == SHARED_TEXT_DIR:
+                    kept = set(new.split("\n"))
+                    hashes.update(line_hash(ln) for ln in text.split("\n")
+                                  if ln not in kept and len(ln.strip()) >= MIN_SCRUB_CHARS)
+    if hashes and record_lines is not None:
+        record_lines(sorted(hashes))
+    for path, new in writes:
+        jsonl.atomic_write_bytes(path, new.encode("utf-8"))
+
+
+def scrubbed_line_hashes(layout: Layout) -> set[str]:
+    """The ``scrubbed_lines`` of every patch file (hashes of daily-log lines a purge scrubbed)."""
+    out: set[str] = set()
+    for path in sorted(layout.patches_dir.glob("*.json")) if layout.patches_dir.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        found = doc.get("scrubbed_lines") if isinstance(doc, dict) else None
+        if isinstance(found, list):
+            out.update(x for x in found if isinstance(x, str) and _HEX64.fullmatch(x))
+    return out
+
+
+def scrub_local_copies(layout: Layout, statements: list[str]) -> None:
+    """The purge's scrub of everything derived (search databases, daily logs, runtime files,
+    reports, session summaries) for ``statements``; ``share sync`` runs it for a purge that came
+    from another machine, whose copies here were never shared."""
+    scrub_derived(layout, statements)
+
+
+def rescrub_lines(layout: Layout) -> int:
+    """Replace every daily-log line whose sha256 is in a patch's ``scrubbed_lines`` by ``[deleted]``
+    (a line a purge scrubbed that a ``union`` merge brought back); returns how many lines.
+
+    Each changed file is rewritten atomically; when any line changed, the search databases are
+    removed too (rebuilt from the canonical files), as the purge's own scrub does."""
+    base = layout.root / SHARED_TEXT_DIR
+    if not base.is_dir():
+        return 0
+    hashes = scrubbed_line_hashes(layout)
+    if not hashes:
+        return 0
+    count = 0
+    for path in sorted(base.rglob("*")):
+        if not path.is_file() or path.suffix not in (".md", ".json", ".jsonl", ".txt"):
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        lines = data.split(b"\n")
+        hit = 0
+        for i, ln in enumerate(lines):
+            if ln.strip() and line_hash(ln) in hashes:
+                lines[i] = DELETED.encode("utf-8") + (b"\r" if ln.endswith(b"\r") else b"")
+                hit += 1
+        if hit:
+            jsonl.atomic_write_bytes(path, b"\n".join(lines))
+            count += hit
+    if count:
+        drop_search(layout)
+    return count
+
+
+def scrub_patches(layout: Layout, ids: set[str], keep: str) -> None:
+    """Privacy purge: blank the statement of deleted records in older patch files."""
+    for path in sorted(layout.patches_dir.glob("*.json")):
+        if path.stem == keep:
+            continue
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        touched = False
+        for op in doc.get("ops") or [] if isinstance(doc, dict) else []:
+            for key in ("record", "to_record"):
+                rec = op.get(key)
+                if isinstance(rec, dict) and rec.get("id") in ids:
+                    rec["statement"], rec["tags"] = DELETED, []
+                    touched = True
+            upd = op.get("updates")
+            if op.get("target_id") in ids and isinstance(upd, dict) and "statement" in upd:
+                upd["statement"] = DELETED
+                touched = True
+        if touched:
+            jsonl.atomic_write_bytes(path, dumps_pretty(doc).encode("utf-8"))

@@ -1,0 +1,238 @@
+"""``commonkeep bench search --records N``: search at scale.
+
+Builds a throwaway root with ``N`` synthetic records (deterministic: seeded random sentences over
+a 5,000-word vocabulary with a Zipf-like distribution), then measures:
+
+- full reindex (``reindex`` without embedding: both databases from the JSONL);
+- ``select_for_prompt`` p50 (what ``commonkeep select`` does for one prompt, runtime files written);
+- keyword query p50/p95 in process (``recall_fts`` query only, connection open), the same with
+  pseudo-relevance feedback (``expand``), and the whole ``search()`` call (freshness check,
+  connection, query);
+- hybrid (``deep``) and ``rerank`` ``search()`` p50 with the local embedder when installed. Embedding 100k
+  texts on a 2-core machine takes many minutes, so the stored vectors are seeded random unit
+  vectors (registered with the right text hashes so nothing is re-embedded); the query is
+  embedded for real and scored against all ``N`` vectors;
+- ``commonkeep search`` wall time as a subprocess (cold start included), in the default mode
+  (``keyword``) and with ``--mode auto`` (rerank, so the embedder loads, when the extra is installed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _vocabulary(rng: random.Random, size: int = 5000) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(letters) for _ in range(rng.randint(3, 9))))
+    return sorted(words)
+
+
+def synthetic_records(n: int, seed: int = 7) -> tuple[list[dict[str, Any]], list[str]]:
+    """``n`` valid records and the vocabulary they were drawn from."""
+    rng = random.Random(seed)
+    vocab = _vocabulary(rng)
+    weights = [1 / (i + 1) for i in range(len(vocab))]
+    records = []
+    for i in range(n):
+        words = rng.choices(vocab, weights=weights, k=rng.randint(8, 24))
+        records.append(
+            {
+                "id": f"mem_bench_{i:07d}",
+                "layer": "L2",
+                "scope": {"type": "global"},
+                "tags": rng.sample(vocab[:200], 2),
+                "statement": " ".join(words).capitalize() + ".",
+                "evidence": [
+                    {
+                        "type": "artifact",
+                        "ref": f"daily/2026-{1 + i % 12:02d}-01.md",
+                        "note": "Captured evidence reference",
+                    }
+                ],
+                "confidence": round(rng.uniform(0.5, 0.95), 2),
+                "stability": "semi-stable",
+                "created_at": "2026-12-02",
+                "updated_at": "2026-12-02",
+                "review": {
+                    "cadence_days": 30,
+                    "next_review": "2027-01-01",
+                    "change_condition": "Benchmark record.",
+                },
+                "status": "active",
+                "supersedes": [],
+                "superseded_by": [],
+                "vault_ref": None,
+            }
+        )
+    return records, vocab
+
+
+def _pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * q))]
+
+
+def _seed_vectors(root: Path, rng: random.Random) -> int:
+    import numpy as np
+
+    from commonkeep.recall.search import index, semantic
+
+    with index._closing(index.connect_recall(index.recall_db_path(root))) as conn:
+        rows = conn.execute("SELECT id, statement, context FROM records ORDER BY ord").fetchall()
+        gen = np.random.default_rng(rng.randint(0, 2**31))
+        conn.execute("BEGIN IMMEDIATE")
+        for start in range(0, len(rows), 10_000):
+            chunk = rows[start : start + 10_000]
+            vecs = gen.standard_normal((len(chunk), semantic.DIM)).astype(np.float32)
+            vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+            conn.executemany(
+                "INSERT OR REPLACE INTO vectors (id, model, text_hash, dim, vec) VALUES (?, ?, ?, ?, ?)",
+                (
+                    (
+                        rid,
+                        semantic.MODEL_ID,
+                        semantic.text_hash(semantic.embed_text(st, ctx)),
+                        semantic.DIM,
+                        vecs[i].astype("<f4").tobytes(),
+                    )
+                    for i, (rid, st, ctx) in enumerate(chunk)
+                ),
+            )
+        conn.execute("COMMIT")
+        return len(rows)
+
+
+SELECT_RUNS = 10
+
+
+def run_bench(n: int, queries: int = 200, cli_runs: int = 10) -> dict[str, Any]:
+    from commonkeep.errors import BadInput
+    from commonkeep.recall.search import index, semantic
+    from commonkeep.recall.search.hybrid import search
+    from commonkeep.store.jsonl import append_jsonl
+    from commonkeep.store.layout import ensure_layout
+
+    if n < 1 or queries < 1:
+        raise BadInput(f"records and queries must be at least 1, got {n} and {queries}")
+    rng = random.Random(11)
+    records, vocab = synthetic_records(n)
+    report: dict[str, Any] = {"records": n}
+    with tempfile.TemporaryDirectory(prefix="commonkeep-bench-search-") as tmp:
+        root = ensure_layout(Path(tmp) / "root").root
+        for start in range(0, n, 10_000):
+            append_jsonl(root / "memory" / "L2.playbooks.jsonl", records[start : start + 10_000], fsync=False)
+        t0 = time.perf_counter()
+        index.sync_root(root, full=True, embed=False)
+        report["reindex_s"] = round(time.perf_counter() - t0, 3)
+        report["index_bytes"] = sum(p.stat().st_size for p in (root / "search").iterdir())
+        qs = [" ".join(rng.choices(vocab[50:2000], k=rng.randint(1, 3))) for _ in range(queries)]
+        with index._closing(index.connect_recall(index.recall_db_path(root))) as conn:
+            index.search_recall(conn, qs[0], 8)
+            lat = []
+            for q in qs:
+                t = time.perf_counter()
+                index.search_recall(conn, q, 8)
+                lat.append(time.perf_counter() - t)
+        report["keyword_query_p50_ms"] = round(statistics.median(lat) * 1000, 3)
+        report["keyword_query_p95_ms"] = round(_pct(lat, 0.95) * 1000, 3)
+        with index._closing(index.connect_recall(index.recall_db_path(root))) as conn:
+            index.search_recall(conn, qs[0], 8, expand=True)
+            lat = []
+            for q in qs:
+                t = time.perf_counter()
+                index.search_recall(conn, q, 8, expand=True)
+                lat.append(time.perf_counter() - t)
+        report["keyword_expand_query_p50_ms"] = round(statistics.median(lat) * 1000, 3)
+        report["keyword_expand_query_p95_ms"] = round(_pct(lat, 0.95) * 1000, 3)
+        lat = []
+        for q in qs:
+            t = time.perf_counter()
+            search(root, q, "keyword", 8)
+            lat.append(time.perf_counter() - t)
+        report["keyword_search_call_p50_ms"] = round(statistics.median(lat) * 1000, 3)
+        backend = semantic.BUILTIN_BACKENDS[0]
+        why = backend.available()
+        if why is None:
+            report["vectors_seeded"] = _seed_vectors(root, rng)
+            search(root, qs[0], "deep", 8, backends=[backend])  # loads the model and the matrix once
+            lat = []
+            for q in qs[:50]:
+                t = time.perf_counter()
+                search(root, q, "deep", 8, backends=[backend])
+                lat.append(time.perf_counter() - t)
+            report["hybrid_search_call_p50_ms"] = round(statistics.median(lat) * 1000, 3)
+            report["hybrid_search_call_p95_ms"] = round(_pct(lat, 0.95) * 1000, 3)
+            lat = []
+            for q in qs[:50]:
+                t = time.perf_counter()
+                search(root, q, "rerank", 8, backends=[backend])
+                lat.append(time.perf_counter() - t)
+            report["rerank_search_call_p50_ms"] = round(statistics.median(lat) * 1000, 3)
+        else:
+            report["hybrid"] = f"not measured: {why}"
+        # Selection for a prompt (``commonkeep select``), after the vectors exist (steady state): the
+        # store has not changed since the last sync, so its hard rules, contested records and the
+        # whole records of the hits come from recall.db (the JSONL is not read).
+        from commonkeep.recall.select import select_for_prompt
+
+        lat = []
+        for q in qs[:SELECT_RUNS]:
+            t = time.perf_counter()
+            select_for_prompt(root, f"how do we handle {q} in this project", write=True)
+            lat.append(time.perf_counter() - t)
+        report["select_for_prompt_p50_ms"] = round(statistics.median(lat) * 1000, 1)
+        exe = [sys.executable, "-m", "commonkeep.cli", "search", "--root", str(root)]
+        for key, extra in (
+            ("cli_auto_search_wall_p50_ms", ["--mode", "auto"]),
+            ("cli_keyword_search_wall_p50_ms", []),  # the CLI's default mode
+        ):
+            wall = []
+            for q in qs[:cli_runs]:
+                t = time.perf_counter()
+                subprocess.run([*exe, *extra, q], check=True, capture_output=True)
+                wall.append(time.perf_counter() - t)
+            report[key] = round(statistics.median(wall) * 1000, 1)
+    return report
+
+
+def run(args: argparse.Namespace) -> int:
+    report = run_bench(args.records, args.queries)
+    if args.json:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        for key, value in report.items():
+            print(f"{key}: {value}")
+    return 0
+
+
+def _positive(text: str) -> int:
+    """argparse type: an integer >= 1 (argparse turns the error into exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--records", type=_positive, default=100_000, help="how many synthetic records (default 100000; >= 1)"
+    )
+    parser.add_argument(
+        "--queries", type=_positive, default=200, help="how many keyword queries to time (default 200; >= 1)"
+    )
+    parser.add_argument("--json", action="store_true", help="machine-readable report")
+    parser.set_defaults(run=run)

@@ -1,0 +1,98 @@
+"""Hook implementations of the recall part (registered in ``DEFAULT_PLUGINS``).
+
+- ``commonkeep_after_apply``: re-sync ``search/memory-fts.db`` (contract table) and
+  ``search/recall.db`` after every applied patch (only rows that changed), embedding new records
+  when the local embedder is installed;
+- ``commonkeep_semantic_backends``: the built-in ``local-minilm`` and ``qmd`` backends;
+- ``commonkeep_doctor_checks``: drift between the canonical files and the index (``index_drift``),
+  and a contract table whose schema is not the contract's (``index_schema``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from commonkeep.hookspecs import hookimpl
+
+APPLY_EMBED_LIMIT = 2048
+
+
+@hookimpl
+def commonkeep_after_apply(root: str, patch: dict[str, Any], applied_ops: list[str]) -> None:
+    from commonkeep.recall.search.index import sync_root
+
+    # Bounded: the first patch on a store nobody embedded must not take minutes (reindex does all).
+    sync_root(root, embed_limit=APPLY_EMBED_LIMIT)
+
+
+@hookimpl
+def commonkeep_semantic_backends() -> list[Any]:
+    from commonkeep.recall.search.semantic import BUILTIN_BACKENDS
+
+    return list(BUILTIN_BACKENDS)
+
+
+def _preview(ids: list[str], n: int = 5) -> str:
+    return ", ".join(ids[:n]) + (f" (+{len(ids) - n} more)" if len(ids) > n else "")
+
+
+@hookimpl
+def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
+    from commonkeep.recall.search import fts, index
+    from commonkeep.store.layout import Layout
+
+    lay = Layout(root)
+    if not lay.search_db.exists():
+        return [
+            {
+                "code": "index_missing",
+                "severity": "info",
+                "message": f"{lay.rel(lay.search_db)} does not exist yet; `commonkeep reindex` builds it (searches build it on first use)",
+            }
+        ]
+    with index._closing(fts.connect(lay.search_db, create=False)) as conn:
+        sql = fts.table_sql(conn)
+        if sql is None:
+            return [
+                {
+                    "code": "index_schema",
+                    "severity": "warning",
+                    "message": f"{lay.rel(lay.search_db)} has no memory_fts table; run `commonkeep reindex`",
+                }
+            ]
+        if " ".join(sql.split()) != " ".join(fts.SCHEMA.split()):
+            return [
+                {
+                    "code": "index_schema",
+                    "severity": "error",
+                    "message": f"memory_fts in {lay.rel(lay.search_db)} is not the contract's table ({sql}); run `commonkeep reindex --recreate`",
+                }
+            ]
+        d = fts.drift(conn, {rid: r.row for rid, r in index.load_rows(root).items()})
+    if d.clean:
+        return [
+            {
+                "code": "index_drift",
+                "severity": "ok",
+                "message": f"{lay.rel(lay.search_db)} matches the canonical files",
+            }
+        ]
+    parts = []
+    if d.missing:
+        parts.append(f"{len(d.missing)} active record(s) not indexed: {_preview(d.missing)}")
+    if d.extra:
+        parts.append(f"{len(d.extra)} indexed id(s) that are not active records: {_preview(d.extra)}")
+    if d.changed:
+        parts.append(f"{len(d.changed)} indexed with stale text or fields: {_preview(d.changed)}")
+    if d.duplicates:
+        parts.append(f"{len(d.duplicates)} id(s) indexed more than once: {_preview(d.duplicates)}")
+    return [
+        {
+            "code": "index_drift",
+            "severity": "warning",
+            "message": f"{Path(lay.rel(lay.search_db))} drifted from the canonical files: "
+            + "; ".join(parts)
+            + "; run `commonkeep reindex`",
+        }
+    ]

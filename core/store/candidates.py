@@ -1,0 +1,130 @@
+"""Making capture candidates: what every agent writes instead of editing memory directly.
+
+A candidate carries the contract's fields (§4.2) in upstream key order, plus commonkeep's
+``provenance`` object (who wrote it: agent, role, host, session, turn, tool call, target,
+whether it came from a background review), stamped by the host plugin, not the model.
+Secrets are redacted before the candidate exists, so no code path can write them.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from commonkeep.errors import BadInput
+from commonkeep.governance.secrets import redact, redact_obj
+from commonkeep.store.ids import candidate_id
+from commonkeep.util.timeutil import iso, now
+
+MAX_TEXT_CHARS = 4000
+# One line of the inbox stays small enough for every reader (OMP reads the whole file per session).
+MAX_TAGS, MAX_TAG_CHARS = 64, 200
+MAX_EVIDENCE_REFS, MAX_REF_CHARS = 64, 2000
+MAX_PROVENANCE_CHARS = 500  # each provenance value (agent, role, host, session, turn, tool call, target)
+MAX_PATH_CHARS = 4096  # source cwd (PATH_MAX)
+
+
+def _check_list(name: str, values: list[str] | None, max_items: int, max_chars: int) -> None:
+    if not values:
+        return
+    if len(values) > max_items:
+        raise BadInput(f"{len(values)} {name}; a candidate takes at most {max_items}",
+                       hint=f"keep the {name} that identify the fact; the rest belong in the text or the wiki")
+    for i, value in enumerate(values, 1):
+        if not isinstance(value, str):
+            raise BadInput(f"{name} #{i} is a {type(value).__name__}, not text")
+        if len(value) > max_chars:
+            raise BadInput(f"{name} #{i} is {len(value)} characters; the limit is {max_chars}",
+                           hint="an evidence ref names a file, URL or anchor; it does not carry the content")
+
+
+def new_candidate(
+    text: str,
+    *,
+    source_type: str = "manual",
+    source_ref: str | None = None,
+    cwd: str | None = None,
+    tags: list[str] | None = None,
+    evidence_refs: list[str] | None = None,
+    confidence: float | None = None,
+    provenance: dict[str, Any] | None = None,
+    findings: list[str] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """Build a candidate dict; ``findings`` (if given) receives the kinds of secrets redacted."""
+    if not isinstance(text, str) or not text.strip():
+        raise BadInput("a candidate needs non-empty text")
+    if len(text) > MAX_TEXT_CHARS:
+        raise BadInput(
+            f"candidate text is {len(text)} characters; the limit is {MAX_TEXT_CHARS}",
+            hint="write one durable fact per candidate; put long material in the wiki (commonkeep dossier ingest)",
+        )
+    _check_list("tags", tags, MAX_TAGS, MAX_TAG_CHARS)
+    _check_list("evidence refs", evidence_refs, MAX_EVIDENCE_REFS, MAX_REF_CHARS)
+    for key, value in (provenance or {}).items():
+        if isinstance(value, str) and len(value) > MAX_PROVENANCE_CHARS:
+            raise BadInput(f"provenance {key} is {len(value)} characters; the limit is {MAX_PROVENANCE_CHARS}")
+    if source_ref is not None and len(source_ref) > MAX_REF_CHARS:
+        raise BadInput(f"source ref is {len(source_ref)} characters; the limit is {MAX_REF_CHARS}")
+    if cwd is not None and len(cwd) > MAX_PATH_CHARS:
+        raise BadInput(f"source cwd is {len(cwd)} characters; the limit is {MAX_PATH_CHARS}")
+    if confidence is not None and not 0 <= confidence <= 1:
+        raise BadInput(f"confidence {confidence} is outside [0, 1]")
+    red = redact(text.strip())
+    if findings is not None:
+        findings.extend(red.findings)
+    when = now()
+    date = when.strftime("%Y-%m-%d")
+    ref = source_ref or f"daily/{date}.md"
+    source: dict[str, Any] = {"type": source_type, "ref": ref}
+    if cwd:
+        source["cwd"] = cwd
+    clean_tags = []
+    for t in tags or []:
+        rt = redact(t)
+        if findings is not None:
+            findings.extend(rt.findings)
+        if rt.text.strip():
+            clean_tags.append(rt.text.strip())
+    refs = []
+    for r in evidence_refs or [ref]:
+        rr = redact(r)
+        if findings is not None:
+            findings.extend(rr.findings)
+        refs.append(rr.text)
+    cand: dict[str, Any] = {
+        "id": candidate_id(when),
+        "created_at": iso(when),
+        "source": source,
+        "text": red.text,
+        "tags": clean_tags,
+        "evidence_refs": refs,
+        "status": "new",
+    }
+    if confidence is not None:
+        cand["confidence"] = confidence
+    for key, value in extra.items():
+        if value is not None:
+            cand[key] = value
+    if provenance:
+        cand["provenance"] = {k: v for k, v in provenance.items() if v is not None}
+    # Every other field too (source ref, cwd, provenance, extras): scoring derives
+    # ``normalized_key`` from them, and a slug of a secret no longer looks like one.
+    rest: list[str] = []
+    cand = redact_obj(cand, rest)
+    if findings is not None:
+        findings.extend(rest)
+    if red.findings:
+        cand.setdefault("tags", []).append("redacted")
+    return cand
+
+
+def default_provenance(agent: str | None = None, role: str | None = None, **more: Any) -> dict[str, Any]:
+    """Provenance from the environment a host gives its tools (``COMMONKEEP_AGENT`` etc.)."""
+    prov: dict[str, Any] = {
+        "agent": agent or os.environ.get("COMMONKEEP_AGENT"),
+        "role": role or os.environ.get("COMMONKEEP_ROLE"),
+        "session_id": os.environ.get("COMMONKEEP_SESSION"),
+    }
+    prov.update(more)
+    return {k: v for k, v in prov.items() if v is not None}

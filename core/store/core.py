@@ -1,0 +1,177 @@
+"""The shared store: reading and writing the canonical JSONL files of one memory root.
+
+Reads work on plain dicts and never import pydantic. Every bad line met on a read is reported
+(file and line) and copied to ``quarantine/lines.jsonl``; the rest loads. Canonical record files
+change only through ``rewrite_records`` (the patch path, see ``commonkeep.governance.patch``); everyone may
+append candidates and daily-log entries.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from commonkeep.errors import BadInput
+from commonkeep.store import jsonl
+from commonkeep.store.layout import Layout, ensure_layout
+from commonkeep.store.records import candidate_problem, memory_record_problem
+from commonkeep.util.timeutil import now_iso, today
+
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong in a store file, with where it is."""
+
+    file: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+
+def _id_of(row: Row) -> str:
+    """`` <id>`` for a message about a row, or nothing when the row has no usable id."""
+    rid = row.get("id")
+    if not isinstance(rid, str) or not rid.strip():
+        return ""
+    return f" {rid[:80]}…" if len(rid) > 80 else f" {rid}"
+
+
+class Store:
+    """One memory root. Cheap to create; every method re-reads the files it needs."""
+
+    def __init__(self, root: Path | str, *, warn: bool = True) -> None:
+        self.layout = Layout(root)
+        self.root = self.layout.root
+        self._warn = warn
+        self.problems: list[Problem] = []
+        # (file, line, record) of every valid record line whose id is tombstoned, as the last
+        # ``records_by_file`` read them (a deletion interrupted before its file was rewritten).
+        self.tombstoned_lines: list[tuple[Path, int, Row]] = []
+        self._ensured = False
+
+    # -- reading -------------------------------------------------------------------------
+    def read(self, path: Path) -> jsonl.JsonlRead:
+        """Read one JSONL file; bad lines are reported and quarantined, the rest returned."""
+        result = jsonl.read_jsonl(path)
+        if result.bad:
+            fresh = jsonl.quarantine_lines(self.layout.quarantine, result.bad, self.layout.rel, now_iso())
+            for b in result.bad:
+                self.problems.append(Problem(self.layout.rel(b.path), b.line_no, b.error))
+                if self._warn and fresh:
+                    print(f"commonkeep: warning: {self.layout.rel(b.path)}:{b.line_no}: {b.error}; kept in {self.layout.rel(self.layout.quarantine)}", file=sys.stderr)
+        return result
+
+    def tombstoned_ids(self) -> set[str]:
+        return {str(t.get("deleted_record_id")) for t in self.read(self.layout.tombstones).rows}
+
+    def records_by_file(self, *, active_only: bool = False) -> dict[Path, list[Row]]:
+        """Valid, non-tombstoned records of every canonical file, in file order.
+
+        Lines that parse but are not valid records are reported as problems and left in place.
+        """
+        dead = self.tombstoned_ids()
+        out: dict[Path, list[Row]] = {}
+        self.tombstoned_lines = []
+        for path in self.layout.canonical_files():
+            read = self.read(path)
+            keep = []
+            for row, line_no in zip(read.rows, read.line_nos, strict=True):
+                problem = memory_record_problem(row)
+                if problem:
+                    self.problems.append(Problem(self.layout.rel(path), line_no, f"not a valid memory record{_id_of(row)}: {problem}"))
+                    continue
+                if row["id"] in dead:
+                    self.tombstoned_lines.append((path, line_no, row))
+                    continue
+                if active_only and row.get("status") != "active":
+                    continue
+                keep.append(row)
+            out[path] = keep
+        return out
+
+    def records(self, *, active_only: bool = True) -> list[Row]:
+        """All records (``status == "active"`` only by default), L1, L2, then projects."""
+        return [r for rows in self.records_by_file(active_only=active_only).values() for r in rows]
+
+    def candidates(self, status: str | None = None) -> list[Row]:
+        """Capture candidates from the inbox, optionally only those with ``status``."""
+        read = self.read(self.layout.inbox)
+        out = []
+        for row, line_no in zip(read.rows, read.line_nos, strict=True):
+            problem = candidate_problem(row)
+            if problem:
+                self.problems.append(Problem(self.layout.rel(self.layout.inbox), line_no, f"not a valid candidate{_id_of(row)}: {problem}"))
+                continue
+            if status is None or row.get("status") == status:
+                out.append(row)
+        return out
+
+    def rows(self, path: Path) -> list[Row]:
+        """Every parseable row of any JSONL file of the store (evidence, inquiries …)."""
+        return self.read(path).rows
+
+    # -- writing -------------------------------------------------------------------------
+    def ensure(self) -> Layout:
+        """Create the layout once per ``Store`` (idempotent; writes call it before every write path
+        would otherwise pay ~40 syscalls per append)."""
+        if not self._ensured:
+            ensure_layout(self.root)
+            self._ensured = True
+        return self.layout
+
+    def append_candidate(self, candidate: Row) -> Row:
+        """Append one candidate to the inbox (anyone may). Text must already be redacted."""
+        return self.append_candidates([candidate])[0]
+
+    def append_candidates(self, candidates: list[Row]) -> list[Row]:
+        from commonkeep.governance.secrets import redact_obj
+
+        candidates = [redact_obj(c) for c in candidates]  # every field, provenance and extras too
+        for c in candidates:
+            problem = candidate_problem(c)
+            if problem:
+                raise BadInput(f"refusing to write candidate {c.get('id', '?')}: {problem}")
+        self.ensure()
+        jsonl.append_jsonl(self.layout.inbox, candidates)
+        return candidates
+
+    def append_daily(self, content: str, date: str | None = None) -> tuple[Path, list[str]]:
+        """Append to ``daily/<date>.md`` (§2.3), secrets redacted; returns the file and findings."""
+        from commonkeep.governance.secrets import redact
+
+        red = redact(content)
+        text = red.text.strip()
+        if not text:
+            raise BadInput("nothing to write: the daily entry is empty")
+        self.ensure()
+        path = self.layout.daily_file(date or today())
+        jsonl.refuse_symlink(path)
+        with jsonl.file_lock(path):
+            prefix = "\n\n" if path.exists() and path.stat().st_size else ""
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(prefix + text + "\n")
+        return path, red.findings
+
+    def rewrite(self, path: Path, transform: Callable[[list[Row]], list[Row]]) -> jsonl.JsonlRead:
+        """Rewrite one store file atomically under its lock (re-read first; bad lines quarantined)."""
+        self.ensure()
+        return jsonl.rewrite_jsonl(path, transform, quarantine=self.layout.quarantine, rel=self.layout.rel, when=now_iso())
+
+    def rewrite_records(self, path: Path, transform: Callable[[list[Row]], list[Row]]) -> jsonl.JsonlRead:
+        """The patch path's rewrite of a canonical file: tombstoned records are dropped (§4.5)."""
+        dead = self.tombstoned_ids()
+
+        def apply(rows: list[Row]) -> list[Row]:
+            return [r for r in transform(rows) if r.get("id") not in dead]
+
+        return self.rewrite(path, apply)
+
+    def update_candidates(self, transform: Callable[[list[Row]], list[Row]]) -> jsonl.JsonlRead:
+        return self.rewrite(self.layout.inbox, transform)

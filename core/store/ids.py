@@ -1,0 +1,78 @@
+"""Id formats of the OmpKeep store (contracts/ompkeep-store.md §5)."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+from hashlib import sha256
+
+from commonkeep.util.timeutil import iso
+
+_B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def _stamp14(when: datetime) -> str:
+    return iso(when).replace("-", "").replace(":", "").replace(".", "").replace("T", "").replace("Z", "")[:14]
+
+
+def candidate_id(when: datetime) -> str:
+    """``cap_<YYYYMMDDHHMMSS>_<suffix>``.
+
+    Upstream uses 4 base36 chars, which collide often at commonkeep's write rates (10,000
+    candidates in one second give ~30 collisions), and a record id is derived from the
+    candidate id. commonkeep uses 8 chars; the shape (and the ``mem_`` regex of §9.2) holds.
+    """
+    return f"cap_{_stamp14(when)}_{''.join(secrets.choice(_B36) for _ in range(8))}"
+
+
+def memory_id_for(candidate_id: str) -> str:
+    """Record id derived from its candidate: ``cap_`` becomes ``mem_``."""
+    return "mem_" + candidate_id[4:] if candidate_id.startswith("cap_") else "mem_" + candidate_id
+
+
+def patch_id(when: datetime) -> str:
+    """``patch_<YYYYMMDDHHMM>_ck<6 base36>``.
+
+    OMP names its patches ``patch_<minute>_001`` and a second curation in the same minute
+    overwrites the first (§5); our suffix can never equal OMP's numeric one.
+    """
+    minute = _stamp14(when)[:12]
+    return f"patch_{minute}_ck{''.join(secrets.choice(_B36) for _ in range(6))}"
+
+
+def h(text: str, n: int) -> str:
+    """First ``n`` lowercase hex chars of sha256 over UTF-8 (lone surrogates as U+FFFD, §14.11)."""
+    return sha256(text.encode("utf-8", "replace")).hexdigest()[:n]
+
+
+def tombstone_id(record_id: str, deleted_at: str) -> str:
+    return f"tomb_{record_id}_{h(record_id + chr(10) + deleted_at, 10)}"
+
+
+def reinforcement_id(memory_id: str, outcome: str, timestamp: str, notes: str | None) -> str:
+    return f"rein_{memory_id}_{h(chr(10).join([memory_id, outcome, timestamp, notes or '']), 10)}"
+
+
+def inquiry_id(question: str, profile_id: str | None) -> str:
+    norm = " ".join(question.lower().split()).rstrip("?!.")
+    return f"inq_{h(norm + chr(10) + (profile_id or ''), 12)}"
+
+
+def handoff_id(profile: str, now_iso: str) -> str:
+    return f"handoff_{h(profile + chr(10) + now_iso, 12)}"
+
+
+def intent_id(goal: str, now_iso: str) -> str:
+    return f"intent_{h(goal + chr(10) + now_iso, 12)}"
+
+
+def evidence_id(
+    profile_id: str,
+    thread: str | None,
+    source_kind: str,
+    source_ref: str | None,
+    excerpt_or_summary: str,
+) -> str:
+    """Content address of an evidence record (§4.4)."""
+    norm = " ".join(excerpt_or_summary.split())
+    return h("\n".join([profile_id, thread or "no-thread", source_kind, source_ref or "", norm]), 32)

@@ -1,0 +1,117 @@
+"""``rendered/MEMORY.md`` and ``rendered/projects/<slug>.md``, byte for byte as upstream
+(contracts/ompkeep-store.md §7)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any
+
+from commonkeep.store.layout import Layout, slug
+
+HEADER = ("# Long-Term Memory", "", "> Generated from canonical JSONL. Do not edit directly.", "")
+
+
+# C0/C1 controls (ESC, CR, BEL …), line/paragraph separators and the bidi/zero-width/invisible
+# characters that can hide or reorder text (the same set ``jsonout`` escapes, plus C0).
+_UNSAFE_FOR_TERMINAL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` for one line of a person's terminal: controls and hidden characters shown as escapes
+    (``\\x1b``, ``\\u202e``), so stored text can neither move the cursor nor disguise itself.
+    Only for display; the files keep their bytes."""
+    return _UNSAFE_FOR_TERMINAL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                                    else f"\\u{ord(m.group()):04x}", text)
+
+
+def to_fixed2(x: float) -> str:
+    """JS ``x.toFixed(2)``: the exact binary value, ties rounded up (0.125 -> ``0.13``; §7.4)."""
+    return str(Decimal(x).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+def render_record(r: dict[str, Any]) -> str:
+    """One record block; empty elements are dropped so the block has no blank lines."""
+    scope = r.get("scope") or {}
+    scope_text = f"{scope.get('type')}:{scope['project']}" if scope.get("project") else f"{scope.get('type')}"
+    review = r.get("review") or {}
+    lines = [
+        f"### {r['id']}",
+        f"**Status**: {r['status']}",
+        f"**Confidence**: {to_fixed2(r['confidence'])}",
+        f"**Stability**: {r['stability']}",
+        f"**Tags**: {' '.join('#' + t for t in r.get('tags') or [])}",
+        f"**Scope**: {scope_text}",
+        f"**Next review**: {review.get('next_review')}",
+        r["statement"],
+        "**Evidence**",
+        *(f"- {e.get('ref')} — {e.get('note')}" for e in r.get("evidence") or []),
+        "**Change condition**",
+        str(review.get("change_condition", "")),
+    ]
+    tail = []
+    if r.get("supersedes"):
+        tail.append(f"**Supersedes**: {', '.join(r['supersedes'])}")
+    if r.get("superseded_by"):
+        tail.append(f"**Superseded by**: {', '.join(r['superseded_by'])}")
+    if r.get("vault_ref"):
+        tail.append(f"**Vault ref**: {r['vault_ref']}")
+    block = "\n".join(line for line in lines if line)
+    return block + ("\n\n" + "\n".join(tail) if tail else "")
+
+
+def render_memory_markdown(records: Iterable[dict[str, Any]]) -> str:
+    """The whole MEMORY.md for records in file order (only ``status == "deleted"`` is left out)."""
+    shown = [r for r in records if r.get("status") != "deleted"]
+    l1 = [render_record(r) for r in shown if r.get("layer") == "L1"]
+    l2 = [render_record(r) for r in shown if r.get("layer") == "L2"]
+    parts = [
+        *HEADER,
+        "## L1 — Identity",
+        "",
+        "\n\n".join(l1) if l1 else "_No L1 records._",
+        "",
+        "## L2 — Playbooks",
+        "",
+        "\n\n".join(l2) if l2 else "_No L2 records._",
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]] | None = None) -> list[Path]:
+    """Re-render MEMORY.md and every project projection; returns the files written.
+
+    Files whose bytes would not change are left untouched (no churn for watchers).
+    """
+    from commonkeep.governance.secrets import redact_obj
+    from commonkeep.store.core import Store
+    from commonkeep.store.jsonl import atomic_write_bytes
+
+    if records_by_file is None:
+        records_by_file = Store(layout.root).records_by_file()
+    # records written through patches are redacted already; this covers hand edits (cached per string)
+    ordered = [redact_obj(r) for path in layout.canonical_files() for r in records_by_file.get(path, [])]
+    outputs: dict[Path, str] = {layout.rendered_memory: render_memory_markdown(ordered)}
+    projects: dict[str, list[dict[str, Any]]] = {}
+    for r in ordered:
+        scope = r.get("scope") or {}
+        if scope.get("type") == "project":
+            projects.setdefault(slug(str(scope.get("project") or "")), []).append(r)
+    for path in layout.canonical_files()[2:]:
+        projects.setdefault(path.stem, [])  # upstream renders a placeholder for every project file
+    for project_slug, recs in sorted(projects.items()):
+        outputs[layout.rendered_projects_dir / f"{project_slug}.md"] = render_memory_markdown(recs)
+    written = []
+    for path, text in outputs.items():
+        data = text.encode("utf-8", "surrogatepass")
+        try:
+            if path.read_bytes() == data:
+                continue
+        except FileNotFoundError:
+            pass
+        atomic_write_bytes(path, data)
+        written.append(path)
+    return written

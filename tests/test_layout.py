@@ -1,0 +1,51 @@
+"""The core is grouped into domain packages; the module paths of 0.1 keep importing."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+from commonkeep._moved import MOVED
+
+
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_an_old_module_path_is_the_moved_module_itself(old: str) -> None:
+    """One module object under both names: patching or reading state through the old name
+    reaches the code that runs."""
+    before = importlib.import_module(f"commonkeep.{old}")
+    after = importlib.import_module(f"commonkeep.{MOVED[old]}")
+    assert before is after
+
+
+def test_old_submodule_and_from_imports_of_a_moved_package() -> None:
+    from commonkeep.recall.search.hybrid import search
+    from commonkeep.search.hybrid import search as old_search  # type: ignore[import-not-found,unused-ignore]
+
+    assert old_search is search
+    assert importlib.import_module("commonkeep.search.fts") is importlib.import_module("commonkeep.recall.search.fts")
+
+
+def test_the_names_third_parties_use_still_resolve() -> None:
+    from commonkeep.capture import capture  # type: ignore[import-not-found,unused-ignore]
+    from commonkeep.store import Store
+    from commonkeep.tools import core_tools
+
+    assert callable(capture) and callable(core_tools) and Store.__name__ == "Store"
+
+
+def test_a_name_that_never_existed_still_fails_plainly() -> None:
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("commonkeep.no_such_module")
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("commonkeep.search.no_such_module")
+
+
+def test_documented_module_entry_points_run() -> None:
+    """Hosts are configured with these command lines (Orphus: ``python -m commonkeep.dossier``)."""
+    for argv in (["-m", "commonkeep.dossier", "--help"], ["-m", "commonkeep.cli", "--version"]):
+        done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr
