@@ -49,3 +49,14 @@ def test_documented_module_entry_points_run() -> None:
         done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_no_test_reads_outside_the_repository() -> None:
+    """A fresh clone has no ``../shared`` beside it: the tests carry their own data
+    (the Hydra9 data is vendored with its notice in ``tests/wiki/data``)."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    offenders = [str(p.relative_to(here)) for p in here.rglob("*.py")
+                 if p.name != "test_layout.py" and ("../shared" in (t := p.read_text(encoding="utf-8")) or '"shared" / "data"' in t)]
+    assert offenders == []

@@ -10,7 +10,7 @@ import pytest
 from commonkeep.wiki import judge
 from commonkeep.wiki.bench_hydra9 import MAX_CONTEXT_CHARS, bench
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+DATA = Path(__file__).parent / "data"  # vendored with its MIT notice (data/NOTICE.md)
 
 
 @pytest.fixture(scope="module")
