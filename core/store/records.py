@@ -1,9 +1,14 @@
 """Fast structural checks on record dicts, without pydantic (the read paths stay cheap).
 
-``memory_record_problem`` mirrors upstream's ``isMemoryRecord`` as observed (§4.1, §14.8): the
-required fields must be present with the right JSON types, and ``ruleType``, ``memory_kind`` and
-``normalized_key``, when present (and not null), must be strings; enums are *not* checked, because
-upstream renders an unknown status as is and we must not hide what OMP shows.
+``memory_record_problem`` mirrors upstream's ``isMemoryRecord`` (pi-PI 0.12.0, ``src/types.ts``;
+contract §4.1, §14.8): the required fields must be present with the right JSON types and a
+non-empty ``id``; of the enum fields exactly the two upstream checks are checked, ``layer``
+(L1/L2/L3) and ``stability`` (low/semi-stable/stable), so a ``volatile`` record is hidden as OMP
+hides it. ``status``, ``scope.type`` and ``evidence[].type`` are *not* enum-checked, because
+upstream renders an unknown status as is and we must not hide what OMP shows. Two checks are
+stricter than upstream because our code reads these fields: ``ruleType``, ``memory_kind`` and
+``normalized_key``, when present (and not null), must be strings, and the supersession lists must
+hold strings.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 LAYERS = ("L1", "L2", "L3")
+STABILITIES = ("low", "semi-stable", "stable")
 STATUSES = ("active", "contested", "deprecated", "superseded", "promoted", "deleted")
 CANDIDATE_STATUSES = ("new", "patched", "rejected")
 # optional fields that, when present and not null, must be strings (§4.1); their values are not enum-checked
@@ -24,10 +30,14 @@ def memory_record_problem(r: Any) -> str | None:
     for key, kind in (("id", str), ("layer", str), ("statement", str), ("stability", str), ("created_at", str), ("updated_at", str), ("status", str)):
         if not isinstance(r.get(key), kind):
             return f"field {key!r} missing or not a {kind.__name__}"
+    if not r["id"]:
+        return "field 'id' is empty"
     if not r["statement"].strip():
         return "field 'statement' is empty"
     if r["layer"] not in LAYERS:
         return f"field 'layer' is {r['layer']!r}, not one of {', '.join(LAYERS)}"
+    if r["stability"] not in STABILITIES:
+        return f"field 'stability' is {r['stability']!r}, not one of {', '.join(STABILITIES)}"
     scope = r.get("scope")
     if not isinstance(scope, dict) or not isinstance(scope.get("type"), str):
         return "field 'scope' missing or without a string 'type'"
@@ -39,8 +49,8 @@ def memory_record_problem(r: Any) -> str | None:
     if not isinstance(ev, list) or not ev:
         return "field 'evidence' missing or empty"
     for e in ev:
-        if not isinstance(e, dict) or not all(isinstance(e.get(k), str) for k in ("type", "ref", "note")):
-            return "an 'evidence' entry lacks string 'type', 'ref' and 'note'"
+        if not isinstance(e, dict) or not all(isinstance(e.get(k), str) for k in ("ref", "note")):
+            return "an 'evidence' entry lacks string 'ref' and 'note'"
     conf = r.get("confidence")
     if isinstance(conf, bool) or not isinstance(conf, int | float) or not 0 <= conf <= 1:
         return "field 'confidence' missing or not a number in [0, 1]"

@@ -19,6 +19,10 @@ HEADER = ("# Long-Term Memory", "", "> Generated from canonical JSONL. Do not ed
 _UNSAFE_FOR_TERMINAL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
+# a surrogate left alone in a str (JSON can carry "\\ud800"); Node writes it as U+FFFD, EF BF BD
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def terminal_safe(text: str) -> str:
     """``text`` for one line of a person's terminal: controls and hidden characters shown as escapes
     (``\\x1b``, ``\\u202e``), so stored text can neither move the cursor nor disguise itself.
@@ -95,18 +99,19 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
     # records written through patches are redacted already; this covers hand edits (cached per string)
     ordered = [redact_obj(r) for path in layout.canonical_files() for r in records_by_file.get(path, [])]
     outputs: dict[Path, str] = {layout.rendered_memory: render_memory_markdown(ordered)}
+    # As upstream's renderMemoryToDisk: group by the project *name* in first-seen order, skip project
+    # scope without a name, and write one page per name, so when two names share a slug ("Foo Bar",
+    # "foo-bar") the later name's page wins. A project file with no valid records gets no page.
     projects: dict[str, list[dict[str, Any]]] = {}
     for r in ordered:
         scope = r.get("scope") or {}
-        if scope.get("type") == "project":
-            projects.setdefault(slug(str(scope.get("project") or "")), []).append(r)
-    for path in layout.canonical_files()[2:]:
-        projects.setdefault(path.stem, [])  # upstream renders a placeholder for every project file
-    for project_slug, recs in sorted(projects.items()):
-        outputs[layout.rendered_projects_dir / f"{project_slug}.md"] = render_memory_markdown(recs)
+        if scope.get("type") == "project" and scope.get("project"):
+            projects.setdefault(str(scope["project"]), []).append(r)
+    for name, recs in projects.items():
+        outputs[layout.rendered_projects_dir / f"{slug(name)}.md"] = render_memory_markdown(recs)
     written = []
     for path, text in outputs.items():
-        data = text.encode("utf-8", "surrogatepass")
+        data = _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
         try:
             if path.read_bytes() == data:
                 continue

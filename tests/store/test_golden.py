@@ -80,3 +80,42 @@ def test_numbers_print_like_javascript(value: float, text: str) -> None:
 
 def test_strings_keep_non_ascii_raw_and_escape_controls_like_javascript() -> None:
     assert dumps_line({"s": "é — “q”\n\t\x01"}) == '{"s":"é — “q”\\n\\t\\u0001"}'
+
+
+# Render parity with upstream's renderMemoryToDisk and isMemoryRecord (pi-PI 0.12.0; issue 16).
+# The root under fixtures/parity holds one case each; the expected pages were written from
+# upstream's rules: a `volatile` L1 record is hidden (stability is enum-checked), project scope
+# without a name is rendered in MEMORY.md but gets no page, "Foo Bar" and "foo-bar" share the slug
+# foo-bar and the later name's page wins, a lone surrogate is written as U+FFFD, and the empty
+# memory/projects/empty.jsonl gets no page.
+PARITY = FIXTURES / "parity"
+
+
+@pytest.fixture
+def parity_root(tmp_path: Path) -> Layout:
+    shutil.copytree(PARITY / "root", tmp_path / "r")
+    lay = Layout(tmp_path / "r")
+    render_all(lay)
+    return lay
+
+
+def test_parity_memory_md_matches_upstream_byte_for_byte(parity_root: Layout) -> None:
+    data = parity_root.rendered_memory.read_bytes()
+    assert data == (PARITY / "expected_MEMORY.md").read_bytes()
+    assert b"mem_l1_volatile" not in data
+    assert b"\xef\xbf\xbd" in data and b"\xed\xa0" not in data
+    data.decode("utf-8")  # valid UTF-8 throughout
+
+
+def test_parity_project_pages_match_upstream(parity_root: Layout) -> None:
+    pages = sorted(p.name for p in parity_root.rendered_projects_dir.iterdir())
+    assert pages == ["foo-bar.md"]  # no project.md (nameless scope), no empty.md (empty file)
+    page = (parity_root.rendered_projects_dir / "foo-bar.md").read_bytes()
+    assert page == (PARITY / "expected_project_foo-bar.md").read_bytes()
+
+
+def test_volatile_stability_is_not_a_valid_record() -> None:
+    from commonkeep.store.records import memory_record_problem
+
+    rows = read_jsonl(PARITY / "root" / "memory" / "L1.identity.jsonl").rows
+    assert memory_record_problem(rows[0]) == "field 'stability' is 'volatile', not one of low, semi-stable, stable"
