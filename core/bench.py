@@ -22,7 +22,8 @@ BENCHES: dict[str, tuple[str, str]] = {
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.set_defaults(root_unused="benchmarks build their own throwaway roots")
+    parser.set_defaults(root_unused="benchmarks build their own throwaway roots",
+                        role_unused="benchmarks act as the writer on their own throwaway roots")
     sub = parser.add_subparsers(dest="bench", metavar="NAME", required=True)
     for name, (module, help_text) in BENCHES.items():
         p = sub.add_parser(name, help=help_text, description=help_text)

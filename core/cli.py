@@ -14,7 +14,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from commonkeep.errors import EXIT_USAGE, CommonkeepError
 
@@ -28,7 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "curate": ("commonkeep.governance.cli", "propose a patch from the inbox (writer only); --auto applies per policy"),
     "apply": ("commonkeep.governance.cli", "apply a patch's selected ops (writer only)"),
     "ratify": ("commonkeep.governance.cli", "ratify L1 identity candidates or ops (writer only)"),
-    "review": ("commonkeep.governance.cli", "review pending candidates: approve, reject, edit (writer only)"),
+    "review": ("commonkeep.governance.cli", "review pending candidates (anyone may list them); approve, reject, edit (writer only)"),
     "forget": ("commonkeep.governance.cli", "delete a record for good: tombstone, optional privacy purge (writer only)"),
     "reinforce": ("commonkeep.governance.cli", "record that a memory helped or was corrected (writer only)"),
     "inquiries": ("commonkeep.governance.cli", "list, answer or withdraw open inquiries"),
@@ -47,11 +47,29 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _common_options() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--root", metavar="DIR", help="memory root (overrides the resolution rules)")
-    common.add_argument("--role", metavar="ROLE", help="acting role (default: $COMMONKEEP_ROLE)")
-    return common
+class UsageError(Exception):
+    """Bad usage found by argparse, raised instead of printing and exiting (see ``main``)."""
+
+    def __init__(self, prog: str, usage: str, message: str) -> None:
+        super().__init__(message)
+        self.prog, self.usage, self.message = prog, usage, message
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors reach ``main``, which prints them plainly or, with
+    ``--json``, as a JSON object (the same shape as every other error)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(self.prog, self.format_usage(), message)
+
+
+def _common_options(p: argparse.ArgumentParser) -> None:
+    """``--root`` and ``--role``, added only to commands that use them: a command that has no
+    use for one sets ``root_unused`` / ``role_unused`` (the reason) in its defaults instead."""
+    if not p.get_default("root_unused"):
+        p.add_argument("--root", metavar="DIR", help="memory root (overrides the resolution rules)")
+    if not p.get_default("role_unused"):
+        p.add_argument("--role", metavar="ROLE", help="acting role (default: $COMMONKEEP_ROLE)")
 
 
 def _plugin_commands() -> dict[str, tuple[Callable[[argparse.ArgumentParser], None], str]]:
@@ -61,32 +79,49 @@ def _plugin_commands() -> dict[str, tuple[Callable[[argparse.ArgumentParser], No
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """Build the parser; with ``only`` set, configure just that subcommand (fast path)."""
-    parser = argparse.ArgumentParser(
+    """Build the parser; with ``only`` set, configure just that subcommand (fast path).
+
+    Only the sub-parser of the command being run is configured (its module imported); the others
+    are names and one-line help. Plugin commands are looked up only for a name that is not built
+    in, or for the full listing (``--help``, no command)."""
+    parser = Parser(
         prog="commonkeep",
         description="One governed long-term memory shared by the agents on this host.",
         epilog="Exit codes: 0 ok, 1 findings, 2 bad usage or input, 3 refused by the role gate, 4 writer lock held.",
     )
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    common = _common_options()
     extra: dict[str, tuple[Callable[[argparse.ArgumentParser], None], str]] = {}
-    if only is None or only not in COMMANDS:
+    if only is not None and only not in COMMANDS:
         try:
             extra = _plugin_commands()
         except Exception as exc:  # a broken plugin must not take the CLI down
             print(f"commonkeep: warning: plugin commands unavailable: {exc}", file=sys.stderr)
+    elif only is None:
+        extra = _listing_of_plugin_commands()
     for name, (module, help_text) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text, parents=[common])
+        p = sub.add_parser(name, help=help_text, description=help_text)
         if only == name:
             importlib.import_module(module).configure(p)
+            _common_options(p)
     for name, (configure, help_text) in extra.items():
         if name in COMMANDS:
             continue
-        p = sub.add_parser(name, help=help_text, description=help_text, parents=[common])
-        if only is None or only == name:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if only == name:
             configure(p)
+            _common_options(p)
     return parser
+
+
+def _listing_of_plugin_commands() -> dict[str, tuple[Callable[[argparse.ArgumentParser], None], str]]:
+    """Plugin commands for the top-level listing (``--help``, or no command); a broken plugin is
+    a warning, never a crash."""
+    try:
+        return _plugin_commands()
+    except Exception as exc:
+        print(f"commonkeep: warning: plugin commands unavailable: {exc}", file=sys.stderr)
+        return {}
 
 
 def _version() -> str:
@@ -115,39 +150,95 @@ def _not_utf8(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _wants_json(argv: Sequence[str]) -> bool:
+    return "--json" in argv[: argv.index("--") if "--" in argv else len(argv)]
+
+
+def _fail(command: str | None, message: str, code: int, *, as_json: bool, hint: str | None = None,
+          kind: str = "error", usage: str | None = None) -> int:
+    """Report a failure: ``PROG: error: MESSAGE`` (and its hint) on stderr; with ``--json`` also
+    ``{"ok": false, "error": {...}}`` on stdout, so a script reading stdout sees the failure too."""
+    prog = f"commonkeep {command}" if command else "commonkeep"
+    if kind == "usage":  # argparse echoes what it refused, which may be a secret typed into the wrong flag
+        from commonkeep.governance.secrets import redact
+
+        message = redact(message).text
+    if as_json:
+        from commonkeep.util.jsonout import print_json
+
+        error: dict[str, Any] = {"kind": kind, "message": message, "exit_code": code}
+        if hint:
+            error["hint"] = hint
+        if command:
+            error["command"] = command
+        print_json({"ok": False, "error": error})
+    if usage and not as_json:
+        sys.stderr.write(usage)
+    print(f"{prog}: error: {message}" + (f"\n  hint: {hint}" if hint else ""), file=sys.stderr)
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (see ``commonkeep --help``)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    as_json = _wants_json(args_list)
     bad = _not_utf8(args_list)
     if bad:
-        print(f"commonkeep: error: {bad}; nothing was done\n  hint: pass text as UTF-8 (check the terminal's or the caller's encoding)", file=sys.stderr)
-        return EXIT_USAGE
-    parser = build_parser(only=_first_command(args_list))
-    args = parser.parse_args(args_list)
+        return _fail(None, f"{bad}; nothing was done", EXIT_USAGE, as_json=as_json, kind="usage",
+                     hint="pass text as UTF-8 (check the terminal's or the caller's encoding)")
+    command = _first_command(args_list)
+    if command is None and args_list and args_list[0] == "--version":
+        print(_version())  # no parser, no plugins: the cheapest answer there is
+        return 0
+    parser = build_parser(only=command)
+    sub = _subparser(parser, command)
+    before_dashes = args_list[: args_list.index("--")] if "--" in args_list else args_list
+    for flag in ("--root", "--role"):
+        unused = sub.get_default(f"{flag[2:]}_unused") if sub is not None else None
+        if unused and any(a == flag or a.startswith(f"{flag}=") for a in before_dashes):
+            # a command with no use for the option says why instead of a bare "unrecognized"
+            return _fail(command, f"{flag} does not apply here: {unused}; nothing was done", EXIT_USAGE,
+                         as_json=as_json, kind="usage")
+    try:
+        args, unknown = parser.parse_known_args(args_list)
+        if unknown:
+            (_subparser(parser, getattr(args, "command", None)) or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
+    except UsageError as exc:
+        return _fail(command if command in (COMMANDS.keys() | _choices(parser)) else None, exc.message, EXIT_USAGE,
+                     as_json=as_json, kind="usage", usage=exc.usage)
     run: Callable[[Any], int] | None = getattr(args, "run", None)
     if run is None:
         parser.print_help()
         return EXIT_USAGE
-    unused = getattr(args, "root_unused", None)
-    if getattr(args, "root", None) and unused:
-        # every command takes --root; one that has no use for it says so instead of ignoring it
-        print(f"commonkeep {args.command}: error: --root does not apply here: {unused}; nothing was done", file=sys.stderr)
-        return EXIT_USAGE
+    as_json = bool(getattr(args, "json", False)) or as_json
     try:
         return int(run(args) or 0)
     except CommonkeepError as exc:
-        print(f"commonkeep {args.command}: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return _fail(args.command, exc.message, exc.exit_code, as_json=as_json, hint=exc.hint, kind=type(exc).__name__)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
     except OSError as exc:  # the file system said no (permissions, a file where a folder should be, disk full)
-        message = f"commonkeep {args.command}: error: {exc.strerror or exc}"
-        if exc.filename:
-            message += f": {exc.filename}\n  hint: check that the path exists, is the right kind (file or folder) and that you may write it"
-        print(message, file=sys.stderr)
-        return EXIT_USAGE
+        message = str(exc.strerror or exc) + (f": {exc.filename}" if exc.filename else "")
+        hint = "check that the path exists, is the right kind (file or folder) and that you may write it" if exc.filename else None
+        return _fail(args.command, message, EXIT_USAGE, as_json=as_json, hint=hint, kind="OSError")
+
+
+def _choices(parser: argparse.ArgumentParser) -> set[str]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return set(action.choices)
+    return set()
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser | None:
+    """The sub-parser of command ``name`` (for its own usage line in an error)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+            found: argparse.ArgumentParser = action.choices[name]
+            return found
+    return None
 
 
 if __name__ == "__main__":

@@ -189,4 +189,5 @@ def run(args: argparse.Namespace) -> int:
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep", action="store_true", help="keep the throwaway root and print where it is")
     parser.add_argument("--no-hosts", action="store_true", help="skip the real Hermes and OMP steps")
-    parser.set_defaults(run=run, root_unused="the demo runs on a throwaway root (--keep keeps it)")
+    parser.set_defaults(run=run, root_unused="the demo runs on a throwaway root (--keep keeps it)",
+                        role_unused="the demo plays every role itself")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from commonkeep.errors import EXIT_FINDINGS, BadInput
+from commonkeep.governance.show import op_lines, patch_lines
 from commonkeep.governance.writer import acting_role
 from commonkeep.store.root import resolve_root
 from commonkeep.util.jsonout import print_json
@@ -137,10 +138,9 @@ def run_curate(args: argparse.Namespace) -> int:
         _out(args, data, "\n".join([text, *waiting]))
         return 0
     lines = [f"proposed {prop.patch['patch_id']} ({prop.patch['summary']})", f"  {prop.path}"]
+    records, candidates = _rows_for_show(root)
     for o in prop.ops:
-        mark = "x" if o["default_selected"] else " "
-        what = o.get("target_id") or (o.get("record") or {}).get("id") or o.get("candidate_id")
-        lines.append(_safe(f"  [{mark}] {o['op_id']} {o['op']:<16} {what}  risk {o['risk']}" + (f"  ({o['reason']})" if o.get("reason") else "")))
+        lines += ["  " + line for line in op_lines(o, records=records, candidates=candidates)]
     if prop.ops:
         example = ",".join(o["op_id"] for o in prop.ops[:2])
         lines.append(f"apply the [x] ops: commonkeep apply {prop.patch['patch_id']}   (or choose: --ops {example})")
@@ -149,6 +149,15 @@ def run_curate(args: argparse.Namespace) -> int:
         lines.append(f"{len(prop.pending)} candidate(s) below the gate wait in `commonkeep review`")
     _out(args, data, "\n".join(lines))
     return 0
+
+
+def _rows_for_show(root: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Records (any status) and candidates by id, for showing what an op replaces and where it came from."""
+    from commonkeep.store.core import Store
+
+    store = Store(root, warn=False)
+    records = {str(r["id"]): r for r in store.records(active_only=False)}
+    return records, {str(c.get("id")): c for c in store.candidates()}
 
 
 def run_apply(args: argparse.Namespace) -> int:
@@ -247,7 +256,8 @@ def run_review(args: argparse.Namespace) -> int:
     from commonkeep.governance.writer import require_writer
 
     root, role = _root(args), _role(args)
-    require_writer("review", role, root)
+    if args.approve or args.reject or not (args.list or args.json or not (args.interactive or sys.stdin.isatty())):
+        require_writer("review", role, root)  # deciding is the writer's; reading the queue is for everyone
     if args.approve or args.reject:
         results = []
         if args.approve:
@@ -377,8 +387,8 @@ def run_patches(args: argparse.Namespace) -> int:
         if args.json:
             print_json(doc)
         else:
-            text = json.dumps(doc, ensure_ascii=False, indent=2)
-            sys.stdout.write("\n".join(terminal_safe(line) for line in text.splitlines()) + "\n")
+            records, candidates = _rows_for_show(str(lay.root))
+            print("\n".join(patch_lines(doc, records=records, candidates=candidates)))
         return 0
     rows: list[dict[str, Any]] = []
     problems: list[dict[str, Any]] = []

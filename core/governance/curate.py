@@ -522,7 +522,8 @@ def curate(
     """
     from commonkeep.governance.writer import require_writer, writer_lock
 
-    require_writer("curate", role, root)
+    if write:  # a dry run (``review --list``) only reads: reading the queue is for everyone
+        require_writer("curate", role, root)
     check_gate(min_confidence, min_evidence)
     if governance_mode is None:
         governance_mode = str(curator_config(root)["governanceMode"])

@@ -13,6 +13,7 @@ from typing import Any
 
 from commonkeep.errors import BadInput
 from commonkeep.store.root import RootChoice, resolve_root
+from commonkeep.store.vocabulary import DURABILITIES, RULE_TYPES, TRUST_CLASSES
 from commonkeep.util.jsonout import print_json
 
 
@@ -171,9 +172,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--tags", help="comma-separated tags")
         parser.add_argument("--evidence", action="append", metavar="REF", help="evidence reference (repeatable)")
         parser.add_argument("--confidence", type=float, help="0..1, how sure the writer is (default: scored by the curator)")
-        parser.add_argument("--trust", help="trust class, e.g. direct_user_instruction (contract §6.1)")
-        parser.add_argument("--durability", help="durability signal, e.g. long_term (contract §6.2)")
-        parser.add_argument("--rule-type", help="ruleType, e.g. convention, testing")
+        parser.add_argument("--trust", choices=TRUST_CLASSES, metavar="CLASS",
+                            help=f"trust class the writer claims (a claim: it never earns auto-apply); one of {', '.join(TRUST_CLASSES)}")
+        parser.add_argument("--durability", choices=DURABILITIES, metavar="SIGNAL",
+                            help=f"how long the fact should last; one of {', '.join(DURABILITIES)}")
+        parser.add_argument("--rule-type", choices=RULE_TYPES, metavar="TYPE", help=f"ruleType; one of {', '.join(RULE_TYPES)}")
         parser.add_argument("--agent", default=os.environ.get("COMMONKEEP_AGENT"), help="writing agent (provenance)")
         parser.add_argument("--host", help="host program (provenance)")
         parser.add_argument("--session", help="session id (provenance)")

@@ -38,8 +38,10 @@ def test_curate_apply_patches_with_json(root: Path, capsys: pytest.CaptureFixtur
     code, out, _ = _run(capsys, "patches", *r, "--json")
     rows = {p["patch_id"]: p["status"] for p in json.loads(out)}
     assert rows[prop["patch_id"]] == "applied"
-    code, out, _ = _run(capsys, "patches", *r, "--show", prop["patch_id"])
+    code, out, _ = _run(capsys, "patches", *r, "--show", prop["patch_id"], "--json")
     assert json.loads(out)["applied_ops"] == ["op_001"]
+    code, out, _ = _run(capsys, "patches", *r, "--show", prop["patch_id"])
+    assert "op_001 add" in out and "-> applied" in out and "+ Use black for formatting Python code." in out
 
 
 def test_refusals_and_errors_have_exit_codes_and_say_what_to_do(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -82,8 +82,11 @@ def test_root_command_says_which_rule_chose_it(tmp_path: Path) -> None:
 def test_a_secret_in_any_write_flag_never_reaches_the_inbox_even_as_a_slug(tmp_path: Path) -> None:
     root = tmp_path / "r"
     token = "ghp_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2"
+    refused = ck("write", "Deploys go through the release branch.", "--root", str(root), "--json", "--rule-type", token)
+    assert refused.returncode == 2  # --rule-type is a closed vocabulary: refused, and the error shows no secret
+    assert token not in refused.stderr + refused.stdout and "invalid choice" in refused.stderr
     out = ck("write", "Deploys go through the release branch.", "--root", str(root), "--json", "--tags", "deploy",
-             "--evidence", "docs/release.md", "--cwd", f"/work/{token}", "--rule-type", token, "--session", token, "--agent", token)
+             "--evidence", "docs/release.md", "--cwd", f"/work/{token}", "--session", token, "--agent", token)
     assert out.returncode == 0, out.stderr
     assert "github_token" in json.loads(out.stdout)["redacted"]
     data = (root / "inbox" / "captured.jsonl").read_text().lower()
