@@ -20,15 +20,33 @@ from commonkeep.util.jsonout import print_json
 WRITES = frozenset({"ingest", "gardener"})
 
 
+class _TextArgumentParser(argparse.ArgumentParser):
+    """``query`` and ``ingest``: a lone argument is always the question or the source path.
+
+    Orphus runs ``<command> query <question>`` with no ``--`` (contracts/roundtable.md §8.1), so
+    a question such as ``--help`` or ``-v`` must be read as text, not as an option. With more
+    than one argument (``query --json "Q"``) options are parsed as usual.
+    """
+
+    text_first = False  # set on the query and ingest parsers
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        if self.text_first and args is not None and len(args) == 1 and args[0].startswith("-"):
+            args = ["--", *args]
+        return super().parse_known_args(args, namespace)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add Dossier's global ``--project`` and its four subcommands to ``parser``."""
     parser.add_argument("--project", metavar="DIR", default=None, help="wiki project folder (default: the current folder)")
     parser.set_defaults(root_unused="the wiki project is --project DIR")
-    sub = parser.add_subparsers(dest="dossier_command", metavar="SUBCOMMAND")
+    sub = parser.add_subparsers(dest="dossier_command", metavar="SUBCOMMAND", parser_class=_TextArgumentParser)
     p = sub.add_parser("ingest", help="compile one source under raw/ into the wiki (one git commit)")
+    p.text_first = True
     p.add_argument("path", help="source path relative to the project, under raw/")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p = sub.add_parser("query", help="scored candidates and grounded evidence for a question")
+    p.text_first = True
     p.add_argument("question", help="the whole question as one argument")
     p.add_argument("--limit", type=int, default=10, help="number of candidates to print (default 10)")
     p.add_argument("--max-chars", type=int, default=2000, help="evidence budget in characters (default 2000)")
@@ -43,11 +61,13 @@ def _gate(command: str, role: str | None) -> None:
 
     No role at all is allowed: Orphus gates in its own process (``contracts/roundtable.md §6``)
     and runs the backend without one, so refusing would break an unchanged Orphus install.
+    The writer role is Orphus's when it sets one: ``ORPHUS_MEMORY_WRITER_ROLE`` (blank counts as
+    unset, exact match, as Orphus's gate), else commonkeep's configured writer role.
     """
     from commonkeep.governance.writer import acting_role, configured_writer_role
 
     role = acting_role(role)
-    writer = configured_writer_role()
+    writer = os.environ.get("ORPHUS_MEMORY_WRITER_ROLE", "").strip() or configured_writer_role()
     if command in WRITES and role is not None and role != writer:
         raise RoleRefused(f"role {role!r} may not run {command}: only the writer role {writer!r} writes the wiki",
                           hint=f"run it as {writer} (--role {writer}), or ask the {writer} to do it")

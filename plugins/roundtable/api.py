@@ -100,8 +100,7 @@ class LocalRoundtable:
     def digest(
         self, role: str, room: str, *, budget: int = DEFAULT_BUDGET, per_message: int = DEFAULT_PER_MESSAGE, peek: bool = False
     ) -> DigestResult:
-        client = self.session(role)
-        client.join(room)
+        client = self.session(role)  # no join: a digest never creates a room
         return digest_room(client, room, budget=budget, per_message=per_message, peek=peek)
 
     def export(self, role: str, room: str, path: str) -> ExportResult:

@@ -232,10 +232,13 @@ class Broker:
             name = _field(msg, "name", str).strip()
             if not name:
                 raise RoomError('Bad register request: "name" must not be blank')
-            if conn.session_id is None:
-                self._next_session += 1
-                conn.session_id = f"s{os.getpid()}-{self._next_session}"
-                self.sessions[conn.session_id] = conn
+            if conn.session_id is not None:
+                # one connection, one session, as Orphus: a second register would rename the
+                # session, so a post could be credited to one name while the members show another
+                raise RoomError("This connection is already registered")
+            self._next_session += 1
+            conn.session_id = f"s{os.getpid()}-{self._next_session}"
+            self.sessions[conn.session_id] = conn
             conn.name = name
             return {"type": "registered", "sessionId": conn.session_id}
         if conn.session_id is None or conn.name is None:

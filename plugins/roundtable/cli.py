@@ -79,8 +79,7 @@ def _run_post(args: argparse.Namespace) -> int:
 
 
 def _run_digest(args: argparse.Namespace) -> int:
-    with _client(args) as client:
-        client.join(args.room)
+    with _client(args) as client:  # no join: a digest never creates a room (No room "x")
         result = digest_room(client, args.room, budget=args.budget, per_message=args.per_message, peek=args.peek)
     _print(result.details, result.text, args.json)
     return 0

@@ -212,7 +212,7 @@ def export_room(
         room=room,
         path=Path(os.path.abspath(target)),
         messages=len(messages),
-        chars=len(content),
+        chars=len(content.removesuffix("\n")),  # as Orphus: the final newline is not counted
         first_seq=int(messages[0]["seq"]) if messages else 0,
         last_seq=int(messages[-1]["seq"]) if messages else 0,
         redacted=tuple(findings),

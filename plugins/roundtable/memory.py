@@ -21,6 +21,8 @@ from commonkeep_roundtable.gate import require_role
 from commonkeep_roundtable.paths import MemoryConfig, resolve_memory_config
 
 ACTIONS = ("query", "doctor", "ingest", "gardener")
+# set in the backend's environment: a `commonkeep memory` that finds it was started by itself
+BACKEND_MARK = "COMMONKEEP_MEMORY_BACKEND_OF"
 MAX_CAPTURE_BYTES = 4 * 1024 * 1024
 DEFAULT_TIMEOUT_SECONDS = 600.0
 
@@ -49,6 +51,32 @@ def unreachable(reason: str) -> BackendUnreachable:
         f"Memory backend not reachable ({reason}). Configure it with ORPHUS_MEMORY_COMMAND / "
         "ORPHUS_MEMORY_DIR — see docs/memory.md."
     )
+
+
+def _is_commonkeep_memory(command: tuple[str, ...]) -> bool:
+    """True when ``command`` is ``commonkeep memory`` (as a script or ``python -m commonkeep``)."""
+    for i, word in enumerate(command[:-1]):
+        name = os.path.basename(word)
+        if command[i + 1] == "memory" and name in ("commonkeep", "commonkeep.cli"):
+            return True
+    return False
+
+
+def refuse_self_backend(config: MemoryConfig) -> None:
+    """Refuse a backend that is ``commonkeep memory`` itself: it would call itself without end.
+
+    Caught two ways: the configured command names ``commonkeep memory``, or this process was
+    started as a memory backend (``COMMONKEEP_MEMORY_BACKEND_OF`` is set), whatever its name.
+    """
+    parent = os.environ.get(BACKEND_MARK, "").strip()
+    if _is_commonkeep_memory(config.command) or parent:
+        started = f" (this process was started as the backend of pid {parent})" if parent else ""
+        raise BadInput(
+            f"ORPHUS_MEMORY_COMMAND runs `{' '.join(config.command)}`, which is `commonkeep memory` itself{started}; "
+            "it would call itself without end, so nothing was run",
+            hint="point ORPHUS_MEMORY_COMMAND at a Dossier-compatible backend, e.g. `python -m commonkeep.dossier` "
+            "(the default when it is unset)",
+        )
 
 
 def build_argv(action: str, question: str | None = None, source: str | None = None) -> list[str]:
@@ -91,6 +119,7 @@ def run_backend(
     if role:
         env["COMMONKEEP_ROLE"] = role
     env["COMMONKEEP_WRITER_ROLE"] = config.writer_role
+    env[BACKEND_MARK] = str(os.getpid())
     config.memory_dir.mkdir(parents=True, exist_ok=True)
     try:
         proc = subprocess.Popen(
@@ -156,6 +185,7 @@ def memory_call(
     if action not in ACTIONS:
         raise BadInput(f"Unknown memory action: {action}", hint=f"use one of {', '.join(ACTIONS)}")
     config = resolve_memory_config() if config is None else config
+    refuse_self_backend(config)
     require_role(action, role, config.writer_role)
     args = build_argv(action, question, source)
     run = run_backend(config, args, max_bytes=max_bytes, role=role)

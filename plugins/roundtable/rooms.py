@@ -73,7 +73,7 @@ class RoomStore:
     def _room(self, name: str) -> Room:
         room = self.rooms.get(name)
         if room is None:
-            raise RoomError(f'No room "{name}"; join it to create it')
+            raise RoomError(f'No room "{name}"')  # only join (and post, which joins) creates rooms
         return room
 
     def listing(self, viewer: str | None = None) -> list[dict[str, Any]]:

@@ -145,8 +145,7 @@ def _digest(peek: bool) -> Callable[[dict[str, Any], str | None], str]:
         budget = _int(arguments, "budget", DEFAULT_BUDGET)
         per_message = _int(arguments, "perMessage", DEFAULT_PER_MESSAGE)
 
-        def body(client: BrokerClient) -> str:
-            client.join(room)
+        def body(client: BrokerClient) -> str:  # no join: a digest never creates a room
             return digest_room(client, room, budget=budget, per_message=per_message, peek=peek).text
 
         return with_session(role, body)
