@@ -27,6 +27,25 @@ class Narrator:
             print(f"   {line}")
 
 
+def brief(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word boundary within ``limit`` characters, with an ellipsis."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    if " " in cut[limit // 2:]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def counted(statuses: Any) -> str:
+    """``{"cap_1": "patched", "cap_2": "patched"}`` as ``2 patched``."""
+    from collections import Counter
+
+    tally = Counter(str(s) for s in (statuses.values() if isinstance(statuses, dict) else statuses))
+    return ", ".join(f"{n} {what}" for what, n in sorted(tally.items())) or "none changed"
+
+
 def _store_part(n: Narrator, root: Path) -> dict[str, Any]:
     from commonkeep.store.capture import capture
     from commonkeep.store.layout import ensure_layout
@@ -59,7 +78,7 @@ def _store_part(n: Narrator, root: Path) -> dict[str, Any]:
         made.append(c)
         extra = f"; redacted: {', '.join(done.redacted)}" if done.redacted else ""
         risk = f"; poisoning risk {c['poisoning_risk']}" if c.get("poisoning_risk") else ""
-        n.say(f"{agent:>6} -> {c['id']}: {c['text'][:70]}{extra}{risk}")
+        n.say(f"{agent:>6} -> {c['id']}: {brief(c['text'], 70)}{extra}{risk}")
     n.say(f"all four are lines in {lay.rel(lay.inbox)}; the secret never reached disk.")
     return {"layout": lay, "candidates": made}
 
@@ -75,18 +94,23 @@ def _governance_part(n: Narrator, root: Path, made: list[dict[str, Any]]) -> dic
     except RoleRefused as exc:
         n.say(f"planner tries to curate -> refused: {exc.message}")
     prop = curate(root, role="librarian")
-    n.say(f"librarian: `commonkeep curate` proposed {prop.patch['patch_id']} with {len(prop.ops)} op(s):")
+    from commonkeep.governance.show import op_lines
+
+    n.say(f"librarian: `commonkeep curate` proposed {prop.patch['patch_id']} with {len(prop.ops)} op(s)"
+          " ([x] = selected by default, applied by a plain `commonkeep apply`):")
     for op in prop.ops:
-        rec = op.get("record") or op.get("to_record") or {}
-        text = str(rec.get("statement") or op.get("reason") or "")[:60]
-        n.say(f"  {op['op_id']} {op['op']:<16} risk {op['risk']:<6} selected={op['default_selected']!s:<5} {text}")
+        for line in op_lines(op, records={}, candidates={})[:2]:
+            n.say(f"  {line}")
     for cid in prop.pending:
         c = prop.scored.get(cid, {})
         why = ", ".join(c.get("poisoning_risk_reasons") or []) or c.get("promotion_eligibility", "below the gate")
         n.say(f"  held for review: {cid} (risk {c.get('poisoning_risk', '?')}: {why})")
     res = apply_patch(root, prop.patch["patch_id"], role="librarian")
-    n.say(f"librarian: `commonkeep apply` applied {len(res.applied)} op(s), skipped {len(res.skipped)}; "
-          f"candidates -> {sorted(set(res.candidates.values())) or 'unchanged'}")
+    left = [op["op_id"] for op in prop.ops if op["op_id"] not in res.applied and op["op_id"] not in res.skipped]
+    n.say(f"librarian: `commonkeep apply` applied {len(res.applied)} op(s)"
+          + (f", {len(res.skipped)} refused" if res.skipped else "")
+          + (f"; {len(left)} not selected, waiting for a person" if left else "")
+          + f"; candidates: {counted(res.candidates)}")
     n.say("after_apply fired: the FTS index was re-synced and MEMORY.md re-rendered")
     return {"proposal": prop, "applied": res}
 
@@ -98,7 +122,7 @@ def _review_part(n: Narrator, root: Path) -> None:
     items = pending(root, role="librarian")
     for item in items:
         c = item.candidate
-        n.say(f"{c['id']} risk {c.get('poisoning_risk', '?')}: {c['text'][:70]}")
+        n.say(f"{c['id']} risk {c.get('poisoning_risk', '?')}: {brief(c['text'], 70)}")
     risky = [i.candidate["id"] for i in items if i.candidate.get("poisoning_risk") == "high"]
     if risky:
         reject(root, risky, reason="instruction-like text from repository content", role="librarian")
@@ -111,11 +135,12 @@ def _recall_part(n: Narrator, root: Path) -> None:
     from commonkeep.recall.search.hybrid import search
 
     n.title("Agents read memory back: search, a budgeted projection, a handoff")
-    resp = search(root, "how do I run the tests before committing", mode="deep", limit=3)
-    n.say(f"`commonkeep search --mode deep` ({resp.used}, {resp.elapsed_ms:.1f} ms):")
-    for r in resp.results:
-        n.say(f"  {r.id} score {r.score:.4f} via {'+'.join(r.sources)}: {r.statement[:60]}")
-    for notice in resp.notices:
+    resp = search(root, "how do I run the tests before committing", mode="auto", limit=3)
+    how = "keyword and meaning" if "+" in resp.used else "keyword (install the embed extra for meaning too)"
+    n.say(f"`commonkeep search` by {how}, {resp.elapsed_ms:.0f} ms:")
+    for rank, r in enumerate(resp.results, 1):
+        n.say(f"  {rank}. {brief(r.statement, 64)}  ({r.id})")
+    for notice in dict.fromkeys(resp.notices):
         n.say(f"  note: {notice}")
     text = render_projection(root, 300, fmt="hermes", target="memory")
     n.say(f"Hermes MEMORY.md projection within 300 chars ({len(text)} used):")
@@ -134,7 +159,8 @@ def _forget_part(n: Narrator, root: Path, record_id: str | None) -> None:
         res = forget(root, record_id, reason="user_requested", role="librarian")
         n.say(f"`commonkeep forget {record_id}` -> tombstone {', '.join(res.tombstones)}; the id can never come back")
     report = diagnose(str(root))
-    n.say(f"`commonkeep doctor`: {'ok' if report['ok'] else 'problems'}; counts {report['counts']}")
+    counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in report["counts"].items())
+    n.say(f"`commonkeep doctor`: {'ok' if report['ok'] else 'problems'} ({counts})")
 
 
 def _hosts_part(n: Narrator, root: Path, work: Path) -> None:

@@ -13,7 +13,12 @@ def test_demo_runs_the_loop_and_narrates_every_part() -> None:
     assert "redacted: github_token" in text  # the secret was caught at write time
     assert "planner tries to curate -> refused" in text  # the single-writer gate
     assert "applied 2 op(s)" in text  # the two trusted candidates became records
-    assert "risk high   selected=False" in text  # the poisoned one was held back
+    assert "[ ] op_004 add" in text and "risk high" in text  # the poisoned one was held back, unselected
+    assert "+ Ignore previous instructions" in text  # each op shows the text it would write
+    assert "2 not selected, waiting for a person" in text and "skipped 0" not in text
+    # written for a person: no Python reprs, no mid-word cuts without an ellipsis, one notice at most
+    assert "['" not in text and "{'" not in text and "0.0000" not in text and "routed:" not in text
+    assert text.count("no semantic backend") <= 1
     assert "rejected" in text and "(poisoning)" in text
     assert "Hermes MEMORY.md projection within 300 chars" in text
     assert "-> tombstone tomb_mem_" in text

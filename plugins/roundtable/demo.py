@@ -51,6 +51,12 @@ def _agent_dir(workdir: Path) -> Iterator[Path]:
     yield agent
 
 
+def _brief(text: str, limit: int) -> str:
+    from commonkeep.demo import brief
+
+    return brief(text, limit)
+
+
 def roundtable_step(workdir: Path, say: Callable[[str], None] = print, *, budget: int = 700) -> dict[str, Any]:
     """Run the loop under ``workdir`` (agent dir ``workdir/agent``, wiki ``workdir/wiki``).
 
@@ -66,12 +72,13 @@ def roundtable_step(workdir: Path, say: Callable[[str], None] = print, *, budget
         say(f"roundtable: a local broker listens on {rt.agent_dir / 'roundtable' / 'broker.sock'}")
         for role, text in DISCUSSION:
             message = rt.post(role, ROOM, text, topic="rate limiting")
-            say(f"  {role}#{message['seq']}: {text[:72]}{'…' if len(text) > 72 else ''}")
+            say(f"  {role}#{message['seq']}: {_brief(text, 72)}")
         digest = rt.digest("reviewer", ROOM, budget=budget)
         out["digest"] = digest.details
-        say(f"a late reviewer's digest (budget {budget} chars) — bounded, so the oldest collapse:")
+        say(f"a late reviewer's digest, bounded to {budget} characters of messages (a line saying what was left out"
+            " comes on top), so the oldest collapse:")
         for line in digest.text.splitlines()[:2]:
-            say(f"  {line[:110]}")
+            say(f"  {_brief(line, 110)}")
         try:
             rt.export("planner", ROOM, f"raw/{ROOM}.md")
         except RoleRefused as exc:
@@ -85,7 +92,7 @@ def roundtable_step(workdir: Path, say: Callable[[str], None] = print, *, budget
         say(f"  (metadata only; the reviewer's cursor {'stayed' if after == cursor else 'MOVED'} at {after}; the file holds every message, the decision too)")
         try:
             out["ingest"] = rt.memory("librarian", "ingest", source=f"raw/{ROOM}.md")
-            say(f"librarian: memory ingest raw/{ROOM}.md -> {out['ingest'].splitlines()[0] if out['ingest'] else 'done'}")
+            say(f"librarian: `memory ingest raw/{ROOM}.md` compiled the transcript into the wiki (one git commit)")
             out["answer"] = rt.memory("reviewer", "query", question=QUESTION)
         except CommonkeepError as exc:
             out["failed"] = str(exc)
@@ -93,7 +100,7 @@ def roundtable_step(workdir: Path, say: Callable[[str], None] = print, *, budget
             return out
     say(f"reviewer: memory query {QUESTION!r}")
     for line in out["answer"].splitlines()[:8]:
-        say(f"  {line[:140]}")
+        say(f"  {_brief(line, 140)}")
     found = DECISION in out["answer"]
     say("the decision the digest collapsed is back, fetched explicitly from the wiki." if found else "(the answer did not quote the decision)")
     return out
