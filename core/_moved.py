@@ -9,12 +9,12 @@ name: one module object, never a second copy with its own state.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.util
 import sys
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
+from typing import Any, cast
 
 # old name (below ``commonkeep.``) -> new name; a package's submodules follow it
 MOVED: dict[str, str] = {
@@ -45,15 +45,18 @@ def new_name(fullname: str) -> str | None:
     return f"commonkeep.{moved}{dot2}{tail}"
 
 
-class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Meta path finder and loader: the module at its new name, registered under the old one."""
+class _Alias:
+    """Meta path finder and loader: the module at its new name, registered under the old one.
+
+    Duck-typed on purpose: subclassing ``importlib.abc`` would import ``importlib.resources``
+    on every start (about 7 ms), and hosts start the CLI on every tool call."""
 
     def find_spec(self, fullname: str, path: Sequence[str] | None = None,
                   target: ModuleType | None = None) -> ModuleSpec | None:
         new = new_name(fullname)
         if new is None or importlib.util.find_spec(new) is None:
             return None
-        return importlib.util.spec_from_loader(fullname, self)
+        return importlib.util.spec_from_loader(fullname, cast(Any, self))
 
     def create_module(self, spec: ModuleSpec) -> ModuleType:
         new = new_name(spec.name)
@@ -69,4 +72,4 @@ _ALIAS = _Alias()
 
 def install() -> None:
     if _ALIAS not in sys.meta_path:
-        sys.meta_path.insert(0, _ALIAS)
+        sys.meta_path.insert(0, cast(Any, _ALIAS))
