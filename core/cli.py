@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "handoff": ("commonkeep.recall.cli", "write a handoff snapshot (reports/handoff/), --goal for a goal snapshot"),
     "mcp": ("commonkeep.tools.mcp", "serve every agent tool over MCP on stdio: commonkeep mcp --as ROLE"),
     "dossier": ("commonkeep.dossier.cli", "the wiki memory, Dossier-compatible: --project DIR ingest|query|gardener|doctor"),
+    "serve": ("commonkeep.web.cli", "the local web review app: inbox, decisions, patches, memory, wiki (extra [web])"),
     "demo": ("commonkeep.demo", "run the whole loop on a throwaway root and narrate it"),
     "bench": ("commonkeep.bench", "benchmarks: store, curate, search, locomo, hydra9, wiki"),
 }

@@ -210,6 +210,7 @@ def install(profile: HermesProfile, root: Path, auto_curate: str | None = None,
         if info["changed"]:
             changed.append(f"rendered {TARGET_FILES[target]} ({info['entries']} entries, "
                            f"{info['chars']}/{info['limit']} chars)")
+    changed.extend(dashboard_plugin(profile, present=True))
     _set_registered(root, profile.home, True)
     profile.state_dir.mkdir(parents=True, exist_ok=True)
     _write(_state_path(profile), json.dumps(state, indent=2) + "\n")
@@ -244,12 +245,25 @@ def uninstall(profile: HermesProfile) -> dict[str, Any]:
             _set_registered(root, profile.home, False)
         except Exception:
             pass
+    changed.extend(dashboard_plugin(profile, present=False))
     if profile.shim_dir.exists():
         shutil.rmtree(profile.shim_dir)
         changed.append(f"removed provider shim {profile.shim_dir}")
     if _state_path(profile).exists():
         _state_path(profile).unlink()
     return {"hermes_home": str(profile.home), "changed": changed}
+
+
+def dashboard_plugin(profile: HermesProfile, *, present: bool) -> list[str]:
+    """Install or remove the Memory tab of Hermes' web dashboard (``commonkeep_hermes.dashboard``)."""
+    from commonkeep_hermes.dashboard import NAME, install_files, remove_files
+
+    plugins_dir = profile.home / "plugins"
+    if present:
+        written = install_files(plugins_dir)
+        return [f"installed the dashboard Memory tab ({NAME}) in {plugins_dir / NAME}"] if written else []
+    gone = remove_files(plugins_dir)
+    return [f"removed the dashboard Memory tab {gone}"] if gone else []
 
 
 def _undo_edits(text: str, state: dict[str, Any]) -> str:

@@ -1,0 +1,105 @@
+"""What a reviewer can do from a page: the CLI's governance functions, nothing else.
+
+Each action calls exactly what the matching command calls — ``review.approve`` / ``review.reject``
+(``commonkeep review``), ``review.approve(ratify=True)`` (``commonkeep ratify``),
+``patch.apply_patch`` (``commonkeep apply``) and ``forget.forget`` (``commonkeep forget``) — so a
+decision leaves the same patch files, and the role gate, the writer lock and every refusal are
+theirs. The result is a sentence for the page; a refusal is a :class:`Refused` carrying the
+governance error's own message and hint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from commonkeep.errors import CommonkeepError, RoleRefused
+from commonkeep.governance.writer import configured_writer_role, require_writer
+
+DECISIONS = ("approve", "reject", "ratify")
+
+
+class Refused(Exception):
+    """A decision was not made; ``str()`` says why (shown to the reviewer, HTTP 403 or 400)."""
+
+    def __init__(self, message: str, *, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Writer:
+    """Who this server acts as, and whether that is the writer role."""
+
+    role: str | None
+    writer_role: str
+
+    @property
+    def can_write(self) -> bool:
+        return self.role == self.writer_role
+
+    def why_read_only(self, root: Path | str) -> str:
+        try:
+            require_writer("review", self.role, root)
+        except RoleRefused as exc:
+            return str(exc)
+        return ""
+
+
+def writer_for(root: Path | str, role: str | None) -> Writer:
+    return Writer(role=role, writer_role=configured_writer_role(root))
+
+
+def _run(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return fn(*args, **kwargs)
+    except RoleRefused as exc:
+        raise Refused(str(exc), status=403) from exc
+    except CommonkeepError as exc:
+        raise Refused(str(exc)) from exc
+
+
+def _applied(res: Any) -> str:
+    pid = res.patch["patch_id"]
+    return f"patch {pid}: {len(res.applied)} op(s) applied" + (f", {len(res.skipped)} skipped" if res.skipped else "")
+
+
+def decide(root: Path | str, role: str | None, action: str, ids: list[str], *,
+           reason: str = "", edit: str = "") -> str:
+    """Approve (optionally with an edited statement), reject with a reason, or ratify L1 candidates."""
+    from commonkeep.governance.review import approve, reject
+
+    ids = [i for i in dict.fromkeys(i.strip() for i in ids) if i]
+    if action not in DECISIONS:
+        raise Refused(f"unknown decision {action!r}; use one of {', '.join(DECISIONS)}")
+    if not ids:
+        raise Refused("select at least one candidate")
+    if edit.strip() and len(ids) != 1:
+        raise Refused("an edit applies to one candidate; select only the one you edited")
+    if action == "reject":
+        res = _run(reject, root, ids, reason=reason, role=role)
+        return f"rejected {', '.join(ids)} ({_applied(res)})"
+    edits = {ids[0]: edit} if edit.strip() else None
+    res = _run(approve, root, ids, role=role, edits=edits, ratify=action == "ratify")
+    verb = "ratified" if action == "ratify" else ("approved with an edit" if edits else "approved")
+    return f"{verb} {', '.join(ids)} ({_applied(res)})"
+
+
+def apply_ops(root: Path | str, role: str | None, patch_id: str, op_ids: list[str]) -> str:
+    """Apply the selected ops of a proposed patch (``commonkeep apply PATCH --ops …``)."""
+    from commonkeep.governance.patch import apply_patch
+
+    if not op_ids:
+        raise Refused("select at least one op to apply")
+    res = _run(apply_patch, root, patch_id, role=role, op_ids=op_ids)
+    return _applied(res)
+
+
+def forget_record(root: Path | str, role: str | None, record_id: str, *, reason: str, purge: bool) -> str:
+    """Tombstone a record, optionally with a privacy purge (``commonkeep forget``)."""
+    from commonkeep.governance.forget import forget
+
+    res = _run(forget, root, record_id, reason=reason, role=role, purge=purge)
+    what = "forgotten and purged" if purge else "forgotten"
+    return f"{record_id} {what} ({_applied(res)})"

@@ -1,0 +1,186 @@
+"""The review queue as the web app shows it: filtered, searched, paginated, kept fresh.
+
+The queue itself is ``commonkeep.governance.review.pending`` — the same one ``commonkeep review``
+shows (scoring, matches, the ops curation would propose with before/after). Computing it reads
+and scores the whole inbox (seconds at 10,000 candidates), so :class:`Queue` keeps the last
+computed queue and recomputes it in a background thread whenever the store's stamp changes.
+A page is rendered from the last queue at once; candidates decided since then are dropped by a
+cheap read of the inbox, and the page says the scores are being refreshed.
+
+``pending`` runs curation as a dry run (``write=False``: nothing is written), and curation asks
+for the writer role even then; a read-only server passes the writer role for this dry run only.
+Every write still goes through the governance functions with the server's own role.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from commonkeep.governance.review import ReviewItem, pending
+from commonkeep.governance.writer import configured_writer_role
+from commonkeep.store.core import Store
+from commonkeep.store.layout import Layout
+
+Row = dict[str, Any]
+PAGE_SIZE = 50
+RISKS = ("low", "medium", "high")
+STATUSES = ("new", "promoted", "rejected", "all")
+
+
+def stamp(root: Path | str) -> str:
+    """A cheap fingerprint of the store: changes when a candidate, record, patch or tombstone is written."""
+    lay = Layout(root)
+    parts: list[str] = []
+    paths: list[Path] = [lay.inbox, lay.tombstones, *lay.canonical_files()]
+    for folder in (lay.patches_dir,):
+        try:
+            paths.extend(sorted(folder.iterdir()))
+        except OSError:
+            pass
+    for p in paths:
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        parts.append(f"{p.name}:{st.st_mtime_ns}:{st.st_size}")
+    return str(hash("|".join(parts)) & 0xFFFFFFFFFFFF)
+
+
+def agent_of(cand: Row) -> str:
+    prov = cand.get("provenance")
+    if isinstance(prov, dict) and prov.get("agent"):
+        return str(prov["agent"])
+    return ""
+
+
+@dataclass
+class Filters:
+    """What the reviewer asked to see."""
+
+    agent: str = ""
+    risk: str = ""
+    status: str = "new"
+    tag: str = ""
+    q: str = ""
+    page: int = 1
+
+    @classmethod
+    def from_query(cls, params: Any) -> Filters:
+        def get(key: str) -> str:
+            value = params.get(key)
+            return str(value).strip()[:200] if value is not None else ""
+
+        try:
+            page = max(1, int(get("page") or 1))
+        except ValueError:
+            page = 1
+        status = get("status") or "new"
+        return cls(agent=get("agent"), risk=get("risk") if get("risk") in RISKS else "",
+                   status=status if status in STATUSES else "new", tag=get("tag"), q=get("q"), page=page)
+
+    def matches(self, cand: Row) -> bool:
+        if self.agent and agent_of(cand) != self.agent:
+            return False
+        if self.risk and cand.get("poisoning_risk") != self.risk:
+            return False
+        if self.tag and self.tag not in (cand.get("tags") or []):
+            return False
+        if self.q:
+            hay = " ".join([str(cand.get("text", "")), str(cand.get("id", "")), " ".join(map(str, cand.get("tags") or []))]).casefold()
+            if not all(word in hay for word in self.q.casefold().split()):
+                return False
+        return True
+
+
+@dataclass
+class Page:
+    """One page of the inbox."""
+
+    items: list[Row]
+    total: int
+    page: int
+    pages: int
+    agents: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    refreshing: bool = False
+
+
+class Queue:
+    """The last computed review queue of one root, recomputed in the background on change."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self._lock = threading.Lock()
+        self._items: dict[str, ReviewItem] = {}
+        self._stamp: str | None = None
+        self._computing: threading.Thread | None = None
+        self._ready = threading.Event()
+        self.error: str | None = None
+
+    def _compute(self, wanted: str) -> None:
+        try:
+            items = pending(self.root, role=configured_writer_role(self.root))
+            with self._lock:
+                self._items = {str(i.candidate["id"]): i for i in items}
+                self._stamp = wanted
+                self.error = None
+        except Exception as exc:  # shown on the page; the last good queue stays
+            self.error = str(exc)
+        finally:
+            self._ready.set()
+            with self._lock:
+                self._computing = None
+
+    def refresh(self, *, wait: bool = False) -> bool:
+        """Start a recompute if the store changed; returns True when the queue is current."""
+        now = stamp(self.root)
+        with self._lock:
+            if self._stamp == now:
+                return True
+            if self._computing is None:
+                self._computing = threading.Thread(target=self._compute, args=(now,), daemon=True, name="ck-web-queue")
+                self._computing.start()
+            thread = self._computing
+        if wait or not self._ready.is_set():
+            thread.join()
+        with self._lock:
+            return self._stamp == now
+
+    def item(self, cid: str) -> ReviewItem | None:
+        self.refresh(wait=True)
+        with self._lock:
+            return self._items.get(cid)
+
+    def page(self, filters: Filters, page_size: int = PAGE_SIZE) -> Page:
+        """A page of candidates; ``new`` ones from the queue (scored), others as stored."""
+        current = self.refresh()
+        store = Store(self.root, warn=False)
+        raw = store.candidates()
+        if filters.status == "new":
+            live = {str(c["id"]) for c in raw if c.get("status") == "new"}
+            with self._lock:
+                scored = [i.candidate for cid, i in self._items.items() if cid in live]
+            known = {str(c["id"]) for c in scored}
+            # written since the last computation: shown unscored until the recompute ends
+            rows = scored + [c for c in raw if c.get("status") == "new" and str(c["id"]) not in known]
+        elif filters.status == "all":
+            rows = raw
+        else:
+            rows = [c for c in raw if c.get("status") == filters.status]
+        hits = [c for c in rows if filters.matches(c)]
+        pages = max(1, -(-len(hits) // page_size))
+        n = min(filters.page, pages)
+        return Page(items=hits[(n - 1) * page_size: n * page_size], total=len(hits), page=n, pages=pages,
+                    agents=sorted({a for a in (agent_of(c) for c in raw) if a}),
+                    tags=sorted(_tags(raw))[:200], refreshing=not current)
+
+
+def _tags(rows: Iterable[Row]) -> set[str]:
+    out: set[str] = set()
+    for c in rows:
+        out.update(str(t) for t in c.get("tags") or [])
+    return out

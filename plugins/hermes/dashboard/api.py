@@ -1,0 +1,79 @@
+"""The Memory tab's API, mounted by Hermes under ``/api/plugins/commonkeep-governance/``.
+
+Hermes' dashboard guards every ``/api/`` route with its session token (sent as a header by the
+SDK's ``fetchJSON``), which also stops cross-site posts. The root is the one this Hermes profile
+uses (``memory.commonkeep.root``); the role is ``$COMMONKEEP_ROLE`` or ``memory.commonkeep.role``;
+a role other than the writer role sees the queue read-only and its decisions are refused with
+the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from commonkeep.governance.writer import acting_role
+from commonkeep.web import actions
+from commonkeep.web.queue import Filters, Queue, stamp
+from commonkeep.web.views import records_by_id
+
+router = APIRouter()
+_QUEUES: dict[str, Queue] = {}
+PAGE = 25
+
+
+def _where() -> tuple[Any, str | None]:
+    from commonkeep_hermes.settings import current_profile
+
+    profile = current_profile()
+    root, _rule = profile.shared_root()
+    return root, acting_role(None, host_role=profile.configured_role())
+
+
+def _queue(root: Any) -> Queue:
+    key = str(root)
+    if key not in _QUEUES:
+        _QUEUES[key] = Queue(root)
+    return _QUEUES[key]
+
+
+@router.get("/inbox")
+def inbox(page: int = 1, risk: str = "", agent: str = "", q: str = "", tag: str = "") -> dict[str, Any]:
+    root, role = _where()
+    w = actions.writer_for(root, role)
+    pg = _queue(root).page(Filters.from_query({"page": page, "risk": risk, "agent": agent, "q": q, "tag": tag}), PAGE)
+    recs = records_by_id(root) if any(c.get("matched_memory_ids") for c in pg.items) else {}
+    items = [{"id": c["id"], "text": c.get("text", ""), "agent": (c.get("provenance") or {}).get("agent", ""),
+              "trust": c.get("primary_trust_class"), "risk": c.get("poisoning_risk"),
+              "why": c.get("poisoning_risk_reasons") or [], "match": c.get("match_kind"),
+              "matches": [{"id": m, "statement": (recs.get(m) or {}).get("statement", "")} for m in c.get("matched_memory_ids") or []],
+              "evidence": c.get("evidence_refs") or [], "tags": c.get("tags") or []} for c in pg.items]
+    return {"root": str(root), "role": role, "writer_role": w.writer_role, "can_write": w.can_write,
+            "read_only_reason": "" if w.can_write else w.why_read_only(root), "total": pg.total, "page": pg.page,
+            "pages": pg.pages, "refreshing": pg.refreshing, "items": items, "stamp": stamp(root)}
+
+
+@router.get("/stamp")
+def current_stamp() -> dict[str, str]:
+    root, _role = _where()
+    return {"stamp": stamp(root)}
+
+
+@router.post("/decide")
+def decide(body: dict[str, Any]) -> Any:
+    root, role = _where()
+    ids = body.get("ids")
+    try:
+        if not isinstance(ids, list):
+            raise actions.Refused("ids must be a list of candidate ids")
+        w = actions.writer_for(root, role)
+        if not w.can_write:
+            raise actions.Refused("read-only: " + w.why_read_only(root), status=403)
+        msg = actions.decide(root, role, str(body.get("action", "")), [str(i) for i in ids],
+                             reason=str(body.get("reason") or ""), edit=str(body.get("edit") or ""))
+    except actions.Refused as exc:
+        return JSONResponse({"ok": False, "detail": str(exc)}, status_code=exc.status)
+    _queue(root).refresh()
+    return {"ok": True, "message": msg}
