@@ -22,7 +22,8 @@ from commonkeep.store.layout import Layout
 
 DELETED = "[deleted]"
 MIN_SCRUB_CHARS = 12  # shorter statements are too likely to match unrelated text to scrub by value
-DERIVED_TEXT_DIRS = ("daily", "runtime", "reports", "sessions/summaries")
+DERIVED_TEXT_DIRS = ("daily", "runtime", "reports", "sessions/summaries", "quarantine")
+ROOT_TEXT_FILES = ("scratchpad.md",)  # copies a person or an agent keeps at the top of the root
 SHARED_TEXT_DIR = "daily"  # shared and merged with git's ``union``: its scrubbed lines are recorded by hash
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -48,7 +49,8 @@ def scrub_derived(layout: Layout, texts: list[str],
 
     The search databases are derived (``DESIGN.md`` principle 2) and SQLite keeps deleted text in
     free pages and FTS segments, so they are removed here and rebuilt by the ``after_apply``
-    listener. In daily logs, runtime files, reports and session summaries every occurrence of
+    listener. In daily logs, runtime files, reports, session summaries, the quarantine
+    (``quarantine/lines.jsonl`` and its spilled lines) and ``scratchpad.md`` every occurrence of
     the purged statement (and of the 80-character brief handoffs use) becomes ``[deleted]``.
 
     Daily logs are shared and merged with git's ``union`` driver, which can bring a scrubbed line
@@ -62,30 +64,36 @@ def scrub_derived(layout: Layout, texts: list[str],
         return
     writes: list[tuple[Path, str]] = []
     hashes: set[str] = set()
-    for rel in DERIVED_TEXT_DIRS:
-        base = layout.root / rel
-        if not base.is_dir():
+    files = [(rel, p) for rel in DERIVED_TEXT_DIRS if (layout.root / rel).is_dir() for p in sorted((layout.root / rel).rglob("*"))]
+    files += [("", layout.root / name) for name in ROOT_TEXT_FILES]
+    for rel, path in files:
+        if not path.is_file() or path.suffix not in (".md", ".json", ".jsonl", ".txt"):
             continue
-        for path in sorted(base.rglob("*")):
-            if not path.is_file() or path.suffix not in (".md", ".json", ".jsonl", ".txt"):
-                continue
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
-            new = text
-            for n in needles:
-                new = new.replace(n, DELETED).replace(json.dumps(n, ensure_ascii=False)[1:-1], DELETED)
-            if new != text:
-                writes.append((path, new))
-                if rel == SHARED_TEXT_DIR:
-                    kept = set(new.split("\n"))
-                    hashes.update(line_hash(ln) for ln in text.split("\n")
-                                  if ln not in kept and len(ln.strip()) >= MIN_SCRUB_CHARS)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        new = text
+        for n in needles:
+            for form in _escaped_forms(n):  # as written, and JSON-escaped once or twice (a quarantined line)
+                new = new.replace(form, DELETED)
+        if new != text:
+            writes.append((path, new))
+            if rel == SHARED_TEXT_DIR:
+                kept = set(new.split("\n"))
+                hashes.update(line_hash(ln) for ln in text.split("\n")
+                              if ln not in kept and len(ln.strip()) >= MIN_SCRUB_CHARS)
     if hashes and record_lines is not None:
         record_lines(sorted(hashes))
     for path, new in writes:
         jsonl.atomic_write_bytes(path, new.encode("utf-8"))
+
+
+def _escaped_forms(text: str) -> list[str]:
+    once = json.dumps(text, ensure_ascii=False)[1:-1]
+    twice = json.dumps(once, ensure_ascii=False)[1:-1]
+    ascii_once = json.dumps(text)[1:-1]
+    return list(dict.fromkeys([text, once, twice, ascii_once, json.dumps(ascii_once)[1:-1]]))
 
 
 def scrubbed_line_hashes(layout: Layout) -> set[str]:
