@@ -5,17 +5,25 @@ is written into OURS and the exit code is 0. Rules, per id:
 
 - present on one side only (new there): kept;
 - changed on one side only: that side's line; changed identically: once;
-- changed differently on both sides: ours stays, theirs goes to the side file;
+- changed differently on both sides (or new on both): merged field by field (JSON objects,
+  nested objects too): a field changed on one side only takes that side's value; a field both
+  sides set to dates takes the later date (``created_at`` the earlier), so dates alone never
+  contest; a tombstone's ``deletion_mode`` is ``privacy_purge`` when either side says so; only
+  fields changed differently on both sides conflict: ours stays for those, and theirs' line goes
+  to the side file with the conflicting fields' other values (``updates``);
 - deleted on one side and changed on the other: the deletion wins, the changed line goes to the
   side file;
 - deleted on one side, unchanged on the other: deleted.
+
+An id the running sync lists as purged (``<git dir>/commonkeep-sync.json``, written before the
+merge) is dropped from every side and never set aside: a tombstone wins over every version.
 
 Order: ours' lines in their order, then theirs' new lines in theirs' order. Lines are copied
 byte for byte. Lines that do not parse or carry no ``id`` (and a second line with an id already
 seen in the same file) are kept verbatim from both sides, de-duplicated by exact bytes. Blank
 lines are dropped. The side file is ``<git dir>/commonkeep-contested.jsonl``: one JSON object per
 line (``path``, ``id``, ``kind``, ``line`` = the displaced line, ``kept`` = the line that stays
-or ``null``); ``commonkeep share sync`` turns each into a candidate. The driver exits non-zero
+or ``null``, ``updates`` = the displaced values of the fields in conflict, when merged by field); ``commonkeep share sync`` turns each into a candidate. The driver exits non-zero
 (git then reports a conflict and keeps every version) only when a file cannot be read or the
 side file cannot be written.
 """
@@ -24,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -52,6 +61,7 @@ class Contested:
     kind: str
     line: bytes
     kept: bytes | None
+    updates: dict[str, Any] | None = None  # theirs' values of the fields in conflict (a field-by-field merge)
 
 
 @dataclass
@@ -87,8 +97,73 @@ def parse(data: bytes) -> Side:
     return side
 
 
-def merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> MergeResult:
-    """Merge three versions of a JSONL file (pure)."""
+_MISSING: Any = object()
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")
+PURGE_MODE = "privacy_purge"
+
+
+def _is_date(value: Any) -> bool:
+    return isinstance(value, str) and _DATE.fullmatch(value) is not None
+
+
+def merge_fields(base: Any, ours: dict[str, Any], theirs: dict[str, Any],
+                 prefix: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
+    """3-way merge of two JSON objects field by field: ``(merged, conflicts)``, where
+    ``conflicts`` maps each field changed differently on both sides (dotted path) to theirs'
+    value; ours' value stays for it. ``base`` is ``None`` (or not an object) when the line is new
+    on both sides: every differing field is then changed on both."""
+    b: dict[str, Any] = base if isinstance(base, dict) else {}
+    merged: dict[str, Any] = {}
+    conflicts: dict[str, Any] = {}
+    for key in [*ours, *(k for k in theirs if k not in ours)]:
+        bv, ov, tv = b.get(key, _MISSING), ours.get(key, _MISSING), theirs.get(key, _MISSING)
+        if ov == tv or tv == bv:
+            value = ov
+        elif ov == bv:
+            value = tv
+        elif isinstance(ov, dict) and isinstance(tv, dict) and (bv is _MISSING or isinstance(bv, dict)):
+            value, sub = merge_fields(bv if isinstance(bv, dict) else None, ov, tv, f"{prefix}{key}.")
+            conflicts.update(sub)
+        elif _is_date(ov) and _is_date(tv):
+            value = min(ov, tv) if key == "created_at" else max(ov, tv)  # dates alone never contest
+        elif key == "deletion_mode" and PURGE_MODE in (ov, tv):
+            value = PURGE_MODE  # a privacy purge wins over an audit-preserving deletion
+        else:
+            value = ov
+            conflicts[prefix + key] = None if tv is _MISSING else tv
+        if value is not _MISSING:
+            merged[key] = value
+    return merged, conflicts
+
+
+def _as_object(line: bytes | None) -> dict[str, Any] | None:
+    if line is None:
+        return None
+    try:
+        obj: Any = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _merge_line(bline: bytes | None, oline: bytes, tline: bytes) -> tuple[bytes, dict[str, Any] | None]:
+    """Both sides changed one id differently (or added it with different lines): the merged line
+    and, when some field conflicts, theirs' values of the conflicting fields."""
+    from commonkeep.store.jsonjs import encode_line
+
+    o, t = _as_object(oline), _as_object(tline)
+    if o is None or t is None:
+        return oline, {}
+    merged, conflicts = merge_fields(_as_object(bline), o, t)
+    if merged == o:
+        return oline, conflicts or None
+    if merged == t and not conflicts:
+        return tline, None
+    return encode_line(merged), conflicts or None
+
+
+def merge_bytes(base: bytes, ours: bytes, theirs: bytes, purged: frozenset[str] = frozenset()) -> MergeResult:
+    """Merge three versions of a JSONL file (pure); ids in ``purged`` are dropped from every side."""
     b, o, t = parse(base), parse(ours), parse(theirs)
     out: list[bytes] = []
     seen_plain: set[bytes] = set()
@@ -103,14 +178,20 @@ def merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> MergeResult:
         if rid is None:
             plain(oline)
             continue
+        if rid in purged:
+            continue  # a tombstone wins over every version, and nothing of it is set aside
         tline = t.keyed.get(rid)
         bline = b.keyed.get(rid)
         if tline is not None:
-            out.append(oline)
-            if tline != oline and bline != tline and bline != oline:
-                contested.append(Contested(rid, BOTH_CHANGED, tline, oline))
-            elif tline != oline and bline == oline:
-                out[-1] = tline  # changed on their side only
+            if tline == oline or bline == tline:
+                out.append(oline)
+            elif bline == oline:
+                out.append(tline)  # changed on their side only
+            else:
+                line, conflicts = _merge_line(bline, oline, tline)
+                out.append(line)
+                if conflicts is not None:
+                    contested.append(Contested(rid, BOTH_CHANGED, tline, line, conflicts or None))
         elif bline is None:
             out.append(oline)  # new on our side
         elif bline != oline:
@@ -119,7 +200,7 @@ def merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> MergeResult:
         if rid is None:
             plain(tline)
             continue
-        if rid in o.keyed:
+        if rid in o.keyed or rid in purged:
             continue
         bline = b.keyed.get(rid)
         if bline is None:
@@ -128,6 +209,19 @@ def merge_bytes(base: bytes, ours: bytes, theirs: bytes) -> MergeResult:
             contested.append(Contested(rid, DELETED_OURS, tline, None))  # deletion wins
     data = b"".join(line + b"\n" for line in out)
     return MergeResult(data, contested)
+
+
+JOURNAL_NAME = "commonkeep-sync.json"
+
+
+def purged_ids(gitdir: Path) -> frozenset[str]:
+    """The record ids the running sync lists as purged (its journal; no journal: none)."""
+    try:
+        doc: Any = json.loads((gitdir / JOURNAL_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return frozenset()
+    ids = doc.get("purged") if isinstance(doc, dict) else None
+    return frozenset(x for x in ids if isinstance(x, str)) if isinstance(ids, list) else frozenset()
 
 
 def side_file(cwd: Path | None = None) -> Path:
@@ -144,13 +238,16 @@ def side_file(cwd: Path | None = None) -> Path:
 
 
 def side_entry(path: str, c: Contested) -> dict[str, Any]:
-    return {
+    entry = {
         "path": path,
         "id": c.id,
         "kind": c.kind,
         "line": c.line.decode("utf-8", "surrogateescape"),
         "kept": None if c.kept is None else c.kept.decode("utf-8", "surrogateescape"),
     }
+    if c.updates:
+        entry["updates"] = c.updates
+    return entry
 
 
 def append_side(side: Path, path: str, contested: list[Contested]) -> None:
@@ -178,9 +275,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"commonkeep-jsonl: cannot read {exc.filename}: {exc.strerror}; git keeps every version as a conflict",
               file=sys.stderr)
         return 1
-    result = merge_bytes(base, ours, theirs)
+    side = side_file()
+    result = merge_bytes(base, ours, theirs, purged_ids(side.parent))
     try:
-        append_side(side_file(), path, result.contested)  # first: a contested line is never lost
+        append_side(side, path, result.contested)  # first: a contested line is never lost
         Path(ours_p).write_bytes(result.data)
     except OSError as exc:
         print(f"commonkeep-jsonl: cannot write {exc.filename}: {exc.strerror}; git keeps every version as a conflict",

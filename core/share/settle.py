@@ -1,0 +1,364 @@
+"""After a merge, every tombstone wins over every other version of its record (``settle``).
+
+A merge can bring back what a deletion removed: the other machine promoted the same candidate,
+edited the record through a patch, or kept its own copy of the candidate, the patch or a daily
+log. ``settle`` runs on the merged working tree before the merge is committed (and again by the
+next sync when one was cut off). For every tombstoned record it drops the record's lines from the
+record files; for every record purged for privacy (``deletion_mode: privacy_purge``) it also
+scrubs what still holds the text: candidates in the inbox (their text, and contested candidates
+about the record), the ops of every patch file, linked evidence, daily logs, and this machine's
+own copies (runtime files, reports, session summaries, the search databases). Duplicate
+tombstones of one record (both machines deleted it) collapse to one, ``privacy_purge`` when
+either was.
+
+The texts to scrub are the record's statements wherever they are still found: the merged files
+and the two commits being merged (which git never changes, so a settle cut off part-way finds
+them again). Daily-log lines it scrubs are recorded by sha256 in a patch file of their own
+(``scrubbed_lines``), so a ``union`` merge that brings one back is scrubbed again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from commonkeep.governance import purge
+from commonkeep.share.git import run_git
+from commonkeep.share.merge import PURGE_MODE, record_id
+from commonkeep.store import jsonl
+from commonkeep.store.ids import memory_id_for
+from commonkeep.store.layout import Layout
+
+TOMBSTONES = "memory/tombstones.jsonl"
+INBOX = "inbox/captured.jsonl"
+
+
+def is_record_file(path: str) -> bool:
+    """A canonical record file (L1, L2, a project file): only their lines are memory statements."""
+    return path in ("memory/L1.identity.jsonl", "memory/L2.playbooks.jsonl") or (
+        path.startswith("memory/projects/") and path.endswith(".jsonl") and "/" not in path[len("memory/projects/"):]
+    )
+
+
+@dataclass
+class Tombs:
+    tombstoned: set[str] = field(default_factory=set)
+    purged: set[str] = field(default_factory=set)
+
+    def __or__(self, other: Tombs) -> Tombs:
+        return Tombs(self.tombstoned | other.tombstoned, self.purged | other.purged)
+
+
+def _objects(data: bytes) -> Iterable[dict[str, Any]]:
+    for line in data.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            obj: Any = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(obj, dict):
+            yield obj
+
+
+def tombs_in(data: bytes) -> Tombs:
+    out = Tombs()
+    for t in _objects(data):
+        rid = t.get("deleted_record_id")
+        if isinstance(rid, str) and rid:
+            out.tombstoned.add(rid)
+            if t.get("deletion_mode") == PURGE_MODE:
+                out.purged.add(rid)
+    return out
+
+
+def tombs_here(lay: Layout) -> Tombs:
+    try:
+        return tombs_in(lay.tombstones.read_bytes())
+    except OSError:
+        return Tombs()
+
+
+def _show(root: Path, rev: str, path: str) -> bytes:
+    res = run_git(root, "show", f"{rev}:{path}", check=False)
+    return res.out.encode("utf-8", "surrogateescape") if res.code == 0 else b""
+
+
+def tombs_at(root: Path, rev: str) -> Tombs:
+    return tombs_in(_show(root, rev, TOMBSTONES))
+
+
+def _candidate_about(c: dict[str, Any], ids: set[str]) -> bool:
+    """A candidate that holds a statement of one of ``ids``: its source candidate, or a
+    contested candidate ``share sync`` made of another machine's version of it."""
+    cid = c.get("id")
+    if isinstance(cid, str) and memory_id_for(cid) in ids:
+        return True
+    contested = c.get("contested")
+    if isinstance(contested, dict) and contested.get("id") in ids:
+        return True
+    return "contested" in (c.get("tags") or []) and bool(ids & set(c.get("matched_memory_ids") or []))
+
+
+def statements_at(root: Path, rev: str, ids: set[str]) -> list[str]:
+    """The statements of ``ids`` in the record files and the inbox of commit ``rev``."""
+    if not ids:
+        return []
+    names = run_git(root, "ls-tree", "-r", "--name-only", rev, "--", "memory", "inbox", check=False).out.split("\n")
+    out: list[str] = []
+    for name in names:
+        if is_record_file(name):
+            out += [str(r.get("statement", "")) for r in _objects(_show(root, rev, name)) if r.get("id") in ids]
+        elif name == INBOX:
+            out += [str(c.get("text", "")) for c in _objects(_show(root, rev, name)) if _candidate_about(c, ids)]
+    return out
+
+
+@dataclass
+class Settled:
+    dropped: list[str] = field(default_factory=list)  # "path#id" of record lines dropped
+    scrubbed: list[str] = field(default_factory=list)  # files whose copies of purged text were scrubbed
+    texts: int = 0  # how many distinct statements were scrubbed (never the text)
+    tombstones_merged: int = 0
+
+
+def _rewrite_lines(path: Path, fn: Callable[[bytes], bytes | None]) -> bool:
+    """Rewrite ``path`` line by line (``fn`` returns the new line, or ``None`` to drop it), byte
+    for byte elsewhere, atomically under its lock; ``True`` when something changed."""
+    if not path.is_file():
+        return False
+    with jsonl.file_lock(path):
+        data = path.read_bytes()
+        out: list[bytes] = []
+        changed = False
+        lines = data.split(b"\n")
+        for i, line in enumerate(lines):
+            if i == len(lines) - 1 and line == b"":
+                out.append(line)
+                continue
+            new = fn(line)
+            if new != line:
+                changed = True
+            if new is not None:
+                out.append(new)
+        if changed:
+            jsonl.atomic_write_bytes(path, b"\n".join(out))
+        return changed
+
+
+def _needles(texts: Iterable[str]) -> list[str]:
+    keep = {n for t in texts for n in (t, t[:80]) if len(n.strip()) >= purge.MIN_SCRUB_CHARS and n != purge.DELETED}
+    forms = set(keep)
+    for n in keep:
+        forms.add(json.dumps(n, ensure_ascii=False)[1:-1])
+        forms.add(json.dumps(n, ensure_ascii=True)[1:-1])
+    return sorted(forms, key=len, reverse=True)
+
+
+def _replace_text(data: bytes, needles: list[str]) -> bytes:
+    if not needles:
+        return data
+    text = data.decode("utf-8", "surrogateescape")
+    new = text
+    for n in needles:
+        new = new.replace(n, purge.DELETED)
+    return data if new == text else new.encode("utf-8", "surrogateescape")
+
+
+def traces(lay: Layout, purged: set[str]) -> list[tuple[str, str, str]]:
+    """``(file, id, text)`` of every copy of a purged record's text in the inbox and the patch
+    files (the record files' lines are ``leftover_lines``' business)."""
+    found: list[tuple[str, str, str]] = []
+    if not purged:
+        return found
+    try:
+        inbox = lay.inbox.read_bytes()
+    except OSError:
+        inbox = b""
+    for c in _objects(inbox):
+        if _candidate_about(c, purged) and isinstance(c.get("text"), str) and c["text"] != purge.DELETED:
+            found.append((lay.rel(lay.inbox), str(c.get("id")), c["text"]))
+    for path in sorted(lay.patches_dir.glob("*.json")) if lay.patches_dir.is_dir() else []:
+        try:
+            doc: Any = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        for op in doc.get("ops") or [] if isinstance(doc, dict) else []:
+            if not isinstance(op, dict):
+                continue
+            for key in ("record", "to_record"):
+                rec = op.get(key)
+                if isinstance(rec, dict) and rec.get("id") in purged and rec.get("statement") not in (None, purge.DELETED):
+                    found.append((lay.rel(path), str(rec["id"]), str(rec.get("statement"))))
+            upd = op.get("updates")
+            if (op.get("target_id") in purged and isinstance(upd, dict)
+                    and upd.get("statement") not in (None, purge.DELETED)):
+                found.append((lay.rel(path), str(op["target_id"]), str(upd.get("statement"))))
+    return found
+
+
+def _record_traces(lay: Layout, dead: set[str], purged: set[str]) -> tuple[list[tuple[Path, str]], list[str]]:
+    lines: list[tuple[Path, str]] = []
+    texts: list[str] = []
+    for path in lay.canonical_files():
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        for line in data.split(b"\n"):
+            rid = record_id(line) if line.strip() else None
+            if rid is not None and rid in dead:
+                lines.append((path, rid))
+                if rid in purged:
+                    obj = json.loads(line)
+                    texts.append(str(obj.get("statement", "")))
+    return lines, texts
+
+
+def _record_hashes(lay: Layout, hashes: list[str]) -> None:
+    """Daily-log lines this scrub changed, by sha256, in a patch file of their own (no op, no text)."""
+    from commonkeep.governance.patch import write_patch
+    from commonkeep.store.ids import patch_id
+    from commonkeep.util.timeutil import now, now_iso
+
+    when = now_iso()
+    write_patch(lay, {
+        "patch_id": patch_id(now()), "created_at": when, "generated_by": "share", "mode": "supervised",
+        "summary": "share sync: daily-log copies of records purged for privacy were scrubbed (line hashes only)",
+        "ops": [], "status": "applied", "applied_at": when, "applied_ops": [], "skipped_ops": [],
+        "scrubbed_lines": sorted(set(hashes)),
+    })
+
+
+def _derived_hit(lay: Layout, needles: list[str]) -> bool:
+    for rel in purge.DERIVED_TEXT_DIRS:
+        base = lay.root / rel
+        for path in base.rglob("*") if base.is_dir() else []:
+            if path.is_file() and path.suffix in (".md", ".json", ".jsonl", ".txt"):
+                try:
+                    text = path.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                if any(n in text for n in needles):
+                    return True
+    return False
+
+
+def settle(lay: Layout, tombs: Tombs, extra_texts: Iterable[str] = (), *, held_here: bool = False) -> Settled:
+    """Make every tombstone in ``tombs`` win in the working tree (see the module docstring).
+    ``held_here``: this machine held a record purged elsewhere, so its own copies (the search
+    databases too) are scrubbed even where no text is found by value."""
+    done = Settled()
+    dead, purged = tombs.tombstoned, tombs.purged
+    rec_lines, texts = _record_traces(lay, dead, purged)
+    copies = traces(lay, purged)
+    texts += [t for _, _, t in copies]
+    texts += list(extra_texts)
+    needles = _needles(texts)
+    done.texts = len({t for t in texts if len(t.strip()) >= purge.MIN_SCRUB_CHARS and t != purge.DELETED})
+    # copies first, sources last: a settle cut off part-way still finds the text next time
+    if needles and (held_here or _derived_hit(lay, needles)):
+        plain = [t for t in texts if t != purge.DELETED]
+        purge.scrub_derived(lay, plain, lambda hs: _record_hashes(lay, hs))  # daily-log lines recorded by hash
+        purge.scrub_local_copies(lay, plain)  # and whatever else a purge scrubs on this machine
+        done.scrubbed.append("daily logs and this machine's copies (runtime, reports, sessions, search)")
+    if purged:
+        purge.scrub_patches(lay, purged, "")
+    if needles:
+        for path in sorted(lay.patches_dir.glob("*.json")) if lay.patches_dir.is_dir() else []:
+            data = path.read_bytes()
+            new = _replace_text(data, needles)
+            if new != data:
+                jsonl.atomic_write_bytes(path, new)
+                done.scrubbed.append(lay.rel(path))
+    if purged:
+
+        def candidate(line: bytes) -> bytes | None:
+            if not line.strip():
+                return line
+            try:
+                c: Any = json.loads(line)
+            except (ValueError, RecursionError):
+                return _replace_text(line, needles)
+            if isinstance(c, dict) and _candidate_about(c, purged) and c.get("text") != purge.DELETED:
+                c = {**c, "text": purge.DELETED, "tags": [], "evidence_refs": []}
+                if isinstance(c.get("contested"), dict):
+                    c["contested"] = {k: v for k, v in c["contested"].items() if k != "updates"}
+                from commonkeep.store.jsonjs import encode_line
+
+                return encode_line(c)
+            return _replace_text(line, needles)
+
+        if _rewrite_lines(lay.inbox, candidate):
+            done.scrubbed.append(lay.rel(lay.inbox))
+
+        def evidence(line: bytes) -> bytes | None:
+            try:
+                e: Any = json.loads(line) if line.strip() else None
+            except (ValueError, RecursionError):
+                return _replace_text(line, needles)
+            if (isinstance(e, dict) and purged & set(e.get("related_memory_ids") or [])
+                    and e.get("redaction_status") != "deleted"):
+                from commonkeep.store.jsonjs import encode_line
+
+                e = {k: v for k, v in e.items() if k not in ("source_excerpt", "excerpt_hash")}
+                e["source_summary"], e["redaction_status"] = purge.DELETED, "deleted"
+                return encode_line(e)
+            return _replace_text(line, needles)
+
+        for path in (lay.evidence, lay.inquiries, lay.reinforcement):
+            if _rewrite_lines(path, evidence if path == lay.evidence else (lambda ln: _replace_text(ln, needles))):
+                done.scrubbed.append(lay.rel(path))
+    if rec_lines:
+        for path in sorted({p for p, _ in rec_lines}):
+
+            def drop(line: bytes) -> bytes | None:
+                rid = record_id(line) if line.strip() else None
+                return None if rid is not None and rid in dead else line
+
+            _rewrite_lines(path, drop)
+        done.dropped = [f"{lay.rel(p)}#{rid}" for p, rid in rec_lines]
+    done.tombstones_merged = _one_tombstone_each(lay)
+    if needles:
+        purge.rescrub_lines(lay)
+    return done
+
+
+def _one_tombstone_each(lay: Layout) -> int:
+    """Both machines deleted one record: keep one tombstone (the smallest id, so every machine
+    keeps the same one), ``privacy_purge`` when either was; returns how many were merged."""
+    try:
+        rows = list(_objects(lay.tombstones.read_bytes()))
+    except OSError:
+        return 0
+    by_rid: dict[str, list[dict[str, Any]]] = {}
+    for t in rows:
+        rid = t.get("deleted_record_id")
+        if isinstance(rid, str):
+            by_rid.setdefault(rid, []).append(t)
+    extra = {rid: ts for rid, ts in by_rid.items() if len(ts) > 1}
+    if not extra:
+        return 0
+    keep = {rid: min(ts, key=lambda t: str(t.get("id"))) for rid, ts in extra.items()}
+    purged_any = {rid for rid, ts in extra.items() if any(t.get("deletion_mode") == PURGE_MODE for t in ts)}
+    from commonkeep.store.jsonjs import encode_line
+
+    def one(line: bytes) -> bytes | None:
+        try:
+            t: Any = json.loads(line) if line.strip() else None
+        except (ValueError, RecursionError):
+            return line
+        rid = t.get("deleted_record_id") if isinstance(t, dict) else None
+        if not isinstance(rid, str) or rid not in keep:
+            return line
+        if t.get("id") != keep[rid].get("id"):
+            return None
+        if rid in purged_any and t.get("deletion_mode") != PURGE_MODE:
+            return encode_line({**t, "deletion_mode": PURGE_MODE})
+        return line
+
+    _rewrite_lines(lay.tombstones, one)
+    return sum(len(ts) - 1 for ts in extra.values())
