@@ -28,7 +28,7 @@ from commonkeep.store.layout import Layout
 Row = dict[str, Any]
 PAGE_SIZE = 50
 RISKS = ("low", "medium", "high")
-STATUSES = ("new", "promoted", "rejected", "all")
+STATUSES = ("new", "patched", "rejected", "all")
 
 
 def stamp(root: Path | str) -> str:
