@@ -50,6 +50,7 @@ from commonkeep.governance.scoring import (
     max_risk,
     proposed_layer,
 )
+from commonkeep.governance.waiting import Waiting, op_signature, waiting_in, waiting_ops
 from commonkeep.store.ids import memory_id_for, patch_id
 from commonkeep.util.timeutil import now, now_iso, today
 
@@ -128,80 +129,6 @@ def route(record: dict[str, Any]) -> str:
     if scope.get("type") == "project":
         return f"memory/projects/{slug(str(scope.get('project') or ''))}.jsonl"
     return "memory/L1.identity.jsonl" if record.get("layer") == "L1" else "memory/L2.playbooks.jsonl"
-
-
-def op_signature(op: dict[str, Any]) -> str:
-    """What makes two ops the same change: kind, target and payload (not op id, risk or reason)."""
-    keep = ("op", "target_id", "updates", "record", "to_record", "candidate_id", "deletion_mode")
-    return json.dumps({k: op.get(k) for k in keep}, sort_keys=True, ensure_ascii=False)
-
-
-def waiting_in(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The ops of a patch that still wait to be applied.
-
-    Every op of a ``proposed`` patch; of a ``partially_applied`` one, the ops neither applied nor
-    refused (``skip_reasons``): they were not selected and ``commonkeep apply PATCH --ops`` still
-    applies them. An ``applied`` patch, or an op that was refused, holds nothing back.
-    """
-    ops = doc.get("ops")
-    if not isinstance(ops, list):
-        return []
-    ops = [op for op in ops if isinstance(op, dict)]
-    if doc.get("status") == "proposed":
-        return ops
-    if doc.get("status") != "partially_applied":
-        return []
-    applied, refused = doc.get("applied_ops"), doc.get("skip_reasons")
-    done = {*(applied if isinstance(applied, list) else []), *(refused if isinstance(refused, dict) else {})}
-    return [op for op in ops if op.get("op_id") not in done]
-
-
-@dataclass
-class Waiting:
-    """What the still-pending patches of ``patches/`` already propose (:func:`waiting_ops`)."""
-
-    ops: dict[str, str] = field(default_factory=dict)  # op_signature -> patch id
-    candidates: dict[str, str] = field(default_factory=dict)  # candidate id -> the (oldest) patch id holding its ops
-    described: dict[str, str] = field(default_factory=dict)  # candidate id -> "add mem_…, contest mem_…"
-    op_ids: dict[str, list[str]] = field(default_factory=dict)  # op signature or candidate id -> its waiting op ids
-    by_default: dict[str, bool] = field(default_factory=dict)  # op signature or candidate id -> a plain apply applies it
-
-    def apply_command(self, keys: list[str]) -> str:
-        """The command that applies the waiting ops of ``keys`` (signatures or candidate ids, one patch)."""
-        pid = self.ops.get(keys[0]) or self.candidates[keys[0]]
-        if all(self.by_default.get(k) for k in keys):
-            return f"commonkeep apply {pid}"
-        return f"commonkeep apply {pid} --ops {','.join(o for k in keys for o in self.op_ids.get(k, []))}"
-
-
-def waiting_ops(patches_dir: Path) -> Waiting:
-    """What the ops still waiting in ``patches_dir`` (:func:`waiting_in`) already propose: by
-    :func:`op_signature`, and by candidate (every op that carries a ``candidate_id``)."""
-    out = Waiting()
-    for path in sorted(patches_dir.glob("*.json")) if patches_dir.is_dir() else []:
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
-            continue
-        if not isinstance(doc, dict):
-            continue
-        pid = str(doc.get("patch_id") or path.stem)
-        plain = doc.get("status") == "proposed"
-        for op in waiting_in(doc):
-            sig = op_signature(op)
-            if sig not in out.ops:
-                out.ops[sig] = pid
-                out.op_ids[sig] = [str(op.get("op_id"))]
-                out.by_default[sig] = plain and bool(op.get("default_selected"))
-            cid = op.get("candidate_id")
-            if not isinstance(cid, str) or out.candidates.setdefault(cid, pid) != pid:
-                continue
-            rec = op.get("record") or op.get("to_record")
-            what = f"{op.get('op')} {op.get('target_id') or (rec.get('id') if isinstance(rec, dict) else None) or cid}"
-            out.described[cid] = f"{out.described[cid]}, {what}" if cid in out.described else what
-            out.op_ids.setdefault(cid, []).append(str(op.get("op_id")))
-            out.by_default[cid] = out.by_default.get(cid, True) and plain and bool(op.get("default_selected"))
-    return out
 
 
 def _revived_by_share(cand: dict[str, Any], tombstoned: set[str]) -> str | None:
@@ -284,6 +211,7 @@ def propose(
     generated_by: str = "curator",
     mode: str = "propose",
     waiting: Waiting | None = None,
+    writer_role: str | None = None,
 ) -> Proposal:
     """Build a patch proposal from in-memory state (pure: reads and writes nothing).
 
@@ -354,7 +282,7 @@ def propose(
             pending.append(cid)
             continue
         risk = str(cand.get("poisoning_risk") or "low")
-        blockers = auto_apply_blockers(cand, governance_mode)
+        blockers = auto_apply_blockers(cand, governance_mode, writer_role)
         auto = not blockers
         kind = cand.get("match_kind", "new")
         matched = list(cand.get("matched_memory_ids") or [])
@@ -397,7 +325,8 @@ def propose(
                 sink.add("contest", target=route(by_id[matched[0]]), target_id=matched[0], risk="medium", selected=False,
                          confidence=conf, candidate_id=cid, reason=f"contradicted by candidate {cid}")
             if sink is ops:  # a held candidate's inquiry was opened when it was first proposed
-                inquiries.append({"question": f"Which holds: {cand['text'][:200]!r} or {', '.join(matched)}?",
+                # by id only: the candidate's text is not vetted, and open inquiries reach agents' context
+                inquiries.append({"question": f"Which holds: candidate {cid} or {', '.join(matched) or 'the matching memory'}?",
                                   "context": f"curation found {kind} for {cid}", "related_memory_ids": matched,
                                   "tags": record["tags"]})
         else:
@@ -444,31 +373,6 @@ def propose(
     commands = {pid: waiting.apply_command(keys) for pid, keys in held_keys.items()}
     return Proposal(patch, scored, ops.confidence, pending, inquiries, already_proposed=already, apply_commands=commands,
                     held=held.ops)
-
-
-AUTO_POLICIES = ("high-only", "propose", "off")
-
-
-def curator_config(root: Path | str) -> dict[str, Any]:
-    """``config.json`` ``curator`` and ``governance`` settings over the contract's defaults (§4.12)."""
-    from commonkeep.store.layout import Layout
-
-    conf: dict[str, Any] = {"autoCurate": "high-only", "autoCurateHighThreshold": 0.85, "governanceMode": "compatibility"}
-    try:
-        data = json.loads(Layout(root).config.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return conf
-    if not isinstance(data, dict):
-        return conf
-    cur, gov = data.get("curator"), data.get("governance")
-    if isinstance(cur, dict):
-        if cur.get("autoCurate") in AUTO_POLICIES:
-            conf["autoCurate"] = cur["autoCurate"]
-        if isinstance(cur.get("autoCurateHighThreshold"), int | float):
-            conf["autoCurateHighThreshold"] = float(cur["autoCurateHighThreshold"])
-    if isinstance(gov, dict) and gov.get("mode") in ("compatibility", "strict"):
-        conf["governanceMode"] = gov["mode"]
-    return conf
 
 
 def _load_inputs(root: Path | str) -> dict[str, Any]:
@@ -520,18 +424,22 @@ def curate(
     Writer only (the role gate runs first). Opens inquiries for conflicting candidates. With
     ``write=False`` nothing is written (a dry run, for ``review``).
     """
-    from commonkeep.governance.writer import require_writer, writer_lock
+    from commonkeep.governance.writer import configured_writer_role, require_writer, writer_lock
 
     if write:  # a dry run (``review --list``) only reads: reading the queue is for everyone
         require_writer("curate", role, root)
     check_gate(min_confidence, min_evidence)
+    writer = configured_writer_role(root)
     if governance_mode is None:
+        from commonkeep.governance.autoapply import curator_config
+
         governance_mode = str(curator_config(root)["governanceMode"])
     if not write:
         inputs = _load_inputs(root)
         return propose(inputs["records"], inputs["candidates"], tombstoned=inputs["tombstoned"],
                        known_ids=inputs["known_ids"], reinforcement=inputs["reinforcement"], waiting=inputs["waiting"],
-                       min_confidence=min_confidence, min_evidence=min_evidence, governance_mode=governance_mode, mode=mode)
+                       min_confidence=min_confidence, min_evidence=min_evidence, governance_mode=governance_mode, mode=mode,
+                       writer_role=writer)
     from commonkeep.governance.inquiries import upsert_inquiries
     from commonkeep.governance.patch import patch_path, write_patch
 
@@ -539,7 +447,8 @@ def curate(
         inputs = _load_inputs(root)
         prop = propose(inputs["records"], inputs["candidates"], tombstoned=inputs["tombstoned"],
                        known_ids=inputs["known_ids"], reinforcement=inputs["reinforcement"], waiting=inputs["waiting"],
-                       min_confidence=min_confidence, min_evidence=min_evidence, governance_mode=governance_mode, mode=mode)
+                       min_confidence=min_confidence, min_evidence=min_evidence, governance_mode=governance_mode, mode=mode,
+                       writer_role=writer)
         layout = inputs["store"].layout
         if prop.ops:  # nothing to change writes nothing (session-end curation runs often)
             while patch_path(layout, prop.patch["patch_id"]).exists():  # 36^6 suffixes; never loops in practice
@@ -549,81 +458,13 @@ def curate(
     return prop
 
 
-@dataclass
-class AutoCuration:
-    """What ``auto_curate`` did at session end."""
+# the auto-apply policy lives in its own module; these names keep importing from here
+from commonkeep.governance.autoapply import (  # noqa: E402
+    AUTO_POLICIES,
+    AutoCuration,
+    auto_curate,
+    auto_select,
+    curator_config,
+)
 
-    policy: str
-    proposal: Proposal | None = None
-    applied: list[str] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)
-
-    def describe(self) -> str:
-        if self.proposal is None:
-            return f"auto-curation off (policy {self.policy})"
-        p = self.proposal.patch
-        if not p["ops"]:
-            waiting = len(set(self.proposal.already_proposed.values()))
-            return (f"auto-curation ({self.policy}): nothing to curate; {len(self.proposal.pending)} candidate(s) left for review"
-                    + (f"; the rest already waits in {waiting} patch(es)" if waiting else ""))
-        return (f"auto-curation ({self.policy}): patch {p['patch_id']} with {len(p['ops'])} op(s); "
-                f"applied {len(self.applied)}; {len(self.proposal.pending)} candidate(s) left for review")
-
-
-def auto_select(prop: Proposal, threshold: float) -> list[str]:
-    """§6.6 ``high-only``: default-selected ops that are not high risk, not L1, with confidence ≥ threshold."""
-    chosen = []
-    for op in prop.ops:
-        rec = op.get("record") or op.get("to_record") or {}
-        if not op.get("default_selected") or op.get("risk") == "high" or rec.get("layer") == "L1":
-            continue
-        if prop.op_confidence.get(op["op_id"], 0.0) >= threshold:
-            chosen.append(op["op_id"])
-    return chosen
-
-
-def auto_curate(
-    root: Path | str,
-    *,
-    role: str | None,
-    policy: str | None = None,
-    threshold: float | None = None,
-    log: bool = True,
-) -> AutoCuration:
-    """What a host runs at session end (§11.3): curate, then apply per ``policy``.
-
-    ``policy`` defaults to ``config.json`` ``curator.autoCurate`` (``high-only``).
-    ``high-only`` applies only default-selected, non-high-risk ops with confidence ≥
-    ``autoCurateHighThreshold`` (0.85); ``propose`` writes the patch and applies nothing (every
-    op waits for ``commonkeep review``); ``off`` does nothing. A ``## Auto-curation`` section is
-    logged in the daily log.
-    """
-    from commonkeep.governance.scoring import AUTO_CURATE_HIGH_THRESHOLD
-    from commonkeep.governance.writer import require_writer
-
-    conf = curator_config(root)
-    policy = policy or str(conf["autoCurate"])
-    if policy not in AUTO_POLICIES:
-        from commonkeep.errors import BadInput
-
-        raise BadInput(f"unknown auto-curation policy {policy!r}; use one of {', '.join(AUTO_POLICIES)}")
-    out = AutoCuration(policy)
-    if policy == "off":
-        return out
-    require_writer("auto-curate", role, root)
-    prop = curate(root, role=role, mode="auto" if policy == "high-only" else "propose")
-    out.proposal = prop
-    if threshold is None:
-        threshold = float(conf.get("autoCurateHighThreshold", AUTO_CURATE_HIGH_THRESHOLD))
-    chosen = auto_select(prop, threshold) if policy == "high-only" else []
-    if chosen:
-        from commonkeep.governance.patch import apply_patch
-
-        res = apply_patch(root, prop.patch["patch_id"], role=role, op_ids=chosen)
-        out.applied, out.skipped = res.applied, res.skipped
-        prop.patch = res.patch
-    if log and prop.ops:
-        from commonkeep.store.core import Store
-
-        Store(root).append_daily(f"## Auto-curation\n- {out.describe()}")
-    return out
+__all__ = ["AUTO_POLICIES", "AutoCuration", "Proposal", "Waiting", "op_signature", "waiting_in", "waiting_ops", "auto_curate", "auto_select", "curate", "curator_config", "propose"]

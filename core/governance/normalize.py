@@ -156,6 +156,12 @@ def decode_layers(text: str) -> str:
     return _B64.sub(_b64, text)
 
 
+def plain(text: str) -> str:
+    """Only the lossless-looking steps of ``fold``: invisible characters, NFKC, Latin accents."""
+    text = unicodedata.normalize("NFKC", _visible(text))
+    return unicodedata.normalize("NFC", _COMBINING_LATIN.sub("", unicodedata.normalize("NFD", text)))
+
+
 def fold(text: str) -> str:
     """The text as a reader sees it, in one spelling (see the module docstring)."""
     for _ in range(2):

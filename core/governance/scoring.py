@@ -114,27 +114,39 @@ def promotion_eligibility(layer: str, durability: str | None, trust_class: str |
     return "review_only"
 
 
-def auto_apply_blockers(cand: dict[str, Any], governance_mode: str = "compatibility") -> list[str]:
-    """Why a candidate may not be auto-applied (§6.4); empty when it may."""
+def auto_apply_blockers(
+    cand: dict[str, Any], governance_mode: str = "compatibility", writer_role: str | None = None
+) -> list[str]:
+    """Why a candidate may not be auto-applied (§6.4 and ``commonkeep.governance.autoapply``); empty when it may.
+
+    A person's trust class (§6.1 ``USER_TRUST``) counts only when a host or the writer stamped it
+    (``autoapply.stamped_trust``); claimed without a stamp, the candidate is judged as one without
+    trust metadata, so the claim never lifts it over the gate. Checks that only hold a candidate
+    back (its own ``review_required``, a non-durable signal, a conflicting match) apply either way.
+    """
+    from commonkeep.governance.autoapply import policy_blockers, stamped_trust
+
     strict = governance_mode == "strict"
     why: list[str] = []
     if "[REDACTED:" in str(cand.get("text", "")):
         why.append("secrets were redacted from the text")
-    if cand.get("poisoning_risk") == "high" and not has_trust_metadata(cand):
-        why.append("poisoning risk is high")
-    if not has_trust_metadata(cand):
-        return [*why, "strict governance requires trust metadata"] if strict else why
-    if cand.get("verification_status") in ("rejected", "review_required"):
-        why.append(f"verification_status is {cand['verification_status']}")
     if cand.get("poisoning_risk") == "high":
         why.append("poisoning risk is high")
+    why += policy_blockers(cand, writer_role)
+    if not has_trust_metadata(cand):
+        return [*why, "strict governance requires trust metadata"] if strict else why
+    claimed_only = cand.get("primary_trust_class") in USER_TRUST and stamped_trust(cand, writer_role) is None
+    if cand.get("verification_status") in ("rejected", "review_required"):
+        why.append(f"verification_status is {cand['verification_status']}")
     if cand.get("match_kind") in ("potential_conflict", "supersedes_existing", "ambiguous"):
         why.append(f"match is {cand['match_kind']}")
     if cand.get("durability_signal") in NON_DURABLE:
         why.append(f"durability is {cand['durability_signal']}")
     elig = cand.get("promotion_eligibility")
-    if elig not in ("auto_candidate", "auto_apply_l2"):
+    if elig not in ("auto_candidate", "auto_apply_l2") and (elig or not claimed_only):  # a claim may only hold back
         why.append(f"eligibility is {elig or 'missing'}")
+    if claimed_only:
+        return [*why, "a person's trust is claimed, not stamped by a host or the writer"] if strict else why
     if strict:
         if cand.get("verification_status") in (None, "legacy_unverified"):
             why.append("strict governance requires a non-legacy verification")
@@ -339,7 +351,7 @@ def enrich_candidate(
 def _project_name(cwd: Any) -> str:
     from commonkeep.governance.curate import infer_project_name
 
-    return infer_project_name(str(cwd))
+    return str(infer_project_name(str(cwd)))
 
 
 def score_candidate(cand: dict[str, Any], store: Any = None) -> dict[str, Any]:

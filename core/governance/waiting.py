@@ -1,0 +1,85 @@
+"""What still waits in ``patches/``: the ops of pending patches, so curation never proposes them twice.
+
+Split out of ``commonkeep.governance.curate`` (which re-exports these names).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+def op_signature(op: dict[str, Any]) -> str:
+    """What makes two ops the same change: kind, target and payload (not op id, risk or reason)."""
+    keep = ("op", "target_id", "updates", "record", "to_record", "candidate_id", "deletion_mode")
+    return json.dumps({k: op.get(k) for k in keep}, sort_keys=True, ensure_ascii=False)
+
+
+def waiting_in(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ops of a patch that still wait to be applied.
+
+    Every op of a ``proposed`` patch; of a ``partially_applied`` one, the ops neither applied nor
+    refused (``skip_reasons``): they were not selected and ``commonkeep apply PATCH --ops`` still
+    applies them. An ``applied`` patch, or an op that was refused, holds nothing back.
+    """
+    ops = doc.get("ops")
+    if not isinstance(ops, list):
+        return []
+    ops = [op for op in ops if isinstance(op, dict)]
+    if doc.get("status") == "proposed":
+        return ops
+    if doc.get("status") != "partially_applied":
+        return []
+    applied, refused = doc.get("applied_ops"), doc.get("skip_reasons")
+    done = {*(applied if isinstance(applied, list) else []), *(refused if isinstance(refused, dict) else {})}
+    return [op for op in ops if op.get("op_id") not in done]
+
+
+@dataclass
+class Waiting:
+    """What the still-pending patches of ``patches/`` already propose (:func:`waiting_ops`)."""
+
+    ops: dict[str, str] = field(default_factory=dict)  # op_signature -> patch id
+    candidates: dict[str, str] = field(default_factory=dict)  # candidate id -> the (oldest) patch id holding its ops
+    described: dict[str, str] = field(default_factory=dict)  # candidate id -> "add mem_…, contest mem_…"
+    op_ids: dict[str, list[str]] = field(default_factory=dict)  # op signature or candidate id -> its waiting op ids
+    by_default: dict[str, bool] = field(default_factory=dict)  # op signature or candidate id -> a plain apply applies it
+
+    def apply_command(self, keys: list[str]) -> str:
+        """The command that applies the waiting ops of ``keys`` (signatures or candidate ids, one patch)."""
+        pid = self.ops.get(keys[0]) or self.candidates[keys[0]]
+        if all(self.by_default.get(k) for k in keys):
+            return f"commonkeep apply {pid}"
+        return f"commonkeep apply {pid} --ops {','.join(o for k in keys for o in self.op_ids.get(k, []))}"
+
+
+def waiting_ops(patches_dir: Path) -> Waiting:
+    """What the ops still waiting in ``patches_dir`` (:func:`waiting_in`) already propose: by
+    :func:`op_signature`, and by candidate (every op that carries a ``candidate_id``)."""
+    out = Waiting()
+    for path in sorted(patches_dir.glob("*.json")) if patches_dir.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        if not isinstance(doc, dict):
+            continue
+        pid = str(doc.get("patch_id") or path.stem)
+        plain = doc.get("status") == "proposed"
+        for op in waiting_in(doc):
+            sig = op_signature(op)
+            if sig not in out.ops:
+                out.ops[sig] = pid
+                out.op_ids[sig] = [str(op.get("op_id"))]
+                out.by_default[sig] = plain and bool(op.get("default_selected"))
+            cid = op.get("candidate_id")
+            if not isinstance(cid, str) or out.candidates.setdefault(cid, pid) != pid:
+                continue
+            rec = op.get("record") or op.get("to_record")
+            what = f"{op.get('op')} {op.get('target_id') or (rec.get('id') if isinstance(rec, dict) else None) or cid}"
+            out.described[cid] = f"{out.described[cid]}, {what}" if cid in out.described else what
+            out.op_ids.setdefault(cid, []).append(str(op.get("op_id")))
+            out.by_default[cid] = out.by_default.get(cid, True) and plain and bool(op.get("default_selected"))
+    return out
