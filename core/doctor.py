@@ -39,7 +39,13 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dic
     for note in root_notes:
         add("root_settings_skipped", "warning", f"{note}; the root came from the next rule ({rule})")
     if not lay.memory_dir.is_dir():
-        add("missing_layout", "error", f"{root} has no memory/ folder; run `commonkeep init`")
+        # which root each host uses comes before the hint, so nobody creates a second store by mistake
+        hosts = [f for f in _plugin_findings(root) if f.get("kind") == "host_root"]
+        findings.extend(hosts)
+        elsewhere = [f for f in hosts if f["severity"] != "ok"]
+        add("missing_layout", "error", f"{root} has no memory/ folder; " + (
+            "a host uses another root (see above): check that one with `commonkeep doctor --root DIR`; "
+            "`commonkeep init` would start a separate, empty store here" if elsewhere else "run `commonkeep init`"))
         return {"root": root, "rule": rule, "ok": False, "findings": findings, "counts": {}}
     for path in lay.jsonl_files():
         if not path.exists():
@@ -93,12 +99,8 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dic
                 file=lay.rel(patch_file))
     for tmp in lay.root.rglob(".*.tmp-*"):
         add("interrupted_rewrite", "info", f"leftover temp file {lay.rel(tmp)} from an interrupted rewrite; the original is intact, the temp file can be deleted", file=lay.rel(tmp))
-    try:
-        from commonkeep.plugins import plugin_manager
-
-        findings.extend(plugin_manager().doctor_checks(root))
-    except Exception as exc:
-        add("plugin_check_failed", "warning", f"a plugin's doctor check failed: {exc}")
+    findings.extend(_plugin_findings(root))
+    findings.sort(key=lambda f: f.get("kind") != "host_root")  # which root each host uses, first
     counts = {
         "records": sum(len(v) for v in records.values()),
         "active": sum(1 for v in records.values() for r in v if r.get("status") == "active"),
@@ -108,6 +110,15 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dic
     }
     ok = not any(f["severity"] in ("error", "warning") for f in findings)
     return {"root": root, "rule": rule, "ok": ok, "findings": findings, "counts": counts}
+
+
+def _plugin_findings(root: str) -> list[dict[str, Any]]:
+    try:
+        from commonkeep.plugins import plugin_manager
+
+        return plugin_manager().doctor_checks(root)
+    except Exception as exc:
+        return [{"code": "plugin_check_failed", "severity": "warning", "message": f"a plugin's doctor check failed: {exc}"}]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -67,7 +67,7 @@ def run_install(args: argparse.Namespace) -> int:
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
-    _print_outcome(inst.uninstall(agent=_agent(args)), args.json)
+    _print_outcome(inst.uninstall(agent=_agent(args), remove_backups=args.remove_backups), args.json)
     return 0
 
 
@@ -146,8 +146,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     common(p)
     p.add_argument("--env", action="store_true", help="also write OMP_MEMORY_ROOT/OMPKEEP_ROOT/PI_MEMORY_ROOT into <agent dir>/.env")
     p.set_defaults(run=run_install)
-    p = sub.add_parser("uninstall", help="remove the extension and the commonkeep block of <agent dir>/.env")
+    p = sub.add_parser("uninstall", help="remove the extension and the commonkeep block of <agent dir>/.env (the memory root is kept)")
     common(p)
+    p.add_argument("--remove-backups", action="store_true",
+                   help="also delete the *.commonkeep-backup-* copies earlier installs left in the agent dir")
     p.set_defaults(run=run_uninstall)
     p = sub.add_parser("dispatch", help="start omp acp with this memory attached and send it one task")
     common(p)

@@ -10,8 +10,10 @@ our untouched file from one a person edited.
 
 Optionally (``--env``) a managed block in ``<agent dir>/.env`` sets ``OMP_MEMORY_ROOT``,
 ``OMPKEEP_ROOT`` and ``PI_MEMORY_ROOT`` too (§4.1: read before any extension, but loses to a
-value in the launch environment). A key the user already set outside the block is left alone
-and reported.
+value in the launch environment). Once written, every later install keeps the block on the
+installed root (with or without ``--env``), since a stale block would win over the baked root.
+A key the user already set outside the block is left alone, and reported only when a real OMP
+session would then use another root (``roots.resolve`` computes what OMP resolves).
 
 Never clobbers: a file that is not our untouched copy is moved to
 ``<name>.commonkeep-backup-<stamp>`` before it is replaced or removed.
@@ -33,9 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import BadInput
+from commonkeep_omp.roots import ROOT_VARS, home_of, resolve
 
 EXTENSION_FILE = "commonkeep.ts"
-ROOT_VARS: tuple[str, ...] = ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT")
+__all__ = ["ROOT_VARS"]
 ENV_BEGIN = "# >>> commonkeep (managed by `commonkeep omp install`; `commonkeep omp uninstall` removes it)"
 ENV_END = "# <<< commonkeep"
 _HEADER = re.compile(r"^// commonkeep-generated sha256=([0-9a-f]{64})[^\n]*\n")
@@ -202,16 +205,8 @@ def _install_env(env_file: Path, root: Path, out: Outcome) -> None:
     text = _read_env(env_file) if env_file.exists() else ""
     outside, block = _split_env(text)
     user = _env_keys(outside)
-    lines = []
-    for var in ROOT_VARS:
-        if var in user:
-            if Path(user[var]).expanduser().resolve() != root:
-                out.warnings.append(
-                    f"{env_file}: {var}={user[var]} is set outside the commonkeep block and differs from {root}; "
-                    "left as is (edit or remove that line to use the shared root)"
-                )
-            continue
-        lines.append(f"{var}={root}")
+    before = _env_keys(block or [])
+    lines = [f"{var}={root}" for var in ROOT_VARS if var not in user]  # the user's own lines stay theirs
     new_block = [ENV_BEGIN, *lines, ENV_END] if lines else []
     body = "\n".join(outside).rstrip("\n")
     new_text = (body + "\n\n" if body else "") + ("\n".join(new_block) + "\n" if new_block else "")
@@ -221,7 +216,20 @@ def _install_env(env_file: Path, root: Path, out: Outcome) -> None:
     if env_file.exists() and block is None and text.strip():
         out.backups.append(_backup(env_file))
     _write_atomic(env_file, new_text)
-    out.actions.append(f"{env_file}: {'wrote' if lines else 'removed'} the commonkeep block ({', '.join(lines) or 'no keys'})")
+    stale = sorted({v for v in before.values() if v != str(root)})
+    was = f"; it set {', '.join(stale)} before" if block is not None and stale else ""
+    out.actions.append(f"{env_file}: {'wrote' if lines else 'removed'} the commonkeep block ({', '.join(lines) or 'no keys'}){was}")
+
+
+def _check_resolution(agent: Path, root: Path, out: Outcome) -> None:
+    """Warn when the ``.env`` files make a real OMP session use another root than ``root``."""
+    seen = resolve(str(root), agent=agent, home=home_of())
+    if seen.root and seen.root != str(root):
+        out.warnings.append(f"OMP sessions will use {seen.root} ({seen.rule}), not {root}: edit or remove that line "
+                            "to share this root")
+    elif seen.split():
+        out.warnings.append(f"OMP sessions use {root}, but {'; '.join(seen.split())}: upstream pi-persistent-intelligence "
+                            "reads PI_MEMORY_ROOT and would use another memory; edit or remove that line")
 
 
 def install(
@@ -242,17 +250,33 @@ def install(
             out.warnings.append(f"{ext} was not our untouched copy; kept it as {out.backups[-1]}")
         _write_atomic(ext, text)
         out.actions.append(f"{ext}: {'updated' if info['exists'] else 'installed'} (root {root})")
-    if write_env:
+    has_block = out.env_file.exists() and _split_env(_read_env(out.env_file))[1] is not None
+    if write_env or has_block:  # a block left on an old root would win over the new baked root
         _install_env(out.env_file, root, out)
+    _check_resolution(agent, root, out)
     return out
 
 
-def uninstall(*, agent: Path | None = None) -> Outcome:
-    """Remove the extension (backing it up if edited) and our ``.env`` block; user lines stay."""
+def backups(agent: Path) -> list[Path]:
+    """The ``*.commonkeep-backup-*`` copies install and uninstall left in the agent dir."""
+    ext_dir = agent / "extensions"
+    found = [*ext_dir.glob(f"{EXTENSION_FILE}.commonkeep-backup-*")] if ext_dir.is_dir() else []
+    return sorted([*found, *agent.glob(".env.commonkeep-backup-*")])
+
+
+def uninstall(*, agent: Path | None = None, remove_backups: bool = False) -> Outcome:
+    """Remove the extension (backing it up if edited) and our ``.env`` block; user lines stay.
+
+    The memory root is never touched (Hermes may share it), and the outcome says so. Backups
+    made by earlier installs are listed and kept unless ``remove_backups``; a backup made by
+    this very uninstall (an edited extension) is always kept.
+    """
     agent = agent or agent_dir()
     ext = agent / "extensions" / EXTENSION_FILE
     out = Outcome(extension=ext, env_file=agent / ".env")
+    earlier = backups(agent)
     info = read_installed(ext)
+    root = (info.get("config") or {}).get("root") if info.get("exists") else None
     if not info["exists"]:
         out.actions.append(f"{ext}: not installed")
     else:
@@ -268,6 +292,16 @@ def uninstall(*, agent: Path | None = None) -> Outcome:
             body = "\n".join(outside).rstrip("\n")
             _write_atomic(out.env_file, body + "\n" if body else "")
             out.actions.append(f"{out.env_file}: removed the commonkeep block")
+    if root:
+        out.actions.append(f"memory root {root} is kept, with everything in it (Hermes may share it); "
+                           "delete it yourself if you no longer want that memory")
+    if earlier and remove_backups:
+        for path in earlier:
+            path.unlink(missing_ok=True)
+        out.actions.append(f"removed {len(earlier)} backup(s) of earlier installs: {', '.join(p.name for p in earlier)}")
+    elif earlier:
+        out.actions.append(f"kept {len(earlier)} backup(s) of earlier installs ({', '.join(str(p) for p in earlier)}); "
+                           "`commonkeep omp uninstall --remove-backups` deletes them")
     return out
 
 
@@ -289,21 +323,33 @@ def status(*, agent: Path | None = None, root: Path | None = None) -> dict[str, 
     if root is not None and baked and Path(baked) != Path(root).expanduser().resolve():
         problems.append(f"extension is baked with root {baked}, not {Path(root).expanduser().resolve()}")
     env_state: dict[str, Any] = {"path": str(env_file), "exists": env_file.exists(), "managed": {}, "user": {}}
+    stale_block = False
     if env_file.exists():
         outside, block = _split_env(_read_env(env_file))
         env_state["managed"] = _env_keys(block or [])
         env_state["user"] = {k: v for k, v in _env_keys(outside).items() if k in ROOT_VARS}
         target = baked or (str(root) if root else None)
-        for key, value in env_state["user"].items():
+        for key, value in env_state["managed"].items():
             if target and Path(value).expanduser().resolve() != Path(target):
-                problems.append(f"{env_file}: {key}={value} differs from the shared root {target}")
+                stale_block = True
+                problems.append(f"{env_file}: the commonkeep block sets {key}={value}, not the extension's root {target}; "
+                                "re-run `commonkeep omp install` to update it")
     launch = {var: os.environ[var] for var in ROOT_VARS if os.environ.get(var)}
     target = baked or (str(root) if root else None)
     for var, value in launch.items():
         if target and Path(value).expanduser().resolve() != Path(target):
             problems.append(f"${var}={value} in this environment overrides the shared root {target} for OMP started from here")
+    seen = resolve(target, agent=agent, home=home_of(), launch={})  # the files alone; the launch env is above
+    if stale_block:
+        pass  # said above, with the fix
+    elif target and seen.root and seen.root != str(Path(target).expanduser().resolve()):
+        problems.append(f"a real OMP session uses {seen.root} ({seen.rule}), not {target}")
+    elif target:
+        problems.extend(f"{s} differs from {target}: upstream pi-persistent-intelligence would use it" for s in seen.split())
     return {
         "ok": not problems,
+        "resolved_root": seen.root,
+        "resolved_rule": seen.rule,
         "agent_dir": str(agent),
         "extension": {"path": str(ext), **info},
         "root": baked,

@@ -1,7 +1,9 @@
 """commonkeep plugin hooks of the OMP part (entry point ``omp`` in group ``commonkeep``).
 
-Adds the ``commonkeep omp`` subcommand and a ``doctor`` finding on whether OMP's extension is
-installed for the root being checked.
+Adds the ``commonkeep omp`` subcommand and ``doctor`` findings: whether OMP's extension is
+installed for the root being checked, and which root OMP and Hermes really use. Those two carry
+``"kind": "host_root"``: ``doctor`` prints them first, before any hint, and still on a root that
+has no store yet, so nobody follows "run commonkeep init" into a second store.
 """
 
 from __future__ import annotations
@@ -23,7 +25,28 @@ def commonkeep_cli_commands() -> dict[str, tuple[Callable[[argparse.ArgumentPars
 
 @hookimpl
 def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
-    return [_extension_check(Path(root)), *_hermes_check(Path(root))]
+    return [*_omp_root_check(Path(root)), _extension_check(Path(root)), *_hermes_check(Path(root))]
+
+
+def _omp_root_check(root: Path) -> list[dict[str, Any]]:
+    """Which root an OMP session started from here uses (extension, ``.env`` files, environment)."""
+    import os
+
+    from commonkeep_omp.install import agent_dir, read_installed
+    from commonkeep_omp.roots import home_of, resolve
+
+    agent = agent_dir()
+    info = read_installed(agent / "extensions" / "commonkeep.ts")
+    baked = (info.get("config") or {}).get("root") if info.get("exists") else None
+    if not baked:
+        return []  # OMP is not set up for commonkeep here
+    seen = resolve(baked, agent=agent, home=home_of(), launch=os.environ)
+    mine = str(root.expanduser().resolve())
+    if seen.root == mine:
+        return [{"code": "omp_root", "kind": "host_root", "severity": "ok", "message": f"OMP uses this root ({seen.rule})"}]
+    return [{"code": "omp_root", "kind": "host_root", "severity": "warning",
+             "message": f"OMP uses {seen.root} ({seen.rule}), not {mine}; check the store OMP uses with "
+                        f"`commonkeep doctor --root {seen.root}`"}]
 
 
 def _extension_check(root: Path) -> dict[str, Any]:
@@ -79,7 +102,8 @@ def _hermes_check(root: Path) -> list[dict[str, Any]]:
                  "message": f"Hermes at {profile.home} is not configured for commonkeep (no memory.commonkeep.root in {profile.config_path})"}]
     theirs = Path(configured).expanduser().resolve()
     if theirs == root.expanduser().resolve():
-        return [{"code": "hermes_root", "severity": "ok", "message": f"Hermes at {profile.home} uses the same root"},
+        return [{"code": "hermes_root", "kind": "host_root", "severity": "ok", "message": f"Hermes at {profile.home} uses the same root"},
                 _hermes_auto_curate(profile, root)]
-    return [{"code": "hermes_root", "severity": "warning",
-             "message": f"Hermes at {profile.home} uses {theirs}, not {root}: the two agents do not share memory"}]
+    return [{"code": "hermes_root", "kind": "host_root", "severity": "warning",
+             "message": f"Hermes at {profile.home} uses {theirs}, not {root}; check the store Hermes uses with "
+                        f"`commonkeep doctor --root {theirs}`"}]

@@ -28,13 +28,31 @@ def _finding(code: str, severity: str, message: str) -> dict[str, Any]:
     return {"code": code, "severity": severity, "message": message}
 
 
+# setting any of these says "I use Orphus rooms or its memory tool here"
+CONFIG_VARS = ("ORPHUS_CODING_AGENT_DIR", "ORPHUS_MEMORY_COMMAND", "ORPHUS_MEMORY_DIR", "ORPHUS_MEMORY_WRITER_ROLE")
+
+
+def in_use(env: Mapping[str, str] | None = None) -> bool:
+    """Rooms or the memory tool are configured (an ``ORPHUS_*`` variable) or in use (the broker
+    dir or the memory dir exists under the agent dir)."""
+    e = os.environ if env is None else env
+    if any(e.get(name, "").strip() for name in CONFIG_VARS):
+        return True
+    return rooms_in_use(agent_dir(env)) or resolve_memory_config(env).memory_dir.is_dir()
+
+
 def roundtable_checks(env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """Where the broker socket is and whether a broker answers; whether the backend can start.
+
+    Nothing at all for people who never use rooms (see :func:`in_use`): their doctor stays about
+    their memory.
 
     A socket path too long for a Unix socket is an error only when rooms are in use under the
     agent dir (``paths.rooms_in_use``); otherwise it is an ``info`` line that says what would
     fail and how to fix it, so people who never use rooms keep a clean doctor.
     """
+    if not in_use(env):
+        return []
     findings: list[dict[str, Any]] = []
     base = agent_dir(env)
     try:
