@@ -1,0 +1,125 @@
+"""A tombstone wins over every other version of its record, on every machine, whatever the order
+of the syncs and wherever one is killed (issue 18, "Privacy across machines"). Real git: a bare
+remote and clones; real files; real kills (SIGKILL of the sync's process group)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from commonkeep.share.sync import sync
+from tests.share.helpers import (
+    L2,
+    WRITER,
+    git,
+    holders,
+    kill_group_hook,
+    manual_patch,
+    record,
+    remote_holders,
+    run_sync_process,
+    sync_killed,
+)
+from tests.store.test_share import add
+
+SECRET = "Alice's home address is 12 Elm Street."
+EDITED = "Alice's home address is 14 Elm Street, flat 3."
+RID = "mem_20261202000010_qqqqqqqq"
+
+
+def _everywhere(remote: Path, *roots: Path, texts: tuple[str, ...] = (SECRET,)) -> list[str]:
+    found = remote_holders(remote, *texts)
+    for root in roots:
+        found += [f"{root.name}/{x}" for x in holders(root, *texts)]
+    return found
+
+
+def _purge(root: Path, rid: str) -> None:
+    from commonkeep.governance.forget import forget
+
+    forget(root, rid, reason="privacy_sensitive", role=WRITER, purge=True)
+
+
+def test_a_purge_is_not_undone_when_both_machines_promoted_the_same_candidate(
+        remote: Path, three: tuple[Path, Path, Path]) -> None:
+    from commonkeep.governance.review import approve
+    from commonkeep.store.capture import capture
+    from commonkeep.store.ids import memory_id_for
+
+    a, b, _ = three
+    cid = str(capture(a, SECRET, evidence_refs=["chat:1", "chat:2"]).candidate["id"])
+    sync(a, role=WRITER)
+    sync(b, role=WRITER)
+    approve(a, [cid], role=WRITER)
+    approve(b, [cid], role=WRITER)  # offline: both promote the shared candidate
+    rid = memory_id_for(cid)
+    assert SECRET in (b / L2).read_text(encoding="utf-8")
+    _purge(a, rid)
+    assert holders(a, SECRET) == []
+    sync(b, role=WRITER)  # B's promotion reaches the remote
+    sync(a, role=WRITER)  # A merges it: the tombstone must win
+    sync(b, role=WRITER)
+    assert _everywhere(remote, a, b) == []
+    for root in (a, b):
+        assert rid not in (root / L2).read_text(encoding="utf-8")
+        assert git(root, "status", "--porcelain", "--", "memory", "inbox", "patches", "daily") == ""
+
+
+def test_a_purge_against_a_concurrent_edit_scrubs_the_edit_and_its_patch(
+        remote: Path, three: tuple[Path, Path, Path]) -> None:
+    from commonkeep.governance.patch import apply_patch
+
+    a, b, _ = three
+    add(a, record(RID, SECRET))
+    sync(a, role=WRITER)
+    sync(b, role=WRITER)
+    res = apply_patch(b, manual_patch("edit01", {"op": "update", "target": L2, "target_id": RID,
+                                                 "updates": {"statement": EDITED}}), role=WRITER)
+    assert res.applied == ["op_001"] and EDITED in (b / "patches/patch_202612020000_ckedit01.json").read_text()
+    _purge(a, RID)
+    sync(a, role=WRITER)
+    sync(b, role=WRITER)  # B's edit meets A's purge
+    sync(a, role=WRITER)
+    assert _everywhere(remote, a, b, texts=(SECRET, EDITED)) == []
+    doc = json.loads((a / "patches/patch_202612020000_ckedit01.json").read_text(encoding="utf-8"))
+    assert doc["ops"][0]["updates"]["statement"] == "[deleted]"  # the patch stays, as an audit of what was done
+
+
+def test_a_sync_killed_after_the_merge_commit_still_scrubs_this_machines_copies(
+        remote: Path, three: tuple[Path, Path, Path]) -> None:
+    from commonkeep.recall.select import select_for_prompt
+
+    a, b, _ = three
+    add(a, record(RID, SECRET))
+    sync(a, role=WRITER)
+    sync(b, role=WRITER)
+    select_for_prompt(b, "what is Alice's home address")  # B's runtime files quote it
+    assert SECRET in (b / "runtime/context.md").read_text(encoding="utf-8")
+    add(b, record("mem_20261202000011_bbbbbbbb", "Machine B keeps its own notes."))  # so the pull is a real merge
+    _purge(a, RID)
+    sync(a, role=WRITER)
+    kill_group_hook(b, "post-merge")  # git runs it right after `git pull` recorded the merge
+    kill_group_hook(b, "post-commit", only_merges=True)
+    killed = run_sync_process(b)
+    assert killed.returncode == -9 or killed.returncode == 137, killed
+    assert run_sync_process(b).returncode == 0
+    assert _everywhere(remote, a, b) == []
+
+
+def test_the_owed_scrub_is_on_disk_without_text_and_a_later_sync_finishes_it(
+        remote: Path, three: tuple[Path, Path, Path]) -> None:
+    from commonkeep.recall.select import select_for_prompt
+
+    a, b, _ = three
+    add(a, record(RID, SECRET))
+    sync(a, role=WRITER)
+    sync(b, role=WRITER)
+    select_for_prompt(b, "what is Alice's home address")
+    _purge(a, RID)
+    sync(a, role=WRITER)
+    assert sync_killed(b, "merged") == -9  # after the merge, before the settle
+    owed = (b / ".git/commonkeep-sync.json").read_text(encoding="utf-8")
+    assert RID in json.loads(owed)["purged"] and "Elm" not in owed
+    sync(b, role=WRITER)
+    assert _everywhere(remote, a, b) == []
+    assert not (b / ".git/commonkeep-sync.json").exists()
