@@ -1,0 +1,369 @@
+"""What each op of a patch does to the store, decided in memory before any file is written.
+
+``_State`` is the store as the ops of one ``apply`` see it (read once under the writer lock, each
+op seeing the effect of the ones before); ``_apply_op`` applies one op to it or says why it is
+refused. The checks are listed in ``commonkeep.governance.patch``. Nothing here writes a file:
+``apply_patch`` writes the decision to the apply journal, then ``apply_journal.execute`` makes
+the files hold it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from commonkeep.governance import purge
+from commonkeep.governance.curate import route
+from commonkeep.store import jsonl
+from commonkeep.store.core import Store
+from commonkeep.store.ids import h, memory_id_for, tombstone_id
+from commonkeep.store.jsonjs import dumps_line
+from commonkeep.store.records import memory_record_problem
+
+Row = dict[str, Any]
+OPS = (
+    "add", "update", "update_stability", "flag_for_review", "supersede", "deprecate", "decay", "contest",
+    "uncontest", "add_exception", "delete", "reject_candidate", "promote_to_vault_candidate",
+)
+_LIVE = frozenset({"active", "contested"})
+TARGET_STATUS: dict[str, frozenset[str]] = {
+    "update": _LIVE, "update_stability": _LIVE, "flag_for_review": _LIVE, "supersede": _LIVE, "deprecate": _LIVE,
+    "decay": _LIVE, "add_exception": _LIVE, "contest": frozenset({"active"}), "uncontest": frozenset({"contested"}),
+}
+DECAY = {"semi-stable": 0.15, "stable": 0.05, "low": 0.15}  # config.json maintainer defaults (§4.12)
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """A line of a canonical record file whose id is tombstoned (its content is still on disk)."""
+
+    path: Path
+    line: int
+    record_id: str
+    status: str
+    statement: str
+
+
+def leftover_lines(store: Store, ids: set[str] | None = None, paths: list[Path] | None = None) -> list[Leftover]:
+    """Every line of L1, L2 and the project files (only ``paths``, if given) whose id is tombstoned
+    (only ``ids``, if given).
+
+    Such a line is a deletion interrupted between its tombstone and the rewrite of the file, or a
+    line another writer kept (OMP's own delete leaves ``status: "deleted"`` with the content).
+    The files are read as they are, without quarantining anything.
+    """
+    dead = store.tombstoned_ids()
+    if ids is not None:
+        dead &= ids
+    out: list[Leftover] = []
+    if not dead:
+        return out
+    for path in store.layout.canonical_files() if paths is None else paths:
+        read = jsonl.read_jsonl(path)
+        for row, line_no in zip(read.rows, read.line_nos, strict=True):
+            rid = row.get("id")
+            if isinstance(rid, str) and rid in dead:
+                out.append(Leftover(path, line_no, rid, str(row.get("status", "")), str(row.get("statement", ""))))
+    return out
+
+
+def finish_command(record_id: str, tombstone: Row) -> str:
+    """The command that finishes an interrupted deletion of ``record_id`` (its tombstone's reason and mode)."""
+    reason = str(tombstone.get("deletion_reason") or "other")
+    flag = " --purge" if tombstone.get("deletion_mode") == "privacy_purge" else ""
+    return f"commonkeep forget {record_id} --reason {reason}{flag}"
+
+
+class _State:
+    """The store as the ops see it while a patch is applied (re-read under the writer lock)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.root = store.layout.root
+        self.recs: dict[str, Row] = {}
+        self.where: dict[str, Path] = {}
+        for path, rows in store.records_by_file(active_only=False).items():
+            for r in rows:
+                self.recs.setdefault(str(r["id"]), r)
+                self.where.setdefault(str(r["id"]), path)
+        self.tombstoned_lines = list(store.tombstoned_lines)  # leftovers of interrupted deletions
+        self.tomb = store.tombstoned_ids()
+        self.cands = {str(c["id"]): c for c in store.candidates()}
+        self.bad_evidence = {
+            str(e.get("id")) for e in store.rows(store.layout.evidence) if e.get("redaction_status") in ("redacted", "deleted")
+        }
+        self.changed: dict[Path, dict[str, Row | None]] = {}
+        self.cand_status: dict[str, str] = {}
+        self.new_tombstones: list[Row] = []
+        self.purge: list[str] = []
+        self.purged_texts: list[str] = []
+        self.tomb_updates: dict[str, Row] = {}
+        self.promoted_elsewhere: set[str] = set()  # candidates another patch already promoted
+        self.finished: list[str] = []  # tombstoned ids whose leftover lines this patch drops
+
+    def put(self, rec: Row) -> None:
+        rid = str(rec["id"])
+        path = self.root / route(rec)
+        old = self.where.get(rid)
+        if old is not None and old != path:
+            self.changed.setdefault(old, {})[rid] = None
+        self.recs[rid] = rec
+        self.where[rid] = path
+        self.changed.setdefault(path, {})[rid] = rec
+
+    def drop(self, rid: str) -> None:
+        path = self.where.pop(rid, None)
+        self.recs.pop(rid, None)
+        if path is not None:
+            self.changed.setdefault(path, {})[rid] = None
+
+
+def _refuse_new_record(rec: Any, st: _State, ratify: bool) -> str | None:
+    if not isinstance(rec, dict):
+        return "op carries no record"
+    problem = memory_record_problem(rec)
+    if problem:
+        return f"record is not a valid memory record: {problem}"
+    rid = str(rec["id"])
+    if rid in st.tomb:
+        return f"{rid} is tombstoned and can never come back"
+    if rid in st.recs:
+        return f"{rid} already exists"
+    if rec["layer"] == "L1" and not ratify:
+        return "L1 records are never auto-applied: ratify with `commonkeep ratify`"
+    if rec["layer"] == "L3":
+        return "L3 lives in the daily log, never in canonical files"
+    bad = [e.get("ref") for e in rec["evidence"] if e.get("ref") in st.bad_evidence]
+    if bad:
+        return f"cites redacted or deleted evidence {', '.join(map(str, bad))}"
+    return None
+
+
+def _apply_op(op: Row, st: _State, *, ratify: bool, day: str, when: str) -> str | None:
+    """Apply one op to the state; returns why it was refused, or ``None``."""
+    kind = op.get("op")
+    cid = op.get("candidate_id")
+    if kind == "reject_candidate":
+        cand = st.cands.get(str(cid))
+        if cand is None:
+            return f"candidate {cid} not found in the inbox"
+        status = st.cand_status.get(str(cid), cand.get("status"))
+        if status == "patched":
+            return f"candidate {cid} was already patched"
+        st.cand_status[str(cid)] = "rejected"
+        return None
+    cand_now = st.cand_status.get(str(cid), st.cands[str(cid)].get("status")) if str(cid) in st.cands else None
+    if cid and kind not in ("delete", "reject_candidate") and cand_now == "rejected":
+        return f"its candidate {cid} was rejected"
+    if kind == "promote_to_vault_candidate":
+        return "the vault is not enabled (config.json vault.enabled); nothing to promote to"
+    if kind == "add":
+        why = _refuse_new_record(op.get("record"), st, ratify)
+        if why:
+            return why
+        st.put(dict(op["record"]))
+        return None
+    target = str(op.get("target_id") or "")
+    if kind == "delete":
+        return _delete(op, st, target, when)
+    if target in st.tomb:
+        return f"target {target} is tombstoned"
+    old = st.recs.get(target)
+    if old is None:
+        return f"target {target or '(none)'} not found"
+    if old.get("status") not in TARGET_STATUS.get(str(kind), frozenset()):
+        return f"target {target} is {old.get('status')}; {kind} needs {' or '.join(sorted(TARGET_STATUS.get(str(kind), ())))}"
+    if old.get("layer") == "L1" and not ratify:
+        return f"{target} is an L1 record: changes need `commonkeep ratify`"
+    if cid and str(cid) in st.promoted_elsewhere:  # e.g. the same update in two patches: never applied twice
+        return f"its candidate {cid} was already promoted by another patch"
+    new = json.loads(json.dumps(old))
+    updates = op.get("updates") or {}
+    if kind == "supersede":
+        to = op.get("to_record")
+        why = _refuse_new_record(to, st, ratify)
+        if why:
+            return why
+        rec = dict(to)  # type: ignore[arg-type]
+        if target not in rec["supersedes"]:
+            rec["supersedes"] = [*rec["supersedes"], target]
+        new["status"] = "superseded"
+        new["superseded_by"] = [*new.get("superseded_by", []), rec["id"]]
+        new["updated_at"] = day
+        st.put(new)
+        st.put(rec)
+        return None
+    if kind in ("update", "update_stability"):
+        if not isinstance(updates, dict) or not updates:
+            return "op has no updates"
+        if "id" in updates and updates["id"] != target:
+            return "an update cannot change a record's id"
+        if kind == "update_stability" and set(updates) - {"stability"}:
+            return "update_stability may only change stability"
+        if updates.get("layer") == "L1" and not ratify:
+            return "moving a record to L1 needs `commonkeep ratify`"
+        new.update(updates)
+    elif kind == "flag_for_review":
+        new["review"] = {**new["review"], "next_review": day}
+    elif kind == "deprecate":
+        new["status"] = "deprecated"
+    elif kind == "decay":
+        if isinstance(updates.get("confidence"), int | float):
+            new["confidence"] = updates["confidence"]
+        else:
+            new["confidence"] = round(max(0.1, float(new["confidence"]) - DECAY.get(str(new["stability"]), 0.15)), 4)
+    elif kind == "contest":
+        new["status"] = "contested"
+    elif kind == "uncontest":
+        new["status"] = "active"
+    elif kind == "add_exception":
+        items = updates.get("known_exceptions") or ([op["reason"]] if op.get("reason") else [])
+        if not items:
+            return "add_exception needs updates.known_exceptions or a reason"
+        have = list(new.get("known_exceptions") or [])
+        new["known_exceptions"] = have + [x for x in items if x not in have]
+    else:
+        return f"unknown op {kind!r}"
+    new["updated_at"] = day
+    problem = memory_record_problem(new)
+    if problem:
+        return f"the result would not be a valid memory record: {problem}"
+    st.put(new)
+    return None
+
+
+def _delete(op: Row, st: _State, target: str, when: str) -> str | None:
+    if not target:
+        return "delete needs a target_id"
+    if target in st.tomb:
+        fresh = target in st.finished or any(t.get("deleted_record_id") == target for t in st.new_tombstones)
+        left = [] if fresh else leftover_lines(st.store, {target})
+        if left:
+            return _finish_interrupted(op, st, target, left)
+        if op.get("deletion_mode") == "privacy_purge":
+            return _purge_tombstoned(op, st, target)
+        return f"{target} is already deleted (tombstoned)"
+    old = st.recs.get(target)
+    cid = str(op.get("candidate_id") or "")
+    if old is None and not (cid in st.cands and memory_id_for(cid) == target):
+        return f"target {target} not found"
+    content = {"statement": old.get("statement"), "evidence": old.get("evidence"), "tags": old.get("tags")} if old else None
+    tomb: Row = {"id": tombstone_id(target, when)}
+    for key in ("resource_id", "profile_id"):
+        if old and isinstance(old.get(key), str):
+            tomb[key] = old[key]
+    tomb.update({
+        "deleted_record_id": target,
+        "deleted_at": when,
+        "deletion_mode": op.get("deletion_mode") or "audit_preserving",
+        "deletion_reason": op.get("deletion_reason") or "other",
+    })
+    if content is not None:
+        tomb["content_hash"] = h(dumps_line(content), 32)
+    tomb["content_removed"] = True
+    st.new_tombstones.append(tomb)
+    st.tomb.add(target)
+    if old is not None:
+        st.drop(target)
+    if cid in st.cands and st.cand_status.get(cid, st.cands[cid].get("status")) == "new":
+        st.cand_status[cid] = "rejected"
+    if tomb["deletion_mode"] == "privacy_purge":
+        st.purge.append(target)
+        text = str(old.get("statement", "")) if old else str(st.cands.get(cid, {}).get("text", ""))
+        if len(text.strip()) >= purge.MIN_SCRUB_CHARS:
+            st.purged_texts.append(text)
+    return None
+
+
+def _tombstone_of(st: _State, target: str) -> Row:
+    tomb = next((t for t in st.new_tombstones if t.get("deleted_record_id") == target), None)
+    if tomb is None:
+        tomb = next((t for t in st.store.rows(st.store.layout.tombstones) if t.get("deleted_record_id") == target), {})
+    return tomb
+
+
+def _finish_interrupted(op: Row, st: _State, target: str, left: list[Leftover]) -> str | None:
+    """Finish a deletion whose tombstone exists but whose record lines are still on disk.
+
+    No second tombstone (§4.5): the lines are dropped by the rewrite of their files. When the op
+    or the existing tombstone says ``privacy_purge`` the scrub runs too (the tombstone already
+    claims it, or is upgraded to it as ``_purge_tombstoned`` does).
+    """
+    st.finished.append(target)
+    for item in left:
+        st.changed.setdefault(item.path, {})[target] = None
+    tomb = _tombstone_of(st, target)
+    if op.get("deletion_mode") == "privacy_purge" or tomb.get("deletion_mode") == "privacy_purge":
+        if tomb.get("deletion_mode") != "privacy_purge":
+            st.tomb_updates[target] = {"deletion_mode": "privacy_purge",
+                                       "deletion_reason": op.get("deletion_reason") or tomb.get("deletion_reason") or "other"}
+        st.purge.append(target)
+        texts = [item.statement for item in left] + _copied_texts(st, target)
+        st.purged_texts += [t for t in dict.fromkeys(texts) if len(t.strip()) >= purge.MIN_SCRUB_CHARS and t != purge.DELETED]
+    return None
+
+
+def _finish_swept(st: _State) -> None:
+    """Rewriting a file drops every tombstoned line in it (§4.5). A leftover of an interrupted
+    deletion in a file this patch rewrites anyway is finished here, on the record (the patch's
+    ``finished_deletions``), with the scrub its tombstone promises when that says ``privacy_purge``,
+    instead of vanishing silently with the scrub never run."""
+    if not st.changed or not st.tombstoned_lines:
+        return  # the common case: no leftover anywhere (known from the read at the start, no re-read)
+    new = {str(t.get("deleted_record_id")) for t in st.new_tombstones}
+    swept = {str(row["id"]) for path, _, row in st.tombstoned_lines if path in st.changed} - new - set(st.finished)
+    by_id: dict[str, list[Leftover]] = {}
+    for path, line_no, row in st.tombstoned_lines:  # all of their lines, in any file
+        rid = str(row["id"])
+        if rid in swept:
+            by_id.setdefault(rid, []).append(
+                Leftover(path, line_no, rid, str(row.get("status", "")), str(row.get("statement", ""))))
+    for rid, left in by_id.items():
+        _finish_interrupted({}, st, rid, left)
+
+
+def _purge_tombstoned(op: Row, st: _State, target: str) -> str | None:
+    """A privacy purge of a record forgotten earlier: no second tombstone (§4.5, one per record);
+    its tombstone's mode becomes ``privacy_purge`` (if it was not already) and what still points
+    at the content is scrubbed.
+    The statement is gone from the record files, so it is looked up where it was copied: the
+    patches that added or changed the record and its source candidate."""
+    tomb = _tombstone_of(st, target)
+    if target in st.purge:
+        return f"{target} is already purged by this patch"
+    # Already ``privacy_purge``: the scrub runs again (it finds what a scrub cut off part-way, or a
+    # copy made since, left behind); the tombstone stays as it is.
+    if tomb.get("deletion_mode") != "privacy_purge":
+        st.tomb_updates[target] = {"deletion_mode": "privacy_purge",
+                                   "deletion_reason": op.get("deletion_reason") or tomb.get("deletion_reason") or "other"}
+    st.purge.append(target)
+    texts = _copied_texts(st, target)
+    st.purged_texts += [t for t in dict.fromkeys(texts) if len(t.strip()) >= purge.MIN_SCRUB_CHARS and t != purge.DELETED]
+    return None
+
+
+def _copied_texts(st: _State, target: str) -> list[str]:
+    """The statements of ``target`` where they were copied: its source candidate and the patches
+    that added or changed it."""
+    texts = [str(c.get("text", "")) for cid, c in st.cands.items() if memory_id_for(cid) == target]
+    layout = st.store.layout
+    for path in sorted(layout.patches_dir.glob("*.json")) if layout.patches_dir.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        for o in doc.get("ops") or [] if isinstance(doc, dict) else []:
+            if not isinstance(o, dict):
+                continue
+            for key in ("record", "to_record"):
+                rec = o.get(key)
+                if isinstance(rec, dict) and rec.get("id") == target:
+                    texts.append(str(rec.get("statement", "")))
+            upd = o.get("updates")
+            if o.get("target_id") == target and isinstance(upd, dict) and isinstance(upd.get("statement"), str):
+                texts.append(upd["statement"])
+    return texts
+
+
