@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from commonkeep.governance.writer import acting_role
 from commonkeep.web import actions
 from commonkeep.web.queue import Filters, Queue, stamp
+from commonkeep.web import views
 from commonkeep.web.views import records_by_id
 
 router = APIRouter()
@@ -68,12 +69,81 @@ def decide(body: dict[str, Any]) -> Any:
     try:
         if not isinstance(ids, list):
             raise actions.Refused("ids must be a list of candidate ids")
-        w = actions.writer_for(root, role)
-        if not w.can_write:
-            raise actions.Refused("read-only: " + w.why_read_only(root), status=403)
+        _writer(root, role)
         msg = actions.decide(root, role, str(body.get("action", "")), [str(i) for i in ids],
                              reason=str(body.get("reason") or ""), edit=str(body.get("edit") or ""))
     except actions.Refused as exc:
-        return JSONResponse({"ok": False, "detail": str(exc)}, status_code=exc.status)
+        return _refused(exc)
     _queue(root).refresh()
+    return {"ok": True, "message": msg}
+
+
+def _refused(exc: actions.Refused) -> JSONResponse:
+    return JSONResponse({"ok": False, "detail": str(exc)}, status_code=exc.status)
+
+
+def _writer(root: Any, role: str | None) -> None:
+    w = actions.writer_for(root, role)
+    if not w.can_write:
+        raise actions.Refused("read-only: " + w.why_read_only(root), status=403)
+
+
+@router.get("/patches")
+def patches() -> dict[str, Any]:
+    """Patches still waiting (proposed or partly applied), each op with its before/after diff."""
+    root, _role = _where()
+    recs = records_by_id(root)
+    out = []
+    for p in views.read_patches(root):
+        if p.get("status") not in ("proposed", "partially_applied"):
+            continue
+        ops = [{"op_id": v["op"].get("op_id"), "op": v["op"].get("op"), "risk": v["op"].get("risk"),
+                "selected": bool(v["op"].get("default_selected")), "applied": v["applied"],
+                "diff": [[k, line] for k, line in v["diff"]]} for v in views.op_views(p, recs)]
+        out.append({"patch_id": p.get("patch_id"), "status": p.get("status"), "generated_by": p.get("generated_by"),
+                    "created_at": p.get("created_at"), "summary": p.get("summary"), "ops": ops})
+    return {"patches": out}
+
+
+@router.post("/apply")
+def apply(body: dict[str, Any]) -> Any:
+    root, role = _where()
+    try:
+        _writer(root, role)
+        ops = body.get("op_ids")
+        if not isinstance(ops, list):
+            raise actions.Refused("op_ids must be a list of op ids")
+        msg = actions.apply_ops(root, role, str(body.get("patch_id", "")), [str(o) for o in ops])
+    except actions.Refused as exc:
+        return _refused(exc)
+    return {"ok": True, "message": msg}
+
+
+@router.get("/records")
+def records(q: str = "") -> dict[str, Any]:
+    root, _role = _where()
+    rows, _layers, _projects = views.memory(root, q=q[:200])
+    keep = ("id", "layer", "project", "status", "statement")
+    return {"total": len(rows), "records": [{k: r.get(k) for k in keep} for r in rows[:100]],
+            "tombstones": views.tombstones(root)}
+
+
+@router.get("/forget-preview")
+def forget_preview(id: str, purge: bool = False) -> Any:  # noqa: A002 - the query parameter's name
+    root, _role = _where()
+    rec = records_by_id(root).get(id)
+    if rec is None:
+        return JSONResponse({"ok": False, "detail": f"no record {id}"}, status_code=404)
+    return {"ok": True, "lines": views.scrub_preview(root, rec, purge)}
+
+
+@router.post("/forget")
+def forget(body: dict[str, Any]) -> Any:
+    root, role = _where()
+    try:
+        _writer(root, role)
+        msg = actions.forget_record(root, role, str(body.get("id", "")), reason=str(body.get("reason") or ""),
+                                    purge=bool(body.get("purge")))
+    except actions.Refused as exc:
+        return _refused(exc)
     return {"ok": True, "message": msg}
