@@ -66,7 +66,7 @@ def rejections_win(root: Path, role: str | None) -> list[str]:
             "reason": f"share sync: candidate {cid} was rejected on another machine ({why[:200]}); the rejection wins "
                       "over the promotion"}
            for n, (rid, (cid, why)) in enumerate(sorted(hits.items()), 1)]
-    patch = {"patch_id": patch_id(now()), "created_at": now_iso(), "generated_by": "share", "mode": "supervised",
+    patch = {"patch_id": patch_id(now()), "created_at": now_iso(), "generated_by": "maintainer", "mode": "supervised",
              "summary": f"share sync: {len(ops)} record(s) whose candidate was rejected for poisoning",
              "ops": ops, "status": "proposed", "applied_at": None, "applied_ops": [], "skipped_ops": []}
     result = apply_patch(root, patch, role=role, op_ids=[o["op_id"] for o in ops])

@@ -226,7 +226,7 @@ def _record_hashes(lay: Layout, hashes: list[str]) -> None:
 
     when = now_iso()
     write_patch(lay, {
-        "patch_id": patch_id(now()), "created_at": when, "generated_by": "share", "mode": "supervised",
+        "patch_id": patch_id(now()), "created_at": when, "generated_by": "maintainer", "mode": "supervised",
         "summary": "share sync: daily-log copies of records purged for privacy were scrubbed (line hashes only)",
         "ops": [], "status": "applied", "applied_at": when, "applied_ops": [], "skipped_ops": [],
         "scrubbed_lines": sorted(set(hashes)),
