@@ -8,6 +8,7 @@ append candidates and daily-log entries.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,8 +47,8 @@ def _id_of(row: Row) -> str:
 class Store:
     """One memory root. Cheap to create; every method re-reads the files it needs."""
 
-    def __init__(self, root: Path | str, *, warn: bool = True) -> None:
-        self.layout = Layout(root)
+    def __init__(self, root: Path | str, *, warn: bool = True, check: bool = True) -> None:
+        self.layout = Layout(root, check=check)
         self.root = self.layout.root
         self._warn = warn
         self.problems: list[Problem] = []
@@ -154,9 +155,12 @@ class Store:
         path = self.layout.daily_file(date or today())
         jsonl.refuse_symlink(path)
         with jsonl.file_lock(path):
-            prefix = "\n\n" if path.exists() and path.stat().st_size else ""
-            with open(path, "a", encoding="utf-8") as fh:
-                fh.write(prefix + text + "\n")
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, jsonl.NEW_FILE_MODE)
+            try:
+                prefix = "\n\n" if os.fstat(fd).st_size else ""
+                jsonl.write_all(fd, (prefix + text + "\n").encode("utf-8", "surrogateescape"))
+            finally:
+                os.close(fd)
         return path, red.findings
 
     def rewrite(self, path: Path, transform: Callable[[list[Row]], list[Row]]) -> jsonl.JsonlRead:

@@ -2,14 +2,19 @@
 
 - **Append**: whole lines in one ``write()`` on an ``O_APPEND`` descriptor, under an advisory
   lock on a sidecar file (``.<name>.lock``), so our writers never interleave and OMP's plain
-  appends interleave only at line boundaries. If the file ends in a torn line (a crash
-  mid-append) the append starts on a fresh line, so the torn text never swallows a good line.
-- **Rewrite**: under the same lock, re-read, transform, write a temp file in the same folder,
-  fsync, ``os.replace``. Lines a non-locking writer (OMP) appended to the old file while we
-  worked are carried over to the new one. Lines that cannot be parsed are copied to the
-  quarantine file first; nothing is dropped unrecorded.
-- **Read**: every parseable object line is returned; every bad line is reported with its file
-  and line number (``BadLine``), never silently skipped.
+  appends interleave only at line boundaries. After the write we look at the byte before our
+  line: if another program left a partial line there (it died between two ``write()`` calls),
+  our line was glued onto it, so we write it again on a fresh line. Race-free: the check reads
+  bytes that can no longer change, and both lines survive (the glued one is reported and
+  quarantined as a bad line).
+- **Rewrite**: see ``commonkeep.store.generations``: no line OMP appends while we rewrite is lost,
+  whatever the delay between its ``open`` and its ``write``.
+- **Read**: every parseable object line is returned; every bad line (invalid JSON, a number too
+  long for Python, nesting too deep, a line over ``MAX_LINE_BYTES``) is reported with its file
+  and line number (``BadLine``), never silently skipped and never a traceback. A line over the
+  limit is never parsed nor copied whole: it is kept aside in a file of its own.
+- **Modes**: a new file is created ``0600`` (owner only); an existing file keeps its mode across
+  rewrites. The process umask is never read or changed.
 """
 
 from __future__ import annotations
@@ -30,15 +35,26 @@ from commonkeep.store.jsonjs import dumps_line, encode_line
 
 Row = dict[str, Any]
 
+# The longest line any reader parses (2 MiB). Our own writers stay far below it (a candidate's
+# text is at most 4,000 characters); a longer line is another program's mistake or an attack.
+MAX_LINE_BYTES = 2 << 20
+NEW_FILE_MODE = 0o600
+_PREVIEW = 200
+
 
 @dataclass(frozen=True)
 class BadLine:
-    """A line that is not a JSON object: where it is, what is wrong, and its text."""
+    """A line that is not a JSON object: where it is, what is wrong, and its text.
+
+    For a line over ``MAX_LINE_BYTES`` ``text`` is only a preview and ``raw`` holds a view of the
+    bytes (not a copy), so the quarantine can keep the whole line without loading it twice.
+    """
 
     path: Path
     line_no: int
     error: str
     text: str
+    raw: bytes | memoryview | None = field(default=None, compare=False, repr=False)
 
     def describe(self) -> str:
         return f"{self.path}:{self.line_no}: {self.error}"
@@ -55,12 +71,16 @@ class JsonlRead:
 
 
 def refuse_symlink(path: Path) -> None:
-    """Refuse to write through a symlinked store file: the write would land outside the root."""
+    """Refuse to write through a symlinked store file, or through a folder of the root that is a
+    symlink leading outside it: the write would land outside the root."""
     if path.is_symlink():
         raise BadInput(
             f"{path} is a symlink (to {os.readlink(path)}); commonkeep writes only regular files in the root",
             hint="replace the link with a copy of the file it points to, or point the root (not the file) elsewhere",
         )
+    from commonkeep.store.layout import guard_path
+
+    guard_path(path)
 
 
 def lock_path(path: Path) -> Path:
@@ -72,7 +92,7 @@ def file_lock(path: Path) -> Iterator[None]:
     """Hold the advisory lock that serialises commonkeep's writers of ``path``."""
     lp = lock_path(path)
     lp.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lp, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(lp, os.O_RDWR | os.O_CREAT, NEW_FILE_MODE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -80,33 +100,69 @@ def file_lock(path: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the flock
 
 
+def _why_unreadable(exc: BaseException) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"invalid JSON ({exc.msg} at column {exc.colno})"
+    if isinstance(exc, RecursionError):  # valid or not, no record nests thousands of levels deep
+        return "JSON nested too deeply to read (thousands of levels)"
+    if isinstance(exc, MemoryError):
+        return "too large to read into memory"
+    first = str(exc).split(";")[0].split(":")[0].strip()
+    if "integer string conversion" in str(exc):
+        return "a number too long to read (over 4,300 digits)"
+    return f"unreadable JSON value ({first[:120]})"
+
+
+def _lines(data: bytes) -> Iterator[tuple[int, bytes | None, int, int]]:
+    """``(index, line bytes or None when over the limit, start, end)`` for each line."""
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0  # a byte-order mark is not part of the first record
+    if len(data) - start <= MAX_LINE_BYTES:
+        pos = start
+        for i, line in enumerate(data[start:].split(b"\n")):
+            yield i, line, pos, pos + len(line)
+            pos += len(line) + 1
+        return
+    i = 0
+    n = len(data)
+    while start <= n:
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = n
+        yield i, (data[start:end] if end - start <= MAX_LINE_BYTES else None), start, end
+        i += 1
+        start = end + 1
+
+
 def parse_jsonl(data: bytes, path: Path) -> JsonlRead:
     """Parse file bytes; split on ``\\r?\\n``, skip blank lines, report the rest that fail."""
     out = JsonlRead(size=len(data))
-    text = data.decode("utf-8", errors="surrogateescape")
-    if text.startswith("\ufeff"):  # a byte-order mark from a Windows editor: not part of the first record
-        text = text[1:]
-    lines = text.split("\n")
-    fast = _parse_all(lines)
-    if fast is not None:
-        for i, value in fast:
-            out.rows.append(value)
-            out.line_nos.append(i + 1)
-        return out
+    lines = list(_lines(data))
+    if all(line is not None for _, line, _, _ in lines):
+        fast = _parse_all([line.decode("utf-8", "surrogateescape") for _, line, _, _ in lines if line is not None])
+        if fast is not None:
+            for i, value in fast:
+                out.rows.append(value)
+                out.line_nos.append(i + 1)
+            return out
     last = len(lines) - 1
-    for i, raw in enumerate(lines):
-        line = raw.strip()
-        if not line:
+    torn_tail = bool(data) and not data.endswith(b"\n")
+    view = memoryview(data)
+    for i, line, start, end in lines:
+        if line is None:
+            preview = bytes(view[start:start + _PREVIEW]).decode("utf-8", "replace")
+            out.bad.append(BadLine(path, i + 1, f"line of {end - start:,} bytes, over the {MAX_LINE_BYTES:,}-byte limit (not read)",
+                                   preview + "…", raw=view[start:end]))
+            continue
+        raw = line.decode("utf-8", "surrogateescape")
+        text = raw.strip()
+        if not text:
             continue
         try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            torn = i == last and not text.endswith("\n")
-            why = "torn final line (no newline: a crash mid-append?)" if torn else f"invalid JSON ({exc.msg} at column {exc.colno})"
+            value = json.loads(text)
+        except (ValueError, RecursionError, MemoryError) as exc:
+            torn = i == last and torn_tail and isinstance(exc, json.JSONDecodeError)
+            why = "torn final line (no newline: a crash mid-append?)" if torn else _why_unreadable(exc)
             out.bad.append(BadLine(path, i + 1, why, raw))
-            continue
-        except RecursionError:  # valid or not, no record nests thousands of levels deep
-            out.bad.append(BadLine(path, i + 1, "JSON nested too deeply to read (thousands of levels)", raw))
             continue
         if not isinstance(value, dict):
             out.bad.append(BadLine(path, i + 1, f"not a JSON object (a {type(value).__name__})", raw))
@@ -123,7 +179,7 @@ def _parse_all(lines: list[str]) -> list[tuple[int, Any]] | None:
         return []
     try:
         values = json.loads("[" + ",".join(lines[i] for i in idx) + "]")
-    except (ValueError, RecursionError):
+    except (ValueError, RecursionError, MemoryError):
         return None
     if len(values) != len(idx) or not all(isinstance(v, dict) for v in values):
         return None  # a line held two values ("1,2") or a non-object: let the slow path say where
@@ -131,7 +187,21 @@ def _parse_all(lines: list[str]) -> list[tuple[int, Any]] | None:
 
 
 def read_jsonl(path: Path) -> JsonlRead:
-    """Read a JSONL file; a missing file reads as empty."""
+    """Read a JSONL file; a missing file reads as empty.
+
+    Lines another program appended to a previous generation of the file (it opened the file
+    before our last rewrite and wrote after it) are carried over first (``generations``).
+    """
+    if os.path.lexists(path.with_name(f".{path.name}.tmp-gens")):  # generations.state_path
+        from commonkeep.store.generations import settle
+
+        late = settle(path)
+        if late is not None:  # the root is read-only: read the late lines without carrying them
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:
+                data = b""
+            return parse_jsonl(_joined(data, late), path)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -139,11 +209,20 @@ def read_jsonl(path: Path) -> JsonlRead:
     return parse_jsonl(data, path)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _joined(data: bytes, more: bytes) -> bytes:
+    if not more:
+        return data
+    return data + (b"\n" if data and not data.endswith(b"\n") else b"") + more
+
+
+def write_all(fd: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
     while view:
         n = os.write(fd, view)
         view = view[n:]
+
+
+_write_all = write_all
 
 
 def encode_rows(rows: list[Row]) -> bytes:
@@ -153,6 +232,29 @@ def encode_rows(rows: list[Row]) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates: escape them line by line as JS does
         return b"".join(encode_line(r) + b"\n" for r in rows)
+
+
+def _glued(fd: int, start: int) -> bool:
+    """Whether the bytes before ``start`` (where our write began) are an unfinished line."""
+    if start <= 0:
+        return False
+    window = os.pread(fd, min(start, 4096), max(0, start - 4096))
+    if window.endswith(b"\n"):
+        return False
+    cut = window.rfind(b"\n")
+    if cut < 0 and start > len(window):
+        return True  # a partial line longer than the window: certainly not just blanks
+    return bool(window[cut + 1:].strip())
+
+
+def append_bytes(fd: int, data: bytes) -> None:
+    """Append whole lines on an ``O_APPEND`` descriptor; never leave them glued to a partial line."""
+    write_all(fd, data)
+    end = os.lseek(fd, 0, os.SEEK_CUR)  # O_APPEND: the offset is the end of our own write
+    if _glued(fd, end - len(data)):
+        # Someone's partial line sat at the end of the file when our write landed: the glued
+        # line is a bad line now (reported and quarantined on the next read); write ours again.
+        write_all(fd, b"\n" + data)
 
 
 def append_jsonl(path: Path, rows: list[Row], *, fsync: bool | None = None) -> None:
@@ -165,16 +267,21 @@ def append_jsonl(path: Path, rows: list[Row], *, fsync: bool | None = None) -> N
     path.parent.mkdir(parents=True, exist_ok=True)
     refuse_symlink(path)
     with file_lock(path):
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, NEW_FILE_MODE)
         try:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                data = b"\n" + data  # never glue our line onto a torn one
-            _write_all(fd, data)
+            append_bytes(fd, data)
             if fsync:
                 os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def _spill(quarantine: Path, key: str, raw: bytes | memoryview) -> str:
+    """Keep a line too long for ``lines.jsonl`` in a file of its own; returns its name."""
+    dest = quarantine.with_name(f"line-{key}.txt")
+    if not dest.exists():
+        atomic_write_bytes(dest, raw)
+    return dest.name
 
 
 def quarantine_lines(quarantine: Path, bad: list[BadLine], rel: Callable[[Path], str], when: str) -> int:
@@ -184,49 +291,74 @@ def quarantine_lines(quarantine: Path, bad: list[BadLine], rel: Callable[[Path],
     seen = {r.get("key") for r in read_jsonl(quarantine).rows}
     fresh = []
     for b in bad:
-        key = sha256(f"{rel(b.path)}\n{b.line_no}\n{b.text}".encode("utf-8", "surrogateescape")).hexdigest()[:24]
+        digest = sha256(f"{rel(b.path)}\n{b.line_no}\n".encode())
+        if b.raw is not None:
+            digest.update(b.raw)
+        else:
+            digest.update(b.text.encode("utf-8", "surrogateescape"))
+        key = digest.hexdigest()[:24]
         if key in seen:
             continue
         seen.add(key)
-        fresh.append({"key": key, "file": rel(b.path), "line": b.line_no, "error": b.error, "text": b.text, "quarantined_at": when})
+        entry: Row = {"key": key, "file": rel(b.path), "line": b.line_no, "error": b.error, "text": b.text, "quarantined_at": when}
+        if b.raw is not None:
+            entry["saved_to"] = rel(quarantine.with_name(_spill(quarantine, key, b.raw)))
+            entry["bytes"] = len(b.raw)
+        fresh.append(entry)
     append_jsonl(quarantine, fresh, fsync=True)
     return len(fresh)
 
 
-def _mode_for(path: Path) -> int:
+def mode_for(path: Path) -> int:
+    """The mode a rewrite of ``path`` keeps: the file's own, or owner-only for a new file."""
     try:
         return os.stat(path).st_mode & 0o7777
     except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        return NEW_FILE_MODE
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write a whole file through a temp file in the same folder, fsync and rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
-    try:
-        # mkstemp creates 0600; keep the file's mode (OMP and the user read these files too)
-        os.fchmod(fd, _mode_for(path))
-        _write_all(fd, data)
-        os.fsync(fd)
-        os.close(fd)
-        fd = -1
-        os.replace(tmp, path)
-    except BaseException:
-        if fd >= 0:
-            os.close(fd)
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
-    dfd = os.open(path.parent, os.O_RDONLY)
+def fsync_dir(folder: Path) -> None:
+    dfd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(dfd)
     finally:
         os.close(dfd)
 
 
+def write_temp(path: Path, data: bytes | memoryview, mode: int) -> tuple[str, int]:
+    """Write ``data`` to a new temp file next to ``path`` (fsynced); returns its path and inode."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    try:
+        if mode != NEW_FILE_MODE:
+            os.fchmod(fd, mode)  # mkstemp creates 0600; keep the mode the user gave the file
+        write_all(fd, data)
+        os.fsync(fd)
+        ino = os.fstat(fd).st_ino
+    except BaseException:
+        os.close(fd)
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+    os.close(fd)
+    return tmp, ino
+
+
+def atomic_write_bytes(path: Path, data: bytes | memoryview) -> None:
+    """Write a whole file through a temp file in the same folder, fsync and rename.
+
+    For files no other program appends to (patches, reports, rendered pages). Files OMP appends
+    to are rewritten with ``rewrite_jsonl``, which keeps what lands in the old file.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    refuse_symlink(path)
+    tmp, _ = write_temp(path, data, mode_for(path))
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(path.parent)
 
 
 def rewrite_jsonl(
@@ -240,37 +372,21 @@ def rewrite_jsonl(
     """Re-read ``path`` under its lock, write ``transform(rows)`` atomically; returns what was read.
 
     Bad lines are copied to ``quarantine`` before the rewrite leaves them out, so the file is
-    repaired for readers that cannot skip bad lines (OMP) and nothing is lost.
+    repaired for readers that cannot skip bad lines (OMP) and nothing is lost. Lines another
+    program appends while we work are never lost (``generations``).
     """
+    from commonkeep.store.generations import replace
+
     path.parent.mkdir(parents=True, exist_ok=True)
     refuse_symlink(path)
+    seen: list[JsonlRead] = []
+
+    def build(data: bytes) -> bytes:
+        read = parse_jsonl(data, path)
+        quarantine_lines(quarantine, read.bad, rel, when)
+        seen.append(read)
+        return encode_rows(transform(list(read.rows)))
+
     with file_lock(path):
-        try:
-            old_fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        except FileNotFoundError:
-            old_fd = -1
-        try:
-            data = b""
-            if old_fd >= 0:
-                chunks = []
-                while chunk := os.read(old_fd, 1 << 20):
-                    chunks.append(chunk)
-                data = b"".join(chunks)
-            read = parse_jsonl(data, path)
-            quarantine_lines(quarantine, read.bad, rel, when)
-            new_rows = transform(list(read.rows))
-            atomic_write_bytes(path, encode_rows(new_rows))
-            if old_fd >= 0:
-                # An unlocked writer (OMP) may have appended to the old file after our read.
-                grown = os.fstat(old_fd).st_size - len(data)
-                late = os.pread(old_fd, grown, len(data)) if grown > 0 else b""
-                if late.strip():
-                    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-                    try:
-                        _write_all(fd, late if late.endswith(b"\n") else late + b"\n")
-                    finally:
-                        os.close(fd)
-        finally:
-            if old_fd >= 0:
-                os.close(old_fd)
-    return read
+        replace(path, build)
+    return seen[-1] if seen else JsonlRead()

@@ -2,14 +2,81 @@
 
 ``ensure_layout`` creates exactly what upstream's ``ensureMemoryDirs`` creates, plus two
 commonkeep folders: ``quarantine/`` (bad lines kept aside) and ``locks/`` (writer and file locks).
+
+Who can read it: a new root and its folders are created ``0700`` and new files ``0600`` (owner
+only); folders and files that exist keep the modes the user gave them.
+
+Linked folders: a folder of the root (``inbox/``, ``memory/``, ``search/`` …) that is a symlink
+leading outside the root is refused: every command that uses the root stops with an error
+naming the folder (``commonkeep doctor`` still runs and lists every such link). A link that
+stays inside the root is allowed.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 _SLUG = re.compile(r"[^a-z0-9]+")
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+# Every folder of a root, relative to it (what ``ensure_layout`` creates, plus quarantine and locks).
+FOLDERS = (
+    "schemas", "memory", "memory/projects", "daily", "inbox", "patches", "rendered", "rendered/projects",
+    "runtime", "runtime/compaction-artifacts", "reports", "reports/handoff", "reports/diagnostics",
+    "search", "sessions", "sessions/summaries", "quarantine", "locks",
+)
+_ROOTS: set[str] = set()  # roots this process has opened: their folders are checked on every write
+
+
+def escaping_links(root: Path | str) -> list[tuple[str, str]]:
+    """``(folder, target)`` for each folder of ``root`` that is a symlink leading outside it."""
+    base = os.fspath(root)
+    found = []
+    real = None
+    for rel in FOLDERS:
+        p = os.path.join(base, rel)
+        if os.path.islink(p):
+            real = real or os.path.realpath(base)
+            target = os.path.realpath(p)
+            if target != real and not target.startswith(real + os.sep):
+                found.append((rel, target))
+    return found
+
+
+def linked_folder_error(root: Path | str, rel: str, target: str) -> Exception:
+    from commonkeep.errors import BadInput
+
+    return BadInput(
+        f"{rel}/ in the memory root {root} is a symlink to {target}, outside the root; "
+        "commonkeep writes nothing through it",
+        hint=f"move the folder's content back into {os.path.join(os.fspath(root), rel)} (a real folder, "
+             "or a link that stays inside the root); `commonkeep doctor` lists every such link",
+    )
+
+
+def check_links(root: Path | str) -> None:
+    """Raise ``BadInput`` naming the first folder of ``root`` that links outside it."""
+    for rel, target in escaping_links(root):
+        raise linked_folder_error(root, rel, target)
+
+
+def guard_path(path: Path | str) -> None:
+    """Refuse a write to ``path`` when a folder between its root and it links outside the root."""
+    p = os.fspath(path)
+    for root in _ROOTS:
+        if p.startswith(root + os.sep):
+            parts = p[len(root) + 1:].split(os.sep)[:-1]
+            cur = root
+            for i, part in enumerate(parts):
+                cur = os.path.join(cur, part)
+                if os.path.islink(cur):
+                    target = os.path.realpath(cur)
+                    real = os.path.realpath(root)
+                    if target != real and not target.startswith(real + os.sep):
+                        raise linked_folder_error(root, "/".join(parts[: i + 1]), target)
+            return
 
 
 def slug(text: str) -> str:
@@ -18,11 +85,15 @@ def slug(text: str) -> str:
 
 
 class Layout:
-    """Paths of one memory root. Creating a ``Layout`` touches nothing on disk."""
+    """Paths of one memory root. Creating a ``Layout`` writes nothing; it refuses a root with a
+    folder that links outside it (``check=False``: doctor, which reports them)."""
 
-    def __init__(self, root: Path | str) -> None:
+    def __init__(self, root: Path | str, *, check: bool = True) -> None:
         self.root = Path(root)
         r = self.root
+        if check:
+            check_links(r)
+            _ROOTS.add(os.fspath(r))
         self.config = r / "config.json"
         self.schemas_dir = r / "schemas"
         self.scratchpad = r / "scratchpad.md"
@@ -89,13 +160,16 @@ class Layout:
 
 
 def ensure_layout(root: Path | str) -> Layout:
-    """Create the layout (idempotent; existing files are never touched)."""
+    """Create the layout (idempotent; existing files and their modes are never touched)."""
     lay = Layout(root)
     if lay.root.exists() and not lay.root.is_dir():
         from commonkeep.errors import BadInput
 
         raise BadInput(f"the memory root {lay.root} is a file, not a folder",
                        hint="point --root (or $OMP_MEMORY_ROOT) at a folder; `commonkeep init` creates it")
+    if not lay.root.is_dir():
+        # owner only (issue 18); the umask can only narrow it; parents get the usual mode
+        lay.root.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
     for d in (
         lay.root,
         lay.schemas_dir,
@@ -115,10 +189,25 @@ def ensure_layout(root: Path | str) -> Layout:
         lay.sessions_dir,
         lay.sessions_dir / "summaries",
     ):
-        d.mkdir(parents=True, exist_ok=True)
+        if not d.is_dir():
+            d.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
     for f in (lay.l1, lay.l2, lay.profiles, lay.evidence, lay.tombstones, lay.reinforcement, lay.inquiries, lay.inbox):
         if not f.exists():
-            f.touch()
+            _create(f, b"")
     if not lay.scratchpad.exists():
-        lay.scratchpad.write_text("# Scratchpad\n\n", encoding="utf-8")
+        _create(lay.scratchpad, b"# Scratchpad\n\n")
     return lay
+
+
+def _create(path: Path, data: bytes) -> None:
+    """Create ``path`` owner-only with ``data``; a file another process created first is kept."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
+    except FileExistsError:
+        return
+    try:
+        if data:
+            os.write(fd, data)
+    finally:
+        os.close(fd)
+

@@ -139,7 +139,7 @@ def test_a_rewrite_keeps_the_files_permissions(tmp_path: Path) -> None:
     assert os.stat(path).st_mode & 0o777 == 0o640
     fresh = tmp_path / "new.jsonl"
     rewrite_jsonl(fresh, lambda rows: [{"id": "c"}], quarantine=tmp_path / "q.jsonl")
-    assert os.stat(fresh).st_mode & 0o077 != 0  # not owner-only: others (OMP, the user's tools) can read it
+    assert os.stat(fresh).st_mode & 0o777 == 0o600  # a new file is owner-only (issue 18)
 
 
 def test_a_symlinked_store_file_is_refused_and_its_target_untouched(tmp_path: Path) -> None:

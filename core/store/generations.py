@@ -1,0 +1,303 @@
+"""Rewriting a file that other programs append to without a lock, losing none of their lines.
+
+OMP's OmpKeep appends to ``inbox/captured.jsonl`` (and other store files) with a plain
+``O_APPEND`` open, write and close, and no lock. A rewrite replaces the file by renaming a new
+one over it, so an appender that opened the file before the rename and writes after it writes
+into the old inode. No timing assumption can make that safe (the delay between its ``open`` and
+its ``write`` is unbounded), so the old inode is never let go while anyone may still write to it:
+
+1. Before the rename, the old file is hard-linked under a known name next to it,
+   ``.<name>.tmp-gen-<inode>`` (a *generation*), and ``.<name>.tmp-gens`` records how many of its
+   bytes the new file already holds (its *offset*).
+2. Every later read or rewrite (under the file's lock) carries over what landed in a generation
+   beyond its offset: complete lines only while someone may still be writing, everything once
+   nobody can (a dead appender's partial line becomes a line of its own, reported as bad).
+3. A generation is dropped when the kernel confirms no process has it open: a write lease
+   (``F_SETLEASE``) is granted only on a file nobody else holds open, and nobody can open the old
+   inode by its old name any more. Where leases are unavailable, at most ``MAX_GENS`` are kept.
+
+Crash safety (SIGKILL at any point): the state file is written, with the new file's inode as a
+pending commit, *before* the rename; whoever takes the lock next sees whether the rename
+happened (the file's inode) and settles to exactly one of the two states, so a carried line is
+neither lost nor carried twice.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from commonkeep.store.jsonl import NEW_FILE_MODE, file_lock, fsync_dir, write_all, write_temp
+
+MAX_GENS = 16  # kept without proof that they are unused, where the kernel gives no leases
+
+
+@dataclass(frozen=True)
+class Gen:
+    """A previous generation of a file: its link name, inode, and the bytes already carried."""
+
+    name: str
+    ino: int
+    offset: int
+
+
+def state_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.tmp-gens")
+
+
+def gen_prefix(path: Path) -> str:
+    return f".{path.name}.tmp-gen-"
+
+
+def _ino(path: Path) -> int | None:
+    try:
+        return os.lstat(path).st_ino
+    except FileNotFoundError:
+        return None
+
+
+def _load(path: Path) -> tuple[list[Gen], dict[str, Any] | None]:
+    try:
+        doc = json.loads(state_path(path).read_bytes())
+        gens = [Gen(str(g["name"]), int(g["ino"]), int(g["offset"])) for g in doc.get("gens", [])]
+        pending = doc.get("pending")
+        return gens, pending if isinstance(pending, dict) else None
+    except FileNotFoundError:
+        return [], None
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError, OSError):
+        return [], None  # unreadable state: the generations on disk are adopted by ``_recover``
+
+
+def _save(path: Path, gens: list[Gen], pending: dict[str, Any] | None = None) -> None:
+    sp = state_path(path)
+    if not gens and pending is None:
+        with suppress(FileNotFoundError):
+            os.unlink(sp)
+        return
+    doc = {"gens": [asdict(g) for g in gens], "pending": pending}
+    tmp, _ = write_temp(sp, json.dumps(doc).encode("utf-8"), NEW_FILE_MODE)
+    os.rename(tmp, sp)
+
+
+def _unlink(folder: Path, name: str, ino: int | None = None) -> None:
+    """Remove ``folder/name`` (only when it is still inode ``ino``, if given)."""
+    p = folder / name
+    if ino is not None and _ino(p) != ino:
+        return
+    with suppress(FileNotFoundError):
+        os.unlink(p)
+
+
+def _recover(path: Path) -> list[Gen]:
+    """Settle what a killed rewriter left (under the lock); returns the live generations."""
+    folder = path.parent
+    gens, pending = _load(path)
+    cur = _ino(path)
+    changed = pending is not None
+    if pending is not None:
+        new = [Gen(str(g["name"]), int(g["ino"]), int(g["offset"])) for g in pending.get("gens", [])]
+        if cur is not None and cur == pending.get("ino"):  # the rename happened: the new state holds
+            keep = {g.name for g in new}
+            for g in gens:
+                if g.name not in keep:
+                    _unlink(folder, g.name, g.ino)
+            gens = new
+        else:  # it did not: the link made for the current file is not a generation
+            old = {g.name for g in gens}
+            for g in new:
+                if g.name not in old and g.ino == cur:
+                    _unlink(folder, g.name, g.ino)
+    tmp_prefix, prefix = f".{path.name}.tmp-", gen_prefix(path)
+    known = {g.name for g in gens}
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        names = []
+    for name in names:
+        if name.startswith(prefix) and name not in known:
+            st = os.lstat(folder / name)
+            if st.st_ino == cur:  # linked, then killed before the state was written
+                _unlink(folder, name, st.st_ino)
+            else:  # state lost: adopt it, counting what it holds as carried
+                gens.append(Gen(name, st.st_ino, st.st_size))
+            changed = True
+        elif (name.startswith(tmp_prefix) and not name.startswith(prefix) and name != state_path(path).name) \
+                or name.startswith(f".{state_path(path).name}.tmp-"):
+            _unlink(folder, name)  # a temp file of a rewrite that was killed (we hold the lock)
+    alive = [g for g in gens if _ino(folder / g.name) == g.ino]
+    if changed or len(alive) != len(gens):
+        _save(path, alive)
+    return alive
+
+
+def _unused(fd: int) -> bool | None:
+    """Whether no other open file description refers to this inode (``None``: cannot tell)."""
+    setlease = getattr(fcntl, "F_SETLEASE", None)
+    if setlease is None:
+        return None
+    try:
+        fcntl.fcntl(fd, setlease, fcntl.F_WRLCK)
+    except OSError as exc:
+        return False if exc.errno == errno.EAGAIN else None
+    fcntl.fcntl(fd, setlease, fcntl.F_UNLCK)
+    return True
+
+
+def _pread_all(fd: int, size: int, offset: int) -> bytes:
+    parts = []
+    while size > 0:
+        chunk = os.pread(fd, min(size, 1 << 24), offset)
+        if not chunk:
+            break
+        parts.append(chunk)
+        size -= len(chunk)
+        offset += len(chunk)
+    return b"".join(parts)
+
+
+@dataclass(frozen=True)
+class Late:
+    """What landed in a generation beyond its offset."""
+
+    gen: Gen
+    data: bytes  # complete lines to carry now (a dead appender's partial line ends with "\n" added)
+    offset: int  # the generation's offset once ``data`` is carried
+    unused: bool | None  # True: nobody can write to it any more, it can be dropped
+
+
+def _late(path: Path, g: Gen) -> Late:
+    fd = os.open(path.parent / g.name, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        unused = _unused(fd)  # first: once unused, nothing can land after the read below
+        size = os.fstat(fd).st_size
+        chunk = _pread_all(fd, size - g.offset, g.offset) if size > g.offset else b""
+    finally:
+        os.close(fd)
+    if unused:
+        data = chunk if not chunk or chunk.endswith(b"\n") else chunk + b"\n"
+        return Late(g, data, g.offset + len(chunk), True)
+    whole = chunk[: chunk.rfind(b"\n") + 1]  # a partial line may still be finished by its writer
+    return Late(g, whole, g.offset + len(whole), unused)
+
+
+def _joined(data: bytes, more: bytes) -> bytes:
+    if not more:
+        return data
+    return data + (b"\n" if data and not data.endswith(b"\n") else b"") + more
+
+
+def _read_fd(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 24):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
+    """Replace ``path`` with ``build(current bytes + late lines)``; the caller holds its lock."""
+    folder = path.parent
+    lates = [_late(path, g) for g in _recover(path)]
+    kept = [Gen(x.gen.name, x.gen.ino, x.offset) for x in lates if not x.unused]
+    drop = [x.gen for x in lates if x.unused]
+    if len(kept) >= MAX_GENS:  # no leases here: keep the newest, carry the rest and let them go
+        drop += kept[: len(kept) - MAX_GENS + 1]
+        kept = kept[len(kept) - MAX_GENS + 1:]
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        fd = -1
+    try:
+        data = _read_fd(fd) if fd >= 0 else b""
+        new = build(_joined(data, b"".join(x.data for x in lates)))
+        if fd < 0:
+            tmp, tmp_ino = write_temp(path, new, NEW_FILE_MODE)
+        else:
+            st = os.fstat(fd)
+            # lines appended to the current file since we read it go into the new file now
+            grown = _pread_all(fd, st.st_size - len(data), len(data)) if st.st_size > len(data) else b""
+            grown = grown[: grown.rfind(b"\n") + 1]
+            tmp, tmp_ino = write_temp(path, _joined(new, grown), st.st_mode & 0o7777)
+            name = f"{gen_prefix(path)}{st.st_ino}"
+            kept.append(Gen(name, st.st_ino, len(data) + len(grown)))
+        # the pending commit is on disk before the link and the rename: whoever comes next knows
+        # from the file's inode which of the two states holds (see ``_recover``)
+        _save(path, [x.gen for x in lates], {"ino": tmp_ino, "tmp": os.path.basename(tmp), "gens": [asdict(g) for g in kept]})
+        if fd >= 0:
+            if _ino(folder / name) != st.st_ino:
+                _unlink(folder, name)
+                os.link(path, folder / name)
+            if _ino(folder / name) != st.st_ino:  # the file was swapped under us (not by a locked writer)
+                _unlink(folder, name)
+                _unlink(folder, os.path.basename(tmp))
+                _save(path, [x.gen for x in lates])
+                raise OSError(errno.EAGAIN, f"{path} was replaced while it was being rewritten; try again")
+        os.replace(tmp, path)
+        fsync_dir(folder)
+        _save(path, kept)
+        for g in drop:
+            _unlink(folder, g.name, g.ino)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    _tidy(path, kept)
+
+
+def _tidy(path: Path, gens: list[Gen]) -> None:
+    """Drop generations nobody holds open and nothing landed in (the usual case right after a rewrite)."""
+    if not gens:
+        return
+    keep = []
+    for g in gens:
+        late = _late(path, g)
+        if late.unused and not late.data:
+            _unlink(path.parent, g.name, g.ino)
+        else:
+            keep.append(g)
+    if len(keep) != len(gens):
+        _save(path, keep)
+
+
+def settle(path: Path) -> bytes | None:
+    """Carry late lines of previous generations into ``path`` and drop unused generations.
+
+    Returns ``None`` when done; on a root this process cannot write (read-only), returns the late
+    lines instead, for the reader to include without writing them.
+    """
+    try:
+        with file_lock(path):
+            for _ in range(4):
+                gens = _recover(path)
+                if not gens:
+                    return None
+                lates = [_late(path, g) for g in gens]
+                if any(x.data for x in lates):
+                    replace(path, lambda data: data)
+                    continue
+                _tidy(path, gens)
+                return None
+            return None
+    except OSError as exc:
+        if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise
+    gens, _ = _load(path)
+    out = b""
+    for g in gens:
+        with suppress(OSError):
+            fd = os.open(path.parent / g.name, os.O_RDONLY | os.O_NOFOLLOW)
+            try:
+                size = os.fstat(fd).st_size
+                chunk = _pread_all(fd, size - g.offset, g.offset) if size > g.offset else b""
+            finally:
+                os.close(fd)
+            out += chunk[: chunk.rfind(b"\n") + 1]
+    return out
+
+
+__all__ = ["Gen", "MAX_GENS", "replace", "settle", "state_path", "gen_prefix", "write_all"]

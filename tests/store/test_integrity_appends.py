@@ -1,0 +1,168 @@
+"""No line OMP appends is lost while commonkeep rewrites the inbox (issue 14 §1).
+
+OmpKeep appends with a plain ``open(O_APPEND)``, ``write``, ``close`` and no lock. These tests run
+such appenders as real processes, with a delay between their ``open`` and ``write`` (0, 2, 50
+and 500 ms), against real rewriters (``Store.update_candidates``), one of which is killed with
+SIGKILL at random points and restarted, then check that every appended line is in the inbox
+exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import random
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from commonkeep.store.core import Store
+from commonkeep.store.jsonl import append_jsonl, read_jsonl
+
+CTX = mp.get_context("fork")
+
+
+def _candidate(tag: str, i: int) -> dict[str, object]:
+    return {"id": f"cap_{tag}_{i:05d}", "created_at": "2026-12-02T10:00:00.000Z", "source": {"type": "manual", "ref": "omp"},
+            "text": f"fact {i} from {tag}", "tags": [], "evidence_refs": [], "status": "new"}
+
+
+def _omp_appender(path: str, tag: str, count: int, delay: float) -> None:
+    """What OmpKeep's appendFileSync does, with a pause between open and write."""
+    for i in range(count):
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        if delay:
+            time.sleep(delay)
+        os.write(fd, (json.dumps(_candidate(tag, i), separators=(",", ":")) + "\n").encode())
+        os.close(fd)
+
+
+def _rewriter(root: str, counter: Any) -> None:
+    store = Store(root, warn=False)
+    while True:
+        store.update_candidates(lambda rows: [{**r, "seen": int(r.get("seen", 0)) + 1} for r in rows])
+        if counter is not None:  # only the rewriter that is never killed counts (a kill could hold the lock)
+            with counter.get_lock():
+                counter.value += 1
+
+
+# (delay between open and write, appender processes, lines each)
+PLANS = [(0.0, 4, 3000), (0.002, 4, 100), (0.05, 6, 12), (0.5, 8, 3)]
+
+
+@pytest.mark.parametrize(("delay", "procs", "count"), PLANS, ids=["0ms", "2ms", "50ms", "500ms"])
+def test_no_line_omp_appends_is_lost_to_rewrites_or_a_killed_rewriter(root: Path, delay: float, procs: int, count: int) -> None:
+    inbox = Store(root).layout.inbox
+    rng = random.Random(14)
+    done = CTX.Value("i", 0)
+    steady = CTX.Process(target=_rewriter, args=(str(root), done))
+    steady.start()
+    deadline = time.monotonic() + 60
+    while done.value < 1:
+        assert steady.is_alive() and time.monotonic() < deadline
+        time.sleep(0.005)
+    appenders = [CTX.Process(target=_omp_appender, args=(str(inbox), f"w{w}", count, delay)) for w in range(procs)]
+    for p in appenders:
+        p.start()
+    kills = 0
+    while any(p.is_alive() for p in appenders):
+        victim = CTX.Process(target=_rewriter, args=(str(root), None))
+        victim.start()
+        time.sleep(rng.uniform(0.001, 0.03))
+        os.kill(victim.pid or 0, signal.SIGKILL)  # anywhere: mid-read, mid-temp-file, between link and rename …
+        victim.join()
+        kills += 1
+    for p in appenders:
+        p.join(60)
+        assert p.exitcode == 0
+    os.kill(steady.pid or 0, signal.SIGKILL)
+    steady.join()
+    assert done.value > 1 and kills > 0, "the rewriters never ran while OMP appended"
+
+    store = Store(root, warn=False)
+    ids = [c["id"] for c in store.candidates()]
+    expected = {_candidate(f"w{w}", i)["id"] for w in range(procs) for i in range(count)}
+    lost = expected - set(ids)
+    assert not lost, f"{len(lost)} of {len(expected)} lines lost, e.g. {sorted(lost)[:3]}"
+    assert len(ids) == len(set(ids)), "a line was carried over twice"
+    assert store.problems == []
+    # once nobody holds an old file open, no previous generation is left behind
+    left = [n for n in os.listdir(inbox.parent) if ".tmp-gen" in n]
+    assert left == []
+
+
+def test_an_appender_holding_the_old_file_keeps_it_until_it_writes(root: Path) -> None:
+    """The file is rewritten three times while an appender sits between its open and its write."""
+    store = Store(root, warn=False)
+    store.append_candidate(_candidate("ours", 0))
+    inbox = store.layout.inbox
+    fd = os.open(inbox, os.O_WRONLY | os.O_APPEND)
+    for _ in range(3):
+        store.update_candidates(lambda rows: rows)
+    assert any(n.startswith(".captured.jsonl.tmp-gen-") for n in os.listdir(inbox.parent))
+    os.write(fd, (json.dumps(_candidate("late", 0)) + "\n").encode())
+    os.close(fd)
+    # the next read carries the late line over and lets the old file go
+    assert [c["id"] for c in Store(root, warn=False).candidates()] == ["cap_ours_00000", "cap_late_00000"]
+    assert [n for n in os.listdir(inbox.parent) if ".tmp-" in n] == []
+    # OMP reads the same file: the line is in captured.jsonl itself, not only in our view
+    assert b"cap_late_00000" in inbox.read_bytes()
+
+
+def _half_writer(path: str, n: int) -> None:
+    """An appender that writes a line in two write() calls and dies after the first."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    os.write(fd, f'{{"id":"dead_{n:04d}","created_at":"2026-12-02T10:00:00.000Z","text":"half'.encode())
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_dead_appenders_partial_line_never_swallows_our_next_line(root: Path) -> None:
+    store = Store(root, warn=False)
+    store.append_candidate(_candidate("ours", 0))
+    p = CTX.Process(target=_half_writer, args=(str(store.layout.inbox), 0))
+    p.start()
+    p.join()
+    assert p.exitcode == -signal.SIGKILL
+    store.append_candidate(_candidate("ours", 1))
+    fresh = Store(root, warn=False)
+    assert [c["id"] for c in fresh.candidates()] == ["cap_ours_00000", "cap_ours_00001"]
+    assert [(pr.file, pr.line) for pr in fresh.problems] == [("inbox/captured.jsonl", 2)]
+    kept = read_jsonl(fresh.layout.quarantine).rows
+    assert len(kept) == 1 and kept[0]["text"].startswith('{"id":"dead_0000"')
+
+
+def _garbage(path: str, stop: float) -> None:
+    """Dying appenders, one after another: partial lines with no newline, at jittered moments
+    (up to 50 µs apart) so that some land between our look at the file's end and our write."""
+    n = 0
+    rng = random.Random(18)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    while time.monotonic() < stop:
+        os.write(fd, f'{{"id":"dead_{n:06d}","text":"half'.encode())
+        n += 1
+        time.sleep(rng.uniform(0, 0.00005))
+    os.close(fd)
+
+
+def test_our_appends_survive_partial_lines_landing_at_any_moment(root: Path) -> None:
+    """The race: a partial line lands between our look at the file's end and our write."""
+    store = Store(root, warn=False)
+    inbox = store.layout.inbox
+    junk = CTX.Process(target=_garbage, args=(str(inbox), time.monotonic() + 120))
+    junk.start()
+    try:
+        for i in range(3000):
+            append_jsonl(inbox, [_candidate("ours", i)])
+    finally:
+        junk.kill()
+        junk.join()
+    fresh = Store(root, warn=False)
+    ids = [c["id"] for c in fresh.candidates()]
+    assert ids == [f"cap_ours_{i:05d}" for i in range(3000)]
+    assert fresh.problems, "the partial lines are reported"
+    quarantined = "".join(q["text"] for q in read_jsonl(fresh.layout.quarantine).rows)
+    assert '"id":"dead_000000"' in quarantined
