@@ -14,48 +14,110 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commonkeep.governance.secrets import contains_secret, redact, redact_obj, summarize
+from commonkeep.governance.secrets import contains_secret, corpus, redact, redact_obj, summarize
 from tests.governance.conftest import WRITER, write_candidate
 
 ALNUM = string.ascii_letters + string.digits
 
 
-def _rand(rng: random.Random, n: int, alphabet: str = ALNUM) -> str:
-    while True:
-        s = "".join(rng.choice(alphabet) for _ in range(n))
-        classes = [str.isupper, str.islower, str.isdigit]
-        if all(any(f(c) for c in s) for f in classes if any(f(c) for c in alphabet)):  # every class the alphabet has
-            return s
+def _as_written(fields: list[str], part: str) -> str:
+    """The whitespace-separated token of ``fields`` holding ``part`` (the secret as written)."""
+    for tok in " ".join(fields).split():
+        if part in tok:
+            return tok.strip("'\"()")
+    return part
 
 
-# kind -> maker(rng) returning (text to write, the secret value that must never persist)
+def _maker(kind: str) -> Callable[[random.Random], tuple[str, str]]:
+    def make(rng: random.Random) -> tuple[str, str]:
+        fields, parts = corpus.MAKERS[kind](rng)
+        return fields[0], _as_written(fields, parts[0])
+
+    return make
+
+
+# kind -> maker(rng) returning (text to write, the secret as written): the one-field kinds of the
+# generated corpus (``commonkeep.governance.secrets.corpus``), for the tests that plant secrets
 MAKERS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
-    "openai_key": lambda r: (lambda v: (f"use key {v} for the eval", v))("sk-proj-" + _rand(r, 40)),
-    "anthropic_key": lambda r: (lambda v: (f"ANTHROPIC key is {v}", v))("sk-ant-api03-" + _rand(r, 60)),
-    "github_token": lambda r: (lambda v: (f"push with {v} token", v))("ghp_" + _rand(r, 36)),
-    "github_pat": lambda r: (lambda v: (f"fine-grained {v}", v))("github_pat_" + _rand(r, 60)),
-    "gitlab_token": lambda r: (lambda v: (f"gitlab {v} works", v))("glpat-" + _rand(r, 20)),
-    "slack_token": lambda r: (lambda v: (f"bot token {v}", v))("xoxb-" + _rand(r, 12, string.digits) + "-" + _rand(r, 24)),
-    "stripe_key": lambda r: (lambda v: (f"billing uses {v}", v))("sk_live_" + _rand(r, 24)),
-    "google_api_key": lambda r: (lambda v: (f"maps key {v}", v))("AIza" + _rand(r, 35)),
-    "aws_access_key": lambda r: (lambda v: (f"aws id {v} in us-east-1", v))("AKIA" + _rand(r, 16, string.ascii_uppercase + string.digits)),
-    "huggingface_token": lambda r: (lambda v: (f"hf pull with {v}", v))("hf_" + _rand(r, 34)),
-    "npm_token": lambda r: (lambda v: (f"publish via {v}", v))("npm_" + _rand(r, 36)),
-    "sendgrid_key": lambda r: (lambda v: (f"mail key {v}", v))("SG." + _rand(r, 22) + "." + _rand(r, 43)),
-    "jwt": lambda r: (lambda v: (f"session cookie {v}", v))("eyJ" + _rand(r, 20) + ".eyJ" + _rand(r, 30) + "." + _rand(r, 30)),
-    "private_key": lambda r: (lambda v: (f"deploy key:\n-----BEGIN OPENSSH PRIVATE KEY-----\n{v}\n-----END OPENSSH PRIVATE KEY-----\nend", v))(_rand(r, 64)),
-    "password_in_url": lambda r: (lambda v: (f"connect to postgres://admin:{v}@db.internal:5432/app", v))(_rand(r, 18)),
-    "password_assignment": lambda r: (lambda v: (f"set DB_PASSWORD={v} in the env file", v))(_rand(r, 14)),
-    "bearer_token": lambda r: (lambda v: (f"curl -H 'Authorization: Bearer {v}' the api", v))(_rand(r, 28, ALNUM + "._-")),
-    "high_entropy": lambda r: (lambda v: (f"the signing salt is {v} keep it", v))(_rand(r, 44)),
+    kind: _maker(kind) for kind in corpus.MAKERS if kind != "split_secret"
 }
 
 
 def planted(n: int, seed: int = 7) -> list[tuple[str, str, str]]:
-    """``n`` (kind, text, value) triples cycling through every kind."""
+    """``n`` (kind, text, value) triples cycling through every one-field kind."""
     rng = random.Random(seed)
     kinds = list(MAKERS)
     return [(kinds[i % len(kinds)], *MAKERS[kinds[i % len(kinds)]](rng)) for i in range(n)]
+
+
+def test_the_corpus_has_two_hundred_secrets_of_twenty_five_kinds_or_more() -> None:
+    items = corpus.planted()
+    assert len(items) >= 200 and len({i.kind for i in items}) >= 25
+    assert all(p and p not in "".join(corpus.benign()) for i in items for p in i.parts)
+
+
+@pytest.mark.parametrize("kind", list(corpus.MAKERS))
+def test_every_kind_of_the_corpus_is_removed_whole(kind: str) -> None:
+    items = [i for i in corpus.planted(len(corpus.MAKERS) * 4, seed=3) if i.kind == kind]
+    for item in items:
+        findings: list[str] = []
+        out = redact_obj(item.fields, findings)
+        assert corpus.survivors(item, " ".join(out)) == [], (kind, item.fields, out)
+        assert findings and all(p not in f for p in item.parts for f in findings)
+        assert redact_obj(out) == out  # idempotent
+
+
+def test_benign_memory_text_is_left_exactly_as_written() -> None:
+    changed = [(t, redact(t).text) for t in corpus.benign(400, seed=5) if redact(t).findings]
+    assert changed == []
+
+
+def test_a_password_holding_an_at_sign_is_removed_whole_not_cut_at_the_first_at() -> None:
+    rng = random.Random(1)
+    pw = corpus.rand(rng, 6) + "@" + corpus.rand(rng, 8)
+    out = redact(f"db is postgres://app:{pw}@db.internal:5432/main").text
+    assert pw.split("@")[1] not in out and out == "db is postgres://app:[REDACTED:password_in_url]@db.internal:5432/main"
+    assert redact(f"cache redis://:{pw}@cache:6379").text == "cache redis://:[REDACTED:password_in_url]@cache:6379"
+
+
+def test_disguised_tokens_are_removed_with_their_disguise() -> None:
+    rng = random.Random(2)
+    core = corpus.rand(rng, 36)
+    for written in (corpus._fullwidth("ghp_" + core), corpus._zero_width(rng, "ghp_" + core), corpus._cyrillic(rng, "ghp_" + core)):
+        out = redact(f"the bot uses {written} now").text
+        assert out == "the bot uses [REDACTED:github_token] now", (written, out)
+
+
+def test_encoded_tokens_and_basic_credentials_are_found_by_decoding() -> None:
+    import base64
+
+    rng = random.Random(3)
+    token = "glpat-" + corpus.rand(rng, 20)
+    assert redact(f"blob {token.encode().hex()} end").text == "blob [REDACTED:encoded_gitlab_token] end"
+    assert redact(f"blob {base64.b64encode(token.encode()).decode()} end").text == "blob [REDACTED:encoded_gitlab_token] end"
+    basic = base64.b64encode(f"deploy:{corpus.password(rng)}".encode()).decode()
+    assert "[REDACTED:" in redact(f"Authorization: Basic: {basic}").text
+    assert basic not in redact(f"the registry wants {basic} as its header").text
+
+
+def test_commit_hashes_and_digests_in_prose_are_kept_hex_keys_near_a_secret_word_are_not() -> None:
+    rng = random.Random(4)
+    sha1, sha256, key = (corpus.rand(rng, n, corpus.HEX) for n in (40, 64, 64))
+    for text in (f"fixed the key rotation bug in commit {sha1}", f"image digest sha256:{sha256}",
+                 f"the api key's sha256 is {sha256}", f"cherry-pick {sha1[:10]}"):
+        assert redact(text).text == text
+    assert redact(f"the webhook signing key {key} lives in the vault").text == \
+        "the webhook signing key [REDACTED:hex_key] lives in the vault"
+    assert key not in redact(f"use {key} as the api key").text
+
+
+def test_a_token_split_across_two_fields_loses_both_halves(root: Path) -> None:
+    rng = random.Random(6)
+    core = corpus.rand(rng, 36)
+    cand = write_candidate(root, f"deploy token, first half: ghp_{core[:18]}", tags=["deploy"],
+                           proposed_known_exceptions=[f"{core[18:]} is the rest of it"])
+    data = (root / "inbox" / "captured.jsonl").read_text(encoding="utf-8")
+    assert core[:18] not in data and core[18:] not in data, cand
 
 
 @pytest.mark.parametrize("kind", list(MAKERS))

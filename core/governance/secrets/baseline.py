@@ -1,22 +1,7 @@
-"""Secret scanning and redaction: nothing that looks like a credential is ever written to disk.
+"""The secret rules as they were before issue 15, frozen: the baseline of ``commonkeep bench secrets``.
 
-``redact(text)`` returns the text with every secret replaced by ``[REDACTED:<kind>]`` and the
-list of kinds found, one entry per secret (never the values), so callers can report what was
-redacted. ``redact_obj`` does the same for every string inside a JSON-like value (patch files,
-records, evidence). Redaction is idempotent: the markers themselves never match.
-
-Kinds, most specific first (a later pattern never sees text an earlier one replaced):
-
-- ``private_key`` — PEM/OpenSSH private key blocks (a truncated block is redacted to the end);
-- provider tokens: ``anthropic_key``, ``openai_key``, ``github_token``, ``gitlab_token``,
-  ``slack_token``, ``slack_webhook``, ``stripe_key``, ``google_api_key``, ``aws_access_key``,
-  ``huggingface_token``, ``npm_token``, ``sendgrid_key``, ``twilio_key``, ``jwt``;
-- ``bearer_token`` — ``Authorization: Bearer ...`` / ``Basic ...``;
-- ``password_in_url`` — ``scheme://user:password@host`` (the user name is kept);
-- ``password_assignment`` — ``password=...``, ``api_key: ...``, ``SECRET_TOKEN="..."`` and the like
-  (the name is kept, the value goes);
-- ``high_entropy`` — a run of 32+ token characters mixing upper case, lower case and digits with
-  Shannon entropy ≥ 4.2 bits per character (hex digests and record ids stay: they lack upper case).
+Not used by the gate (``commonkeep.governance.secrets`` is); kept so the benchmark prints the old
+figures beside the new ones from the same run. Do not fix anything here.
 """
 
 from __future__ import annotations
@@ -27,7 +12,6 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 MARKER = "[REDACTED:{kind}]"
 _MARKER_RE = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
@@ -160,77 +144,3 @@ def _redact_uncached(text: str) -> tuple[str, tuple[str, ...]]:
 
     text = _TOKEN.sub(entropy_sub, text)
     return text, tuple(findings)
-
-
-def contains_secret(text: str) -> bool:
-    """True when ``redact`` would change ``text``."""
-    return bool(redact(text).findings)
-
-
-def redact_obj(value: Any, findings: list[str] | None = None) -> Any:
-    """A copy of a JSON-like value with every string redacted; kinds are appended to ``findings``.
-
-    Dict keys are kept (they are field names), dict key order is preserved.
-    """
-    sink = findings if findings is not None else []
-    return _walk(value, sink)
-
-
-def _walk(value: Any, sink: list[str]) -> Any:
-    # hot on big patch files: short strings (ids, enums, dates' tails) cannot hold a secret
-    if isinstance(value, str):
-        if len(value) < 8:
-            return value
-        if len(value) <= 4096:
-            text, kinds = _redact_cached(value)
-        else:
-            red = redact(value)
-            text, kinds = red.text, tuple(red.findings)
-        if kinds:
-            sink.extend(kinds)
-        return text
-    if isinstance(value, dict):
-        return {k: _walk(v, sink) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_walk(v, sink) for v in value]
-    return value
-
-
-def summarize(findings: list[str]) -> str:
-    """``"2 openai_key, 1 password_in_url"`` (kinds and counts, never values); ``""`` when none."""
-    counts = Counter(findings)
-    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
-
-
-def redacted_kinds(text: str) -> list[str]:
-    """The kinds of secrets already redacted out of ``text`` (its ``[REDACTED:<kind>]`` markers).
-
-    Text on its way to scoring was redacted at capture; this reads what was found there instead
-    of scanning the clean text again (which can never find anything).
-    """
-    return _MARKER_RE.findall(text)
-
-
-
-_NAME_MARKER = "REDACTED-{kind}"
-_NAME_MARKER_RE = re.compile(r"REDACTED-([a-z0-9_]+)")
-_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,8}$")
-
-
-def redact_name(name: str) -> Redacted:
-    """``redact`` for one file or folder name; markers become the file-name-safe ``REDACTED-<kind>``.
-
-    A token right after ``_`` (``aws_AKIA….md``, ``x_sk_live_….md``) is found as in any text (the
-    patterns start at ``_START``, not ``\\b``). An extension the redaction
-    swallowed (``password=hunter22.md``) is put back when it holds nothing itself. Idempotent: a
-    redacted name redacts to itself.
-    """
-    red = redact(_NAME_MARKER_RE.sub(r"[REDACTED:\1]", name))
-    text, findings = red.text, red.findings
-    if not findings:
-        return Redacted(name, [])
-    ext = _EXTENSION.search(name)
-    if ext and not text.endswith(ext.group(0)) and not redact(text + ext.group(0)).findings:
-        text += ext.group(0)
-    return Redacted(_MARKER_RE.sub(lambda m: _NAME_MARKER.format(kind=m.group(1)), text), findings)
-
