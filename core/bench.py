@@ -14,10 +14,14 @@ import importlib
 BENCHES: dict[str, tuple[str, str]] = {
     "store": ("commonkeep.store.bench", "append throughput, rewrite time, CLI cold start"),
     "curate": ("commonkeep.governance.bench", "curate 10,000 candidates; apply a patch of 1,000 ops"),
+    "gate": ("commonkeep.governance.bench_gate", "injections auto-applied and benign candidates held by the gate, vs the rules before issue 15"),
     "locomo": ("commonkeep.recall.search.bench_locomo", "retrieval on a LoCoMo-format file: hit@k, recall@k, MRR vs plain BM25"),
     "search": ("commonkeep.recall.search.bench_search", "search at scale: keyword/hybrid p50, reindex time, CLI wall time"),
     "hydra9": ("commonkeep.wiki.bench_hydra9", "wiki on Hydra9 Hard Mode: context recall, ID precision, faithfulness (deterministic judge)"),
     "wiki": ("commonkeep.wiki.bench_wiki", "wiki ingest and query throughput on N generated sources"),
+    "web": ("commonkeep.web.bench", "web app: inbox first page of 10,000 candidates and a decision round-trip vs a static file"),
+    "secrets": ("commonkeep.governance.secrets.bench", "secret gate: planted secrets removed per kind, benign text changed, vs the old rules and detect-secrets"),
+    "startup": ("commonkeep.startup", "CLI start-up of the read commands beside a bare Python start (goal: +60 ms at most)"),
 }
 
 

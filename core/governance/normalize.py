@@ -42,7 +42,8 @@ _SPLIT = re.compile(r"(?<!\w)\w(?P<sep>[ .\-_*·•|/~+,:'’`]{1,2})\w(?:(?P=se
 _B64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
-_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2}){3,}")
+_PERCENT_ONE = re.compile(r"%[0-9A-Fa-f]{2}")
+_PERCENT_TOKEN = re.compile(r"\S*%[0-9A-Fa-f]{2}\S*")
 _ENTITY = re.compile(r"&(?:#\d{2,7}|#[xX][0-9a-fA-F]{2,6}|[A-Za-z]{2,8});")
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s", "!": "i", "|": "l"})
 _LEET_WORD = re.compile(r"(?=[\w@$!|]*[A-Za-z])(?=[\w@$!|]*[0-9@$!|])[\w@$!|]{3,}")
@@ -82,12 +83,20 @@ def _visible(text: str) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=1)
+def _exact() -> frozenset[int]:
+    """Characters the Unicode table maps to a Latin *letter* (no digits, none of the Cyrillic extras)."""
+    from_table = {cp for cp, latin in _confusables().items() if latin.isalpha()}
+    return frozenset(from_table - {ord(c) for c in "тмкнвгп"})
+
+
 def _fold_confusables(text: str) -> str:
     table = _confusables()
     if not table:
         return text
+    exact = _exact()
     words = _WORD.findall(text)
-    latin = sum(1 for w in words if _ASCII_LETTER.search(w) or all(ord(c) in table or c.isascii() for c in w))
+    latin = sum(1 for w in words if _ASCII_LETTER.search(w) or all(ord(c) in exact for c in w if c.isalpha()))
     mostly_latin = latin * 2 > len(words)
 
     def word(m: re.Match[str]) -> str:
@@ -103,7 +112,7 @@ def _fold_confusables(text: str) -> str:
 
 def _collapse(text: str) -> str:
     def join(m: re.Match[str]) -> str:
-        chars = re.findall(r"\w", m.group(0))
+        chars = re.findall(r"[^\W_]", m.group(0))
         if sum(c.isalpha() for c in chars) < 2:
             return m.group(0)
         return "".join(chars)
@@ -148,8 +157,8 @@ def decode_layers(text: str) -> str:
     """Entities, percent- and backslash-escapes, readable base64 and hex, decoded in place."""
     if "&" in text and _ENTITY.search(text):
         text = html.unescape(text)
-    if "%" in text and _PERCENT.search(text):
-        text = _PERCENT.sub(lambda m: unquote(m.group(0)), text)
+    if text.count("%") >= 3 and len(_PERCENT_ONE.findall(text)) >= 3:  # "Ignore%20all%20previous…"
+        text = _PERCENT_TOKEN.sub(lambda m: unquote(m.group(0)) if len(_PERCENT_ONE.findall(m.group(0))) >= 2 else m.group(0), text)
     if "\\" in text:
         text = _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), text)
     text = _HEX.sub(_hex, text)

@@ -38,7 +38,9 @@ def _rx(*parts: str) -> re.Pattern[str]:
 _OVERRIDE = _rx(
     r"\b(?:ignor\w*|disregard\w*|forget\w*|forgot|overrid\w*|overrul\w*|bypass\w*|circumvent\w*|discard\w*|abandon\w*|neglect\w*|nullif\w*)",
     r"\bset (?:\w+ )?aside\b|\bpay no (?:attention|heed)\b|\b(?:no longer|stop|don'?t|do not|never) (?:follow|obey|heed|respect|honou?r|apply)\w*",
-    r"\bthrow (?:\w+ )?(?:out|away)\b|\bscrap\b|\bwipe\b|\bcancel\w*|\bsupersed\w*|\btakes? precedence\b|\bno longer (?:valid|apply|applies)\b",
+    r"\bthrow (?:\w+ )?(?:out|away)\b|\bscrap\b|\bwipe\b|\bcancel\w*|\bsupersed\w*|\btakes? precedence\b|\bno longer (?:valid|apply|applies|in (?:force|effect))\b",
+    r"\b(?:obsolete|outdated|void|invalid|revoked|rescinded|expired|superseded|replaced by this)\b",  # declared void
+    r"\bnegeer\w*|\bvergeet\b|\bvergeten\b|\bniet (?:meer )?(?:volgen|opvolgen)\b",  # nl
     r"\boubli\w*|\bne (?:tiens|tenez|tenir) (?:pas|plus) compte\b|\bfai(?:s|tes) abstraction\b|\bn'?obei\w* (?:pas|plus)\b",  # fr
     r"\bvergiss\w*|\bvergessen\b|\bmissacht\w*|\bubergeh\w*|\bau(?:ss|ß)er kraft\b|\bnicht (?:mehr )?befolg\w*|\bbefolge \w+ nicht\b",  # de
     r"\bolvid\w*|\bomit\w*|\bhaz caso omiso\b|\bno (?:sigas|obedezcas|hagas caso)\b|\bdescart\w*|\bdesobedec\w*",  # es
@@ -56,6 +58,7 @@ _INSTRUCTIONS = _rx(
     r"\b(?:instruccion|regla|indicacion|directriz|directrices|orden|restriccion)\w*",  # es
     r"\b(?:istruzion|regol|indicazion|direttiv)\w*",  # it
     r"\b(?:instruc|regra|diretriz|orienta)\w*",  # pt
+    r"\b(?:instructie|regel|richtlijn|opdracht)\w*",  # nl
     r"инструкци\w*|правил\w*|указани\w*|директив\w*|ограничени\w*|промпт\w*|установк\w*",  # ru
     r"指令|指示|规则|規則|提示词|提示詞|提示|设定|設定|限制|规定|規定",  # zh
     r"指示|命令|ルール|プロンプト|制約|設定",  # ja
@@ -64,14 +67,17 @@ _INSTRUCTIONS = _rx(
 _PRIOR = _rx(
     r"\b(?:previous|prior|above|earlier|preceding|original|initial|former|old|existing|hidden|system|safety|developer|built-?in|default)\b",
     r"\b(?:your|all (?:of )?(?:the |your )?|any (?:of )?(?:the |your )?|every|whatever|other|those|these)\b",
-    r"\b(?:precedent\w*|anterieur\w*|tou(?:te)?s (?:les|vos|tes)|vos|tes)\b",  # fr
-    r"\b(?:vorherig\w*|bisherig\w*|obig\w*|alle|deine\w*|ihre\w*|fruher\w*)\b",  # de
-    r"\b(?:anterior\w*|previ[ao]s|tod[ao]s|tus|sus)\b",  # es / pt
-    r"\b(?:precedent\w*|tutte|tutti|tue)\b",  # it
-    r"предыдущ\w*|прежн\w*|все\b|всех\b|сво\w*|тво\w*|ваш\w*|систем\w*",  # ru
-    r"之前|以前|先前|上面|所有|全部|原来|原來|系统|系統|你的",  # zh
-    r"以前|前の|これまで|すべて|全て|システム|あなたの",  # ja
-    r"이전|앞의|모든|기존|시스템|당신의",  # ko
+    r"\b(?:precedent\w*|anterieur\w*|tou(?:te)?s (?:les|vos|tes)|vos|tes|ci-dessus|plus haut)\b",  # fr
+    r"\b(?:vorherig\w*|bisherig\w*|obig\w*|alle|deine\w*|ihre\w*|fruher\w*|oben|zuvor)\b",  # de
+    r"\b(?:anterior\w*|previ[ao]s|tod[ao]s|tus|sus|arriba|acima|antes)\b",  # es / pt
+    r"\b(?:precedent\w*|tutte|tutti|tue|sopra)\b",  # it
+    r"\b(?:systeme|sisteme|sistema|systeem|systemet)\b|\bsystem\w*",  # the system, in fr / es / it / pt / nl / de
+    r"\b(?:you were|you've been|you have been|we gave you) (?:given|configured|told|trained|set up|instructed)\b",
+    r"\b(?:vorige|eerdere|alle|je|jouw)\b",  # nl
+    r"предыдущ\w*|прежн\w*|все\b|всех\b|сво\w*|тво\w*|ваш\w*|систем\w*|выше|ранее|раньше",  # ru
+    r"之前|以前|先前|上面|上述|以上|所有|全部|原来|原來|系统|系統|你的",  # zh
+    r"以前|前の|これまで|すべて|全て|システム|あなたの|上記|上の",  # ja
+    r"이전|앞의|모든|기존|시스템|당신의|위의",  # ko
 )
 _IDENTITY = _rx(
     r"\byou(?:'re| are| will (?:now )?be) (?:now|no longer)\b|\byou are (?:a |an )?(?:free|unrestricted|unfiltered|jailbroken|evil|dan)\b",
@@ -130,10 +136,10 @@ _REMOTE_EXEC = _rx(
     r"\b(?:curl|wget|iwr|irm|invoke-webrequest)\b[^\n]{0,160}\|\s*(?:sudo\s+)?(?:python\d?|perl|ruby|node|iex|invoke-expression|powershell|pwsh)\b",
     r"\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)|\$\(\s*(?:curl|wget)\b|\beval\b[^\n]{0,20}(?:curl|wget)|base64\s+(?:-d|--decode)[^\n]{0,40}\|\s*(?:ba|z)?sh\b",
     r"\bpowershell\b[^\n]{0,30}\s-(?:e|enc|encodedcommand)\b|\bpython\d?\s+-c\s+[^\n]{0,40}(?:urllib|requests|socket)",
-    r"\b(?:pipe|feed|pass|stream|send)\b[^.\n]{0,60}\b(?:url|link|script|download|output of curl|address|endpoint)\b[^.\n]{0,40}\b(?:into|to|through|in)\b[^.\n]{0,10}\b(?:bash|sh|zsh|shell|terminal|python|powershell)\b",
-    r"\bdownload\w* (?:\w+ ){0,6}(?:and|then) (?:run|execut\w*|source|eval)\w*",
-    r"\btelecharg\w* (?:\w+ ){0,6}et (?:l'?)?execut\w*|\blade (?:\w+ ){0,6}herunter und fuhr\w* (?:\w+ )?aus|\bdescarga\w* (?:\w+ ){0,6}y ejecut\w*",
-    r"\bscarica\w* (?:\w+ ){0,6}e esegu\w*|\bbaix\w* (?:\w+ ){0,6}e execut\w*|скачаи\w* (?:\w+ ){0,6}и (?:запусти|выполни)\w*",
+    r"\b(?:pipe|feed|pass|stream|send)\b[^\n]{0,60}\b(?:url|link|script|download|output of curl|address|endpoint)\b[^\n]{0,60}\b(?:into|to|through|in)\b[^\n]{0,10}\b(?:bash|sh|zsh|shell|terminal|python|powershell)\b",
+    r"\bdownload\w* (?:\S+ ){0,6}(?:and |then |and then |, then )+(?:run|execut\w*|source|eval|launch|start)\w*",
+    r"\btelecharg\w* (?:\S+ ){0,6}et (?:l'?)?execut\w*|\blade (?:\S+ ){0,6}herunter und fuhr\w* (?:\S+ ){0,3}aus|\bdescarga\w* (?:\S+ ){0,6}y ejecut\w*",
+    r"\bscarica\w* (?:\S+ ){0,6}e esegu\w*|\bbaix\w* (?:\S+ ){0,6}e execut\w*|скачаи\w* (?:\S+ ){0,6}и (?:запусти|выполни)\w*",
     r"下载并(?:运行|执行)|下載並(?:執行|運行)|ダウンロードして実行|다운로드(?:하고|해서) 실행",
 )
 _DISABLE = _rx(
@@ -161,7 +167,8 @@ _ROLE_MARKER = re.compile(
     r"|<\|[a-z_]+\|>|<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)"
     r"|\[/?INST\]|<</?SYS>>|<s>\s*\[|</?(?:start_of_turn|end_of_turn|system|sys|assistant|user|instructions?)>"
     r"|(?:^|\n)\s*#{1,6}\s*(?:\W\s*)?(?:system|assistant|instruction|admin|developer|override|important system|new instructions?|system prompt)s?\b"
-    r"|(?:^|\n)\s*\**\s*\[?\(?(?:system|admin|developer|operator)(?: prompt| note| message| notice| override)?\)?\]?\s*\**\s*[:\]\-—]"
+    r"|(?:^|\n)\s*\**\s*[\[({<]?(?:system|admin|developer|operator)(?: prompt| note| message| notice| override)?[\])}>]?\s*\**\s*[:\]\-—]"
+    r"|(?:^|\n)\s*[\[({<]\s*(?:system|admin|developer|operator|assistant)(?: prompt| note| message| notice| override)?\s*[\])}>]"
     r"|\b(?:BEGIN|END) (?:SYSTEM|ADMIN|DEVELOPER) (?:PROMPT|MESSAGE|INSTRUCTIONS?)\b|(?:^|\n)\s*###\s*(?:Instruction|Response)\s*:?",
     re.I,
 )
