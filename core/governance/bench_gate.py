@@ -82,7 +82,8 @@ def candidate(text: str, channel: str) -> dict[str, Any]:
         role = WRITER if channel == "stamped" else "planner"
         cand = new_candidate(text, source_type="manual", evidence_refs=REFS, confidence=0.95,
                              provenance={"agent": "cli", "role": role}, primary_trust_class="direct_user_instruction")
-    return score_candidate(cand)
+    scored: dict[str, Any] = score_candidate(cand)
+    return scored
 
 
 def auto_applied(cand: dict[str, Any]) -> bool:
