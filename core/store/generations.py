@@ -14,7 +14,12 @@ its ``write`` is unbounded), so the old inode is never let go while anyone may s
    nobody can (a dead appender's partial line becomes a line of its own, reported as bad).
 3. A generation is dropped when the kernel confirms no process has it open: a write lease
    (``F_SETLEASE``) is granted only on a file nobody else holds open, and nobody can open the old
-   inode by its old name any more. Where leases are unavailable, at most ``MAX_GENS`` are kept.
+   inode by its old name any more. After the unlink the lease is taken again: an appender that
+   had looked the old name up before our rename and takes write access only now is waited for
+   (it blocks on our lease, we let it through and read what it wrote). The one case the kernel
+   cannot show is an ``open`` call suspended between its path lookup and its write access for
+   the whole time from our rename to that second lease. Where leases are unavailable, at most
+   ``MAX_GENS`` generations are kept.
 
 Crash safety (SIGKILL at any point): the state file is written, with the new file's inode as a
 pending commit, *before* the rename; whoever takes the lock next sees whether the rename
@@ -28,13 +33,15 @@ import errno
 import fcntl
 import json
 import os
+import signal
+import time
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from commonkeep.store.jsonl import NEW_FILE_MODE, file_lock, fsync_dir, write_all, write_temp
+from commonkeep.store.jsonl import NEW_FILE_MODE, append_bytes, file_lock, fsync_dir, write_all, write_temp
 
 MAX_GENS = 16  # kept without proof that they are unused, where the kernel gives no leases
 
@@ -137,17 +144,32 @@ def _recover(path: Path) -> list[Gen]:
     return alive
 
 
-def _unused(fd: int) -> bool | None:
-    """Whether no other open file description refers to this inode (``None``: cannot tell)."""
+def _lease(fd: int) -> bool | None:
+    """Take a write lease on ``fd``: granted only when no other open file description refers to
+    the inode (``None``: leases are not available here). A lease break is signalled with SIGURG,
+    which is ignored by default, instead of SIGIO, which would end the process."""
     setlease = getattr(fcntl, "F_SETLEASE", None)
     if setlease is None:
         return None
     try:
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETSIG", 10), signal.SIGURG)
         fcntl.fcntl(fd, setlease, fcntl.F_WRLCK)
     except OSError as exc:
         return False if exc.errno == errno.EAGAIN else None
-    fcntl.fcntl(fd, setlease, fcntl.F_UNLCK)
     return True
+
+
+def _unlease(fd: int) -> None:
+    with suppress(OSError):
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+
+
+def _unused(fd: int) -> bool | None:
+    """Whether nobody else holds the inode open right now (``None``: cannot tell)."""
+    got = _lease(fd)
+    if got:
+        _unlease(fd)
+    return got
 
 
 def _pread_all(fd: int, size: int, offset: int) -> bytes:
@@ -204,11 +226,7 @@ def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
     """Replace ``path`` with ``build(current bytes + late lines)``; the caller holds its lock."""
     folder = path.parent
     lates = [_late(path, g) for g in _recover(path)]
-    kept = [Gen(x.gen.name, x.gen.ino, x.offset) for x in lates if not x.unused]
-    drop = [x.gen for x in lates if x.unused]
-    if len(kept) >= MAX_GENS:  # no leases here: keep the newest, carry the rest and let them go
-        drop += kept[: len(kept) - MAX_GENS + 1]
-        kept = kept[len(kept) - MAX_GENS + 1:]
+    kept = [Gen(x.gen.name, x.gen.ino, x.offset) for x in lates]
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except FileNotFoundError:
@@ -241,8 +259,6 @@ def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
         os.replace(tmp, path)
         fsync_dir(folder)
         _save(path, kept)
-        for g in drop:
-            _unlink(folder, g.name, g.ino)
     finally:
         if fd >= 0:
             os.close(fd)
@@ -250,18 +266,59 @@ def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
 
 
 def _tidy(path: Path, gens: list[Gen]) -> None:
-    """Drop generations nobody holds open and nothing landed in (the usual case right after a rewrite)."""
+    """Let go of generations nobody holds open and everything of which is carried over."""
     if not gens:
         return
     keep = []
+    no_leases = []
     for g in gens:
-        late = _late(path, g)
-        if late.unused and not late.data:
+        done = _retire(path, g)
+        if done is None:
+            no_leases.append(g)
+        elif not done:
+            keep.append(g)
+    # without leases nothing proves a generation unused: keep the newest MAX_GENS of them
+    for g in no_leases[: max(0, len(no_leases) - MAX_GENS)]:
+        if _ino(path.parent / g.name) == g.ino and os.lstat(path.parent / g.name).st_size <= g.offset:
             _unlink(path.parent, g.name, g.ino)
         else:
             keep.append(g)
+    keep += no_leases[max(0, len(no_leases) - MAX_GENS):]
     if len(keep) != len(gens):
-        _save(path, keep)
+        _save(path, [g for g in gens if g in keep])
+
+
+def _retire(path: Path, g: Gen) -> bool | None:
+    """Remove generation ``g`` if nobody holds it open and all of it is carried over; ``None``
+    when leases are unavailable. The caller holds the file's lock."""
+    try:
+        fd = os.open(path.parent / g.name, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return True
+    try:
+        got = _lease(fd)
+        if not got:
+            return got
+        if os.fstat(fd).st_size != g.offset:
+            return False  # late lines: carried first by a rewrite (crash-safe), retired afterwards
+        os.unlink(path.parent / g.name)
+        # An appender that looked the old name up before our rename may take write access only
+        # now, after the unlink: the lease cannot be taken again until it has closed the file.
+        deadline = time.monotonic() + 60
+        while not _lease(fd) and time.monotonic() < deadline:
+            _unlease(fd)  # let it open, write and close
+            time.sleep(0.005)
+        size = os.fstat(fd).st_size
+        if size > g.offset:
+            late = _pread_all(fd, size - g.offset, g.offset)
+            out = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, NEW_FILE_MODE)
+            try:
+                append_bytes(out, late if late.endswith(b"\n") else late + b"\n")
+            finally:
+                os.close(out)
+        return True
+    finally:
+        os.close(fd)  # also ends the lease
 
 
 def settle(path: Path) -> bytes | None:
