@@ -118,10 +118,14 @@ def remove(layout: Layout, patch_id: str) -> None:
 
 
 def pending(layout: Layout) -> list[Path]:
-    """The journals of applies that did not finish, oldest first."""
+    """The journals of applies that did not finish, oldest first. Called under the writer lock:
+    a temp file left by a journal write that was killed is removed (its apply never started)."""
     folder = journal_dir(layout)
     if not folder.is_dir():
         return []
+    for stale in folder.glob(f".*{SUFFIX}.tmp-*"):
+        with suppress(FileNotFoundError):
+            stale.unlink()
     found = [p for p in folder.iterdir() if p.name.endswith(SUFFIX) and not p.name.startswith(".")]
     return sorted(found, key=lambda p: (p.stat().st_mtime_ns, p.name))
 

@@ -71,15 +71,15 @@ __all__ = ["OPS", "ApplyInterrupted", "ApplyResult", "DeletionInterrupted", "Lef
 Row = dict[str, Any]
 
 
-class DeletionInterrupted(CommonkeepError):
-    """A tombstone was appended but writing the rest of the patch failed: the record's line is
-    still on disk. The message names the lines and the command that finishes the deletion."""
-
-
 class ApplyInterrupted(CommonkeepError, OSError):
     """Writing an apply's decision failed part-way (disk full, permissions): the message names the
     real error; the apply journal keeps the decision and the next ``apply`` finishes it. An
     ``OSError`` too, so callers that handle file-system failures still do."""
+
+
+class DeletionInterrupted(ApplyInterrupted):
+    """A tombstone was appended but writing the rest of the patch failed: the record's line is
+    still on disk. The message names the lines and the command that finishes the deletion."""
 
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
@@ -163,6 +163,7 @@ class ApplyResult:
     not_selected: list[str] = field(default_factory=list)
     finished: list[str] = field(default_factory=list)  # ids whose interrupted deletion this apply finished
     resumed: bool = False  # finished from the journal of an interrupted apply
+    warnings: list[str] = field(default_factory=list)
     finished_applies: list[str] = field(default_factory=list)  # other patches' interrupted applies finished first
 
     def to_json(self) -> dict[str, Any]:
@@ -182,6 +183,7 @@ class ApplyResult:
             "redacted": self.redacted,
             "recovered_lock": self.recovered_lock.describe() if self.recovered_lock else None,
             "resumed": self.resumed,
+            "warnings": self.warnings,
             "finished_applies": self.finished_applies,
         }
 
@@ -256,7 +258,7 @@ def apply_patch(
             data, where = load_patch(layout, ref)
             pre = (data, where, _stamp(where))
     with writer_lock(root, str(role), "apply", wait) as got:
-        resumed = finish_interrupted_applies(store)
+        resumed: list[ApplyResult] = got.finished  # interrupted applies, finished on taking the lock
         patch, path, in_place = _resolve(layout, ref, pre)
         mine = next((r for r in resumed if r.patch.get("patch_id") == patch["patch_id"]), None)
         if mine is not None:
@@ -267,7 +269,10 @@ def apply_patch(
         result.finished_applies = [str(r.patch["patch_id"]) for r in resumed if r is not mine]
         from commonkeep.store.render import render_all
 
-        result.rendered = render_all(layout)
+        try:
+            result.rendered = render_all(layout)
+        except OSError as exc:  # the projection is derived: the apply stands, the next render catches up
+            result.warnings.append(f"rendered/ was not refreshed ({exc.strerror or exc}); run `commonkeep render`")
     if fire_hooks:
         from commonkeep.plugins import plugin_manager
 
@@ -377,7 +382,7 @@ def _complete(store: Store, j: Journal, patch: Row | None, path: Path, result: A
                 # the ops were redacted in step 1; the new fields hold op ids and redacted reasons
                 jsonl.atomic_write_bytes(path, patch_bytes(patch))
             apply_journal.remove(layout, j.patch_id)
-            bar.update(bar.total)
+            bar.update(steps)
     except OSError as exc:
         if isinstance(exc, ApplyInterrupted):
             raise

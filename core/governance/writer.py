@@ -30,7 +30,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,15 +63,25 @@ def acting_role(explicit: str | None = None, host_role: str | None = None) -> st
     """The role this process acts as: ``--role``, then ``$COMMONKEEP_ROLE``, then the host's."""
     for value in (explicit, os.environ.get("COMMONKEEP_ROLE"), host_role):
         if value and value.strip():
-            return value.strip()
+            return value  # as given: the gate compares names exactly (" librarian " is refused)
     return None
 
 
 def require_writer(action: str, role: str | None, root: Path | str | None = None) -> str:
     """Refuse (``RoleRefused``) unless ``role`` is the writer role; returns the role."""
     writer = configured_writer_role(root)
+    if root is not None:
+        from commonkeep.governance.audit_log import note_writer_role
+
+        note_writer_role(root, role, action)  # a changed writerRole in config.json goes to audit/log.jsonl
     if role == writer:
         return role
+    if role and role.strip().casefold() == writer.casefold():
+        raise RoleRefused(
+            f"refused before doing anything: role {role!r} is not exactly the writer role {writer!r}; roles are "
+            f"compared exactly (no spaces around the name, same case), so '{action}' was not done.",
+            hint=f"act as the writer with --role {writer} or COMMONKEEP_ROLE={writer}",
+        )
     who = f"role {role!r}" if role else "no role (neither --role nor $COMMONKEEP_ROLE is set)"
     raise RoleRefused(
         f"refused before doing anything: '{action}' changes the shared memory and only the writer role "
@@ -170,6 +180,8 @@ class Acquired:
     """What acquiring the lock found: a recovered dead holder, if any."""
 
     recovered_from: LockInfo | None = None
+    # applies an earlier writer left unfinished, finished on taking the lock (``ApplyResult``s)
+    finished: list[Any] = field(default_factory=list)
 
 
 def _busy(path: Path, wait: float, hold: _ProcessHold | None = None) -> LockHeld:
@@ -199,6 +211,21 @@ def _flock(path: Path, deadline: float, wait: float) -> int:
     except BaseException:
         os.close(fd)
         raise
+
+
+def _finish_interrupted(root: Path | str) -> list[Any]:
+    """Every writer first finishes an apply that was interrupted (its journal is still in
+    ``runtime/journal/``), so nothing it decides sees a half-written apply."""
+    folder = Layout(root).runtime_dir / "journal"
+    try:
+        if not any(folder.iterdir()):
+            return []
+    except FileNotFoundError:
+        return []
+    from commonkeep.governance.patch import finish_interrupted_applies
+    from commonkeep.store.core import Store
+
+    return list(finish_interrupted_applies(Store(root)))
 
 
 @contextmanager
@@ -248,7 +275,7 @@ def writer_lock(root: Path | str, role: str, action: str, wait: float | None = N
     try:
         os.ftruncate(fd, 0)
         os.pwrite(fd, meta.encode(), 0)
-        yield Acquired(recovered)
+        yield Acquired(recovered, _finish_interrupted(root))
     finally:
         try:
             os.ftruncate(fd, 0)
