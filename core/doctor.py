@@ -29,7 +29,7 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dic
     from commonkeep.store.core import Store
     from commonkeep.store.jsonl import read_jsonl
 
-    store = Store(Path(root), warn=False)
+    store = Store(Path(root), warn=False, check=False)  # doctor lists folders that link outside; others refuse
     lay = store.layout
     findings: list[dict[str, Any]] = []
 
@@ -50,9 +50,14 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dic
     for path in lay.jsonl_files():
         if not path.exists():
             add("missing_store_file", "warning", f"{lay.rel(path)} is missing; `commonkeep init` recreates it", file=lay.rel(path))
+    from commonkeep.store.health import root_findings
+
+    findings.extend(root_findings(lay))
     records = store.records_by_file()
     candidates = store.candidates()
     dead = store.tombstoned_ids()
+    for path in (lay.profiles, lay.evidence, lay.reinforcement, lay.inquiries):
+        store.read(path)  # bad lines in every store file, not only those the checks below use
     for p in store.problems:
         add("bad_line", "error", p.message, file=p.file, line=p.line)
     seen: dict[str, str] = {}
@@ -98,6 +103,8 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dic
             add("bad_patch_file", "error", "not a patch (a JSON object with an 'ops' list); fix it or move it out of patches/",
                 file=lay.rel(patch_file))
     for tmp in lay.root.rglob(".*.tmp-*"):
+        if ".tmp-gen" in tmp.name:
+            continue  # a previous generation (see root_findings), not a leftover
         add("interrupted_rewrite", "info", f"leftover temp file {lay.rel(tmp)} from an interrupted rewrite; the original is intact, the temp file can be deleted", file=lay.rel(tmp))
     findings.extend(_plugin_findings(root))
     findings.sort(key=lambda f: f.get("kind") != "host_root")  # which root each host uses, first

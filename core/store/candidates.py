@@ -16,12 +16,15 @@ from commonkeep.governance.secrets import redact, redact_obj
 from commonkeep.store.ids import candidate_id
 from commonkeep.util.timeutil import iso, now
 
-MAX_TEXT_CHARS = 4000
-# One line of the inbox stays small enough for every reader (OMP reads the whole file per session).
-MAX_TAGS, MAX_TAG_CHARS = 64, 200
-MAX_EVIDENCE_REFS, MAX_REF_CHARS = 64, 2000
-MAX_PROVENANCE_CHARS = 500  # each provenance value (agent, role, host, session, turn, tool call, target)
-MAX_PATH_CHARS = 4096  # source cwd (PATH_MAX)
+from commonkeep.store.limits import (  # noqa: F401  (re-exported: callers import them from here)
+    MAX_EVIDENCE_REFS,
+    MAX_PATH_CHARS,
+    MAX_PROVENANCE_CHARS,
+    MAX_REF_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    MAX_TEXT_CHARS,
+)
 
 
 def _check_list(name: str, values: list[str] | None, max_items: int, max_chars: int) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 from commonkeep.errors import BadInput
 from commonkeep.store import jsonl
 from commonkeep.store.layout import Layout, ensure_layout
+from commonkeep.store.limits import candidate_limit_problem
 from commonkeep.store.records import candidate_problem, memory_record_problem
 from commonkeep.util.timeutil import now_iso, today
 
@@ -105,13 +106,25 @@ class Store:
         """Capture candidates from the inbox, optionally only those with ``status``."""
         read = self.read(self.layout.inbox)
         out = []
+        oversized = []
         for row, line_no in zip(read.rows, read.line_nos, strict=True):
             problem = candidate_problem(row)
             if problem:
                 self.problems.append(Problem(self.layout.rel(self.layout.inbox), line_no, f"not a valid candidate{_id_of(row)}: {problem}"))
                 continue
+            too_big = candidate_limit_problem(row)
+            if too_big:  # another program wrote what our write path refuses: never proposed
+                why = f"candidate{_id_of(row)} refused, over the write path's limits: {too_big}"
+                self.problems.append(Problem(self.layout.rel(self.layout.inbox), line_no, why))
+                oversized.append(jsonl.BadLine(self.layout.inbox, line_no, why, jsonl.dumps_line(row)))
+                continue
             if status is None or row.get("status") == status:
                 out.append(row)
+        if oversized:
+            fresh = jsonl.quarantine_lines(self.layout.quarantine, oversized, self.layout.rel, now_iso())
+            if self._warn and fresh:
+                for b in oversized:
+                    print(f"commonkeep: warning: {self.layout.rel(b.path)}:{b.line_no}: {b.error}; kept in {self.layout.rel(self.layout.quarantine)}", file=sys.stderr)
         return out
 
     def rows(self, path: Path) -> list[Row]:
