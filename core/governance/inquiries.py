@@ -8,6 +8,7 @@ same inquiry (``last_seen``, ``sessions_touched``) instead of adding a line.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,23 @@ from commonkeep.util.timeutil import now_iso
 
 Row = dict[str, Any]
 STATUSES = ("open", "answered", "withdrawn", "stale")
+# the questions commonkeep itself writes: ids only, nothing quoted (``curate.propose``)
+_OWN_QUESTION = re.compile(r"Which holds: candidate cap_[\w-]+ or (?:mem_[\w-]+(?:, mem_[\w-]+)*|the matching memory)\?")
+
+
+def describe(inquiry: Row) -> str:
+    """An inquiry as an agent may see it (``select``, handoffs): never unvetted text verbatim.
+
+    A question commonkeep wrote (ids only) is shown as it is; any other question (an older one
+    quoting a candidate, or one another tool wrote) is named by its id and the records it concerns,
+    and read in full with ``commonkeep inquiries`` by a person.
+    """
+    question = " ".join(str(inquiry.get("question", "")).split())
+    if _OWN_QUESTION.fullmatch(question):
+        return question
+    related = [str(r) for r in inquiry.get("related_memory_ids") or [] if re.fullmatch(r"[\w.:-]{1,80}", str(r))]
+    about = f" about {', '.join(related[:5])}" if related else ""
+    return f"open inquiry {inquiry.get('id')}{about} (its question is not shown here; a person reads it with `commonkeep inquiries`)"
 
 
 def upsert_inquiries(root: Path | str, asks: list[Row], *, session: str | None = None) -> list[str]:

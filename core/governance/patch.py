@@ -308,6 +308,9 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
             hint=f"select ops: commonkeep apply {patch['patch_id']} --ops {','.join(not_selected)}" if not_selected else f"see the patch with `commonkeep patches --show {patch['patch_id']}`",
         )
     result = ApplyResult(patch, path, already_applied=already, not_selected=not_selected)
+    from commonkeep.governance.verify import refusals  # each op against its source, re-scored (issue 15 §3)
+
+    vetted = refusals(layout.root, patch, selected - done_before, unsaved=not path.exists())
     # step 1: the explanation exists before any canonical byte changes (a patch already in its
     # place with nothing to redact is not written again)
     findings: list[str] = []
@@ -324,7 +327,7 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     with progress.bar(len(todo), f"apply {patch['patch_id']}", unit="op") as bar:
         for op in todo:
             oid = str(op["op_id"])
-            why = _apply_op(op, st, ratify=ratify, day=day, when=when)
+            why = vetted.get(oid) or _apply_op(op, st, ratify=ratify, day=day, when=when)
             cid = op.get("candidate_id")
             if why is None:
                 result.applied.append(oid)

@@ -86,6 +86,7 @@ def _selected_brief(root: Path) -> list[str]:
 
 def plain_snapshot(root: Path | str, now: str | None = None, profile_id: str | None = None) -> dict[str, Any]:
     """The §8.1 JSON object (field order as upstream)."""
+    from commonkeep.governance.inquiries import describe
     from commonkeep.store.ids import handoff_id
     from commonkeep.util.timeutil import now_iso
 
@@ -102,7 +103,7 @@ def plain_snapshot(root: Path | str, now: str | None = None, profile_id: str | N
             "active_l2_count": l2,
             "selected_memory_brief": _selected_brief(root),
             "open_inquiry_count": len(st["inquiries"]),
-            "open_inquiry_questions": [_clean(str(q.get("question", ""))) for q in st["inquiries"][:5]],
+            "open_inquiry_questions": [_clean(describe(q)) for q in st["inquiries"][:5]],  # never unvetted text verbatim
             "contested_record_ids": st["contested"],
             "recent_evidence_count": len(st["evidence"]),
             "pending_candidate_count": len(st["pending"]),

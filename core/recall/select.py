@@ -263,13 +263,15 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         if text:
             sections.append(text)
         order = {"high": 0, "medium": 1, "low": 2}
+        from commonkeep.governance.inquiries import describe
+
         inquiries = [q for q in store.rows(lay.inquiries) if q.get("status") == "open" and q.get("question")]
         inquiries.sort(key=lambda q: str(q.get("id")))
         inquiries.sort(key=lambda q: str(q.get("last_seen", "")), reverse=True)  # most recently seen first
         inquiries.sort(key=lambda q: order.get(str(q.get("priority")), 3))  # stable: priority wins
         text, used = _section(
             "Open Inquiries",
-            [f"? {' '.join(str(q['question']).split())}" for q in inquiries[:MAX_INQUIRIES]],
+            [f"? {describe(q)}" for q in inquiries[:MAX_INQUIRIES]],  # never unvetted text verbatim
             CAPS["inquiries"],
         )
         sel.inquiries = [inquiries[i] for i in used]
