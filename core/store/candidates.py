@@ -14,8 +14,6 @@ from typing import Any
 from commonkeep.errors import BadInput
 from commonkeep.governance.secrets import redact, redact_obj
 from commonkeep.store.ids import candidate_id
-from commonkeep.util.timeutil import iso, now
-
 from commonkeep.store.limits import (  # noqa: F401  (re-exported: callers import them from here)
     MAX_EVIDENCE_REFS,
     MAX_PATH_CHARS,
@@ -25,6 +23,7 @@ from commonkeep.store.limits import (  # noqa: F401  (re-exported: callers impor
     MAX_TAGS,
     MAX_TEXT_CHARS,
 )
+from commonkeep.util.timeutil import iso, now
 
 
 def _check_list(name: str, values: list[str] | None, max_items: int, max_chars: int) -> None:

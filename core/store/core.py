@@ -63,12 +63,20 @@ class Store:
         """Read one JSONL file; bad lines are reported and quarantined, the rest returned."""
         result = jsonl.read_jsonl(path)
         if result.bad:
-            fresh = jsonl.quarantine_lines(self.layout.quarantine, result.bad, self.layout.rel, now_iso())
+            fresh = self._quarantine(result.bad)
             for b in result.bad:
                 self.problems.append(Problem(self.layout.rel(b.path), b.line_no, b.error))
                 if self._warn and fresh:
                     print(f"commonkeep: warning: {self.layout.rel(b.path)}:{b.line_no}: {b.error}; kept in {self.layout.rel(self.layout.quarantine)}", file=sys.stderr)
         return result
+
+    def _quarantine(self, bad: list[jsonl.BadLine]) -> int:
+        """Copy bad lines to the quarantine; where it cannot be written (a read-only root, a
+        quarantine/ linking outside the root) they are still reported, and stay in their file."""
+        try:
+            return jsonl.quarantine_lines(self.layout.quarantine, bad, self.layout.rel, now_iso())
+        except (BadInput, OSError):
+            return 1
 
     def tombstoned_ids(self) -> set[str]:
         return {str(t.get("deleted_record_id")) for t in self.read(self.layout.tombstones).rows}
@@ -121,7 +129,7 @@ class Store:
             if status is None or row.get("status") == status:
                 out.append(row)
         if oversized:
-            fresh = jsonl.quarantine_lines(self.layout.quarantine, oversized, self.layout.rel, now_iso())
+            fresh = self._quarantine(oversized)
             if self._warn and fresh:
                 for b in oversized:
                     print(f"commonkeep: warning: {self.layout.rel(b.path)}:{b.line_no}: {b.error}; kept in {self.layout.rel(self.layout.quarantine)}", file=sys.stderr)
