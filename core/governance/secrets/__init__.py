@@ -36,8 +36,8 @@ _MARKER_RE = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
 # run, or a secret word), so most ASCII strings are scanned once and left alone. Text with
 # characters outside ASCII always takes the full path (it may be disguised).
 _ANY = re.compile(
-    r"[A-Za-z0-9+/_-]{16,}|://|eyJ|AIza|gl[a-z]{1,5}-|sk-|SG\.|xox|-----BEGIN|bearer|basic|hf_|npm_|AKIA|pypi-"
-    r"|pass|pwd|secret|token|key|credential|salt|hmac|signing|seed|pepper|api|kennwort|senha|contrase",
+    r"[A-Za-z0-9]{16,}|[A-Za-z0-9+/_=-]{32,}|://|eyJ|AIza|gl[a-z]{1,5}-|sk-|SG\.|xox|-----BEGIN|bearer|basic"
+    r"|hf_|npm_|AKIA|pypi-|gh[pousr]_|github_pat_|pass|pwd|secret|token|key|credential|kennwort|senha",
     re.I,
 )
 

@@ -29,6 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--planted", type=int, default=210, help="planted secrets to generate (default 210)")
     parser.add_argument("--benign", type=int, default=400, help="benign texts to generate (default 400)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--benign-text", nargs="+", metavar="FILE",
+                        help="use each line (20+ characters) of these text files as the benign texts instead")
     parser.add_argument("--write-corpus", metavar="FILE", help="write the generated corpus to FILE and stop")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(run=run)
@@ -127,6 +129,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         items, benign = corpus.planted(args.planted, args.seed), corpus.benign(args.benign, args.seed + 4)
         source = f"generated (seed {args.seed})"
+    if args.benign_text:
+        benign = []
+        for name in args.benign_text:
+            try:
+                text = Path(name).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise BadInput(f"cannot read the benign text {name}: {exc}") from None
+            benign += [line for line in text.splitlines() if len(line.strip()) >= 20]
+        source += f"; benign: {len(benign)} lines of {len(args.benign_text)} file(s)"
     detectors: dict[str, Detector | None] = {"commonkeep": _ours, "old rules": _old, "detect-secrets": detect_secrets_detector()}
     results = {name: measure(items, benign, d) for name, d in detectors.items() if d is not None}
     if args.json:

@@ -105,9 +105,44 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 
+_GITLAB = ("glpat-", "gldt-", "glptt-", "glft-", "glimt-", "gloas-", "glsoat-", "glcbt-", "glagent-")
+_GITHUB = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
+_AWS = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA")
+_SECRET_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
+_PROSE_WORDS = ("pass", "pwd", "contraseña", "kennwort", "senha", "пароль", "密码", "パスワード")
+# A rule runs only on a text holding one of its literals (case-sensitive, or in the lower-cased
+# text for the words): most texts hold none, and a regex that cannot match is skipped unread.
+NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
+    "private_key": (("PRIVATE KEY",), False),
+    "anthropic_key": (("sk-ant-",), False),
+    "openai_key": (("sk-",), False),
+    "github_token": (_GITHUB, False),
+    "gitlab_runner_token": (("glrt",), False),
+    "gitlab_token": (_GITLAB, False),
+    "slack_token": (("xox",), False),
+    "slack_webhook": (("hooks.slack.com",), False),
+    "stripe_key": (("_live_", "_test_"), False),
+    "google_api_key": (("AIza",), False),
+    "aws_access_key": (_AWS, False),
+    "huggingface_token": (("hf_",), False),
+    "npm_token": (("npm_",), False),
+    "pypi_token": (("pypi-",), False),
+    "sendgrid_key": (("SG.",), False),
+    "twilio_key": (("SK",), False),
+    "telegram_bot_token": ((":AA",), False),
+    "jwt": (("eyJ",), False),
+    "bearer_token": (("bearer", "basic"), True),
+    "password_in_url": (("://",), False),
+    "password_assignment": (_SECRET_WORDS, True),
+    "password_in_prose": (_PROSE_WORDS, True),
+    "partial_token": (("sk-", "gh", "github_pat_", "glpat-", "glrt", "xox", "hf_", "npm_", "AKIA", "AIza", "SG.", "pypi-", "eyJ"), False),
+}
+
+
 # Words that say a hex run is a digest or an id, not a key (``commit``, ``sha256:``, ``evidence``).
 _DIGEST_WORDS = re.compile(r"(?i)\b(?:sha\d*|commit|digest|checksum|hash|md5|fingerprint|evidence|uuid|id|ref|object|blob|tree)\b")
 _DIGEST_LENGTHS = {32, 40, 56, 64, 96, 128}
+_HEX32 = re.compile(r"[0-9a-fA-F]{32}")
 _BARE_HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-f]{48,}|[0-9A-F]{48,})(?![0-9A-Za-z])")
 _HEX_RUN = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
@@ -173,7 +208,15 @@ def find(text: str, depth: int = 0) -> list[Span]:
     """The spans of ``text`` to redact, sorted, not overlapping."""
     spans: list[Span] = []
     work = text
+    low = text.lower()
+    hexy = _HEX32.search(text) is not None
     for kind, pattern in PATTERNS:
+        needles, fold_case = NEEDLES.get(kind, ((), False))
+        if kind == "hex_key":
+            if not hexy:
+                continue
+        elif not any(n in (low if fold_case else text) for n in needles):
+            continue
         found: list[Span] = []
         for m in pattern.finditer(work):
             s, e = (m.start("v"), m.end("v")) if "v" in pattern.groupindex else m.span()
