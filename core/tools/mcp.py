@@ -36,7 +36,7 @@ def resolve_role(as_role: str | None, role: str | None, env: dict[str, str] | No
     environ = os.environ if env is None else env
     for value in (as_role, role, environ.get("COMMONKEEP_ROLE")):
         if value and value.strip():
-            return value.strip()
+            return value  # as given: the role gate compares names exactly
     return None
 
 
