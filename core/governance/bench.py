@@ -1,15 +1,21 @@
-"""``commonkeep bench curate``: curate 10,000 candidates, and apply a patch of 1,000 ops.
+"""``commonkeep bench curate``: curate 10,000 candidates, and apply a patch of 20,000 ops.
 
 Everything runs on throwaway roots in a temp folder, filled with generated candidates (a fixed
 seed: varied statements, some duplicates, contradictions and poisoned texts, mixed trust) and
 existing records to match against. Only ``curate`` (read the store, score, match, write the
-patch file) and ``apply_patch`` (rewrite files, candidates, patch, re-render) are timed.
+patch file) and ``apply_patch`` (check every op, journal the decision, rewrite files, candidates,
+patch, re-render) are timed. The apply's baseline, in the same run on a copy of the same root:
+the same changes written by a plain JSONL rewrite (read the record files and the inbox, put the
+records, set the candidates' status, write every file and the patch's status back), with none of
+the checks, the journal, the locks or the projection.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -75,6 +81,69 @@ def fill(root: Path, candidates: int, records: int, seed: int = 1) -> None:
     jsonl.append_jsonl(lay.inbox, rows)
 
 
+def apply_patch_of(root: Path, ops: int, seed: int = 2) -> str:
+    """Fill ``root`` and propose a patch of ``ops`` ops, as curate writes them: 90 % ``add``,
+    5 % ``update`` of an existing record, 5 % ``reject_candidate``. Returns the patch id."""
+    from commonkeep.governance.curate import record_from_candidate
+    from commonkeep.governance.patch import write_patch
+    from commonkeep.store import jsonl
+    from commonkeep.store.layout import Layout
+
+    records = max(100, ops // 10)
+    fill(root, ops, records, seed=seed)
+    lay = Layout(root)
+    cands = jsonl.read_jsonl(lay.inbox).rows
+    existing = [r["id"] for r in jsonl.read_jsonl(lay.l2).rows]
+    rng = random.Random(seed)
+    out: list[dict[str, Any]] = []
+    for i, cand in enumerate(cands[:ops], 1):
+        roll = rng.random()
+        op: dict[str, Any] = {"op_id": f"op_{i:05d}", "candidate_id": cand["id"], "risk": "low", "default_selected": True}
+        if roll < 0.05:
+            op.update(op="reject_candidate", reason="bench")
+        elif roll < 0.10:
+            op.update(op="update", target_id=rng.choice(existing), updates={"confidence": 0.93})
+        else:
+            op.update(op="add", record=record_from_candidate(cand, on="2026-12-02", layer="L2"))
+        out.append(op)
+    pid = f"patch_202612020000_ckbench{ops}"
+    write_patch(lay, {"patch_id": pid, "created_at": "2026-12-02T00:00:00.000Z", "generated_by": "manual",
+                      "mode": "supervised", "summary": f"bench: {ops} ops", "ops": out, "status": "proposed",
+                      "applied_at": None, "applied_ops": [], "skipped_ops": []})
+    return pid
+
+
+def plain_rewrite(root: Path, pid: str) -> int:
+    """The baseline: the patch's changes by a plain JSONL rewrite (no checks, journal, locks or
+    projection). Returns the records written."""
+    from commonkeep.store.layout import Layout
+
+    lay = Layout(root)
+    patch = json.loads((lay.patches_dir / f"{pid}.json").read_text(encoding="utf-8"))
+    recs = {}
+    for line in lay.l2.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        recs[row["id"]] = row
+    status: dict[str, str] = {}
+    for op in patch["ops"]:
+        if op["op"] == "add":
+            recs[op["record"]["id"]] = op["record"]
+            status[op["candidate_id"]] = "patched"
+        elif op["op"] == "update":
+            recs[op["target_id"]] = {**recs[op["target_id"]], **op["updates"]}
+            status[op["candidate_id"]] = "patched"
+        else:
+            status[op["candidate_id"]] = "rejected"
+    cands = [json.loads(line) for line in lay.inbox.read_text(encoding="utf-8").splitlines()]
+    lay.l2.write_text("".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in recs.values()),
+                      encoding="utf-8")
+    lay.inbox.write_text("".join(json.dumps({**c, "status": status.get(c["id"], c["status"])}, ensure_ascii=False,
+                                            separators=(",", ":")) + "\n" for c in cands), encoding="utf-8")
+    patch.update(status="applied", applied_ops=[o["op_id"] for o in patch["ops"]])
+    (lay.patches_dir / f"{pid}.json").write_text(json.dumps(patch, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return len(recs)
+
+
 def run_bench(candidates: int, records: int, apply_ops: int) -> dict[str, Any]:
     from commonkeep.governance.curate import curate
     from commonkeep.governance.patch import apply_patch
@@ -93,16 +162,18 @@ def run_bench(candidates: int, records: int, apply_ops: int) -> dict[str, Any]:
         out["proposed_ops"] = len(prop.ops)
         out["pending_below_gate"] = len(prop.pending)
     with tempfile.TemporaryDirectory(prefix="ck-bench-apply-") as tmp:
-        root = Path(tmp) / "root"
-        fill(root, apply_ops * 2, records, seed=2)
-        prop = curate(root, role=role)
-        ops = [o["op_id"] for o in prop.ops if o["op"] in ("add", "update", "reject_candidate")][:apply_ops]
+        root, base = Path(tmp) / "root", Path(tmp) / "baseline"
+        pid = apply_patch_of(root, apply_ops)
+        shutil.copytree(root, base)
         t0, c0 = time.perf_counter(), time.process_time()
-        res = apply_patch(root, prop.patch["patch_id"], role=role, op_ids=ops, fire_hooks=False)
-        out["apply_ops"] = len(ops)
+        res = apply_patch(root, pid, role=role, fire_hooks=False)
+        out["apply_ops"] = apply_ops
         out["apply_seconds"] = round(time.perf_counter() - t0, 3)
         out["apply_cpu_seconds"] = round(time.process_time() - c0, 3)
         out["applied"] = len(res.applied)
+        t0 = time.perf_counter()
+        plain_rewrite(base, pid)
+        out["apply_baseline_plain_rewrite_seconds"] = round(time.perf_counter() - t0, 3)
     return out
 
 
@@ -115,13 +186,14 @@ def run(args: argparse.Namespace) -> int:
               f"(CPU {result['curate_cpu_seconds']} s) "
               f"({result['curate_candidates_per_second']}/s; {result['proposed_ops']} ops, {result['pending_below_gate']} below the gate)")
         print(f"apply a patch of {result['apply_ops']} ops: {result['apply_seconds']} s (CPU {result['apply_cpu_seconds']} s; "
-              f"{result['applied']} applied)")
+              f"{result['applied']} applied); baseline, the same changes by a plain JSONL rewrite: "
+              f"{result['apply_baseline_plain_rewrite_seconds']} s")
     return 0
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--candidates", type=int, default=10_000, help="candidates to curate (default 10,000)")
     parser.add_argument("--records", type=int, default=2_000, help="existing records to match against (default 2,000)")
-    parser.add_argument("--ops", type=int, default=1_000, help="ops in the applied patch (default 1,000)")
+    parser.add_argument("--ops", type=int, default=20_000, help="ops in the applied patch (default 20,000)")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(run=run)
