@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reinforce": ("commonkeep.governance.cli", "record that a memory helped or was corrected (writer only)"),
     "inquiries": ("commonkeep.governance.cli", "list, answer or withdraw open inquiries"),
     "patches": ("commonkeep.governance.cli", "list patch files, or --show one"),
+    "audit": ("commonkeep.governance.audit", "list record lines no patch explains; --apply-edited PATCH applies an edited patch"),
     "share": ("commonkeep.share.cli", "share the root through a git remote: init [--remote URL] | sync (merge by id, writer only)"),
     "doctor": ("commonkeep.doctor", "check the root: resolution, files, quarantine, index"),
     "search": ("commonkeep.recall.search.cli", "search memory by keyword and by meaning: QUERY [--mode MODE] [--limit N] [--json]"),

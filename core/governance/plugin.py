@@ -9,6 +9,7 @@ Codes (``contracts/ompkeep-store.md`` §4.11 where the contract names them):
 - ``duplicate_normalized_keys`` (info): active records sharing a ``normalized_key``.
 - ``writer_lock_stale`` (info): the writer lock names a process that is gone (recovered on next use).
 - ``review_pending`` (info): candidates waiting and proposed patches not applied yet.
+- ``unexplained_record_lines`` (warning): record lines no applied patch explains (``commonkeep audit``).
 """
 
 from __future__ import annotations
@@ -88,6 +89,15 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
         except (OSError, ValueError, RecursionError):
             continue
         waiting += isinstance(doc, dict) and bool(waiting_in(doc))
+    from commonkeep.governance.audit import audit
+
+    unexplained = audit(lay.root).problems
+    if unexplained:
+        first = unexplained[0]
+        found.append(_finding("unexplained_record_lines", "warning",
+                              f"{len(unexplained)} record line(s) no patch explains (first {first.file}:{first.line} {first.record_id}: "
+                              f"{first.why}); they were written around the gate. See `commonkeep audit`, remove them with "
+                              "`commonkeep forget ID`", file=first.file, line=first.line))
     if new or waiting:
         found.append(_finding("review_pending", "info",
                               f"{new} candidate(s) wait for curation or review; {waiting} patch(es) hold ops not applied yet "
