@@ -79,8 +79,11 @@ class Web:
         pg = self.queue.page(f)
         records = views.records_by_id(self.s.root) if any(c.get("matched_memory_ids") for c in pg.items) else {}
         keep = {k: v for k, v in (("agent", f.agent), ("risk", f.risk), ("status", f.status), ("tag", f.tag), ("q", f.q)) if v}
-        return self.page(request, "inbox.html", f=f, pg=pg, records=records, risks=RISKS, statuses=STATUSES,
-                         page_size=PAGE_SIZE, qs=lambda **kw: "?" + urlencode({**keep, **kw}), error=self.queue.error)
+        response = self.page(request, "inbox.html", f=f, pg=pg, records=records, risks=RISKS, statuses=STATUSES,
+                             page_size=PAGE_SIZE, qs=lambda **kw: "?" + urlencode({**keep, **kw}), error=self.queue.error)
+        if pg.refreshing:
+            self.queue.refresh()  # after rendering: the recompute must not slow down this page
+        return response
 
     async def candidate(self, request: Request) -> Response:
         cid = request.path_params["cid"]
@@ -104,7 +107,6 @@ class Web:
                                  reason=str(form.get("reason", "")), edit=str(form.get("edit", "")))
         except (actions.Refused, _Denied) as exc:
             return self.refused(request, exc, "/inbox")
-        self.queue.refresh()
         back = str(form.get("back") or "/inbox")
         if not back.startswith("/inbox") or "//" in back:
             back = "/inbox"

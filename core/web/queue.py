@@ -135,6 +135,12 @@ class Queue:
             with self._lock:
                 self._computing = None
 
+    def is_current(self) -> bool:
+        """Whether the last computed queue is of the store as it is now (nothing is started)."""
+        with self._lock:
+            done = self._stamp
+        return done is not None and done == stamp(self.root)
+
     def refresh(self, *, wait: bool = False) -> bool:
         """Start a recompute if the store changed; returns True when the queue is current."""
         now = stamp(self.root)
@@ -151,13 +157,32 @@ class Queue:
             return self._stamp == now
 
     def item(self, cid: str) -> ReviewItem | None:
-        self.refresh(wait=True)
+        """One pending candidate's review item: from the last queue when it is there (a recompute
+        is started if the store changed), else after a fresh computation."""
+        if not self.refresh():
+            with self._lock:
+                found = self._items.get(cid)
+            if found is not None:
+                return found
+            self.refresh(wait=True)
         with self._lock:
             return self._items.get(cid)
 
+    def items(self) -> list[ReviewItem]:
+        """The last computed queue (every pending candidate, with its ops)."""
+        self.refresh(wait=True)
+        with self._lock:
+            return list(self._items.values())
+
     def page(self, filters: Filters, page_size: int = PAGE_SIZE) -> Page:
-        """A page of candidates; ``new`` ones from the queue (scored), others as stored."""
-        current = self.refresh()
+        """A page of candidates; ``new`` ones from the queue (scored), others as stored.
+
+        A stale queue is not recomputed here: the caller calls :meth:`refresh` once the page is
+        rendered, so the recompute does not compete with the page it would delay (``Page.refreshing``).
+        """
+        if not self._ready.is_set():
+            self.refresh(wait=True)  # the very first page waits for the first queue
+        current = self.is_current()
         store = Store(self.root, warn=False)
         raw = store.candidates()
         if filters.status == "new":

@@ -51,6 +51,8 @@ def inbox(page: int = 1, risk: str = "", agent: str = "", q: str = "", tag: str 
               "why": c.get("poisoning_risk_reasons") or [], "match": c.get("match_kind"),
               "matches": [{"id": m, "statement": (recs.get(m) or {}).get("statement", "")} for m in c.get("matched_memory_ids") or []],
               "evidence": c.get("evidence_refs") or [], "tags": c.get("tags") or []} for c in pg.items]
+    if pg.refreshing:
+        _queue(root).refresh()  # after building the page, so the recompute does not delay it
     return {"root": str(root), "role": role, "writer_role": w.writer_role, "can_write": w.can_write,
             "read_only_reason": "" if w.can_write else w.why_read_only(root), "total": pg.total, "page": pg.page,
             "pages": pg.pages, "refreshing": pg.refreshing, "items": items, "stamp": stamp(root)}
@@ -74,7 +76,6 @@ def decide(body: dict[str, Any]) -> Any:
                              reason=str(body.get("reason") or ""), edit=str(body.get("edit") or ""))
     except actions.Refused as exc:
         return _refused(exc)
-    _queue(root).refresh()
     return {"ok": True, "message": msg}
 
 
