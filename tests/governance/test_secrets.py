@@ -100,6 +100,20 @@ def test_encoded_tokens_and_basic_credentials_are_found_by_decoding() -> None:
     assert basic not in redact(f"the registry wants {basic} as its header").text
 
 
+@pytest.mark.parametrize("text", ["The admin password is {v}", "the password for the NAS was changed to {v}",
+                                  "Das Passwort ist {v}", "le mot de passe est {v}", "la contraseña es {v}",
+                                  "a senha é {v}", "пароль: {v}", "密码：{v}", "パスワード: {v}"])
+def test_a_password_in_prose_is_removed_in_several_languages(text: str) -> None:
+    v = corpus.password(random.Random(8))
+    assert redact(text.format(v=v)).text == text.format(v="[REDACTED:password_in_prose]")
+
+
+def test_prose_about_passwords_is_kept() -> None:
+    for text in ("the password is stored in 1Password", "The password policy says rotate every 90 days.",
+                 "password: ${DB_PASSWORD}", "the token is expired", "пароль хранится в хранилище"):
+        assert redact(text).text == text
+
+
 def test_commit_hashes_and_digests_in_prose_are_kept_hex_keys_near_a_secret_word_are_not() -> None:
     rng = random.Random(4)
     sha1, sha256, key = (corpus.rand(rng, n, corpus.HEX) for n in (40, 64, 64))

@@ -77,15 +77,20 @@ def _split(result: tuple[str, tuple[str, ...]]) -> tuple[str, list[str]]:
 
 
 def _redact_uncached(text: str) -> tuple[str, tuple[str, ...]]:
+    spans: list[tuple[int, int, str]] = []
     if text.isascii():
         spans = find(text)
     else:
+        # scanned folded (disguised tokens) and as written (words in other scripts, e.g. "пароль")
         folded, origin = fold_map(text)
-        spans = []
-        for s, e, kind in find(folded):
-            o_s, o_e = to_original(origin, s, e, len(text))
-            if not spans or o_s >= spans[-1][1]:
-                spans.append((o_s, o_e, kind))
+        found = [(*to_original(origin, s, e, len(text)), kind) for s, e, kind in find(folded)]
+        found += find(text)
+        for o_s, o_e, kind in sorted(found, key=lambda sp: (sp[0], -sp[1])):  # overlaps merge, the longer kind names it
+            if spans and o_s < spans[-1][1]:
+                if o_e > spans[-1][1]:
+                    spans[-1] = (spans[-1][0], o_e, spans[-1][2])
+                continue
+            spans.append((o_s, o_e, kind))
     if not spans:
         return text, ()
     out: list[str] = []
