@@ -305,3 +305,21 @@ def test_the_fast_precheck_never_hides_a_secret(parts: list[str]) -> None:
     text = "".join(parts)
     if _ANY.search(text) is None:
         assert _redact_uncached(text) == (text, ())
+
+
+def test_bench_secrets_reads_a_corpus_file_and_prints_each_kind_beside_the_old_rules(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from commonkeep.cli import main
+
+    data = tmp_path / "corpus.json"
+    assert main(["bench", "secrets", "--write-corpus", str(data), "--planted", "35", "--benign", "20"]) == 0
+    capsys.readouterr()
+    assert main(["bench", "secrets", "--data", str(data), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ours, old = out["results"]["commonkeep"], out["results"]["old rules"]
+    assert ours["removed"] == ours["planted"] == 35 and ours["benign_changed"] == 0
+    assert old["kinds"]["gitlab_runner_token"] == [0, 1] and old["removed"] < 35
+    (tmp_path / "bad.json").write_text('{"planted": [{"kind": "x"}], "benign": []}')
+    assert main(["bench", "secrets", "--data", str(tmp_path / "bad.json")]) != 0
+    assert "planted[0] needs 'kind'" in capsys.readouterr().err

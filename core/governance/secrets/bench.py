@@ -118,10 +118,11 @@ def measure(items: list[corpus.Planted], benign: list[str], detector: Detector) 
 
 def run(args: argparse.Namespace) -> int:
     if args.write_corpus:
-        doc = {"planted": [i.to_json() for i in corpus.planted(args.planted, args.seed)],
-               "benign": corpus.benign(args.benign, args.seed + 4)}
+        planted = [i.to_json() for i in corpus.planted(args.planted, args.seed)]
+        texts = corpus.benign(args.benign, args.seed + 4)
+        doc = {"planted": planted, "benign": texts}
         Path(args.write_corpus).write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {len(doc['planted'])} planted secrets and {len(doc['benign'])} benign texts to {args.write_corpus}")
+        print(f"wrote {len(planted)} planted secrets and {len(texts)} benign texts to {args.write_corpus}")
         return 0
     if args.data:
         items, benign = load(args.data)
