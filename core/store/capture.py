@@ -7,6 +7,8 @@ governance rules when that part is present, append it to the shared inbox.
 
 from __future__ import annotations
 
+import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,9 +39,44 @@ def score(store: Store, cand: dict[str, Any]) -> dict[str, Any]:
     return scored
 
 
+_STORES: dict[str, tuple[Store, tuple[int, ...]]] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def _stamp(root: str) -> tuple[int, ...]:
+    """What changes when a folder of the root is created, removed, renamed or replaced by a link
+    (the root's own entry list), or when the inbox folder's entries change."""
+    out: list[int] = []
+    for p in (root, os.path.join(root, "inbox")):
+        try:
+            st = os.lstat(p)
+        except OSError:
+            return ()
+        out += (st.st_ino, st.st_mtime_ns, st.st_mode)
+    return tuple(out)
+
+
+def store_for(root: Path | str) -> Store:
+    """A ready ``Store`` for ``root``, kept per root for the life of the process: a host calls
+    ``capture`` thousands of times, and the layout check (~50 system calls) need not run each
+    time. Two ``lstat`` calls re-validate it; any change to the root's folders redoes the check."""
+    key = os.fspath(root)
+    stamp = _stamp(key)
+    with _STORES_LOCK:
+        hit = _STORES.get(key)
+    if hit is not None and stamp and hit[1] == stamp:
+        hit[0].problems.clear()
+        return hit[0]
+    store = Store(root)
+    store.ensure()
+    with _STORES_LOCK:
+        _STORES[key] = (store, _stamp(key))
+    return store
+
+
 def capture(root: Path | str, text: str, **kwargs: Any) -> Captured:
     """Write one candidate into the inbox of ``root``; keyword arguments as ``new_candidate``."""
-    store = Store(root)
+    store = store_for(root)
     findings: list[str] = []
     cand = new_candidate(text, findings=findings, **kwargs)
     cand = score(store, cand)

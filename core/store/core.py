@@ -17,6 +17,7 @@ from typing import Any
 
 from commonkeep.errors import BadInput
 from commonkeep.store import jsonl
+from commonkeep.store.jsonjs import dumps_line
 from commonkeep.store.layout import Layout, ensure_layout
 from commonkeep.store.limits import candidate_limit_problem
 from commonkeep.store.records import candidate_problem, memory_record_problem
@@ -124,7 +125,7 @@ class Store:
             if too_big:  # another program wrote what our write path refuses: never proposed
                 why = f"candidate{_id_of(row)} refused, over the write path's limits: {too_big}"
                 self.problems.append(Problem(self.layout.rel(self.layout.inbox), line_no, why))
-                oversized.append(jsonl.BadLine(self.layout.inbox, line_no, why, jsonl.dumps_line(row)))
+                oversized.append(jsonl.BadLine(self.layout.inbox, line_no, why, dumps_line(row)))
                 continue
             if status is None or row.get("status") == status:
                 out.append(row)
