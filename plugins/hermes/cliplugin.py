@@ -51,9 +51,11 @@ def run_install(args: argparse.Namespace) -> int:
         root = Path(args.root).expanduser().resolve()
     else:
         root, _ = profile.shared_root()
-    report = install(profile, root, auto_curate=args.auto_curate, role=args.role)
+    # one flag, one meaning: --role before or after `install` is memory.commonkeep.role
+    report = install(profile, root, auto_curate=args.auto_curate, role=getattr(args, "role", None))
     lines = [f"commonkeep hermes install: {profile.home} -> root {root}"]
     lines += [f"  - {c}" for c in report["changed"]] or ["  already installed; nothing changed"]
+    lines += [f"warning: {w}" for w in report.get("warnings", [])]
     _print(report, args.json, lines)
     return 0
 
@@ -144,9 +146,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
             p.add_argument("--auto-curate", choices=("off", "propose", "high-only"), default=None,
                            help="memory.commonkeep.auto_curate: curate the inbox when a Hermes session "
                                 "finalizes (default: keep the current setting; unset means off)")
-            p.add_argument("--role", default=None,
+            # SUPPRESS: `commonkeep hermes --role X install` and `... install --role X` are the same thing
+            p.add_argument("--role", default=argparse.SUPPRESS,
                            help="memory.commonkeep.role: the role Hermes acts as for auto-curation "
-                                "(only the writer role may curate; default: $COMMONKEEP_ROLE)")
+                                "(only the writer role may curate; default: keep the current setting, "
+                                "else $COMMONKEEP_ROLE of the Hermes process)")
         p.set_defaults(run=fn)
 
 

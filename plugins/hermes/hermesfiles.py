@@ -23,6 +23,7 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -80,12 +81,39 @@ def hermes_lock(path: Path) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_UN)
 
 
+def _new_file_mode() -> int:
+    """The mode ``open()`` would give a new file here (0666 minus the umask).
+
+    Linux states the umask in ``/proc/self/status``; reading it there avoids setting the
+    process-wide umask, which other threads of a running Hermes would see for a moment.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def atomic_write(path: Path, text: str) -> None:
-    """Temp file in the same folder, fsync, ``os.replace`` (readers see old or new, never half)."""
+    """Temp file in the same folder, fsync, ``os.replace`` (readers see old or new, never half).
+
+    The file keeps its mode (a 0644 ``config.yaml`` or ``MEMORY.md`` stays 0644); a new file gets
+    the mode ``open()`` would give it, not the temp file's 0600.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = _new_file_mode()
     fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=".commonkeep_", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

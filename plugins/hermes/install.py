@@ -3,20 +3,25 @@
 install (idempotent — a second run changes nothing and says so):
 
 1. backs up ``config.yaml`` once (``$HERMES_HOME/commonkeep/backups/config.yaml.orig``) and edits
-   it line by line, keeping comments: ``memory.provider: commonkeep``, ``memory.write_approval:
+   it with ruamel.yaml (``configyaml``), keeping comments, flow style, indentation, line endings
+   and the file's mode: ``memory.provider: commonkeep`` (warning, with the way back, when it
+   replaces another provider such as ``mem0``), ``memory.write_approval:
    true`` (Hermes' own gate as a fallback if the governance plugin ever fails to load),
    ``memory.commonkeep.root: <shared root>`` (plus ``auto_curate`` / ``role`` when asked; other
    keys of that block stay) and ``commonkeep-governance`` in ``plugins.enabled``
    (contracts/hermes-host.md §10.2);
 2. writes the provider shim folder ``$HERMES_HOME/plugins/commonkeep/`` that Hermes 0.17–0.19
    needs to find an out-of-tree provider (§6.4);
-3. imports the existing ``§`` entries of MEMORY.md / USER.md as candidates (once) and renders the
-   first projection;
+3. at the first install, imports the existing ``§`` entries of MEMORY.md / USER.md as records
+   through one audited patch (``importing``; secrets redacted, entries the poisoning score holds
+   stay candidates for review) and renders the first projection from the store;
 4. notes the Hermes home in ``<root>/runtime/hermes-homes.json`` so ``commonkeep apply`` refreshes
    its files after every patch.
 
 uninstall restores the config: byte for byte from the backup when nobody edited it since, else
-by undoing exactly the values install changed. The shim folder goes; the memory files stay.
+by undoing exactly the values install changed. The shim folder goes, and so do the folders
+install created (``plugins/``, ``commonkeep/``) once nothing else is left in them; the memory
+files and the backups of the user's own files stay.
 """
 
 from __future__ import annotations
@@ -26,9 +31,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from commonkeep_hermes import yamledit
+from commonkeep_hermes.configyaml import ConfigDoc, get, list_items
 from commonkeep_hermes.settings import (
     AUTO_CURATE_KEY,
     AUTO_CURATE_POLICIES,
@@ -89,53 +92,46 @@ def wanted_settings(root: Path, auto_curate: str | None = None, role: str | None
 
 def _parse(text: str) -> Any:
     """``config.yaml`` text as data; a file that is not YAML is a ``ConfigError`` naming line and column."""
-    try:
-        return yaml.safe_load(text or "{}") or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise ConfigError(f"config.yaml is not valid YAML ({getattr(exc, 'problem', None) or exc}{where}); nothing was changed",
-                          hint="fix the file, or restore a backup from commonkeep/backups/ in the Hermes home") from exc
+    return ConfigDoc(text).data
 
 
 def edit_config(text: str, root: Path, auto_curate: str | None = None, role: str | None = None) -> str:
     """The config text with commonkeep enabled; raises ``ConfigError`` (a ``ValueError``) if the
-    edit did not take or the file's layout is not one we can edit line by line.
+    file is not YAML, ``memory``/``plugins`` are not mappings, or the edit did not take.
 
     ``auto_curate`` / ``role`` set ``memory.commonkeep.auto_curate`` / ``.role`` when given; other
     keys already in the ``memory.commonkeep`` block (set by an earlier install or by hand) stay.
     """
-    before = _parse(text)
+    doc = ConfigDoc(text)
     for key in ("memory", "plugins"):
-        value = before.get(key) if isinstance(before, dict) else None
-        if value is not None and not isinstance(value, dict):
-            raise ConfigError(f"config.yaml: {key}: is {value!r}, not a mapping; install leaves the file alone",
-                              hint=f"make {key}: a mapping (or remove it), then run `commonkeep hermes install` again")
+        doc.section(key, create=False)  # refuses a value that is not a mapping
     if auto_curate is not None and auto_curate not in AUTO_CURATE_POLICIES:
         raise ConfigError(f"--auto-curate {auto_curate!r}: use one of {', '.join(AUTO_CURATE_POLICIES)}")
     if role is not None and not role.strip():
         raise ConfigError("--role is empty; name the role Hermes acts as (the writer role to auto-curate)")
-    old_block = yamledit.get(before, f"memory.{CONFIG_BLOCK}") if isinstance(before, dict) else None
+    old_block = doc.get(f"memory.{CONFIG_BLOCK}")
     block: dict[str, Any] = dict(old_block) if isinstance(old_block, dict) else {}
     block["root"] = str(root)
     if auto_curate is not None:
         block[AUTO_CURATE_KEY] = auto_curate
     if role is not None:
         block[ROLE_KEY] = role.strip()
-    new = yamledit.set_child(text, "memory", "provider", PROVIDER_NAME)
-    new = yamledit.set_child(new, "memory", "write_approval", True)
-    new = yamledit.set_block(new, "memory", CONFIG_BLOCK, block)
-    new = yamledit.add_list_item(new, "plugins", "enabled", PLUGIN_KEY)
-    try:
-        data = yaml.safe_load(new) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError("config.yaml has a layout install cannot edit line by line; nothing was changed",
-                          hint="set memory.provider: commonkeep and add commonkeep-governance to plugins.enabled by hand") from exc
-    for dotted, value in wanted_settings(root, auto_curate, role.strip() if role else None).items():
-        if yamledit.get(data, dotted) != value:
-            raise ConfigError(f"could not set {dotted} in config.yaml (unusual layout); set it by hand")
-    if PLUGIN_KEY not in yamledit.list_items(data, "plugins", "enabled"):
-        raise ConfigError("could not add commonkeep-governance to plugins.enabled; add it by hand")
+    wanted = wanted_settings(root, auto_curate, role.strip() if role else None)
+    if all(doc.get(k) == v for k, v in wanted.items()) and PLUGIN_KEY in list_items(doc.data, "plugins", "enabled"):
+        return text  # already set: not a byte changes
+    doc.set("memory", "provider", PROVIDER_NAME)
+    doc.set("memory", "write_approval", True)
+    doc.set("memory", CONFIG_BLOCK, block)
+    doc.add_to_list("plugins", "enabled", PLUGIN_KEY)
+    new = doc.text()
+    data = ConfigDoc(new).data  # what Hermes will read back
+    for dotted, value in wanted.items():
+        if get(data, dotted) != value:
+            raise ConfigError(f"could not set {dotted} in config.yaml (unusual layout); nothing was changed",
+                              hint="set it by hand")
+    if PLUGIN_KEY not in list_items(data, "plugins", "enabled"):
+        raise ConfigError("could not add commonkeep-governance to plugins.enabled; nothing was changed",
+                          hint="add it by hand")
     return new
 
 
@@ -167,29 +163,41 @@ def install(profile: HermesProfile, root: Path, auto_curate: str | None = None,
     ``memory.commonkeep.auto_curate`` / ``memory.commonkeep.role``; ``None`` keeps what is there.
     """
     from commonkeep.store.layout import ensure_layout
-    from commonkeep_hermes.hermesfiles import refresh
+    from commonkeep_hermes.hermesfiles import load_sidecar, refresh
+    from commonkeep_hermes.importing import ImportResult, import_existing
 
     ensure_layout(root)
     changed: list[str] = []
+    warnings: list[str] = []
     state = _load_state(profile)
     cfg = profile.config_path
     original = cfg.read_bytes() if cfg.exists() else b""
     backup = profile.state_dir / "backups" / "config.yaml.orig"
-    new_text = edit_config(original.decode("utf-8"), root, auto_curate, role)  # a file we cannot edit stops install here
+    new_text = edit_config(_decode(cfg, original), root, auto_curate, role)  # a file we cannot edit stops install here
     if not state.get("installed"):
-        data = _parse(original.decode("utf-8"))
+        data = _parse(_decode(cfg, original))
+        # what install creates, so uninstall can remove it again once it is empty
+        created = [str(p) for p in (profile.home / "plugins", profile.state_dir) if not p.exists()]
+        created_keys = [k for k in ("memory", "plugins", "plugins.enabled") if get(data, k) is None]
         backup.parent.mkdir(parents=True, exist_ok=True)
         backup.write_bytes(original)
         state = {
             "installed": True,
             "config_existed": cfg.exists(),
             "backup": str(backup),
-            "before": {k: yamledit.get(data, k) for k in ("memory.provider", "memory.write_approval")},
-            "had_plugin": PLUGIN_KEY in yamledit.list_items(data, "plugins", "enabled"),
-            "had_block": yamledit.get(data, f"memory.{CONFIG_BLOCK}") is not None,
+            "before": {k: get(data, k) for k in ("memory.provider", "memory.write_approval")},
+            "had_plugin": PLUGIN_KEY in list_items(data, "plugins", "enabled"),
+            "had_block": get(data, f"memory.{CONFIG_BLOCK}") is not None,
+            "created": created,
+            "created_keys": created_keys,
         }
         changed.append(f"backed up {cfg} to {backup}" if cfg.exists()
                        else f"no {cfg} yet: created it (uninstall removes it)")
+    other = (state.get("before") or {}).get("memory.provider")
+    if isinstance(other, str) and other.strip() and other != PROVIDER_NAME:
+        warnings.append(f"memory.provider was {other!r}: Hermes runs one memory provider at a time, so commonkeep "
+                        f"replaces it. To go back: `commonkeep hermes uninstall` (restores provider: {other}), or set "
+                        f"memory.provider: {other} in {cfg}")
     if new_text.encode() != original:
         profile.home.mkdir(parents=True, exist_ok=True)
         _write(cfg, new_text)
@@ -203,9 +211,11 @@ def install(profile: HermesProfile, root: Path, auto_curate: str | None = None,
         if not path.exists() or path.read_text(encoding="utf-8") != body:
             _write(path, body)
             changed.append(f"wrote provider shim {path}")
+    imported = import_existing(profile, root) if not load_sidecar(profile) else ImportResult()
+    changed.extend(imported.lines())
     report = refresh(profile, root, reason="install")
     if report["captured"]:
-        changed.append(f"imported {len(report['captured'])} existing entries as candidates")
+        changed.append(f"captured {len(report['captured'])} hand-edited entries as candidates")
     for target, info in report["targets"].items():
         if info["changed"]:
             changed.append(f"rendered {TARGET_FILES[target]} ({info['entries']} entries, "
@@ -214,8 +224,17 @@ def install(profile: HermesProfile, root: Path, auto_curate: str | None = None,
     _set_registered(root, profile.home, True)
     profile.state_dir.mkdir(parents=True, exist_ok=True)
     _write(_state_path(profile), json.dumps(state, indent=2) + "\n")
-    return {"hermes_home": str(profile.home), "root": str(root), "changed": changed,
-            "captured": report["captured"]}
+    return {"hermes_home": str(profile.home), "root": str(root), "changed": changed, "warnings": warnings,
+            "captured": report["captured"], "imported": imported.imported, "import_patch": imported.patch_id,
+            "held_for_review": imported.held}
+
+
+def _decode(path: Path, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not UTF-8 text (byte {exc.start}); nothing was changed",
+                          hint="save it as UTF-8, then run `commonkeep hermes install` again") from exc
 
 
 def uninstall(profile: HermesProfile) -> dict[str, Any]:
@@ -251,7 +270,35 @@ def uninstall(profile: HermesProfile) -> dict[str, Any]:
         changed.append(f"removed provider shim {profile.shim_dir}")
     if _state_path(profile).exists():
         _state_path(profile).unlink()
+    changed.extend(_remove_created(profile, state))
     return {"hermes_home": str(profile.home), "changed": changed}
+
+
+def _remove_created(profile: HermesProfile, state: dict[str, Any]) -> list[str]:
+    """Remove commonkeep's bookkeeping, then the folders install created once they are empty.
+
+    Kept: backups of the user's own MEMORY.md / USER.md (``commonkeep/backups/``), handoffs, and
+    anything else someone put there; such a folder stays and is named.
+    """
+    from commonkeep_hermes.hermesfiles import sidecar_path
+
+    state_dir = profile.state_dir
+    for path in (sidecar_path(profile), sidecar_path(profile).with_suffix(".json.lock"),
+                 state_dir / "backups" / "config.yaml.orig"):
+        path.unlink(missing_ok=True)
+    out: list[str] = []
+    for folder in map(Path, state.get("created") or []):
+        if not folder.is_dir():
+            continue
+        for sub in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+            if not any(sub.iterdir()):
+                sub.rmdir()
+        if any(folder.iterdir()):
+            out.append(f"kept {folder} (install created it; it still holds {', '.join(sorted(p.name for p in folder.iterdir()))})")
+        else:
+            folder.rmdir()
+            out.append(f"removed {folder} (install created it; it was empty)")
+    return out
 
 
 def dashboard_plugin(profile: HermesProfile, *, present: bool) -> list[str]:
@@ -267,17 +314,26 @@ def dashboard_plugin(profile: HermesProfile, *, present: bool) -> list[str]:
 
 
 def _undo_edits(text: str, state: dict[str, Any]) -> str:
+    doc = ConfigDoc(text)
     before = state.get("before") or {}
     for dotted in ("memory.provider", "memory.write_approval"):
         key = dotted.split(".")[1]
         prior = before.get(dotted)
-        text = yamledit.remove_child(text, "memory", key) if prior is None else \
-            yamledit.set_child(text, "memory", key, prior)
+        if prior is None:
+            doc.remove("memory", key)
+        else:
+            doc.set("memory", key, prior)
     if not state.get("had_block"):
-        text = yamledit.remove_child(text, "memory", CONFIG_BLOCK)
+        doc.remove("memory", CONFIG_BLOCK)
     if not state.get("had_plugin"):
-        text = yamledit.remove_list_item(text, "plugins", "enabled", PLUGIN_KEY)
-    return text
+        doc.remove_from_list("plugins", "enabled", PLUGIN_KEY)
+    created = state.get("created_keys") or []
+    if "plugins.enabled" in created and doc.get("plugins.enabled") == []:
+        doc.remove("plugins", "enabled")
+    for section in ("plugins", "memory"):
+        if section in created:
+            doc.remove_section_if_empty(section)
+    return doc.text()
 
 
 def hermes_sees_commonkeep() -> tuple[str | None, bool | None]:
@@ -349,9 +405,9 @@ def status(profile: HermesProfile) -> dict[str, Any]:
         "hermes_imports_commonkeep": importable,
         "hermes_home": str(profile.home),
         "installed": bool(_load_state(profile).get("installed")),
-        "provider": yamledit.get(data, "memory.provider") == PROVIDER_NAME,
-        "plugin_enabled": PLUGIN_KEY in yamledit.list_items(data, "plugins", "enabled"),
-        "write_approval": bool(yamledit.get(data, "memory.write_approval")),
+        "provider": get(data, "memory.provider") == PROVIDER_NAME,
+        "plugin_enabled": PLUGIN_KEY in list_items(data, "plugins", "enabled"),
+        "write_approval": bool(get(data, "memory.write_approval")),
         "shim": (profile.shim_dir / "__init__.py").is_file(),
         "hermes_root": str(root),
         "hermes_root_rule": rule,

@@ -139,12 +139,13 @@ def test_pre_tool_call_fallback_blocks_and_stages(tmp_path: Path) -> None:
 
 def test_without_the_plugin_hermes_own_gate_parks_writes_and_sync_harvests_them(hermes19: HermesWorld) -> None:
     """If the governance plugin fails to load, ``write_approval`` (set by install) still gates."""
-    from commonkeep_hermes import yamledit
+    from commonkeep_hermes.configyaml import ConfigDoc
 
     hermes19.write_config()
     hermes19.install()
-    hermes19.config.write_text(yamledit.remove_list_item(hermes19.config.read_text(), "plugins", "enabled",
-                                                         "commonkeep-governance"))
+    doc = ConfigDoc(hermes19.config.read_text())
+    doc.remove_from_list("plugins", "enabled", "commonkeep-governance")
+    hermes19.config.write_text(doc.text())
     run = hermes19.drive("write")
     assert run["after"] == run["before"]  # nothing reached the files
     parked = list((hermes19.hermes_home / "pending" / "memory").glob("*.json"))
