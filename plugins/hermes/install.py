@@ -360,22 +360,25 @@ def hermes_sees_commonkeep() -> tuple[str | None, bool | None]:
 
 
 def omp_root_in_use() -> tuple[Path, str]:
-    """The root OMP uses: the one baked into our installed OMP extension (unless an explicit
-    root variable overrides it, as the extension lets it), else the resolution rules."""
+    """The root an OMP session started from here uses, computed as OMP resolves it (launch
+    environment, then the ``.env`` files, then the root baked into our extension:
+    ``commonkeep_omp.roots``), else the resolution rules."""
+    import os
+
     from commonkeep.store.root import resolve_root
 
     choice = resolve_root()
-    if choice.rule.startswith("$"):
-        return choice.path, choice.rule
     try:
         from commonkeep_omp.install import EXTENSION_FILE, agent_dir, read_installed
+        from commonkeep_omp.roots import home_of, resolve
     except ImportError:
         return choice.path, choice.rule
     ext = agent_dir() / "extensions" / EXTENSION_FILE
     info = read_installed(ext)
     baked = (info.get("config") or {}).get("root") if info.get("exists") else None
-    if baked:
-        return Path(baked), f"baked into {ext}"
+    seen = resolve(baked, agent=agent_dir(), home=home_of(), launch=os.environ)
+    if seen.root:
+        return Path(seen.root), (f"baked into {ext}" if seen.rule.startswith("the root baked") else seen.rule)
     return choice.path, choice.rule
 
 
