@@ -18,10 +18,11 @@ from commonkeep.store.cli import root_of
 from commonkeep.util.jsonout import print_json
 
 
-def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dict[str, Any]:
+def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = (), *, plugins: bool = True) -> dict[str, Any]:
     """Run every check on ``root``; returns ``{root, rule, ok, findings, counts}``.
 
-    ``root_notes`` are settings files the root resolution skipped (``RootChoice.notes``).
+    ``root_notes`` are settings files the root resolution skipped (``RootChoice.notes``);
+    ``plugins=False`` runs the store's own checks only (``commonkeep bench store``).
     """
     from pathlib import Path
 
@@ -106,7 +107,8 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = ()) -> dic
         if ".tmp-gen" in tmp.name:
             continue  # a previous generation (see root_findings), not a leftover
         add("interrupted_rewrite", "info", f"leftover temp file {lay.rel(tmp)} from an interrupted rewrite; the original is intact, the temp file can be deleted", file=lay.rel(tmp))
-    findings.extend(_plugin_findings(root))
+    if plugins:
+        findings.extend(_plugin_findings(root))
     findings.sort(key=lambda f: f.get("kind") != "host_root")  # which root each host uses, first
     counts = {
         "records": sum(len(v) for v in records.values()),
