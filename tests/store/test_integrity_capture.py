@@ -1,0 +1,47 @@
+"""``capture()`` keeps one Store per root (issue 14 §3); whatever changes on disk between two
+calls is still seen: a deleted root is recreated, a folder swapped for a link is refused."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from commonkeep.errors import BadInput
+from commonkeep.store.capture import capture
+from commonkeep.store.core import Store
+
+
+def _ids(root: Path) -> list[str]:
+    return [c["id"] for c in Store(root, warn=False).candidates()]
+
+
+def test_a_root_deleted_between_two_captures_is_recreated(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    capture(root, "Prefer small commits.")
+    shutil.rmtree(root)
+    second = capture(root, "Run pytest -q before committing.").candidate["id"]
+    assert _ids(root) == [second]
+    assert (root / "memory" / "L2.playbooks.jsonl").exists()
+
+
+def test_an_inbox_folder_swapped_for_an_outside_link_between_captures_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    capture(root, "Prefer small commits.")
+    outside = tmp_path / "elsewhere"
+    shutil.move(str(root / "inbox"), str(outside))
+    (root / "inbox").symlink_to(outside, target_is_directory=True)
+    before = (outside / "captured.jsonl").read_bytes()
+    with pytest.raises(BadInput, match="inbox/ in the memory root"):
+        capture(root, "Run pytest -q before committing.")
+    assert (outside / "captured.jsonl").read_bytes() == before
+
+
+def test_an_inbox_file_removed_between_captures_is_recreated_owner_only(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    capture(root, "Prefer small commits.")
+    (root / "inbox" / "captured.jsonl").unlink()
+    second = capture(root, "Run pytest -q before committing.").candidate["id"]
+    assert _ids(root) == [second]
+    assert (root / "inbox" / "captured.jsonl").stat().st_mode & 0o777 == 0o600
