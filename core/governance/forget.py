@@ -50,7 +50,34 @@ MAX_REASON_CHARS = 500
 
 
 def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, purge: bool = False) -> ApplyResult:
-    """Tombstone ``record_id`` (a ``mem_…`` or unpromoted ``cap_…`` id); returns the apply result."""
+    """Tombstone ``record_id`` (a ``mem_…`` or unpromoted ``cap_…`` id); returns the apply result.
+
+    The last selection (``runtime/selected_memory.json``, which a plain ``handoff`` reads) no
+    longer lists the record afterwards."""
+    result = _forget(root, record_id, reason=reason, role=role, purge=purge)
+    _drop_from_selection(Path(root), {memory_id_for(record_id) if record_id.startswith("cap_") else record_id})
+    return result
+
+
+def _drop_from_selection(root: Path, ids: set[str]) -> None:
+    """Filter forgotten records out of the last selection file (the next ``select`` rewrites it)."""
+    from commonkeep.store import jsonl
+    from commonkeep.store.jsonjs import dumps_pretty
+    from commonkeep.store.layout import Layout
+
+    path = Layout(root).runtime_dir / "selected_memory.json"
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return
+    if not isinstance(rows, list):
+        return
+    kept = [r for r in rows if not (isinstance(r, dict) and r.get("id") in ids)]
+    if len(kept) != len(rows):
+        jsonl.atomic_write_bytes(path, dumps_pretty(kept).encode("utf-8"))
+
+
+def _forget(root: Path | str, record_id: str, *, reason: str, role: str | None, purge: bool) -> ApplyResult:
     require_writer("forget", role, root)
     if not reason or not reason.strip():
         raise BadInput("forget needs --reason", hint=f"one of {', '.join(REASONS)}, or a short free-text reason")
