@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -81,8 +82,8 @@ class Web:
         keep = {k: v for k, v in (("agent", f.agent), ("risk", f.risk), ("status", f.status), ("tag", f.tag), ("q", f.q)) if v}
         response = self.page(request, "inbox.html", f=f, pg=pg, records=records, risks=RISKS, statuses=STATUSES,
                              page_size=PAGE_SIZE, qs=lambda **kw: "?" + urlencode({**keep, **kw}), error=self.queue.error)
-        if pg.refreshing:
-            self.queue.refresh()  # after rendering: the recompute must not slow down this page
+        if pg.refreshing:  # recompute once the page is sent, so it does not slow the page down
+            response.background = BackgroundTask(self.queue.refresh)
         return response
 
     async def candidate(self, request: Request) -> Response:
@@ -96,7 +97,9 @@ class Web:
         records = views.records_by_id(self.s.root)
         ops = [{"op": o, "diff": views.diff(b, a)} for o, (b, a) in zip(item.ops, item.before_after, strict=False)]
         l1 = any((o.get("record") or o.get("to_record") or {}).get("layer") == "L1" for o in item.ops)
-        return self.page(request, "candidate.html", c=item.candidate, item=item, ops=ops, records=records, l1=l1)
+        response = self.page(request, "candidate.html", c=item.candidate, item=item, ops=ops, records=records, l1=l1)
+        response.background = BackgroundTask(self.queue.refresh)  # a no-op when the queue is current
+        return response
 
     async def decide(self, request: Request) -> Response:
         try:

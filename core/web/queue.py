@@ -14,6 +14,7 @@ Every write still goes through the governance functions with the server's own ro
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -37,10 +38,8 @@ def stamp(root: Path | str) -> str:
     parts: list[str] = []
     paths: list[Path] = [lay.inbox, lay.tombstones, *lay.canonical_files()]
     for folder in (lay.patches_dir,):
-        try:
+        with contextlib.suppress(OSError):
             paths.extend(sorted(folder.iterdir()))
-        except OSError:
-            pass
     for p in paths:
         try:
             st = p.stat()
@@ -120,6 +119,25 @@ class Queue:
         self._computing: threading.Thread | None = None
         self._ready = threading.Event()
         self.error: str | None = None
+        # the inbox as last read (rows, agents, tags), keyed by the file's identity and size
+        self._raw: tuple[tuple[int, int, int], list[Row], list[str], list[str]] | None = None
+
+    def _inbox(self) -> tuple[list[Row], list[str], list[str]]:
+        """Every candidate as stored, with the agents and tags there are; re-read only when the inbox file changed."""
+        path = Layout(self.root).inbox
+        try:
+            st = path.stat()
+            key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            key = (0, 0, 0)
+        cached = self._raw
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2], cached[3]
+        raw = Store(self.root, warn=False).candidates()
+        agents = sorted({a for a in (agent_of(c) for c in raw) if a})
+        tags = sorted(_tags(raw))[:200]
+        self._raw = (key, raw, agents, tags)
+        return raw, agents, tags
 
     def _compute(self, wanted: str) -> None:
         try:
@@ -157,16 +175,17 @@ class Queue:
             return self._stamp == now
 
     def item(self, cid: str) -> ReviewItem | None:
-        """One pending candidate's review item: from the last queue when it is there (a recompute
-        is started if the store changed), else after a fresh computation."""
-        if not self.refresh():
-            with self._lock:
-                found = self._items.get(cid)
-            if found is not None:
-                return found
+        """One pending candidate's review item: from the last queue when it is there, else after a
+        fresh computation. (The caller starts a recompute once its page is sent, see ``refresh``.)"""
+        if not self._ready.is_set():
             self.refresh(wait=True)
         with self._lock:
-            return self._items.get(cid)
+            found = self._items.get(cid)
+        if found is None and not self.is_current():
+            self.refresh(wait=True)
+            with self._lock:
+                found = self._items.get(cid)
+        return found
 
     def items(self) -> list[ReviewItem]:
         """The last computed queue (every pending candidate, with its ops)."""
@@ -183,8 +202,7 @@ class Queue:
         if not self._ready.is_set():
             self.refresh(wait=True)  # the very first page waits for the first queue
         current = self.is_current()
-        store = Store(self.root, warn=False)
-        raw = store.candidates()
+        raw, agents, tags = self._inbox()
         if filters.status == "new":
             live = {str(c["id"]) for c in raw if c.get("status") == "new"}
             with self._lock:
@@ -200,8 +218,7 @@ class Queue:
         pages = max(1, -(-len(hits) // page_size))
         n = min(filters.page, pages)
         return Page(items=hits[(n - 1) * page_size: n * page_size], total=len(hits), page=n, pages=pages,
-                    agents=sorted({a for a in (agent_of(c) for c in raw) if a}),
-                    tags=sorted(_tags(raw))[:200], refreshing=not current)
+                    agents=agents, tags=tags, refreshing=not current)
 
 
 def _tags(rows: Iterable[Row]) -> set[str]:

@@ -14,6 +14,7 @@ sent with a Content-Security-Policy that allows scripts and styles from this ser
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -112,10 +113,8 @@ class Guard:
             return
         query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
         jar: SimpleCookie = SimpleCookie()
-        try:
+        with contextlib.suppress(Exception):
             jar.load(headers.get("cookie", ""))
-        except Exception:
-            pass
         cookie = jar[self.cookie].value if self.cookie in jar else None
         if "token" in query and scope["method"] == "GET" and self.keys.token_ok(query["token"]):
             rest = urlencode([(k, v) for k, v in query.items() if k != "token"])

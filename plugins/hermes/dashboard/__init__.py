@@ -9,6 +9,7 @@ decides through the same functions (:mod:`commonkeep.web.actions`), on the root 
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 #: The dashboard plugin's name: the key of the general plugin, which install already puts in
@@ -43,8 +44,6 @@ def remove_files(plugins_dir: Path) -> str | None:
     if not (folder / "dashboard").is_dir():
         return None
     shutil.rmtree(folder / "dashboard")
-    try:
+    with contextlib.suppress(OSError):
         folder.rmdir()  # only when nothing else lives there
-    except OSError:
-        pass
     return str(folder)

@@ -15,9 +15,8 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from commonkeep.governance.writer import acting_role
-from commonkeep.web import actions
+from commonkeep.web import actions, views
 from commonkeep.web.queue import Filters, Queue, stamp
-from commonkeep.web import views
 from commonkeep.web.views import records_by_id
 
 router = APIRouter()
@@ -40,7 +39,7 @@ def _queue(root: Any) -> Queue:
     return _QUEUES[key]
 
 
-@router.get("/inbox")
+
 def inbox(page: int = 1, risk: str = "", agent: str = "", q: str = "", tag: str = "") -> dict[str, Any]:
     root, role = _where()
     w = actions.writer_for(root, role)
@@ -58,13 +57,13 @@ def inbox(page: int = 1, risk: str = "", agent: str = "", q: str = "", tag: str 
             "pages": pg.pages, "refreshing": pg.refreshing, "items": items, "stamp": stamp(root)}
 
 
-@router.get("/stamp")
+
 def current_stamp() -> dict[str, str]:
     root, _role = _where()
     return {"stamp": stamp(root)}
 
 
-@router.post("/decide")
+
 def decide(body: dict[str, Any]) -> Any:
     root, role = _where()
     ids = body.get("ids")
@@ -89,7 +88,7 @@ def _writer(root: Any, role: str | None) -> None:
         raise actions.Refused("read-only: " + w.why_read_only(root), status=403)
 
 
-@router.get("/patches")
+
 def patches() -> dict[str, Any]:
     """Patches still waiting (proposed or partly applied), each op with its before/after diff."""
     root, _role = _where()
@@ -106,7 +105,7 @@ def patches() -> dict[str, Any]:
     return {"patches": out}
 
 
-@router.post("/apply")
+
 def apply(body: dict[str, Any]) -> Any:
     root, role = _where()
     try:
@@ -120,7 +119,7 @@ def apply(body: dict[str, Any]) -> Any:
     return {"ok": True, "message": msg}
 
 
-@router.get("/records")
+
 def records(q: str = "") -> dict[str, Any]:
     root, _role = _where()
     rows, _layers, _projects = views.memory(root, q=q[:200])
@@ -129,7 +128,7 @@ def records(q: str = "") -> dict[str, Any]:
             "tombstones": views.tombstones(root)}
 
 
-@router.get("/forget-preview")
+
 def forget_preview(id: str, purge: bool = False) -> Any:  # noqa: A002 - the query parameter's name
     root, _role = _where()
     rec = records_by_id(root).get(id)
@@ -138,7 +137,7 @@ def forget_preview(id: str, purge: bool = False) -> Any:  # noqa: A002 - the que
     return {"ok": True, "lines": views.scrub_preview(root, rec, purge)}
 
 
-@router.post("/forget")
+
 def forget(body: dict[str, Any]) -> Any:
     root, role = _where()
     try:
@@ -148,3 +147,14 @@ def forget(body: dict[str, Any]) -> Any:
     except actions.Refused as exc:
         return _refused(exc)
     return {"ok": True, "message": msg}
+
+
+# plain calls, not decorators: the routes stay typed where FastAPI is not installed (mypy)
+router.add_api_route("/inbox", inbox, methods=["GET"])
+router.add_api_route("/stamp", current_stamp, methods=["GET"])
+router.add_api_route("/decide", decide, methods=["POST"])
+router.add_api_route("/patches", patches, methods=["GET"])
+router.add_api_route("/apply", apply, methods=["POST"])
+router.add_api_route("/records", records, methods=["GET"])
+router.add_api_route("/forget-preview", forget_preview, methods=["GET"])
+router.add_api_route("/forget", forget, methods=["POST"])
