@@ -225,8 +225,8 @@ def harvest_pending(pending_dir: Path, done_dir: Path, root: Path) -> list[str]:
 
     That gate is the fallback when the governance plugin did not load: Hermes then parks each
     write as ``$HERMES_HOME/pending/memory/<id>.json`` (contracts/hermes-host.md §5.6). Each file
-    becomes candidates (origin ``write_approval``) and moves to ``done_dir``, so ``/memory
-    approve`` cannot later write it past the librarian.
+    becomes candidates (origin ``write_approval``) and moves to ``done_dir`` (redacted, like the
+    candidates), so ``/memory approve`` cannot later write it past the librarian.
     """
     import json
 
@@ -251,5 +251,10 @@ def harvest_pending(pending_dir: Path, done_dir: Path, root: Path) -> list[str]:
         store.append_candidates(cands)
         new_ids += [str(c["id"]) for c in cands]
         done_dir.mkdir(parents=True, exist_ok=True)
-        path.replace(done_dir / path.name)
+        # kept as a record of what was harvested, with its secrets redacted like the candidates
+        from commonkeep.governance.secrets import redact_obj
+        from commonkeep.store.jsonl import atomic_write_bytes
+
+        atomic_write_bytes(done_dir / path.name, (json.dumps(redact_obj(record), ensure_ascii=False) + "\n").encode("utf-8"))
+        path.unlink()
     return new_ids
