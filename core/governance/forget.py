@@ -56,6 +56,10 @@ def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, p
     longer lists the record afterwards."""
     result = _forget(root, record_id, reason=reason, role=role, purge=purge)
     _drop_from_selection(Path(root), {memory_id_for(record_id) if record_id.startswith("cap_") else record_id})
+    if purge and (Path(root) / ".git").exists():
+        print("commonkeep forget: this root is a git repository: its history (and its remote's, once synced) still "
+              "holds the purged text. Run `commonkeep share sync`, then `commonkeep share purge-history` to rewrite "
+              "the history without it; it prints what every other clone must do", file=sys.stderr)
     return result
 
 

@@ -9,6 +9,8 @@ Codes (``contracts/ompkeep-store.md`` §4.11 where the contract names them):
 - ``duplicate_normalized_keys`` (info): active records sharing a ``normalized_key``.
 - ``writer_lock_stale`` (info): the writer lock names a process that is gone (recovered on next use).
 - ``review_pending`` (info): candidates waiting and proposed patches not applied yet.
+- ``purged_text_in_inbox``, ``purged_text_in_patches``, ``share_scrub_owed``,
+  ``purged_text_in_history``: see :mod:`commonkeep.share.checks`.
 - ``unexplained_record_lines`` (warning): record lines no applied patch explains (``commonkeep audit``).
 """
 
@@ -64,6 +66,9 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
     if not lay.memory_dir.is_dir():
         return []
     found = _secret_findings(lay.root)
+    from commonkeep.share.checks import share_findings
+
+    found += share_findings(lay.root)  # purged text in the inbox, patches, git history; a sync's owed scrub
     records = store.records()
     bad_ev = {str(e.get("id")) for e in store.rows(lay.evidence) if e.get("redaction_status") in ("redacted", "deleted")}
     keys: dict[str, list[str]] = {}

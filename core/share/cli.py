@@ -22,6 +22,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p_sync.add_argument("--json", action="store_true", help="print the result as JSON")
     p_sync.set_defaults(run=run_sync)
     _common(p_sync)
+    p_hist = sub.add_parser("purge-history", help="rewrite the git history without the text of records purged for "
+                                                   "privacy (git filter-repo), push it with --force-with-lease (writer only)")
+    p_hist.add_argument("--remote", metavar="NAME", help="the git remote (default: the branch's, then 'origin')")
+    p_hist.add_argument("--no-push", action="store_true", help="rewrite locally, do not push")
+    p_hist.add_argument("--json", action="store_true", help="print the result as JSON")
+    p_hist.set_defaults(run=run_purge_history)
+    _common(p_hist)
+    p_adopt = sub.add_parser("adopt-history", help="move this clone onto a remote history another clone rewrote "
+                                                   "with purge-history (writer only)")
+    p_adopt.add_argument("--remote", metavar="NAME", help="the git remote (default: the branch's, then 'origin')")
+    p_adopt.set_defaults(run=run_adopt_history)
+    _common(p_adopt)
     parser.set_defaults(run=_usage(parser))
 
 
@@ -82,4 +94,36 @@ def run_sync(args: argparse.Namespace) -> int:
     for note in rep.notes:
         print(f"note: {note}")
     print(f"next: {rep.next_step}")
+    return 0
+
+
+def run_purge_history(args: argparse.Namespace) -> int:
+    from commonkeep.governance.writer import acting_role
+    from commonkeep.share.history import rewrite
+
+    rep = rewrite(_root(args), role=acting_role(args.role), remote=args.remote, push=not args.no_push)
+    if args.json:
+        print_json(rep.__dict__)
+        return 0
+    if not rep.texts:
+        print("the git history holds no text of a record purged for privacy: nothing to rewrite")
+        return 0
+    print(f"rewrote the git history: {rep.texts} statement(s) of {rep.records} purged record(s) are now [deleted] "
+          "in every commit")
+    if rep.pushed:
+        print(f"pushed to {rep.remote} {rep.branch} (--force-with-lease)")
+    else:
+        print("not pushed: the remote still holds the old history (run again without --no-push)")
+    for line in rep.others:
+        print(line)
+    return 0
+
+
+def run_adopt_history(args: argparse.Namespace) -> int:
+    from commonkeep.governance.writer import acting_role
+    from commonkeep.share.history import adopt
+
+    for line in adopt(_root(args), role=acting_role(args.role), remote=args.remote):
+        print(line)
+    print("next: `commonkeep share sync`")
     return 0

@@ -29,6 +29,7 @@ from typing import Any
 
 from commonkeep.share import journal
 from commonkeep.share.git import ShareError, run_git
+from commonkeep.share.history import rewritten
 from commonkeep.share.merge import SIDE_FILE_NAME, record_id
 from commonkeep.share.settle import Tombs, settle, statements_at, tombs_at, tombs_here
 from commonkeep.share.setup import (
@@ -241,9 +242,16 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
                              hint="check the URL (`git remote -v`), the network and your credentials; "
                                   "local changes are committed and nothing was lost")
         if probe.out.strip():
-            run_git(root, "fetch", "-q", name, branch)
+            last_seen = _rev(root, f"refs/remotes/{name}/{branch}")
+            run_git(root, "fetch", "-q", "--refmap=", name, branch)  # FETCH_HEAD only: the tracking ref moves on push
             theirs = _rev(root, "FETCH_HEAD")
             ours = _rev(root, "HEAD")
+            if theirs is not None and rewritten(root, last_seen, theirs):
+                journal.clear(gitdir)
+                raise ShareError(
+                    f"the history of {name}/{branch} was rewritten (`commonkeep share purge-history` on another clone?); "
+                    "merging this clone's old history would bring purged text back, so nothing was merged",
+                    hint=f"run `commonkeep share adopt-history --root {shlex.quote(str(root))}` (or clone the root again)")
             checkpoint("fetched")
             if theirs is not None:
                 tombs = tombs_here(lay) | tombs_at(root, theirs)
