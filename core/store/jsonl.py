@@ -278,16 +278,21 @@ def append_jsonl(path: Path, rows: list[Row], *, fsync: bool | None = None) -> N
 
 def _spill(quarantine: Path, key: str, raw: bytes | memoryview) -> str:
     """Keep a line too long for ``lines.jsonl`` in a file of its own; returns its name."""
+    from commonkeep.governance.secrets import redact
+
     dest = quarantine.with_name(f"line-{key}.txt")
-    if not dest.exists():
-        atomic_write_bytes(dest, raw)
+    if not dest.exists():  # the line as it was, its secrets redacted (bytes that are not UTF-8 kept)
+        clean = redact(bytes(raw).decode("utf-8", "surrogateescape")).text
+        atomic_write_bytes(dest, clean.encode("utf-8", "surrogateescape"))
     return dest.name
 
 
 def quarantine_lines(quarantine: Path, bad: list[BadLine], rel: Callable[[Path], str], when: str) -> int:
-    """Copy bad lines into the quarantine file (once each); returns how many were new."""
+    """Copy bad lines into the quarantine file (once each, secrets redacted); returns how many were new."""
     if not bad:
         return 0
+    from commonkeep.governance.secrets import redact
+
     seen = {r.get("key") for r in read_jsonl(quarantine).rows}
     fresh = []
     for b in bad:
@@ -300,7 +305,9 @@ def quarantine_lines(quarantine: Path, bad: list[BadLine], rel: Callable[[Path],
         if key in seen:
             continue
         seen.add(key)
-        entry: Row = {"key": key, "file": rel(b.path), "line": b.line_no, "error": b.error, "text": b.text, "quarantined_at": when}
+        # the text as it was, but never a secret: a bad line a rewrite leaves out lives on only here
+        entry: Row = {"key": key, "file": rel(b.path), "line": b.line_no, "error": b.error, "text": redact(b.text).text,
+                      "quarantined_at": when}
         if b.raw is not None:
             entry["saved_to"] = rel(quarantine.with_name(_spill(quarantine, key, b.raw)))
             entry["bytes"] = len(b.raw)
