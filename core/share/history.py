@@ -27,7 +27,15 @@ from typing import Any
 
 from commonkeep.governance import purge
 from commonkeep.share.git import ShareError, run_git
-from commonkeep.share.settle import INBOX, _candidate_about, _needles, _objects, is_record_file, tombs_here
+from commonkeep.share.settle import (
+    INBOX,
+    _about_id,
+    _candidate_about,
+    _needles,
+    _objects,
+    is_record_file,
+    tombs_here,
+)
 from commonkeep.store.layout import Layout
 
 
@@ -50,15 +58,9 @@ def _texts_in(name: str, data: bytes, ids: set[str]) -> dict[str, set[str]]:
             if r.get("id") in ids:
                 put(str(r["id"]), r.get("statement"))
     elif name == INBOX:
-        from commonkeep.store.ids import memory_id_for
-
         for c in _objects(data):
             if _candidate_about(c, ids):
-                con = c.get("contested")
-                rid = con.get("id") if isinstance(con, dict) and con.get("id") in ids else memory_id_for(str(c.get("id")))
-                if rid not in ids:
-                    rid = next(iter(ids & set(c.get("matched_memory_ids") or [])), rid)
-                put(str(rid), c.get("text"))
+                put(_about_id(c, ids), c.get("text"))
     elif name.startswith("patches/") and name.endswith(".json"):
         try:
             doc: Any = json.loads(data)
@@ -150,13 +152,17 @@ def rewrite(root: Path, *, role: str | None, remote: str | None = None, push: bo
         if not texts:
             return rep
         url = run_git(root, "remote", "get-url", name, check=False).out.strip() if name else ""
-        lease = ""
+        # the lease is what this clone last saw of the remote: a push it has not merged is never overwritten
+        lease = run_git(root, "rev-parse", "-q", "--verify", f"refs/remotes/{name}/{branch}", check=False).out.strip()
         if name and push:
             probe = run_git(root, "ls-remote", "--heads", name, branch, check=False, timeout=60)
             if probe.code != 0:
                 raise ShareError(f"the remote {name!r} cannot be reached; git said:\n    {probe.said}",
                                  hint="nothing was rewritten; check the network, then run the command again")
-            lease = probe.out.split()[0] if probe.out.strip() else ""
+            there = probe.out.split()[0] if probe.out.strip() else ""
+            if there and there != lease:
+                raise ShareError(f"{name}/{branch} has commits this clone has not merged; nothing was rewritten or pushed",
+                                 hint="run `commonkeep share sync` first (it merges them), then purge-history again")
         expr = gitdir / "commonkeep-replace-text"
         fd = os.open(expr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:

@@ -103,6 +103,15 @@ def _candidate_about(c: dict[str, Any], ids: set[str]) -> bool:
     return "contested" in (c.get("tags") or []) and bool(ids & set(c.get("matched_memory_ids") or []))
 
 
+def _about_id(c: dict[str, Any], ids: set[str]) -> str:
+    """The record id (of ``ids``) candidate ``c`` holds a statement of."""
+    con = c.get("contested")
+    if isinstance(con, dict) and con.get("id") in ids:
+        return str(con["id"])
+    rid = memory_id_for(str(c.get("id")))
+    return rid if rid in ids else next(iter(sorted(ids & set(c.get("matched_memory_ids") or []))), rid)
+
+
 def statements_at(root: Path, rev: str, ids: set[str]) -> list[str]:
     """The statements of ``ids`` in the record files and the inbox of commit ``rev``."""
     if not ids:
@@ -180,7 +189,7 @@ def traces(lay: Layout, purged: set[str]) -> list[tuple[str, str, str]]:
         inbox = b""
     for c in _objects(inbox):
         if _candidate_about(c, purged) and isinstance(c.get("text"), str) and c["text"] != purge.DELETED:
-            found.append((lay.rel(lay.inbox), str(c.get("id")), c["text"]))
+            found.append((lay.rel(lay.inbox), _about_id(c, purged), c["text"]))
     for path in sorted(lay.patches_dir.glob("*.json")) if lay.patches_dir.is_dir() else []:
         try:
             doc: Any = json.loads(path.read_text(encoding="utf-8"))
