@@ -42,7 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "project": ("commonkeep.recall.cli", "print the budgeted projection of memory in a host's format (hermes §)"),
     "handoff": ("commonkeep.recall.cli", "write a handoff snapshot (reports/handoff/), --goal for a goal snapshot"),
     "mcp": ("commonkeep.tools.mcp", "serve every agent tool over MCP on stdio: commonkeep mcp --as ROLE"),
-    "dossier": ("commonkeep.dossier.cli", "the wiki memory, Dossier-compatible: --project DIR ingest|query|gardener|doctor"),
+    "dossier": ("commonkeep.dossier.cli", "the wiki memory (Dossier-compatible): ingest|query|gardener|doctor in --project DIR (default: here)"),
     "serve": ("commonkeep.web.cli", "the local web review app: inbox, decisions, patches, memory, wiki (extra [web])"),
     "demo": ("commonkeep.demo", "run the whole loop on a throwaway root and narrate it"),
     "bench": ("commonkeep.bench", "benchmarks: store, curate, search, locomo, hydra9, wiki"),

@@ -18,6 +18,8 @@ from commonkeep.errors import EXIT_USAGE, CommonkeepError, RoleRefused
 from commonkeep.util.jsonout import print_json
 
 WRITES = frozenset({"ingest", "gardener"})
+# set by `commonkeep memory` (commonkeep_roundtable.memory.BACKEND_MARK) in the backend it starts after its gate
+MEMORY_BACKEND_MARK = "COMMONKEEP_MEMORY_BACKEND_OF"
 
 
 class _TextArgumentParser(argparse.ArgumentParser):
@@ -56,19 +58,47 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run)
 
 
-def _gate(command: str, role: str | None) -> None:
-    """Refuse ingest/gardener for a role that is set and is not the writer role.
+HOST_GATED = "COMMONKEEP_HOST_GATED"
 
-    No role at all is allowed: Orphus gates in its own process (``contracts/roundtable.md §6``)
-    and runs the backend without one, so refusing would break an unchanged Orphus install.
-    The writer role is Orphus's when it sets one: ``ORPHUS_MEMORY_WRITER_ROLE`` (blank counts as
-    unset, exact match, as Orphus's gate), else commonkeep's configured writer role.
+
+def host_gate() -> str | None:
+    """The host that says it ran the role gate in its own process before starting this backend,
+    or ``None``.
+
+    Said explicitly, in the backend's environment: Orphus' memory tool runs with the operator's
+    ``ORPHUS_MEMORY_COMMAND`` (that is how it is pointed at this backend) and gates in its own
+    process before it spawns the backend without a role; ``commonkeep memory`` marks the
+    backend it starts after its gate; any other host sets ``COMMONKEEP_HOST_GATED=<its name>``.
+    """
+    if os.environ.get(HOST_GATED, "").strip():
+        return os.environ[HOST_GATED].strip()
+    if os.environ.get(MEMORY_BACKEND_MARK, "").strip():
+        return "commonkeep memory"
+    if os.environ.get("ORPHUS_MEMORY_COMMAND", "").strip():
+        return "Orphus' memory tool (ORPHUS_MEMORY_COMMAND is set)"
+    return None
+
+
+def _gate(command: str, role: str | None) -> None:
+    """The one rule every command that changes memory follows: only the writer role may.
+
+    ``ingest`` and ``gardener`` write the wiki: refused for a role that is not the writer role,
+    and, as ``curate`` is, when no role is set at all, unless a host says it gated in its own
+    process (``host_gate``). The writer role is Orphus's when it sets one:
+    ``ORPHUS_MEMORY_WRITER_ROLE`` (blank counts as unset, exact match, as Orphus's gate), else
+    commonkeep's configured writer role.
     """
     from commonkeep.governance.writer import acting_role, configured_writer_role
 
+    if command not in WRITES:
+        return
     role = acting_role(role)
     writer = os.environ.get("ORPHUS_MEMORY_WRITER_ROLE", "").strip() or configured_writer_role()
-    if command in WRITES and role is not None and role != writer:
+    if role is None and host_gate() is None:
+        raise RoleRefused(f"{command} writes the wiki and only the writer role {writer!r} may do it; no role is set",
+                          hint=f"run it as {writer} (--role {writer} or COMMONKEEP_ROLE={writer}); a host that gates "
+                               f"in its own process says so with {HOST_GATED}=<host> in the backend's environment")
+    if role is not None and role != writer:
         raise RoleRefused(f"role {role!r} may not run {command}: only the writer role {writer!r} writes the wiki",
                           hint=f"run it as {writer} (--role {writer}), or ask the {writer} to do it")
 
@@ -101,9 +131,11 @@ def _run(args: argparse.Namespace) -> int:
             raise CommonkeepError("the question is empty", hint='e.g. commonkeep memory query "what did we decide about retries"')
         result = wiki.query(project, args.question, limit=args.limit, max_chars=args.max_chars)
         if args.json:
-            print_json(asdict(result))
+            print_json({**asdict(result), "project": os.path.abspath(project)})
         else:
             print(result.render())
+            if not result.candidates and not result.evidence:  # stdout keeps Dossier's shape; say where we looked
+                print(f"dossier query: nothing found in the wiki at {os.path.abspath(project)}", file=sys.stderr)
         return 0
     if command == "gardener":
         g = wiki.gardener(project)

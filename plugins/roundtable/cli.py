@@ -134,18 +134,31 @@ def configure_roundtable(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_memory(args: argparse.Namespace) -> int:
-    text = memory_call(
-        args.memory_action,
-        role=_role(args),
-        question=" ".join(args.question) if getattr(args, "question", None) else None,
-        source=getattr(args, "source", None),
-    )
+    from commonkeep_roundtable.paths import resolve_memory_config
+
+    config = resolve_memory_config()
+    question = " ".join(args.question) if getattr(args, "question", None) else None
+    text = memory_call(args.memory_action, role=_role(args), question=question, source=getattr(args, "source", None),
+                       config=config)
+    found_nothing = args.memory_action == "query" and "\ncandidates (0):" in f"\n{text}" and "\nevidence (0," in f"\n{text}"
+    if getattr(args, "json", False):
+        from commonkeep.util.jsonout import print_json
+
+        print_json({"action": args.memory_action, "question": question, "memory_dir": str(config.memory_dir),
+                    "backend": list(config.command), "found": not found_nothing, "output": text})
+        return 0
     sys.stdout.write(text + "\n")
+    if found_nothing:  # say where we looked (stderr: stdout is the backend's, in Dossier's format)
+        print(f"memory query: nothing found in the wiki at {config.memory_dir} (backend: {' '.join(config.command)})",
+              file=sys.stderr)
     return 0
 
 
 def configure_memory(parser: argparse.ArgumentParser) -> None:
-    """``commonkeep memory query|doctor|ingest|gardener`` (ORPHUS_MEMORY_* configure the backend)."""
+    """``commonkeep memory query|doctor|ingest|gardener``: ``commonkeep dossier`` as a roundtable
+    room's agent reaches it (Orphus' memory tool): the same four actions, run through the configured
+    backend (``$ORPHUS_MEMORY_COMMAND``, default ``python -m commonkeep.dossier``) in the rooms'
+    memory dir (``$ORPHUS_MEMORY_DIR``, else ``<agentDir>/memory``), after Orphus' role gate."""
     parser.set_defaults(root_unused="the wiki tool uses the memory dir ($ORPHUS_MEMORY_DIR, else <agentDir>/memory)")
     sub = parser.add_subparsers(dest="memory_action", metavar="ACTION", required=True)
     helps = {
@@ -159,6 +172,7 @@ def configure_memory(parser: argparse.ArgumentParser) -> None:
         p.add_argument("--role", default=argparse.SUPPRESS, help="acting role (default: $COMMONKEEP_ROLE)")
         if action == "query":
             p.add_argument("question", nargs="+", metavar="QUESTION")
+            p.add_argument("--json", action="store_true", help="print the answer, the memory dir and the backend as JSON")
         elif action == "ingest":
             p.add_argument("source", metavar="SOURCE", help="e.g. raw/design.md, relative to the memory dir")
         p.set_defaults(run=_run_memory)

@@ -19,7 +19,8 @@ def commonkeep_cli_commands() -> dict[str, tuple[Callable[[argparse.ArgumentPars
 
     return {
         "roundtable": (configure_roundtable, "roundtable rooms: local broker, export a room to raw/, post, digest"),
-        "memory": (configure_memory, "the wiki memory tool: query | doctor | ingest | gardener"),
+        "memory": (configure_memory, "alias of `dossier` for roundtable rooms: the same actions through "
+                   "$ORPHUS_MEMORY_COMMAND in the rooms' memory dir ($ORPHUS_MEMORY_DIR)"),
     }
 
 

@@ -69,7 +69,8 @@ def test_dossier_cli_reads_a_question_starting_with_a_dash_as_text(tmp_path: Pat
 
 
 def test_dossier_cli_reads_a_source_starting_with_a_dash_as_a_path(tmp_path: Path) -> None:
-    out = run("-m", "commonkeep.dossier", "ingest", "--json", cwd=tmp_path)
+    out = run("-m", "commonkeep.dossier", "ingest", "--json", cwd=tmp_path,
+              env={"ORPHUS_MEMORY_COMMAND": f"{sys.executable} -m commonkeep.dossier"})  # as Orphus runs it
     assert out.returncode == 2 and "source path --json is outside raw/" in out.stderr
 
 

@@ -7,6 +7,7 @@ whitespace, then ``["ingest", source]`` / ``["query", question]`` / ``["gardener
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -24,6 +25,7 @@ EXPORT = (
 
 def run_dossier(memdir: Path, argv: list[str], base: list[str] = BASE, **env: str) -> subprocess.CompletedProcess[bytes]:
     full_env = {k: v for k, v in os.environ.items() if k not in ("COMMONKEEP_ROLE", "COMMONKEEP_WIKI_LLM_URL")}
+    full_env["ORPHUS_MEMORY_COMMAND"] = " ".join(base)  # as Orphus runs it: pointed at us, gated in its own process
     full_env.update(env)
     return subprocess.run(base + argv, cwd=memdir, stdin=subprocess.DEVNULL, capture_output=True, env=full_env, timeout=60, check=False)
 
@@ -91,3 +93,39 @@ def test_query_before_any_ingest_is_an_empty_answer_not_an_error(tmp_path: Path)
     res = run_dossier(tmp_path, ["query", "  what happened?  "])
     assert res.returncode == 0
     assert res.stdout.decode().startswith("question: what happened?\ncandidates (0):\n")
+
+
+def test_one_rule_for_writes_with_no_role_set(tmp_path: Path) -> None:
+    """As ``curate`` does, ``ingest`` with no role set is refused, unless the host says in the
+    backend's environment that it gated in its own process (Orphus' ORPHUS_MEMORY_COMMAND,
+    ``commonkeep memory``'s mark, or COMMONKEEP_HOST_GATED)."""
+    memdir = tmp_path / "memory"
+    (memdir / "raw").mkdir(parents=True)
+    (memdir / "raw" / "design.md").write_text("# Design\n\nDecision: retries back off exponentially.\n", encoding="utf-8")
+    plain = {k: v for k, v in os.environ.items() if not k.startswith(("ORPHUS_", "COMMONKEEP_"))}
+    refused = subprocess.run(BASE + ["ingest", "raw/design.md"], cwd=memdir, capture_output=True, env=plain, timeout=60)
+    assert refused.returncode == 3, refused.stderr
+    assert b"no role is set" in refused.stderr and b"COMMONKEEP_HOST_GATED" in refused.stderr
+    assert not (memdir / "sources").exists() and not (memdir / ".git").exists()
+    for host in ({"COMMONKEEP_HOST_GATED": "my-host"}, {"ORPHUS_MEMORY_COMMAND": " ".join(BASE)}):
+        done = subprocess.run(BASE + ["ingest", "raw/design.md"], cwd=memdir, capture_output=True, env={**plain, **host}, timeout=120)
+        assert done.returncode == 0, done.stderr
+    assert subprocess.run(BASE + ["query", "retries"], cwd=memdir, capture_output=True, env=plain, timeout=60).returncode == 0
+
+
+def test_a_query_that_finds_nothing_says_which_wiki_was_searched(tmp_path: Path) -> None:
+    memdir = tmp_path / "memory"
+    memdir.mkdir()
+    out = run_dossier(memdir, ["query", "what did we decide about retries"])
+    assert out.returncode == 0
+    assert out.stdout.decode().startswith("question: what did we decide about retries\ncandidates (0):")  # Dossier's shape
+    assert f"nothing found in the wiki at {memdir}" in out.stderr.decode()
+    # the roundtable alias names the memory dir and the backend it ran, on stderr and in --json
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("ORPHUS_")}, "ORPHUS_MEMORY_DIR": str(memdir),
+           "ORPHUS_MEMORY_COMMAND": " ".join(BASE)}
+    cli = [str(Path(sys.executable).parent / "commonkeep")]
+    alias = subprocess.run([*cli, "memory", "query", "retries"], capture_output=True, text=True, env=env, timeout=60)
+    assert alias.returncode == 0 and f"nothing found in the wiki at {memdir}" in alias.stderr
+    as_json = subprocess.run([*cli, "memory", "query", "retries", "--json"], capture_output=True, text=True, env=env, timeout=60)
+    doc = json.loads(as_json.stdout)
+    assert doc["memory_dir"] == str(memdir) and doc["found"] is False and doc["output"].startswith("question: retries")
