@@ -135,7 +135,7 @@ class Scores:
 def run_bench(data: Path, modes: list[str], *, log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the benchmark on a LoCoMo-format file; returns the report (see module docstring)."""
     from commonkeep.errors import BadInput
-    from commonkeep.recall.search import fts, index
+    from commonkeep.recall.search import fts, index, sync
     from commonkeep.recall.search.hybrid import search
     from commonkeep.store.jsonl import append_jsonl
     from commonkeep.store.layout import ensure_layout
@@ -163,7 +163,7 @@ def run_bench(data: Path, modes: list[str], *, log: Callable[[str], None] | None
             turns += len(records)
             append_jsonl(root / "memory" / "L2.playbooks.jsonl", records)
             started = time.perf_counter()
-            index.sync_root(root, full=True, embed=any(split_mode(m)[0] != "keyword" for m in modes))
+            sync.sync_root(root, full=True, embed=any(split_mode(m)[0] != "keyword" for m in modes))
             index_s += time.perf_counter() - started
             dia = {r["id"]: dia_of(r) for r in records}
             questions = [q for q in conv["qa"] if q.get("category") in CATEGORIES and q.get("evidence")]

@@ -3,7 +3,9 @@
 Builds a throwaway root with ``N`` synthetic records (deterministic: seeded random sentences over
 a 5,000-word vocabulary with a Zipf-like distribution), then measures:
 
-- full reindex (``reindex`` without embedding: both databases from the JSONL);
+- full reindex (``reindex`` without embedding: both databases from the JSONL): wall and CPU
+  seconds and peak memory, beside the baseline from the same run, a plain FTS5 build of the same
+  texts (one table, statement and tags), each in a child process of its own;
 - ``select_for_prompt`` p50 (what ``commonkeep select`` does for one prompt, runtime files written);
 - keyword query p50/p95 in process (``recall_fts`` query only, connection open), the same with
   pseudo-relevance feedback (``expand``), and the whole ``search()`` call (freshness check,
@@ -115,6 +117,41 @@ def _seed_vectors(root: Path, rng: random.Random) -> int:
 
 SELECT_RUNS = 10
 
+# Each build runs in a process of its own, so its peak memory (ru_maxrss) is its own.
+_BUILD = """
+import json, resource, sys, time
+from pathlib import Path
+root, kind = Path(sys.argv[1]), sys.argv[2]
+t0, c0 = time.perf_counter(), time.process_time()
+if kind == "reindex":
+    from commonkeep.recall.search.sync import sync_root
+    sync_root(root, full=True, embed=False)
+else:  # the baseline: the same texts into one plain FTS5 table, nothing else
+    import sqlite3
+    db = root / "plain-fts5.db"
+    db.unlink(missing_ok=True)
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(statement, tags, tokenize='porter unicode61')")
+    for path in sorted((root / "memory").rglob("*.jsonl")):
+        if path.name.startswith(("L1", "L2")) or path.parent.name == "projects":
+            with open(path, encoding="utf-8") as fh:
+                conn.executemany("INSERT INTO t VALUES (?, ?)",
+                                 ((r["statement"], " ".join(r["tags"])) for r in map(json.loads, fh) if r.get("status") == "active"))
+    conn.commit()
+    conn.close()
+    db.unlink()
+print(json.dumps({"s": round(time.perf_counter() - t0, 3), "cpu_s": round(time.process_time() - c0, 3),
+                  "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}))
+"""
+
+
+def measured(root: Path, kind: str) -> dict[str, float]:
+    """``reindex`` (both databases from the JSONL) or the plain FTS5 build of the same texts, in a
+    child process: wall seconds, CPU seconds, peak resident memory (MB)."""
+    out = subprocess.run([sys.executable, "-c", _BUILD, str(root), kind], check=True, capture_output=True, text=True)
+    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
 
 def run_bench(n: int, queries: int = 200, cli_runs: int = 10) -> dict[str, Any]:
     from commonkeep.errors import BadInput
@@ -132,10 +169,13 @@ def run_bench(n: int, queries: int = 200, cli_runs: int = 10) -> dict[str, Any]:
         root = ensure_layout(Path(tmp) / "root").root
         for start in range(0, n, 10_000):
             append_jsonl(root / "memory" / "L2.playbooks.jsonl", records[start : start + 10_000], fsync=False)
-        t0 = time.perf_counter()
-        index.sync_root(root, full=True, embed=False)
-        report["reindex_s"] = round(time.perf_counter() - t0, 3)
+        for key, value in measured(root, "reindex").items():
+            report[f"reindex_{key}"] = value
+        for key, value in measured(root, "plain").items():
+            report[f"plain_fts5_build_{key}"] = value
+        report["reindex_vs_plain_time"] = round(report["reindex_s"] / max(report["plain_fts5_build_s"], 1e-9), 2)
         report["index_bytes"] = sum(p.stat().st_size for p in (root / "search").iterdir())
+        report["jsonl_bytes"] = (root / "memory" / "L2.playbooks.jsonl").stat().st_size
         qs = [" ".join(rng.choices(vocab[50:2000], k=rng.randint(1, 3))) for _ in range(queries)]
         with index._closing(index.connect_recall(index.recall_db_path(root))) as conn:
             index.search_recall(conn, qs[0], 8)

@@ -73,8 +73,11 @@ def print_notes(notes: list[Any]) -> None:
 def run_reindex(args: argparse.Namespace) -> int:
     import time
 
-    from commonkeep.recall.search import index
+    from commonkeep.recall.search import index, sync
+    from commonkeep.util import progress
 
+    if args.json:
+        progress.set_quiet()
     root = _root(args)
     if args.recreate:
         from commonkeep.store.layout import Layout
@@ -88,15 +91,17 @@ def run_reindex(args: argparse.Namespace) -> int:
                 if p.exists():
                     p.unlink()
     started = time.perf_counter()
-    report = index.sync_root(root, full=True, embed=not args.no_embed)
+    report = sync.sync_root(root, full=True, embed=not args.no_embed)
     elapsed = time.perf_counter() - started
     if args.json:
-        data = json.loads(index.describe(report))
+        data = json.loads(sync.describe(report))
         data["seconds"] = round(elapsed, 3)
         from commonkeep.util.jsonout import print_json
 
         print_json(data, indent=None)
     else:
+        for moved in report.moved_aside:
+            print(f"moved the damaged {moved} (kept for inspection) and rebuilt it")
         print(
             f"indexed {report.total} active record(s) in {elapsed:.2f} s; vectors embedded: {report.vectors}"
         )

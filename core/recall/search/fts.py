@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from commonkeep.recall.search.health import transaction
+
 TABLE = "memory_fts"
 SCHEMA = (
     "CREATE VIRTUAL TABLE memory_fts USING fts5(id UNINDEXED, layer UNINDEXED, rule_type UNINDEXED, "
@@ -220,14 +222,9 @@ def connect(db_path: Path | str, *, create: bool = True) -> sqlite3.Connection:
         if not table_exists(conn):
             # DDL under an immediate transaction: two processes creating the table at once must not
             # both run CREATE (IF NOT EXISTS is not atomic across WAL connections).
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(conn):
                 if not table_exists(conn):
                     conn.execute(SCHEMA)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
     return conn
 
 
@@ -300,18 +297,17 @@ def indexed_rows(conn: sqlite3.Connection) -> list[tuple[int, Row]]:
 
 
 def rebuild(conn: sqlite3.Connection, rows: Mapping[str, Row]) -> SyncResult:
-    """The contract's sync verbatim: ``DELETE FROM memory_fts`` then insert every row."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    """The contract's sync (delete every row, insert every row) in one transaction, as a new table:
+    dropping and creating it (the contract's statement) ends in the same rows as ``DELETE FROM
+    memory_fts`` without deleting 100,000 rows one by one from the FTS index, and leaves the
+    index compact (row deletes leave tombstones in FTS5 segments: 28 MB against 9 MB at 100k)."""
+    with transaction(conn):
         removed = conn.execute(f"SELECT count(*) FROM {TABLE}").fetchone()[0]
-        conn.execute(f"DELETE FROM {TABLE}")
+        conn.execute(f"DROP TABLE {TABLE}")
+        conn.execute(SCHEMA)
         conn.executemany(
             f"INSERT INTO {TABLE} ({', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)", rows.values()
         )
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     return SyncResult(added=len(rows), removed=int(removed), total=len(rows))
 
 
@@ -321,8 +317,7 @@ def sync(conn: sqlite3.Connection, rows: Mapping[str, Row]) -> SyncResult:
     The end state is the one the contract's delete-all-and-insert gives (same rows, same
     columns); it just does not rewrite an unchanged 100k-row index after every patch.
     """
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn):
         seen: set[str] = set()
         stale: list[int] = []
         for rowid, row in indexed_rows(conn):
@@ -334,10 +329,6 @@ def sync(conn: sqlite3.Connection, rows: Mapping[str, Row]) -> SyncResult:
         conn.executemany(f"DELETE FROM {TABLE} WHERE rowid = ?", ((r,) for r in stale))
         fresh = [row for rid, row in rows.items() if rid not in seen]
         conn.executemany(f"INSERT INTO {TABLE} ({', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)", fresh)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     return SyncResult(added=len(fresh), removed=len(stale), total=len(rows))
 
 

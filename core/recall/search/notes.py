@@ -257,8 +257,9 @@ def sync_notes(root: Path | str, conn: sqlite3.Connection, *, full: bool = False
             return NotesSync()
     notices: list[str] = []
     files = added = removed = 0
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    from commonkeep.recall.search.health import transaction
+
+    with transaction(conn):
         if full:
             conn.execute("DELETE FROM notes_fts")
             conn.execute("DELETE FROM notes_src")
@@ -277,10 +278,6 @@ def sync_notes(root: Path | str, conn: sqlite3.Connection, *, full: bool = False
             files, added, removed = files + 1, added + add, removed + rm
             conn.execute("INSERT OR REPLACE INTO notes_files (name, stamp) VALUES (?, ?)", (name, st))
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (FINGERPRINT_KEY, stamp))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     for notice in notices:
         print(f"commonkeep: notice: {notice}", file=sys.stderr)
     return NotesSync(files, added, removed, tuple(notices))

@@ -20,7 +20,7 @@ APPLY_EMBED_LIMIT = 2048
 
 @hookimpl
 def commonkeep_after_apply(root: str, patch: dict[str, Any], applied_ops: list[str]) -> None:
-    from commonkeep.recall.search.index import sync_root
+    from commonkeep.recall.search.sync import sync_root
 
     # Bounded: the first patch on a store nobody embedded must not take minutes (reindex does all).
     sync_root(root, embed_limit=APPLY_EMBED_LIMIT)

@@ -189,15 +189,16 @@ class LocalMiniLM:
             for start in range(0, len(todo), 1024):
                 chunk = todo[start : start + 1024]
                 vecs = model.embed([t for _, _, t in chunk])
-                conn.execute("BEGIN IMMEDIATE")
-                conn.executemany(
-                    "INSERT OR REPLACE INTO vectors (id, model, text_hash, dim, vec) VALUES (?, ?, ?, ?, ?)",
-                    (
-                        (rid, MODEL_ID, h, DIM, vecs[i].astype("<f4").tobytes())
-                        for i, (rid, h, _) in enumerate(chunk)
-                    ),
-                )
-                conn.execute("COMMIT")
+                from commonkeep.recall.search.health import transaction
+
+                with transaction(conn):
+                    conn.executemany(
+                        "INSERT OR REPLACE INTO vectors (id, model, text_hash, dim, vec) VALUES (?, ?, ?, ?, ?)",
+                        (
+                            (rid, MODEL_ID, h, DIM, vecs[i].astype("<f4").tobytes())
+                            for i, (rid, h, _) in enumerate(chunk)
+                        ),
+                    )
             if complete:
                 _mark_refreshed(conn, stamp)
             return len(todo)

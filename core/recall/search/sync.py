@@ -1,0 +1,256 @@
+"""Keeping ``search/memory-fts.db`` and ``search/recall.db`` in step with the canonical JSONL.
+
+:func:`sync_root` after every patch changes only the rows that differ; ``reindex`` (``full``)
+rebuilds both: a damaged database file (not a database, malformed, truncated) is first moved
+aside (``health.move_aside``) and built anew, and the store is read in one streamed pass
+(``rows.scan``) whose record bodies go straight into ``record_json``, so the rebuild never holds
+a dict per record. Stored vectors of records that are still indexed are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from commonkeep.recall.search import fts, health, rows
+from commonkeep.recall.search.rows import IndexRow, SelectRows
+
+TERMS_DELTA_MAX = 2000  # a sync changing more rows than this recounts every term from the index
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """The outcome of one sync: contract table and recall table changes, vectors embedded."""
+
+    fts: fts.SyncResult
+    recall_added: int
+    recall_removed: int
+    total: int
+    vectors: int = 0
+    notes: int = 0  # notes_fts rows written (a full sync rebuilds them)
+    moved_aside: tuple[str, ...] = ()  # damaged database files renamed before the rebuild
+
+
+def _sync_select(conn: sqlite3.Connection, want: SelectRows, *, full: bool) -> None:
+    """``record_json`` and ``select_rows`` in line with ``want`` (inside the caller's transaction)."""
+    if full:
+        conn.execute("DELETE FROM record_json")
+        conn.execute("DELETE FROM select_rows")
+        have: dict[str, bytes] = {}
+        have_ranked: dict[tuple[str, int], bytes] = {}
+    else:
+        have = {str(r[0]): bytes(r[1]) for r in conn.execute("SELECT id, digest FROM record_json")}
+        have_ranked = {
+            (str(r[0]), int(r[1])): bytes(r[2])
+            for r in conn.execute("SELECT kind, ord, body FROM select_rows")
+        }
+    digests = {rid: rows.digest(body) for rid, body in want.bodies.items()}
+    gone = [rid for rid, d in have.items() if digests.get(rid) != d]
+    conn.executemany("DELETE FROM record_json WHERE id = ?", ((g,) for g in gone))
+    conn.executemany(
+        "INSERT INTO record_json (id, digest, body) VALUES (?, ?, ?)",
+        ((rid, digests[rid], body) for rid, body in want.bodies.items() if have.get(rid) != digests[rid]),
+    )
+    _sync_ranked(conn, want.ranked, have_ranked)
+
+
+def _sync_ranked(conn: sqlite3.Connection, want: dict[tuple[str, int], bytes], have: dict[tuple[str, int], bytes]) -> None:
+    gone_ranked = [k for k, body in have.items() if want.get(k) != body]
+    conn.executemany("DELETE FROM select_rows WHERE kind = ? AND ord = ?", gone_ranked)
+    conn.executemany(
+        "INSERT INTO select_rows (kind, ord, body) VALUES (?, ?, ?)",
+        ((k[0], k[1], body) for k, body in want.items() if have.get(k) != body),
+    )
+
+
+def _insert(conn: sqlite3.Connection, fresh: list[IndexRow]) -> None:
+    conn.executemany(
+        "INSERT INTO records (id, layer, rule_type, confidence, statement, tags, context, ord) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        ((*r.row, r.context, r.ord) for r in fresh),
+    )
+    conn.executemany(
+        "INSERT INTO recall_fts (id, statement, tags, context) VALUES (?, ?, ?, ?)",
+        ((r.row[0], r.row[4], r.row[5], r.context) for r in fresh),
+    )
+
+
+def _sync_recall(
+    conn: sqlite3.Connection, want: Mapping[str, IndexRow], *, full: bool, select: SelectRows | None = None
+) -> tuple[int, int]:
+    """The incremental sync (``full``: everything rewritten in place) of ``recall.db``."""
+    with health.transaction(conn):
+        if select is not None:
+            _sync_select(conn, select, full=full)
+        if full:
+            removed = int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
+            conn.execute("DELETE FROM records")
+            conn.execute("DELETE FROM recall_fts")
+            keep: set[str] = set()
+            gone_texts: list[tuple[str, str, str]] = []
+        else:
+            have = {
+                r[0]: ((r[0], r[1], r[2], float(r[3]), r[4], r[5]), r[6], int(r[7]))
+                for r in conn.execute(
+                    "SELECT id, layer, rule_type, confidence, statement, tags, context, ord FROM records"
+                )
+            }
+            gone = [
+                rid
+                for rid, (row, ctx, ord_) in have.items()
+                if rid not in want or want[rid] != IndexRow(row, ctx, ord_)
+            ]
+            removed = len(gone)
+            gone_texts = [(have[g][0][4], have[g][0][5], have[g][1]) for g in gone]
+            conn.executemany("DELETE FROM records WHERE id = ?", ((g,) for g in gone))
+            conn.executemany(
+                "DELETE FROM recall_fts WHERE rowid IN (SELECT rowid FROM recall_fts WHERE id = ?)",
+                ((g,) for g in gone),
+            )
+            keep = set(have) - set(gone)
+        fresh = [r for rid, r in want.items() if rid not in keep]
+        _insert(conn, fresh)
+        # Vectors of records that left the index go too (text changes are caught by the hash).
+        conn.execute("DELETE FROM vectors WHERE id NOT IN (SELECT id FROM records)")
+        ready = conn.execute("SELECT 1 FROM meta WHERE key = 'terms'").fetchone() is not None
+        if full or not ready or len(gone_texts) + len(fresh) > TERMS_DELTA_MAX:
+            _recount_terms(conn)
+        else:
+            _count_terms(conn, gone_texts, -1)
+            _count_terms(conn, [(r.row[4], r.row[5], r.context) for r in fresh], 1)
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('docs', ?)", (str(len(want)),))
+    return len(fresh), removed
+
+
+def _rebuild_recall(conn: sqlite3.Connection, root: Path | str) -> tuple[rows.Scan, int]:
+    """``reindex``: read the store in one streamed pass straight into ``recall.db`` (one
+    transaction; the FTS table is dropped and created, not emptied row by row)."""
+    from commonkeep.recall.search import index
+
+    with health.transaction(conn):
+        removed = int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
+        for table in ("records", "record_json", "select_rows", "terms"):
+            conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+        conn.execute("DROP TABLE IF EXISTS recall_fts")
+        conn.execute(index.RECALL_FTS)
+        put = conn.cursor()
+
+        def body(rid: str, data: bytes) -> None:
+            put.execute("INSERT OR REPLACE INTO record_json (id, digest, body) VALUES (?, ?, ?)", (rid, rows.digest(data), data))
+
+        scan = rows.scan(root, on_body=body)
+        _insert(conn, list(scan.rows.values()))
+        _sync_ranked(conn, scan.ranked, {})
+        conn.execute("DELETE FROM vectors WHERE id NOT IN (SELECT id FROM records)")
+        _recount_terms(conn)
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('docs', ?)", (str(len(scan.rows)),))
+    return scan, removed
+
+
+def _recount_terms(conn: sqlite3.Connection) -> None:
+    """``terms`` from scratch: FTS5's own row counts (inside the caller's transaction)."""
+    from commonkeep.recall.search import index
+
+    index.temp_tables(conn)
+    conn.execute("DELETE FROM terms")
+    conn.execute("INSERT INTO terms (term, df) SELECT term, doc FROM temp.recall_df")
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('terms', 'ok')")
+
+
+def _count_terms(conn: sqlite3.Connection, texts: list[tuple[str, str, str]], sign: int) -> None:
+    """Add (``sign`` 1) or remove (-1) the rows ``(statement, tags, context)`` from ``terms``,
+    stemmed by the same tokenizer in a scratch table."""
+    from commonkeep.recall.search import index
+
+    if not texts:
+        return
+    index.temp_tables(conn)
+    conn.execute("DELETE FROM temp.delta_fts")
+    conn.executemany("INSERT INTO temp.delta_fts (statement, tags, context) VALUES (?, ?, ?)", texts)
+    conn.execute(
+        "INSERT INTO terms (term, df) SELECT term, ? * doc FROM temp.delta_df WHERE true "
+        "ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
+        (sign,),
+    )
+    if sign < 0:
+        conn.execute("DELETE FROM terms WHERE df <= 0")
+    conn.execute("DELETE FROM temp.delta_fts")
+
+
+def repair(root: Path | str) -> list[str]:
+    """Move every damaged search database aside (``reindex`` then builds new ones); returns
+    what was moved, as ``old -> new`` names relative to the root."""
+    from commonkeep.recall.search import index
+    from commonkeep.store.layout import Layout
+
+    lay = Layout(root)
+    moved = []
+    for path in (lay.search_db, index.recall_db_path(root)):
+        why = health.problem(path)
+        if why is None:
+            continue
+        index.forget_readers()
+        new = health.move_aside(path)
+        moved.append(f"{lay.rel(path)} -> {lay.rel(new)}")
+        print(f"commonkeep: {lay.rel(path)} was damaged ({why}); moved it aside to {lay.rel(new)} and rebuilt it",
+              file=sys.stderr)
+    return moved
+
+
+def sync_root(
+    root: Path | str, *, full: bool = False, embed: bool = True, embed_limit: int | None = None
+) -> SyncReport:
+    """Bring both indexes in line with the canonical files (``full``: rebuild from scratch, after
+    moving damaged database files aside).
+
+    ``embed``: also embed records that have no current vector, when a local embedder is
+    installed and usable (otherwise vectors are left alone and keyword search still works);
+    ``embed_limit`` caps how many are embedded now (the rest on later syncs and searches).
+    """
+    from commonkeep.recall.search import index
+    from commonkeep.store.layout import Layout
+
+    lay = Layout(root)
+    moved = repair(root) if full else []
+    stamp = index.fingerprint(root)
+    with index._closing(index.connect_recall(index.recall_db_path(root))) as rconn:
+        if full:
+            scan, removed = _rebuild_recall(rconn, root)
+            added = len(scan.rows)
+        else:
+            scan = rows.scan(root)
+            added, removed = _sync_recall(rconn, scan.rows, full=False, select=scan.select)
+        rconn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fingerprint', ?)", (stamp,))
+        # Daily logs and evidence only on a full rebuild (``reindex``): the sync after a patch and
+        # the search hot path never read them; a search with notes syncs them itself.
+        notes_added = 0
+        if full:
+            from commonkeep.recall.search import notes
+
+            notes_added = notes.sync_notes(root, rconn, full=True).added
+    contract_rows = {rid: r.row for rid, r in scan.rows.items()}
+    del scan
+    with index._closing(fts.connect(lay.search_db)) as conn:
+        fts_result = fts.rebuild(conn, contract_rows) if full else fts.sync(conn, contract_rows)
+    vectors = 0
+    if embed:
+        from commonkeep.recall.search import semantic
+
+        vectors = semantic.refresh_vectors_if_available(root, embed_limit)
+    return SyncReport(fts_result, added, removed, len(contract_rows), vectors, notes_added, tuple(moved))
+
+
+def describe(report: SyncReport) -> str:
+    return json.dumps(
+        {
+            "records": report.total,
+            "memory_fts": {"added": report.fts.added, "removed": report.fts.removed},
+            "recall": {"added": report.recall_added, "removed": report.recall_removed},
+            "vectors_embedded": report.vectors,
+            "notes": report.notes,
+            "moved_aside": list(report.moved_aside),
+        }
+    )
