@@ -76,7 +76,10 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = (), *, plu
             f"{left.record_id} is tombstoned ({tomb.get('id', '?')}, {tomb.get('deletion_mode', '?')}) but its line is still here, "
             f"content included ({why}); finish the deletion with `{finish_command(left.record_id, tomb)}`",
             file=lay.rel(left.path), line=left.line, record_id=left.record_id)
-    quarantined = read_jsonl(lay.quarantine).rows
+    qread = read_jsonl(lay.quarantine)
+    quarantined = qread.rows
+    for b in qread.bad:  # never quarantined into itself: named, left for the user
+        add("bad_line", "error", f"{b.error} (in the quarantine itself; fix or remove the line)", file=lay.rel(b.path), line=b.line_no)
     for q in quarantined:
         add("quarantined_line", "info", f"{q.get('file')}:{q.get('line')}: {q.get('error')} (kept in {lay.rel(lay.quarantine)})", file=q.get("file"), line=q.get("line"))
     if lay.config.is_file():
