@@ -213,7 +213,6 @@ def test_non_writers_are_refused_before_any_work(root: Path) -> None:
         lambda: curate(root, role="coder"),
         lambda: apply_patch(root, "patch_whatever", role="coder"),
         lambda: forget(root, "mem_x", reason="other", role=None),
-        lambda: pending(root, role="coder"),
         lambda: reject(root, ["cap_x"], reason="no", role="coder"),
     ):
         with pytest.raises(RoleRefused) as info:
@@ -222,6 +221,9 @@ def test_non_writers_are_refused_before_any_work(root: Path) -> None:
         assert "only the writer role 'librarian'" in text and "--role librarian" in text and "COMMONKEEP_ROLE=librarian" in text
     assert sorted(p.name for p in (root / "patches").iterdir()) == before
     assert not (root / "locks" / "writer.lock").exists()
+    # reading the review queue is for everyone, and writes nothing either
+    assert [i.candidate["text"] for i in pending(root, role="coder")] == ["Use black for formatting Python code."]
+    assert sorted(p.name for p in (root / "patches").iterdir()) == before
 
 
 def test_writer_role_is_configurable(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:

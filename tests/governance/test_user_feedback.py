@@ -130,7 +130,7 @@ def test_patches_show_reads_only_patch_files(root: Path, capsys: pytest.CaptureF
     code, _, err = _run(capsys, "patches", *_r(root), "--show", "patch_nope")
     assert code == 2 and "no patch 'patch_nope'" in err and "nothing was applied" not in err
     for ref in (pid, f"{pid}.json", str(root / "patches" / f"{pid}.json")):
-        code, out, _ = _run(capsys, "patches", *_r(root), "--show", ref)
+        code, out, _ = _run(capsys, "patches", *_r(root), "--show", ref, "--json")
         assert code == 0 and json.loads(out)["patch_id"] == pid
 
 
