@@ -224,6 +224,14 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
                            tombstoned=list(prev.tombstoned) if prev else [], purged=list(prev.purged) if prev else [])
     revs = [r for r in ((prev.ours, prev.theirs) if prev else ()) if r]
     journal.save(gitdir, owed)
+    if prev is not None and prev.stage in ("merge", "settle") and prev.purged:
+        # the scrub an interrupted sync owes is finished first, offline (the remote may be unreachable now)
+        settle(lay, tombs_here(lay) | Tombs(set(prev.tombstoned), set(prev.purged)),
+               [t for rev in revs for t in statements_at(root, rev, set(prev.purged))], held_here=True)
+        from commonkeep.store.render import render_all
+
+        render_all(lay)  # rendered/ is a copy too
+        report.recovered.append(f"finished the scrub an interrupted sync owed ({len(prev.purged)} purged record(s))")
     if resuming:
         report.recovered.append("finished the merge an interrupted sync left uncommitted")
     else:

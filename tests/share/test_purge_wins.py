@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from commonkeep.share.git import ShareError
 from commonkeep.share.sync import sync
 from tests.share.helpers import (
     L2,
@@ -120,6 +123,17 @@ def test_the_owed_scrub_is_on_disk_without_text_and_a_later_sync_finishes_it(
     assert sync_killed(b, "merged") == -9  # after the merge, before the settle
     owed = (b / ".git/commonkeep-sync.json").read_text(encoding="utf-8")
     assert RID in json.loads(owed)["purged"] and "Elm" not in owed
+    assert holders(b, SECRET)  # the kill left B's copies
+    from commonkeep.governance.plugin import commonkeep_doctor_checks
+
+    [finding] = [f for f in commonkeep_doctor_checks(str(b)) if f["code"] == "share_scrub_owed"]
+    assert "commonkeep share sync" in finding["message"] and "Elm" not in finding["message"]
+    remote.rename(remote.with_name("away.git"))  # offline: the owed scrub is local work, it still happens
+    with pytest.raises(ShareError, match="cannot be reached"):
+        sync(b, role=WRITER)
+    assert holders(b, SECRET) == []
+    remote.with_name("away.git").rename(remote)
     sync(b, role=WRITER)
     assert _everywhere(remote, a, b) == []
     assert not (b / ".git/commonkeep-sync.json").exists()
+    assert not [f for f in commonkeep_doctor_checks(str(b)) if f["code"] == "share_scrub_owed"]
