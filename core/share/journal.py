@@ -56,8 +56,9 @@ def load(gitdir: Path) -> Journal | None:
     if not isinstance(raw, dict):
         return Journal(stage="commit")
     j = Journal()
-    j.stage = raw.get("stage") if raw.get("stage") in STAGES else "commit"
-    j.pid = raw.get("pid") if isinstance(raw.get("pid"), int) else 0
+    stage, pid = raw.get("stage"), raw.get("pid")
+    j.stage = stage if isinstance(stage, str) and stage in STAGES else "commit"
+    j.pid = pid if isinstance(pid, int) else 0
     j.started_at = str(raw.get("started_at") or "")
     for key in ("ours", "theirs"):
         value = raw.get(key)

@@ -238,7 +238,7 @@ def side_file(cwd: Path | None = None) -> Path:
 
 
 def side_entry(path: str, c: Contested) -> dict[str, Any]:
-    entry = {
+    entry: dict[str, Any] = {
         "path": path,
         "id": c.id,
         "kind": c.kind,

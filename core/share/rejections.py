@@ -61,7 +61,7 @@ def rejections_win(root: Path, role: str | None) -> list[str]:
     hits = {memory_id_for(cid): (cid, why) for cid, why in rejected.items() if memory_id_for(cid) in live}
     if not hits:
         return []
-    ops = [{"op_id": f"op_{n:03d}", "op": "delete", "target_id": rid, "risk": "medium", "default_selected": True,
+    ops: list[dict[str, str | bool]] = [{"op_id": f"op_{n:03d}", "op": "delete", "target_id": rid, "risk": "medium", "default_selected": True,
             "deletion_mode": "audit_preserving", "deletion_reason": "poisoned",
             "reason": f"share sync: candidate {cid} was rejected on another machine ({why[:200]}); the rejection wins "
                       "over the promotion"}
@@ -69,12 +69,12 @@ def rejections_win(root: Path, role: str | None) -> list[str]:
     patch = {"patch_id": patch_id(now()), "created_at": now_iso(), "generated_by": "maintainer", "mode": "supervised",
              "summary": f"share sync: {len(ops)} record(s) whose candidate was rejected for poisoning",
              "ops": ops, "status": "proposed", "applied_at": None, "applied_ops": [], "skipped_ops": []}
-    result = apply_patch(root, patch, role=role, op_ids=[o["op_id"] for o in ops])
+    result = apply_patch(root, patch, role=role, op_ids=[str(o["op_id"]) for o in ops])
     cids = {cid for cid, _ in hits.values()}
 
     def mark(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [{**c, "status": "rejected"} if c.get("id") in cids and c.get("status") != "rejected" else c for c in rows]
 
     store.update_candidates(mark)
-    by_op = {o["op_id"]: o["target_id"] for o in ops}
+    by_op = {str(o["op_id"]): str(o["target_id"]) for o in ops}
     return sorted(by_op[op_id] for op_id in result.applied if op_id in by_op)
