@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from commonkeep.governance.normalize import fold, unleet
+from commonkeep.governance.poisoning import Rule
 from commonkeep.governance.scoring import USER_TRUST
 
 if TYPE_CHECKING:
@@ -66,8 +67,8 @@ def stamped_trust(cand: dict[str, Any], writer_role: str | None = None) -> str |
     return None
 
 
-def _rx(*parts: str, flags: int = re.I) -> re.Pattern[str]:
-    return re.compile("|".join(parts), flags)
+def _rx(*parts: str, flags: int = re.I) -> Rule:
+    return Rule("|".join(parts), flags)
 
 
 _SECOND_PERSON = _rx(

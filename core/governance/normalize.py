@@ -167,18 +167,26 @@ def decode_layers(text: str) -> str:
 
 def plain(text: str) -> str:
     """Only the lossless-looking steps of ``fold``: invisible characters, NFKC, Latin accents."""
+    if text.isascii():
+        return text
     text = unicodedata.normalize("NFKC", _visible(text))
     return unicodedata.normalize("NFC", _COMBINING_LATIN.sub("", unicodedata.normalize("NFD", text)))
 
 
 def fold(text: str) -> str:
     """The text as a reader sees it, in one spelling (see the module docstring)."""
+    return _fold(text) if len(text) <= 4096 else _fold.__wrapped__(text)
+
+
+@lru_cache(maxsize=4096)  # a candidate is scored at capture, at curation, by the policy and at apply
+def _fold(text: str) -> str:
     for _ in range(2):
         before = text
-        text = _visible(text)
-        text = unicodedata.normalize("NFKC", text)
-        text = unicodedata.normalize("NFC", _COMBINING_LATIN.sub("", unicodedata.normalize("NFD", text)))
-        text = _fold_confusables(text)
+        if not text.isascii():  # plain ASCII has nothing to drop, normalise or fold (the common case)
+            text = _visible(text)
+            text = unicodedata.normalize("NFKC", text)
+            text = unicodedata.normalize("NFC", _COMBINING_LATIN.sub("", unicodedata.normalize("NFD", text)))
+            text = _fold_confusables(text)
         text = _collapse(text)
         text = decode_layers(text)
         if text == before:

@@ -30,8 +30,69 @@ from commonkeep.governance.normalize import fold, plain, rot13, unleet
 from commonkeep.governance.scoring import NON_DURABLE, TRUST_CLASSES, Risk, max_risk
 
 
-def _rx(*parts: str) -> re.Pattern[str]:
-    return re.compile("|".join(parts), re.I)
+class Rule:
+    """A compiled rule with a literal prefilter: the substrings one of which every match must hold
+    (derived from the pattern's parse tree), so most texts skip the regular expression entirely."""
+
+    def __init__(self, pattern: str, flags: int = re.I) -> None:
+        self.rx = re.compile(pattern, flags)
+        self.needles = _required_literals(pattern, flags)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        if self.needles is not None:
+            low = text.lower()
+            if not any(n in low for n in self.needles):
+                return None
+        return self.rx.search(text)
+
+    def finditer(self, text: str) -> list[re.Match[str]]:
+        return list(self.rx.finditer(text)) if self.search(text) else []
+
+
+def _required_literals(pattern: str, flags: int) -> frozenset[str] | None:
+    """Lower-cased substrings one of which every match of ``pattern`` contains; ``None`` when no such set is known."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser as parser  # type: ignore[attr-defined]
+
+    def seq(items: Any) -> frozenset[str] | None:
+        options: list[frozenset[str]] = []
+        run: list[str] = []
+
+        def flush() -> None:
+            if run:
+                options.append(frozenset({"".join(run).lower()}))
+                run.clear()
+
+        for op, av in items:
+            if op is c.LITERAL:
+                run.append(chr(av))
+                continue
+            flush()
+            got: frozenset[str] | None = None
+            if op is c.SUBPATTERN:
+                got = seq(av[-1])
+            elif op is c.BRANCH:
+                alts = [seq(a) for a in av[1]]
+                got = None if any(a is None for a in alts) else frozenset().union(*alts)  # type: ignore[arg-type]
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+                got = seq(av[2]) if av[0] >= 1 else None
+            elif op is getattr(c, "ATOMIC_GROUP", None):
+                got = seq(av)
+            if got is not None and all(got):
+                options.append(got)
+        flush()
+        if not options:
+            return None
+        return max(options, key=lambda o: (min(len(x) for x in o), -len(o)))
+
+    try:
+        return seq(parser.parse(pattern, flags))
+    except Exception:  # pragma: no cover - a parser change in a future Python: fall back to the plain regex
+        return None
+
+
+def _rx(*parts: str) -> Rule:
+    return Rule("|".join(parts))
 
 
 # --- concepts, folded spelling (accents dropped: "règles" is matched as "regles") ----------------
@@ -154,7 +215,7 @@ _AUTHORITY = _rx(
     r"\bthe (?:user|developer|admin|owner|operator|anthropic|openai) (?:has )?(?:authori[sz]ed|approved|wants you to|asked you to|instructs? you)\b",
     r"\bpriorite absolue\b|\bhochste prioritat\b|\bmaxima prioridad\b|\bmassima priorita\b|\bprioridade maxima\b|наивысш\w* приоритет|максимальн\w* приоритет|最高优先级|最高優先級|最優先|최우선",
 )
-_TOOL_CALL = re.compile(
+_TOOL_CALL = Rule(
     r"</?(?:tool_call|tool_use|tool_result|function_calls?|function_results?|invoke|antml:[a-z_]+|parameter|tool|function)\b"
     r"|\"(?:tool_calls|function_call|tool_use|tool_name)\"\s*:"
     r"|\{\s*[\"'](?:name|tool|function|action)[\"']\s*:\s*[\"'][\w.-]+[\"']\s*,\s*[\"'](?:arguments|parameters|input|args|action_input)[\"']\s*:"
@@ -162,7 +223,7 @@ _TOOL_CALL = re.compile(
     r"|\bfunctions\.[a-z_]\w*\s*\(|\b(?:call|invoke|use) (?:the )?tool\b[^.\n]{0,30}\(|\[TOOL_CALLS\]|<\|(?:python_tag|tool|function)[^|]*\|>",
     re.I,
 )
-_ROLE_MARKER = re.compile(
+_ROLE_MARKER = Rule(
     r"(?:^|\n)\s*(?:#+\s*)?(?:system|assistant|user|human|developer|admin|operator)\s*(?:prompt|message|note|instructions?)?\s*:\s"
     r"|<\|[a-z_]+\|>|<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)"
     r"|\[/?INST\]|<</?SYS>>|<s>\s*\[|</?(?:start_of_turn|end_of_turn|system|sys|assistant|user|instructions?)>"
@@ -175,6 +236,9 @@ _ROLE_MARKER = re.compile(
 _HIDDEN_MARKUP = re.compile(r"<!--|-->|\[//\]:\s*#|\[comment\]:\s*#|<\s*(?:span|div|p)[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)", re.I)
 _MD_IMAGE_EXFIL = re.compile(r"!\[[^\]]*\]\(\s*https?://[^)\s]*[?&][\w-]+=[^)\s]*(?:\{|%7B|\$|<)", re.I)
 _MIXED_WORD = re.compile(r"\b(?=\w*[A-Za-z])(?=\w*[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f\u13a0-\u13ff])\w+\b")
+# words one of the high-risk families needs; the rot13 view is scored only when it holds one
+_ROT13_HINT = re.compile(r"ignor|disregard|forget|overrid|instruction|prompt|system|previous|prior|reveal|secret|password|token"
+                         r"|credential|you are|pretend|developer|jailbr|obey|tell|send|upload|priority|admin", re.I)
 _EMOJI_JOIN = frozenset({0x200D, 0xFE0F, 0xFE0E})
 
 LOW_TRUST_SOURCE_TYPES = frozenset({"web", "url", "generated", "generated_content", "tool_result", "repository_text", "external_document"})
@@ -189,6 +253,8 @@ class PoisoningAssessment:
 
 
 def _hidden_characters(text: str) -> bool:
+    if text.isascii():
+        return False
     for i, ch in enumerate(text):
         cp = ord(ch)
         if cp in _EMOJI_JOIN:  # joiners and variation selectors inside an emoji sequence are not hidden text
@@ -202,6 +268,8 @@ def _hidden_characters(text: str) -> bool:
 
 def _styled_letters(text: str) -> bool:
     """Full-width, mathematical or enclosed letters: what NFKC changes, ligatures and accents aside."""
+    if text.isascii():
+        return False
     for ch in text:
         if ch.isascii() or not ch.isalnum():
             continue
@@ -211,7 +279,7 @@ def _styled_letters(text: str) -> bool:
     return False
 
 
-def _unnegated(rx: re.Pattern[str], text: str) -> bool:
+def _unnegated(rx: Rule, text: str) -> bool:
     """``rx`` matches somewhere not right after a negation ("never print secrets" is a rule, not a leak)."""
     return any(not _NEGATED.search(text[max(0, m.start() - 30): m.start()]) for m in rx.finditer(text))
 
@@ -257,7 +325,7 @@ def assess_text(text: str) -> PoisoningAssessment:
         add("hidden_characters", "high")
     if _HIDDEN_MARKUP.search(folded):
         add("hidden_markup", "high")
-    if _MIXED_WORD.search(unicodedata.normalize("NFKC", text)):
+    if not text.isascii() and _MIXED_WORD.search(unicodedata.normalize("NFKC", text)):
         add("confusable_letters", "high")
     if _styled_letters(text):
         add("styled_letters", "medium")
@@ -271,7 +339,7 @@ def assess_text(text: str) -> PoisoningAssessment:
             add(code, level)
             add("leetspeak", "medium")
     flipped = fold(rot13(folded))
-    for code, level in _concepts(flipped) if flipped != folded else []:
+    for code, level in _concepts(flipped) if flipped != folded and _ROT13_HINT.search(flipped) else []:
         if level == "high" and code not in reasons and code not in ("role_marker", "tool_call_lookalike"):
             add(code, level)
             add("rot13", "high")
