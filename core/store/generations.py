@@ -53,6 +53,7 @@ class Gen:
     name: str
     ino: int
     offset: int
+    clean: int = 0  # bytes from the start already overwritten with zeros (carried over, not needed)
 
 
 def state_path(path: Path) -> Path:
@@ -73,13 +74,17 @@ def _ino(path: Path) -> int | None:
 def _load(path: Path) -> tuple[list[Gen], dict[str, Any] | None]:
     try:
         doc = json.loads(state_path(path).read_bytes())
-        gens = [Gen(str(g["name"]), int(g["ino"]), int(g["offset"])) for g in doc.get("gens", [])]
+        gens = [_gen(g) for g in doc.get("gens", [])]
         pending = doc.get("pending")
         return gens, pending if isinstance(pending, dict) else None
     except FileNotFoundError:
         return [], None
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError, OSError):
         return [], None  # unreadable state: the generations on disk are adopted by ``_recover``
+
+
+def _gen(g: dict[str, Any]) -> Gen:
+    return Gen(str(g["name"]), int(g["ino"]), int(g["offset"]), int(g.get("clean", 0)))
 
 
 def _save(path: Path, gens: list[Gen], pending: dict[str, Any] | None = None) -> None:
@@ -109,7 +114,7 @@ def _recover(path: Path) -> list[Gen]:
     cur = _ino(path)
     changed = pending is not None
     if pending is not None:
-        new = [Gen(str(g["name"]), int(g["ino"]), int(g["offset"])) for g in pending.get("gens", [])]
+        new = [_gen(g) for g in pending.get("gens", [])]
         if cur is not None and cur == pending.get("ino"):  # the rename happened: the new state holds
             keep = {g.name for g in new}
             for g in gens:
@@ -226,7 +231,7 @@ def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
     """Replace ``path`` with ``build(current bytes + late lines)``; the caller holds its lock."""
     folder = path.parent
     lates = [_late(path, g) for g in _recover(path)]
-    kept = [Gen(x.gen.name, x.gen.ino, x.offset) for x in lates]
+    kept = [Gen(x.gen.name, x.gen.ino, x.offset, x.gen.clean) for x in lates]
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except FileNotFoundError:
@@ -284,8 +289,32 @@ def _tidy(path: Path, gens: list[Gen]) -> None:
         else:
             keep.append(g)
     keep += no_leases[max(0, len(no_leases) - MAX_GENS):]
-    if len(keep) != len(gens):
-        _save(path, [g for g in gens if g in keep])
+    keep = [g for g in gens if g in keep]
+    scrubbed = [_scrub(path, g) for g in keep]
+    if scrubbed != gens:
+        _save(path, scrubbed)
+
+
+def _scrub(path: Path, g: Gen) -> Gen:
+    """Overwrite with zeros what the new file already holds, so the old text (a purged statement,
+    say) does not outlive the rewrite on disk while a writer keeps the old file open. Appends land
+    at the end (``O_APPEND``), beyond what is zeroed."""
+    if g.clean >= g.offset:
+        return g
+    try:
+        fd = os.open(path.parent / g.name, os.O_WRONLY | os.O_NOFOLLOW)
+    except OSError:
+        return g
+    try:
+        pos = g.clean
+        zeros = bytes(1 << 20)
+        while pos < g.offset:
+            n = os.pwrite(fd, zeros[: min(len(zeros), g.offset - pos)], pos)
+            pos += n
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return Gen(g.name, g.ino, g.offset, g.offset)
 
 
 def _retire(path: Path, g: Gen) -> bool | None:

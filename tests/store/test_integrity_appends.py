@@ -103,7 +103,10 @@ def test_an_appender_holding_the_old_file_keeps_it_until_it_writes(root: Path) -
     fd = os.open(inbox, os.O_WRONLY | os.O_APPEND)
     for _ in range(3):
         store.update_candidates(lambda rows: rows)
-    assert any(n.startswith(".captured.jsonl.tmp-gen-") for n in os.listdir(inbox.parent))
+    gens = [inbox.parent / n for n in os.listdir(inbox.parent) if n.startswith(".captured.jsonl.tmp-gen-")]
+    assert gens
+    # what the new file already holds is zeroed in the kept old file (no stale copy of the text)
+    assert all(b"fact 0 from ours" not in g.read_bytes() for g in gens)
     os.write(fd, (json.dumps(_candidate("late", 0)) + "\n").encode())
     os.close(fd)
     # the next read carries the late line over and lets the old file go
