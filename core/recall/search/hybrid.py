@@ -222,7 +222,7 @@ def _search_records(
         return resp
     root = str(root)
     conn = index.open_fresh(root)
-    notices: list[str] = []
+    notices: list[str] = index.take_notices()  # a damaged, unwritable or full index: what was used instead
     depth = max(limit * 5, 50)
     backend = None
     resolved = mode

@@ -4,8 +4,10 @@
   ``search/recall.db`` after every applied patch (only rows that changed), embedding new records
   when the local embedder is installed;
 - ``commonkeep_semantic_backends``: the built-in ``local-minilm`` and ``qmd`` backends;
-- ``commonkeep_doctor_checks``: drift between the canonical files and the index (``index_drift``),
-  and a contract table whose schema is not the contract's (``index_schema``).
+- ``commonkeep_doctor_checks``: a damaged database file (``index_damaged``: not a database,
+  malformed, truncated), drift between the canonical files and the index (``index_drift``), and a
+  contract table whose schema (columns, options; not its spelling) is not the contract's
+  (``index_schema``).
 """
 
 from __future__ import annotations
@@ -39,39 +41,59 @@ def _preview(ids: list[str], n: int = 5) -> str:
 
 @hookimpl
 def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
-    from commonkeep.recall.search import fts, index
+    from commonkeep.recall.search import fts, health, index
     from commonkeep.store.layout import Layout
 
     lay = Layout(root)
+    damaged = []
+    for path in (lay.search_db, index.recall_db_path(root)):
+        why = health.problem(path)  # read-only: PRAGMA quick_check
+        if why is not None:
+            damaged.append(
+                {
+                    "code": "index_damaged",
+                    "severity": "error",
+                    "file": lay.rel(path),
+                    "message": f"{lay.rel(path)} is damaged ({why}); searches use an in-memory index meanwhile; "
+                    "`commonkeep reindex` moves it aside and rebuilds it",
+                }
+            )
+    if any(d["file"] == lay.rel(lay.search_db) for d in damaged):
+        return damaged
     if not lay.search_db.exists():
         return [
+            *damaged,
             {
                 "code": "index_missing",
                 "severity": "info",
                 "message": f"{lay.rel(lay.search_db)} does not exist yet; `commonkeep reindex` builds it (searches build it on first use)",
-            }
+            },
         ]
     with index._closing(fts.connect(lay.search_db, create=False)) as conn:
         sql = fts.table_sql(conn)
         if sql is None:
             return [
+                *damaged,
                 {
                     "code": "index_schema",
                     "severity": "warning",
                     "message": f"{lay.rel(lay.search_db)} has no memory_fts table; run `commonkeep reindex`",
-                }
+                },
             ]
-        if " ".join(sql.split()) != " ".join(fts.SCHEMA.split()):
+        # The schema (columns, UNINDEXED, options), not its spelling: OMP writes ``fts5( id …``.
+        if health.fts5_shape(sql) != health.fts5_shape(fts.SCHEMA):
             return [
+                *damaged,
                 {
                     "code": "index_schema",
                     "severity": "error",
                     "message": f"memory_fts in {lay.rel(lay.search_db)} is not the contract's table ({sql}); run `commonkeep reindex --recreate`",
-                }
+                },
             ]
         d = fts.drift(conn, {rid: r.row for rid, r in index.load_rows(root).items()})
     if d.clean:
         return [
+            *damaged,
             {
                 "code": "index_drift",
                 "severity": "ok",
@@ -88,6 +110,7 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
     if d.duplicates:
         parts.append(f"{len(d.duplicates)} id(s) indexed more than once: {_preview(d.duplicates)}")
     return [
+        *damaged,
         {
             "code": "index_drift",
             "severity": "warning",
