@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from commonkeep.governance.normalize import fold, plain, rot13, unleet
@@ -311,6 +312,12 @@ def _concepts(t: str) -> list[tuple[str, Risk]]:
 
 def assess_text(text: str) -> PoisoningAssessment:
     """Risk from the wording alone (as written, folded, with leetspeak undone, and as rot13)."""
+    risk, reasons = _assess(text) if len(text) <= 8192 else _assess.__wrapped__(text)
+    return PoisoningAssessment(risk, list(reasons))
+
+
+@lru_cache(maxsize=4096)  # one text is scored at capture, at curation and again at apply
+def _assess(text: str) -> tuple[Risk, tuple[str, ...]]:
     reasons: list[str] = []
     risk: Risk = "low"
 
@@ -343,7 +350,7 @@ def assess_text(text: str) -> PoisoningAssessment:
         if level == "high" and code not in reasons and code not in ("role_marker", "tool_call_lookalike"):
             add(code, level)
             add("rot13", "high")
-    return PoisoningAssessment(risk, reasons)
+    return risk, tuple(reasons)
 
 
 def _decoded(raw: str, folded: str) -> bool:
