@@ -330,6 +330,12 @@ def settle(lay: Layout, tombs: Tombs, extra_texts: Iterable[str] = (), *, held_h
 
             _rewrite_lines(path, drop)
         done.dropped = [f"{lay.rel(p)}#{rid}" for p, rid in rec_lines]
+    if needles and (lay.root / ".git").is_dir():  # this clone's audit copies of versions that lost a merge
+        for local in sorted((lay.root / ".git").glob("commonkeep-contested*.jsonl")):
+            data = local.read_bytes()
+            new_data = _replace_text(data, needles)
+            if new_data != data:
+                jsonl.atomic_write_bytes(local, new_data)
     done.tombstones_merged = _one_tombstone_each(lay)
     if needles:
         purge.rescrub_lines(lay)

@@ -137,3 +137,25 @@ def test_the_owed_scrub_is_on_disk_without_text_and_a_later_sync_finishes_it(
     assert _everywhere(remote, a, b) == []
     assert not (b / ".git/commonkeep-sync.json").exists()
     assert not [f for f in commonkeep_doctor_checks(str(b)) if f["code"] == "share_scrub_owed"]
+
+
+def test_both_machines_deleting_one_record_leaves_one_tombstone_and_the_purge_wins(
+        remote: Path, three: tuple[Path, Path, Path]) -> None:
+    from commonkeep.governance.forget import forget
+    from commonkeep.store.core import Store
+
+    a, b, c = three
+    add(a, record(RID, SECRET))
+    for root in (a, b, c):
+        sync(root, role=WRITER)
+    forget(a, RID, reason="invalid", role=WRITER)  # a plain deletion on A
+    _purge(b, RID)  # a privacy purge of the same record on B, offline
+    for root in (a, b, c, a, b, c):
+        sync(root, role=WRITER)
+    for root in (a, b, c):
+        store = Store(root)
+        [tomb] = [t for t in store.rows(store.layout.tombstones) if t["deleted_record_id"] == RID]
+        assert tomb["deletion_mode"] == "privacy_purge"
+    assert _everywhere(remote, a, b, c) == []
+    assert all(SECRET not in p.read_text(encoding="utf-8", errors="replace")
+               for root in (a, b, c) for p in (root / ".git").glob("commonkeep-contested*.jsonl"))
