@@ -105,3 +105,26 @@ def test_audit_and_doctor_list_a_raw_append_to_l2(root: Path, capsys: pytest.Cap
     code, out, err = run_cli(capsys, "doctor", "--root", str(root), "--json")
     findings = json.loads(out)["findings"] if isinstance(json.loads(out), dict) else json.loads(out)
     assert any(f.get("code") == "unexplained_record_lines" for f in findings), out
+
+
+def test_audit_reads_ompkeeps_patches_too(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A record OMP's curator wrote (its own patch id and ``generated_by``) is explained by that patch;
+    a later hand change of its statement is not."""
+    from commonkeep.governance.curate import record_from_candidate
+
+    rec = record_from_candidate({"id": "cap_20261203000000_omp00001", "text": "Use uv to manage Python environments.",
+                                 "evidence_refs": ["daily/2026-12-03.md", "pyproject.toml"]}, layer="L2")
+    patch = {"patch_id": "patch_202612030000_001", "created_at": "2026-12-03T00:00:00.000Z", "generated_by": "curator",
+             "mode": "propose", "summary": "1 add", "status": "applied", "applied_at": "2026-12-03T00:00:01.000Z",
+             "applied_ops": ["op_001"], "skipped_ops": [],
+             "ops": [{"op_id": "op_001", "op": "add", "target": "memory/L2.playbooks.jsonl", "record": rec, "risk": "low",
+                      "default_selected": True, "candidate_id": "cap_20261203000000_omp00001"}]}
+    (root / "patches" / "patch_202612030000_001.json").write_text(json.dumps(patch, indent=2) + "\n", encoding="utf-8")
+    l2 = root / "memory" / "L2.playbooks.jsonl"
+    l2.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    code, out, _ = run_cli(capsys, "audit", "--root", str(root))
+    assert code == 0 and "1 record line(s) checked against 1 patch(es)" in out
+    l2.write_text(json.dumps({**rec, "statement": INJECTION}) + "\n", encoding="utf-8")
+    code, out, _ = run_cli(capsys, "audit", "--root", str(root), "--json")
+    got = json.loads(out)["unexplained"]
+    assert code == 1 and got[0]["record_id"] == rec["id"] and "patch_202612030000_001" in got[0]["why"]
