@@ -79,7 +79,7 @@ _SECOND_PERSON = _rx(
 )
 _GERMAN_SIE = re.compile(r"\b(?:Sie|Ihnen|Ihr|Ihre|Ihren)\b(?!\s+(?:ist|sind|war|hat|wurde)\b)")
 _AGENT_ADDRESS = _rx(
-    r"\b(?:dear|hey|hi|hello|attention|note to|to|for) (?:the )?(?:assistant|ai|agent|model|llm|bot|chatbot|claude|gpt|chatgpt|gemini|copilot|language model)s?\b",
+    r"\b(?:dear|hey|hi|hello|attention|note to|to|for) (?:the |any |every |all |an? |each )?(?:assistant|ai|agent|model|llm|bot|chatbot|claude|gpt|chatgpt|gemini|copilot|language model)s?\b",
     r"(?:^|[.!\n]\s*)(?:assistant|ai|agent|model|llm|bot|claude|gpt|chatgpt|gemini|copilot)\s*[,:]",
     r"\b(?:assistant|ai|agent|model|llm|bot|chatbot|claude|gpt|chatgpt|gemini|copilot)s? (?:must|should|shall|will always|needs? to|has to|have to|is to|are to|may not|must not|is required)\b",
     r"\bas an? (?:ai|assistant|language model|llm|agent)\b|\bany (?:ai|assistant|agent|model|llm) (?:reading|that reads|seeing)\b",
@@ -119,7 +119,19 @@ def addresses_agent(text: str) -> list[str]:
             why.append(code)
     if "second_person" not in why and any(_GERMAN_SIE.search(v) for v in views):
         why.append("second_person")
+    if any(_instruction_concepts(v) for v in views):  # the detection lexicon, at a lower bar: one family is enough
+        why.append("speaks_of_its_instructions")
     return why
+
+
+def _instruction_concepts(text: str) -> bool:
+    """A concept family of the poisoning rules, without the co-occurrence the risk score asks for:
+    overriding instructions (no "previous" needed), identity, secrecy, authority, revealing secrets."""
+    from commonkeep.governance import poisoning as p
+
+    return bool((p._OVERRIDE.search(text) and p._INSTRUCTIONS.search(text)) or p._IDENTITY.search(text)
+                or p._SECRECY.search(text) or p._AUTHORITY.search(text)
+                or (p._unnegated(p._REVEAL, text) and p._SENSITIVE.search(text)))
 
 
 def policy_blockers(cand: dict[str, Any], writer_role: str | None = None) -> list[str]:

@@ -146,7 +146,10 @@ _IDENTITY = _rx(
     r"\bfrom now on,? you\b|\bpretend (?:to be|you(?:'re| are)|that you)\b|\brole-?play (?:as|that)\b|\bnew (?:persona|identity|role)\b",
     r"\bact as (?:a |an |the )?(?:system|admin\w*|root|developer|unrestricted|unfiltered|different|new|evil)\b",
     r"\b(?:developer|god|dan|debug|admin|maintenance|unrestricted|jailbreak) mode\b|\bjailbr[eo]\w*|\bdo anything now\b",
-    r"\bwithout (?:any )?(?:restrictions|limits|filters|guardrails|censorship)\b|\bno (?:restrictions|filters|guardrails|censorship)\b",
+    r"\bwithout (?:any )?(?:restrictions|limits|filters|guardrails|censorship|rules)\b|\bno (?:restrictions|filters|guardrails|censorship)\b",
+    r"\bsans (?:aucune )?(?:regles|restrictions|limites)\b|\bohne (?:jede )?(?:regeln|einschrankungen|grenzen)\b|\bsin (?:ninguna )?(?:reglas|restricciones|limites)\b",
+    r"\bsenza (?:alcuna )?(?:regole|restrizioni|limiti)\b|\bsem (?:nenhuma )?(?:regras|restricoes|limites)\b|без (?:каких-либо )?(?:правил|ограничени)\w*",
+    r"没有(?:任何)?限制|不受任何限制|无限制|制限(?:なし|のない|がない)|제한(?:이)? 없는",
     r"\b(?:tu es|vous etes) (?:maintenant|desormais)\b|\b(?:fais|faites) semblant\b|\b(?:agis|agissez|comporte-toi) comme\b|\bmode developpeur\b",  # fr
     r"\bdu bist (?:jetzt|nun|ab sofort)\b|\btu so,? als\b|\bverhalte dich (?:wie|als)\b|\bentwicklermodus\b",  # de
     r"\bahora eres\b|\bfinge (?:ser|que)\b|\bactua como\b|\bmodo desarrollador\b",  # es
@@ -199,7 +202,7 @@ _REMOTE_EXEC = _rx(
     r"\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)|\$\(\s*(?:curl|wget)\b|\beval\b[^\n]{0,20}(?:curl|wget)|base64\s+(?:-d|--decode)[^\n]{0,40}\|\s*(?:ba|z)?sh\b",
     r"\bpowershell\b[^\n]{0,30}\s-(?:e|enc|encodedcommand)\b|\bpython\d?\s+-c\s+[^\n]{0,40}(?:urllib|requests|socket)",
     r"\b(?:pipe|feed|pass|stream|send)\b[^\n]{0,60}\b(?:url|link|script|download|output of curl|address|endpoint)\b[^\n]{0,60}\b(?:into|to|through|in)\b[^\n]{0,10}\b(?:bash|sh|zsh|shell|terminal|python|powershell)\b",
-    r"\bdownload\w* (?:\S+ ){0,6}(?:and |then |and then |, then )+(?:run|execut\w*|source|eval|launch|start)\w*",
+    r"\b(?:download|fetch|grab)\w* (?:\S+ ){0,6}(?:and |then |and then |, then )+(?:run|execut\w*|source|eval|launch|start)\w*",
     r"\btelecharg\w* (?:\S+ ){0,6}et (?:l'?)?execut\w*|\blade (?:\S+ ){0,6}herunter und fuhr\w* (?:\S+ ){0,3}aus|\bdescarga\w* (?:\S+ ){0,6}y ejecut\w*",
     r"\bscarica\w* (?:\S+ ){0,6}e esegu\w*|\bbaix\w* (?:\S+ ){0,6}e execut\w*|скачаи\w* (?:\S+ ){0,6}и (?:запусти|выполни)\w*",
     r"下载并(?:运行|执行)|下載並(?:執行|運行)|ダウンロードして実行|다운로드(?:하고|해서) 실행",
@@ -221,6 +224,7 @@ _TOOL_CALL = Rule(
     r"|\"(?:tool_calls|function_call|tool_use|tool_name)\"\s*:"
     r"|\{\s*[\"'](?:name|tool|function|action)[\"']\s*:\s*[\"'][\w.-]+[\"']\s*,\s*[\"'](?:arguments|parameters|input|args|action_input)[\"']\s*:"
     r"|```(?:tool|tool_code|tool_call|function|json\s*\{\s*\"(?:tool|name|function)\")\b"
+    r"|(?:^|\n)\s*Action\s*:\s*[\w.-]+\s*\n\s*Action Input\s*:|(?:^|\n)\s*(?:Thought|Observation)\s*:[^\n]*\n\s*Action\s*:"
     r"|\bfunctions\.[a-z_]\w*\s*\(|\b(?:call|invoke|use) (?:the )?tool\b[^.\n]{0,30}\(|\[TOOL_CALLS\]|<\|(?:python_tag|tool|function)[^|]*\|>",
     re.I,
 )
