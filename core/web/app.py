@@ -78,7 +78,7 @@ class Web:
     async def inbox(self, request: Request) -> Response:
         f = Filters.from_query(request.query_params)
         pg = self.queue.page(f)
-        records = views.records_by_id(self.s.root) if any(c.get("matched_memory_ids") for c in pg.items) else {}
+        records = self.queue.records() if any(c.get("matched_memory_ids") for c in pg.items) else {}
         keep = {k: v for k, v in (("agent", f.agent), ("risk", f.risk), ("status", f.status), ("tag", f.tag), ("q", f.q)) if v}
         response = self.page(request, "inbox.html", f=f, pg=pg, records=records, risks=RISKS, statuses=STATUSES,
                              page_size=PAGE_SIZE, qs=lambda **kw: "?" + urlencode({**keep, **kw}), error=self.queue.error)
@@ -94,7 +94,7 @@ class Web:
             if raw is None:
                 return self.page(request, "error.html", status=404, error=f"no candidate {cid}", back="/inbox")
             return self.page(request, "candidate.html", c=raw, item=None, ops=[], records={})
-        records = views.records_by_id(self.s.root)
+        records = self.queue.records()
         ops = [{"op": o, "diff": views.diff(b, a)} for o, (b, a) in zip(item.ops, item.before_after, strict=False)]
         l1 = any((o.get("record") or o.get("to_record") or {}).get("layer") == "L1" for o in item.ops)
         response = self.page(request, "candidate.html", c=item.candidate, item=item, ops=ops, records=records, l1=l1)

@@ -121,6 +121,25 @@ class Queue:
         self.error: str | None = None
         # the inbox as last read (rows, agents, tags), keyed by the file's identity and size
         self._raw: tuple[tuple[int, int, int], list[Row], list[str], list[str]] | None = None
+        self._records: tuple[str, dict[str, Row]] | None = None
+
+    def records(self) -> dict[str, Row]:
+        """Every record by id (all statuses), re-read only when a record file or the tombstones changed."""
+        lay = Layout(self.root)
+        key = []
+        for p in (lay.tombstones, *lay.canonical_files()):
+            try:
+                st = p.stat()
+                key.append(f"{p}:{st.st_ino}:{st.st_mtime_ns}:{st.st_size}")
+            except OSError:
+                continue
+        joined = "|".join(key)
+        cached = self._records
+        if cached is not None and cached[0] == joined:
+            return cached[1]
+        by_id = {str(r["id"]): r for r in Store(self.root, warn=False).records(active_only=False)}
+        self._records = (joined, by_id)
+        return by_id
 
     def _inbox(self) -> tuple[list[Row], list[str], list[str]]:
         """Every candidate as stored, with the agents and tags there are; re-read only when the inbox file changed."""

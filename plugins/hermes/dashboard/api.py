@@ -44,7 +44,7 @@ def inbox(page: int = 1, risk: str = "", agent: str = "", q: str = "", tag: str 
     root, role = _where()
     w = actions.writer_for(root, role)
     pg = _queue(root).page(Filters.from_query({"page": page, "risk": risk, "agent": agent, "q": q, "tag": tag}), PAGE)
-    recs = records_by_id(root) if any(c.get("matched_memory_ids") for c in pg.items) else {}
+    recs = _queue(root).records() if any(c.get("matched_memory_ids") for c in pg.items) else {}
     items = [{"id": c["id"], "text": c.get("text", ""), "agent": (c.get("provenance") or {}).get("agent", ""),
               "trust": c.get("primary_trust_class"), "risk": c.get("poisoning_risk"),
               "why": c.get("poisoning_risk_reasons") or [], "match": c.get("match_kind"),
