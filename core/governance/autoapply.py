@@ -46,8 +46,6 @@ if TYPE_CHECKING:
 HOST_STAMPS: dict[str, dict[str, str]] = {
     "commonkeep_hermes": {"import": "direct_user_instruction", "external_edit": "direct_user_instruction"},
 }
-#: trust fields a candidate only claims (never read by the policy as earned)
-CLAIMED_FIELDS = ("primary_trust_class", "confidence", "promotion_eligibility", "verification_status", "provenance.role")
 
 
 def stamped_trust(cand: dict[str, Any], writer_role: str | None = None) -> str | None:
