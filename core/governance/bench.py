@@ -178,6 +178,10 @@ def run_bench(candidates: int, records: int, apply_ops: int) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.json:
+        from commonkeep.util import progress
+
+        progress.set_quiet()
     result = run_bench(args.candidates, args.records, args.ops)
     if args.json:
         print_json(result, ensure_ascii=True)

@@ -87,6 +87,10 @@ def _apply_text(res: Any) -> str:
     if d["recovered_lock"]:
         lines.append(f"  recovered a writer lock left by a dead process ({d['recovered_lock']})")
     lines += [f"  warning: after_apply listener failed: {e}" for e in d["hook_errors"]]
+    if d.get("resumed"):
+        lines.insert(1, "  finished an apply that had been interrupted, from its journal (runtime/journal/)")
+    lines += [f"  first finished the interrupted apply of patch {p}" for p in d.get("finished_applies") or []]
+    lines += [f"  warning: {w}" for w in d.get("warnings") or []]
     return "\n".join(lines)
 
 
@@ -162,7 +166,10 @@ def _rows_for_show(root: str) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def run_apply(args: argparse.Namespace) -> int:
     from commonkeep.governance.patch import apply_patch
+    from commonkeep.util import progress
 
+    if args.json:
+        progress.set_quiet()  # the output is for a program: no bar on stderr either
     res = apply_patch(_root(args), args.patch, role=_role(args), op_ids=_ops_list(args.ops), wait=args.wait)
     _out(args, res.to_json(), _apply_text(res))
     return 0 if res.applied else EXIT_FINDINGS

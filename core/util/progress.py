@@ -53,8 +53,10 @@ def enabled(stream: TextIO | None = None) -> bool:
 class Bar:
     """A counter that becomes a tqdm bar once the operation has run ``delay`` seconds."""
 
-    def __init__(self, total: int | None, desc: str, unit: str, *, show: bool, stream: TextIO) -> None:
+    def __init__(self, total: int | None, desc: str, unit: str, *, show: bool, stream: TextIO,
+                 unit_scale: bool = False) -> None:
         self.total = total
+        self.unit_scale = unit_scale
         self.desc = desc
         self.unit = unit
         self.n = 0
@@ -74,7 +76,7 @@ class Bar:
             from tqdm import tqdm  # only now: a bar is about to be drawn
 
             self._tq = tqdm(total=self.total, desc=self.desc, unit=self.unit, initial=self.n, file=self._stream,
-                            dynamic_ncols=True, leave=False, mininterval=0.2)
+                            dynamic_ncols=True, leave=False, mininterval=0.2, unit_scale=self.unit_scale)
 
     def close(self) -> None:
         if self._tq is not None:
@@ -83,10 +85,12 @@ class Bar:
 
 
 @contextmanager
-def bar(total: int | None, desc: str, *, unit: str = "it", stream: TextIO | None = None) -> Iterator[Bar]:
-    """A progress bar for ``total`` steps (``None``: unknown), closed (erased) at the end."""
+def bar(total: int | None, desc: str, *, unit: str = "it", unit_scale: bool = False,
+        stream: TextIO | None = None) -> Iterator[Bar]:
+    """A progress bar for ``total`` steps (``None``: unknown), closed (erased) at the end;
+    ``unit_scale``: counts shown as k/M (bytes)."""
     out = stream if stream is not None else sys.stderr
-    b = Bar(total, desc, unit, show=enabled(out), stream=out)
+    b = Bar(total, desc, unit, show=enabled(out), stream=out, unit_scale=unit_scale)
     try:
         yield b
     finally:

@@ -159,6 +159,7 @@ def run_bench(n: int, queries: int = 200, cli_runs: int = 10) -> dict[str, Any]:
     from commonkeep.recall.search.hybrid import search
     from commonkeep.store.jsonl import append_jsonl
     from commonkeep.store.layout import ensure_layout
+    from commonkeep.util import progress
 
     if n < 1 or queries < 1:
         raise BadInput(f"records and queries must be at least 1, got {n} and {queries}")
@@ -180,7 +181,7 @@ def run_bench(n: int, queries: int = 200, cli_runs: int = 10) -> dict[str, Any]:
         with index._closing(index.connect_recall(index.recall_db_path(root))) as conn:
             index.search_recall(conn, qs[0], 8)
             lat = []
-            for q in qs:
+            for q in progress.track(qs, len(qs), "queries", unit="query"):
                 t = time.perf_counter()
                 index.search_recall(conn, q, 8)
                 lat.append(time.perf_counter() - t)
@@ -189,14 +190,14 @@ def run_bench(n: int, queries: int = 200, cli_runs: int = 10) -> dict[str, Any]:
         with index._closing(index.connect_recall(index.recall_db_path(root))) as conn:
             index.search_recall(conn, qs[0], 8, expand=True)
             lat = []
-            for q in qs:
+            for q in progress.track(qs, len(qs), "queries", unit="query"):
                 t = time.perf_counter()
                 index.search_recall(conn, q, 8, expand=True)
                 lat.append(time.perf_counter() - t)
         report["keyword_expand_query_p50_ms"] = round(statistics.median(lat) * 1000, 3)
         report["keyword_expand_query_p95_ms"] = round(_pct(lat, 0.95) * 1000, 3)
         lat = []
-        for q in qs:
+        for q in progress.track(qs, len(qs), "search() calls", unit="query"):
             t = time.perf_counter()
             search(root, q, "keyword", 8)
             lat.append(time.perf_counter() - t)
@@ -247,6 +248,10 @@ def run_bench(n: int, queries: int = 200, cli_runs: int = 10) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.json:
+        from commonkeep.util import progress
+
+        progress.set_quiet()
     report = run_bench(args.records, args.queries)
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")

@@ -185,9 +185,11 @@ def _lines(path: Path) -> Iterable[tuple[bytes, dict[str, Any] | None]]:
             yield line, value if isinstance(value, dict) else None
 
 
-def scan(root: Path | str, on_body: Callable[[str, bytes], None] | None = None) -> Scan:
+def scan(root: Path | str, on_body: Callable[[str, bytes], None] | None = None,
+         read: Callable[[int], None] | None = None) -> Scan:
     """Read the canonical files once; ``on_body(id, body)``, when given, receives each active
-    record's body in store order (the last call for an id wins) instead of ``Scan.bodies``."""
+    record's body in store order (the last call for an id wins) instead of ``Scan.bodies``;
+    ``read(n)`` is told each line's size (progress)."""
     from commonkeep.recall.projection import is_hard_rule, priority_key
     from commonkeep.store.core import Store
     from commonkeep.store.layout import Layout
@@ -237,6 +239,8 @@ def scan(root: Path | str, on_body: Callable[[str, bytes], None] | None = None) 
             continue
         bad = False
         for line, rec in _lines(path):
+            if read is not None:
+                read(len(line) + 1)
             if rec is None:
                 bad = True
             else:

@@ -141,7 +141,12 @@ def _rebuild_recall(conn: sqlite3.Connection, root: Path | str) -> tuple[rows.Sc
         def body(rid: str, data: bytes) -> None:
             put.execute("INSERT OR REPLACE INTO record_json (id, digest, body) VALUES (?, ?, ?)", (rid, rows.digest(data), data))
 
-        scan = rows.scan(root, on_body=body)
+        from commonkeep.store.layout import Layout
+        from commonkeep.util import progress
+
+        size = sum(p.stat().st_size for p in Layout(root).canonical_files() if p.exists())
+        with progress.bar(size, "reindex", unit="B", unit_scale=True) as bar:
+            scan = rows.scan(root, on_body=body, read=bar.update)
         _insert(conn, list(scan.rows.values()))
         _sync_ranked(conn, scan.ranked, {})
         conn.execute("DELETE FROM vectors WHERE id NOT IN (SELECT id FROM records)")
