@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from commonkeep.errors import BadInput
 from commonkeep.web.app import Settings, Web, build
 from commonkeep.web.security import Keys, check_bind
 
@@ -36,7 +37,12 @@ def _socket(host: str, port: int) -> socket.socket:
     # socket says IPPROTO_TCP; with proto 0 every response waits ~40 ms for a delayed ACK (measured)
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise BadInput(f"cannot listen on {host}:{port}: {exc.strerror or exc}; nothing was started",
+                       hint="pick another --port (0 picks a free one)") from exc
     sock.listen(128)
     sock.set_inheritable(True)
     return sock
