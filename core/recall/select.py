@@ -12,8 +12,9 @@ plus ``"\\n"``) and ``runtime/injection-stats.json``, as upstream's ``before_age
   (§6.11, ≤ 8; 2,000), ``## Selected Memory`` (≤ 12 records, ≤ 4 L1 and ≤ 8 L2, by search
   relevance; 6,000), ``## Scratchpad`` (open items; 800), ``## Contested Memory`` (800),
   ``## Open Inquiries`` (≤ 3, high priority first; 800 — upstream injects up to 3 inquiries
-  without naming the section), ``## Daily Log (<date>)`` (the most recent part of today's log;
-  3,000). ``retrieval.maxRecords`` / ``maxL1Records`` / ``maxL2Records`` override the counts.
+  without naming the section; by id unless commonkeep wrote the question), ``## Daily Log (<date>)``
+  (the most recent part of today's log; 3,000). Daily-log and scratchpad lines that score
+  ``medium``/``high`` poisoning risk are withheld with a note saying where to read them. ``retrieval.maxRecords`` / ``maxL1Records`` / ``maxL2Records`` override the counts.
 - Packing: a line that does not fit its section's room is skipped and the next ones still may
   fit (one long record never empties a section); a statement longer than 1,000 chars is cut
   with ``…`` in the block.
@@ -152,12 +153,28 @@ def _section(title: str, lines: list[str], cap: int) -> tuple[str, list[int]]:
     return (out, used) if used else ("", [])
 
 
+def _withhold_risky(lines: list[str], where: str) -> list[str]:
+    """Lines of unvetted text (daily log, scratchpad) with those the poisoning rules score
+    ``medium`` or ``high`` replaced by a neutral note: they are read in the file, not replayed."""
+    from commonkeep.governance.poisoning import assess_text
+
+    out = []
+    for line in lines:
+        found = assess_text(line) if line.strip() else None
+        if found is not None and found.risk in ("medium", "high"):
+            line = f"- (a line withheld here: {found.risk} poisoning risk, {', '.join(found.reasons[:3])}; read it in {where})"
+        out.append(line)
+    return out
+
+
 def _daily_digest(path: Path, cap: int) -> str:
-    """The most recent part of today's log that fits ``cap`` (cut at a line boundary)."""
+    """The most recent part of today's log that fits ``cap`` (cut at a line boundary); lines that
+    score ``medium``/``high`` poisoning risk are withheld (``_withhold_risky``)."""
     try:
         text = path.read_text(encoding="utf-8").strip()
     except OSError:
         return ""
+    text = "\n".join(_withhold_risky(text.splitlines(), f"daily/{path.name}"))
     if len(text) <= cap:
         return text
     tail = text[-cap:]
@@ -255,7 +272,8 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
             pad = lay.scratchpad.read_text(encoding="utf-8").splitlines()
         except OSError:
             pad = []
-        text, _ = _section("Scratchpad", [ln for ln in pad if ln.startswith("- [ ]")], CAPS["scratchpad"])
+        text, _ = _section("Scratchpad", _withhold_risky([ln for ln in pad if ln.startswith("- [ ]")], "scratchpad.md"),
+                           CAPS["scratchpad"])
         if text:
             sections.append(text)
         text, used = _section("Contested Memory", [_line(r) for r in contested], CAPS["contested"])
