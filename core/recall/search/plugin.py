@@ -41,7 +41,7 @@ def _preview(ids: list[str], n: int = 5) -> str:
 
 @hookimpl
 def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
-    from commonkeep.recall.search import fts, health, index
+    from commonkeep.recall.search import fts, health, index, rows
     from commonkeep.store.layout import Layout
 
     lay = Layout(root)
@@ -90,7 +90,7 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
                     "message": f"memory_fts in {lay.rel(lay.search_db)} is not the contract's table ({sql}); run `commonkeep reindex --recreate`",
                 },
             ]
-        d = fts.drift(conn, {rid: r.row for rid, r in index.load_rows(root).items()})
+        d = fts.drift(conn, {rid: r.row for rid, r in rows.load_rows(root).items()})
     if d.clean:
         return [
             *damaged,

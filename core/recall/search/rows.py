@@ -234,17 +234,17 @@ def scan(root: Path | str, on_body: Callable[[str, bytes], None] | None = None,
 
     for path in lay.canonical_files():
         if os.path.lexists(path.with_name(f".{path.name}.tmp-gens")):  # late lines to carry over first
-            for rec in store.read(path).rows:
-                take(rec, None)
+            for whole in store.read(path).rows:
+                take(whole, None)
             continue
         bad = False
-        for line, rec in _lines(path):
+        for line, parsed in _lines(path):
             if read is not None:
                 read(len(line) + 1)
-            if rec is None:
+            if parsed is None:
                 bad = True
             else:
-                take(rec, line)
+                take(parsed, line)
         if bad:
             store.read(path)  # names and quarantines the line(s) it skipped, once
     out.rows = _with_context(rows, sources)
