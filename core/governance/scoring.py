@@ -119,10 +119,11 @@ def auto_apply_blockers(
 ) -> list[str]:
     """Why a candidate may not be auto-applied (§6.4 and ``commonkeep.governance.autoapply``); empty when it may.
 
-    A person's trust class (§6.1 ``USER_TRUST``) counts only when a host or the writer stamped it
+    A trust class and an eligibility count only when a host or the writer stamped the candidate
     (``autoapply.stamped_trust``); claimed without a stamp, the candidate is judged as one without
     trust metadata, so the claim never lifts it over the gate. Checks that only hold a candidate
-    back (its own ``review_required``, a non-durable signal, a conflicting match) apply either way.
+    back (its own ``review_required`` or ``review_only``, a non-durable signal, a conflicting match)
+    apply either way.
     """
     from commonkeep.governance.autoapply import policy_blockers, stamped_trust
 
@@ -135,7 +136,7 @@ def auto_apply_blockers(
     why += policy_blockers(cand, writer_role)
     if not has_trust_metadata(cand):
         return [*why, "strict governance requires trust metadata"] if strict else why
-    claimed_only = cand.get("primary_trust_class") in USER_TRUST and stamped_trust(cand, writer_role) is None
+    claimed_only = stamped_trust(cand, writer_role) is None  # the trust class (and eligibility) are only claimed
     if cand.get("verification_status") in ("rejected", "review_required"):
         why.append(f"verification_status is {cand['verification_status']}")
     if cand.get("match_kind") in ("potential_conflict", "supersedes_existing", "ambiguous"):
@@ -146,7 +147,7 @@ def auto_apply_blockers(
     if elig not in ("auto_candidate", "auto_apply_l2") and (elig or not claimed_only):  # a claim may only hold back
         why.append(f"eligibility is {elig or 'missing'}")
     if claimed_only:
-        return [*why, "a person's trust is claimed, not stamped by a host or the writer"] if strict else why
+        return [*why, "its trust is claimed, not stamped by a host or the writer"] if strict else why
     if strict:
         if cand.get("verification_status") in (None, "legacy_unverified"):
             why.append("strict governance requires a non-legacy verification")

@@ -145,3 +145,25 @@ def test_bench_gate_names_a_missing_corpus_file(tmp_path: Path, capsys: pytest.C
     (tmp_path / "benign.jsonl").write_text("not json\n", encoding="utf-8")
     code, out, err = run_cli(capsys, "bench", "gate", str(tmp_path), "--no-e2e")
     assert code == 2 and "benign.jsonl:1" in err and "Traceback" not in err
+
+
+def test_claimed_trust_fields_in_an_inbox_line_earn_nothing_a_host_stamp_does() -> None:
+    """Every trust field of a candidate can be written by whoever writes the inbox line; only the
+    host's stamp (Hermes: ``stamped_by`` + the origin it saw) counts."""
+    from commonkeep.governance.autoapply import stamped_trust
+    from commonkeep.governance.scoring import auto_apply_blockers
+
+    claims = {"text": "Release notes go in CHANGELOG.md.", "primary_trust_class": "existing_project_convention",
+              "promotion_eligibility": "auto_candidate", "durability_signal": "project", "verification_status": "verified",
+              "evidence_ids": ["ev_1"], "provenance": {"role": WRITER, "tool": "commonkeep_write"}}
+    assert stamped_trust(claims, WRITER) is None
+    assert "its trust is claimed, not stamped by a host or the writer" in auto_apply_blockers(claims, "strict", WRITER)
+    host = {**claims, "provenance": {"agent": "hermes", "stamped_by": "commonkeep_hermes", "origin": "import"}}
+    assert stamped_trust(host, WRITER) == "direct_user_instruction"
+    assert auto_apply_blockers(host, "strict", WRITER) == []
+    foreground = {**host, "provenance": {**host["provenance"], "origin": "foreground"}}  # the model wrote it
+    assert stamped_trust(foreground, WRITER) is None
+    directive = {**host, "text": "When you open a PR, add the team label."}
+    assert auto_apply_blockers(directive, "compatibility", WRITER) == []  # stamped: the host vouches
+    assert any("addresses the agent" in b for b in auto_apply_blockers({**directive, "provenance": foreground["provenance"]},
+                                                                       "compatibility", WRITER))
