@@ -58,6 +58,10 @@ def _run(fn: Any, *args: Any, **kwargs: Any) -> Any:
         raise Refused(str(exc), status=403) from exc
     except CommonkeepError as exc:
         raise Refused(str(exc)) from exc
+    except OSError as exc:  # the file system said no (permissions, disk full): said as the CLI says it
+        where = f": {exc.filename}" if exc.filename else ""
+        raise Refused(f"{exc.strerror or exc}{where}; check that the root's files exist and that you may write them",
+                      status=500) from exc
 
 
 def _applied(res: Any) -> str:

@@ -5,6 +5,9 @@ ops and decisions, Patches (ops as diffs; apply the selected ones), Memory (reco
 history, forget/purge with a confirmation), Wiki, Health. Every write goes through
 :mod:`commonkeep.web.actions`, i.e. the governance functions the CLI calls. ``/api/stamp`` lets
 the page script notice a store change (another agent wrote a candidate) and refresh in place.
+
+Pages are plain functions, which Starlette runs in its thread pool, and decisions run there too:
+a slow read or write never blocks the server's event loop (the live-update polls keep answering).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from urllib.parse import urlencode
 
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -75,7 +79,7 @@ class Web:
             raise actions.Refused("this server is read-only: " + self.writer.why_read_only(self.s.root), status=403)
 
     # -- inbox and decisions ------------------------------------------------------------
-    async def inbox(self, request: Request) -> Response:
+    def inbox(self, request: Request) -> Response:
         f = Filters.from_query(request.query_params)
         pg = self.queue.page(f)
         records = self.queue.records() if any(c.get("matched_memory_ids") for c in pg.items) else {}
@@ -86,7 +90,7 @@ class Web:
             response.background = BackgroundTask(self.queue.refresh)
         return response
 
-    async def candidate(self, request: Request) -> Response:
+    def candidate(self, request: Request) -> Response:
         cid = request.path_params["cid"]
         item = self.queue.item(cid)
         if item is None:
@@ -106,8 +110,8 @@ class Web:
             form = await self.form(request)
             self.need_writer()
             ids = [str(v) for v in form.getlist("id")]
-            msg = actions.decide(self.s.root, self.s.role, str(form.get("action", "")), ids,
-                                 reason=str(form.get("reason", "")), edit=str(form.get("edit", "")))
+            msg = await run_in_threadpool(actions.decide, self.s.root, self.s.role, str(form.get("action", "")), ids,
+                                          reason=str(form.get("reason", "")), edit=str(form.get("edit", "")))
         except (actions.Refused, _Denied) as exc:
             return self.refused(request, exc, "/inbox")
         back = str(form.get("back") or "/inbox")
@@ -116,10 +120,10 @@ class Web:
         return RedirectResponse(f"{back}{'&' if '?' in back else '?'}{urlencode({'msg': msg})}", 303)
 
     # -- patches ------------------------------------------------------------------------
-    async def patches(self, request: Request) -> Response:
+    def patches(self, request: Request) -> Response:
         return self.page(request, "patches.html", patches=views.read_patches(self.s.root))
 
-    async def patch(self, request: Request) -> Response:
+    def patch(self, request: Request) -> Response:
         p = views.patch_by_id(self.s.root, request.path_params["pid"])
         if p is None:
             return self.page(request, "error.html", status=404, error=f"no patch {request.path_params['pid']}", back="/patches")
@@ -130,13 +134,13 @@ class Web:
         try:
             form = await self.form(request)
             self.need_writer()
-            msg = actions.apply_ops(self.s.root, self.s.role, pid, [str(v) for v in form.getlist("op")])
+            msg = await run_in_threadpool(actions.apply_ops, self.s.root, self.s.role, pid, [str(v) for v in form.getlist("op")])
         except (actions.Refused, _Denied) as exc:
             return self.refused(request, exc, f"/patches/{pid}")
         return RedirectResponse(f"/patches/{pid}?{urlencode({'msg': msg})}", 303)
 
     # -- memory -------------------------------------------------------------------------
-    async def memory(self, request: Request) -> Response:
+    def memory(self, request: Request) -> Response:
         q = request.query_params
         layer, project, text, mode = (str(q.get(k, ""))[:200] for k in ("layer", "project", "q", "mode"))
         notices: list[str] = []
@@ -150,7 +154,7 @@ class Web:
                          layer=layer, project=project, q=text, mode=mode, notices=notices,
                          tombstones=views.tombstones(self.s.root))
 
-    async def record(self, request: Request) -> Response:
+    def record(self, request: Request) -> Response:
         rid = request.path_params["rid"]
         rec = views.records_by_id(self.s.root).get(rid)
         if rec is None:
@@ -166,14 +170,14 @@ class Web:
         try:
             form = await self.form(request)
             self.need_writer()
-            msg = actions.forget_record(self.s.root, self.s.role, rid, reason=str(form.get("reason", "")),
-                                        purge=form.get("purge") == "1")
+            msg = await run_in_threadpool(actions.forget_record, self.s.root, self.s.role, rid,
+                                          reason=str(form.get("reason", "")), purge=form.get("purge") == "1")
         except (actions.Refused, _Denied) as exc:
             return self.refused(request, exc, f"/memory/{rid}")
         return RedirectResponse(f"/memory?{urlencode({'msg': msg})}", 303)
 
     # -- wiki and health ----------------------------------------------------------------
-    async def wiki(self, request: Request) -> Response:
+    def wiki(self, request: Request) -> Response:
         project = self.s.wiki
         if project is None or not project.is_dir():
             return self.page(request, "wiki.html", project=None, files=[], shown=None, html="", history=[])
@@ -188,13 +192,13 @@ class Web:
         return self.page(request, "wiki.html", project=str(project), files=wiki_view.listing(project), shown=rel,
                          html=html, history=history)
 
-    async def health(self, request: Request) -> Response:
+    def health(self, request: Request) -> Response:
         return self.page(request, "health.html", report=views.health(self.s.root))
 
-    async def api_stamp(self, request: Request) -> Response:
+    def api_stamp(self, request: Request) -> Response:
         return JSONResponse({"stamp": stamp(self.s.root)})
 
-    async def home(self, request: Request) -> Response:
+    def home(self, request: Request) -> Response:
         return RedirectResponse("/inbox", 303)
 
 
