@@ -43,7 +43,7 @@ def _scenario(root: Path) -> str:
     ops = [o for o in prop.patch["ops"] if o["op"] == "add" and o.get("candidate_id") != spam["id"]]
     assert len(ops) == 4
     ops += [
-        {"op": "update", "target_id": ids[0], "updates": {"statement": "Never push to main directly; open a PR."},
+        {"op": "update", "target_id": ids[0], "updates": {"confidence": 0.97, "tags": ["testing", "git"]},
          "risk": "low", "default_selected": True},
         {"op": "delete", "target_id": ids[1], "deletion_mode": "audit_preserving", "deletion_reason": "user_requested",
          "risk": "medium", "default_selected": True},
@@ -58,11 +58,12 @@ def _scenario(root: Path) -> str:
 
 def _snapshot(root: Path, pid: str) -> dict[str, Any]:
     """What a user depends on after the apply, without timestamps."""
-    lines: list[tuple[str, str, str, str]] = []
+    lines: list[tuple[str, str, str, str, float, tuple[str, ...]]] = []
     for path in sorted((root / "memory").rglob("*.jsonl")):
         if path.name in ("tombstones.jsonl", "evidence.jsonl"):
             continue
-        lines += [(path.name, r["id"], r["statement"], r["status"]) for r in read_jsonl(path).rows]
+        lines += [(path.name, r["id"], r["statement"], r["status"], r["confidence"], tuple(r["tags"]))
+                  for r in read_jsonl(path).rows]
     doc = json.loads((root / "patches" / f"{pid}.json").read_text())
     return {
         "record_lines": sorted(lines),
