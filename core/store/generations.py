@@ -238,6 +238,10 @@ def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
         fd = -1
     try:
         data = _read_fd(fd) if fd >= 0 else b""
+        # An unfinished last line (a write still landing page by page, or a writer that died) is
+        # not ours to judge yet: it stays in the old file, beyond the offset, and is carried over
+        # whole once it is finished or nobody can finish it any more.
+        data = data[: data.rfind(b"\n") + 1]
         new = build(_joined(data, b"".join(x.data for x in lates)))
         if fd < 0:
             tmp, tmp_ino = write_temp(path, new, NEW_FILE_MODE)

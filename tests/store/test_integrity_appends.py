@@ -169,3 +169,43 @@ def test_our_appends_survive_partial_lines_landing_at_any_moment(root: Path) -> 
     assert fresh.problems, "the partial lines are reported"
     quarantined = "".join(q["text"] for q in read_jsonl(fresh.layout.quarantine).rows)
     assert '"id":"dead_000000"' in quarantined
+
+
+def _two_writes(path: str, first_done: Any, go: Any) -> None:
+    line = json.dumps(_candidate("slow", 0), separators=(",", ":")).encode() + b"\n"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    os.write(fd, line[:40])
+    first_done.set()
+    go.wait(60)
+    os.write(fd, line[40:])
+    os.close(fd)
+
+
+def test_a_line_written_in_two_writes_around_a_rewrite_stays_whole(root: Path) -> None:
+    store = Store(root, warn=False)
+    store.append_candidate(_candidate("ours", 0))
+    first_done, go = CTX.Event(), CTX.Event()
+    p = CTX.Process(target=_two_writes, args=(str(store.layout.inbox), first_done, go))
+    p.start()
+    assert first_done.wait(60)
+    store.update_candidates(lambda rows: rows)  # the file ends in half a line right now
+    go.set()
+    p.join(60)
+    fresh = Store(root, warn=False)
+    assert [c["id"] for c in fresh.candidates()] == ["cap_ours_00000", "cap_slow_00000"]
+    assert fresh.problems == []
+
+
+def test_a_dead_writers_half_line_met_by_a_rewrite_is_quarantined_and_nothing_else_lost(root: Path) -> None:
+    store = Store(root, warn=False)
+    store.append_candidate(_candidate("ours", 0))
+    p = CTX.Process(target=_half_writer, args=(str(store.layout.inbox), 7))
+    p.start()
+    p.join()
+    store.update_candidates(lambda rows: rows)
+    store.append_candidate(_candidate("ours", 1))
+    fresh = Store(root, warn=False)
+    assert [c["id"] for c in fresh.candidates()] == ["cap_ours_00000", "cap_ours_00001"]
+    assert len(fresh.problems) == 1
+    assert any(q["text"].startswith('{"id":"dead_0007"') for q in read_jsonl(fresh.layout.quarantine).rows)
+    assert [n for n in os.listdir(fresh.layout.inbox.parent) if ".tmp-gen" in n] == []
