@@ -5,8 +5,11 @@
   "use strict";
   var SDK = window.__HERMES_PLUGIN_SDK__;
   if (!SDK || !window.__HERMES_PLUGINS__) return;
-  var React = SDK.React, h = React.createElement, hooks = SDK.hooks;
+  var React = SDK.React, h = React.createElement, hooks = SDK.hooks, C = SDK.components || {};
+  // the host's own Button and Input when it has them (they forward props), plain elements otherwise
+  var Btn = C.Button || "button", Inp = C.Input || "input";
   var API = "/api/plugins/commonkeep-governance";
+  var row = { display: "flex", gap: ".35rem", alignItems: "center", flexWrap: "wrap" };
 
   function post(path, body) {
     return SDK.fetchJSON(API + path, {
@@ -32,21 +35,19 @@
       h("td", null, c.trust || "—"),
       h("td", null, h("b", null, c.risk || "…"), c.why.map(function (w, i) { return h("div", { key: i, style: { fontSize: "11px", opacity: 0.7 } }, w); })),
       h("td", null, c.evidence.map(function (e, i) { return h("div", { key: i, style: { fontSize: "11px" } }, e); })),
-      h("td", { style: { whiteSpace: "nowrap" } },
-        h("button", { className: "ck-approve", disabled: !st.canWrite, onClick: function () {
+      h("td", null, h("div", { style: row },
+        h(Btn, { className: "ck-approve", size: "sm", disabled: !st.canWrite, onClick: function () {
           st.decide("approve", [c.id], editing[0] && text[0] !== c.text ? { edit: text[0] } : {});
-        } }, editing[0] ? "Approve edit" : "Approve"), " ",
-        h("button", { className: "ck-edit-toggle", disabled: !st.canWrite, onClick: function () { editing[1](!editing[0]); } }, editing[0] ? "Cancel" : "Edit"), " ",
-        h("input", { className: "ck-reason", placeholder: "reason", value: reason[0], size: 12,
-          style: { color: "inherit", background: "transparent", border: "1px solid currentColor" },
-          onChange: function (e) { reason[1](e.target.value); } }), " ",
-        h("button", { className: "ck-reject", disabled: !st.canWrite, onClick: function () {
+        } }, editing[0] ? "Approve edit" : "Approve"),
+        h(Btn, { className: "ck-edit-toggle", size: "sm", disabled: !st.canWrite, onClick: function () { editing[1](!editing[0]); } }, editing[0] ? "Cancel" : "Edit"),
+        h(Inp, { className: "ck-reason", placeholder: "reason", value: reason[0], style: { width: "8rem" },
+          onChange: function (e) { reason[1](e.target.value); } }),
+        h(Btn, { className: "ck-reject", size: "sm", disabled: !st.canWrite, onClick: function () {
           st.decide("reject", [c.id], { reason: reason[0] });
-        } }, "Reject")));
+        } }, "Reject"))));
   }
 
   var small = { fontSize: "11px", opacity: 0.7 };
-  var field = { color: "inherit", background: "transparent", border: "1px solid currentColor" };
 
   function Diff(props) {
     return h("pre", { className: "ck-diff", style: { fontSize: "11px", whiteSpace: "pre-wrap", margin: ".3rem 0" } },
@@ -80,7 +81,7 @@
               " " + o.op_id + " " + o.op + " · risk " + o.risk + (o.applied ? " · applied" : "")),
             h(Diff, { lines: o.diff }));
         }),
-        h("button", { className: "ck-apply", disabled: !st.canWrite || !mine.length, onClick: function () {
+        h(Btn, { className: "ck-apply", disabled: !st.canWrite || !mine.length, onClick: function () {
           st.run(post("/apply", { patch_id: p.patch_id, op_ids: mine }));
         } }, "Apply selected ops (" + mine.length + ")"));
     }));
@@ -98,22 +99,22 @@
     }
     var a = ask[0];
     return h("div", null,
-      h("input", { className: "ck-search", placeholder: "search records", value: q[0], style: field, onChange: function (e) { q[1](e.target.value); } }),
+      h(Inp, { className: "ck-search", placeholder: "search records", value: q[0], style: { width: "20rem" }, onChange: function (e) { q[1](e.target.value); } }),
       a ? h("div", { className: "ck-confirm", role: "alertdialog", style: { border: "1px solid #e55", padding: ".5rem", margin: ".5rem 0" } },
         h("b", null, "This cannot be undone. Forgetting " + a.id + (a.purge ? " with a privacy purge" : "") + " will:"),
         h("pre", { style: { whiteSpace: "pre-wrap", fontSize: "11px" } }, a.lines.join("\n")),
-        h("button", { className: "ck-forget-confirm", disabled: !st.canWrite, onClick: function () {
+        h("div", { style: row }, h(Btn, { className: "ck-forget-confirm", disabled: !st.canWrite, onClick: function () {
           ask[1](null); st.run(post("/forget", { id: a.id, reason: a.reason, purge: a.purge }));
-        } }, a.purge ? "Yes, forget and purge" : "Yes, forget"), " ",
-        h("button", { onClick: function () { ask[1](null); } }, "Cancel")) : null,
+        } }, a.purge ? "Yes, forget and purge" : "Yes, forget"),
+        h(Btn, { onClick: function () { ask[1](null); } }, "Cancel"))) : null,
       !data[0] ? h("div", null, "Loading…") : h("table", { className: "ck-records", style: { width: "100%", fontSize: ".85rem" } },
         h("tbody", null, data[0].records.map(function (r) {
           return h("tr", { key: r.id, className: "ck-record", "data-id": r.id },
             h("td", { style: small }, r.id + " · " + r.layer + (r.project ? " · " + r.project : "") + " · " + r.status),
             h("td", { style: { whiteSpace: "pre-wrap" } }, r.statement),
-            h("td", { style: { whiteSpace: "nowrap" } },
-              h("button", { className: "ck-forget", disabled: !st.canWrite, onClick: function () { preview(r.id, false); } }, "Forget…"), " ",
-              h("button", { className: "ck-purge", disabled: !st.canWrite, onClick: function () { preview(r.id, true); } }, "Forget and purge…")));
+            h("td", null, h("div", { style: row },
+              h(Btn, { className: "ck-forget", size: "sm", disabled: !st.canWrite, onClick: function () { preview(r.id, false); } }, "Forget…"),
+              h(Btn, { className: "ck-purge", size: "sm", disabled: !st.canWrite, onClick: function () { preview(r.id, true); } }, "Forget and purge…"))));
         }))),
       data[0] ? h("div", { className: "ck-tombstones", style: small }, "Tombstones: " +
         data[0].tombstones.map(function (t) { return t.deleted_record_id + " (" + t.deletion_mode + ", " + t.deleted_at + ")"; }).join("; ")) : null);
@@ -152,28 +153,28 @@
     };
     var chosen = Object.keys(selected[0]);
     function tabButton(name, label) {
-      return h("button", { className: "ck-view-" + name, onClick: function () { view[1](name); },
-        style: { fontWeight: view[0] === name ? "bold" : "normal", marginRight: ".5rem", textDecoration: view[0] === name ? "underline" : "none" } }, label);
+      return h(Btn, { className: "ck-view-" + name, onClick: function () { view[1](name); },
+        style: { fontWeight: view[0] === name ? "bold" : "normal", textDecoration: view[0] === name ? "underline" : "none" } }, label);
     }
     var inbox = h("div", null,
-      h("div", { style: { margin: ".5rem 0" } },
-        h("button", { className: "ck-batch-approve", disabled: !st.canWrite || !chosen.length,
-          onClick: function () { st.decide("approve", chosen); } }, "Approve selected (" + chosen.length + ")"), " ",
-        h("input", { className: "ck-batch-reason", placeholder: "reason to reject", value: batchReason[0], style: field,
-          onChange: function (e) { batchReason[1](e.target.value); } }), " ",
-        h("button", { className: "ck-batch-reject", disabled: !st.canWrite || !chosen.length,
+      h("div", { style: Object.assign({ margin: ".5rem 0" }, row) },
+        h(Btn, { className: "ck-batch-approve", disabled: !st.canWrite || !chosen.length,
+          onClick: function () { st.decide("approve", chosen); } }, "Approve selected (" + chosen.length + ")"),
+        h(Inp, { className: "ck-batch-reason", placeholder: "reason to reject", value: batchReason[0], style: { width: "16rem" },
+          onChange: function (e) { batchReason[1](e.target.value); } }),
+        h(Btn, { className: "ck-batch-reject", disabled: !st.canWrite || !chosen.length,
           onClick: function () { st.decide("reject", chosen, { reason: batchReason[0] }); } }, "Reject selected")),
       !d ? h("div", null, "Loading…") : h("table", { className: "ck-inbox", style: { width: "100%", fontSize: ".85rem" } },
         h("thead", null, h("tr", null, ["", "Candidate", "Trust", "Risk", "Evidence", ""].map(function (t, i) { return h("th", { key: i, style: { textAlign: "left" } }, t); }))),
         h("tbody", null, d.items.map(function (c) { return h(Row, { key: c.id, c: c, state: st }); }))),
       d && d.pages > 1 ? h("div", { style: { marginTop: ".5rem" } },
-        h("button", { disabled: page[0] <= 1, onClick: function () { page[1](page[0] - 1); } }, "←"),
+        h(Btn, { disabled: page[0] <= 1, onClick: function () { page[1](page[0] - 1); } }, "←"),
         " page " + d.page + " of " + d.pages + " ",
-        h("button", { disabled: page[0] >= d.pages, onClick: function () { page[1](page[0] + 1); } }, "→")) : null);
+        h(Btn, { disabled: page[0] >= d.pages, onClick: function () { page[1](page[0] + 1); } }, "→")) : null);
     return h("div", { className: "ck-memory", style: { padding: "1rem" } },
       h("h2", { style: { fontSize: "1.2rem", marginBottom: ".5rem" } }, "Memory",
         d ? h("span", { className: "ck-total", style: { opacity: 0.7, fontSize: ".9rem" } }, " " + d.total + " pending · " + d.root) : null),
-      h("div", { style: { marginBottom: ".5rem" } }, tabButton("inbox", "Inbox"), tabButton("patches", "Patches"), tabButton("records", "Records")),
+      h("div", { style: Object.assign({ marginBottom: ".5rem" }, row) }, tabButton("inbox", "Inbox"), tabButton("patches", "Patches"), tabButton("records", "Records")),
       d && !d.can_write ? h("div", { className: "ck-readonly", role: "alert", style: { color: "#c90" } }, "Read-only: " + d.read_only_reason) : null,
       msg[0] ? h("div", { className: "ck-msg", style: { color: "#4a4" } }, msg[0]) : null,
       err[0] ? h("div", { className: "ck-error", role: "alert", style: { color: "#e55", whiteSpace: "pre-wrap" } }, err[0]) : null,
