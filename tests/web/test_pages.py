@@ -103,3 +103,29 @@ def test_an_l1_candidate_is_ratified_not_approved(root: Path, serve: Any) -> Non
     done = c.post(f"{server.url}/decide", data={"csrf": csrf.group(1), "action": "ratify", "id": cid})
     assert done.status_code == 200 and f"ratified {cid}" in done.text
     assert "British spelling" in (root / "memory" / "L1.identity.jsonl").read_text()
+
+
+def test_every_gate_injection_shows_as_escaped_text(tmp_path: Path, serve: Any) -> None:
+    # the injection corpus the gate is tested with (tests/data/gate), as candidates, then rendered
+    import json
+
+    from markupsafe import escape
+
+    corpus = Path(__file__).resolve().parents[1] / "data" / "gate" / "injections.jsonl"
+    texts = [json.loads(line)["text"] for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
+    texts.append(data.SCRIPT_CLOSE)
+    store = Store(tmp_path / "root")
+    ids = [data.add(store, t, "omp") for t in texts]
+    stored = {c["id"]: c["text"] for c in store.candidates()}  # as stored (secrets redacted)
+    server = serve()
+    c = _client(server)
+    seen = set()
+    for n in range(1, len(texts) // 50 + 3):
+        page = c.get(f"{server.url}/inbox", params={"page": n}).text
+        body = page.split('<div id="live"', 1)[1]
+        assert "<script" not in body.lower() and "<img" not in body.lower()
+        for cid in ids:
+            if f'data-id="{cid}"' in body:
+                assert f'<div class="stmt">{escape(stored[cid])}</div>' in body, stored[cid]
+                seen.add(cid)
+    assert seen == set(ids)
