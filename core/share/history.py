@@ -15,7 +15,6 @@ is removed afterwards.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -23,19 +22,10 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from commonkeep.governance import purge
 from commonkeep.share.git import ShareError, run_git
-from commonkeep.share.settle import (
-    INBOX,
-    _about_id,
-    _candidate_about,
-    _needles,
-    _objects,
-    is_record_file,
-    tombs_here,
-)
+from commonkeep.share.settle import _needles, texts_in, tombs_here
 from commonkeep.store.layout import Layout
 
 
@@ -44,39 +34,6 @@ class HistoryScan:
     purged: int = 0  # records purged for privacy
     held: dict[str, list[str]] = field(default_factory=dict)  # record id -> commits (short) whose files hold its text
     texts: dict[str, set[str]] = field(default_factory=dict)  # record id -> statements (in memory only)
-
-
-def _texts_in(name: str, data: bytes, ids: set[str]) -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-
-    def put(rid: str, text: Any) -> None:
-        if isinstance(text, str) and text != purge.DELETED and len(text.strip()) >= purge.MIN_SCRUB_CHARS:
-            out.setdefault(rid, set()).add(text)
-
-    if is_record_file(name):
-        for r in _objects(data):
-            if r.get("id") in ids:
-                put(str(r["id"]), r.get("statement"))
-    elif name == INBOX:
-        for c in _objects(data):
-            if _candidate_about(c, ids):
-                put(_about_id(c, ids), c.get("text"))
-    elif name.startswith("patches/") and name.endswith(".json"):
-        try:
-            doc: Any = json.loads(data)
-        except (ValueError, RecursionError):
-            return out
-        for op in doc.get("ops") or [] if isinstance(doc, dict) else []:
-            if not isinstance(op, dict):
-                continue
-            for key in ("record", "to_record"):
-                rec = op.get(key)
-                if isinstance(rec, dict) and rec.get("id") in ids:
-                    put(str(rec["id"]), rec.get("statement"))
-            upd = op.get("updates")
-            if op.get("target_id") in ids and isinstance(upd, dict):
-                put(str(op["target_id"]), upd.get("statement"))
-    return out
 
 
 def scan(root: Path) -> HistoryScan:
@@ -102,7 +59,7 @@ def scan(root: Path) -> HistoryScan:
         shown = run_git(root, "show", f"{commit}:{name}", check=False)
         if shown.code != 0:
             continue
-        for rid, texts in _texts_in(name, shown.out.encode("utf-8", "surrogateescape"), ids).items():
+        for rid, texts in texts_in(name, shown.out.encode("utf-8", "surrogateescape"), ids).items():
             rep.texts.setdefault(rid, set()).update(texts)
             if commit not in rep.held.setdefault(rid, []):
                 rep.held[rid].append(commit)

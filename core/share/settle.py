@@ -113,16 +113,52 @@ def _about_id(c: dict[str, Any], ids: set[str]) -> str:
 
 
 def statements_at(root: Path, rev: str, ids: set[str]) -> list[str]:
-    """The statements of ``ids`` in the record files and the inbox of commit ``rev``."""
+    """The statements of ``ids`` that commit ``rev`` holds (record files, inbox, patch files);
+    only the files that name one of the ids are read (``git grep``)."""
     if not ids:
         return []
-    names = run_git(root, "ls-tree", "-r", "--name-only", rev, "--", "memory", "inbox", check=False).out.split("\n")
+    pats = [x for i in sorted(ids) for x in ("-e", i)]
+    found = run_git(root, "grep", "-l", "-F", *pats, rev, "--", "memory", "inbox", "patches", check=False)
     out: list[str] = []
-    for name in names:
-        if is_record_file(name):
-            out += [str(r.get("statement", "")) for r in _objects(_show(root, rev, name)) if r.get("id") in ids]
-        elif name == INBOX:
-            out += [str(c.get("text", "")) for c in _objects(_show(root, rev, name)) if _candidate_about(c, ids)]
+    for line in found.out.splitlines():
+        name = line.split(":", 1)[1] if ":" in line else line
+        for texts in texts_in(name, _show(root, rev, name), ids).values():
+            out += sorted(texts)
+    return out
+
+
+def texts_in(name: str, data: bytes, ids: set[str]) -> dict[str, set[str]]:
+    """record id -> the statements of ``ids`` that file ``name`` (its bytes ``data``) holds: record
+    lines, candidates about them, patch ops."""
+    out: dict[str, set[str]] = {}
+
+    def put(rid: str, text: Any) -> None:
+        if isinstance(text, str) and text != purge.DELETED and len(text.strip()) >= purge.MIN_SCRUB_CHARS:
+            out.setdefault(rid, set()).add(text)
+
+    if is_record_file(name):
+        for r in _objects(data):
+            if r.get("id") in ids:
+                put(str(r["id"]), r.get("statement"))
+    elif name == INBOX:
+        for c in _objects(data):
+            if _candidate_about(c, ids):
+                put(_about_id(c, ids), c.get("text"))
+    elif name.startswith("patches/") and name.endswith(".json"):
+        try:
+            doc: Any = json.loads(data)
+        except (ValueError, RecursionError):
+            return out
+        for op in doc.get("ops") or [] if isinstance(doc, dict) else []:
+            if not isinstance(op, dict):
+                continue
+            for key in ("record", "to_record"):
+                rec = op.get(key)
+                if isinstance(rec, dict) and rec.get("id") in ids:
+                    put(str(rec["id"]), rec.get("statement"))
+            upd = op.get("updates")
+            if op.get("target_id") in ids and isinstance(upd, dict):
+                put(str(op["target_id"]), upd.get("statement"))
     return out
 
 

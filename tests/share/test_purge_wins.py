@@ -159,3 +159,29 @@ def test_both_machines_deleting_one_record_leaves_one_tombstone_and_the_purge_wi
     assert _everywhere(remote, a, b, c) == []
     assert all(SECRET not in p.read_text(encoding="utf-8", errors="replace")
                for root in (a, b, c) for p in (root / ".git").glob("commonkeep-contested*.jsonl"))
+
+
+def test_an_edit_made_here_after_the_purge_elsewhere_leaves_no_local_copy(
+        remote: Path, three: tuple[Path, Path, Path]) -> None:
+    """A edits the record twice (not knowing B purged it) and its runtime files quote the first
+    edit, which only A's first patch holds; that patch comes back to A already scrubbed by B, so A
+    finds the text in its own last commit's patch files."""
+    from commonkeep.governance.patch import apply_patch
+    from commonkeep.recall.select import select_for_prompt
+
+    a, b, _ = three
+    add(a, record(RID, SECRET))
+    sync(a, role=WRITER)
+    sync(b, role=WRITER)
+    _purge(b, RID)
+    apply_patch(a, manual_patch("edit02", {"op": "update", "target": L2, "target_id": RID,
+                                           "updates": {"statement": EDITED}}), role=WRITER)
+    select_for_prompt(a, "what is Alice's home address")
+    assert EDITED in (a / "runtime/context.md").read_text(encoding="utf-8")
+    again = "Alice's home address is 16 Elm Street, the blue door."
+    apply_patch(a, manual_patch("edit03", {"op": "update", "target": L2, "target_id": RID,
+                                           "updates": {"statement": again}}), role=WRITER)
+    sync(a, role=WRITER)  # A's record line now says `again`; EDITED is only in A's first patch and runtime
+    sync(b, role=WRITER)
+    sync(a, role=WRITER)
+    assert _everywhere(remote, a, b, texts=(SECRET, EDITED, again)) == []
