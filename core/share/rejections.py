@@ -36,13 +36,14 @@ def poisoning_rejections(store: Store) -> dict[str, str]:
         if not isinstance(doc, dict):
             continue
         applied = set(doc.get("applied_ops") or [])
+        by_person = doc.get("generated_by") == "manual"  # `commonkeep review --reject`
         for op in doc.get("ops") or []:
             if not isinstance(op, dict) or op.get("op") != "reject_candidate" or op.get("op_id") not in applied:
                 continue
             cid, why = str(op.get("candidate_id") or ""), str(op.get("reason") or "")
             if not cid or _NOT_CONTENT.search(why):
                 continue
-            if _POISON_WORDS.search(why) or cid in risky:
+            if _POISON_WORDS.search(why) or (by_person and cid in risky):
                 out[cid] = why
     return out
 
