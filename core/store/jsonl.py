@@ -186,12 +186,10 @@ def _parse_all(lines: list[str]) -> list[tuple[int, Any]] | None:
     return list(zip(idx, values, strict=True))
 
 
-def read_jsonl(path: Path) -> JsonlRead:
-    """Read a JSONL file; a missing file reads as empty.
-
-    Lines another program appended to a previous generation of the file (it opened the file
-    before our last rewrite and wrote after it) are carried over first (``generations``).
-    """
+def read_bytes(path: Path) -> bytes:
+    """A store file's bytes (empty when missing), after carrying over what another program
+    appended to a previous generation of it (it opened the file before our last rewrite and
+    wrote after it; see ``generations``). For JSONL and for appended text (daily logs) alike."""
     if os.path.lexists(path.with_name(f".{path.name}.tmp-gens")):  # generations.state_path
         from commonkeep.store.generations import settle
 
@@ -201,12 +199,17 @@ def read_jsonl(path: Path) -> JsonlRead:
                 data = path.read_bytes()
             except FileNotFoundError:
                 data = b""
-            return parse_jsonl(_joined(data, late), path)
+            return _joined(data, late)
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
-        return JsonlRead()
-    return parse_jsonl(data, path)
+        return b""
+
+
+def read_jsonl(path: Path) -> JsonlRead:
+    """Read a JSONL file; a missing file reads as empty. Late lines are carried over first."""
+    data = read_bytes(path)
+    return parse_jsonl(data, path) if data else JsonlRead()
 
 
 def _joined(data: bytes, more: bytes) -> bytes:
@@ -366,6 +369,17 @@ def atomic_write_bytes(path: Path, data: bytes | memoryview) -> None:
             os.unlink(tmp)
         raise
     fsync_dir(path.parent)
+
+
+def rewrite_bytes(path: Path, build: Callable[[bytes], bytes]) -> None:
+    """Rewrite any file another program may append to (a daily log, ``runtime/events.jsonl``):
+    ``build`` gets its whole lines and returns the new content; nothing appended meanwhile is lost."""
+    from commonkeep.store.generations import replace
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    refuse_symlink(path)
+    with file_lock(path):
+        replace(path, build)
 
 
 def rewrite_jsonl(

@@ -209,3 +209,17 @@ def test_a_dead_writers_half_line_met_by_a_rewrite_is_quarantined_and_nothing_el
     assert len(fresh.problems) == 1
     assert any(q["text"].startswith('{"id":"dead_0007"') for q in read_jsonl(fresh.layout.quarantine).rows)
     assert [n for n in os.listdir(fresh.layout.inbox.parent) if ".tmp-gen" in n] == []
+
+
+def test_rewrite_bytes_keeps_a_line_appended_to_the_old_daily_log(root: Path) -> None:
+    """The path for a scrub of files OMP appends to (daily logs, runtime/events.jsonl)."""
+    from commonkeep.store.jsonl import read_bytes, rewrite_bytes
+
+    daily = root / "daily" / "2026-12-02.md"
+    daily.write_bytes(b"secret plan here\n")
+    fd = os.open(daily, os.O_WRONLY | os.O_APPEND)  # OMP, between its open and its write
+    rewrite_bytes(daily, lambda data: data.replace(b"secret plan here", b"[deleted]"))
+    os.write(fd, b"- late note\n")
+    os.close(fd)
+    assert read_bytes(daily) == b"[deleted]\n- late note\n"  # a read carries the late line over
+    assert daily.read_bytes() == b"[deleted]\n- late note\n"  # into the file itself, for OMP
