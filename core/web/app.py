@@ -33,6 +33,7 @@ from commonkeep.web.queue import PAGE_SIZE, RISKS, STATUSES, Filters, Queue, sta
 from commonkeep.web.security import Guard, Keys
 
 HERE = Path(__file__).parent
+MEMORY_PAGE = 100
 FORGET_REASONS = ("user_requested", "privacy_sensitive", "poisoned", "invalid", "other")
 
 
@@ -127,7 +128,7 @@ class Web:
         p = views.patch_by_id(self.s.root, request.path_params["pid"])
         if p is None:
             return self.page(request, "error.html", status=404, error=f"no patch {request.path_params['pid']}", back="/patches")
-        return self.page(request, "patch.html", p=p, ops=views.op_views(p, views.records_by_id(self.s.root)))
+        return self.page(request, "patch.html", p=p, ops=views.op_views(p, self.queue.records()))
 
     async def apply(self, request: Request) -> Response:
         pid = request.path_params["pid"]
@@ -144,19 +145,27 @@ class Web:
         q = request.query_params
         layer, project, text, mode = (str(q.get(k, ""))[:200] for k in ("layer", "project", "q", "mode"))
         notices: list[str] = []
-        rows, layers, projects = views.memory(self.s.root, layer, project, "" if mode else text)
+        rows, layers, projects = views.memory(list(self.queue.records().values()), layer, project, "" if mode else text)
         if text and mode:
             try:
                 rows, notices = views.search(self.s.root, text, mode)
             except Exception as exc:
                 notices = [f"search failed: {exc}"]
-        return self.page(request, "memory.html", rows=rows[:500], total=len(rows), layers=layers, projects=projects,
+        try:
+            page = max(1, int(str(q.get("page", "1"))))
+        except ValueError:
+            page = 1
+        pages = max(1, -(-len(rows) // MEMORY_PAGE))
+        page = min(page, pages)
+        keep = {k: v for k, v in (("layer", layer), ("project", project), ("q", text), ("mode", mode)) if v}
+        return self.page(request, "memory.html", rows=rows[(page - 1) * MEMORY_PAGE: page * MEMORY_PAGE], total=len(rows),
+                         page=page, pages=pages, qs=lambda **kw: "?" + urlencode({**keep, **kw}), layers=layers, projects=projects,
                          layer=layer, project=project, q=text, mode=mode, notices=notices,
                          tombstones=views.tombstones(self.s.root))
 
     def record(self, request: Request) -> Response:
         rid = request.path_params["rid"]
-        rec = views.records_by_id(self.s.root).get(rid)
+        rec = self.queue.records().get(rid)
         if rec is None:
             return self.page(request, "error.html", status=404, error=f"no record {rid} (forgotten records keep only a tombstone)",
                              back="/memory")

@@ -71,9 +71,9 @@ def records_by_id(root: Path | str) -> dict[str, Row]:
     return {str(r["id"]): r for r in Store(root, warn=False).records(active_only=False)}
 
 
-def memory(root: Path | str, layer: str = "", project: str = "", q: str = "") -> tuple[list[Row], list[str], list[str]]:
+def memory(records: list[Row], layer: str = "", project: str = "", q: str = "") -> tuple[list[Row], list[str], list[str]]:
     """Records (all statuses), filtered; plus the layers and projects there are."""
-    rows = Store(root, warn=False).records(active_only=False)
+    rows = records
     layers = sorted({str(r.get("layer", "")) for r in rows if r.get("layer")})
     projects = sorted({str(r.get("project")) for r in rows if r.get("project")})
     if layer:

@@ -129,3 +129,20 @@ def test_every_gate_injection_shows_as_escaped_text(tmp_path: Path, serve: Any) 
                 assert f'<div class="stmt">{escape(stored[cid])}</div>' in body, stored[cid]
                 seen.add(cid)
     assert seen == set(ids)
+
+
+def test_memory_pages_through_many_records(tmp_path: Path) -> None:
+    from commonkeep.governance.bench import fill
+    from commonkeep.web.server import start
+
+    root = tmp_path / "big"
+    fill(root, 0, 230)
+    server = start(root, data.WRITER)
+    try:
+        c = _client(server)
+        first = c.get(f"{server.url}/memory", params={"layer": "L2"}).text
+        assert "230 record(s)" in first and "page 1 of 3" in first and first.count('<tr class="record">') == 100
+        last = c.get(f"{server.url}/memory", params={"layer": "L2", "page": 3}).text
+        assert last.count('<tr class="record">') == 30 and "layer=L2&amp;page=2" in last
+    finally:
+        server.stop()

@@ -122,7 +122,7 @@ def apply(body: dict[str, Any]) -> Any:
 
 def records(q: str = "") -> dict[str, Any]:
     root, _role = _where()
-    rows, _layers, _projects = views.memory(root, q=q[:200])
+    rows, _layers, _projects = views.memory(list(_queue(root).records().values()), q=q[:200])
     keep = ("id", "layer", "project", "status", "statement")
     return {"total": len(rows), "records": [{k: r.get(k) for k in keep} for r in rows[:100]],
             "tombstones": views.tombstones(root)}
