@@ -7,9 +7,9 @@ computed queue and recomputes it in a background thread whenever the store's sta
 A page is rendered from the last queue at once; candidates decided since then are dropped by a
 cheap read of the inbox, and the page says the scores are being refreshed.
 
-``pending`` runs curation as a dry run (``write=False``: nothing is written), and curation asks
-for the writer role even then; a read-only server passes the writer role for this dry run only.
-Every write still goes through the governance functions with the server's own role.
+``pending`` runs curation as a dry run (``write=False``: nothing is written), which every role
+may do (as ``commonkeep review --list``); every write goes through the governance functions with
+the server's own role.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.governance.review import ReviewItem, pending
-from commonkeep.governance.writer import configured_writer_role
 from commonkeep.store.core import Store
 from commonkeep.store.layout import Layout
 
@@ -160,7 +159,7 @@ class Queue:
 
     def _compute(self, wanted: str) -> None:
         try:
-            items = pending(self.root, role=configured_writer_role(self.root))
+            items = pending(self.root, role=None)  # a dry run: reading the queue needs no role
             with self._lock:
                 self._items = {str(i.candidate["id"]): i for i in items}
                 self._stamp = wanted
