@@ -38,13 +38,18 @@ class Rule:
     def __init__(self, pattern: str, flags: int = re.I) -> None:
         self.rx = re.compile(pattern, flags)
         self.needles = _required_literals(pattern, flags)
+        self._last: tuple[str, re.Match[str] | None] = ("\x00", None)  # the scoring and the policy ask about one text in turn
 
     def search(self, text: str) -> re.Match[str] | None:
-        if self.needles is not None:
-            low = text.lower()
-            if not any(n in low for n in self.needles):
-                return None
-        return self.rx.search(text)
+        last = self._last
+        if last[0] == text:
+            return last[1]
+        found = None
+        low = text.lower()
+        if self.needles is None or any(n in low for n in self.needles):
+            found = self.rx.search(text)
+        self._last = (text, found)
+        return found
 
     def finditer(self, text: str) -> list[re.Match[str]]:
         return list(self.rx.finditer(text)) if self.search(text) else []
