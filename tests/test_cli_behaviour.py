@@ -113,7 +113,9 @@ def test_curate_and_patches_show_the_text_of_each_op(root: Path, capsys: pytest.
     assert code == 0
     assert "+ Use pytest -x for quick test runs in this repository." in out
     patch_id = json.loads(_run(capsys, "patches", *r, "--json")[1])[0]["patch_id"]
-    assert _run(capsys, "apply", patch_id, *r)[0] == 0
+    code, out, _ = _run(capsys, "apply", patch_id, *r)
+    assert code == 0 and "op_001 add" in out  # apply shows the text it wrote
+    assert "+ Use pytest -x for quick test runs in this repository." in out
     code, out, _ = _run(capsys, "patches", "--show", patch_id, *r)
     assert code == 0
     assert not out.lstrip().startswith("{")  # not raw JSON without --json

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from commonkeep.errors import EXIT_FINDINGS, BadInput
-from commonkeep.governance.show import op_lines, patch_lines
+from commonkeep.governance.show import op_lines, patch_lines, written_lines
 from commonkeep.governance.writer import acting_role
 from commonkeep.store.root import resolve_root
 from commonkeep.util.jsonout import print_json
@@ -72,6 +72,10 @@ def _safe_block(text: str) -> list[str]:
 def _apply_text(res: Any) -> str:
     d = _safe(res.to_json())
     lines = [f"patch {d['patch_id']}: {d['status']} — applied {len(d['applied_ops'])} op(s)"]
+    applied = set(d["applied_ops"])
+    for op in res.patch.get("ops") or []:  # the text each applied op wrote, so a person sees what went in
+        if isinstance(op, dict) and op.get("op_id") in applied:
+            lines += ["  " + line for line in written_lines(op)]
     lines += [f"  skipped {k}: {v}" for k, v in d["skipped"].items()]
     if d.get("already_applied"):
         lines.append(f"  already applied by an earlier run: {', '.join(d['already_applied'])}")

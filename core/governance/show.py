@@ -113,3 +113,27 @@ def patch_lines(patch: Mapping[str, Any], *, records: Mapping[str, Row], candida
         outcome = "applied" if oid in applied else (f"skipped: {reasons.get(oid, 'not selected')}" if oid in skipped else None)
         lines += ["  " + line for line in op_lines(op, records=records, candidates=candidates, outcome=outcome)]
     return lines
+
+
+def written_lines(op: Mapping[str, Any]) -> list[str]:
+    """What an applied op wrote, for ``apply``'s report: its id and kind, and the statement it
+    stored (``+``) or the record it deleted (``-``)."""
+    record = op.get("record") if isinstance(op.get("record"), Mapping) else None
+    updates: Mapping[str, Any] = op["updates"] if isinstance(op.get("updates"), Mapping) else {}
+    to_record = op.get("to_record") if isinstance(op.get("to_record"), Mapping) else None
+    target = op.get("target_id") or (record or {}).get("id") or op.get("candidate_id") or ""
+    head = f"{op.get('op_id')} {op.get('op')} {target}"
+    kind = op.get("op")
+    if kind == "add" and record is not None:
+        body = [f"+ {_statement(record) or ''}"]
+    elif kind == "supersede" and to_record is not None:
+        body = [f"+ {_statement(to_record) or ''}  (replaces {target})"]
+    elif kind == "update" and isinstance(updates.get("statement"), str):
+        body = [f"+ {updates['statement']}"]
+    elif kind == "update":
+        body = [f"~ {', '.join(sorted(k for k in updates if k != 'statement')) or 'no field'} changed"]
+    elif kind == "delete":
+        body = [f"- deleted ({op.get('deletion_mode') or 'audit_preserving'})"]
+    else:
+        body = []
+    return [terminal_safe(line) for line in [head, *("    " + b for b in body)]]
