@@ -141,24 +141,28 @@ def read(layout: Layout, path: Path) -> Journal:
         ) from None
 
 
-def execute(store: Store, j: Journal, record_lines: Callable[[list[str]], None] | None = None,
-            step: Callable[[], None] | None = None) -> list[str]:
-    """Make the files hold what ``j`` decided. Idempotent: running it again after any failure
-    part-way ends in the same files. ``step`` is called after each file written (progress).
-    Returns the ids of the tombstones it appended (none already there)."""
+def refuse_targets(store: Store, j: Journal) -> None:
+    """Check every file ``j`` will write, so a refusal (a symlinked store file) comes before the
+    first byte moves (and before the journal exists), not after the tombstone is appended."""
     layout = store.layout
-    root = layout.root
-    tick = step or (lambda: None)
-    changed = {root / rel: rows for rel, rows in j.changed.items()}
-    # Every file this apply will write is checked first, so a refusal (a symlinked store file)
-    # comes before the first byte moves, not after the tombstone is already appended.
-    targets = [*([layout.tombstones] if j.tombstones or j.tomb_updates else []), *changed]
+    targets = [*([layout.tombstones] if j.tombstones or j.tomb_updates else []), *(layout.root / r for r in j.changed)]
     if j.purge:
         targets.append(layout.evidence)
     if j.cand_status or j.purge_cands:
         targets.append(layout.inbox)
     for path in targets:
         jsonl.refuse_symlink(path)
+
+
+def execute(store: Store, j: Journal, record_lines: Callable[[list[str]], None] | None = None,
+            step: Callable[[], None] | None = None) -> list[str]:
+    """Make the files hold what ``j`` decided. Idempotent: running it again after any failure
+    part-way ends in the same files. ``step`` is called after each file written (progress).
+    Returns the ids of the tombstones it appended (none already there)."""
+    layout = store.layout
+    tick = step or (lambda: None)
+    changed = {layout.root / rel: rows for rel, rows in j.changed.items()}
+    refuse_targets(store, j)
     fresh: list[Row] = []
     if j.tombstones:
         have = store.tombstoned_ids()  # a run cut off after the append must not append twice

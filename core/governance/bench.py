@@ -83,16 +83,18 @@ def fill(root: Path, candidates: int, records: int, seed: int = 1) -> None:
 
 def apply_patch_of(root: Path, ops: int, seed: int = 2) -> str:
     """Fill ``root`` and propose a patch of ``ops`` ops, as curate writes them: 90 % ``add``,
-    5 % ``update`` of an existing record, 5 % ``reject_candidate``. Returns the patch id."""
+    5 % ``update`` of an existing record, 5 % ``reject_candidate``, none from an injection
+    candidate. Returns the patch id."""
     from commonkeep.governance.curate import record_from_candidate
     from commonkeep.governance.patch import write_patch
     from commonkeep.store import jsonl
     from commonkeep.store.layout import Layout
 
     records = max(100, ops // 10)
-    fill(root, ops, records, seed=seed)
+    fill(root, ops + ops // 20 + 10, records, seed=seed)
     lay = Layout(root)
-    cands = jsonl.read_jsonl(lay.inbox).rows
+    # the generated injections are left out: apply re-scores every op and would refuse them
+    cands = [c for c in jsonl.read_jsonl(lay.inbox).rows if not c["text"].startswith("Ignore previous")]
     existing = [r["id"] for r in jsonl.read_jsonl(lay.l2).rows]
     rng = random.Random(seed)
     out: list[dict[str, Any]] = []

@@ -341,6 +341,7 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
             bar.update()
     _finish_swept(st)
     journal = _journal_of(store, st, patch, result, done_before, when)
+    apply_journal.refuse_targets(store, journal)  # a symlinked store file: refused before anything is written
     apply_journal.write(layout, journal)  # step 2: the decision, before any canonical byte changes
     return _complete(store, journal, patch, path, result)
 
