@@ -200,7 +200,10 @@ class Late:
 
 
 def _late(path: Path, g: Gen) -> Late:
-    fd = os.open(path.parent / g.name, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        fd = os.open(path.parent / g.name, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:  # removed by hand: nothing more can be carried from it
+        return Late(g, b"", g.offset, True)
     try:
         unused = _unused(fd)  # first: once unused, nothing can land after the read below
         size = os.fstat(fd).st_size
@@ -259,12 +262,20 @@ def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
         if fd >= 0:
             if _ino(folder / name) != st.st_ino:
                 _unlink(folder, name)
-                os.link(path, folder / name)
-            if _ino(folder / name) != st.st_ino:  # the file was swapped under us (not by a locked writer)
+                try:
+                    os.link(path, folder / name)
+                except OSError as exc:
+                    if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+                        raise
+                    # no hard links here: only what landed before the rename is carried (above)
+            if _ino(folder / name) not in (st.st_ino, None):  # the file was swapped under us (not by a locked writer)
                 _unlink(folder, name)
                 _unlink(folder, os.path.basename(tmp))
                 _save(path, [x.gen for x in lates])
-                raise OSError(errno.EAGAIN, f"{path} was replaced while it was being rewritten; try again")
+                from commonkeep.errors import BadInput
+
+                raise BadInput(f"{path} was replaced by another program while commonkeep rewrote it; nothing was changed",
+                               hint="run the command again")
         os.replace(tmp, path)
         fsync_dir(folder)
         _save(path, kept)
