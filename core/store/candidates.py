@@ -14,15 +14,15 @@ from typing import Any
 from commonkeep.errors import BadInput
 from commonkeep.governance.secrets import redact, redact_obj
 from commonkeep.store.ids import candidate_id
-from commonkeep.store.limits import (  # noqa: F401  (re-exported: callers import them from here)
-    MAX_EVIDENCE_REFS,
-    MAX_PATH_CHARS,
-    MAX_PROVENANCE_CHARS,
-    MAX_REF_CHARS,
-    MAX_TAG_CHARS,
-    MAX_TAGS,
-    MAX_TEXT_CHARS,
+from commonkeep.store.limits import (
+    MAX_EVIDENCE_REFS as MAX_EVIDENCE_REFS,  # re-exported: callers import them from here
 )
+from commonkeep.store.limits import MAX_PATH_CHARS as MAX_PATH_CHARS
+from commonkeep.store.limits import MAX_PROVENANCE_CHARS as MAX_PROVENANCE_CHARS
+from commonkeep.store.limits import MAX_REF_CHARS as MAX_REF_CHARS
+from commonkeep.store.limits import MAX_TAG_CHARS as MAX_TAG_CHARS
+from commonkeep.store.limits import MAX_TAGS as MAX_TAGS
+from commonkeep.store.limits import MAX_TEXT_CHARS as MAX_TEXT_CHARS
 from commonkeep.util.timeutil import iso, now
 
 
