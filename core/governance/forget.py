@@ -54,13 +54,67 @@ def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, p
 
     The last selection (``runtime/selected_memory.json``, which a plain ``handoff`` reads) no
     longer lists the record afterwards."""
+    target = memory_id_for(record_id) if record_id.startswith("cap_") else record_id
+    earlier = _versions(Path(root), target) if purge else []
     result = _forget(root, record_id, reason=reason, role=role, purge=purge)
-    _drop_from_selection(Path(root), {memory_id_for(record_id) if record_id.startswith("cap_") else record_id})
+    _drop_from_selection(Path(root), {target})
+    if earlier:
+        _scrub_earlier_versions(Path(root), earlier, result)
     if purge and (Path(root) / ".git").exists():
         print("commonkeep forget: this root is a git repository: its history (and its remote's, once synced) still "
               "holds the purged text. Run `commonkeep share sync`, then `commonkeep share purge-history` to rewrite "
               "the history without it; it prints what every other clone must do", file=sys.stderr)
     return result
+
+
+def _versions(root: Path, target: str) -> list[str]:
+    """Every statement ``target`` has had that the root still holds (its record line, its source
+    and contested candidates, the ops of every patch that added or changed it), read before the
+    purge blanks them: a runtime file or a log may quote any of them, not only the last."""
+    from commonkeep.share.settle import texts_in
+    from commonkeep.store.layout import Layout
+
+    lay = Layout(root)
+    files = [*lay.canonical_files(), lay.inbox, *(sorted(lay.patches_dir.glob("*.json")) if lay.patches_dir.is_dir() else [])]
+    out: set[str] = set()
+    for path in files:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if target.encode("utf-8") in data:
+            for texts in texts_in(lay.rel(path), data, {target}).values():
+                out |= texts
+    return sorted(out)
+
+
+def _scrub_earlier_versions(root: Path, texts: list[str], result: ApplyResult) -> None:
+    """The purge scrubs the record's last statement; earlier versions quoted in this machine's
+    copies (runtime files, reports, session summaries, daily logs) are scrubbed here, the daily-log
+    lines recorded by hash in the purge's patch file as the purge itself does."""
+    from commonkeep.governance import purge as scrub
+    from commonkeep.share.settle import _derived_hit, _needles
+    from commonkeep.store import jsonl
+    from commonkeep.store.jsonjs import dumps_pretty
+    from commonkeep.store.layout import Layout
+
+    lay = Layout(root)
+    if not _derived_hit(lay, _needles(texts)):
+        return
+
+    def record(hashes: list[str]) -> None:
+        try:
+            doc = json.loads(result.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        doc["scrubbed_lines"] = sorted({*(doc.get("scrubbed_lines") or []), *hashes})
+        jsonl.atomic_write_bytes(result.path, dumps_pretty(doc).encode("utf-8"))
+
+    scrub.scrub_derived(lay, texts, record)
+    scrub.scrub_local_copies(lay, texts)
+    from commonkeep.recall.search.index import sync_root
+
+    sync_root(root)  # the search databases were dropped with the scrub: rebuilt now
 
 
 def _drop_from_selection(root: Path, ids: set[str]) -> None:

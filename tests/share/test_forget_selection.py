@@ -31,3 +31,35 @@ def test_a_plainly_forgotten_record_is_not_in_the_next_plain_handoff(
     brief = " ".join(snap["selected_memory_brief"])
     assert RID not in brief and "staging bucket" not in brief
     assert KEEP in brief  # the rest of the selection stays
+
+
+def test_a_purge_scrubs_earlier_versions_of_the_record_from_local_copies(root: Path) -> None:
+    """The runtime files quote the statement as it was when selected; an update changed it since.
+    The purge must scrub every version this root holds, not only the last (the property test of
+    sharing found this: a clone that edits and then purges)."""
+    from commonkeep.governance.forget import forget
+    from commonkeep.governance.patch import apply_patch
+    from commonkeep.governance.review import approve
+    from commonkeep.recall.select import select_for_prompt
+    from commonkeep.store.capture import capture
+    from commonkeep.store.ids import memory_id_for
+    from tests.share.helpers import holders, manual_patch
+
+    first = "Alice's home address is 12 Elm Street."
+    later = "Alice's home address is 14 Elm Street, flat 3."
+    cid = str(capture(root, first, evidence_refs=["chat:1", "chat:2"]).candidate["id"])
+    approve(root, [cid], role=WRITER)  # the approving patch and the candidate hold the first version
+    rid = memory_id_for(cid)
+    select_for_prompt(root, "what is Alice's home address")
+    (root / "daily").mkdir(exist_ok=True)
+    (root / "daily/2026-12-02.md").write_text(f"# 2026-12-02\n- noted: {first}\n", encoding="utf-8")
+    apply_patch(root, manual_patch("upd001", {"op": "update", "target": "memory/L2.playbooks.jsonl", "target_id": rid,
+                                              "updates": {"statement": later}}), role=WRITER)
+    assert first in (root / "runtime/context.md").read_text(encoding="utf-8")
+    forget(root, rid, reason="privacy_sensitive", role=WRITER, purge=True)
+    assert holders(root, first, later) == []
+    from commonkeep.recall.search.hybrid import search
+
+    assert search(root, "Elm Street", "keyword", 5).results == []
+    purge_patch = max((root / "patches").glob("*.json"), key=lambda p: p.stat().st_mtime)
+    assert json.loads(purge_patch.read_text(encoding="utf-8")).get("scrubbed_lines")  # the daily line, by hash
