@@ -7,7 +7,7 @@ with the token measures, as medians over ``--repeat`` requests:
 - the baseline: a static file (``/static/app.css``) served by the same server in the same run;
 - the inbox's first page (50 of N candidates, the queue already computed once, as it is a few
   seconds after ``commonkeep serve`` starts), a filtered, searched page, and the first page right
-  after another agent appended a candidate (the inbox file is read again);
+  after another agent appended a candidate (only the appended line is read);
 - once, the cold computation of the review queue (``review.pending``, the CLI's own);
 - decision round-trips: a reject and an approve posted as the form does, through the redirect
   to the rendered inbox, on a root of ``--decide-candidates`` pending candidates and
@@ -91,7 +91,7 @@ def run_bench(candidates: int, decide_candidates: int, decide_records: int, repe
             rows = len(re.findall(r'<tr class="cand', first().text))
             out["inbox_first_page"] = {**_ms(first, repeat), "rows": rows}
             out["inbox_filtered_page"] = _ms(_get(client, f"{running.url}/inbox?risk=low&q=the+service"), repeat)
-            # another agent writes a candidate, then the page is loaded: the inbox is re-read (and
+            # another agent writes a candidate, then the page is loaded: the appended line is read (and
             # the queue recomputed after the page, in the background; waited for, untimed)
             from commonkeep.store.candidates import new_candidate
 
@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {label:<37} p50 {r[key]['p50_ms']} ms  p95 {r[key]['p95_ms']} ms  ({r[key]['p50_ms'] / base:.1f}x the static file)")
     after = r["inbox_after_a_write"]
     print(f"  {'inbox right after a new candidate':<37} p50 {after['p50_ms']} ms  max {after['max_ms']} ms  "
-          f"(n={after['n']}; the inbox file is re-read)")
+          f"(n={after['n']}; only the appended line is read)")
     print(f"  decisions with {r['decide_candidates']} pending candidates and {r['decide_records']} records "
           "(POST, apply_patch, redirect, rendered inbox):")
     for verb in ("reject", "approve"):

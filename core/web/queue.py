@@ -27,6 +27,7 @@ from commonkeep.store.layout import Layout
 
 Row = dict[str, Any]
 PAGE_SIZE = 50
+TAIL_BYTES = 256
 RISKS = ("low", "medium", "high")
 STATUSES = ("new", "patched", "rejected", "all")
 
@@ -120,6 +121,7 @@ class Queue:
         self.error: str | None = None
         # the inbox as last read (rows, agents, tags), keyed by the file's identity and size
         self._raw: tuple[tuple[int, int, int], list[Row], list[str], list[str]] | None = None
+        self._raw_tail = b""  # the last bytes of the inbox as last read (to recognise a pure append)
         self._records: tuple[str, dict[str, Row]] | None = None
 
     def records(self) -> dict[str, Row]:
@@ -151,11 +153,46 @@ class Queue:
         cached = self._raw
         if cached is not None and cached[0] == key:
             return cached[1], cached[2], cached[3]
-        raw = Store(self.root, warn=False).candidates()
-        agents = sorted({a for a in (agent_of(c) for c in raw) if a})
-        tags = sorted(_tags(raw))[:200]
+        appended = self._appended(path, key) if cached is not None else None
+        if appended is not None and cached is not None:
+            raw = cached[1] + appended
+            agents = sorted({*cached[2], *(a for a in (agent_of(c) for c in appended) if a)})
+            tags = sorted({*cached[3], *_tags(appended)})[:200]
+        else:
+            raw = Store(self.root, warn=False).candidates()
+            agents = sorted({a for a in (agent_of(c) for c in raw) if a})
+            tags = sorted(_tags(raw))[:200]
+            self._raw_tail = _tail(path, key[2])
         self._raw = (key, raw, agents, tags)
         return raw, agents, tags
+
+    def _appended(self, path: Path, key: tuple[int, int, int]) -> list[Row] | None:
+        """The candidates appended since the last read, when that is all that happened (same file,
+        longer, the bytes before the old end unchanged, whole lines, every one valid); else ``None``
+        and the caller reads the whole file through ``Store`` (which reports and quarantines)."""
+        from commonkeep.store.jsonl import parse_jsonl
+        from commonkeep.store.limits import candidate_limit_problem
+        from commonkeep.store.records import candidate_problem
+
+        assert self._raw is not None
+        old_ino, _old_mtime, old_size = self._raw[0]
+        if key[0] != old_ino or key[2] <= old_size or not self._raw_tail.endswith(b"\n"):
+            return None
+        try:
+            with path.open("rb") as fh:
+                fh.seek(old_size - len(self._raw_tail))
+                if fh.read(len(self._raw_tail)) != self._raw_tail:
+                    return None
+                data = fh.read(key[2] - old_size)
+        except OSError:
+            return None
+        if not data.endswith(b"\n"):
+            return None  # a line still being written: the full read handles torn lines
+        read = parse_jsonl(data, path)
+        if read.bad or any(candidate_problem(r) or candidate_limit_problem(r) for r in read.rows):
+            return None
+        self._raw_tail = (self._raw_tail + data)[-TAIL_BYTES:]
+        return list(read.rows)
 
     def _compute(self, wanted: str) -> None:
         try:
@@ -237,6 +274,16 @@ class Queue:
         n = min(filters.page, pages)
         return Page(items=hits[(n - 1) * page_size: n * page_size], total=len(hits), page=n, pages=pages,
                     agents=agents, tags=tags, refreshing=not current)
+
+
+def _tail(path: Path, size: int) -> bytes:
+    """The last :data:`TAIL_BYTES` bytes of the file's first ``size`` bytes."""
+    try:
+        with path.open("rb") as fh:
+            fh.seek(max(0, size - TAIL_BYTES))
+            return fh.read(min(size, TAIL_BYTES))
+    except OSError:
+        return b""
 
 
 def _tags(rows: Iterable[Row]) -> set[str]:

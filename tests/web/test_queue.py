@@ -1,0 +1,47 @@
+"""The inbox cache behind the pages: appended candidates are read from the tail only, anything else
+(a decision rewriting the file, a torn or invalid line, an edit in place) is read whole, as Store reads it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from commonkeep.governance.review import reject
+from commonkeep.store.core import Store
+from commonkeep.web.queue import Filters, Queue
+from tests.web import seed as data
+
+
+def _texts(q: Queue, status: str = "all") -> list[str]:
+    return [str(c["text"]) for c in q.page(Filters(status=status), page_size=1000).items]
+
+
+def test_appends_rewrites_and_bad_lines_are_all_seen(root: Path) -> None:
+    q = Queue(root)
+    before = _texts(q)
+    inbox = root / "inbox" / "captured.jsonl"
+    ino = inbox.stat().st_ino
+    cid = data.add(Store(root), "The release train leaves on Tuesdays.", "omp", tags=["release"])
+    assert inbox.stat().st_ino == ino  # an append keeps the file
+    assert _texts(q) == [*before, "The release train leaves on Tuesdays."]
+    assert "release" in q.page(Filters()).tags and "omp" in q.page(Filters()).agents
+    # a decision rewrites the inbox (a new file): read whole, the status is current
+    reject(root, [cid], reason="not durable", role=data.WRITER)
+    assert [c["status"] for c in q.page(Filters(status="all"), page_size=1000).items if c["id"] == cid] == ["rejected"]
+    # a torn line (a writer mid-append) is not taken as a candidate; once whole, it is
+    line = Store(root).candidates()[0]
+    with inbox.open("ab") as fh:
+        fh.write(b'{"id": "cap_torn", "created_at": "2026-12-01T00:00:00.000Z", "text": "half')
+    assert "half" not in " ".join(_texts(q))
+    with inbox.open("ab") as fh:
+        fh.write(b' written", "status": "new", "source": {"type": "manual", "ref": "x"}, "tags": [], "evidence_refs": ["x"]}\n')
+    assert "half written" in _texts(q)
+    # an invalid line appended: the whole file is read through Store (which reports and quarantines it)
+    with inbox.open("ab") as fh:
+        fh.write(b'{"id": 7}\n')
+    assert len(_texts(q)) == len(before) + 2
+    assert (root / "quarantine").is_dir()
+    # an edit in place that keeps the file and grows it is not mistaken for an append
+    raw = inbox.read_bytes()
+    first = line["text"].encode()
+    inbox.write_bytes(raw.replace(first, b"Edited in place: " + first, 1))
+    assert "Edited in place: " + str(line["text"]) in _texts(q)
