@@ -226,9 +226,13 @@ def traces(lay: Layout, purged: set[str]) -> list[tuple[str, str, str]]:
     for c in _objects(inbox):
         if _candidate_about(c, purged) and isinstance(c.get("text"), str) and c["text"] != purge.DELETED:
             found.append((lay.rel(lay.inbox), _about_id(c, purged), c["text"]))
+    marks = [i.encode("utf-8") for i in purged]
     for path in sorted(lay.patches_dir.glob("*.json")) if lay.patches_dir.is_dir() else []:
         try:
-            doc: Any = json.loads(path.read_text(encoding="utf-8"))
+            data = path.read_bytes()
+            if not any(m in data for m in marks):
+                continue  # names none of the purged records (the common case: no JSON parse)
+            doc: Any = json.loads(data)
         except (OSError, ValueError, RecursionError):
             continue
         for op in doc.get("ops") or [] if isinstance(doc, dict) else []:
@@ -310,7 +314,7 @@ def settle(lay: Layout, tombs: Tombs, extra_texts: Iterable[str] = (), *, held_h
         purge.scrub_derived(lay, plain, lambda hs: _record_hashes(lay, hs))  # daily-log lines recorded by hash
         purge.scrub_local_copies(lay, plain)  # and whatever else a purge scrubs on this machine
         done.scrubbed.append("daily logs and this machine's copies (runtime, reports, sessions, search)")
-    if purged:
+    if any(f.startswith("patches/") for f, _, _ in copies):
         purge.scrub_patches(lay, purged, "")
     if needles:
         for path in sorted(lay.patches_dir.glob("*.json")) if lay.patches_dir.is_dir() else []:

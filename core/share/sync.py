@@ -295,7 +295,11 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
     if settled.scrubbed and not incoming & set(before):
         report.notes.append("copies of purged memory the merge brought back were scrubbed again "
                             f"({_describe(settled.scrubbed)})")
-    report.rejected_poisoned = rejections_win(root, role)
+    # a promotion and a rejection of one candidate meet only when a merge brings patch files
+    brought = [r for r in (owed.ours, owed.theirs) if r] if report.pulled else []
+    if resuming or (len(brought) == 2 and run_git(root, "diff", "--quiet", brought[0], brought[1], "--", "patches",
+                                                   check=False).code != 0):
+        report.rejected_poisoned = rejections_win(root, role)
     if report.rejected_poisoned:
         report.notes.append(f"{', '.join(report.rejected_poisoned)}: promoted on one machine, rejected as poisoned on "
                             "another; the rejection wins (deleted through a patch, reason poisoned)")
