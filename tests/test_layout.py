@@ -54,9 +54,8 @@ def test_documented_module_entry_points_run() -> None:
 def test_no_test_reads_outside_the_repository() -> None:
     """A fresh clone has no ``../shared`` beside it: the tests carry their own data
     (the Hydra9 data is vendored with its notice in ``tests/wiki/data``)."""
-    from pathlib import Path
-
     import re
+    from pathlib import Path
 
     reads_shared = re.compile(r"""["']\.\./shared/|/ *["']shared["'] */|parents\[\d\] */ *["']shared""")
     here = Path(__file__).resolve().parent

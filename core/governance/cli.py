@@ -370,8 +370,10 @@ def _read_patch_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         return None, f"line {exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno})"
-    except (OSError, UnicodeDecodeError, RecursionError) as exc:
+    except (OSError, UnicodeDecodeError, RecursionError, MemoryError) as exc:
         return None, f"unreadable ({exc})"
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts (not a JSONDecodeError)
+        return None, f"not valid JSON ({exc})"
     if not isinstance(doc, dict):
         kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(doc), "a number")
         return None, f"not a patch: the file holds {kind}, not a JSON object"

@@ -163,8 +163,6 @@ def test_a_patch_file_of_any_content_is_named_and_left_as_it_is(template: Path, 
         assert path.read_bytes() == content  # never rewritten or removed by a reader
 
 
-@pytest.mark.xfail(reason="`commonkeep patches` (governance/cli.py _read_patch_file) catches JSONDecodeError only: "
-                          "a number over 4,300 digits raises a plain ValueError; owner: the governance CLI")
 @given(content=whole_file)
 @FAST
 def test_patches_lists_a_patch_file_of_any_content(template: Path, content: bytes) -> None:
