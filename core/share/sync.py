@@ -51,8 +51,8 @@ _REFUSED_LOCAL = ("Your local changes to the following files would be overwritte
 
 
 def checkpoint(step: str) -> None:
-    """Called between the steps of a sync (``committed``, ``fetched``, ``merged``, ``settled``,
-    ``merge_committed``, ``pushed``); does nothing. Tests replace it to kill a sync there."""
+    """Called between the steps of a sync (``recovering``, ``committed``, ``fetched``, ``merged``,
+    ``settled``, ``merge_committed``, ``pushed``); does nothing. Tests replace it to kill a sync there."""
 
 
 @dataclass
@@ -220,10 +220,14 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
         raise ShareError(f"a git merge is in progress in {root}",
                          hint="finish it (`git commit`) or abort it (`git merge --abort`), then sync again")
     # the work owed: texts are found again in these commits (a sync that died owes its commits too)
-    owed = journal.Journal(stage="commit", pid=os.getpid(),
-                           tombstoned=list(prev.tombstoned) if prev else [], purged=list(prev.purged) if prev else [])
+    owed = journal.Journal(stage="commit", pid=os.getpid())
+    if prev is not None:  # what the dead sync owed stays on disk until it is done
+        owed.stage = prev.stage if prev.stage in ("merge", "settle") else "commit"
+        owed.ours, owed.theirs = prev.ours, prev.theirs
+        owed.tombstoned, owed.purged = list(prev.tombstoned), list(prev.purged)
     revs = [r for r in ((prev.ours, prev.theirs) if prev else ()) if r]
     journal.save(gitdir, owed)
+    checkpoint("recovering")
     if prev is not None and prev.stage in ("merge", "settle") and prev.purged:
         # the scrub an interrupted sync owes is finished first, offline (the remote may be unreachable now)
         settle(lay, tombs_here(lay) | Tombs(set(prev.tombstoned), set(prev.purged)),

@@ -21,7 +21,7 @@ import commonkeep.share.sync as share_sync
 from commonkeep.errors import CommonkeepError
 from tests.share.helpers import L2, WRITER, clone, holders, manual_patch, remote_holders, sync_killed
 
-STEPS = ("committed", "fetched", "merged", "settled", "merge_committed", "pushed")
+STEPS = ("recovering", "committed", "fetched", "merged", "settled", "merge_committed", "pushed")
 COLOURS = ("amber", "cobalt", "crimson", "jade", "ochre", "violet", "teal", "umber")
 
 

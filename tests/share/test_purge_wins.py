@@ -185,3 +185,22 @@ def test_an_edit_made_here_after_the_purge_elsewhere_leaves_no_local_copy(
     sync(b, role=WRITER)
     sync(a, role=WRITER)
     assert _everywhere(remote, a, b, texts=(SECRET, EDITED, again)) == []
+
+
+def test_a_recovery_killed_in_turn_still_owes_and_finishes_the_scrub(
+        remote: Path, three: tuple[Path, Path, Path]) -> None:
+    from commonkeep.recall.select import select_for_prompt
+
+    a, b, _ = three
+    add(a, record(RID, SECRET))
+    sync(a, role=WRITER)
+    sync(b, role=WRITER)
+    select_for_prompt(b, "what is Alice's home address")
+    _purge(a, RID)
+    sync(a, role=WRITER)
+    assert sync_killed(b, "merged") == -9  # B fast-forwarded to A's purge, its own copies not scrubbed yet
+    assert sync_killed(b, "recovering") == -9  # and the sync that would finish it dies too
+    owed = json.loads((b / ".git/commonkeep-sync.json").read_text(encoding="utf-8"))
+    assert owed["ours"] and owed["theirs"] and RID in owed["purged"]  # still owed, with the commits to find the text
+    sync(b, role=WRITER)
+    assert _everywhere(remote, a, b) == []
