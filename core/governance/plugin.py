@@ -30,7 +30,8 @@ def _finding(code: str, severity: str, message: str, **where: Any) -> dict[str, 
 
 
 def _secret_findings(root: Path) -> list[dict[str, Any]]:
-    from commonkeep.governance.secrets import redact, summarize
+    from commonkeep.governance.secrets import summarize
+    from commonkeep.governance.secrets.scan import scan_file
 
     out = []
     for rel in SCANNED_DIRS:
@@ -41,11 +42,10 @@ def _secret_findings(root: Path) -> list[dict[str, Any]]:
             if not path.is_file() or path.name.startswith(".") or path.suffix not in (".jsonl", ".json", ".md"):
                 continue
             try:
-                lines = path.read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError):
+                found = list(scan_file(path))
+            except OSError:
                 continue
-            for n, line in enumerate(lines, 1):
-                kinds = redact(line).findings
+            for n, kinds in found:
                 if kinds:
                     where = str(path.relative_to(root))
                     out.append(_finding("secret_like_content_detected", "error",

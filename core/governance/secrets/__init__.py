@@ -60,8 +60,23 @@ def redact(text: str) -> Redacted:
     return Redacted(clean, list(kinds))
 
 
+# ``_ANY`` split for speed (one case-insensitive regex of 30 alternatives tried at every position
+# cost ~1 µs per character): the token runs as one case-sensitive class regex, the literal anchors
+# as plain substring tests on the lower-cased text. Matches exactly where ``_ANY`` does.
+_RUNS = re.compile(r"[A-Za-z0-9]{16,}|[A-Za-z0-9+/_=-]{32,}")
+_ANCHORS = ("://", "eyj", "aiza", "sk-", "sg.", "xox", "-----begin", "bearer", "basic", "hf_", "npm_", "akia",
+            "pypi-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "pass", "pwd", "secret", "token", "key",
+            "credential", "kennwort", "senha")
+_GL = re.compile(r"gl[a-z]{1,5}-")
+
+
 def _needs_scan(text: str) -> bool:
-    return not text.isascii() or _ANY.search(text) is not None
+    if not text.isascii():
+        return True
+    low = text.lower()
+    if any(a in low for a in _ANCHORS) or ("gl" in low and _GL.search(low) is not None):
+        return True
+    return _RUNS.search(text) is not None
 
 
 @lru_cache(maxsize=65536)
