@@ -62,3 +62,13 @@ def test_no_test_reads_outside_the_repository() -> None:
     offenders = [str(p.relative_to(here)) for p in here.rglob("*.py")
                  if p.name != "test_layout.py" and reads_shared.search(p.read_text(encoding="utf-8"))]
     assert offenders == []
+
+
+def test_no_module_is_over_500_lines() -> None:
+    """Modules stay small and named after what they do (issue 13): split one that grows."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    big = {str(p.relative_to(repo)): n for folder in ("core", "plugins") for p in (repo / folder).rglob("*.py")
+           if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
+    assert big == {}
