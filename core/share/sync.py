@@ -204,6 +204,25 @@ def _merge(root: Path, gitdir: Path, name: str, theirs: str, report: SyncReport)
                      hint="local changes are committed and nothing was lost; run `commonkeep share sync` again")
 
 
+def _finish_merge(root: Path, lay: Layout, gitdir: Path, prev: journal.Journal, revs: list[str], role: str,
+                  name: str | None, report: SyncReport) -> None:
+    """Settle and commit the merge an interrupted sync left uncommitted (``MERGE_HEAD`` is the
+    commit its journal names)."""
+    from commonkeep.share.contested import candidates_from_side
+    from commonkeep.share.rejections import rejections_win
+
+    tombs = tombs_here(lay) | Tombs(set(prev.tombstoned), set(prev.purged))
+    settle(lay, tombs, [t for rev in revs for t in statements_at(root, rev, tombs.purged)], held_here=True)
+    report.rejected_poisoned += rejections_win(root, role)
+    from_side = candidates_from_side(root, gitdir / SIDE_FILE_NAME, name, prev.theirs, role, tombs.purged)
+    report.contested += from_side.created
+    report.notes += from_side.notes
+    _stage_canonical(root)
+    run_git(root, "commit", "-q", "--no-verify", "-m",
+            f"commonkeep share: merge of {(prev.theirs or '?')[:12]}, finished after an interrupted sync")
+    report.recovered.append("finished and committed the merge an interrupted sync left uncommitted")
+
+
 def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: bool) -> SyncReport:
     from commonkeep.share.contested import candidates_from_side
     from commonkeep.share.rejections import rejections_win
@@ -236,17 +255,15 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
 
         render_all(lay)  # rendered/ is a copy too
         report.recovered.append(f"finished the scrub an interrupted sync owed ({len(prev.purged)} purged record(s))")
-    if resuming:
-        report.recovered.append("finished the merge an interrupted sync left uncommitted")
-    else:
-        report.local_commit = _commit_canonical(root, "commonkeep share: local changes to")
+    if resuming and prev is not None:
+        _finish_merge(root, lay, gitdir, prev, revs, role, name, report)
+        resuming, merge_head = False, None  # then a sync as usual: the remote may have moved on meanwhile
+    report.local_commit = _commit_canonical(root, "commonkeep share: local changes to")
     checkpoint("committed")
     side = gitdir / SIDE_FILE_NAME
     before = _records_snapshot(lay)
     dead_before = tombs_here(lay)
-    if resuming:
-        report.pulled, report.remote_commit = True, merge_head
-    elif name is not None:
+    if name is not None:
         probe = run_git(root, "ls-remote", "--heads", name, branch, check=False, timeout=60)
         if probe.code != 0:
             url = run_git(root, "remote", "get-url", name, check=False).out.strip()
@@ -301,14 +318,15 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
                             f"({_describe(settled.scrubbed)})")
     # a promotion and a rejection of one candidate meet only when a merge brings patch files
     brought = [r for r in (owed.ours, owed.theirs) if r] if report.pulled else []
-    if resuming or (len(brought) == 2 and run_git(root, "diff", "--quiet", brought[0], brought[1], "--", "patches",
+    if (len(brought) == 2 and run_git(root, "diff", "--quiet", brought[0], brought[1], "--", "patches",
                                                    check=False).code != 0):
-        report.rejected_poisoned = rejections_win(root, role)
+        report.rejected_poisoned += rejections_win(root, role)
     if report.rejected_poisoned:
         report.notes.append(f"{', '.join(report.rejected_poisoned)}: promoted on one machine, rejected as poisoned on "
                             "another; the rejection wins (deleted through a patch, reason poisoned)")
     from_side = candidates_from_side(root, side, name, report.remote_commit, role, tombs.purged)
-    report.contested, report.contested_failed = from_side.created, from_side.failed
+    report.contested += from_side.created
+    report.contested_failed = from_side.failed
     report.notes += from_side.notes
     checkpoint("settled")
     if _rev(root, "MERGE_HEAD") is not None:

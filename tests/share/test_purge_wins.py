@@ -204,3 +204,25 @@ def test_a_recovery_killed_in_turn_still_owes_and_finishes_the_scrub(
     assert owed["ours"] and owed["theirs"] and RID in owed["purged"]  # still owed, with the commits to find the text
     sync(b, role=WRITER)
     assert _everywhere(remote, a, b) == []
+
+
+def test_a_merge_left_uncommitted_is_finished_and_the_sync_goes_on_when_the_remote_moved(
+        remote: Path, three: tuple[Path, Path, Path]) -> None:
+    """B's sync dies after settling its merge, before committing it; A pushes more meanwhile. B's
+    next sync commits the merge it owed, then merges A's new work and pushes (found by the
+    property test: the resumed merge used to be pushed as is, and the push was refused)."""
+    a, b, _ = three
+    add(a, record(RID, SECRET))
+    sync(a, role=WRITER)
+    add(b, record("mem_20261202000012_bbbbbbbb", "Machine B keeps its own notes."))
+    _purge(a, RID)
+    sync(a, role=WRITER)
+    assert sync_killed(b, "settled") == -9  # a real merge: MERGE_HEAD stays
+    assert (b / ".git/MERGE_HEAD").exists()
+    add(a, record("mem_20261202000013_aaaaaaaa", "Machine A pushed this meanwhile."))
+    sync(a, role=WRITER)
+    rep = sync(b, role=WRITER)
+    assert rep.pushed and any("finished and committed the merge" in n for n in rep.notes)
+    assert "Machine A pushed this meanwhile." in (b / L2).read_text(encoding="utf-8")
+    assert _everywhere(remote, a, b) == []
+    assert git(b, "status", "--porcelain") == ""
