@@ -206,11 +206,27 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _resolve(layout: Layout, ref: str | Row, pre: tuple[Row, Path, tuple[int, int, int] | None] | None) -> tuple[Row, Path, bool]:
-    """The patch to apply, its file, and whether the file already holds it (no step-1 write needed).
+_Pre = tuple[Row, Path, tuple[int, int, int] | None, Row, list[str]]
 
-    ``pre``: the patch read and validated before the lock was taken (the slow part); used when its
-    file has not changed since, read again otherwise."""
+
+def _preload(layout: Layout, ref: str) -> _Pre | None:
+    """Before the writer lock: the patch read, validated and redacted (the slow part for a large
+    patch), with its file's identity; ``None`` when it cannot be read (said again under the lock)."""
+    try:
+        data, where = load_patch(layout, ref)
+    except BadInput:
+        return None
+    findings: list[str] = []
+    clean = redact_obj(data, findings)
+    return data, where, _stamp(where), clean, findings
+
+
+def _resolve(layout: Layout, ref: str | Row, pre: _Pre | None) -> tuple[Row, Path, bool, tuple[Row, list[str]] | None]:
+    """The patch to apply, its file, whether the file already holds it (no step-1 write needed),
+    and its redacted form when that was computed before the lock.
+
+    ``pre``: the patch read, validated and redacted before the lock was taken; used when its file
+    has not changed since, read again otherwise."""
     if isinstance(ref, dict):
         from commonkeep.store.models import validate_as
 
@@ -220,9 +236,10 @@ def _resolve(layout: Layout, ref: str | Row, pre: tuple[Row, Path, tuple[int, in
         if path.exists():
             raise BadInput(f"a patch with id {patch['patch_id']} already exists in {layout.patches_dir}; nothing was applied",
                            hint=f"apply the stored one with `commonkeep apply {patch['patch_id']}`, or give the new patch its own id")
-        return patch, path, False
+        return patch, path, False, None
+    cleaned = None
     if pre is not None and _stamp(pre[1]) == pre[2]:
-        patch, path = pre[0], pre[1]
+        patch, path, cleaned = pre[0], pre[1], (pre[3], pre[4])
     else:
         patch, path = load_patch(layout, ref)
     in_place = True
@@ -231,7 +248,7 @@ def _resolve(layout: Layout, ref: str | Row, pre: tuple[Row, Path, tuple[int, in
             raise BadInput(f"a patch with id {patch['patch_id']} already exists in {layout.patches_dir}; nothing was applied")
         path = patch_path(layout, str(patch["patch_id"]))
         in_place = False
-    return patch, path, in_place
+    return patch, path, in_place, cleaned
 
 
 def apply_patch(
@@ -252,19 +269,16 @@ def apply_patch(
     require_writer("ratify" if ratify else "apply", role, root)
     store = Store(root)
     layout = store.ensure()
-    pre = None
-    if not isinstance(ref, dict):  # read and validated outside the lock; re-read under it only if it changed
-        with suppress(BadInput):
-            data, where = load_patch(layout, ref)
-            pre = (data, where, _stamp(where))
+    # read, validated and redacted outside the lock; read again under it only if the file changed
+    pre = None if isinstance(ref, dict) else _preload(layout, ref)
     with writer_lock(root, str(role), "apply", wait) as got:
         resumed: list[ApplyResult] = got.finished  # interrupted applies, finished on taking the lock
-        patch, path, in_place = _resolve(layout, ref, pre)
+        patch, path, in_place, cleaned = _resolve(layout, ref, pre)
         mine = next((r for r in resumed if r.patch.get("patch_id") == patch["patch_id"]), None)
         if mine is not None:
             result = mine
         else:
-            result = _apply_decided(store, patch, path, in_place, op_ids=op_ids, ratify=ratify)
+            result = _apply_decided(store, patch, path, in_place, op_ids=op_ids, ratify=ratify, cleaned=cleaned)
         result.recovered_lock = got.recovered_from
         result.finished_applies = [str(r.patch["patch_id"]) for r in resumed if r is not mine]
         from commonkeep.store.render import render_all
@@ -284,7 +298,7 @@ def apply_patch(
 
 
 def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_ids: list[str] | None,
-                   ratify: bool) -> ApplyResult:
+                   ratify: bool, cleaned: tuple[Row, list[str]] | None = None) -> ApplyResult:
     """Decide every selected op, journal the decision, then write it (under the writer lock)."""
     layout = store.layout
     if patch["status"] == "applied":
@@ -313,8 +327,11 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     vetted = refusals(layout.root, patch, selected - done_before, unsaved=not path.exists())
     # step 1: the explanation exists before any canonical byte changes (a patch already in its
     # place with nothing to redact is not written again)
-    findings: list[str] = []
-    clean = redact_obj(patch, findings)
+    if cleaned is not None:
+        clean, findings = cleaned  # redacted before the lock was taken, the file unchanged since
+    else:
+        findings = []
+        clean = redact_obj(patch, findings)
     if findings or not in_place or not path.exists():
         patch.clear()
         patch.update(clean)
