@@ -13,7 +13,7 @@ import importlib
 # name -> (module, one-line help)
 BENCHES: dict[str, tuple[str, str]] = {
     "store": ("commonkeep.store.bench", "append throughput, rewrite time, CLI cold start"),
-    "curate": ("commonkeep.governance.bench", "curate 10,000 candidates; apply a patch of 1,000 ops"),
+    "curate": ("commonkeep.governance.bench", "curate 10,000 candidates; apply a patch of 20,000 ops beside a plain JSONL rewrite"),
     "gate": ("commonkeep.governance.bench_gate", "injections auto-applied and benign candidates held by the gate, vs the rules before issue 15"),
     "locomo": ("commonkeep.recall.search.bench_locomo", "retrieval on a LoCoMo-format file: hit@k, recall@k, MRR vs plain BM25"),
     "search": ("commonkeep.recall.search.bench_search", "search at scale: keyword/hybrid p50, reindex time, CLI wall time"),

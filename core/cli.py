@@ -213,6 +213,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     as_json = bool(getattr(args, "json", False)) or as_json
+    if as_json:  # the output is for a program: no progress bar on stderr either
+        from commonkeep.util import progress
+
+        progress.set_quiet()
     try:
         return int(run(args) or 0)
     except CommonkeepError as exc:

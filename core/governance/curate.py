@@ -241,7 +241,9 @@ def propose(
     proposed_ids: set[str] = set()
     proposed_selected: dict[str, bool] = {}
     already: dict[str, str] = {}
-    for raw in candidates:
+    from commonkeep.util import progress
+
+    for raw in progress.track(candidates, len(candidates), "curate", unit="candidate"):
         if raw.get("status") != "new":
             continue
         cid = str(raw["id"])

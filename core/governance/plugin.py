@@ -12,6 +12,7 @@ Codes (``contracts/ompkeep-store.md`` §4.11 where the contract names them):
 - ``purged_text_in_inbox``, ``purged_text_in_patches``, ``share_scrub_owed``,
   ``purged_text_in_history``: see :mod:`commonkeep.share.checks`.
 - ``unexplained_record_lines`` (warning): record lines no applied patch explains (``commonkeep audit``).
+- ``apply_unfinished`` (warning): an interrupted apply's journal is waiting to be finished.
 """
 
 from __future__ import annotations
@@ -52,6 +53,25 @@ def _secret_findings(root: Path) -> list[dict[str, Any]]:
                                         f"{where}:{n}: looks like a secret ({summarize(kinds)}); it was not written through "
                                         "commonkeep. Remove it: edit the line, or `commonkeep forget ID --purge` for a record",
                                         file=where, line=n))
+    return out
+
+
+def _unfinished_applies(lay: Any) -> list[dict[str, Any]]:
+    """An apply that was cut off left its journal (``runtime/journal/``): the store is half-written
+    until the next writer finishes it; say so, and how (read only: nothing is finished here)."""
+    from commonkeep.governance.apply_journal import SUFFIX, journal_dir
+
+    folder = journal_dir(lay)
+    if not folder.is_dir():
+        return []
+    out = []
+    for path in sorted(folder.iterdir()):
+        if path.name.endswith(SUFFIX) and not path.name.startswith("."):
+            patch_id = path.name[: -len(SUFFIX)]
+            out.append(_finding("apply_unfinished", "warning",
+                                f"the apply of patch {patch_id} was interrupted ({lay.rel(path)}): some files hold its "
+                                f"changes and others not yet; `commonkeep apply {patch_id}` finishes it (so does the "
+                                "next curate, apply, forget or share sync)", file=lay.rel(path)))
     return out
 
 
@@ -103,6 +123,7 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
                               f"{len(unexplained)} record line(s) no patch explains (first {first.file}:{first.line} {first.record_id}: "
                               f"{first.why}); they were written around the gate. See `commonkeep audit`, remove them with "
                               "`commonkeep forget ID`", file=first.file, line=first.line))
+    found += _unfinished_applies(lay)
     if new or waiting:
         found.append(_finding("review_pending", "info",
                               f"{new} candidate(s) wait for curation or review; {waiting} patch(es) hold ops not applied yet "

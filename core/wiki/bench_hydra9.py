@@ -62,7 +62,9 @@ def run_protocol(turns: list[dict[str, Any]], question: str, project: Path) -> d
     (project / "raw").mkdir(parents=True, exist_ok=True)
     sources: dict[str, int] = {}
     t0 = time.perf_counter()
-    for t in turns:
+    from commonkeep.util import progress
+
+    for t in progress.track(turns, len(turns), "ingest turns", unit="turn"):
         rel = f"raw/turn-{t['turn']:02d}.md"
         day = ANCHOR + timedelta(days=t["day_offset"])
         (project / rel).write_text(f"---\ndate: {day.isoformat()}\n---\n{t['text']}\n", encoding="utf-8")

@@ -73,7 +73,9 @@ def bench(n: int, queries: int, project: Path) -> dict[str, Any]:
     (project / "raw").mkdir(parents=True, exist_ok=True)
     per: list[float] = []
     t0 = time.perf_counter()
-    for rel, day, text in sources:
+    from commonkeep.util import progress
+
+    for rel, day, text in progress.track(sources, len(sources), "ingest sources", unit="source"):
         (project / rel).write_text(f"---\ndate: {day}\n---\n{text}\n", encoding="utf-8")
         s = time.perf_counter()
         ingest(project, rel)

@@ -212,6 +212,10 @@ def test_re_running_the_interrupted_apply_reports_it_finished(
         _fail_at(m, root, 5)
         with pytest.raises(OSError):
             apply_patch(root, pid, role=WRITER, fire_hooks=False)
+    code, out, _ = run_cli(capsys, "doctor", "--root", str(root), "--json")  # read only: says so, finishes nothing
+    unfinished = [f for f in json.loads(out)["findings"] if f["code"] == "apply_unfinished"]
+    assert code == 1 and len(unfinished) == 1 and f"commonkeep apply {pid}" in unfinished[0]["message"]
+    assert (root / "runtime" / "journal" / f"{pid}.apply").exists()
     code, out, err = run_cli(capsys, "apply", pid, *writer_args(root), "--json")
     assert code == 0, err
     res = json.loads(out)

@@ -169,8 +169,10 @@ def run_bench(data: Path, modes: list[str], *, log: Callable[[str], None] | None
             questions = [q for q in conv["qa"] if q.get("category") in CATEGORIES and q.get("evidence")]
             if log:
                 log(f"{conv.get('sample_id', ci)}: {len(records)} turns, {len(questions)} questions")
+            from commonkeep.util import progress
+
             with index._closing(fts.connect(root / "search" / "memory-fts.db")) as conn:
-                for q in questions:
+                for q in progress.track(questions, len(questions), f"conversation {ci + 1}/{len(convs)}", unit="question"):
                     gold = {str(e) for e in q["evidence"]}
                     t0 = time.perf_counter()
                     expr = fts.match_any(str(q["question"]), drop_stopwords=False)
