@@ -1,6 +1,7 @@
 """Property: whatever the interleaving of write / approve / update / forget --purge / sync on two
 or three clones, and wherever syncs are killed (SIGKILL of a separate process, or an exception
-raised at one of sync's steps), once every clone has synced again no purged statement is left in
+raised at one of sync's steps, or SIGKILL from inside the merge driver), once every clone has
+synced again no purged statement is left in
 any clone's working tree or in the remote's HEAD. Real git, real files, real processes; bounded
 (a few examples of a dozen steps) to stay well under a minute and a half."""
 
@@ -8,18 +9,30 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import shlex
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import commonkeep.share.sync as share_sync
 from commonkeep.errors import CommonkeepError
-from tests.share.helpers import L2, WRITER, clone, holders, manual_patch, remote_holders, sync_killed
+from tests.share.helpers import (
+    L2,
+    WRITER,
+    clone,
+    git,
+    holders,
+    manual_patch,
+    remote_holders,
+    run_sync_process,
+    sync_killed,
+)
 
 STEPS = ("recovering", "committed", "fetched", "merged", "settled", "merge_committed", "pushed")
 COLOURS = ("amber", "cobalt", "crimson", "jade", "ochre", "violet", "teal", "umber")
@@ -59,6 +72,15 @@ def _sync(root: Path, kill: tuple[str, str] | None) -> None:
         share_sync.sync(root, role=WRITER)
     elif kill[0] == "sigkill":
         sync_killed(root, kill[1])
+    elif kill[0] == "driver":  # SIGKILL of the whole sync from inside the merge driver, if it runs
+        key = "merge.commonkeep-jsonl.driver"
+        real = git(root, "config", "--get", key).strip()
+        git(root, "config", key, f"{shlex.quote(sys.executable)} -m commonkeep.share.merge %O %A %B %P; kill -9 0")
+        try:
+            killed = run_sync_process(root).returncode in (-9, 137)
+            event("sync killed inside the merge driver" if killed else "merge driver not reached")
+        finally:
+            git(root, "config", key, real)
     else:
         def boom(step: str, at: str = kill[1]) -> None:
             if step == at:
@@ -120,7 +142,8 @@ def _apply(w: World, op: tuple[Any, ...]) -> None:
         w.purged.add(rid)
 
 
-kills = st.one_of(st.none(), st.tuples(st.sampled_from(["sigkill", "exception"]), st.sampled_from(STEPS)))
+kills = st.one_of(st.none(), st.tuples(st.sampled_from(["sigkill", "exception"]), st.sampled_from(STEPS)),
+                 st.just(("driver", "")))
 ops = st.one_of(
     st.tuples(st.just("write"), st.integers(0, 2), st.integers(0, 9)),
     st.tuples(st.just("approve"), st.integers(0, 2), st.integers(0, 9)),
@@ -133,7 +156,7 @@ ops = st.one_of(
 PRELUDE = [("write", 0, 0), ("approve", 0, 0), ("sync", 0, 0, None), ("sync", 1, 0, None), ("select", 0, 0)]
 
 
-@settings(max_examples=8, deadline=None, derandomize=True,
+@settings(max_examples=10, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(n=st.integers(2, 3), steps=st.lists(ops, min_size=6, max_size=12))
 def test_no_purged_statement_survives_any_interleaving_of_syncs_and_kills(
