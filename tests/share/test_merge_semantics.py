@@ -185,3 +185,14 @@ def test_a_write_landing_between_the_local_commit_and_the_merge_does_not_make_it
     assert {"Machine A learned that the cache lives in /var/cache/app.", "Machine B learned that logs rotate daily.",
             "A write that landed while B was syncing."} <= texts
     assert git(b, "status", "--porcelain") == ""
+
+
+def test_an_index_lock_no_interrupted_sync_left_is_not_touched(
+        three: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.share.helpers import cli
+
+    a, _, _ = three
+    (a / ".git/index.lock").write_bytes(b"")  # another git command, or a crash of one that is not ours
+    code, out, err = cli(capsys, "share", "sync", "--root", str(a), "--role", WRITER)
+    assert code == 2 and "index.lock" in err and "another git command" in err and "Traceback" not in err
+    assert (a / ".git/index.lock").exists()
