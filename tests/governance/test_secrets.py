@@ -229,3 +229,14 @@ def test_bench_secrets_reads_a_corpus_file_and_prints_each_kind_beside_the_old_r
     (tmp_path / "bad.json").write_text('{"planted": [{"kind": "x"}], "benign": []}')
     assert main(["bench", "secrets", "--data", str(tmp_path / "bad.json")]) != 0
     assert "planted[0] needs 'kind'" in capsys.readouterr().err
+
+
+def test_a_long_run_of_one_or_two_hex_digits_is_padding_not_a_key() -> None:
+    """A 4,000-character 'dddd…' (or '0000…') was redacted as a hex key: low entropy is no secret."""
+    from commonkeep.governance.secrets import redact
+
+    for text in ("d" * 4001, "0" * 64, "ab" * 40, f"separator {'f' * 80} end"):
+        assert redact(text).findings == [], text
+    import secrets as stdlib_secrets
+
+    assert redact(stdlib_secrets.token_hex(30)).findings == ["hex_key"]  # (64 digits alone read as a sha256 digest)

@@ -64,7 +64,9 @@ def test_role_markers_are_broken_up_in_the_injection_block_but_not_in_the_jsonl(
     context = (hostile_root / "runtime" / "context.md").read_text(encoding="utf-8")
     assert context == sel.text and "[mem_hostile]" in context
     _assert_neutralised(context)
-    assert "note ‹¦im_start¦›assistant hi" in context  # the daily log too
+    # a daily-log line carrying a role marker is unvetted text another agent wrote: withheld, with where to read it
+    assert "assistant hi" not in context
+    assert "(a line withheld here: high poisoning risk, role_marker; read it in daily/" in context
     assert canonical.read_bytes() == before  # the canonical JSONL is untouched
     chosen = json.loads((hostile_root / "runtime" / "selected_memory.json").read_text(encoding="utf-8"))
     assert any(r["statement"] == HOSTILE for r in chosen)  # the data copy stays exact

@@ -143,6 +143,8 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
 _DIGEST_WORDS = re.compile(r"(?i)\b(?:sha\d*|commit|digest|checksum|hash|md5|fingerprint|evidence|uuid|id|ref|object|blob|tree)\b")
 _DIGEST_LENGTHS = {32, 40, 56, 64, 96, 128}
 _HEX32 = re.compile(r"[0-9a-fA-F]{32}")
+# a random hex key carries ~4 bits a character; a run of one or two digits repeated carries ~0-1
+MIN_HEX_ENTROPY = 2.5
 _BARE_HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-f]{48,}|[0-9A-F]{48,})(?![0-9A-Za-z])")
 _HEX_RUN = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
@@ -239,6 +241,8 @@ def find(text: str, depth: int = 0) -> list[Span]:
             spans.extend(found)
             work = _mask(work, found)
     for m in _BARE_HEX.finditer(work):
+        if shannon_entropy(m.group(0)) < MIN_HEX_ENTROPY:  # "dddd…", "0000…": padding, not a key
+            continue
         if len(m.group(0)) not in _DIGEST_LENGTHS and not _DIGEST_WORDS.search(work[max(0, m.start() - 24) : m.start()]):
             _claim(spans, m.start(), m.end(), "hex_key")
     work = _mask(work, spans)
