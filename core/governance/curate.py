@@ -212,6 +212,7 @@ def propose(
     mode: str = "propose",
     waiting: Waiting | None = None,
     writer_role: str | None = None,
+    contested_records: list[dict[str, Any]] | None = None,
 ) -> Proposal:
     """Build a patch proposal from in-memory state (pure: reads and writes nothing).
 
@@ -232,6 +233,8 @@ def propose(
     for rec in records:
         index.add_record(rec)
         by_id[str(rec["id"])] = rec
+    # records in status ``contested`` are live too: another machine's version of one is an update of it
+    live_by_id = {**{str(r["id"]): r for r in contested_records or []}, **by_id}
     ops = _Ops()
     held = _Ops()
     held_keys: dict[str, list[str]] = {}  # patch id -> the waiting candidates / signatures it holds for this run
@@ -270,10 +273,15 @@ def propose(
                      reason=f"it is another machine's version of {revived}, which was deleted (tombstoned) "
                             "and can never come back")
             continue
-        other = _contested_record(cand, by_id)
+        other = _contested_record(cand, live_by_id)
         if other is not None:  # another machine's version of a live record (commonkeep share sync)
             theirs = {"statement": cand["text"],
                       "evidence": _merge_evidence(list(other.get("evidence") or []), list(cand.get("evidence_refs") or []))}
+            # the other machine's values of the fields in conflict (e.g. status superseded): taking
+            # the op restores what that machine did, not only its statement
+            fields = cand["contested"].get("updates") if isinstance(cand.get("contested"), dict) else None
+            if isinstance(fields, dict):
+                theirs.update({k: v for k, v in fields.items() if k not in ("id", "statement", "evidence")})
             sink.add("update", target=route(other), target_id=other["id"], updates=theirs,
                      risk=max_risk(str(cand.get("poisoning_risk") or "low"), "medium"), selected=False,
                      confidence=conf, candidate_id=cid,
@@ -387,6 +395,7 @@ def _load_inputs(root: Path | str) -> dict[str, Any]:
     return {
         "store": store,
         "records": [r for r in all_recs if r.get("status") == "active"],
+        "contested_records": [r for r in all_recs if r.get("status") == "contested"],
         "candidates": store.candidates(status="new"),
         "tombstoned": store.tombstoned_ids(),
         "known_ids": {str(r["id"]) for r in all_recs},
@@ -440,6 +449,7 @@ def curate(
         inputs = _load_inputs(root)
         return propose(inputs["records"], inputs["candidates"], tombstoned=inputs["tombstoned"],
                        known_ids=inputs["known_ids"], reinforcement=inputs["reinforcement"], waiting=inputs["waiting"],
+                       contested_records=inputs["contested_records"],
                        min_confidence=min_confidence, min_evidence=min_evidence, governance_mode=governance_mode, mode=mode,
                        writer_role=writer)
     from commonkeep.governance.inquiries import upsert_inquiries
@@ -449,6 +459,7 @@ def curate(
         inputs = _load_inputs(root)
         prop = propose(inputs["records"], inputs["candidates"], tombstoned=inputs["tombstoned"],
                        known_ids=inputs["known_ids"], reinforcement=inputs["reinforcement"], waiting=inputs["waiting"],
+                       contested_records=inputs["contested_records"],
                        min_confidence=min_confidence, min_evidence=min_evidence, governance_mode=governance_mode, mode=mode,
                        writer_role=writer)
         layout = inputs["store"].layout

@@ -69,19 +69,23 @@ def _state(root: Path) -> dict[str, Any]:
 
 
 def _selected_brief(root: Path) -> list[str]:
-    """``"<id>: <statement[:80]>"`` for the records of the last ``runtime/selected_memory.json``."""
+    """``"<id>: <statement[:80]>"`` for the records of the last ``runtime/selected_memory.json``
+    that are still live: a record deleted, superseded or deprecated since that selection (by
+    ``forget``, a patch, or a sync from another machine) is left out, whoever changed it."""
     import json
+
+    from commonkeep.store.core import Store
 
     path = root / "runtime" / "selected_memory.json"
     try:
         rows = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return []
-    return (
-        [f"{r.get('id')}: {_clean(str(r.get('statement', '')))[:80]}" for r in rows if isinstance(r, dict)]
-        if isinstance(rows, list)
-        else []
-    )
+    if not isinstance(rows, list):
+        return []
+    live = {str(r["id"]) for r in Store(root, warn=False).records(active_only=False) if r.get("status") in ("active", "contested")}
+    return [f"{r.get('id')}: {_clean(str(r.get('statement', '')))[:80]}" for r in rows
+            if isinstance(r, dict) and str(r.get("id")) in live]
 
 
 def plain_snapshot(root: Path | str, now: str | None = None, profile_id: str | None = None) -> dict[str, Any]:

@@ -33,6 +33,25 @@ def test_a_plainly_forgotten_record_is_not_in_the_next_plain_handoff(
     assert KEEP in brief  # the rest of the selection stays
 
 
+def test_a_record_deprecated_by_a_patch_is_not_in_the_next_plain_handoff_either(
+        root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The handoff lists only records still live, whatever changed them since the selection."""
+    from commonkeep.governance.patch import apply_patch
+    from commonkeep.recall.select import select_for_prompt
+    from tests.share.helpers import L2, manual_patch
+
+    add(root, record(RID, "The nightly build publishes to the staging bucket."))
+    add(root, record(KEEP, "The nightly build runs at two in the morning."))
+    select_for_prompt(root, "where does the nightly build publish")
+    res = apply_patch(root, manual_patch("deprec", {"op": "deprecate", "target": L2, "target_id": RID,
+                                                    "reason": "the bucket moved"}), role=WRITER)
+    assert res.applied == ["op_001"], res.skipped
+    code, out, err = cli(capsys, "handoff", "--root", str(root))
+    assert code == 0, err
+    brief = " ".join(json.loads(Path(out.strip()).read_text(encoding="utf-8"))["selected_memory_brief"])
+    assert RID not in brief and KEEP in brief
+
+
 def test_a_purge_scrubs_earlier_versions_of_the_record_from_local_copies(root: Path) -> None:
     """The runtime files quote the statement as it was when selected; an update changed it since.
     The purge must scrub every version this root holds, not only the last (the property test of

@@ -77,9 +77,16 @@ def test_a_conflicting_status_leaves_a_candidate_that_can_restore_the_supersessi
     assert rep.contested == [cand["id"]]
     updates = cand["contested"]["updates"]
     assert updates == {"status": "superseded"}  # the other machine's value of the field in conflict
-    _apply(a, "resto1", {"op": "update", "target": L2, "target_id": X, "updates": updates})
+    # the librarian restores it through review: approving the contested candidate takes the other
+    # machine's fields, not only its statement
+    from commonkeep.governance.review import approve, pending
+
+    [item] = [i for i in pending(a, role=WRITER) if i.candidate["id"] == cand["id"]]
+    assert any(o["op"] == "update" and o["updates"].get("status") == "superseded" for o in item.ops), item.ops
+    approve(a, [cand["id"]], role=WRITER)
     recs = rows(a)
     assert (recs[X]["status"], recs[X]["superseded_by"]) == ("superseded", [Y])
+    assert recs[Y]["status"] == "active"
 
 
 def test_a_rejection_for_poisoning_wins_over_a_promotion_on_another_machine(three: tuple[Path, Path, Path]) -> None:
