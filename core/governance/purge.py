@@ -85,8 +85,19 @@ def scrub_derived(layout: Layout, texts: list[str],
                               if ln not in kept and len(ln.strip()) >= MIN_SCRUB_CHARS)
     if hashes and record_lines is not None:
         record_lines(sorted(hashes))
+
+    def scrub(data: bytes) -> bytes:  # applied again to the content at rewrite time: OMP may have appended
+        text = data.decode("utf-8", "surrogateescape")
+        for n in needles:
+            for form in _escaped_forms(n):
+                text = text.replace(form, DELETED)
+        return text.encode("utf-8", "surrogateescape")
+
     for path, new in writes:
-        jsonl.atomic_write_bytes(path, new.encode("utf-8"))
+        if path.parent == layout.root / SHARED_TEXT_DIR or path.suffix == ".jsonl":
+            jsonl.rewrite_bytes(path, scrub)  # others append here (OMP): never lose a line appended meanwhile
+        else:  # whole documents only commonkeep writes (reports, runtime JSON, summaries)
+            jsonl.atomic_write_bytes(path, new.encode("utf-8"))
 
 
 def _escaped_forms(text: str) -> list[str]:
@@ -94,6 +105,14 @@ def _escaped_forms(text: str) -> list[str]:
     twice = json.dumps(once, ensure_ascii=False)[1:-1]
     ascii_once = json.dumps(text)[1:-1]
     return list(dict.fromkeys([text, once, twice, ascii_once, json.dumps(ascii_once)[1:-1]]))
+
+
+def _rescrubbed(data: bytes, hashes: set[str]) -> bytes:
+    lines = data.split(b"\n")
+    for i, ln in enumerate(lines):
+        if ln.strip() and line_hash(ln) in hashes:
+            lines[i] = DELETED.encode("utf-8") + (b"\r" if ln.endswith(b"\r") else b"")
+    return b"\n".join(lines)
 
 
 def scrubbed_line_hashes(layout: Layout) -> set[str]:
@@ -137,14 +156,9 @@ def rescrub_lines(layout: Layout) -> int:
             data = path.read_bytes()
         except OSError:
             continue
-        lines = data.split(b"\n")
-        hit = 0
-        for i, ln in enumerate(lines):
-            if ln.strip() and line_hash(ln) in hashes:
-                lines[i] = DELETED.encode("utf-8") + (b"\r" if ln.endswith(b"\r") else b"")
-                hit += 1
+        hit = sum(1 for ln in data.split(b"\n") if ln.strip() and line_hash(ln) in hashes)
         if hit:
-            jsonl.atomic_write_bytes(path, b"\n".join(lines))
+            jsonl.rewrite_bytes(path, lambda now: _rescrubbed(now, hashes))  # keeps lines appended meanwhile
             count += hit
     if count:
         drop_search(layout)

@@ -47,3 +47,27 @@ def test_forget_purge_scrubs_the_quarantine_and_the_scratchpad(root: Path) -> No
     assert STATEMENT not in pad and "- [x] unrelated item" in pad and "- [ ] check: [deleted]" in pad
     left = [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and STATEMENT.encode() in p.read_bytes()]
     assert left == []
+
+
+def test_a_line_omp_appends_to_a_daily_log_while_the_purge_scrubs_it_is_kept(tmp_path: Path) -> None:
+    """The scrub reads the daily logs, then writes them: a line another program (OMP) appends in
+    between must survive, and be scrubbed too if it quotes the purged text."""
+    import os
+
+    from commonkeep.governance import purge
+    from commonkeep.store.layout import ensure_layout
+
+    lay = ensure_layout(tmp_path / "root")
+    daily = lay.root / "daily" / "2026-12-03.md"
+    secret = "Alice's home address is 12 Elm Street."
+    daily.write_text(f"- note one\n- user said: {secret}\n", encoding="utf-8")
+
+    def omp_appends(_hashes: list[str]) -> None:  # runs between the scrub's read and its write
+        fd = os.open(daily, os.O_WRONLY | os.O_APPEND)
+        os.write(fd, f"- omp: a line written meanwhile\n- omp quoted: {secret}\n".encode())
+        os.close(fd)
+
+    purge.scrub_derived(lay, [secret], omp_appends)
+    text = daily.read_text(encoding="utf-8")
+    assert "- note one\n" in text and "- omp: a line written meanwhile\n" in text
+    assert "Elm Street" not in text and text.count("[deleted]") == 2
