@@ -98,23 +98,15 @@ def write(layout: Layout, journal: Journal) -> Path:
         with suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    jsonl.fsync_dir(path.parent)
     return path
-
-
-def _fsync_dir(folder: Path) -> None:
-    dfd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
 
 
 def remove(layout: Layout, patch_id: str) -> None:
     path = journal_path(layout, patch_id)
     with suppress(FileNotFoundError):
         path.unlink()
-        _fsync_dir(path.parent)
+        jsonl.fsync_dir(path.parent)
 
 
 def pending(layout: Layout) -> list[Path]:

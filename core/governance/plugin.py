@@ -78,7 +78,7 @@ def _unfinished_applies(lay: Any) -> list[dict[str, Any]]:
 @hookimpl
 def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
     from commonkeep.governance.curate import waiting_in
-    from commonkeep.governance.writer import _pid_alive, read_lock_info
+    from commonkeep.governance.writer import pid_alive, read_lock_info
     from commonkeep.store.core import Store
 
     store = Store(root, warn=False)
@@ -103,7 +103,7 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
         if len(ids) > 1:
             found.append(_finding("duplicate_normalized_keys", "info", f"{len(ids)} active records share {key}: {', '.join(ids[:5])}"))
     info = read_lock_info(lay.lock_dir / "writer.lock")
-    if info is not None and not _pid_alive(info.pid):
+    if info is not None and not pid_alive(info.pid):
         found.append(_finding("writer_lock_stale", "info",
                               f"the writer lock names pid {info.pid} ({info.role}, since {info.since}), which is gone; the next writer recovers it"))
     new = len(store.candidates(status="new"))

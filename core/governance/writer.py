@@ -105,7 +105,10 @@ class LockInfo:
         return f"held by pid {self.pid} ({self.role}, since {self.since})"
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with ``pid`` exists (one owned by another user counts)."""
+    if pid <= 0:
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -267,7 +270,7 @@ def writer_lock(root: Path | str, role: str, action: str, wait: float | None = N
             hold.cond.notify()
         raise
     previous = read_lock_info(path)
-    recovered = previous if previous and previous.pid != os.getpid() and not _pid_alive(previous.pid) else None
+    recovered = previous if previous and previous.pid != os.getpid() and not pid_alive(previous.pid) else None
     since = now_iso()
     meta = json.dumps({"pid": os.getpid(), "role": role, "action": action, "since": since})
     with hold.cond:

@@ -89,16 +89,6 @@ def clear(gitdir: Path) -> None:
     path_in(gitdir).unlink(missing_ok=True)
 
 
-def pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def wait_for_lock_release(lock: Path, seconds: float = 2.0) -> bool:

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from commonkeep.governance.writer import pid_alive
 from commonkeep.share import journal
 from commonkeep.share.git import ShareError, run_git
 from commonkeep.share.history import rewritten
@@ -156,7 +157,7 @@ def _recover(root: Path, gitdir: Path, prev: journal.Journal | None, report: Syn
     """Clear what an interrupted sync left behind (see the module docstring, step 1)."""
     lock = gitdir / "index.lock"
     if lock.exists():
-        if prev is None or (prev.pid != os.getpid() and journal.pid_alive(prev.pid)):
+        if prev is None or (prev.pid != os.getpid() and pid_alive(prev.pid)):
             raise ShareError(f"git's index is locked ({lock}): another git command is running in {root}, or one crashed",
                              hint=f"if no git command is running there, delete {shlex.quote(str(lock))}, then sync again")
         if not journal.wait_for_lock_release(lock):
