@@ -13,6 +13,7 @@ hold strings.
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 LAYERS = ("L1", "L2", "L3")
@@ -21,15 +22,22 @@ STATUSES = ("active", "contested", "deprecated", "superseded", "promoted", "dele
 CANDIDATE_STATUSES = ("new", "patched", "rejected")
 # optional fields that, when present and not null, must be strings (§4.1); their values are not enum-checked
 OPTIONAL_STRINGS = ("ruleType", "memory_kind", "normalized_key")
+_REQUIRED_STRINGS = ("id", "layer", "statement", "stability", "created_at", "updated_at", "status")
+_STRING_LISTS = ("tags", "supersedes", "superseded_by")
+
+
+def _strings(value: Any) -> bool:
+    """A list of strings (checked in C: ``reindex`` validates every record of the root)."""
+    return isinstance(value, list) and all(map(isinstance, value, repeat(str)))
 
 
 def memory_record_problem(r: Any) -> str | None:
     """``None`` when ``r`` passes ``isMemoryRecord``, else what is wrong (for doctor and errors)."""
     if not isinstance(r, dict):
         return "not an object"
-    for key, kind in (("id", str), ("layer", str), ("statement", str), ("stability", str), ("created_at", str), ("updated_at", str), ("status", str)):
-        if not isinstance(r.get(key), kind):
-            return f"field {key!r} missing or not a {kind.__name__}"
+    for key in _REQUIRED_STRINGS:
+        if not isinstance(r.get(key), str):
+            return f"field {key!r} missing or not a str"
     if not r["id"]:
         return "field 'id' is empty"
     if not r["statement"].strip():
@@ -41,15 +49,14 @@ def memory_record_problem(r: Any) -> str | None:
     scope = r.get("scope")
     if not isinstance(scope, dict) or not isinstance(scope.get("type"), str):
         return "field 'scope' missing or without a string 'type'"
-    for key in ("tags", "supersedes", "superseded_by"):
-        value = r.get(key)
-        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+    for key in _STRING_LISTS:
+        if not _strings(r.get(key)):
             return f"field {key!r} missing or not a list of strings"
     ev = r.get("evidence")
     if not isinstance(ev, list) or not ev:
         return "field 'evidence' missing or empty"
     for e in ev:
-        if not isinstance(e, dict) or not all(isinstance(e.get(k), str) for k in ("ref", "note")):
+        if not isinstance(e, dict) or not isinstance(e.get("ref"), str) or not isinstance(e.get("note"), str):
             return "an 'evidence' entry lacks string 'ref' and 'note'"
     conf = r.get("confidence")
     if isinstance(conf, bool) or not isinstance(conf, int | float) or not 0 <= conf <= 1:
