@@ -43,6 +43,18 @@ def _purge(root: Path, rid: str) -> None:
     forget(root, rid, reason="privacy_sensitive", role=WRITER, purge=True)
 
 
+def _purged_on_a_after_b_selected_it(a: Path, b: Path) -> None:
+    """Both machines hold the record, B's runtime files quote it, then A purges it and syncs."""
+    from commonkeep.recall.select import select_for_prompt
+
+    add(a, record(RID, SECRET))
+    sync(a, role=WRITER)
+    sync(b, role=WRITER)
+    select_for_prompt(b, "what is Alice's home address")
+    _purge(a, RID)
+    sync(a, role=WRITER)
+
+
 def test_a_purge_is_not_undone_when_both_machines_promoted_the_same_candidate(
         remote: Path, three: tuple[Path, Path, Path]) -> None:
     from commonkeep.governance.review import approve
@@ -111,15 +123,9 @@ def test_a_sync_killed_after_the_merge_commit_still_scrubs_this_machines_copies(
 
 def test_the_owed_scrub_is_on_disk_without_text_and_a_later_sync_finishes_it(
         remote: Path, three: tuple[Path, Path, Path]) -> None:
-    from commonkeep.recall.select import select_for_prompt
 
     a, b, _ = three
-    add(a, record(RID, SECRET))
-    sync(a, role=WRITER)
-    sync(b, role=WRITER)
-    select_for_prompt(b, "what is Alice's home address")
-    _purge(a, RID)
-    sync(a, role=WRITER)
+    _purged_on_a_after_b_selected_it(a, b)
     assert sync_killed(b, "merged") == -9  # after the merge, before the settle
     owed = (b / ".git/commonkeep-sync.json").read_text(encoding="utf-8")
     assert RID in json.loads(owed)["purged"] and "Elm" not in owed
@@ -189,15 +195,9 @@ def test_an_edit_made_here_after_the_purge_elsewhere_leaves_no_local_copy(
 
 def test_a_recovery_killed_in_turn_still_owes_and_finishes_the_scrub(
         remote: Path, three: tuple[Path, Path, Path]) -> None:
-    from commonkeep.recall.select import select_for_prompt
 
     a, b, _ = three
-    add(a, record(RID, SECRET))
-    sync(a, role=WRITER)
-    sync(b, role=WRITER)
-    select_for_prompt(b, "what is Alice's home address")
-    _purge(a, RID)
-    sync(a, role=WRITER)
+    _purged_on_a_after_b_selected_it(a, b)
     assert sync_killed(b, "merged") == -9  # B fast-forwarded to A's purge, its own copies not scrubbed yet
     assert sync_killed(b, "recovering") == -9  # and the sync that would finish it dies too
     owed = json.loads((b / ".git/commonkeep-sync.json").read_text(encoding="utf-8"))
