@@ -247,8 +247,16 @@ _HIDDEN_MARKUP = re.compile(r"<!--|-->|\[//\]:\s*#|\[comment\]:\s*#|<\s*(?:span|
 _MD_IMAGE_EXFIL = re.compile(r"!\[[^\]]*\]\(\s*https?://[^)\s]*[?&][\w-]+=[^)\s]*(?:\{|%7B|\$|<)", re.I)
 _MIXED_WORD = re.compile(r"\b(?=\w*[A-Za-z])(?=\w*[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f\u13a0-\u13ff])\w+\b")
 # words one of the high-risk families needs; the rot13 view is scored only when it holds one
-_ROT13_HINT = re.compile(r"ignor|disregard|forget|overrid|instruction|prompt|system|previous|prior|reveal|secret|password|token"
-                         r"|credential|you are|pretend|developer|jailbr|obey|tell|send|upload|priority|admin", re.I)
+# words whose presence in the rot13 of a text suggests it was rot13-encoded; plain substring tests
+# on the lower-cased text (a case-insensitive regex of 24 alternatives cost ~10 us a text)
+_ROT13_HINTS = ("ignor", "disregard", "forget", "overrid", "instruction", "prompt", "system", "previous", "prior", "reveal",
+                "secret", "password", "token", "credential", "you are", "pretend", "developer", "jailbr", "obey", "tell",
+                "send", "upload", "priority", "admin")
+
+
+def _rot13_hint(text: str) -> bool:
+    low = text.lower()
+    return any(h in low for h in _ROT13_HINTS)
 _EMOJI_JOIN = frozenset({0x200D, 0xFE0F, 0xFE0E})
 
 LOW_TRUST_SOURCE_TYPES = frozenset({"web", "url", "generated", "generated_content", "tool_result", "repository_text", "external_document"})
@@ -355,7 +363,7 @@ def _assess(text: str) -> tuple[Risk, tuple[str, ...]]:
             add(code, level)
             add("leetspeak", "medium")
     flipped = fold(rot13(folded))
-    for code, level in _concepts(flipped) if flipped != folded and _ROT13_HINT.search(flipped) else []:
+    for code, level in _concepts(flipped) if flipped != folded and _rot13_hint(flipped) else []:
         if level == "high" and code not in reasons and code not in ("role_marker", "tool_call_lookalike"):
             add(code, level)
             add("rot13", "high")
@@ -364,6 +372,8 @@ def _assess(text: str) -> tuple[Risk, tuple[str, ...]]:
 
 def _decoded(raw: str, folded: str) -> bool:
     """Did folding do more than NFKC, dropping accents and invisible characters (decode, join split letters)?"""
+    if folded == raw and raw.isascii():  # folding changed nothing (plain ASCII stays as it is): nothing decoded
+        return False
     light = plain(raw)
     squash = re.compile(r"[\W_]+")
     return squash.sub("", folded).lower() != squash.sub("", light).lower() or _words(folded) < _words(light)
