@@ -145,10 +145,11 @@ class Web:
         q = request.query_params
         layer, project, text, mode = (str(q.get(k, ""))[:200] for k in ("layer", "project", "q", "mode"))
         notices: list[str] = []
-        rows, layers, projects = views.memory(list(self.queue.records().values()), layer, project, "" if mode else text)
+        records = self.queue.records()
+        rows, layers, projects = views.memory(list(records.values()), layer, project, "" if mode else text)
         if text and mode:
             try:
-                rows, notices = views.search(self.s.root, text, mode)
+                rows, notices = views.search(self.s.root, text, records, mode)
             except Exception as exc:
                 notices = [f"search failed: {exc}"]
         try:

@@ -67,10 +67,6 @@ def op_views(patch: Row, records: dict[str, Row]) -> list[Row]:
     return views
 
 
-def records_by_id(root: Path | str) -> dict[str, Row]:
-    return {str(r["id"]): r for r in Store(root, warn=False).records(active_only=False)}
-
-
 def memory(records: list[Row], layer: str = "", project: str = "", q: str = "") -> tuple[list[Row], list[str], list[str]]:
     """Records (all statuses), filtered; plus the layers and projects there are."""
     rows = records
@@ -87,12 +83,13 @@ def memory(records: list[Row], layer: str = "", project: str = "", q: str = "") 
     return rows, layers, projects
 
 
-def search(root: Path | str, q: str, mode: str = "auto") -> tuple[list[Row], list[str]]:
-    """``commonkeep search``: keyword, and by meaning when the embed extra is installed."""
+def search(root: Path | str, q: str, records: dict[str, Row], mode: str = "auto") -> tuple[list[Row], list[str]]:
+    """``commonkeep search``: keyword, and by meaning when the embed extra is installed; each hit as
+    its record in ``records`` (every record by id, e.g. the server's cached :meth:`Queue.records`)."""
     from commonkeep.recall.search.hybrid import search as run_search
 
     resp = run_search(root, q, mode=mode, limit=30)
-    recs = records_by_id(root)
+    recs = records
     hits = []
     for hit in resp.results:
         if hit.id in recs:

@@ -17,7 +17,6 @@ from fastapi.responses import JSONResponse
 from commonkeep.governance.writer import acting_role
 from commonkeep.web import actions, views
 from commonkeep.web.queue import Filters, Queue, stamp
-from commonkeep.web.views import records_by_id
 
 router = APIRouter()
 _QUEUES: dict[str, Queue] = {}
@@ -92,7 +91,7 @@ def _writer(root: Any, role: str | None) -> None:
 def patches() -> dict[str, Any]:
     """Patches still waiting (proposed or partly applied), each op with its before/after diff."""
     root, _role = _where()
-    recs = records_by_id(root)
+    recs = _queue(root).records()
     out = []
     for p in views.read_patches(root):
         if p.get("status") not in ("proposed", "partially_applied"):
@@ -131,7 +130,7 @@ def records(q: str = "") -> dict[str, Any]:
 
 def forget_preview(id: str, purge: bool = False) -> Any:  # noqa: A002 - the query parameter's name
     root, _role = _where()
-    rec = records_by_id(root).get(id)
+    rec = _queue(root).records().get(id)
     if rec is None:
         return JSONResponse({"ok": False, "detail": f"no record {id}"}, status_code=404)
     return {"ok": True, "lines": views.scrub_preview(root, rec, purge)}
