@@ -156,15 +156,16 @@ def _section(title: str, lines: list[str], cap: int) -> tuple[str, list[int]]:
 def _withhold_risky(lines: list[str], where: str) -> list[str]:
     """Lines of unvetted text (daily log, scratchpad) with those the poisoning rules score
     ``medium`` or ``high`` replaced by a neutral note: they are read in the file, not replayed."""
+    return [_withheld(line, where) for line in lines]
+
+
+def _withheld(line: str, where: str) -> str:
     from commonkeep.governance.poisoning import assess_text
 
-    out = []
-    for line in lines:
-        found = assess_text(line) if line.strip() else None
-        if found is not None and found.risk in ("medium", "high"):
-            line = f"- (a line withheld here: {found.risk} poisoning risk, {', '.join(found.reasons[:3])}; read it in {where})"
-        out.append(line)
-    return out
+    found = assess_text(line) if line.strip() else None
+    if found is not None and found.risk in ("medium", "high"):
+        return f"- (a line withheld here: {found.risk} poisoning risk, {', '.join(found.reasons[:3])}; read it in {where})"
+    return line
 
 
 def _daily_digest(path: Path, cap: int) -> str:
@@ -174,7 +175,16 @@ def _daily_digest(path: Path, cap: int) -> str:
         text = path.read_text(encoding="utf-8").strip()
     except OSError:
         return ""
-    text = "\n".join(_withhold_risky(text.splitlines(), f"daily/{path.name}"))
+    # only the lines the tail can reach are scored (from the end, each as withheld), not the whole
+    # day's log on every prompt; the tail is the same as that of the whole log withheld
+    kept: list[str] = []
+    size = -1
+    for line in reversed(text.splitlines()):
+        kept.append(_withheld(line, f"daily/{path.name}"))
+        size += len(kept[-1]) + 1
+        if size > cap:
+            break
+    text = "\n".join(reversed(kept))
     if len(text) <= cap:
         return text
     tail = text[-cap:]
