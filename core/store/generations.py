@@ -41,7 +41,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from commonkeep.store.jsonl import NEW_FILE_MODE, append_bytes, file_lock, fsync_dir, write_all, write_temp
+from commonkeep.store.jsonl import (
+    NEW_FILE_MODE,
+    append_bytes,
+    file_lock,
+    fsync_dir,
+    joined,
+    write_all,
+    write_temp,
+)
 
 MAX_GENS = 16  # kept without proof that they are unused, where the kernel gives no leases
 
@@ -217,12 +225,6 @@ def _late(path: Path, g: Gen) -> Late:
     return Late(g, whole, g.offset + len(whole), unused)
 
 
-def _joined(data: bytes, more: bytes) -> bytes:
-    if not more:
-        return data
-    return data + (b"\n" if data and not data.endswith(b"\n") else b"") + more
-
-
 def _read_fd(fd: int) -> bytes:
     chunks = []
     while chunk := os.read(fd, 1 << 24):
@@ -245,7 +247,7 @@ def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
         # not ours to judge yet: it stays in the old file, beyond the offset, and is carried over
         # whole once it is finished or nobody can finish it any more.
         data = data[: data.rfind(b"\n") + 1]
-        new = build(_joined(data, b"".join(x.data for x in lates)))
+        new = build(joined(data, b"".join(x.data for x in lates)))
         if fd < 0:
             tmp, tmp_ino = write_temp(path, new, NEW_FILE_MODE)
         else:
@@ -253,7 +255,7 @@ def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
             # lines appended to the current file since we read it go into the new file now
             grown = _pread_all(fd, st.st_size - len(data), len(data)) if st.st_size > len(data) else b""
             grown = grown[: grown.rfind(b"\n") + 1]
-            tmp, tmp_ino = write_temp(path, _joined(new, grown), st.st_mode & 0o7777)
+            tmp, tmp_ino = write_temp(path, joined(new, grown), st.st_mode & 0o7777)
             name = f"{gen_prefix(path)}{st.st_ino}"
             kept.append(Gen(name, st.st_ino, len(data) + len(grown)))
         # the pending commit is on disk before the link and the rename: whoever comes next knows

@@ -199,7 +199,7 @@ def read_bytes(path: Path) -> bytes:
                 data = path.read_bytes()
             except FileNotFoundError:
                 data = b""
-            return _joined(data, late)
+            return joined(data, late)
     try:
         return path.read_bytes()
     except FileNotFoundError:
@@ -212,7 +212,8 @@ def read_jsonl(path: Path) -> JsonlRead:
     return parse_jsonl(data, path) if data else JsonlRead()
 
 
-def _joined(data: bytes, more: bytes) -> bytes:
+def joined(data: bytes, more: bytes) -> bytes:
+    """``data`` then ``more``, with a newline between them when ``data`` ends in a partial line."""
     if not more:
         return data
     return data + (b"\n" if data and not data.endswith(b"\n") else b"") + more
@@ -224,8 +225,6 @@ def write_all(fd: int, data: bytes | memoryview) -> None:
         n = os.write(fd, view)
         view = view[n:]
 
-
-_write_all = write_all
 
 
 def encode_rows(rows: list[Row]) -> bytes:
