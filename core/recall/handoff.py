@@ -68,13 +68,12 @@ def _state(root: Path) -> dict[str, Any]:
     }
 
 
-def _selected_brief(root: Path) -> list[str]:
+def _selected_brief(root: Path, live: set[str]) -> list[str]:
     """``"<id>: <statement[:80]>"`` for the records of the last ``runtime/selected_memory.json``
-    that are still live: a record deleted, superseded or deprecated since that selection (by
-    ``forget``, a patch, or a sync from another machine) is left out, whoever changed it."""
+    that are still live (``live``: the ids of the store's active and contested records): a record
+    deleted, superseded or deprecated since that selection (by ``forget``, a patch, or a sync from
+    another machine) is left out, whoever changed it."""
     import json
-
-    from commonkeep.store.core import Store
 
     path = root / "runtime" / "selected_memory.json"
     try:
@@ -83,7 +82,6 @@ def _selected_brief(root: Path) -> list[str]:
         return []
     if not isinstance(rows, list):
         return []
-    live = {str(r["id"]) for r in Store(root, warn=False).records(active_only=False) if r.get("status") in ("active", "contested")}
     return [f"{r.get('id')}: {_clean(str(r.get('statement', '')))[:80]}" for r in rows
             if isinstance(r, dict) and str(r.get("id")) in live]
 
@@ -105,7 +103,7 @@ def plain_snapshot(root: Path | str, now: str | None = None, profile_id: str | N
         {
             "active_l1_count": st["l1_file_count"],
             "active_l2_count": l2,
-            "selected_memory_brief": _selected_brief(root),
+            "selected_memory_brief": _selected_brief(root, {str(r["id"]) for r in st["active"]} | set(st["contested"])),
             "open_inquiry_count": len(st["inquiries"]),
             "open_inquiry_questions": [_clean(describe(q)) for q in st["inquiries"][:5]],  # never unvetted text verbatim
             "contested_record_ids": st["contested"],
