@@ -214,3 +214,12 @@ def test_oversized_tags_or_evidence_refs_are_refused_with_the_limit(tmp_path: Pa
     assert out.returncode == 2 and "evidence refs #2 is 2001 characters; the limit is 2000" in out.stderr
     assert "Traceback" not in out.stderr
     assert not read_jsonl(tmp_path / "r" / "inbox" / "captured.jsonl").rows
+
+
+def test_bench_store_on_a_real_inbox_with_bad_lines_reports_figures_not_a_traceback(tmp_path: Path) -> None:
+    inbox = tmp_path / "captured.jsonl"
+    inbox.write_text('{"id": "cap_1", "text": "kept"}\nnot json\n', encoding="utf-8")
+    p = ck("bench", "store", "--appends", "4", "--rewrite", "10", "--runs", "1", "--captures", "4", "--inbox", str(inbox), "--json")
+    assert p.returncode == 0, p.stderr
+    assert "Traceback" not in p.stderr
+    assert json.loads(p.stdout)["doctor_candidates"] == 1  # the bad line is skipped by the floor, reported by doctor
