@@ -45,3 +45,26 @@ def test_appends_rewrites_and_bad_lines_are_all_seen(root: Path) -> None:
     first = line["text"].encode()
     inbox.write_bytes(raw.replace(first, b"Edited in place: " + first, 1))
     assert "Edited in place: " + str(line["text"]) in _texts(q)
+
+
+def test_the_stamp_changes_when_a_patch_is_written_or_rewritten(root: Path) -> None:
+    """The live update's stamp sees patches by their folder: a decision's new patch file and a
+    patch file rewritten in place by ``write_patch`` (as apply does) each change it."""
+    import json
+
+    from commonkeep.governance.patch import write_patch
+    from commonkeep.governance.review import approve
+    from commonkeep.store.layout import Layout
+    from commonkeep.web.queue import stamp
+
+    cid = data.add(Store(root), "Deploys go out from the main branch only.", "omp")
+    first = stamp(root)
+    assert stamp(root) == first  # reading changes nothing
+    res = approve(root, [cid], role=data.WRITER)
+    decided = stamp(root)
+    assert decided != first
+    lay = Layout(root)
+    patch = json.loads((lay.patches_dir / f"{res.patch['patch_id']}.json").read_text(encoding="utf-8"))
+    patch["summary"] = "edited"
+    write_patch(lay, patch)
+    assert stamp(root) != decided
