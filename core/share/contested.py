@@ -60,6 +60,7 @@ def _already(root: Path) -> set[tuple[str, str, str, str]]:
 
 def candidates_from_side(root: Path, side: Path, remote: str | None, commit: str | None,
                          role: str | None, purged: set[str]) -> FromSide:
+    from commonkeep.governance.secrets import redact
     from commonkeep.store.candidates import default_provenance
     from commonkeep.store.capture import capture
     from commonkeep.store.limits import MAX_TEXT_CHARS
@@ -104,7 +105,8 @@ def candidates_from_side(root: Path, side: Path, remote: str | None, commit: str
                                  f"it is kept in {side.with_name(DONE_FILE_NAME)}")
                 continue
             statement = _statement(entry)[:MAX_TEXT_CHARS]
-            if (path, rid, kind, statement) in have:
+            stored = redact(statement.strip()).text  # the text capture writes, which ``have`` holds
+            if (path, rid, kind, stored) in have:
                 done.append(text_line)  # a sync that died before clearing the side file made it already
                 continue
             deleted = kind in ("deleted_ours", "deleted_theirs")
@@ -128,7 +130,7 @@ def candidates_from_side(root: Path, side: Path, remote: str | None, commit: str
                 verification_status="review_required",
                 contested=contested,
             )
-            have.add((path, rid, kind, statement))
+            have.add((path, rid, kind, stored))
             rep.created.append(str(cand.candidate["id"]))
             done.append(text_line)
         except (ValueError, RecursionError, BadInput) as exc:
