@@ -70,6 +70,8 @@ def new_candidate(
         raise BadInput(f"source ref is {len(source_ref)} characters; the limit is {MAX_REF_CHARS}")
     if cwd is not None and len(cwd) > MAX_PATH_CHARS:
         raise BadInput(f"source cwd is {len(cwd)} characters; the limit is {MAX_PATH_CHARS}")
+    if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, int | float)):
+        raise BadInput(f"confidence must be a number from 0 to 1, got {confidence!r}")
     if confidence is not None and not 0 <= confidence <= 1:
         raise BadInput(f"confidence {confidence} is outside [0, 1]")
     red = redact(text.strip())

@@ -45,3 +45,13 @@ def test_an_inbox_file_removed_between_captures_is_recreated_owner_only(tmp_path
     second = capture(root, "Run pytest -q before committing.").candidate["id"]
     assert _ids(root) == [second]
     assert (root / "inbox" / "captured.jsonl").stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("confidence", ["0.9", True, [0.5]])
+def test_a_confidence_that_is_not_a_number_is_refused_by_name_and_writes_nothing(tmp_path: Path, confidence: object) -> None:
+    root = tmp_path / "r"
+    capture(root, "Prefer small commits.")
+    before = (root / "inbox" / "captured.jsonl").read_bytes()
+    with pytest.raises(BadInput, match="confidence must be a number"):
+        capture(root, "Run pytest -q before committing.", confidence=confidence)
+    assert (root / "inbox" / "captured.jsonl").read_bytes() == before
