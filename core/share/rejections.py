@@ -35,9 +35,12 @@ def poisoning_rejections(store: Store) -> dict[str, str]:
             continue
         if not isinstance(doc, dict):
             continue
-        applied = set(doc.get("applied_ops") or [])
+        # a patch file from another machine (or a hand edit) may hold anything: what is not a list
+        # of op ids and a list of ops names no rejection, and the sync goes on
+        done, ops = doc.get("applied_ops"), doc.get("ops")
+        applied = {x for x in done if isinstance(x, str)} if isinstance(done, list) else set()
         by_person = doc.get("generated_by") == "manual"  # `commonkeep review --reject`
-        for op in doc.get("ops") or []:
+        for op in ops if isinstance(ops, list) else []:
             if not isinstance(op, dict) or op.get("op") != "reject_candidate" or op.get("op_id") not in applied:
                 continue
             cid, why = str(op.get("candidate_id") or ""), str(op.get("reason") or "")
