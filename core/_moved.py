@@ -51,6 +51,9 @@ class _Alias:
     Duck-typed on purpose: subclassing ``importlib.abc`` would import ``importlib.resources``
     on every start (about 7 ms), and hosts start the CLI on every tool call."""
 
+    def __init__(self) -> None:
+        self._real_specs: dict[str, ModuleSpec | None] = {}
+
     def find_spec(self, fullname: str, path: Sequence[str] | None = None,
                   target: ModuleType | None = None) -> ModuleSpec | None:
         new = new_name(fullname)
@@ -61,10 +64,17 @@ class _Alias:
     def create_module(self, spec: ModuleSpec) -> ModuleType:
         new = new_name(spec.name)
         assert new is not None
-        return importlib.import_module(new)
+        module = importlib.import_module(new)
+        self._real_specs[new] = module.__spec__
+        return module
 
     def exec_module(self, module: ModuleType) -> None:
-        """Nothing to run: the module ran under its new name."""
+        """Nothing to run: the module ran under its new name. The import machinery has just set
+        ``module.__spec__`` to the alias's spec; the module's own goes back, so ``__spec__.name``
+        stays its real name and ``importlib.reload`` re-runs its code (the alias would do nothing)."""
+        real = self._real_specs.pop(module.__name__, None)
+        if real is not None:
+            module.__spec__ = real
 
 
 _ALIAS = _Alias()

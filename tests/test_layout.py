@@ -20,6 +20,16 @@ def test_an_old_module_path_is_the_moved_module_itself(old: str) -> None:
     assert before is after
 
 
+def test_importing_an_old_name_leaves_the_module_its_own_spec() -> None:
+    """The module keeps its real ``__spec__`` after an import by its old name, so
+    ``importlib.reload`` (through either name) runs its code again."""
+    real = importlib.import_module("commonkeep.governance.inquiries")
+    old = importlib.import_module("commonkeep.inquiries")
+    assert old is real and real.__spec__ is not None and real.__spec__.name == "commonkeep.governance.inquiries"
+    real.__dict__.pop("describe")
+    assert importlib.reload(old) is real and callable(real.describe)
+
+
 def test_old_submodule_and_from_imports_of_a_moved_package() -> None:
     from commonkeep.recall.search.hybrid import search
     from commonkeep.search.hybrid import search as old_search  # type: ignore[import-not-found,unused-ignore]
