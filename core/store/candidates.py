@@ -29,6 +29,8 @@ from commonkeep.util.timeutil import iso, now
 def _check_list(name: str, values: list[str] | None, max_items: int, max_chars: int) -> None:
     if not values:
         return
+    if not isinstance(values, list | tuple):  # a lone string would be split into one-letter entries
+        raise BadInput(f"{name} must be a list of strings, got a {type(values).__name__}")
     if len(values) > max_items:
         raise BadInput(f"{len(values)} {name}; a candidate takes at most {max_items}",
                        hint=f"keep the {name} that identify the fact; the rest belong in the text or the wiki")

@@ -55,3 +55,11 @@ def test_a_confidence_that_is_not_a_number_is_refused_by_name_and_writes_nothing
     with pytest.raises(BadInput, match="confidence must be a number"):
         capture(root, "Run pytest -q before committing.", confidence=confidence)
     assert (root / "inbox" / "captured.jsonl").read_bytes() == before
+
+
+@pytest.mark.parametrize("field", ["tags", "evidence_refs"])
+def test_a_lone_string_for_a_list_field_is_refused_not_split_into_letters(tmp_path: Path, field: str) -> None:
+    root = tmp_path / "r"
+    with pytest.raises(BadInput, match="must be a list of strings"):
+        capture(root, "Prefer small commits.", **{field: "deploy"})
+    assert _ids(root) == []
