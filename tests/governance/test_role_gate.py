@@ -80,3 +80,17 @@ def test_a_change_of_writer_role_in_config_json_is_written_to_the_audit_log(
     ]
     assert rows[0]["noticed_by"]["role"] == "librarian" and rows[0]["noticed_by"]["action"]
     assert rows[0]["noticed_at"] and rows[1]["noticed_by"]["role"] == "librarian"
+
+
+def test_an_audit_log_with_a_stray_byte_or_a_deep_line_is_read_around_not_a_traceback(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = root / "audit" / "log.jsonl"
+    _set_writer(root, "curator")
+    assert run_cli(capsys, "curate", "--root", str(root), "--role", "curator")[0] == 0
+    noted = log.read_bytes()
+    with log.open("ab") as fh:  # a half-written line from a crash, and a line no parser can nest into
+        fh.write(b'{"event": "writer_role_changed", "to": "\xff\xfe"\n' + b"[" * 100_000 + b"\n")
+    assert run_cli(capsys, "curate", "--root", str(root), "--role", "curator")[0] == 0
+    assert log.read_bytes().startswith(noted)
+    assert log.read_bytes().count(b"writer_role_changed") == 2  # the change stays known: nothing noted again
