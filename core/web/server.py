@@ -39,9 +39,10 @@ def _socket(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-    except OSError as exc:
+    except (OSError, OverflowError) as exc:  # OverflowError: a port outside 0-65535
         sock.close()
-        raise BadInput(f"cannot listen on {host}:{port}: {exc.strerror or exc}; nothing was started",
+        reason = str(getattr(exc, "strerror", None) or exc).rstrip(".")
+        raise BadInput(f"cannot listen on {host}:{port}: {reason}; nothing was started",
                        hint="pick another --port (0 picks a free one)") from exc
     sock.listen(128)
     sock.set_inheritable(True)

@@ -88,6 +88,9 @@ def test_a_port_in_use_is_a_clear_error(root: Path) -> None:
         port = taken.getsockname()[1]
         with pytest.raises(BadInput, match=f"cannot listen on 127.0.0.1:{port}"):
             prepare(root, data.WRITER, port=port)
+    for bad in (65536, -1):  # out of range: the same clear error, not an OverflowError
+        with pytest.raises(BadInput, match=f"cannot listen on 127.0.0.1:{bad}: .*0-65535"):
+            prepare(root, data.WRITER, port=bad)
 
 
 def test_an_l1_candidate_is_ratified_not_approved(root: Path, serve: Any) -> None:
