@@ -91,6 +91,16 @@ def tombs_at(root: Path, rev: str) -> Tombs:
     return tombs_in(_show(root, rev, TOMBSTONES))
 
 
+def _strs(value: Any) -> set[str]:
+    """The strings of a JSON list (a line from another machine or a hand edit may hold anything)."""
+    return {x for x in value if isinstance(x, str)} if isinstance(value, list) else set()
+
+
+def _named(value: Any, ids: set[str]) -> bool:
+    """``value`` is one of ``ids`` (an id that is not a string names none, and never raises)."""
+    return isinstance(value, str) and value in ids
+
+
 def _candidate_about(c: dict[str, Any], ids: set[str]) -> bool:
     """A candidate that holds a statement of one of ``ids``: its source candidate, or a
     contested candidate ``share sync`` made of another machine's version of it."""
@@ -98,18 +108,18 @@ def _candidate_about(c: dict[str, Any], ids: set[str]) -> bool:
     if isinstance(cid, str) and memory_id_for(cid) in ids:
         return True
     contested = c.get("contested")
-    if isinstance(contested, dict) and contested.get("id") in ids:
+    if isinstance(contested, dict) and _named(contested.get("id"), ids):
         return True
-    return "contested" in (c.get("tags") or []) and bool(ids & set(c.get("matched_memory_ids") or []))
+    return "contested" in _strs(c.get("tags")) and bool(ids & _strs(c.get("matched_memory_ids")))
 
 
 def _about_id(c: dict[str, Any], ids: set[str]) -> str:
     """The record id (of ``ids``) candidate ``c`` holds a statement of."""
     con = c.get("contested")
-    if isinstance(con, dict) and con.get("id") in ids:
+    if isinstance(con, dict) and _named(con.get("id"), ids):
         return str(con["id"])
     rid = memory_id_for(str(c.get("id")))
-    return rid if rid in ids else next(iter(sorted(ids & set(c.get("matched_memory_ids") or []))), rid)
+    return rid if rid in ids else next(iter(sorted(ids & _strs(c.get("matched_memory_ids")))), rid)
 
 
 def statements_at(root: Path, rev: str, ids: set[str]) -> list[str]:
@@ -138,7 +148,7 @@ def texts_in(name: str, data: bytes, ids: set[str]) -> dict[str, set[str]]:
 
     if is_record_file(name):
         for r in _objects(data):
-            if r.get("id") in ids:
+            if _named(r.get("id"), ids):
                 put(str(r["id"]), r.get("statement"))
     elif name == INBOX:
         for c in _objects(data):
@@ -149,15 +159,16 @@ def texts_in(name: str, data: bytes, ids: set[str]) -> dict[str, set[str]]:
             doc: Any = json.loads(data)
         except (ValueError, RecursionError):
             return out
-        for op in doc.get("ops") or [] if isinstance(doc, dict) else []:
+        ops = doc.get("ops") if isinstance(doc, dict) else None
+        for op in ops if isinstance(ops, list) else []:
             if not isinstance(op, dict):
                 continue
             for key in ("record", "to_record"):
                 rec = op.get(key)
-                if isinstance(rec, dict) and rec.get("id") in ids:
+                if isinstance(rec, dict) and _named(rec.get("id"), ids):
                     put(str(rec["id"]), rec.get("statement"))
             upd = op.get("updates")
-            if op.get("target_id") in ids and isinstance(upd, dict):
+            if _named(op.get("target_id"), ids) and isinstance(upd, dict):
                 put(str(op["target_id"]), upd.get("statement"))
     return out
 
@@ -235,15 +246,16 @@ def traces(lay: Layout, purged: set[str]) -> list[tuple[str, str, str]]:
             doc: Any = json.loads(data)
         except (OSError, ValueError, RecursionError):
             continue
-        for op in doc.get("ops") or [] if isinstance(doc, dict) else []:
+        ops = doc.get("ops") if isinstance(doc, dict) else None
+        for op in ops if isinstance(ops, list) else []:
             if not isinstance(op, dict):
                 continue
             for key in ("record", "to_record"):
                 rec = op.get(key)
-                if isinstance(rec, dict) and rec.get("id") in purged and rec.get("statement") not in (None, purge.DELETED):
+                if isinstance(rec, dict) and _named(rec.get("id"), purged) and rec.get("statement") not in (None, purge.DELETED):
                     found.append((lay.rel(path), str(rec["id"]), str(rec.get("statement"))))
             upd = op.get("updates")
-            if (op.get("target_id") in purged and isinstance(upd, dict)
+            if (_named(op.get("target_id"), purged) and isinstance(upd, dict)
                     and upd.get("statement") not in (None, purge.DELETED)):
                 found.append((lay.rel(path), str(op["target_id"]), str(upd.get("statement"))))
     return found
@@ -349,7 +361,7 @@ def settle(lay: Layout, tombs: Tombs, extra_texts: Iterable[str] = (), *, held_h
                 e: Any = json.loads(line) if line.strip() else None
             except (ValueError, RecursionError):
                 return _replace_text(line, needles)
-            if (isinstance(e, dict) and purged & set(e.get("related_memory_ids") or [])
+            if (isinstance(e, dict) and purged & _strs(e.get("related_memory_ids"))
                     and e.get("redaction_status") != "deleted"):
                 from commonkeep.store.jsonjs import encode_line
 
