@@ -255,7 +255,8 @@ def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
             # lines appended to the current file since we read it go into the new file now
             grown = _pread_all(fd, st.st_size - len(data), len(data)) if st.st_size > len(data) else b""
             grown = grown[: grown.rfind(b"\n") + 1]
-            tmp, tmp_ino = write_temp(path, joined(new, grown), st.st_mode & 0o7777)
+            body = joined(new, grown)
+            tmp, tmp_ino = write_temp(path, body, st.st_mode & 0o7777)
             name = f"{gen_prefix(path)}{st.st_ino}"
             kept.append(Gen(name, st.st_ino, len(data) + len(grown)))
         # the pending commit is on disk before the link and the rename: whoever comes next knows
@@ -269,7 +270,10 @@ def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
                 except OSError as exc:
                     if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
                         raise
-                    # no hard links here: only what landed before the rename is carried (above)
+                    # no hard links here: only what landed before the rename is carried (above),
+                    # and an unfinished last line now, on a line of its own (reported as bad when
+                    # it is not JSON), since nothing keeps the old file to finish it in
+                    _carry_tail(fd, len(data) + len(grown), tmp, body)
             if _ino(folder / name) not in (st.st_ino, None):  # the file was swapped under us (not by a locked writer)
                 _unlink(folder, name)
                 _unlink(folder, os.path.basename(tmp))
@@ -285,6 +289,21 @@ def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
         if fd >= 0:
             os.close(fd)
     _tidy(path, kept)
+
+
+def _carry_tail(fd: int, offset: int, tmp: str, body: bytes) -> None:
+    """Append to the temp file ``tmp`` (holding ``body``) what ``fd`` holds beyond ``offset``."""
+    size = os.fstat(fd).st_size
+    tail = _pread_all(fd, size - offset, offset) if size > offset else b""
+    if not tail:
+        return
+    data = joined(body, tail)[len(body):]
+    out = os.open(tmp, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
+    try:
+        write_all(out, data if data.endswith(b"\n") else data + b"\n")
+        os.fsync(out)
+    finally:
+        os.close(out)
 
 
 def _tidy(path: Path, gens: list[Gen]) -> None:

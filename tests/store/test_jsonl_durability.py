@@ -12,6 +12,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from commonkeep.store.core import Store
 from commonkeep.store.jsonl import append_jsonl, read_jsonl, rewrite_jsonl
 
@@ -174,3 +176,22 @@ def test_a_file_saved_with_a_byte_order_mark_keeps_its_first_record(tmp_path: Pa
     read = read_jsonl(path)
     assert [r["id"] for r in read.rows] == ["mem_a", "mem_b"] and read.bad == []
     assert read.line_nos == [1, 2]
+
+
+def test_without_hard_links_a_rewrite_keeps_an_unfinished_last_line_for_the_quarantine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    path, quarantine = tmp_path / "captured.jsonl", tmp_path / "lines.jsonl"
+    path.write_bytes(b'{"id": "a"}\n{"id": "b", "text": "half wri')
+
+    def no_links(*_: object, **__: object) -> None:  # a file system without hard links (vfat, some FUSE mounts)
+        raise OSError(errno.EPERM, "hard links are not supported here")
+
+    monkeypatch.setattr(os, "link", no_links)
+    rewrite_jsonl(path, lambda rows: rows, quarantine=quarantine)
+    monkeypatch.undo()
+    read = read_jsonl(path)
+    assert [r["id"] for r in read.rows] == ["a"]
+    assert [b.text for b in read.bad] == ['{"id": "b", "text": "half wri']  # reported, not silently gone
+    rewrite_jsonl(path, lambda rows: rows, quarantine=quarantine)
+    assert [q["text"] for q in read_jsonl(quarantine).rows] == ['{"id": "b", "text": "half wri']
