@@ -33,7 +33,8 @@ def waiting_in(doc: dict[str, Any]) -> list[dict[str, Any]]:
     if doc.get("status") != "partially_applied":
         return []
     applied, refused = doc.get("applied_ops"), doc.get("skip_reasons")
-    done = {*(applied if isinstance(applied, list) else []), *(refused if isinstance(refused, dict) else {})}
+    done = {*(a for a in applied if isinstance(a, str))} if isinstance(applied, list) else set()
+    done.update(refused if isinstance(refused, dict) else ())
     return [op for op in ops if op.get("op_id") not in done]
 
 

@@ -139,3 +139,14 @@ def test_the_same_update_in_two_patches_is_applied_once(root: Path) -> None:
     res = apply_patch(root, "patch_202612021200_ckdup001", role=WRITER)
     assert res.applied == [] and res.skipped == {"op_001": f"its candidate {cand['id']} was already promoted by another patch"}
     assert Store(root).records() == after_first
+
+
+def test_a_patch_whose_applied_ops_are_not_op_ids_does_not_stop_curate(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (root / "patches").mkdir(exist_ok=True)
+    (root / "patches" / "hand_edited.json").write_text(json.dumps(  # a hand edit, another machine's file
+        {"status": "partially_applied", "applied_ops": [{"op_id": "op_001"}], "ops": [{"op": "add", "op_id": "op_001"}]}
+    ), encoding="utf-8")
+    write_candidate(root, "Run the database migrations inside a transaction.")
+    code, out, err = _run(capsys, "curate", *_r(root), "--json")
+    assert code == 0, err
+    assert json.loads(out)["patch_id"]
