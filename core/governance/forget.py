@@ -224,16 +224,16 @@ def _forget(root: Path | str, record_id: str, *, reason: str, role: str | None, 
 def _interrupted_patch(store: Store, target: str) -> tuple[str, str, str] | None:
     """``(patch id, op id, deletion mode)`` of a pending patch whose delete op of ``target`` was
     not applied: the one a failure stopped after writing the tombstone."""
+    from commonkeep.governance.waiting import waiting_in
+
     for path in sorted(store.layout.patches_dir.glob("*.json"), reverse=True):
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
-        if not isinstance(doc, dict) or doc.get("status") not in ("proposed", "partially_applied"):
+        if not isinstance(doc, dict):
             continue
-        done = set(doc.get("applied_ops") or [])
-        for op in doc.get("ops") or []:
-            if (isinstance(op, dict) and op.get("op") == "delete" and op.get("target_id") == target
-                    and op.get("op_id") not in done):
+        for op in waiting_in(doc):  # a patch file of another shape (hand edit, another machine) holds none
+            if op.get("op") == "delete" and op.get("target_id") == target:
                 return str(doc.get("patch_id") or path.stem), str(op.get("op_id")), str(op.get("deletion_mode", ""))
     return None

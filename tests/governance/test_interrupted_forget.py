@@ -296,3 +296,25 @@ def test_a_purge_cut_off_in_its_scrub_is_finished_by_purging_again(
     assert len(_tombstones(root, rid)) == 1
     _assert_nowhere(root, "Elm Street")
 
+
+
+def test_a_patch_file_of_another_shape_does_not_stop_finishing_the_deletion(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rid = _promote(root, capsys)
+    _interrupted_forget(root, rid, monkeypatch)
+    odd = {  # read before the interrupted patch (newest name first): a hand edit, another machine's file
+        "zz_ops_not_a_list.json": {"status": "proposed", "ops": 5},
+        "zz_applied_not_a_list.json": {"status": "partially_applied", "applied_ops": 3,
+                                       "ops": [{"op": "add", "op_id": "op_001"}]},
+        "zz_applied_unhashable.json": {"status": "partially_applied", "applied_ops": [{}],
+                                       "ops": [{"op": "add", "op_id": "op_001"}]},
+        "zz_too_deep.json": None,
+    }
+    for name, doc in odd.items():
+        body = "[" * 100_000 if doc is None else json.dumps(doc)
+        (root / "patches" / name).write_text(body, encoding="utf-8")
+    code, out, err = run_cli(capsys, "forget", rid, *writer_args(root), "--reason", "user_requested")
+    assert code == 0, err
+    assert out.startswith(f"forgot {rid}: finished the interrupted deletion")
+    assert _line_of(root, rid) is None and len(_tombstones(root, rid)) == 1
