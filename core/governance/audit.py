@@ -60,6 +60,7 @@ class Audit:
 def _written(patches_dir: Path) -> tuple[dict[str, set[str]], dict[str, list[str]], int]:
     """From every applied op: record id -> statements written, record id -> the patches that touched it."""
     from commonkeep.governance.verify import statement_of
+    from commonkeep.governance.waiting import applied_op_ids
 
     statements: dict[str, set[str]] = {}
     touched: dict[str, list[str]] = {}
@@ -72,7 +73,7 @@ def _written(patches_dir: Path) -> tuple[dict[str, set[str]], dict[str, list[str
         if not isinstance(doc, dict) or not isinstance(doc.get("ops"), list):
             continue
         count += 1
-        applied = set(doc.get("applied_ops") or [])
+        applied = applied_op_ids(doc)
         pid = str(doc.get("patch_id") or path.stem)
         for op in doc["ops"]:
             if not isinstance(op, dict) or op.get("op_id") not in applied:

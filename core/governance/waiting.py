@@ -17,6 +17,13 @@ def op_signature(op: dict[str, Any]) -> str:
     return json.dumps({k: op.get(k) for k in keep}, sort_keys=True, ensure_ascii=False)
 
 
+def applied_op_ids(doc: dict[str, Any]) -> set[str]:
+    """The op ids a patch file says were applied (anything else in ``applied_ops`` is ignored: a
+    hand edit or another machine's file may hold numbers, objects or no list at all)."""
+    applied = doc.get("applied_ops")
+    return {a for a in applied if isinstance(a, str)} if isinstance(applied, list) else set()
+
+
 def waiting_in(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The ops of a patch that still wait to be applied.
 
@@ -32,9 +39,8 @@ def waiting_in(doc: dict[str, Any]) -> list[dict[str, Any]]:
         return ops
     if doc.get("status") != "partially_applied":
         return []
-    applied, refused = doc.get("applied_ops"), doc.get("skip_reasons")
-    done = {*(a for a in applied if isinstance(a, str))} if isinstance(applied, list) else set()
-    done.update(refused if isinstance(refused, dict) else ())
+    refused = doc.get("skip_reasons")
+    done = applied_op_ids(doc) | set(refused if isinstance(refused, dict) else ())
     return [op for op in ops if op.get("op_id") not in done]
 
 

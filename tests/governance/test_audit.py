@@ -128,3 +128,17 @@ def test_audit_reads_ompkeeps_patches_too(root: Path, capsys: pytest.CaptureFixt
     code, out, _ = run_cli(capsys, "audit", "--root", str(root), "--json")
     got = json.loads(out)["unexplained"]
     assert code == 1 and got[0]["record_id"] == rec["id"] and "patch_202612030000_001" in got[0]["why"]
+
+
+@pytest.mark.parametrize("applied_ops", [3, [{"op_id": "op_001"}], [["op_001"]]])
+def test_audit_reads_around_a_patch_whose_applied_ops_are_not_op_ids(
+    root: Path, capsys: pytest.CaptureFixture[str], applied_ops: object
+) -> None:
+    pid, path = _proposed(root)
+    code, _, err = run_cli(capsys, "apply", pid, "--root", str(root), "--role", WRITER)
+    assert code == 0, err
+    (root / "patches" / "hand_edited.json").write_text(json.dumps(  # a hand edit, another machine's file
+        {"status": "applied", "applied_ops": applied_ops, "ops": [{"op": "add", "op_id": "op_001"}]}), encoding="utf-8")
+    code, out, err = run_cli(capsys, "audit", "--root", str(root))
+    assert code == 0, err
+    assert "1 record line(s) checked against 2 patch(es)" in out
