@@ -59,7 +59,7 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = (), *, plu
     dead = store.tombstoned_ids()
     for path in (lay.profiles, lay.evidence, lay.reinforcement, lay.inquiries):
         store.read(path)  # bad lines in every store file, not only those the checks below use
-    for p in store.problems:
+    for p in dict.fromkeys(store.problems):  # a file read twice (tombstones) reports its bad lines twice
         add("bad_line", "error", p.message, file=p.file, line=p.line)
     seen: dict[str, str] = {}
     for path, rows in records.items():

@@ -223,3 +223,13 @@ def test_bench_store_on_a_real_inbox_with_bad_lines_reports_figures_not_a_traceb
     assert p.returncode == 0, p.stderr
     assert "Traceback" not in p.stderr
     assert json.loads(p.stdout)["doctor_candidates"] == 1  # the bad line is skipped by the floor, reported by doctor
+
+
+def test_doctor_names_a_bad_tombstone_line_once(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    assert ck("init", "--root", str(root)).returncode == 0
+    with (root / "memory" / "tombstones.jsonl").open("a") as fh:
+        fh.write("{oops\n")
+    report = json.loads(ck("doctor", "--root", str(root), "--json").stdout)
+    bad = [(f["file"], f["line"]) for f in report["findings"] if f["code"] == "bad_line"]
+    assert bad == [("memory/tombstones.jsonl", 1)]
