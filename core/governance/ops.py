@@ -354,9 +354,7 @@ def _copied_texts(st: _State, target: str) -> list[str]:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError, RecursionError):
             continue
-        for o in doc.get("ops") or [] if isinstance(doc, dict) else []:
-            if not isinstance(o, dict):
-                continue
+        for o in purge.patch_ops(doc):
             for key in ("record", "to_record"):
                 rec = o.get(key)
                 if isinstance(rec, dict) and rec.get("id") == target:

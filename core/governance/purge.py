@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from commonkeep.store import jsonl
 from commonkeep.store.jsonjs import dumps_pretty
@@ -165,6 +166,13 @@ def rescrub_lines(layout: Layout) -> int:
     return count
 
 
+def patch_ops(doc: object) -> list[dict[str, Any]]:
+    """The ops of a patch file that are objects (none when the file is not a patch of that shape:
+    a hand edit, another machine's file)."""
+    ops = doc.get("ops") if isinstance(doc, dict) else None
+    return [op for op in ops if isinstance(op, dict)] if isinstance(ops, list) else []
+
+
 def scrub_patches(layout: Layout, ids: set[str], keep: str) -> None:
     """Privacy purge: blank the statement of deleted records in older patch files."""
     for path in sorted(layout.patches_dir.glob("*.json")):
@@ -175,14 +183,14 @@ def scrub_patches(layout: Layout, ids: set[str], keep: str) -> None:
         except (OSError, ValueError, RecursionError):
             continue
         touched = False
-        for op in doc.get("ops") or [] if isinstance(doc, dict) else []:
+        for op in patch_ops(doc):
             for key in ("record", "to_record"):
                 rec = op.get(key)
-                if isinstance(rec, dict) and rec.get("id") in ids:
+                if isinstance(rec, dict) and isinstance(rec.get("id"), str) and rec["id"] in ids:
                     rec["statement"], rec["tags"] = DELETED, []
                     touched = True
             upd = op.get("updates")
-            if op.get("target_id") in ids and isinstance(upd, dict) and "statement" in upd:
+            if isinstance(op.get("target_id"), str) and op["target_id"] in ids and isinstance(upd, dict) and "statement" in upd:
                 upd["statement"] = DELETED
                 touched = True
         if touched:

@@ -359,3 +359,19 @@ def test_a_duplicate_of_an_unselected_proposal_waits_with_it(root: Path) -> None
     assert {o["candidate_id"] for o in again.held} == {first["id"], second["id"]}
     rejects = [o for o in again.ops if o["op"] == "reject_candidate" and "duplicate" in o["reason"]]
     assert [o["default_selected"] for o in rejects] == [True]
+
+
+@pytest.mark.parametrize("odd", [{"ops": 5}, {"ops": ["op_001", None]},
+                                 {"ops": [{"op": "add", "record": {"id": ["mem_x"]}, "target_id": {"a": 1}}]}])
+def test_forget_purge_reads_around_a_patch_file_of_another_shape(root: Path, odd: dict[str, object]) -> None:
+    secret_text = "Alice's home address is 12 Elm Street."
+    write_candidate(root, secret_text, tags=["personal"])
+    mid = _promote_existing(root)
+    odd_path = root / "patches" / "hand_edited.json"  # a hand edit, another machine's file
+    odd_path.write_text(json.dumps({"status": "applied", **odd}), encoding="utf-8")
+    res = forget(root, mid, reason="privacy_sensitive", role=WRITER, purge=True)
+    assert res.tombstones and mid not in _records(root)
+    assert json.loads(odd_path.read_text(encoding="utf-8")) == {"status": "applied", **odd}  # left as it was
+    for path in root.rglob("*"):
+        if path.is_file():
+            assert "Elm Street" not in path.read_text(errors="replace"), path
