@@ -32,3 +32,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     for name, (module, help_text) in BENCHES.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         importlib.import_module(module).configure(p)
+
+
+def positive_int(text: str) -> int:
+    """argparse type for a benchmark's counts (``--runs``, ``--repeat``): an integer >= 1; anything
+    else is a usage error naming the option (a median of no runs has no meaning)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value

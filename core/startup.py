@@ -95,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--runs", type=int, default=15, help="runs of each command (default 15)")
+    from commonkeep.bench import positive_int
+
+    parser.add_argument("--runs", type=positive_int, default=15, help="runs of each command (default 15)")
     parser.add_argument("--records", type=int, default=200, help="records and candidates seeded (default 200)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.set_defaults(run=run)

@@ -52,6 +52,19 @@ def test_demo_refuses_a_role_it_would_ignore(capsys: pytest.CaptureFixture[str])
     assert code == 2 and "--role does not apply here: the demo plays every role itself" in err
 
 
+@pytest.mark.parametrize("argv", [["bench", "startup", "--runs", "0"], ["bench", "web", "--repeat", "-1"]])
+def test_a_benchmark_count_below_one_is_a_usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Refused before anything is built or started (a median of no runs was a StatisticsError traceback)."""
+    code, _, err = _run(capsys, *argv)
+    assert code == 2 and f"argument {argv[2]}: must be at least 1" in err and "Traceback" not in err
+
+
+def test_bench_web_with_too_few_candidates_to_decide_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "bench", "web", "--candidates", "3", "--decide-candidates", "2",
+                        "--decide-records", "2", "--repeat", "1")
+    assert code == 2 and "--decide-candidates 2 left no candidate to reject" in err
+
+
 @pytest.mark.parametrize("flag,value", [("--trust", "nonsense"), ("--durability", "forever"), ("--rule-type", "vibes")])
 def test_closed_vocabularies_are_choices_and_nothing_is_stored(root: Path, flag: str, value: str,
                                                              capsys: pytest.CaptureFixture[str]) -> None:

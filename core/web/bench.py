@@ -23,7 +23,7 @@ import shutil
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,17 @@ def _get(client: Any, url: str) -> Callable[[], Any]:
         r.raise_for_status()
         return r
     return go
+
+
+def _take(adds: list[str], rest: Iterator[str], action: str, pool: int) -> str:
+    """The next candidate to approve (a plain add) or reject; too few is a clear error."""
+    cid = (adds.pop() if adds else None) if action == "approve" else next(rest, None)
+    if cid is None:
+        from commonkeep.errors import BadInput
+
+        raise BadInput(f"--decide-candidates {pool} left no candidate to {action}: each decision figure needs its own",
+                       hint="give more --decide-candidates (the default is 200), or fewer --repeat")
+    return cid
 
 
 def run_bench(candidates: int, decide_candidates: int, decide_records: int, repeat: int, inbox: Path | None) -> dict[str, Any]:
@@ -126,7 +137,7 @@ def run_bench(candidates: int, decide_candidates: int, decide_records: int, repe
 
             def decide(action: str) -> Callable[[], Any]:
                 def go() -> Any:
-                    cid = adds.pop() if action == "approve" else next(ids)
+                    cid = _take(adds, ids, action, decide_candidates)
                     form = {"csrf": csrf.group(1), "action": action, "id": cid, "reason": "bench"}
                     r = client.post(f"{running.url}/decide", data=form)
                     if r.status_code != 200 or "Not done" in r.text:
@@ -145,8 +156,8 @@ def run_bench(candidates: int, decide_candidates: int, decide_records: int, repe
             # the same governance calls without the web app, on the same root: what the web adds
             from commonkeep.governance.review import approve, reject
 
-            out["reject_call"] = _ms(lambda: reject(root, [next(ids)], reason="bench", role=role), n)
-            out["approve_call"] = _ms(lambda: approve(root, [adds.pop()], role=role), n)
+            out["reject_call"] = _ms(lambda: reject(root, [_take(adds, ids, "reject", decide_candidates)], reason="bench", role=role), n)
+            out["approve_call"] = _ms(lambda: approve(root, [_take(adds, ids, "approve", decide_candidates)], role=role), n)
         finally:
             running.stop()
     return out
@@ -180,12 +191,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from commonkeep.bench import positive_int
+
     parser.add_argument("--candidates", type=int, default=10_000, help="pending candidates for the inbox pages (default 10,000)")
     parser.add_argument("--inbox", metavar="FILE", help="use this captured.jsonl instead of generated candidates")
     parser.add_argument("--decide-candidates", type=int, default=200,
                         help="pending candidates on the root the decisions are timed on (default 200)")
     parser.add_argument("--decide-records", type=int, default=200,
                         help="records on that root (each decision re-renders them and syncs the search index; default 200)")
-    parser.add_argument("--repeat", type=int, default=20, help="requests per figure (default 20)")
+    parser.add_argument("--repeat", type=positive_int, default=20, help="requests per figure (default 20)")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(run=run)
