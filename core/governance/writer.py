@@ -48,13 +48,10 @@ def configured_writer_role(root: Path | str | None = None) -> str:
     if env:
         return env
     if root is not None:
-        try:
-            data = json.loads(Layout(root).config.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
-            data = None
-        section = data.get("commonkeep") if isinstance(data, dict) else None
-        role = section.get("writerRole") if isinstance(section, dict) else None
-        if isinstance(role, str) and role.strip():
+        from commonkeep.governance.audit_log import configured_value
+
+        role = configured_value(root)
+        if role is not None:
             return role.strip()
     return DEFAULT_WRITER_ROLE
 
