@@ -103,10 +103,12 @@ def patch_lines(patch: Mapping[str, Any], *, records: Mapping[str, Row], candida
     lines.append(f"  created {patch.get('created_at')} by {patch.get('generated_by') or 'unknown'}"
                  + (f"; applied {patch['applied_at']}" if patch.get("applied_at") else "")
                  + (f" by {patch['applied_by']}" if patch.get("applied_by") else ""))
-    applied = set(patch.get("applied_ops") or [])
-    skipped = set(patch.get("skipped_ops") or [])
+    # a hand-edited file may hold anything in these lists: shown as far as it reads, never a traceback
+    lists: list[list[Any]] = [v if isinstance(v := patch.get(k), list) else [] for k in ("applied_ops", "skipped_ops", "ops")]
+    applied, skipped = ({x for x in lst if isinstance(x, str)} for lst in lists[:2])
+    ops = lists[2]
     reasons: Mapping[str, Any] = patch["skip_reasons"] if isinstance(patch.get("skip_reasons"), Mapping) else {}
-    for op in patch.get("ops") or []:
+    for op in ops:
         if not isinstance(op, Mapping):
             continue
         oid = str(op.get("op_id"))

@@ -221,3 +221,15 @@ def test_terminal_safe_shows_every_hidden_or_reordering_character() -> None:
     assert out.startswith("a") and out.endswith("b")
     assert not any(ch in out for ch in hidden)
     assert "\\u061c" in out and "\\u2028" in out and "\\u2060" in out and "\\x9b" in out
+
+
+@pytest.mark.parametrize("odd", [{"ops": 5}, {"applied_ops": [{"op_id": "op_001"}]}, {"skipped_ops": 7}])
+def test_patches_show_prints_a_hand_edited_patch_of_another_shape(root: Path, capsys: pytest.CaptureFixture[str],
+                                                                  odd: dict[str, object]) -> None:
+    doc = {"patch_id": "patch_hand", "status": "partially_applied", "summary": "edited by hand", "applied_ops": ["op_001"],
+           "skipped_ops": [], "ops": [{"op_id": "op_001", "op": "delete", "target_id": "mem_x"}], **odd}
+    (root / "patches").mkdir(exist_ok=True)
+    (root / "patches" / "patch_hand.json").write_text(json.dumps(doc), encoding="utf-8")
+    code, out, err = _run(capsys, "patches", *_r(root), "--show", "patch_hand")
+    assert code == 0, err
+    assert out.startswith("patch patch_hand  partially_applied  edited by hand")
