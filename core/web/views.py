@@ -17,22 +17,33 @@ from commonkeep.store.render import render_record
 Row = dict[str, Any]
 
 
+def _read_patch(lay: Layout, path: Path) -> Row | None:
+    """One patch file; an unreadable one as a row naming its problem; ``None`` for JSON that is not a patch."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        return {"patch_id": path.stem, "status": "problem", "summary": f"{lay.rel(path)}: {exc}", "ops": []}
+    return doc if isinstance(doc, dict) and "patch_id" in doc else None
+
+
 def read_patches(root: Path | str) -> list[Row]:
     """Every patch file, newest first; an unreadable one is listed with its problem."""
     lay = Layout(root)
-    out: list[Row] = []
-    for path in sorted(lay.patches_dir.glob("*.json"), reverse=True) if lay.patches_dir.is_dir() else []:
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError) as exc:
-            out.append({"patch_id": path.stem, "status": "problem", "summary": f"{lay.rel(path)}: {exc}", "ops": []})
-            continue
-        if isinstance(doc, dict) and "patch_id" in doc:
-            out.append(doc)
-    return out
+    found = (_read_patch(lay, path) for path in (sorted(lay.patches_dir.glob("*.json"), reverse=True)
+                                                  if lay.patches_dir.is_dir() else []))
+    return [p for p in found if p is not None]
 
 
 def patch_by_id(root: Path | str, patch_id: str) -> Row | None:
+    """The patch ``patch_id``: its own file ``patches/<id>.json`` (patches are written there), else
+    any patch file that says it is that patch."""
+    lay = Layout(root)
+    if patch_id and "/" not in patch_id and "\\" not in patch_id and not patch_id.startswith("."):
+        own = lay.patches_dir / f"{patch_id}.json"
+        if own.is_file():
+            found = _read_patch(lay, own)
+            if found is not None and found.get("patch_id") == patch_id:
+                return found
     return next((p for p in read_patches(root) if p.get("patch_id") == patch_id), None)
 
 

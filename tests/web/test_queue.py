@@ -68,3 +68,21 @@ def test_the_stamp_changes_when_a_patch_is_written_or_rewritten(root: Path) -> N
     patch["summary"] = "edited"
     write_patch(lay, patch)
     assert stamp(root) != decided
+
+
+def test_a_patch_is_found_by_its_own_file_or_by_the_id_it_carries(root: Path) -> None:
+    """The patch page reads ``patches/<id>.json`` directly; a file named otherwise is still found by
+    its ``patch_id``, a broken one is shown with its problem, and a path is never read."""
+    import json
+
+    from commonkeep.web.views import patch_by_id
+
+    patches = root / "patches"
+    (patches / "patch_own.json").write_text(json.dumps({"patch_id": "patch_own", "status": "proposed", "ops": []}))
+    (patches / "renamed.json").write_text(json.dumps({"patch_id": "patch_moved", "status": "proposed", "ops": []}))
+    (patches / "patch_broken.json").write_text("{not json")
+    assert (patch_by_id(root, "patch_own") or {}).get("status") == "proposed"
+    assert (patch_by_id(root, "patch_moved") or {}).get("patch_id") == "patch_moved"
+    assert (patch_by_id(root, "patch_broken") or {}).get("status") == "problem"
+    (root / "secret.json").write_text(json.dumps({"patch_id": "../secret", "ops": []}))
+    assert patch_by_id(root, "../secret") is None and patch_by_id(root, "no_such") is None
