@@ -26,7 +26,6 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from commonkeep.store.core import Store
 from commonkeep.web import actions, views
 from commonkeep.web import wiki as wiki_view
 from commonkeep.web.queue import PAGE_SIZE, RISKS, STATUSES, Filters, Queue, stamp
@@ -95,7 +94,7 @@ class Web:
         cid = request.path_params["cid"]
         item = self.queue.item(cid)
         if item is None:
-            raw = next((c for c in Store(self.s.root, warn=False).candidates() if c.get("id") == cid), None)
+            raw = self.queue.stored(cid)
             if raw is None:
                 return self.page(request, "error.html", status=404, error=f"no candidate {cid}", back="/inbox")
             return self.page(request, "candidate.html", c=raw, item=None, ops=[], records={})

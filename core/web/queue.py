@@ -236,11 +236,18 @@ class Queue:
             self.refresh(wait=True)
         with self._lock:
             found = self._items.get(cid)
-        if found is None and not self.is_current():
-            self.refresh(wait=True)
-            with self._lock:
-                found = self._items.get(cid)
+        if not self.is_current():
+            if found is None:
+                self.refresh(wait=True)
+                with self._lock:
+                    found = self._items.get(cid)
+            elif (self.stored(cid) or {}).get("status") != "new":
+                return None  # decided since the queue was computed: no longer pending
         return found
+
+    def stored(self, cid: str) -> Row | None:
+        """A candidate as stored (any status), from the cached read of the inbox."""
+        return next((c for c in self._inbox()[0] if c.get("id") == cid), None)
 
     def items(self) -> list[ReviewItem]:
         """The last computed queue (every pending candidate, with its ops)."""

@@ -79,6 +79,15 @@ def test_memory_search_history_and_health(root: Path, serve: Any) -> None:
     cand = next(iter(Store(root).candidates(status="new")))
     detail = c.get(f"{server.url}/candidates/{cand['id']}").text
     assert "What approving does" in detail and 'class="diff"' in detail
+    # a decided candidate is shown as stored (from the cached inbox), a missing one is 404
+    from commonkeep.governance.review import reject
+
+    reject(root, [cand["id"]], reason="not durable", role=data.WRITER)
+    shown = c.get(f"{server.url}/candidates/{cand['id']}")
+    assert shown.status_code == 200, shown.text
+    assert re.search(r"<h1>[^<]*<small>([^<]*)<", shown.text).group(1) == "rejected"  # type: ignore[union-attr]
+    assert "What approving does" not in shown.text
+    assert c.get(f"{server.url}/candidates/cap_nope").status_code == 404
 
 
 def test_a_port_in_use_is_a_clear_error(root: Path) -> None:
