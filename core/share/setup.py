@@ -105,7 +105,11 @@ def init(root: Path | str, remote_url: str | None = None) -> InitReport:
     report = InitReport(str(root), created)
     for name, lines in ((".gitignore", IGNORED), (".gitattributes", ATTRIBUTES)):
         path = root / name
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        try:
+            old = path.read_text(encoding="utf-8") if path.exists() else ""
+        except UnicodeDecodeError as exc:
+            raise ShareError(f"{path} is not UTF-8 (byte {exc.start}); nothing was changed",
+                             hint=f"save {name} as UTF-8, then run `commonkeep share init` again") from None
         new = _with_block(old, lines)
         if new != old:
             path.write_text(new, encoding="utf-8")

@@ -203,9 +203,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from commonkeep.bench import positive_int
+
     parser.add_argument("--appends", type=int, default=4000, help="candidates appended in each throughput run")
     parser.add_argument("--rewrite", type=int, nargs="+", default=[10_000, 100_000], help="record counts to rewrite")
-    parser.add_argument("--runs", type=int, default=15, help="cold-start runs (median reported)")
+    parser.add_argument("--runs", type=positive_int, default=15, help="cold-start runs (median reported)")
     parser.add_argument("--captures", type=int, default=2000, help="capture() calls in the capture throughput run")
     parser.add_argument("--doctor-candidates", type=int, default=45_000, help="synthetic candidates for the doctor run")
     parser.add_argument("--inbox", metavar="FILE", help="a captured.jsonl to run doctor on instead of synthetic candidates")

@@ -61,8 +61,9 @@ def diff(before: str, after: str) -> list[tuple[str, str]]:
 def op_views(patch: Row, records: dict[str, Row]) -> list[Row]:
     """Each op of a patch with its before/after diff (as the record stands now for a proposed patch)."""
     from commonkeep.governance.review import _before_after  # the same rendering `review` shows
+    from commonkeep.governance.waiting import applied_op_ids
 
-    applied = set(patch.get("applied_ops") or [])
+    applied = applied_op_ids(patch)
     views = []
     for op in patch.get("ops") or []:
         try:
@@ -110,6 +111,8 @@ def search(root: Path | str, q: str, records: dict[str, Row], mode: str = "auto"
 
 def history(root: Path | str, record_id: str) -> list[Row]:
     """The patches with an op that touched ``record_id`` (oldest first)."""
+    from commonkeep.governance.waiting import applied_op_ids
+
     out = []
     for p in reversed(read_patches(root)):
         for op in p.get("ops") or []:
@@ -117,7 +120,7 @@ def history(root: Path | str, record_id: str) -> list[Row]:
             if record_id in ids:
                 out.append({"patch_id": p.get("patch_id"), "status": p.get("status"), "created_at": p.get("created_at"),
                             "applied_at": p.get("applied_at"), "generated_by": p.get("generated_by"), "op": op.get("op"),
-                            "applied": op.get("op_id") in (p.get("applied_ops") or [])})
+                            "applied": op.get("op_id") in applied_op_ids(p)})
     return out
 
 

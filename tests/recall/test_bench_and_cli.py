@@ -194,3 +194,8 @@ def test_the_bootstrap_interval_brackets_hit_at_5_and_is_reproducible() -> None:
     perfect = bench_locomo.Scores()
     perfect.add(4, ["D1:1"], {"D1:1"}, 0.001)
     assert perfect.hit5_interval() == [1.0, 1.0]
+
+
+def test_bench_store_refuses_zero_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "store", "--runs", "0"]) == 2
+    assert "argument --runs: must be at least 1, got 0" in capsys.readouterr().err

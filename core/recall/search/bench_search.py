@@ -263,23 +263,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive(text: str) -> int:
-    """argparse type: an integer >= 1 (argparse turns the error into exit 2)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def configure(parser: argparse.ArgumentParser) -> None:
+    from commonkeep.bench import positive_int
+
     parser.add_argument(
-        "--records", type=_positive, default=100_000, help="how many synthetic records (default 100000; >= 1)"
+        "--records", type=positive_int, default=100_000, help="how many synthetic records (default 100000; >= 1)"
     )
     parser.add_argument(
-        "--queries", type=_positive, default=200, help="how many keyword queries to time (default 200; >= 1)"
+        "--queries", type=positive_int, default=200, help="how many keyword queries to time (default 200; >= 1)"
     )
     parser.add_argument("--json", action="store_true", help="machine-readable report")
     parser.set_defaults(run=run)
