@@ -48,6 +48,7 @@ def _drive(python: Path, scenario: str, env: dict[str, str], cwd: Path) -> dict[
 def hermes_step(root: Path, workdir: Path, say: Callable[[str], None] = print, *,
                 python: Path | None = None) -> dict[str, Any]:
     """Run the Hermes part of the loop against ``root``; ``workdir`` holds the throwaway Hermes home."""
+    from commonkeep.demo import brief
     from commonkeep_hermes.install import install
     from commonkeep_hermes.settings import HermesProfile
 
@@ -73,8 +74,8 @@ def hermes_step(root: Path, workdir: Path, say: Callable[[str], None] = print, *
         for c in inbox:
             prov = c["provenance"]
             say(f"Hermes: memory({prov['target']}) -> candidate {c['id']} (session {prov.get('session_id')}, "
-                f"turn …{str(prov.get('turn_id'))[-8:]}, call {prov.get('tool_call_id')}): {c['text'][:60]}")
-        say(f"Hermes: the model was told {json.loads(run['tool_messages'][0])['message'][:60]!r}…; "
+                f"turn …{str(prov.get('turn_id'))[-8:]}, call {prov.get('tool_call_id')}): {brief(c['text'], 60)}")
+        say(f"Hermes: the model was told {brief(json.loads(run['tool_messages'][0])['message'], 60)!r}; "
             f"MEMORY.md unchanged: {run['after'] == run['before']}")
         approved = _approve(root, [c for c in inbox if c.get("status") == "new"])
         say(f"librarian: approved {len(approved)} Hermes candidates; after_apply re-rendered MEMORY.md / USER.md")
