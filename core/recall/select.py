@@ -24,7 +24,7 @@ plus ``"\\n"``) and ``runtime/injection-stats.json``, as upstream's ``before_age
 - Relevance: keyword search; prompts of more than 8 words also use the semantic backend when
   one is available (``deep`` RRF), as upstream runs qmd only for such prompts.
 - Records: the hard rules, the contested records and the whole records of the search hits come
-  from ``search/recall.db`` (``record_json``, ``select_rows``; ``commonkeep.recall.search.index``), re-synced
+  from ``search/recall.db`` (``record_at``: where each record's line is; ``select_rows``; ``commonkeep.recall.search.index``), re-synced
   first when the canonical files changed since the last sync: an unchanged store is not read. The
   output is the one reading the store gives (tombstoned ids left out, the last active line of an id).
 """
@@ -212,10 +212,22 @@ def _standing(root: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 
 def _records_by_id(root: Path, ids: list[str]) -> dict[str, dict[str, Any]]:
-    """The whole active records of ``ids`` (search hits), as the store holds them."""
+    """The whole active records of ``ids`` (search hits), as the store holds them: read from their
+    lines through the index, re-synced when the files changed meanwhile (a writer rewrote them
+    between the sync and the read); a store that keeps changing under three tries is read whole."""
     from commonkeep.recall.search import index
+    from commonkeep.store.core import Store
 
-    return index.records_by_id(index.open_fresh(root), ids)
+    for _ in range(3):
+        try:
+            return index.records_by_id(index.open_fresh(root), ids, root)
+        except index.Moved:
+            continue
+    wanted, out = set(ids), {}
+    for record in Store(root).records():  # active, not tombstoned; the last line of an id wins
+        if record["id"] in wanted:
+            out[str(record["id"])] = record
+    return out
 
 
 def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> Selection:

@@ -113,9 +113,12 @@ def assert_tables_match_store(root: Path) -> None:
     assert repr(index.ranked_records(conn, "contested")) == repr(contested)
     by_id = {str(r["id"]): r for r in active}
     indexed = [str(r[0]) for r in conn.execute("SELECT id FROM records")]
-    assert repr(index.records_by_id(conn, indexed)) == repr({rid: by_id[rid] for rid in indexed})
-    stored = {str(r[0]) for r in conn.execute("SELECT id FROM record_json")}
+    assert repr(index.records_by_id(conn, indexed, root)) == repr({rid: by_id[rid] for rid in indexed})
+    stored = {str(r[0]) for r in conn.execute("SELECT id FROM record_at")}
     assert stored == set(indexed)
+    # recall_fts reads its texts from ``records``: its index must hold exactly those rows' tokens
+    # (an incremental sync that forgot to tell it about a removed row fails here).
+    conn.execute("INSERT INTO recall_fts (recall_fts, rank) VALUES ('integrity-check', 1)")
 
 
 # --- varied stores -----------------------------------------------------------------------------
@@ -385,7 +388,7 @@ def test_an_old_recall_db_gets_the_selection_tables_and_is_filled(
     index.forget_readers()
     db = index.recall_db_path(root)
     conn = sqlite3.connect(db)
-    conn.execute("DROP TABLE record_json")
+    conn.execute("DROP TABLE record_at")
     conn.execute("DROP TABLE select_rows")
     conn.commit()
     assert (
@@ -398,7 +401,7 @@ def test_an_old_recall_db_gets_the_selection_tables_and_is_filled(
     assert b"mem_rule_a" in got["context.md"] and b"mem_dispute" in got["context.md"]
     assert_tables_match_store(root)
     conn = sqlite3.connect(db)
-    assert conn.execute("SELECT count(*) FROM record_json").fetchone()[0] == 5  # active, non-tombstoned
+    assert conn.execute("SELECT count(*) FROM record_at").fetchone()[0] == 5  # active, non-tombstoned
     assert conn.execute("SELECT count(*) FROM select_rows WHERE kind = 'hard'").fetchone()[0] == 2
     assert (
         conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()[0] == fingerprint_before
@@ -455,3 +458,87 @@ def test_a_sync_by_an_older_commonkeep_does_not_leave_selection_stale(root: Path
     index.forget_readers()
     sel = select.select_for_prompt(root, "what is the office cat called")
     assert [r["id"] for r in sel.hard_rules] == ["mem_rule"]
+
+
+def test_records_are_read_from_their_lines_whatever_surrounds_them(root: Path, now: None) -> None:
+    """``record_at`` points into the JSONL: indented lines, CRLF endings, blank lines and a line with
+    invalid UTF-8 (kept whole in the index instead) all give back the record the store reads."""
+    good = make_record("mem_indented", "Indented ruff line.", tags=["caf\u00e9"])
+    crlf = make_record("mem_crlf", "A ruff line ending in CRLF.")
+    raw = make_record("mem_raw", "Raw bytes RAWBYTES in ruff.")
+    path = root / "memory" / "L2.playbooks.jsonl"
+    path.write_bytes(
+        b"\n  \t" + encode_line(good) + b"\n\n"
+        + encode_line(crlf) + b"\r\n"
+        + encode_line(raw).replace(b"RAWBYTES", b"\xff\xfe") + b"\n"
+    )
+    index.forget_readers()
+    conn = index.open_fresh(root)
+    places = {str(r[0]): (r[1], r[2] is not None) for r in conn.execute("SELECT id, file, body FROM record_at")}
+    assert places["mem_indented"] == ("memory/L2.playbooks.jsonl", False)
+    assert places["mem_raw"] == ("", True)  # no line that reads back as stored: kept whole
+    by_store = {r["id"]: r for r in _old_active(root)[1]}
+    got = index.records_by_id(conn, ["mem_crlf", "mem_indented", "mem_raw", "mem_absent"], root)
+    assert list(got) == ["mem_crlf", "mem_indented", "mem_raw"]
+    assert repr(got) == repr({rid: by_store[rid] for rid in got})
+
+
+def test_a_rewrite_after_the_sync_is_caught_not_read_as_another_record(root: Path, now: None) -> None:
+    """OMP rewrites a record file between the index's sync and the read: the places point into the
+    old layout. The read notices (fingerprint, id on the line), and selection re-syncs and reads
+    the record as it is now."""
+    seed(root, [make_record(f"mem_{i}", f"Ruff note number {i}.") for i in range(5)])
+    index.forget_readers()
+    conn = index.open_fresh(root)
+    assert index.records_by_id(conn, ["mem_3"], root)["mem_3"]["statement"] == "Ruff note number 3."
+    path = root / "memory" / "L2.playbooks.jsonl"
+    lines = path.read_bytes().splitlines()
+    edited = json.loads(lines[3])
+    edited["statement"] = "Ruff note number 3, edited by OMP."
+    _write(path, [encode_line(make_record("mem_new", "A new first line shifts every offset.")),
+                  *lines[:3], encode_line(edited), *lines[4:]])
+    with pytest.raises(index.Moved):
+        index.records_by_id(conn, ["mem_3"], root)
+    assert select._records_by_id(root, ["mem_3"])["mem_3"]["statement"] == "Ruff note number 3, edited by OMP."
+
+
+def test_a_place_outside_the_record_files_is_never_read(root: Path, now: None) -> None:
+    seed(root, [make_record("mem_a", "Ruff runs before every push.")])
+    secret = root / "config.json"
+    secret.write_text(json.dumps({"id": "mem_a", "statement": "not a record file"}), encoding="utf-8")
+    index.forget_readers()
+    conn = index.open_fresh(root)
+    for forged in ("config.json", "memory/../config.json"):
+        conn.execute("UPDATE record_at SET file = ?, offset = 0, length = ? WHERE id = 'mem_a'",
+                     (forged, secret.stat().st_size))
+        with pytest.raises(index.Moved):
+            index.records_by_id(conn, ["mem_a"], root)
+
+
+def test_an_index_of_the_earlier_format_is_converted_in_place(
+    root: Path, now: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recall.db written by 0.1 (whole records in ``record_json``, texts stored twice in
+    ``recall_fts``): the first reader drops the old table, rebuilds recall_fts on ``records``, and
+    selects exactly as before."""
+    _fixed_store(root)
+    index.sync_root(root, embed=False)
+    index.forget_readers()
+    db = index.recall_db_path(root)
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("DROP TABLE recall_fts")
+        conn.execute("CREATE VIRTUAL TABLE recall_fts USING fts5(id UNINDEXED, statement, tags, context, "
+                     "tokenize='porter unicode61')")
+        conn.execute("INSERT INTO recall_fts (id, statement, tags, context) SELECT id, statement, tags, context FROM records")
+        conn.execute("CREATE TABLE record_json (id TEXT PRIMARY KEY, digest BLOB NOT NULL, body BLOB NOT NULL)")
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'",
+                     ("commonkeep-index-2|" + index.fingerprint(root).split("|", 1)[1],))
+    conn.close()
+    got, want = both_ways(root, "ruff config please", monkeypatch)
+    assert got == want and b"mem_ruff" in got["selected_memory.json"]
+    assert_tables_match_store(root)
+    conn = sqlite3.connect(db)
+    names = dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall())
+    conn.close()
+    assert "record_json" not in names and "content='records'" in names["recall_fts"]

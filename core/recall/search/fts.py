@@ -254,8 +254,15 @@ def encodable(text: str) -> str:
     return _LONE_SURROGATE.sub("\ufffd", text)
 
 
-def row_for(record: Mapping[str, Any]) -> Row:
-    """The contract row of one record: ``(id, layer, ruleType ?? "", confidence, statement, tags)``."""
+def row_for(record: Mapping[str, Any], *, clean: bool = False) -> Row:
+    """The contract row of one record: ``(id, layer, ruleType ?? "", confidence, statement, tags)``.
+
+    ``clean``: the record is a valid memory record (``records.memory_record_problem``) read from a
+    line that is valid UTF-8 and holds no ``\\u`` escape, so none of its strings can hold a lone
+    surrogate and they go in as they are (``reindex`` reads 100,000 such records)."""
+    if clean:
+        return (record["id"], record["layer"], record.get("ruleType") or "",
+                float(record["confidence"]), record["statement"], " ".join(record["tags"]))
     tags = record.get("tags") or []
     return (
         str(record["id"]),

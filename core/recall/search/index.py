@@ -8,12 +8,17 @@
   fingerprint of the canonical files the indexes were built from, the record count),
   ``notes_fts`` / ``notes_src`` / ``notes_files`` (daily logs and evidence records, with their own
   fingerprint; ``notes.py``), and what prompt selection (``commonkeep.recall.select``) needs
-  without reading the store: ``record_json`` (the whole record of every indexed id, as the store
-  holds it) and ``select_rows`` (the active hard rules and the contested records, whole, in
-  priority order).
+  without reading the whole store: ``record_at`` (where the whole record of every indexed id is,
+  as the store holds it) and ``select_rows`` (the active hard rules and the contested records,
+  whole, in priority order).
 
-Selection rows: ``record_json`` holds, for every id of ``records``, the record a reader of the
-store gets for that id (the last active line of it); ``select_rows`` holds one row per line (kind
+Selection rows: ``record_at`` holds, for every id of ``records``, where the record a reader of the
+store gets for that id (the last active line of it) is: the file, byte offset and length of that
+line, so :func:`records_by_id` reads a dozen lines from the JSONL instead of the index keeping a
+second copy of every record (68 MB at 100,000 records; a record with no readable line of its own
+is kept whole in ``body``). Those reads are checked: the canonical files must still have the
+fingerprint the index was built from and each line must hold its id, or :class:`Moved` is raised
+and the reader re-syncs. ``select_rows`` holds one row per line (kind
 ``hard``: active records that are hard rules, §6.11; kind ``contested``: status ``contested``),
 tombstoned ids left out as the store leaves them out, sorted by ``projection.priority_key``
 (stable, so store order breaks ties). Bodies parse back to an equal dict with the same key
@@ -46,6 +51,7 @@ from commonkeep.recall.search.rows import (  # noqa: F401 - the public names of 
     CONTEXT_NEIGHBOURS,
     CONTEXT_WEIGHT,
     IndexRow,
+    Place,
     SelectRows,
     decode_record,
     encode_record,
@@ -55,15 +61,19 @@ from commonkeep.recall.search.rows import (  # noqa: F401 - the public names of 
     source_of,
 )
 
+# External content: the texts are read from ``records`` (same rowid), not stored a second time in the
+# FTS table (18 MB less at 100,000 records, and a full build tokenizes ``records`` in SQLite itself).
+# Every change to ``records`` is mirrored into it by ``sync`` in the same transaction.
 RECALL_FTS = ("CREATE VIRTUAL TABLE IF NOT EXISTS recall_fts USING fts5(id UNINDEXED, statement, tags, context, "
-              "tokenize='porter unicode61')")
+              "content='records', tokenize='porter unicode61')")
 
 RECALL_DB = "recall.db"
 # Leads every fingerprint this version stores. Bumped when recall.db gains tables an older
 # commonkeep does not keep (2: the selection rows): a sync by an older version sharing the root
 # stores a fingerprint without it, so the next reader here re-syncs instead of trusting tables
 # that sync left behind.
-INDEX_FORMAT = "commonkeep-index-2"
+# 3: ``record_at`` (places of records) replaced ``record_json`` (whole records).
+INDEX_FORMAT = "commonkeep-index-3"
 
 _RECALL_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -81,9 +91,10 @@ _RECALL_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS notes_src (id INTEGER PRIMARY KEY, source TEXT NOT NULL, digest TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS notes_src_source ON notes_src (source)",
     "CREATE TABLE IF NOT EXISTS notes_files (name TEXT PRIMARY KEY, stamp TEXT NOT NULL)",
-    # What ``select_for_prompt`` needs (see "Selection rows" above). ``digest``: of ``body``, so an
-    # incremental sync compares 16 bytes per record instead of the whole JSON.
-    "CREATE TABLE IF NOT EXISTS record_json (id TEXT PRIMARY KEY, digest BLOB NOT NULL, body BLOB NOT NULL)",
+    # What ``select_for_prompt`` needs (see "Selection rows" above): ``file`` relative to the root,
+    # ``offset`` and ``length`` in bytes; or ``body`` (``file`` empty) for a record kept whole.
+    "CREATE TABLE IF NOT EXISTS record_at (id TEXT PRIMARY KEY, file TEXT NOT NULL, offset INTEGER NOT NULL, "
+    "length INTEGER NOT NULL, body BLOB) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS select_rows (kind TEXT NOT NULL, ord INTEGER NOT NULL, body BLOB NOT NULL, "
     "PRIMARY KEY (kind, ord)) WITHOUT ROWID",
 )
@@ -91,7 +102,8 @@ _RECALL_SCHEMA = (
 # ones. Missing selection tables also drop its fingerprint, so that the next reader re-syncs and
 # fills them (the notes tables have their own fingerprint).
 _SCHEMA_NAMES = tuple(re.findall(r"IF NOT EXISTS (\w+)", " ".join(_RECALL_SCHEMA)))
-_SELECT_TABLES = frozenset({"record_json", "select_rows"})
+_SELECT_TABLES = frozenset({"record_at", "select_rows"})
+_DROPPED = ("record_json",)  # tables of earlier formats, dropped when found
 _TEMP_TABLES = (
     # Per connection, in the temp schema: nothing is added to recall.db's file.
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_df USING fts5vocab(main, recall_fts, row)",
@@ -123,12 +135,23 @@ def connect_recall(path: Path) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout={fts.BUSY_TIMEOUT_MS}")
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             conn.execute("PRAGMA journal_mode=WAL")
-        marks = ",".join("?" * len(_SCHEMA_NAMES))
-        present = {
-            r[0] for r in conn.execute(f"SELECT name FROM sqlite_master WHERE name IN ({marks})", _SCHEMA_NAMES)
-        }
-        if len(present) < len(_SCHEMA_NAMES):
+        names = (*_SCHEMA_NAMES, *_DROPPED)
+        marks = ",".join("?" * len(names))
+        found = dict(conn.execute(f"SELECT name, sql FROM sqlite_master WHERE name IN ({marks})", names).fetchall())
+        present = set(found)
+        old_fts = "recall_fts" in found and "content='records'" not in str(found["recall_fts"])
+        if len(present & set(_SCHEMA_NAMES)) < len(_SCHEMA_NAMES) or present & set(_DROPPED) or old_fts:
             with health.transaction(conn):
+                for old in sorted(present & set(_DROPPED)):
+                    conn.execute(f"DROP TABLE {old}")
+                if old_fts:
+                    # An index of an earlier format (recall_fts kept its own texts): emptied, so the
+                    # next sync finds every record new and writes it in the new format.
+                    conn.execute("DROP TABLE recall_fts")
+                    for table in ("records", "terms", "record_at", "select_rows"):
+                        if table in present:
+                            conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+                    conn.execute("DELETE FROM meta WHERE key IN ('fingerprint', 'terms')")
                 create_schema(conn)
                 if _SELECT_TABLES - present:
                     # Selection tables added to an existing index are empty: it is not fresh any more,
@@ -388,15 +411,59 @@ def ranked_records(conn: sqlite3.Connection, kind: str, limit: int = -1) -> list
     ]
 
 
-def records_by_id(conn: sqlite3.Connection, ids: list[str]) -> dict[str, dict[str, Any]]:
-    """The whole records of the indexed ``ids`` (others are left out), as the store holds them."""
+class Moved(Exception):
+    """The canonical files changed since ``records_by_id``'s index was synced: a place it holds
+    may point at another line now (re-sync and ask again)."""
+
+
+def records_by_id(conn: sqlite3.Connection, ids: list[str], root: Path | str) -> dict[str, dict[str, Any]]:
+    """The whole records of the indexed ``ids`` (others are left out), as the store holds them:
+    read from their lines in ``root``'s files. :class:`Moved` when the files are not the ones the
+    index was built from (checked after reading) or a line is not its id's."""
+    places: dict[str, Place] = {}
+    own = not conn.in_transaction  # one read transaction: the places and the fingerprint of one sync
+    if own:
+        conn.execute("BEGIN")
+    try:
+        stamp = conn.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT id, file, offset, length, body FROM record_at WHERE id IN ({marks})"  # noqa: S608
+            for rid, file, offset, length, body in conn.execute(sql, chunk):
+                places[str(rid)] = (str(file), int(offset), int(length), None if body is None else bytes(body))
+    finally:
+        if own:
+            conn.execute("COMMIT")
     out: dict[str, dict[str, Any]] = {}
-    for i in range(0, len(ids), 500):
-        chunk = ids[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        for rid, body in conn.execute(f"SELECT id, body FROM record_json WHERE id IN ({marks})", chunk):
-            out[str(rid)] = decode_record(body)
-    return out
+    by_file: dict[str, list[tuple[str, int, int]]] = {}
+    for rid, (file, offset, length, body) in places.items():
+        if body is not None:
+            out[rid] = decode_record(body)
+        else:
+            by_file.setdefault(file, []).append((rid, offset, length))
+    if not by_file:
+        return {rid: out[rid] for rid in ids if rid in out}
+    base = Path(root)
+    for file, wanted in by_file.items():
+        if not file.startswith("memory/") or ".." in file.split("/"):
+            raise Moved(f"{file!r} is not a record file of the root")
+        try:
+            with open(base / file, "rb") as fh:
+                for rid, offset, length in sorted(wanted, key=lambda w: w[1]):
+                    fh.seek(offset)
+                    try:
+                        record = decode_record(fh.read(length))
+                    except (ValueError, AssertionError, RecursionError) as exc:
+                        raise Moved(f"{file}@{offset} does not hold a record any more") from exc
+                    if record.get("id") != rid:
+                        raise Moved(f"{file}@{offset} holds another record now")
+                    out[rid] = record
+        except FileNotFoundError as exc:
+            raise Moved(f"{file} is gone") from exc
+    if stamp is None or stamp[0] != fingerprint(root):
+        raise Moved("the canonical files changed while they were read")
+    return {rid: out[rid] for rid in ids if rid in out}  # in the order asked
 
 
 class _closing:

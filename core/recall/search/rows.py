@@ -1,9 +1,10 @@
 """What the search indexes hold for a root's canonical files, read in one streamed pass.
 
 Per indexed record (active, not tombstoned, first line of its id): the contract row, its
-*source context* and its store order (``IndexRow``); for prompt selection the whole record a
-reader of the store gets for each id (the last active line of it) and the ranked ``hard`` and
-``contested`` records (``SelectRows``).
+*source context* and its store order (``IndexRow``); for prompt selection where the whole record
+a reader of the store gets for each id (the last active line of it) is (a ``Place``: the file,
+offset and length of that line) and the ranked ``hard`` and ``contested`` records, whole
+(``SelectRows``).
 
 Source context: a record whose first evidence ref points at a position in a source
 (``<source>#<anchor>``, e.g. a conversation turn) is indexed together with the statements of the
@@ -18,15 +19,15 @@ that data's README forbids; they were replaced, and the README reports what thes
 
 :func:`scan` reads the record files line by line and keeps only what the indexes need (not a
 dict per record): at 100,000 records that is the difference between ~500 MB and ~100 MB. A
-record's body is its line as stored (valid UTF-8 JSON parses back to the dict the store reads);
-a file with a line that does not parse is also read once through ``Store`` so the line is
+record's place is its line as stored (valid UTF-8 JSON parses back to the dict the store reads);
+a record that has no such line (invalid UTF-8 in it, or read through ``Store``) is kept whole,
+as its JSON, in the place's body instead. A file with a line that does not parse is also read once through ``Store`` so the line is
 reported and quarantined as every reader does. A file another program appended to during a
 rewrite (its ``generations`` state present) is read through ``Store`` entirely.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -53,11 +54,20 @@ class IndexRow:
         return self.row[0]
 
 
+# Where the record of an id is: ``(file relative to the root, byte offset, length, None)`` for a
+# line as stored, or ``("", 0, 0, body)`` for a record kept whole (``encode_record``).
+Place = tuple[str, int, int, bytes | None]
+
+
+def inline(body: bytes) -> Place:
+    return ("", 0, 0, body)
+
+
 @dataclass(frozen=True)
 class SelectRows:
-    """What ``record_json`` and ``select_rows`` should hold (bodies: :func:`encode_record`)."""
+    """What ``record_at`` and ``select_rows`` should hold (bodies: :func:`encode_record`)."""
 
-    bodies: dict[str, bytes]  # indexed id -> the record readers of the store get for it
+    places: dict[str, Place]  # indexed id -> where the record readers of the store get for it is
     ranked: dict[tuple[str, int], bytes]  # (kind, position in priority order) -> record
 
 
@@ -131,10 +141,6 @@ def decode_record(body: bytes) -> dict[str, Any]:
     return value
 
 
-def digest(body: bytes) -> bytes:
-    return hashlib.blake2b(body, digest_size=16).digest()
-
-
 def select_rows_for(records: Sequence[Mapping[str, Any]], rows: Mapping[str, IndexRow]) -> SelectRows:
     """``SelectRows`` of the store's records (all statuses, tombstoned ones already left out, in
     store order, as ``Store.records(active_only=False)`` returns them) and their index rows."""
@@ -146,7 +152,7 @@ def select_rows_for(records: Sequence[Mapping[str, Any]], rows: Mapping[str, Ind
     contested = sorted((r for r in records if r.get("status") == "contested"), key=priority_key)
     ranked = {("hard", i): encode_record(r) for i, r in enumerate(hard)}
     ranked.update({("contested", i): encode_record(r) for i, r in enumerate(contested)})
-    return SelectRows({rid: encode_record(by_id[rid]) for rid in rows if rid in by_id}, ranked)
+    return SelectRows({rid: inline(encode_record(by_id[rid])) for rid in rows if rid in by_id}, ranked)
 
 
 @dataclass
@@ -154,41 +160,46 @@ class Scan:
     """One streamed read of the record files: what both indexes and the selection tables need."""
 
     rows: dict[str, IndexRow] = field(default_factory=dict)
-    bodies: dict[str, bytes] = field(default_factory=dict)  # id -> body (unless ``on_body`` took it)
+    places: dict[str, Place] = field(default_factory=dict)  # id -> place (unless ``on_place`` took it)
     ranked: dict[tuple[str, int], bytes] = field(default_factory=dict)
     records: int = 0  # valid record lines read
 
     @property
     def select(self) -> SelectRows:
-        return SelectRows(self.bodies, self.ranked)
+        return SelectRows(self.places, self.ranked)
 
 
-def _lines(path: Path) -> Iterable[tuple[bytes, dict[str, Any] | None]]:
-    """``(line, parsed object or None when it does not parse)`` of every non-blank line."""
+def _lines(path: Path) -> Iterable[tuple[int, bytes, dict[str, Any] | None]]:
+    """``(offset, line, parsed object or None when it does not parse)`` of every non-blank line
+    (``line`` without the whitespace around it; ``offset``: where it starts in the file)."""
     from commonkeep.store.jsonl import MAX_LINE_BYTES
 
     if not path.exists():
         return
+    pos = 0
     with open(path, "rb") as fh:
         for raw in fh:
+            start, pos = pos, pos + len(raw)
             line = raw.strip()
             if not line:
                 continue
+            if raw[0] in b" \t\r\n\f\v":  # bytes.strip's whitespace
+                start += len(raw) - len(raw.lstrip())
             if len(line) > MAX_LINE_BYTES:
-                yield line, None
+                yield start, line, None
                 continue
             try:
                 value = json.loads(line.decode("utf-8", "surrogateescape"))
             except (ValueError, RecursionError, MemoryError):
-                yield line, None
+                yield start, line, None
                 continue
-            yield line, value if isinstance(value, dict) else None
+            yield start, line, value if isinstance(value, dict) else None
 
 
-def scan(root: Path | str, on_body: Callable[[str, bytes], None] | None = None,
+def scan(root: Path | str, on_place: Callable[[str, Place], None] | None = None,
          read: Callable[[int], None] | None = None) -> Scan:
-    """Read the canonical files once; ``on_body(id, body)``, when given, receives each active
-    record's body in store order (the last call for an id wins) instead of ``Scan.bodies``;
+    """Read the canonical files once; ``on_place(id, place)``, when given, receives each active
+    record's place in store order (the last call for an id wins) instead of ``Scan.places``;
     ``read(n)`` is told each line's size (progress)."""
     from commonkeep.recall.projection import is_hard_rule, priority_key
     from commonkeep.store.core import Store
@@ -204,7 +215,7 @@ def scan(root: Path | str, on_body: Callable[[str, bytes], None] | None = None,
     hard: list[dict[str, Any]] = []
     contested: list[dict[str, Any]] = []
 
-    def take(rec: dict[str, Any], line: bytes | None) -> None:
+    def take(rec: dict[str, Any], where: tuple[str, int, bytes] | None) -> None:
         if memory_record_problem(rec) or rec["id"] in dead:
             return
         out.records += 1
@@ -214,23 +225,29 @@ def scan(root: Path | str, on_body: Callable[[str, bytes], None] | None = None,
         if status != "active":
             return
         rid = rec["id"]
-        if rid not in rows and not fts._LONE_SURROGATE.search(rid):
-            rows[rid] = fts.row_for(rec)
-            sources[rid] = source_of(rec)
+        line = b"" if where is None else where[2]
+        utf8 = where is not None
+        if utf8 and not line.isascii():
+            try:
+                line.decode("utf-8")  # a line must decode back as stored; invalid bytes keep the dict's JSON
+            except UnicodeDecodeError:
+                utf8 = False
+        if rid not in rows:
+            if utf8 and b"\\u" not in line:  # no lone surrogate can be in it
+                rows[rid] = fts.row_for(rec, clean=True)
+                sources[rid] = source_of(rec)
+            elif not fts._LONE_SURROGATE.search(rid):
+                rows[rid] = fts.row_for(rec)
+                sources[rid] = source_of(rec)
         if is_hard_rule(rec):
             hard.append(rec)
         if rid not in rows:
             return
-        body = encode_record(rec) if line is None else line
-        if line is not None and not line.isascii():
-            try:
-                line.decode("utf-8")  # a body must decode back as stored; invalid bytes take the dict's JSON
-            except UnicodeDecodeError:
-                body = encode_record(rec)
-        if on_body is not None:
-            on_body(rid, body)
+        place = (where[0], where[1], len(line), None) if utf8 and where is not None else inline(encode_record(rec))
+        if on_place is not None:
+            on_place(rid, place)
         else:
-            out.bodies[rid] = body
+            out.places[rid] = place
 
     for path in lay.canonical_files():
         if os.path.lexists(path.with_name(f".{path.name}.tmp-gens")):  # late lines to carry over first
@@ -238,13 +255,14 @@ def scan(root: Path | str, on_body: Callable[[str, bytes], None] | None = None,
                 take(whole, None)
             continue
         bad = False
-        for line, parsed in _lines(path):
+        name = path.relative_to(lay.root).as_posix()
+        for offset, line, parsed in _lines(path):
             if read is not None:
                 read(len(line) + 1)
             if parsed is None:
                 bad = True
             else:
-                take(parsed, line)
+                take(parsed, (name, offset, line))
         if bad:
             store.read(path)  # names and quarantines the line(s) it skipped, once
     out.rows = _with_context(rows, sources)

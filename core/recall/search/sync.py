@@ -3,7 +3,7 @@
 :func:`sync_root` after every patch changes only the rows that differ; ``reindex`` (``full``)
 rebuilds both: a damaged database file (not a database, malformed, truncated) is first moved
 aside (``health.move_aside``) and built anew, and the store is read in one streamed pass
-(``rows.scan``) whose record bodies go straight into ``record_json``, so the rebuild never holds
+(``rows.scan``) whose record places go straight into ``record_at``, so the rebuild never holds
 a dict per record. Stored vectors of records that are still indexed are kept.
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from commonkeep.recall.search import fts, health, rows
-from commonkeep.recall.search.rows import IndexRow, SelectRows
+from commonkeep.recall.search.rows import IndexRow, Place, SelectRows
 
 TERMS_DELTA_MAX = 2000  # a sync changing more rows than this recounts every term from the index
 
@@ -36,26 +36,29 @@ class SyncReport:
 
 
 def _sync_select(conn: sqlite3.Connection, want: SelectRows, *, full: bool) -> None:
-    """``record_json`` and ``select_rows`` in line with ``want`` (inside the caller's transaction)."""
+    """``record_at`` and ``select_rows`` in line with ``want`` (inside the caller's transaction)."""
     if full:
-        conn.execute("DELETE FROM record_json")
+        conn.execute("DELETE FROM record_at")
         conn.execute("DELETE FROM select_rows")
-        have: dict[str, bytes] = {}
+        have: dict[str, Place] = {}
         have_ranked: dict[tuple[str, int], bytes] = {}
     else:
-        have = {str(r[0]): bytes(r[1]) for r in conn.execute("SELECT id, digest FROM record_json")}
+        have = {
+            str(r[0]): (str(r[1]), int(r[2]), int(r[3]), None if r[4] is None else bytes(r[4]))
+            for r in conn.execute("SELECT id, file, offset, length, body FROM record_at")
+        }
         have_ranked = {
             (str(r[0]), int(r[1])): bytes(r[2])
             for r in conn.execute("SELECT kind, ord, body FROM select_rows")
         }
-    digests = {rid: rows.digest(body) for rid, body in want.bodies.items()}
-    gone = [rid for rid, d in have.items() if digests.get(rid) != d]
-    conn.executemany("DELETE FROM record_json WHERE id = ?", ((g,) for g in gone))
+    conn.executemany("DELETE FROM record_at WHERE id = ?", ((g,) for g in have if g not in want.places))
     conn.executemany(
-        "INSERT INTO record_json (id, digest, body) VALUES (?, ?, ?)",
-        ((rid, digests[rid], body) for rid, body in want.bodies.items() if have.get(rid) != digests[rid]),
+        _PUT_PLACE, ((rid, *place) for rid, place in want.places.items() if have.get(rid) != place)
     )
     _sync_ranked(conn, want.ranked, have_ranked)
+
+
+_PUT_PLACE = "INSERT OR REPLACE INTO record_at (id, file, offset, length, body) VALUES (?, ?, ?, ?, ?)"
 
 
 def _sync_ranked(conn: sqlite3.Connection, want: dict[tuple[str, int], bytes], have: dict[tuple[str, int], bytes]) -> None:
@@ -67,14 +70,20 @@ def _sync_ranked(conn: sqlite3.Connection, want: dict[tuple[str, int], bytes], h
     )
 
 
-def _insert(conn: sqlite3.Connection, fresh: list[IndexRow]) -> None:
+def _insert(conn: sqlite3.Connection, fresh: list[IndexRow], *, everything: bool = False) -> None:
+    """Add ``fresh`` to ``records`` and ``recall_fts`` (``everything``: ``records`` holds nothing
+    else, so the FTS index is built from it in one statement)."""
     conn.executemany(
         "INSERT INTO records (id, layer, rule_type, confidence, statement, tags, context, ord) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         ((*r.row, r.context, r.ord) for r in fresh),
     )
+    if everything:
+        conn.execute("INSERT INTO recall_fts (recall_fts) VALUES ('rebuild')")
+        return
     conn.executemany(
-        "INSERT INTO recall_fts (id, statement, tags, context) VALUES (?, ?, ?, ?)",
-        ((r.row[0], r.row[4], r.row[5], r.context) for r in fresh),
+        "INSERT INTO recall_fts (rowid, id, statement, tags, context) "
+        "SELECT rowid, id, statement, tags, context FROM records WHERE id = ?",
+        ((r.row[0],) for r in fresh),
     )
 
 
@@ -87,32 +96,33 @@ def _sync_recall(
             _sync_select(conn, select, full=full)
         if full:
             removed = int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
+            conn.execute("INSERT INTO recall_fts (recall_fts) VALUES ('delete-all')")
             conn.execute("DELETE FROM records")
-            conn.execute("DELETE FROM recall_fts")
             keep: set[str] = set()
             gone_texts: list[tuple[str, str, str]] = []
         else:
             have = {
-                r[0]: ((r[0], r[1], r[2], float(r[3]), r[4], r[5]), r[6], int(r[7]))
+                r[0]: ((r[0], r[1], r[2], float(r[3]), r[4], r[5]), r[6], int(r[7]), int(r[8]))
                 for r in conn.execute(
-                    "SELECT id, layer, rule_type, confidence, statement, tags, context, ord FROM records"
+                    "SELECT id, layer, rule_type, confidence, statement, tags, context, ord, rowid FROM records"
                 )
             }
             gone = [
                 rid
-                for rid, (row, ctx, ord_) in have.items()
+                for rid, (row, ctx, ord_, _) in have.items()
                 if rid not in want or want[rid] != IndexRow(row, ctx, ord_)
             ]
             removed = len(gone)
             gone_texts = [(have[g][0][4], have[g][0][5], have[g][1]) for g in gone]
-            conn.executemany("DELETE FROM records WHERE id = ?", ((g,) for g in gone))
+            # External content: the FTS index is told the old texts before their row goes.
             conn.executemany(
-                "DELETE FROM recall_fts WHERE rowid IN (SELECT rowid FROM recall_fts WHERE id = ?)",
-                ((g,) for g in gone),
+                "INSERT INTO recall_fts (recall_fts, rowid, id, statement, tags, context) VALUES ('delete', ?, ?, ?, ?, ?)",
+                ((have[g][3], g, *gone_texts[i]) for i, g in enumerate(gone)),
             )
+            conn.executemany("DELETE FROM records WHERE id = ?", ((g,) for g in gone))
             keep = set(have) - set(gone)
         fresh = [r for rid, r in want.items() if rid not in keep]
-        _insert(conn, fresh)
+        _insert(conn, fresh, everything=full)
         # Vectors of records that left the index go too (text changes are caught by the hash).
         conn.execute("DELETE FROM vectors WHERE id NOT IN (SELECT id FROM records)")
         ready = conn.execute("SELECT 1 FROM meta WHERE key = 'terms'").fetchone() is not None
@@ -141,17 +151,16 @@ def _rebuild_recall(conn: sqlite3.Connection, root: Path | str) -> tuple[rows.Sc
     fast(conn)
     with health.transaction(conn):
         removed = int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
-        for table in ("records", "record_json", "select_rows", "terms"):
+        for table in ("records", "record_at", "select_rows", "terms"):
             conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
         conn.execute("DROP TABLE IF EXISTS recall_fts")
         conn.execute(index.RECALL_FTS)
-        batch: list[tuple[str, bytes, bytes]] = []
-        put = "INSERT OR REPLACE INTO record_json (id, digest, body) VALUES (?, ?, ?)"
+        batch: list[tuple[str, str, int, int, bytes | None]] = []
 
-        def body(rid: str, data: bytes) -> None:
-            batch.append((rid, rows.digest(data), data))
-            if len(batch) >= 2000:
-                conn.executemany(put, batch)
+        def place(rid: str, where: Place) -> None:
+            batch.append((rid, *where))
+            if len(batch) >= 5000:
+                conn.executemany(_PUT_PLACE, batch)
                 batch.clear()
 
         from commonkeep.store.layout import Layout
@@ -159,9 +168,9 @@ def _rebuild_recall(conn: sqlite3.Connection, root: Path | str) -> tuple[rows.Sc
 
         size = sum(p.stat().st_size for p in Layout(root).canonical_files() if p.exists())
         with progress.bar(size, "reindex", unit="B", unit_scale=True) as bar:
-            scan = rows.scan(root, on_body=body, read=bar.update)
-        conn.executemany(put, batch)  # in store order: the last line of an id wins
-        _insert(conn, list(scan.rows.values()))
+            scan = rows.scan(root, on_place=place, read=bar.update)
+        conn.executemany(_PUT_PLACE, batch)  # in store order: the last line of an id wins
+        _insert(conn, list(scan.rows.values()), everything=True)
         _sync_ranked(conn, scan.ranked, {})
         conn.execute("DELETE FROM vectors WHERE id NOT IN (SELECT id FROM records)")
         _recount_terms(conn)
