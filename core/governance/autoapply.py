@@ -162,8 +162,11 @@ def curator_config(root: Path | str) -> dict[str, Any]:
     if isinstance(cur, dict):
         if cur.get("autoCurate") in AUTO_POLICIES:
             conf["autoCurate"] = cur["autoCurate"]
-        if isinstance(cur.get("autoCurateHighThreshold"), int | float):
-            conf["autoCurateHighThreshold"] = float(cur["autoCurateHighThreshold"])
+        threshold = cur.get("autoCurateHighThreshold")
+        # A number in [0, 1]; anything else (``true``, a string, NaN, -1) keeps the default, as
+        # upstream reads only a JS number: ``true`` is not 1.0 and a negative value is not "all".
+        if isinstance(threshold, int | float) and not isinstance(threshold, bool) and 0 <= threshold <= 1:
+            conf["autoCurateHighThreshold"] = float(threshold)
     if isinstance(gov, dict) and gov.get("mode") in ("compatibility", "strict"):
         conf["governanceMode"] = gov["mode"]
     return conf

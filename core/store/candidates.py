@@ -65,6 +65,13 @@ def new_candidate(
         )
     _check_list("tags", tags, MAX_TAGS, MAX_TAG_CHARS)
     _check_list("evidence refs", evidence_refs, MAX_EVIDENCE_REFS, MAX_REF_CHARS)
+    if provenance is not None and not isinstance(provenance, dict):
+        raise BadInput(f"provenance must be an object of names to values, got {type(provenance).__name__}")
+    if not isinstance(source_type, str):
+        raise BadInput(f"source type must be a string, got {type(source_type).__name__}")
+    for name, value in (("source ref", source_ref), ("source cwd", cwd)):
+        if value is not None and not isinstance(value, str):
+            raise BadInput(f"{name} must be a string, got {type(value).__name__}")
     for key, value in (provenance or {}).items():
         if isinstance(value, str) and len(value) > MAX_PROVENANCE_CHARS:
             raise BadInput(f"provenance {key} is {len(value)} characters; the limit is {MAX_PROVENANCE_CHARS}")

@@ -63,3 +63,24 @@ def test_a_lone_string_for_a_list_field_is_refused_not_split_into_letters(tmp_pa
     with pytest.raises(BadInput, match="must be a list of strings"):
         capture(root, "Prefer small commits.", **{field: "deploy"})
     assert _ids(root) == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "named"),
+    [
+        ({"source_ref": 12}, "source ref must be a string, got int"),
+        ({"cwd": ["/tmp"]}, "source cwd must be a string, got list"),
+        ({"source_type": None}, "source type must be a string, got NoneType"),
+        ({"provenance": ["host", "hermes"]}, "provenance must be an object"),
+    ],
+)
+def test_a_wrong_type_through_the_python_api_is_a_clear_error_and_writes_nothing(
+    tmp_path: Path, kwargs: dict[str, object], named: str
+) -> None:
+    """A plugin calling ``capture()`` with a wrong type got a TypeError traceback from deep inside
+    (``len()`` of an int, ``.items()`` of a list); now it is ``BadInput`` naming the argument."""
+    root = tmp_path / "r"
+    kept = capture(root, "Prefer small commits.").candidate["id"]
+    with pytest.raises(BadInput, match=named):
+        capture(root, "Run pytest -q before committing.", **kwargs)
+    assert _ids(root) == [kept]
