@@ -369,8 +369,9 @@ def _retire(path: Path, g: Gen) -> bool | None:
         os.unlink(path.parent / g.name)
         # An appender that looked the old name up before our rename may take write access only
         # now, after the unlink: the lease cannot be taken again until it has closed the file.
+        # (``None``: the lease failed for another reason than a holder; waiting would not help.)
         deadline = time.monotonic() + 60
-        while not _lease(fd) and time.monotonic() < deadline:
+        while _lease(fd) is False and time.monotonic() < deadline:
             _unlease(fd)  # let it open, write and close
             time.sleep(0.005)
         size = os.fstat(fd).st_size

@@ -223,3 +223,33 @@ def test_rewrite_bytes_keeps_a_line_appended_to_the_old_daily_log(root: Path) ->
     os.close(fd)
     assert read_bytes(daily) == b"[deleted]\n- late note\n"  # a read carries the late line over
     assert daily.read_bytes() == b"[deleted]\n- late note\n"  # into the file itself, for OMP
+
+
+def test_a_lease_that_fails_oddly_after_the_unlink_does_not_hold_the_lock_for_a_minute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``_retire`` waits for appenders that opened the old generation by taking the lease again.
+    A lease that then fails for another reason than a holder (``None``) used to keep it looping,
+    writer lock held, until a 60 s deadline; it now carries what is there (here nothing) and stops. The kernel
+    cannot be made to fail that way on demand, so ``_lease`` is replaced after its first answer
+    (the only fake in this file)."""
+    from commonkeep.store import generations
+
+    path = tmp_path / "captured.jsonl"
+    path.write_bytes(b'{"n": 1}\n')
+    old = tmp_path / ".captured.jsonl.gen-1"
+    old.write_bytes(b'{"n": 1}\n')  # all of it carried over already
+    real = generations._lease
+    calls: list[bool | None] = []
+
+    def lease(fd: int) -> bool | None:
+        got = real(fd) if not calls else None
+        calls.append(got)
+        return got
+
+    monkeypatch.setattr(generations, "_lease", lease)
+    g = generations.Gen(old.name, old.stat().st_ino, len(b'{"n": 1}\n'))
+    assert generations._retire(path, g) is True
+    assert calls[0] is True and len(calls) == 2  # no loop on None
+    assert path.read_bytes() == b'{"n": 1}\n'
+    assert not old.exists()
