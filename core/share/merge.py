@@ -7,7 +7,7 @@ is written into OURS and the exit code is 0. Rules, per id:
 - changed on one side only: that side's line; changed identically: once;
 - changed differently on both sides (or new on both): merged field by field (JSON objects,
   nested objects too): a field changed on one side only takes that side's value; a field both
-  sides set to dates takes the later date (``created_at`` the earlier), so dates alone never
+  sides set to dates takes the later moment (``created_at`` the earlier; ``_instant``), so dates alone never
   contest; a tombstone's ``deletion_mode`` is ``privacy_purge`` when either side says so; only
   fields changed differently on both sides conflict: ours stays for those, and theirs' line goes
   to the side file with the conflicting fields' other values (``updates``);
@@ -36,6 +36,7 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,28 @@ PURGE_MODE = "privacy_purge"
 
 
 def _is_date(value: Any) -> bool:
-    return isinstance(value, str) and _DATE.fullmatch(value) is not None
+    return isinstance(value, str) and _DATE.fullmatch(value) is not None and _instant(value) is not None
+
+
+def _instant(value: str) -> datetime | None:
+    """The moment a date string names (a date alone: its midnight UTC; no offset: UTC), so that
+    ``…T10:00+05:00`` is earlier than ``…T06:00Z`` and ``.5Z`` later than ``Z``, which string
+    order gets wrong. ``None`` for a date that does not exist (``2026-02-30``)."""
+    text = value.replace(" ", "T", 1)
+    text = text[:-1] + "+00:00" if text.endswith("Z") else text
+    if len(text) > 19 and text[-5] in "+-" and text[-3] != ":":  # +0500 -> +05:00
+        text = f"{text[:-2]}:{text[-2:]}"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _instant_key(value: str) -> tuple[datetime, str]:
+    moment = _instant(value)
+    assert moment is not None  # ``_is_date`` checked it
+    return moment, value
 
 
 def merge_fields(base: Any, ours: dict[str, Any], theirs: dict[str, Any],
@@ -125,7 +147,9 @@ def merge_fields(base: Any, ours: dict[str, Any], theirs: dict[str, Any],
             value, sub = merge_fields(bv if isinstance(bv, dict) else None, ov, tv, f"{prefix}{key}.")
             conflicts.update(sub)
         elif _is_date(ov) and _is_date(tv):
-            value = min(ov, tv) if key == "created_at" else max(ov, tv)  # dates alone never contest
+            # dates alone never contest: the earlier creation, the later of any other date (the
+            # string as that side wrote it)
+            value = min(ov, tv, key=_instant_key) if key == "created_at" else max(ov, tv, key=_instant_key)
         elif key == "deletion_mode" and PURGE_MODE in (ov, tv):
             value = PURGE_MODE  # a privacy purge wins over an audit-preserving deletion
         else:

@@ -203,3 +203,26 @@ def test_an_index_lock_no_interrupted_sync_left_is_not_touched(
     code, out, err = cli(capsys, "share", "sync", "--root", str(a), "--role", WRITER)
     assert code == 2 and "index.lock" in err and "another git command" in err and "Traceback" not in err
     assert (a / ".git/index.lock").exists()
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs", "later"),
+    [
+        # 10:00 at +05:00 is 05:00 UTC: earlier than 06:00Z, though it sorts later as a string
+        ("2026-12-03T10:00:00+05:00", "2026-12-03T06:00:00Z", "2026-12-03T06:00:00Z"),
+        ("2026-12-03T06:00:00.500Z", "2026-12-03T06:00:00Z", "2026-12-03T06:00:00.500Z"),
+        ("2026-12-03T06:00:00Z", "2026-12-03", "2026-12-03T06:00:00Z"),
+        ("2026-12-02T23:00:00-02:00", "2026-12-03T00:30:00Z", "2026-12-02T23:00:00-02:00"),
+    ],
+)
+def test_dates_merge_by_the_moment_they_name_not_by_their_spelling(ours: str, theirs: str, later: str) -> None:
+    """Two machines changed a date field: the later moment wins for ``updated_at`` (the earlier
+    for ``created_at``), as written by the side that had it; offsets and fractions count."""
+    from commonkeep.share.merge import merge_fields
+
+    base = {"updated_at": "2026-11-30", "created_at": "2026-12-04"}
+    for a, b in ((ours, theirs), (theirs, ours)):
+        merged, conflicts = merge_fields(base, {"updated_at": a, "created_at": a}, {"updated_at": b, "created_at": b})
+        assert conflicts == {}
+        assert merged["updated_at"] == later
+        assert merged["created_at"] == (a if b == later else b)
