@@ -14,6 +14,7 @@ the server's own role.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -46,7 +47,9 @@ def stamp(root: Path | str) -> str:
         except OSError:
             continue
         parts.append(f"{p.name}:{st.st_ino}:{st.st_mtime_ns}:{st.st_size}")
-    return str(hash("|".join(parts)) & 0xFFFFFFFFFFFF)
+    # A digest, not ``hash()``: str hashes differ per process, so a page stamped before a restart
+    # of ``serve`` (or by a second server on the same root) would always look stale.
+    return hashlib.blake2b("|".join(parts).encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
 
 
 def agent_of(cand: Row) -> str:

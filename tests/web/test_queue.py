@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from commonkeep.governance.review import reject
@@ -86,3 +87,20 @@ def test_a_patch_is_found_by_its_own_file_or_by_the_id_it_carries(root: Path) ->
     assert (patch_by_id(root, "patch_broken") or {}).get("status") == "problem"
     (root / "secret.json").write_text(json.dumps({"patch_id": "../secret", "ops": []}))
     assert patch_by_id(root, "../secret") is None and patch_by_id(root, "no_such") is None
+
+
+def test_the_stamp_is_the_same_in_another_process(root: Path) -> None:
+    """A page stamped by one ``serve`` process is current for the next one (a restart, or a second
+    server on the same root) while nothing changed: ``hash()`` of a str differs per process."""
+    import subprocess
+    import sys
+
+    from commonkeep.web.queue import stamp
+
+    code = "import sys; from commonkeep.web.queue import stamp; print(stamp(sys.argv[1]))"
+    others = {
+        subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed}).stdout.strip()
+        for seed in ("1", "2")
+    }
+    assert others == {stamp(root)}
