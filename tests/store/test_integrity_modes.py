@@ -45,10 +45,12 @@ def test_a_new_root_is_owner_only_and_every_file_commands_create_too(tmp_path: P
         fh.write(b"not json\n")
     assert main(["curate", "--role", WRITER, "--root", str(root)]) == 0
     assert main(["render", "--root", str(root)]) == 0
+    assert main(["reindex", "--no-embed", "--root", str(root)]) == 0
+    assert main(["search", "pytest", "--root", str(root)]) == 0
     created = [p for p in root.rglob("*") if p.is_file() and not p.name.endswith(".lock")]
-    loose = {str(p.relative_to(root)): oct(_mode(p)) for p in created if _mode(p) & 0o077
-             and p.parent.name not in ("search",)}  # the SQLite index is H-apply's (its own modes)
-    assert loose == {}
+    loose = {str(p.relative_to(root)): oct(_mode(p)) for p in created if _mode(p) & 0o077}
+    assert loose == {}  # the search databases too (they hold every record's text), -wal/-shm with them
+    assert {"memory-fts.db", "recall.db"} <= {p.name for p in created if p.parent.name == "search"}
     assert any(p.parent.name == "patches" for p in created)
     assert any(p.parent.name == "daily" for p in created)
     assert (root / "quarantine" / "lines.jsonl").exists()

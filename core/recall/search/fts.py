@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from commonkeep.recall.search.health import transaction
+from commonkeep.recall.search.health import private_file, transaction
 
 TABLE = "memory_fts"
 SCHEMA = (
@@ -214,6 +214,7 @@ def connect(db_path: Path | str, *, create: bool = True) -> sqlite3.Connection:
     path = Path(db_path)
     if create:
         path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(path)
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     if create:

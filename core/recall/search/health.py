@@ -71,6 +71,16 @@ def writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK) if folder.is_dir() else os.access(folder.parent, os.W_OK)
 
 
+def private_file(path: Path) -> None:
+    """Create the database file ``path``, if missing, readable by its owner only (0600, as every
+    file of the root; SQLite gives its ``-wal`` and ``-shm`` the same mode). An empty file is an
+    empty database to SQLite; an existing file keeps its mode."""
+    from commonkeep.store.jsonl import NEW_FILE_MODE
+
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, NEW_FILE_MODE))
+
+
 def readonly_uri(path: Path) -> str:
     """A URI that opens ``path`` without writing anything (no WAL index, no locks): for a root
     that cannot be written, whose index is known to be fresh."""

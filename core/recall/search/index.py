@@ -130,6 +130,7 @@ def create_schema(conn: sqlite3.Connection) -> None:
 def connect_recall(path: Path) -> sqlite3.Connection:
     """Open ``recall.db`` (WAL, busy timeout) and create its tables if needed."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    health.private_file(path)
     conn = sqlite3.connect(str(path), timeout=fts.BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     try:
         conn.execute(f"PRAGMA busy_timeout={fts.BUSY_TIMEOUT_MS}")
