@@ -542,3 +542,26 @@ def test_an_index_of_the_earlier_format_is_converted_in_place(
     names = dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall())
     conn.close()
     assert "record_json" not in names and "content='records'" in names["recall_fts"]
+
+
+def test_an_older_commonkeep_syncing_the_same_index_leaves_nothing_stale(
+    root: Path, now: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """0.1 on the same machine opens this recall.db: it adds its ``record_json`` back and writes
+    recall_fts rows by rowids of its own (here: one row of words no record has). The next reader
+    here sees the table it left and rebuilds the index from the store, instead of keeping an FTS
+    index that does not match ``records``."""
+    _fixed_store(root)
+    index.sync_root(root, embed=False)
+    index.forget_readers()
+    conn = sqlite3.connect(index.recall_db_path(root))
+    with conn:
+        conn.execute("CREATE TABLE record_json (id TEXT PRIMARY KEY, digest BLOB NOT NULL, body BLOB NOT NULL)")
+        conn.execute("INSERT INTO recall_fts (rowid, id, statement, tags, context) "
+                     "VALUES (999, 'mem_ghost', 'zanzibar ghost words', '', '')")
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (index.fingerprint(root).split("|", 1)[1],))
+    conn.close()
+    got, want = both_ways(root, "ruff config please", monkeypatch)
+    assert got == want
+    assert_tables_match_store(root)  # includes recall_fts' integrity-check against records
+    assert index.search_recall(index.open_fresh(root), "zanzibar ghost", 8) == []

@@ -140,19 +140,24 @@ def connect_recall(path: Path) -> sqlite3.Connection:
         marks = ",".join("?" * len(names))
         found = dict(conn.execute(f"SELECT name, sql FROM sqlite_master WHERE name IN ({marks})", names).fetchall())
         present = set(found)
-        old_fts = "recall_fts" in found and "content='records'" not in str(found["recall_fts"])
-        if len(present & set(_SCHEMA_NAMES)) < len(_SCHEMA_NAMES) or present & set(_DROPPED) or old_fts:
+        # An index of an earlier format: recall_fts keeps its own texts, or an older commonkeep
+        # synced here (it adds ``record_json`` back and writes recall_fts rows by its own rowids,
+        # which an external-content table cannot take). Emptied, so the next sync finds every
+        # record new and writes it in this format.
+        earlier = bool(present & set(_DROPPED)) or (
+            "recall_fts" in found and "content='records'" not in str(found["recall_fts"])
+        )
+        if len(present & set(_SCHEMA_NAMES)) < len(_SCHEMA_NAMES) or earlier:
             with health.transaction(conn):
                 for old in sorted(present & set(_DROPPED)):
                     conn.execute(f"DROP TABLE {old}")
-                if old_fts:
-                    # An index of an earlier format (recall_fts kept its own texts): emptied, so the
-                    # next sync finds every record new and writes it in the new format.
-                    conn.execute("DROP TABLE recall_fts")
+                if earlier:
+                    conn.execute("DROP TABLE IF EXISTS recall_fts")
                     for table in ("records", "terms", "record_at", "select_rows"):
                         if table in present:
                             conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
-                    conn.execute("DELETE FROM meta WHERE key IN ('fingerprint', 'terms')")
+                    if "meta" in present:
+                        conn.execute("DELETE FROM meta WHERE key IN ('fingerprint', 'terms')")
                 create_schema(conn)
                 if _SELECT_TABLES - present:
                     # Selection tables added to an existing index are empty: it is not fresh any more,
@@ -443,8 +448,6 @@ def records_by_id(conn: sqlite3.Connection, ids: list[str], root: Path | str) ->
             out[rid] = decode_record(body)
         else:
             by_file.setdefault(file, []).append((rid, offset, length))
-    if not by_file:
-        return {rid: out[rid] for rid in ids if rid in out}
     base = Path(root)
     for file, wanted in by_file.items():
         if not file.startswith("memory/") or ".." in file.split("/"):
@@ -462,7 +465,7 @@ def records_by_id(conn: sqlite3.Connection, ids: list[str], root: Path | str) ->
                     out[rid] = record
         except FileNotFoundError as exc:
             raise Moved(f"{file} is gone") from exc
-    if stamp is None or stamp[0] != fingerprint(root):
+    if by_file and (stamp is None or stamp[0] != fingerprint(root)):
         raise Moved("the canonical files changed while they were read")
     return {rid: out[rid] for rid in ids if rid in out}  # in the order asked
 
