@@ -246,17 +246,12 @@ _ROLE_MARKER = Rule(
 _HIDDEN_MARKUP = re.compile(r"<!--|-->|\[//\]:\s*#|\[comment\]:\s*#|<\s*(?:span|div|p)[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)", re.I)
 _MD_IMAGE_EXFIL = re.compile(r"!\[[^\]]*\]\(\s*https?://[^)\s]*[?&][\w-]+=[^)\s]*(?:\{|%7B|\$|<)", re.I)
 _MIXED_WORD = re.compile(r"\b(?=\w*[A-Za-z])(?=\w*[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f\u13a0-\u13ff])\w+\b")
-# words one of the high-risk families needs; the rot13 view is scored only when it holds one
-# words whose presence in the rot13 of a text suggests it was rot13-encoded; plain substring tests
-# on the lower-cased text (a case-insensitive regex of 24 alternatives cost ~10 us a text)
+# words one of the high-risk families needs: the rot13 view of a text is scored only when it holds
+# one (plain substring tests on the lower-cased text; a case-insensitive regex of 24 alternatives
+# cost ~10 us a text)
 _ROT13_HINTS = ("ignor", "disregard", "forget", "overrid", "instruction", "prompt", "system", "previous", "prior", "reveal",
                 "secret", "password", "token", "credential", "you are", "pretend", "developer", "jailbr", "obey", "tell",
                 "send", "upload", "priority", "admin")
-
-
-def _rot13_hint(text: str) -> bool:
-    low = text.lower()
-    return any(h in low for h in _ROT13_HINTS)
 _EMOJI_JOIN = frozenset({0x200D, 0xFE0F, 0xFE0E})
 
 LOW_TRUST_SOURCE_TYPES = frozenset({"web", "url", "generated", "generated_content", "tool_result", "repository_text", "external_document"})
@@ -368,6 +363,11 @@ def _assess(text: str) -> tuple[Risk, tuple[str, ...]]:
             add(code, level)
             add("rot13", "high")
     return risk, tuple(reasons)
+
+
+def _rot13_hint(text: str) -> bool:
+    low = text.lower()
+    return any(h in low for h in _ROT13_HINTS)
 
 
 def _decoded(raw: str, folded: str) -> bool:

@@ -63,7 +63,7 @@ def scrub_derived(layout: Layout, texts: list[str],
     needles = sorted({n for t in texts for n in (t, t[:80]) if len(n.strip()) >= MIN_SCRUB_CHARS}, key=len, reverse=True)
     if not needles:
         return
-    writes: list[tuple[Path, str]] = []
+    writes: list[tuple[str, Path, str]] = []
     hashes: set[str] = set()
     files = [(rel, p) for rel in DERIVED_TEXT_DIRS if (layout.root / rel).is_dir() for p in sorted((layout.root / rel).rglob("*"))]
     files += [("", layout.root / name) for name in ROOT_TEXT_FILES]
@@ -74,12 +74,9 @@ def scrub_derived(layout: Layout, texts: list[str],
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        new = text
-        for n in needles:
-            for form in _escaped_forms(n):  # as written, and JSON-escaped once or twice (a quarantined line)
-                new = new.replace(form, DELETED)
+        new = _replaced(text, needles)
         if new != text:
-            writes.append((path, new))
+            writes.append((rel, path, new))
             if rel == SHARED_TEXT_DIR:
                 kept = set(new.split("\n"))
                 hashes.update(line_hash(ln) for ln in text.split("\n")
@@ -88,17 +85,21 @@ def scrub_derived(layout: Layout, texts: list[str],
         record_lines(sorted(hashes))
 
     def scrub(data: bytes) -> bytes:  # applied again to the content at rewrite time: OMP may have appended
-        text = data.decode("utf-8", "surrogateescape")
-        for n in needles:
-            for form in _escaped_forms(n):
-                text = text.replace(form, DELETED)
-        return text.encode("utf-8", "surrogateescape")
+        return _replaced(data.decode("utf-8", "surrogateescape"), needles).encode("utf-8", "surrogateescape")
 
-    for path, new in writes:
-        if path.parent == layout.root / SHARED_TEXT_DIR or path.suffix == ".jsonl":
+    for rel, path, new in writes:
+        if rel == SHARED_TEXT_DIR or path.suffix == ".jsonl":
             jsonl.rewrite_bytes(path, scrub)  # others append here (OMP): never lose a line appended meanwhile
         else:  # whole documents only commonkeep writes (reports, runtime JSON, summaries)
             jsonl.atomic_write_bytes(path, new.encode("utf-8"))
+
+
+def _replaced(text: str, needles: list[str]) -> str:
+    """``text`` with every needle, as written and JSON-escaped once or twice (a quarantined line), ``[deleted]``."""
+    for n in needles:
+        for form in _escaped_forms(n):
+            text = text.replace(form, DELETED)
+    return text
 
 
 def _escaped_forms(text: str) -> list[str]:

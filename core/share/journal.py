@@ -89,8 +89,6 @@ def clear(gitdir: Path) -> None:
     path_in(gitdir).unlink(missing_ok=True)
 
 
-
-
 def wait_for_lock_release(lock: Path, seconds: float = 2.0) -> bool:
     """A git child of a killed sync may still be finishing: give it ``seconds`` to let go."""
     deadline = time.monotonic() + seconds

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from commonkeep.governance.waiting import applied_op_ids
 from commonkeep.store.core import Store
 from commonkeep.store.ids import memory_id_for
 
@@ -37,8 +38,8 @@ def poisoning_rejections(store: Store) -> dict[str, str]:
             continue
         # a patch file from another machine (or a hand edit) may hold anything: what is not a list
         # of op ids and a list of ops names no rejection, and the sync goes on
-        done, ops = doc.get("applied_ops"), doc.get("ops")
-        applied = {x for x in done if isinstance(x, str)} if isinstance(done, list) else set()
+        ops = doc.get("ops")
+        applied = applied_op_ids(doc)
         by_person = doc.get("generated_by") == "manual"  # `commonkeep review --reject`
         for op in ops if isinstance(ops, list) else []:
             if not isinstance(op, dict) or op.get("op") != "reject_candidate" or op.get("op_id") not in applied:

@@ -226,7 +226,6 @@ def write_all(fd: int, data: bytes | memoryview) -> None:
         view = view[n:]
 
 
-
 def encode_rows(rows: list[Row]) -> bytes:
     """Rows as JSONL bytes (JSON.stringify parity, one ``\n`` after each)."""
     text = "".join(dumps_line(r) + "\n" for r in rows)

@@ -101,26 +101,27 @@ def search(root: Path | str, q: str, records: dict[str, Row], mode: str = "auto"
     from commonkeep.recall.search.hybrid import search as run_search
 
     resp = run_search(root, q, mode=mode, limit=30)
-    recs = records
     hits = []
     for hit in resp.results:
-        if hit.id in recs:
-            hits.append(recs[hit.id])
+        if hit.id in records:
+            hits.append(records[hit.id])
     return hits, [str(n) for n in resp.notices]
 
 
 def history(root: Path | str, record_id: str) -> list[Row]:
     """The patches with an op that touched ``record_id`` (oldest first)."""
+    from commonkeep.governance.purge import patch_ops
     from commonkeep.governance.waiting import applied_op_ids
 
     out = []
     for p in reversed(read_patches(root)):
-        for op in p.get("ops") or []:
-            ids = {op.get("target_id"), (op.get("record") or {}).get("id"), (op.get("to_record") or {}).get("id")}
+        applied = applied_op_ids(p)
+        for op in patch_ops(p):  # a hand-edited file of another shape names no op
+            ids = {op.get("target_id"), *(r.get("id") for r in (op.get("record"), op.get("to_record")) if isinstance(r, dict))}
             if record_id in ids:
                 out.append({"patch_id": p.get("patch_id"), "status": p.get("status"), "created_at": p.get("created_at"),
                             "applied_at": p.get("applied_at"), "generated_by": p.get("generated_by"), "op": op.get("op"),
-                            "applied": op.get("op_id") in applied_op_ids(p)})
+                            "applied": op.get("op_id") in applied})
     return out
 
 

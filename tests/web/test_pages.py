@@ -3,6 +3,7 @@ memory search and a record's history, health, and a port already in use."""
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 from pathlib import Path
@@ -158,3 +159,21 @@ def test_memory_pages_through_many_records(tmp_path: Path) -> None:
         assert last.count('<tr class="record">') == 30 and "layer=L2&amp;page=2" in last
     finally:
         server.stop()
+
+
+def test_a_record_page_lists_its_history_past_hand_edited_patch_files(root: Path) -> None:
+    """The record page's history reads every patch file: one whose ops are not a list, or whose op
+    holds its record as a string, names nothing (it used to be an AttributeError, a 500 page)."""
+    from commonkeep.web import views
+
+    rec = Store(root).records()[0]
+    before = views.history(root, rec["id"])
+    assert before and before[-1]["applied"] is True
+    patches = root / "patches"
+    (patches / "patch_hand_1.json").write_text(json.dumps({"patch_id": "patch_hand_1", "ops": "not a list"}))
+    (patches / "patch_hand_2.json").write_text(json.dumps(
+        {"patch_id": "patch_hand_2", "applied_ops": "op_1", "ops": ["op", {"op_id": "op_1", "op": "add", "record": "x"},
+                                                                     {"op_id": "op_2", "op": "update", "target_id": rec["id"]}]}))
+    after = views.history(root, rec["id"])
+    assert after[: len(before)] == before
+    assert [(h["patch_id"], h["applied"]) for h in after[len(before):]] == [("patch_hand_2", False)]
