@@ -45,6 +45,10 @@ from dataclasses import dataclass
 RULE = "user_turn/1"
 ORIGIN = "user_turn"
 TRUST = "direct_user_instruction"
+#: The confidence a verified statement carries: the person's own words, checked by code (OmpKeep
+#: gives a strongly worded correction of the person 0.90). Over the curator's gate (0.75) and the
+#: high-only threshold (0.85); the policy still holds it when detection scores it medium or high.
+CONFIDENCE = 0.9
 
 _FRAME = re.compile(
     r"^\s*(?:(?:ok(?:ay)?|so|hey|hi|also|and|btw|fyi)[,:!]?\s+)*(?:please\s+|pls\s+|kindly\s+)?"

@@ -157,7 +157,9 @@ def candidate_for(op: MemoryOp, prov: Provenance, rendered: Mapping[str, str] | 
     trust = "direct_user_instruction" if prov.origin in ("import", "external_edit") else "agent_inference"
     verified = user_turn_support(op, prov)
     if verified is not None:
-        trust = "direct_user_instruction"
+        from commonkeep.governance.user_turn import CONFIDENCE, TRUST
+
+        trust = TRUST
     extra: dict[str, Any] = {
         "thread_id": prov.session_id or None,
         "memory_kind": "fact",
@@ -168,6 +170,8 @@ def candidate_for(op: MemoryOp, prov: Provenance, rendered: Mapping[str, str] | 
         "verification_status": "review_required",
         "proposed_layer": "L1" if is_user else "L2",
     }
+    if verified is not None:  # checked against the person's words by code, not claimed by the model
+        extra.update(confidence=CONFIDENCE, verification_status="verified")
     provenance = {**prov.as_dict(op), "entry_key": entry_key(op.target, op.content or op.old_text)}
     if verified is not None:
         from commonkeep.governance.user_turn import stamp
@@ -179,7 +183,10 @@ def candidate_for(op: MemoryOp, prov: Provenance, rendered: Mapping[str, str] | 
         if matched:
             extra["matched_memory_ids"] = matched
         provenance["old_text"] = redact(op.old_text).text
-    return new_candidate(text, source_type="hermes", source_ref=ref, tags=tags, evidence_refs=[ref],
+    refs = [ref]
+    if verified is not None:  # the person's message is the second piece of evidence (named by its hash)
+        refs.append(f"hermes:session/{prov.session_id}/user_turn/{str(verified.digest)[:16]}")
+    return new_candidate(text, source_type="hermes", source_ref=ref, tags=tags, evidence_refs=refs,
                          provenance=provenance, **extra)
 
 
