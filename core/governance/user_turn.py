@@ -227,3 +227,20 @@ def stamp(provenance: dict[str, object], *, host: str, stamped_by: str, session_
                         "message_sha256": support.digest, "message_index": support.message, **extra}
     return out
 
+
+
+def stamp_from_hosts(store: object, candidates: list[dict[str, object]]) -> list[str]:
+    """The stamping pass ``curate`` runs before proposing: hosts whose candidates are written
+    outside commonkeep (OMP: OmpKeep's tools) are verified now against the host's transcript.
+    Returns the ids stamped; a failure stamps nothing (the candidates wait for review)."""
+    try:
+        from commonkeep_omp.user_turn import stamp_candidates
+    except ImportError:
+        return []
+    try:
+        return stamp_candidates(store, candidates)
+    except Exception as exc:  # never let a transcript break curation; nothing is stamped
+        import logging
+
+        logging.getLogger("commonkeep").warning("user_turn: the OMP stamping pass failed: %s", exc)
+        return []
