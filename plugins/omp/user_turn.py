@@ -14,9 +14,12 @@ stamps the candidate ``stamped_by: commonkeep_omp``, ``origin: user_turn`` when
 that are not ``synthetic`` and not ``attribution: "agent"`` (OMP marks the prompts its own subagents
 and notices send that way). Never ``toolResult``, ``assistant``, ``custom`` / ``custom_message``
 (extensions), ``bashExecution`` or ``fileMention`` (an ``@file`` is the file's text, not the
-person's). A session that received a Hermes handoff (``commonkeep-handoff``, a dispatch from
-Hermes) is skipped: its prompts were written by Hermes' model. The transcript is read, never
-copied: the stamp records the session id and a sha256 of the supporting message.
+person's). One more source is the person's: the text typed after ``/commonkeep-remember``, which
+commonkeep's extension records (``custom`` entry ``commonkeep-remember-typed``) before it writes,
+since OMP keeps no user message for a slash command. A session that received a Hermes handoff
+(``commonkeep-handoff``, a dispatch from Hermes) is skipped: its prompts were written by Hermes'
+model. The transcript is read, never copied: the stamp records the session id and a sha256 of
+the supporting message.
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ STAMP = "commonkeep_omp"
 #: writes from tool calls; the transcript entry of the result can land just after the write).
 SLACK = timedelta(seconds=120)
 _HANDOFF = "commonkeep-handoff"
+#: What the person typed after ``/commonkeep-remember``, recorded by commonkeep's own extension
+#: before it writes (OMP does not keep a slash command as a user message).
+_TYPED = "commonkeep-remember-typed"
 
 
 @dataclass
@@ -69,6 +75,9 @@ def _text(content: Any) -> str:
 
 def person_said(entry: dict[str, Any]) -> str | None:
     """The text of a transcript entry when it is a message the person sent, else ``None``."""
+    if entry.get("type") == "custom" and entry.get("customType") == _TYPED:
+        data = entry.get("data")
+        return str(data.get("text") or "") or None if isinstance(data, dict) else None
     msg = entry.get("message")
     if entry.get("type") != "message" or not isinstance(msg, dict) or msg.get("role") != "user":
         return None

@@ -81,3 +81,17 @@ def test_the_same_sentence_read_from_a_file_is_held(world: OmpWorld) -> None:
     records, cand = curate_at_session_end(world)
     assert records == []
     assert cand["status"] == "new" and "stamped_by" not in cand.get("provenance", {})
+
+
+def test_a_fact_typed_after_commonkeep_remember_is_stamped_and_applied(world: OmpWorld, omp_acp_cmd: list[str]) -> None:
+    # No model at all: OMP runs the extension's command locally (so this run may use unshare -n).
+    assert main(["omp", "install", "--root", str(world.root), "--agent-dir", str(world.agent_dir)]) == 0
+    with AcpClient(omp_acp_cmd, env=world.env(), cwd=world.project) as client:
+        client.initialize()
+        sid = client.new_session()
+        assert client.prompt(sid, f"/commonkeep-remember {FACT}") == "end_turn"
+
+    records, cand = curate_at_session_end(world)
+
+    assert records == [FACT]
+    assert cand["provenance"]["origin"] == "user_turn" and cand["provenance"]["user_turn"]["session_id"] == sid

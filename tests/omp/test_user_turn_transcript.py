@@ -116,3 +116,16 @@ def test_a_candidate_already_stamped_or_not_new_is_left_alone(setup: tuple[Path,
     store = Store(root)
     store.update_candidates(lambda rows: [{**r, "created_at": "2026-12-03T10:00:10.000Z", "status": "rejected"} for r in rows])
     assert stamp_candidates(store, store.candidates(), agent) == []
+
+
+def test_what_the_person_typed_after_commonkeep_remember_counts_and_another_custom_entry_does_not(
+        setup: tuple[Path, Path, Path]) -> None:
+    agent, root, proj = setup
+    typed = {"type": "custom", "customType": "commonkeep-remember-typed", "timestamp": "2026-12-03T10:00:05.000Z",
+             "data": {"text": FACT}}
+    transcript(agent, proj, typed, last())
+    assert stamped(run(root, agent, proj))
+    other = proj.parent / "p2"
+    other.mkdir()
+    transcript(agent, other, {**typed, "customType": "some-extension"}, last(), sid="s-2")
+    assert not stamped(run(proj.parent / "root2", agent, other))
