@@ -121,10 +121,37 @@ def agent_dir() -> Path:
     return Path(override).expanduser() if override else Path(os.environ.get("HOME") or Path.home()) / ".omp" / "agent"
 
 
-def sessions_in(folder: Path, cwds: set[str]) -> list[Session]:
-    """The transcripts under ``folder/sessions`` of sessions that ran in one of ``cwds`` (real paths)."""
+def _header_cwd(path: Path) -> str | None:
+    """The ``cwd`` of a transcript's ``session`` header (within its first lines), read cheaply."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            for _ in range(4):
+                line = fh.readline(1 << 16)
+                if not line:
+                    return None
+                if '"session"' in line:
+                    entry = json.loads(line)
+                    if isinstance(entry, dict) and entry.get("type") == "session":
+                        return str(entry.get("cwd") or "")
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def sessions_in(folder: Path, cwds: set[str], since: datetime | None = None) -> list[Session]:
+    """The transcripts under ``folder/sessions`` of sessions that ran in one of ``cwds`` (real
+    paths) and were still written to at ``since`` or later (file time): only those are read."""
     found: list[Session] = []
+    floor = (since - SLACK).timestamp() if since is not None else None
     for path in sorted((folder / "sessions").glob("*/*.jsonl")):
+        try:
+            if floor is not None and path.stat().st_mtime < floor:
+                continue
+        except OSError:
+            continue
+        cwd = _header_cwd(path)
+        if cwd is None or os.path.realpath(cwd) not in cwds:
+            continue
         sess = read_session(path)
         if sess is not None and os.path.realpath(sess.cwd) in cwds and not sess.dispatched and sess.said:
             found.append(sess)
@@ -181,7 +208,8 @@ def stamp_candidates(store: Any, candidates: list[dict[str, Any]], folder: Path 
     folder = folder or agent_dir()
     if not (folder / "sessions").is_dir():
         return []
-    sessions = sessions_in(folder, {str(_cwd(c)) for c in todo})
+    times = [t for t in (_when(c.get("created_at")) for c in todo) if t is not None]
+    sessions = sessions_in(folder, {str(_cwd(c)) for c in todo}, min(times) if times else None)
     if not sessions:
         return []
     stamped: dict[str, dict[str, Any]] = {}
