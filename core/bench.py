@@ -15,6 +15,7 @@ BENCHES: dict[str, tuple[str, str]] = {
     "store": ("commonkeep.store.bench", "append throughput, rewrite time, CLI cold start"),
     "curate": ("commonkeep.governance.bench", "curate 10,000 candidates; apply a patch of 20,000 ops beside a plain JSONL rewrite"),
     "gate": ("commonkeep.governance.bench_gate", "injections auto-applied and benign candidates held by the gate, vs the rules before issue 15"),
+    "userturn": ("commonkeep.governance.bench_user_turn", "user_turn stamp on 240 generated Hermes/OMP sessions: applied where the person said it, held otherwise"),
     "locomo": ("commonkeep.recall.search.bench_locomo", "retrieval on a LoCoMo-format file: hit@k, recall@k, MRR vs plain BM25"),
     "search": ("commonkeep.recall.search.bench_search", "search at scale: keyword/hybrid p50, reindex time, CLI wall time"),
     "hydra9": ("commonkeep.wiki.bench_hydra9", "wiki on Hydra9 Hard Mode: context recall, ID precision, faithfulness (deterministic judge)"),

@@ -45,7 +45,9 @@ if TYPE_CHECKING:
 #: host stamps: ``provenance.stamped_by`` -> {``provenance.origin`` -> the trust it stamps}
 HOST_STAMPS: dict[str, dict[str, str]] = {
     "commonkeep_hermes": {"import": "direct_user_instruction", "external_edit": "direct_user_instruction"},
+    **{h: {"user_turn": "direct_user_instruction"} for h in ("commonkeep_omp", "commonkeep_mcp", "commonkeep_roundtable")},
 }
+HOST_STAMPS["commonkeep_hermes"]["user_turn"] = "direct_user_instruction"  # issue 22 (userturn helper)
 
 
 def stamped_trust(cand: dict[str, Any], writer_role: str | None = None) -> str | None:

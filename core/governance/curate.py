@@ -457,6 +457,9 @@ def curate(
 
     with writer_lock(root, str(role), "curate", wait):
         inputs = _load_inputs(root)
+        from commonkeep.governance.user_turn import stamp_from_hosts  # issue 22: OMP's user_turn stamps
+
+        stamp_from_hosts(inputs["store"], inputs["candidates"])
         prop = propose(inputs["records"], inputs["candidates"], tombstoned=inputs["tombstoned"],
                        known_ids=inputs["known_ids"], reinforcement=inputs["reinforcement"], waiting=inputs["waiting"],
                        contested_records=inputs["contested_records"],

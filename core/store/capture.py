@@ -39,6 +39,9 @@ def score(store: Store, cand: dict[str, Any]) -> dict[str, Any]:
     return scored
 
 
+#: Provenance keys only a host adapter sets (``commonkeep.governance.user_turn``).
+STAMP_KEYS = ("stamped_by", "origin", "user_turn", "write_origin")
+
 _STORES: dict[str, tuple[Store, tuple[int, ...]]] = {}
 _STORES_LOCK = threading.Lock()
 
@@ -75,10 +78,29 @@ def store_for(root: Path | str) -> Store:
 
 
 def capture(root: Path | str, text: str, **kwargs: Any) -> Captured:
-    """Write one candidate into the inbox of ``root``; keyword arguments as ``new_candidate``."""
+    """Write one candidate into the inbox of ``root``; keyword arguments as ``new_candidate``.
+
+    A caller never stamps: ``provenance.stamped_by`` / ``origin`` / ``user_turn`` are set only by
+    a host adapter from what it observed (``commonkeep.governance.user_turn``), so they are dropped
+    here from whatever the CLI, an agent tool or the MCP server passes (``stamp_dropped`` says so).
+    """
+    kwargs = _unstamped(kwargs)
     store = store_for(root)
     findings: list[str] = []
     cand = new_candidate(text, findings=findings, **kwargs)
     cand = score(store, cand)
     store.append_candidate(cand)
     return Captured(cand, findings, store.layout.inbox)
+
+
+def _unstamped(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with the stamp keys removed from ``provenance`` (named in ``stamp_dropped``)."""
+    prov = kwargs.get("provenance")
+    if not isinstance(prov, dict):
+        return kwargs
+    dropped = [k for k in STAMP_KEYS if k in prov]
+    if not dropped:
+        return kwargs
+    clean = {k: v for k, v in prov.items() if k not in STAMP_KEYS}
+    clean["stamp_dropped"] = ",".join(dropped)
+    return {**kwargs, "provenance": clean}

@@ -6,6 +6,10 @@ pinned for the server's life by ``--as`` (or ``--role`` / ``$COMMONKEEP_ROLE``),
 MCP bridge: a client cannot change who it is per call. Results carry text and ``isError`` only.
 A tool raising ``CommonkeepError`` becomes an error result with its message; any other
 exception too, prefixed ``internal error``, so one bad tool never takes the server down.
+
+Nothing written through this server carries the ``user_turn`` stamp (issue 22): MCP gives a
+server the model's tool arguments and no user message of the host out of band, so there is
+nothing the person said to verify against; ``capture()`` drops any stamp in what is passed.
 """
 
 from __future__ import annotations

@@ -45,6 +45,9 @@ class Provenance:
     profile: str = ""
     hermes_version: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The person's own messages of this session, as Hermes gave them to the plugin (``pre_llm_call``
+    #: ``user_message``), oldest first; never serialised. Empty: nothing can be stamped ``user_turn``.
+    said: tuple[str, ...] = ()
 
     @property
     def background_review(self) -> bool:
@@ -109,6 +112,26 @@ def _matches(op: MemoryOp, rendered: Mapping[str, str]) -> list[str]:
     return sorted({rid for text, rid in rendered.items() if rid and op.old_text in text})
 
 
+#: Write origins whose ``memory`` calls may be stamped ``user_turn``: the agent's own turn and
+#: Hermes' background review of it (both run in the person's session; the review prompt itself is
+#: never recorded as a user message, see ``governance.record_user_message``).
+USER_TURN_ORIGINS = ("foreground", "background_review")
+
+
+def user_turn_support(op: MemoryOp, prov: Provenance) -> Any:
+    """The ``user_turn`` verification of an ``add`` whose text the person said in this session
+    (``commonkeep.governance.user_turn.supported``), else ``None``. Replacements and removals
+    are never stamped: they change what is already remembered and wait for a person."""
+    if op.action != "add" or prov.origin not in USER_TURN_ORIGINS or not prov.said or not prov.session_id:
+        return None
+    try:
+        from commonkeep.governance.user_turn import supported
+    except ImportError:  # the governance part is not installed: nothing is stamped
+        return None
+    found = supported(op.content, prov.said)
+    return found if found.ok else None
+
+
 def candidate_for(op: MemoryOp, prov: Provenance, rendered: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Build one CaptureCandidate dict through the core's ``new_candidate`` (ids, redaction)."""
     from commonkeep.governance.secrets import redact
@@ -132,6 +155,11 @@ def candidate_for(op: MemoryOp, prov: Provenance, rendered: Mapping[str, str] | 
     # last one. Target, action and origin live in ``provenance``; the layer says USER vs MEMORY.
     tags: list[str] = []
     trust = "direct_user_instruction" if prov.origin in ("import", "external_edit") else "agent_inference"
+    verified = user_turn_support(op, prov)
+    if verified is not None:
+        from commonkeep.governance.user_turn import CONFIDENCE, TRUST
+
+        trust = TRUST
     extra: dict[str, Any] = {
         "thread_id": prov.session_id or None,
         "memory_kind": "fact",
@@ -142,14 +170,23 @@ def candidate_for(op: MemoryOp, prov: Provenance, rendered: Mapping[str, str] | 
         "verification_status": "review_required",
         "proposed_layer": "L1" if is_user else "L2",
     }
+    if verified is not None:  # checked against the person's words by code, not claimed by the model
+        extra.update(confidence=CONFIDENCE, verification_status="verified")
     provenance = {**prov.as_dict(op), "entry_key": entry_key(op.target, op.content or op.old_text)}
+    if verified is not None:
+        from commonkeep.governance.user_turn import stamp
+
+        provenance = stamp(provenance, host="hermes", stamped_by=STAMP, session_id=prov.session_id, support=verified)
     if op.action in ("replace", "remove"):
         extra["match_kind"] = "updates_existing" if op.action == "replace" else "supersedes_existing"
         matched = _matches(op, rendered)
         if matched:
             extra["matched_memory_ids"] = matched
         provenance["old_text"] = redact(op.old_text).text
-    return new_candidate(text, source_type="hermes", source_ref=ref, tags=tags, evidence_refs=[ref],
+    refs = [ref]
+    if verified is not None:  # the person's message is the second piece of evidence (named by its hash)
+        refs.append(f"hermes:session/{prov.session_id}/user_turn/{str(verified.digest)[:16]}")
+    return new_candidate(text, source_type="hermes", source_ref=ref, tags=tags, evidence_refs=refs,
                          provenance=provenance, **extra)
 
 

@@ -43,6 +43,14 @@ log = logging.getLogger("commonkeep_hermes")
 
 _sessions: dict[str, dict[str, Any]] = {}
 _lock = threading.Lock()
+#: The person's messages per session (``pre_llm_call`` ``user_message``), in memory only: what the
+#: ``user_turn`` stamp is verified against. Never written anywhere; capped per session.
+_said: dict[str, list[str]] = {}
+_agent_sessions: set[str] = set()  # child sessions of ``delegate_task``: their "user" is the model
+USER_TURNS_KEPT = 200
+#: Platforms whose user message is not typed by a person: cron jobs (a prompt the model may have
+#: written with the cronjob tool), delegated subagents (the parent model's goal), Hermes' curator.
+NOT_A_PERSON = frozenset({"cron", "subagent", "curator"})
 
 
 def hermes_version() -> str:
@@ -95,6 +103,7 @@ class Gate:
             platform=platform,
             profile=self.profile_name,
             hermes_version=self.version,
+            said=user_messages(session_id),
         )
         try:
             root, _rule = self.profile.shared_root()
@@ -196,6 +205,44 @@ def _on_session_start(session_id: str = "", platform: str = "", **kw: Any) -> No
         _sessions[str(session_id)] = {"platform": platform}
 
 
+def _text_of(message: Any) -> str:
+    """The text of a user message: a string, or the text parts of a multimodal list."""
+    if isinstance(message, str):
+        return message
+    if isinstance(message, list):
+        return "\n".join(str(p.get("text", "")) for p in message if isinstance(p, dict) and p.get("type") == "text")
+    return ""
+
+
+def record_user_message(session_id: str = "", user_message: Any = None, platform: str = "", **kw: Any) -> None:
+    """``pre_llm_call``: keep the turn's user message as the person's words, unless it is not a
+    person's: Hermes' background review (its prompt is Hermes' own text; the write origin is set
+    before this hook runs), a cron job, a delegated subagent or Hermes' curator."""
+    sid = str(session_id or "")
+    text = _text_of(user_message)
+    if not sid or not text.strip() or write_origin() != "foreground" or str(platform or "") in NOT_A_PERSON:
+        return
+    with _lock:
+        if sid in _agent_sessions:
+            return
+        said = _said.setdefault(sid, [])
+        said.append(text)
+        del said[:-USER_TURNS_KEPT]
+
+
+def _on_subagent_start(child_session_id: Any = None, **kw: Any) -> None:
+    if child_session_id:
+        with _lock:
+            _agent_sessions.add(str(child_session_id))
+            _said.pop(str(child_session_id), None)
+
+
+def user_messages(session_id: str) -> tuple[str, ...]:
+    """The person's messages recorded for ``session_id`` (oldest first)."""
+    with _lock:
+        return tuple(_said.get(session_id, ()))
+
+
 def register_tools(ctx: Any, profile: HermesProfile) -> list[str]:
     """Register the recall tools (and roundtable tools when present) in the ``memory`` toolset."""
     from commonkeep_hermes.tools import hermes_tools
@@ -240,6 +287,8 @@ def register(ctx: Any) -> None:
     else:
         ctx.register_hook("pre_tool_call", gate.pre_tool_call)
     ctx.register_hook("on_session_start", _on_session_start)
+    ctx.register_hook("pre_llm_call", record_user_message)
+    ctx.register_hook("subagent_start", _on_subagent_start)
     ctx.register_hook("on_session_finalize", lambda **kw: _on_session_finalize(profile))
     ctx.register_hook("on_session_reset", lambda **kw: refresh_projection(profile, "session_reset"))
     register_tools(ctx, profile)

@@ -18,7 +18,9 @@
  *    environment, not the module-scope one, so the root is always passed as an argument.
  *    The report goes into the session file and to <root>/reports/omp-doctor.json.
  * 4. /commonkeep-remember <text>: writes a long-term candidate into the shared inbox through
- *    `commonkeep write` (works without OmpKeep and without a model).
+ *    `commonkeep write` (works without OmpKeep and without a model). The typed text is first
+ *    recorded in the session ("commonkeep-remember-typed"), which commonkeep's user_turn pass
+ *    counts as the person's words when it curates.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -325,6 +327,9 @@ export default function commonkeep(pi: any): void {
 			// The user typed it, so it is a direct instruction (ompkeep-store.md §6.1); "--" keeps a
 			// leading dash in the text from being read as an option.
 			const cwd = ctx.cwd ?? process.cwd();
+			// The person typed this command (a model cannot run it): recorded in the session *before*
+			// the write, so commonkeep's stamping pass can verify the candidate against it (user_turn).
+			pi.appendEntry("commonkeep-remember-typed", { text });
 			const argv = ["write", "--root", STATE.root, "--json", "--agent", "omp", "--host", "omp"];
 			const sid = ctx.sessionManager?.getSessionId?.();
 			if (sid) argv.push("--session", String(sid));

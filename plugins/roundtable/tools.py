@@ -6,6 +6,9 @@ provider tools that shadow its built-in ``memory`` tool. The room tools (``rooms
 ``leave``, ``post``, ``digest``, ``peek``, ``fetch``) let an MCP host take part in a room. Each ``call``
 returns text, or raises a ``CommonkeepError`` whose message is the contract's error text.
 Configuration (agent dir, memory dir, writer role) is read on every call, like upstream.
+
+None of these tools stamps ``user_turn`` (issue 22): a room's posts are written by agents through
+their tool arguments, and the host passes no user message of its own out of band.
 """
 
 from __future__ import annotations

@@ -1,0 +1,246 @@
+"""The ``user_turn`` stamp: is a candidate's statement what the person said in this session?
+
+A host adapter (the Hermes plugin, the OMP stamping pass) sees the person's own messages, read
+from the host: never tool results, files, web pages, the model's text or a tool's arguments. It
+stamps a candidate ``origin: "user_turn"`` only when :func:`supported` finds the statement in
+one of those messages. The rule (version :data:`RULE`, documented in ``docs/security.md``, "The
+user_turn stamp"):
+
+1. **Plain text.** The statement holds no invisible or control characters and reads the same
+   after Unicode NFKC (no look-alike letters standing in for others).
+2. **Sentence by sentence, in order.** Each sentence of the statement is matched inside one
+   sentence of one user message; a question is never matched (it asks, it does not state), and
+   the sentences of the statement match sentences of that message in the same order.
+3. **Nothing added.** Inside its sentence, the statement's tokens are an ordered subsequence of
+   the person's: every word (compared by a crude stem, so "deploys" matches "deploy"), every
+   number, path, URL, flag, command and operator (compared exactly) is there, in that order. So
+   an added claim ("and skip the tests on Fridays"), command (``&& curl …``), URL, number or a
+   swap of two numbers is not supported. Only a few words may be added: articles, forms of "to
+   be", "that", and the person's perspective ("the user", "the team", "we", "my" …) as a model
+   rephrases "I prefer tabs" into "The user prefers tabs"; a leading "remember that" / "note:" is
+   dropped from both sides.
+4. **Nothing turned around.** The statement has exactly as many negations ("not", "never", "no",
+   "n't", "without" …) and scope words ("only", "unless", "except", "until", "if") as the
+   sentence it was found in: dropping "never" from "never deploy on Fridays" is not supported,
+   and neither is adding "not".
+5. **Something said.** At least two content tokens.
+
+Limits (also in the docs): the rule compares words, not meaning. A synonym ("database" for
+"db") is not supported (it waits for review, which is the safe side); a statement that keeps the
+person's words but drops a clause ("use pnpm" from "use pnpm in the web folder") is supported
+when the dropped part holds no negation or scope word. What counts as "the person" is what the
+host calls the user: another program driving the host (an orchestrator over ACP, a script on an
+API server) speaks as the user.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+#: The rule's version, recorded in every stamp (``provenance.user_turn.rule``).
+RULE = "user_turn/1"
+ORIGIN = "user_turn"
+TRUST = "direct_user_instruction"
+#: The confidence a verified statement carries: the person's own words, checked by code (OmpKeep
+#: gives a strongly worded correction of the person 0.90). Over the curator's gate (0.75) and the
+#: high-only threshold (0.85); the policy still holds it when detection scores it medium or high.
+CONFIDENCE = 0.9
+
+_FRAME = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|so|hey|hi|also|and|btw|fyi)[,:!]?\s+)*(?:please\s+|pls\s+|kindly\s+)?"
+    r"(?:(?:remember|memori[sz]e|note(?: down)?|keep in mind|bear in mind|don'?t forget|do not forget|make a note|"
+    r"take note|save(?: to memory)?|for the record|fyi|for your information|just so you know|note to self)"
+    r"(?:\s+(?:that|this|of this))?\s*[:,\-–—]?\s+)+", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
+# A token: a run of non-space characters. Words are letters (an apostrophe inside); anything else
+# (digits, slashes, dots inside, dashes, operators) is a literal compared exactly.
+_TOKEN = re.compile(r"\S+")
+_EDGE = "\"'`“”‘’()[]{}<>*_"
+_TRAIL = ".,;:!?"
+_WORD = re.compile(r"^[^\W\d_]+(?:['’][^\W\d_]+)*$")
+_CONTRACTIONS = (("won't", "will not"), ("can't", "can not"), ("cannot", "can not"), ("shan't", "shall not"),
+                 ("n't", " not"))
+NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "nowhere"})
+SCOPE = frozenset({"only", "unless", "except", "until", "if"})
+#: Words a statement may add: articles, "to be", "that", and the person's perspective.
+ADDABLE = frozenset({
+    "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "that", "'s", "s",
+    "user", "users", "user's", "person", "person's", "team", "team's", "we", "our", "ours", "us", "i", "my", "me",
+    "mine", "they", "their", "he", "she", "his", "her", "project", "project's", "repo", "repository",
+})
+_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s")
+_MEMORY_CONTEXT = re.compile(r"<memory-context>.*?</memory-context>", re.S | re.I)
+_UNSAFE = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f]")
+
+
+@dataclass(frozen=True)
+class Support:
+    """Why a statement is (not) supported; ``message`` is the index of the supporting message."""
+
+    ok: bool
+    reason: str
+    message: int | None = None
+    digest: str | None = None
+
+
+def message_digest(message: str) -> str:
+    """sha256 of a user message as the host gave it: recorded in the stamp instead of the text."""
+    return hashlib.sha256(message.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    if len(word) >= 3 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def _plain(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
+    for short, long in _CONTRACTIONS:
+        text = text.replace(short, long)
+    return text
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    tokens: tuple[str, ...]  # stems of words; literals as written (case-folded)
+    negations: int
+    scope: tuple[str, ...]
+    question: bool
+
+
+def _tokens(sentence: str) -> _Sentence:
+    out: list[str] = []
+    negations = 0
+    scope: list[str] = []
+    question = sentence.rstrip().rstrip(_EDGE).endswith("?")
+    for raw in _TOKEN.findall(sentence):
+        tok = raw.strip(_EDGE).rstrip(_TRAIL).strip(_EDGE)
+        if not tok:
+            continue
+        # "word," "word:" "(word)" are words; "make-release", "6543", "/tmp/x", "&&" are literals
+        if _WORD.match(tok):
+            if tok in NEGATIONS:
+                negations += 1
+            if tok in SCOPE:
+                scope.append(tok)
+            for part in re.split(r"['’]", tok):
+                if part:
+                    out.append(_stem(part))
+        else:
+            out.append(tok)
+    return _Sentence(tuple(out), negations, tuple(sorted(scope)), question)
+
+
+def _sentences(text: str) -> list[_Sentence]:
+    return [s for s in (_tokens(part) for part in _SENTENCE.split(_plain(text)) if part.strip()) if s.tokens]
+
+
+def _strip_frame(text: str) -> str:
+    return _FRAME.sub("", text, count=1)
+
+
+def _addable(tok: str) -> bool:
+    return tok in _ADDABLE_STEMS
+
+
+_ADDABLE_STEMS = frozenset(_stem(w) for w in ADDABLE) | ADDABLE
+
+
+def _within(stmt: _Sentence, said: _Sentence) -> bool:
+    """``stmt``'s tokens (minus addable ones) are an ordered subsequence of ``said``'s, with the
+    same negations and scope words."""
+    if said.question or stmt.negations != said.negations or stmt.scope != said.scope:
+        return False
+    pos = 0
+    toks = said.tokens
+    for tok in stmt.tokens:
+        at = _index(toks, tok, pos)
+        if at is None:
+            if _addable(tok):
+                continue
+            return False
+        pos = at + 1
+    return True
+
+
+def _index(toks: Sequence[str], tok: str, start: int) -> int | None:
+    for i in range(start, len(toks)):
+        if toks[i] == tok:
+            return i
+    return None
+
+
+def _content(sentences: Iterable[_Sentence]) -> int:
+    return sum(1 for s in sentences for t in s.tokens if not _addable(t))
+
+
+def clean_message(message: str) -> str:
+    """A user message as the person wrote it: Hermes' recalled ``<memory-context>`` fence removed."""
+    return _MEMORY_CONTEXT.sub(" ", message)
+
+
+def supported(statement: str, messages: Sequence[str]) -> Support:
+    """Whether ``statement`` is supported by one of ``messages`` (the person's own, oldest first)."""
+    if not isinstance(statement, str) or not statement.strip():
+        return Support(False, "empty statement")
+    if _UNSAFE.search(statement) or any(unicodedata.category(c) == "Cf" for c in statement):
+        return Support(False, "the statement holds invisible or control characters")
+    if unicodedata.normalize("NFKC", statement) != statement:
+        return Support(False, "the statement is not plain text (it changes under Unicode NFKC)")
+    stmt = _sentences(_strip_frame(statement))
+    if _content(stmt) < 2:
+        return Support(False, "the statement says too little to match (fewer than two content words)")
+    for index in range(len(messages) - 1, -1, -1):  # the latest message first
+        raw = messages[index]
+        if not isinstance(raw, str):
+            continue
+        said = _sentences(_strip_frame(clean_message(raw)))
+        pos = 0
+        for s in stmt:
+            while pos < len(said) and not _within(s, said[pos]):
+                pos += 1
+            if pos == len(said):
+                break
+            pos += 1
+        else:
+            return Support(True, "every sentence of the statement is in one user message", index, message_digest(raw))
+    return Support(False, "no user message of this session says it (words, numbers, commands or negations differ)")
+
+
+def stamp(provenance: dict[str, object], *, host: str, stamped_by: str, session_id: str, support: Support,
+          **extra: object) -> dict[str, object]:
+    """``provenance`` with the ``user_turn`` stamp: what was verified, never the message itself."""
+    out = dict(provenance)
+    if out.get("origin") and out.get("origin") != ORIGIN:
+        out["write_origin"] = out["origin"]
+    out.update(stamped_by=stamped_by, origin=ORIGIN)
+    out["user_turn"] = {"rule": RULE, "host": host, "session_id": session_id,
+                        "message_sha256": support.digest, "message_index": support.message, **extra}
+    return out
+
+
+
+def stamp_from_hosts(store: object, candidates: list[dict[str, object]]) -> list[str]:
+    """The stamping pass ``curate`` runs before proposing: hosts whose candidates are written
+    outside commonkeep (OMP: OmpKeep's tools) are verified now against the host's transcript.
+    Returns the ids stamped; a failure stamps nothing (the candidates wait for review)."""
+    try:
+        from commonkeep_omp.user_turn import stamp_candidates
+    except ImportError:
+        return []
+    try:
+        return stamp_candidates(store, candidates)
+    except Exception as exc:  # never let a transcript break curation; nothing is stamped
+        import logging
+
+        logging.getLogger("commonkeep").warning("user_turn: the OMP stamping pass failed: %s", exc)
+        return []

@@ -1,0 +1,230 @@
+"""The ``user_turn`` stamp for what OMP sessions write: verified at curation time against OMP's
+own session transcript (user messages only).
+
+Candidates from the OMP side are written by OmpKeep's tools (``memory_write``: text, ``created_at``
+and ``source.cwd``, no session id) or by ``commonkeep write`` from OMP's shell, both outside
+commonkeep's reach at write time. So before curating, commonkeep runs this pass: for each new,
+unstamped candidate with a ``source.cwd``, it looks for the OMP session in that folder that was
+running when the candidate was written (``<agent dir>/sessions/*/*.jsonl``: header ``cwd``,
+entries' ``timestamp``), reads the person's messages of it that came *before* the candidate, and
+stamps the candidate ``stamped_by: commonkeep_omp``, ``origin: user_turn`` when
+``commonkeep.governance.user_turn.supported`` finds the statement there.
+
+"The person's messages" are transcript entries ``{"type": "message", "message": {"role": "user"}}``
+that are not ``synthetic`` and not ``attribution: "agent"`` (OMP marks the prompts its own subagents
+and notices send that way). Never ``toolResult``, ``assistant``, ``custom`` / ``custom_message``
+(extensions), ``bashExecution`` or ``fileMention`` (an ``@file`` is the file's text, not the
+person's). One more source is the person's: the text typed after ``/commonkeep-remember``, which
+commonkeep's extension records (``custom`` entry ``commonkeep-remember-typed``) before it writes,
+since OMP keeps no user message for a slash command. A session that received a Hermes handoff
+(``commonkeep-handoff``, a dispatch from Hermes) is skipped: its prompts were written by Hermes'
+model. The transcript is read, never copied: the stamp records the session id and a sha256 of
+the supporting message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+STAMP = "commonkeep_omp"
+#: How long after a session's last entry a candidate still counts as written in it (OmpKeep
+#: writes from tool calls; the transcript entry of the result can land just after the write).
+SLACK = timedelta(seconds=120)
+_HANDOFF = "commonkeep-handoff"
+#: What the person typed after ``/commonkeep-remember``, recorded by commonkeep's own extension
+#: before it writes (OMP does not keep a slash command as a user message).
+_TYPED = "commonkeep-remember-typed"
+
+
+@dataclass
+class Session:
+    """One OMP session transcript: where it ran, when, and the person's messages (time, text)."""
+
+    path: Path
+    session_id: str
+    cwd: str
+    start: datetime
+    end: datetime
+    said: list[tuple[datetime, str]] = field(default_factory=list)
+    dispatched: bool = False
+
+
+def _when(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        out = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return out if out.tzinfo else None
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def person_said(entry: dict[str, Any]) -> str | None:
+    """The text of a transcript entry when it is a message the person sent, else ``None``."""
+    if entry.get("type") == "custom" and entry.get("customType") == _TYPED:
+        data = entry.get("data")
+        return str(data.get("text") or "") or None if isinstance(data, dict) else None
+    msg = entry.get("message")
+    if entry.get("type") != "message" or not isinstance(msg, dict) or msg.get("role") != "user":
+        return None
+    if msg.get("synthetic") or msg.get("steering") or msg.get("attribution") == "agent":
+        return None
+    return _text(msg.get("content")) or None
+
+
+def read_session(path: Path) -> Session | None:
+    """A transcript (``None`` when it is not one); bad lines are skipped."""
+    sess: Session | None = None
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(entry, dict):
+            continue
+        when = _when(entry.get("timestamp"))
+        if entry.get("type") == "session" and sess is None and when is not None:
+            sess = Session(path, str(entry.get("id") or ""), str(entry.get("cwd") or ""), when, when)
+            continue
+        if sess is None or when is None:
+            continue
+        sess.end = max(sess.end, when)
+        if entry.get("customType") == _HANDOFF:
+            sess.dispatched = True
+        text = person_said(entry)
+        if text:
+            sess.said.append((when, text))
+    return sess
+
+
+def agent_dir() -> Path:
+    """OMP's agent dir, as OMP resolves it: ``$PI_CODING_AGENT_DIR`` or ``~/.omp/agent``."""
+    override = os.environ.get("PI_CODING_AGENT_DIR")
+    return Path(override).expanduser() if override else Path(os.environ.get("HOME") or Path.home()) / ".omp" / "agent"
+
+
+def _header_cwd(path: Path) -> str | None:
+    """The ``cwd`` of a transcript's ``session`` header (within its first lines), read cheaply."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            for _ in range(4):
+                line = fh.readline(1 << 16)
+                if not line:
+                    return None
+                if '"session"' in line:
+                    entry = json.loads(line)
+                    if isinstance(entry, dict) and entry.get("type") == "session":
+                        return str(entry.get("cwd") or "")
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def sessions_in(folder: Path, cwds: set[str], since: datetime | None = None) -> list[Session]:
+    """The transcripts under ``folder/sessions`` of sessions that ran in one of ``cwds`` (real
+    paths) and were still written to at ``since`` or later (file time): only those are read."""
+    found: list[Session] = []
+    floor = (since - SLACK).timestamp() if since is not None else None
+    for path in sorted((folder / "sessions").glob("*/*.jsonl")):
+        try:
+            if floor is not None and path.stat().st_mtime < floor:
+                continue
+        except OSError:
+            continue
+        cwd = _header_cwd(path)
+        if cwd is None or os.path.realpath(cwd) not in cwds:
+            continue
+        sess = read_session(path)
+        if sess is not None and os.path.realpath(sess.cwd) in cwds and not sess.dispatched and sess.said:
+            found.append(sess)
+    return found
+
+
+def _unstamped(cand: dict[str, Any]) -> bool:
+    prov = cand.get("provenance")
+    return cand.get("status") == "new" and not (isinstance(prov, dict) and prov.get("stamped_by"))
+
+
+def _cwd(cand: dict[str, Any]) -> str | None:
+    source = cand.get("source")
+    cwd = source.get("cwd") if isinstance(source, dict) else None
+    return os.path.realpath(cwd) if isinstance(cwd, str) and cwd else None
+
+
+def verify(cand: dict[str, Any], sessions: Iterable[Session]) -> dict[str, Any] | None:
+    """The stamped copy of ``cand`` when an OMP session's person said its statement, else ``None``."""
+    from commonkeep.governance.user_turn import CONFIDENCE, TRUST, stamp, supported
+
+    created = _when(cand.get("created_at"))
+    cwd = _cwd(cand)
+    raw = cand.get("provenance")
+    prov: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    claimed_session = str(prov.get("session_id") or "") if prov.get("host") == "omp" else ""
+    if created is None or cwd is None:
+        return None
+    for sess in sessions:
+        if os.path.realpath(sess.cwd) != cwd or not sess.start <= created <= sess.end + SLACK:
+            continue
+        if claimed_session and sess.session_id != claimed_session:
+            continue
+        said = [text for when, text in sess.said if when <= created]
+        found = supported(str(cand.get("text", "")), said)
+        if not found.ok:
+            continue
+        out = dict(cand)
+        out["provenance"] = stamp(dict(prov), host="omp", stamped_by=STAMP, session_id=sess.session_id, support=found)
+        ref = f"omp:session/{sess.session_id}/user_turn/{str(found.digest)[:16]}"
+        out["evidence_refs"] = [*list(cand.get("evidence_refs") or []), ref]
+        out.update(primary_trust_class=TRUST, confidence=CONFIDENCE, verification_status="verified",
+                   promotion_eligibility="auto_candidate" if cand.get("proposed_layer") != "L1" else "l1_review_only")
+        return out
+    return None
+
+
+def stamp_candidates(store: Any, candidates: list[dict[str, Any]], folder: Path | None = None) -> list[str]:
+    """Stamp (in ``candidates`` and in the inbox) every unstamped new candidate an OMP session's
+    person said; returns their ids. Reads only the transcripts of the candidates' folders."""
+    todo = [c for c in candidates if _unstamped(c) and _cwd(c)]
+    if not todo:
+        return []
+    folder = folder or agent_dir()
+    if not (folder / "sessions").is_dir():
+        return []
+    times = [t for t in (_when(c.get("created_at")) for c in todo) if t is not None]
+    sessions = sessions_in(folder, {str(_cwd(c)) for c in todo}, min(times) if times else None)
+    if not sessions:
+        return []
+    stamped: dict[str, dict[str, Any]] = {}
+    for cand in todo:
+        out = verify(cand, sessions)
+        if out is not None:
+            stamped[str(cand["id"])] = out
+    if not stamped:
+        return []
+
+    def apply(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [stamped.get(str(r.get("id")), r) if _unstamped(r) else r for r in rows]
+
+    store.update_candidates(apply)
+    for i, cand in enumerate(candidates):
+        if str(cand.get("id")) in stamped:
+            candidates[i] = stamped[str(cand["id"])]
+    return list(stamped)

@@ -1,0 +1,96 @@
+"""Runs inside a Hermes cache venv: one real Hermes session where a fact reaches ``memory``.
+
+``<venv>/bin/python tests/hermes/driver_user_turn.py VIA`` with ``VIA``:
+
+- ``person``: the person types the fact ("Please remember that …"); the model saves it;
+- ``file``: the same sentence is in a README the model reads with Hermes' own ``read_file`` tool
+  (a tool result), and the model saves it; the person only asked to read the file;
+- ``review``: the person types the fact; Hermes' background review fork (``nudge_interval: 1``)
+  saves it: its own prompt is Hermes' text, the person's message is what supports the fact.
+
+The model is the scripted fake server (``tests/fakellm.py``: a hosted LLM cannot be reached
+here). After the turn, Hermes' own one-shot exit path (``cli._notify_session_finalize``) ends
+the session, which is where the plugin auto-curates. Prints ``RESULT {json}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from fakellm import FakeLLM, Step  # noqa: E402
+
+FACT = "The staging database is postgres 16 on port 6543."
+SAID = "Please remember that the staging database is postgres 16 on port 6543."
+ASK_TO_READ = "Read the ops notes in {path} and remember what matters."
+
+
+def _state(root: str) -> dict[str, Any]:
+    from commonkeep.store.core import Store
+
+    store = Store(root, warn=False)
+    mem = Path(os.environ["HERMES_HOME"]) / "memories" / "MEMORY.md"
+    return {"records": sorted(str(r.get("statement")) for r in store.records()),
+            "inbox": [{k: c.get(k) for k in ("text", "status", "provenance", "primary_trust_class", "confidence")}
+                      for c in store.candidates()],
+            "memory_md": mem.read_text() if mem.exists() else None}
+
+
+def _wait_for_candidate(root: str, timeout: float = 30) -> None:
+    inbox = Path(root) / "inbox" / "captured.jsonl"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if inbox.exists() and FACT in inbox.read_text():
+            return
+        time.sleep(0.2)
+
+
+def main(via: str) -> int:
+    from hermes_cli.plugins import discover_plugins
+
+    root = os.environ["COMMONKEEP_TEST_ROOT"]
+    notes = Path(os.environ["HOME"]) / "ops-notes.md"
+    with FakeLLM() as llm:
+        if via == "person":
+            message = SAID
+            llm.push(Step.call("memory", {"action": "add", "target": "memory", "content": FACT}), Step.say("Noted."))
+        elif via == "review":
+            message = SAID
+            llm.push(Step.say("Good to know."),
+                     Step.call("memory", {"action": "add", "target": "memory", "content": FACT}), Step.say("Saved."))
+        else:
+            notes.write_text(f"# Ops notes\n\n{FACT}\n")
+            message = ASK_TO_READ.format(path=notes)
+            llm.push(Step.call("read_file", {"path": str(notes)}),
+                     Step.call("memory", {"action": "add", "target": "memory", "content": FACT}), Step.say("Noted."))
+        discover_plugins(force=True)
+        from run_agent import AIAgent
+
+        agent = AIAgent(base_url=llm.base_url, api_key="sk-test-not-a-key", model="fake-model", provider="custom",
+                        quiet_mode=True, skip_context_files=True, enabled_toolsets=["memory", "file"],
+                        max_iterations=6, tool_delay=0)
+        reply = agent.chat(message)
+        if via == "review":
+            _wait_for_candidate(root)
+        after_turn = _state(root)
+        import cli as hermes_cli_module
+
+        hermes_cli_module._notify_session_finalize(session_id=agent.session_id, platform="cli", reason="shutdown")
+        tool_results = [str(m.get("content")) for req in llm.requests for m in req.get("messages", [])
+                        if m.get("role") == "tool"]
+        result = {"reply": reply, "after_turn": after_turn, "after_finalize": _state(root),
+                  "tool_results": tool_results, "session_id": agent.session_id}
+    print("RESULT " + json.dumps(result, default=str))
+    sys.stdout.flush()
+    os._exit(0)  # Hermes leaves non-daemon worker threads behind; the result is out
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1]))

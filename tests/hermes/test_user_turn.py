@@ -1,0 +1,80 @@
+"""The ``user_turn`` stamp in the real Hermes (0.17 and 0.19): a fact the person states is
+applied when the session ends; the same sentence arriving in a tool result waits for review.
+
+Hermes runs with ``memory.commonkeep.auto_curate: high-only`` as the writer role, so whatever
+the policy lets through is applied at ``on_session_finalize`` and rendered into ``MEMORY.md``.
+The model is the scripted fake server (a hosted LLM cannot be reached here); everything else
+is the real Hermes with the installed plugin (``driver_user_turn.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hermes.conftest import HermesWorld, make_world
+from tests.hosts import hermes as hermes_host
+
+pytestmark = pytest.mark.hermes
+
+DRIVER = Path(__file__).with_name("driver_user_turn.py")
+FACT = "The staging database is postgres 16 on port 6543."
+SAID = "Please remember that the staging database is postgres 16 on port 6543."
+
+
+def run(world: HermesWorld, via: str, nudge: int = 50) -> dict[str, Any]:
+    world.write_config(nudge=nudge)
+    world.commonkeep("hermes", "install", "--root", str(world.root), "--auto-curate", "high-only", "--role", "librarian")
+    done = world.run(str(world.python), str(DRIVER), via)
+    for line in done.stdout.splitlines():
+        if line.startswith("RESULT "):
+            result: dict[str, Any] = json.loads(line[len("RESULT "):])
+            return result
+    raise AssertionError(f"driver printed no result\nstdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}")
+
+
+def only_candidate(state: dict[str, Any]) -> dict[str, Any]:
+    [cand] = [c for c in state["inbox"] if c["text"] == FACT]
+    return cand
+
+
+@pytest.mark.parametrize("version", [hermes_host.NEWEST, hermes_host.OLDEST])
+def test_a_fact_the_person_states_is_applied_at_session_end(tmp_path: Path, version: str) -> None:
+    world = make_world(version, tmp_path)
+    out = run(world, "person")
+
+    cand = only_candidate(out["after_turn"])
+    assert cand["status"] == "new" and out["after_turn"]["records"] == []  # nothing applied before the end
+    prov = cand["provenance"]
+    assert prov["stamped_by"] == "commonkeep_hermes" and prov["origin"] == "user_turn"
+    assert prov["write_origin"] == "foreground"
+    assert prov["user_turn"]["rule"] == "user_turn/1" and prov["user_turn"]["session_id"] == out["session_id"]
+    assert prov["user_turn"]["message_sha256"] == hashlib.sha256(SAID.encode()).hexdigest()
+    assert "Please remember" not in json.dumps(prov)  # the stamp names the message, never copies it
+    fin = out["after_finalize"]
+    assert fin["records"] == [FACT]
+    assert FACT in (fin["memory_md"] or "") and FACT in world.memory_file("MEMORY.md").read_text()
+
+
+def test_the_same_sentence_in_a_tool_result_is_held(hermes19: HermesWorld) -> None:
+    out = run(hermes19, "file")
+
+    assert any(FACT in r for r in out["tool_results"]), out["tool_results"]  # the model did read it
+    cand = only_candidate(out["after_finalize"])
+    assert cand["status"] == "new" and cand["primary_trust_class"] == "agent_inference"
+    assert cand["provenance"]["origin"] == "foreground" and "user_turn" not in cand["provenance"]
+    assert out["after_finalize"]["records"] == []
+    assert FACT not in (out["after_finalize"]["memory_md"] or "")
+
+
+def test_a_fact_hermes_background_review_saves_is_verified_against_the_persons_words(hermes19: HermesWorld) -> None:
+    out = run(hermes19, "review", nudge=1)
+
+    prov = only_candidate(out["after_turn"])["provenance"]
+    assert prov["origin"] == "user_turn" and prov["write_origin"] == "background_review"
+    assert prov["user_turn"]["message_sha256"] == hashlib.sha256(SAID.encode()).hexdigest()
+    assert out["after_finalize"]["records"] == [FACT]

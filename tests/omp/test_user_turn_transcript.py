@@ -1,0 +1,131 @@
+"""What the OMP stamping pass counts as the person's words in a session transcript, and when a
+candidate belongs to a session (``commonkeep_omp.user_turn``). Transcripts are written in the
+shape omp 18.2.3 writes (contracts/omp-host.md §5, docs ``session.md``); the real-host run is in
+``test_user_turn.py``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from commonkeep.store.capture import capture
+from commonkeep.store.core import Store
+from commonkeep_omp.user_turn import stamp_candidates
+
+FACT = "The staging database is postgres 16 on port 6543."
+SAID = "Please remember that the staging database is postgres 16 on port 6543."
+
+
+def transcript(agent: Path, cwd: Path, *entries: dict[str, Any], sid: str = "s-1", start: str = "2026-12-03T10:00:00.000Z") -> None:
+    folder = agent / "sessions" / "--proj--"
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [{"type": "title", "v": 1, "title": ""}, {"type": "session", "version": 3, "id": sid, "timestamp": start, "cwd": str(cwd)}]
+    (folder / f"{start}_{sid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in [*lines, *entries]))
+
+
+def user(text: str, at: str = "2026-12-03T10:00:05.000Z", **extra: Any) -> dict[str, Any]:
+    return {"type": "message", "timestamp": at, "message": {"role": "user", "content": [{"type": "text", "text": text}], **extra}}
+
+
+def tool_result(text: str, at: str = "2026-12-03T10:00:06.000Z") -> dict[str, Any]:
+    return {"type": "message", "timestamp": at,
+            "message": {"role": "toolResult", "toolName": "read", "content": [{"type": "text", "text": text}]}}
+
+
+def last(at: str = "2026-12-03T10:00:30.000Z") -> dict[str, Any]:
+    return {"type": "custom", "customType": "session_exit", "timestamp": at, "data": {}}
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[Path, Path, Path]:
+    agent, root, proj = tmp_path / "agent", tmp_path / "root", tmp_path / "proj"
+    proj.mkdir()
+    return agent, root, proj
+
+
+def run(root: Path, agent: Path, proj: Path, created: str = "2026-12-03T10:00:10.000Z", **prov: Any) -> dict[str, Any]:
+    cand = capture(root, FACT, cwd=str(proj), provenance=prov or None).candidate
+    store = Store(root)
+    store.update_candidates(lambda rows: [{**r, "created_at": created} for r in rows])
+    cands = store.candidates()
+    stamp_candidates(store, cands, agent)
+    [row] = Store(root).candidates()
+    assert row == cands[0]  # the inbox holds what curate then sees
+    assert row["id"] == cand["id"]
+    return row
+
+
+def stamped(row: dict[str, Any]) -> bool:
+    return row.get("provenance", {}).get("origin") == "user_turn"
+
+
+def test_the_persons_message_before_the_write_stamps_it(setup: tuple[Path, Path, Path]) -> None:
+    agent, root, proj = setup
+    transcript(agent, proj, user(SAID), last())
+    row = run(root, agent, proj)
+    assert stamped(row) and row["provenance"]["stamped_by"] == "commonkeep_omp"
+    assert row["confidence"] == 0.9 and row["verification_status"] == "verified"
+    assert row["evidence_refs"][-1].startswith("omp:session/s-1/user_turn/")
+
+
+@pytest.mark.parametrize("entry", [
+    tool_result(SAID),
+    user(SAID, synthetic=True),
+    user(SAID, attribution="agent"),
+    {"type": "message", "timestamp": "2026-12-03T10:00:05.000Z", "message": {"role": "fileMention", "content": SAID}},
+    {"type": "message", "timestamp": "2026-12-03T10:00:05.000Z", "message": {"role": "assistant", "content": [{"type": "text", "text": SAID}]}},
+    {"type": "custom_message", "customType": "other-extension", "timestamp": "2026-12-03T10:00:05.000Z", "content": SAID},
+])
+def test_text_that_is_not_the_persons_message_stamps_nothing(setup: tuple[Path, Path, Path], entry: dict[str, Any]) -> None:
+    agent, root, proj = setup
+    transcript(agent, proj, user("Read the notes and remember what matters."), entry, last())
+    assert not stamped(run(root, agent, proj))
+
+
+def test_a_message_after_the_write_another_folder_or_another_time_stamps_nothing(setup: tuple[Path, Path, Path]) -> None:
+    agent, root, proj = setup
+    other = proj.parent / "other"
+    other.mkdir()
+    transcript(agent, proj, user(SAID, at="2026-12-03T10:00:20.000Z"), last(), sid="later")
+    transcript(agent, other, user(SAID), last(), sid="elsewhere")
+    transcript(agent, proj, user(SAID, at="2026-12-03T08:00:05.000Z"), last("2026-12-03T08:00:30.000Z"),
+               sid="hours-before", start="2026-12-03T08:00:00.000Z")
+    assert not stamped(run(root, agent, proj))
+
+
+def test_a_session_dispatched_from_hermes_stamps_nothing(setup: tuple[Path, Path, Path]) -> None:
+    agent, root, proj = setup
+    handoff = {"type": "custom_message", "customType": "commonkeep-handoff", "timestamp": "2026-12-03T10:00:01.000Z", "content": "…"}
+    transcript(agent, proj, handoff, user(SAID), last())
+    assert not stamped(run(root, agent, proj))
+
+
+def test_a_claimed_omp_session_must_be_the_one_that_said_it(setup: tuple[Path, Path, Path]) -> None:
+    agent, root, proj = setup
+    transcript(agent, proj, user(SAID), last())
+    assert not stamped(run(root, agent, proj, host="omp", session_id="another-session"))
+
+
+def test_a_candidate_already_stamped_or_not_new_is_left_alone(setup: tuple[Path, Path, Path]) -> None:
+    agent, root, proj = setup
+    transcript(agent, proj, user(SAID), last())
+    capture(root, FACT, cwd=str(proj))
+    store = Store(root)
+    store.update_candidates(lambda rows: [{**r, "created_at": "2026-12-03T10:00:10.000Z", "status": "rejected"} for r in rows])
+    assert stamp_candidates(store, store.candidates(), agent) == []
+
+
+def test_what_the_person_typed_after_commonkeep_remember_counts_and_another_custom_entry_does_not(
+        setup: tuple[Path, Path, Path]) -> None:
+    agent, root, proj = setup
+    typed = {"type": "custom", "customType": "commonkeep-remember-typed", "timestamp": "2026-12-03T10:00:05.000Z",
+             "data": {"text": FACT}}
+    transcript(agent, proj, typed, last())
+    assert stamped(run(root, agent, proj))
+    other = proj.parent / "p2"
+    other.mkdir()
+    transcript(agent, other, {**typed, "customType": "some-extension"}, last(), sid="s-2")
+    assert not stamped(run(proj.parent / "root2", agent, other))
