@@ -213,10 +213,14 @@ def _search_records(
     if mode == "llm":
         from commonkeep.recall.search import llm_rerank
 
+        config = llm_rerank.configured()
         resp = _search_records(
-            root, query, "auto", llm_rerank.pool_size(limit), backends=backends, expand=expand
+            root, query, "auto", llm_rerank.pool_size(limit) if config else limit, backends=backends, expand=expand
         )
-        llm_rerank.rerank(resp, query, limit, llm_rerank.configured())
+        llm_rerank.rerank(resp, query, limit, config)
+        if config is not None and "+llm" not in resp.used:  # failed: exactly ``auto``'s results, not the pool's head
+            fallback = _search_records(root, query, "auto", limit, backends=backends, expand=expand)
+            resp.results = fallback.results
         resp.mode, resp.resolved = mode, mode
         resp.elapsed_ms = (time.perf_counter() - started) * 1000
         return resp
@@ -283,7 +287,11 @@ def _search_records(
     if how == "rerank":
         have = {h.id for h in keyword_hits}
         extra = index.lookup(conn, [rid for rid in sims if rid not in have])
-        resp = _rerank(query, keyword_hits, sims, extra, backend.name, limit, notices, started)
+        cross = _cross_encoder(root, notices)
+        pool = max(limit, CROSS_POOL) if cross is not None else limit
+        resp = _rerank(query, keyword_hits, sims, extra, backend.name, pool, notices, started)
+        if cross is not None:
+            _cross_rerank(cross, query, resp, limit, notices)
         resp.mode, resp.resolved, resp.expand = mode, resolved, expand
         return resp
     eligible = {rid for rid, row in rows.items() if row[1] == "L2"}
@@ -331,6 +339,47 @@ def _search_records(
         resolved,
         expand,
     )
+
+
+CROSS_POOL = 30  # how many of the rerank stage's best a configured cross-encoder reorders
+
+
+def _cross_encoder(root: str, notices: list[str]) -> Any:
+    """The cross-encoder ``config.json`` names for ``root`` (loaded once), ``None`` when none is set
+    or it cannot load (then a notice says why and the bi-encoder order stays)."""
+    from commonkeep.recall.search import models, semantic
+
+    try:
+        spec = models.reranker(root)
+        return None if spec is None else semantic.load_model(spec)
+    except Exception as exc:  # a broken user model is a notice, never a failed search
+        msg = f"cross-encoder not used ({type(exc).__name__}: {exc})"
+        semantic.warn_once("cross:" + msg, msg)
+        notices.append(msg)
+        return None
+
+
+def _cross_rerank(cross: Any, query: str, resp: SearchResponse, limit: int, notices: list[str]) -> None:
+    """Reorder ``resp.results`` by the cross-encoder's score of (query, statement); cut to ``limit``."""
+    from commonkeep.recall.search import semantic
+
+    try:
+        scores = cross.score(query, [r.statement for r in resp.results])
+    except Exception as exc:
+        msg = f"cross-encoder failed ({type(exc).__name__}: {exc}); kept the rerank order"
+        semantic.warn_once("cross-failed", msg)
+        notices.append(msg)
+        del resp.results[limit:]
+        return
+    order = sorted(range(len(resp.results)), key=lambda i: (-scores[i], i))
+    results = []
+    for i in order[:limit]:
+        r = resp.results[i]
+        r.score_provenance["cross_encoder"] = {"score": scores[i], "model": cross.spec.id, "rank_before": i + 1}
+        r.score = scores[i]
+        results.append(r)
+    resp.results = results
+    resp.used += " +cross-encoder"
 
 
 def _rerank(
