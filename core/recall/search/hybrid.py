@@ -26,6 +26,7 @@ and a notice.
 from __future__ import annotations
 
 import inspect
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -382,6 +383,33 @@ def _cross_rerank(cross: Any, query: str, resp: SearchResponse, limit: int, noti
     resp.used += " +cross-encoder"
 
 
+#: a question that asks when something happened is answered by a memory that says when: such
+#: records gain a quarter of the range one signal (normalised BM25 or cosine) spans
+TIME_ANCHOR_BONUS = 0.25
+_ASKS_WHEN = re.compile(r"^\W*(?:when\b|what (?:year|month|day|date|time)\b|which (?:year|month|day|date)\b|"
+                        r"how long (?:ago|before|after|since)\b|since when\b)|\bon what (?:date|day)\b", re.I)
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_TIME_ANCHOR = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|last|next|this) (?:night|week|weekend|month|year|summer|winter|spring|fall|autumn|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\b(?:yesterday|today|tonight|tomorrow|recently|ago)\b|"
+    rf"\b(?:in|on|of|since|until|by|last|next|this|early|late|mid|mid-) (?:{_MONTHS})\b|\b(?:{_MONTHS}),? \d|\d(?:st|nd|rd|th)? (?:of )?(?:{_MONTHS})\b|"
+    r"\b(?:19|20)\d\d\b|\b\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d{{2,4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|"
+    r"\b(?:on|last|next|this) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\b(?:a|one|two|three|few|couple of) "
+    r"(?:days?|weeks?|months?|years?) (?:ago|back|later|before|after)\b|\bsince\b",
+    re.I,
+)
+
+
+def asks_when(query: str) -> bool:
+    """Whether ``query`` asks when something happened (an English question word for a time)."""
+    return bool(_ASKS_WHEN.search(query))
+
+
+def has_time_anchor(text: str) -> bool:
+    """Whether ``text`` says when (a date, a month, a year, a weekday, or a relative time)."""
+    return bool(_TIME_ANCHOR.search(text))
+
+
 def _rerank(
     query: str,
     hits: Sequence[Any],
@@ -394,6 +422,7 @@ def _rerank(
 ) -> SearchResponse:
     """Min-max normalised BM25 plus cosine similarity, over the keyword candidates and the
     backend's nearest records (``extra``: their index rows; BM25 part 0, as the pool's minimum)."""
+    anchor = TIME_ANCHOR_BONUS if asks_when(query) else 0.0
     top, bottom = (max(h.score for h in hits), min(h.score for h in hits)) if hits else (0.0, 0.0)
     span = top - bottom
     scored: list[tuple[float, int, Result]] = []
@@ -405,12 +434,18 @@ def _rerank(
             "semantic": {"cosine": cos, "backend": backend},
         }
         srcs = ["fts", backend] if h.id in sims else ["fts"]
-        scored.append((norm + cos, i, Result(h.id, h.layer, h.rule_type, h.confidence, h.statement, 0.0, srcs, prov)))
+        bonus = anchor if anchor and has_time_anchor(h.statement) else 0.0
+        if bonus:
+            prov["time_anchor"] = bonus
+        scored.append((norm + cos + bonus, i, Result(h.id, h.layer, h.rule_type, h.confidence, h.statement, 0.0, srcs, prov)))
     for j, (rid, row) in enumerate(sorted(extra.items(), key=lambda kv: (-sims[kv[0]], kv[0]))):
         cos = sims[rid]
         prov = {"semantic": {"cosine": cos, "backend": backend}}
+        bonus = anchor if anchor and has_time_anchor(row[4]) else 0.0
+        if bonus:
+            prov["time_anchor"] = bonus
         result = Result(rid, row[1], row[2], row[3], row[4], 0.0, [backend], prov)
-        scored.append((cos, len(hits) + j, result))
+        scored.append((cos + bonus, len(hits) + j, result))
     scored.sort(key=lambda t: (-t[0], t[1]))
     results = []
     for score, _, result in scored[:limit]:
