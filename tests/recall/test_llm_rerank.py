@@ -483,3 +483,26 @@ def test_the_locomo_bench_scores_mode_llm(monkeypatch: pytest.MonkeyPatch) -> No
     assert report["used"] == {"keyword": ["keyword"], "llm": ["keyword+llm"]}
     assert "llm (keyword+llm)" in bench_locomo.format_report(report)
     assert main(["bench", "locomo", "--data", str(TOY), "--modes", "llm", "--json"]) == 0
+
+
+def test_unconfigured_or_failing_it_gives_exactly_autos_results_with_the_embedder(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rerank first stage normalises BM25 over its pool, and a deeper pool (the LLM's 20) moves the
+    normalisation: ``llm`` without a working LLM must answer with ``auto``'s own results for the same
+    limit, not the head of the bigger pool (LoCoMo: 0.6985 against auto's 0.6972 before)."""
+    import random
+
+    monkeypatch.delenv("COMMONKEEP_SEMANTIC")
+    rnd = random.Random(7)
+    vocab = ["deploy", "release", "server", "tuesday", "friday", "staging", "production", "rollback", "cat", "office", "printer", "lint", "ruff", "pytest", "commit", "branch", "main", "review", "docker", "image", "cache", "build", "test", "python", "node", "npm", "yarn"]
+    seed(root, [make_record(f"mem_{i:03d}", " ".join(rnd.choice(vocab) for _ in range(rnd.randint(4, 12))) + ".")
+                for i in range(160)])
+    backends = [semantic.LocalMiniLM()]
+    query = "pytest build"
+    auto = ids(search(root, query, "auto", 5, backends=backends))
+    assert ids(search(root, query, "auto", 20, backends=backends))[:5] != auto  # the pool's head differs here
+    assert ids(search(root, query, "llm", 5, backends=backends)) == auto
+    with FakeLLM([Step.say("not json")]) as llm:
+        configure(monkeypatch, llm.base_url)
+        assert ids(search(root, query, "llm", 5, backends=backends)) == auto

@@ -132,8 +132,13 @@ class Scores:
         return out
 
 
-def run_bench(data: Path, modes: list[str], *, log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run the benchmark on a LoCoMo-format file; returns the report (see module docstring)."""
+def run_bench(
+    data: Path, modes: list[str], *, log: Callable[[str], None] | None = None, models: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Run the benchmark on a LoCoMo-format file; returns the report (see module docstring).
+
+    ``models``: a ``config.json`` ``commonkeep`` section (``embedder``, ``reranker``) written into
+    every conversation's root, to score a model of the user's own."""
     from commonkeep.errors import BadInput
     from commonkeep.recall.search import fts, index, sync
     from commonkeep.recall.search.hybrid import search
@@ -159,6 +164,8 @@ def run_bench(data: Path, modes: list[str], *, log: Callable[[str], None] | None
     with tempfile.TemporaryDirectory(prefix="commonkeep-locomo-") as tmp:
         for ci, conv in enumerate(convs):
             root = ensure_layout(Path(tmp) / f"conv{ci}").root
+            if models:
+                (root / "config.json").write_text(json.dumps({"commonkeep": models}), encoding="utf-8")
             records = turn_records(conv, today())
             turns += len(records)
             append_jsonl(root / "memory" / "L2.playbooks.jsonl", records)
@@ -249,7 +256,27 @@ def run(args: argparse.Namespace) -> int:
             raise BadInput(
                 f"unknown mode {m!r} in --modes; use {', '.join(MODES)}, each optionally with {EXPAND}"
             )
-    report = run_bench(Path(args.data), modes, log=None if args.json else lambda s: print(s, file=sys.stderr))
+    models = None
+    if args.models:
+        from commonkeep.errors import BadInput
+        from commonkeep.recall.search.models import KINDS, ModelError, resolve
+
+        try:
+            loaded = json.loads(Path(args.models).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise BadInput(f"cannot read --models {args.models}: {exc}") from exc
+        models = loaded.get("commonkeep", loaded) if isinstance(loaded, dict) else None
+        if not isinstance(models, dict) or not any(isinstance(models.get(k), dict) for k in KINDS):
+            raise BadInput(f"--models {args.models} must hold an object with \"embedder\" and/or \"reranker\"")
+        for kind in KINDS:
+            if isinstance(models.get(kind), dict):
+                try:
+                    resolve(kind, models[kind])
+                except ModelError as exc:
+                    raise BadInput(str(exc)) from exc
+    report = run_bench(
+        Path(args.data), modes, log=None if args.json else lambda s: print(s, file=sys.stderr), models=models
+    )
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
@@ -271,6 +298,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "rerank, llm; default keyword); append :expand to score one with pseudo-relevance feedback "
         "(e.g. keyword,keyword:expand); llm asks the LLM at $COMMONKEEP_RERANK_LLM_URL once per question "
         "(unset or failing: auto's results, and the table's used column says so)",
+    )
+    parser.add_argument(
+        "--models",
+        metavar="FILE",
+        help="a JSON file with your own models, as in config.json's \"commonkeep\" section "
+        "({\"embedder\": {...}, \"reranker\": {...}}), used in every conversation's root",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable report")
     parser.set_defaults(run=run)

@@ -26,6 +26,7 @@ and a notice.
 from __future__ import annotations
 
 import inspect
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -213,10 +214,14 @@ def _search_records(
     if mode == "llm":
         from commonkeep.recall.search import llm_rerank
 
+        config = llm_rerank.configured()
         resp = _search_records(
-            root, query, "auto", llm_rerank.pool_size(limit), backends=backends, expand=expand
+            root, query, "auto", llm_rerank.pool_size(limit) if config else limit, backends=backends, expand=expand
         )
-        llm_rerank.rerank(resp, query, limit, llm_rerank.configured())
+        llm_rerank.rerank(resp, query, limit, config)
+        if config is not None and "+llm" not in resp.used:  # failed: exactly ``auto``'s results, not the pool's head
+            fallback = _search_records(root, query, "auto", limit, backends=backends, expand=expand)
+            resp.results = fallback.results
         resp.mode, resp.resolved = mode, mode
         resp.elapsed_ms = (time.perf_counter() - started) * 1000
         return resp
@@ -283,7 +288,11 @@ def _search_records(
     if how == "rerank":
         have = {h.id for h in keyword_hits}
         extra = index.lookup(conn, [rid for rid in sims if rid not in have])
-        resp = _rerank(query, keyword_hits, sims, extra, backend.name, limit, notices, started)
+        cross = _cross_encoder(root, notices)
+        pool = max(limit, CROSS_POOL) if cross is not None else limit
+        resp = _rerank(query, keyword_hits, sims, extra, backend.name, pool, notices, started)
+        if cross is not None:
+            _cross_rerank(cross, query, resp, limit, notices)
         resp.mode, resp.resolved, resp.expand = mode, resolved, expand
         return resp
     eligible = {rid for rid, row in rows.items() if row[1] == "L2"}
@@ -333,6 +342,74 @@ def _search_records(
     )
 
 
+CROSS_POOL = 30  # how many of the rerank stage's best a configured cross-encoder reorders
+
+
+def _cross_encoder(root: str, notices: list[str]) -> Any:
+    """The cross-encoder ``config.json`` names for ``root`` (loaded once), ``None`` when none is set
+    or it cannot load (then a notice says why and the bi-encoder order stays)."""
+    from commonkeep.recall.search import models, semantic
+
+    try:
+        spec = models.reranker(root)
+        return None if spec is None else semantic.load_model(spec)
+    except Exception as exc:  # a broken user model is a notice, never a failed search
+        msg = f"cross-encoder not used ({type(exc).__name__}: {exc})"
+        semantic.warn_once("cross:" + msg, msg)
+        notices.append(msg)
+        return None
+
+
+def _cross_rerank(cross: Any, query: str, resp: SearchResponse, limit: int, notices: list[str]) -> None:
+    """Reorder ``resp.results`` by the cross-encoder's score of (query, statement); cut to ``limit``."""
+    from commonkeep.recall.search import semantic
+
+    try:
+        scores = cross.score(query, [r.statement for r in resp.results])
+    except Exception as exc:
+        msg = f"cross-encoder failed ({type(exc).__name__}: {exc}); kept the rerank order"
+        semantic.warn_once("cross-failed", msg)
+        notices.append(msg)
+        del resp.results[limit:]
+        return
+    order = sorted(range(len(resp.results)), key=lambda i: (-scores[i], i))
+    results = []
+    for i in order[:limit]:
+        r = resp.results[i]
+        r.score_provenance["cross_encoder"] = {"score": scores[i], "model": cross.spec.id, "rank_before": i + 1}
+        r.score = scores[i]
+        results.append(r)
+    resp.results = results
+    resp.used += " +cross-encoder"
+
+
+#: a question that asks when something happened is answered by a memory that says when: such
+#: records gain a quarter of the range one signal (normalised BM25 or cosine) spans
+TIME_ANCHOR_BONUS = 0.25
+_ASKS_WHEN = re.compile(r"^\W*(?:when\b|what (?:year|month|day|date|time)\b|which (?:year|month|day|date)\b|"
+                        r"how long (?:ago|before|after|since)\b|since when\b)|\bon what (?:date|day)\b", re.I)
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_TIME_ANCHOR = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|last|next|this) (?:night|week|weekend|month|year|summer|winter|spring|fall|autumn|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\b(?:yesterday|today|tonight|tomorrow|recently|ago)\b|"
+    rf"\b(?:in|on|of|since|until|by|last|next|this|early|late|mid|mid-) (?:{_MONTHS})\b|\b(?:{_MONTHS}),? \d|\d(?:st|nd|rd|th)? (?:of )?(?:{_MONTHS})\b|"
+    r"\b(?:19|20)\d\d\b|\b\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d{{2,4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|"
+    r"\b(?:on|last|next|this) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\b(?:a|one|two|three|few|couple of) "
+    r"(?:days?|weeks?|months?|years?) (?:ago|back|later|before|after)\b|\bsince\b",
+    re.I,
+)
+
+
+def asks_when(query: str) -> bool:
+    """Whether ``query`` asks when something happened (an English question word for a time)."""
+    return bool(_ASKS_WHEN.search(query))
+
+
+def has_time_anchor(text: str) -> bool:
+    """Whether ``text`` says when (a date, a month, a year, a weekday, or a relative time)."""
+    return bool(_TIME_ANCHOR.search(text))
+
+
 def _rerank(
     query: str,
     hits: Sequence[Any],
@@ -345,6 +422,7 @@ def _rerank(
 ) -> SearchResponse:
     """Min-max normalised BM25 plus cosine similarity, over the keyword candidates and the
     backend's nearest records (``extra``: their index rows; BM25 part 0, as the pool's minimum)."""
+    anchor = TIME_ANCHOR_BONUS if asks_when(query) else 0.0
     top, bottom = (max(h.score for h in hits), min(h.score for h in hits)) if hits else (0.0, 0.0)
     span = top - bottom
     scored: list[tuple[float, int, Result]] = []
@@ -356,12 +434,18 @@ def _rerank(
             "semantic": {"cosine": cos, "backend": backend},
         }
         srcs = ["fts", backend] if h.id in sims else ["fts"]
-        scored.append((norm + cos, i, Result(h.id, h.layer, h.rule_type, h.confidence, h.statement, 0.0, srcs, prov)))
+        bonus = anchor if anchor and has_time_anchor(h.statement) else 0.0
+        if bonus:
+            prov["time_anchor"] = bonus
+        scored.append((norm + cos + bonus, i, Result(h.id, h.layer, h.rule_type, h.confidence, h.statement, 0.0, srcs, prov)))
     for j, (rid, row) in enumerate(sorted(extra.items(), key=lambda kv: (-sims[kv[0]], kv[0]))):
         cos = sims[rid]
         prov = {"semantic": {"cosine": cos, "backend": backend}}
+        bonus = anchor if anchor and has_time_anchor(row[4]) else 0.0
+        if bonus:
+            prov["time_anchor"] = bonus
         result = Result(rid, row[1], row[2], row[3], row[4], 0.0, [backend], prov)
-        scored.append((cos, len(hits) + j, result))
+        scored.append((cos + bonus, len(hits) + j, result))
     scored.sort(key=lambda t: (-t[0], t[1]))
     results = []
     for score, _, result in scored[:limit]:

