@@ -263,13 +263,13 @@ def row_for(record: Mapping[str, Any], *, clean: bool = False) -> Row:
     surrogate and they go in as they are (``reindex`` reads 100,000 such records)."""
     if clean:
         return (record["id"], record["layer"], record.get("ruleType") or "",
-                float(record["confidence"]), record["statement"], " ".join(record["tags"]))
+                js_number(record["confidence"]), record["statement"], " ".join(record["tags"]))
     tags = record.get("tags") or []
     return (
         str(record["id"]),
         encodable(str(record.get("layer", ""))),
         encodable(str(record.get("ruleType") or "")),
-        float(record.get("confidence", 0) or 0),
+        js_number(record.get("confidence", 0) or 0),
         encodable(str(record.get("statement", ""))),
         encodable(" ".join(str(t) for t in tags)),
     )
@@ -391,9 +391,32 @@ def query_terms(text: str) -> list[str]:
     return out
 
 
+# OMP's own query syntax passes FTS5 column filters through (``tags:python``). The columns a
+# filter may name: those both tables index as text; the others are UNINDEXED in OMP's table.
+FILTER_COLUMNS = ("statement", "tags")
+_UNINDEXED = ("id", "layer", "rule_type", "confidence")
+
+
 def _quote(term: str) -> str:
-    # A quoted FTS5 string is tokenised like the documents: "pi-memory" becomes the phrase pi memory.
+    """One term as an FTS5 string (tokenised like the documents: "pi-memory" becomes the phrase
+    pi memory); ``statement:word`` / ``tags:word`` become a filter on that column, as in OMP."""
+    col, sep, rest = term.partition(":")
+    if sep and rest and col.lower() in FILTER_COLUMNS:
+        return f"{col.lower()} : " + _quote(rest)
+    if sep and rest and col.lower() in _UNINDEXED:
+        from commonkeep.errors import BadInput
+
+        raise BadInput(f"search: {term!r} filters on {col.lower()}, which the search table does not index as text; "
+                       f"only {' and '.join(c + ':' for c in FILTER_COLUMNS)} filter a column",
+                       hint="drop the filter, or search the words of the statement or tags")
     return '"' + term.replace('"', '""') + '"'
+
+
+def js_number(value: Any) -> int | float:
+    """A confidence as JavaScript holds it: ``1`` (an SQLite INTEGER, as OmpKeep stores it) when
+    integral, else the float."""
+    number = float(value)
+    return int(number) if number.is_integer() else number
 
 
 def match_all(text: str) -> str | None:
