@@ -6,7 +6,10 @@ after it, as OmpKeep 0.12 leaves it (its ``applyPatch`` / ``/memory-handoff``; t
 deliberate differences are in docs/store.md). The expected files are compared byte for byte, ids
 and times pinned by the clock, not masked. Two values depend on the machine and are written as
 placeholders in the expected files: ``{root}`` (the root's absolute path, a profile's
-``storage_root``) and ``{user}`` (the login name in a profile's ``resource_id``).
+``storage_root``) and ``{user}`` (the login name in a profile's ``resource_id``); and the id
+of a patch ``curate`` writes is ``{patch_id}``, as commonkeep's patch ids end in a random
+suffix so that they never collide with OMP's ``patch_<minute>_001``. ``command.json`` lists the
+case's deliberate differences from OmpKeep under ``differences``.
 """
 
 from __future__ import annotations
@@ -49,8 +52,14 @@ def test_the_root_after_the_command_is_what_ompkeep_leaves(
     code = main([*spec["argv"], "--root", str(root)])
     assert code == 0, capsys.readouterr().err
     want, got = _files(CASES / case / "expected"), _files(root)
+    new_patch = sorted(set(got) - set(_files(CASES / case / "input")) - set(want))
+    pid = ""
+    if "patches/{patch_id}.json" in want:
+        assert len(new_patch) == 1 and new_patch[0].startswith("patches/patch_"), new_patch
+        pid = Path(new_patch[0]).stem
+        got["patches/{patch_id}.json"] = got.pop(new_patch[0])
     assert sorted(got) == sorted(want)
     user = resource_id().removeprefix("user:")
     for rel, path in want.items():
         text = path.read_bytes().replace(b"{root}", str(root.resolve()).encode()).replace(b"{user}", user.encode())
-        assert got[rel].read_bytes() == text, rel
+        assert got[rel].read_bytes() == text.replace(b"{patch_id}", pid.encode()), rel
