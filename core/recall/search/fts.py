@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.recall.search.health import private_file, transaction
+from commonkeep.recall.search.omp_syntax import column_filter, js_number
 
 TABLE = "memory_fts"
 SCHEMA = (
@@ -391,32 +392,13 @@ def query_terms(text: str) -> list[str]:
     return out
 
 
-# OMP's own query syntax passes FTS5 column filters through (``tags:python``). The columns a
-# filter may name: those both tables index as text; the others are UNINDEXED in OMP's table.
-FILTER_COLUMNS = ("statement", "tags")
-_UNINDEXED = ("id", "layer", "rule_type", "confidence")
-
-
 def _quote(term: str) -> str:
     """One term as an FTS5 string (tokenised like the documents: "pi-memory" becomes the phrase
-    pi memory); ``statement:word`` / ``tags:word`` become a filter on that column, as in OMP."""
-    col, sep, rest = term.partition(":")
-    if sep and rest and col.lower() in FILTER_COLUMNS:
-        return f"{col.lower()} : " + _quote(rest)
-    if sep and rest and col.lower() in _UNINDEXED:
-        from commonkeep.errors import BadInput
-
-        raise BadInput(f"search: {term!r} filters on {col.lower()}, which the search table does not index as text; "
-                       f"only {' and '.join(c + ':' for c in FILTER_COLUMNS)} filter a column",
-                       hint="drop the filter, or search the words of the statement or tags")
+    pi memory); ``statement:word`` / ``tags:word`` filter that column, as in OMP."""
+    col = column_filter(term)
+    if col is not None:
+        return f"{col[0]} : " + _quote(col[1])
     return '"' + term.replace('"', '""') + '"'
-
-
-def js_number(value: Any) -> int | float:
-    """A confidence as JavaScript holds it: ``1`` (an SQLite INTEGER, as OmpKeep stores it) when
-    integral, else the float."""
-    number = float(value)
-    return int(number) if number.is_integer() else number
 
 
 def match_all(text: str) -> str | None:
