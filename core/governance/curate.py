@@ -39,6 +39,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from commonkeep.governance import curate_parity as parity
 from commonkeep.governance.matching import MatchIndex
 from commonkeep.governance.scoring import (
     DEFAULT_CANDIDATE_CONFIDENCE,
@@ -54,7 +55,7 @@ from commonkeep.governance.waiting import Waiting, op_signature, waiting_in, wai
 from commonkeep.store.ids import memory_id_for, patch_id
 from commonkeep.util.timeutil import now, now_iso, today
 
-CHANGE_CONDITION = "Revisit when a newer user instruction, a correction or verified evidence contradicts this."
+CHANGE_CONDITION = parity.CHANGE_CONDITION  # OmpKeep's wording
 REVIEW_CADENCE_DAYS = 30
 EVIDENCE_NOTE = "Captured evidence reference"
 
@@ -84,8 +85,11 @@ def record_from_candidate(cand: dict[str, Any], *, on: str | None = None, layer:
     cwd = src.get("cwd") if isinstance(src, dict) else None
     scope: dict[str, Any] = {"type": "project", "project": infer_project_name(str(cwd))} if cwd else {"type": "global"}
     conf = cand.get("confidence")
-    rec: dict[str, Any] = {
-        "id": memory_id_for(str(cand["id"])),
+    rec: dict[str, Any] = {"id": memory_id_for(str(cand["id"]))}
+    for key in ("resource_id", "profile_id", "thread_id"):  # right after the id, as OmpKeep writes them
+        if isinstance(cand.get(key), str):
+            rec[key] = cand[key]
+    rec.update({
         "layer": layer or proposed_layer(cand),
         "scope": scope,
         "tags": [t for t in cand.get("tags") or [] if not str(t).startswith("supersedes:")],
@@ -104,11 +108,8 @@ def record_from_candidate(cand: dict[str, Any], *, on: str | None = None, layer:
         "supersedes": [],
         "superseded_by": [],
         "vault_ref": None,
-    }
-    for key in ("resource_id", "profile_id", "thread_id"):
-        if isinstance(cand.get(key), str):
-            rec[key] = cand[key]
-    for key in ("ruleType", "memory_kind", "normalized_key"):
+    })
+    for key in ("ruleType", "memory_kind"):
         if cand.get(key):
             rec[key] = cand[key]
     for src_key, dst in (
@@ -118,6 +119,8 @@ def record_from_candidate(cand: dict[str, Any], *, on: str | None = None, layer:
     ):
         if cand.get(src_key):
             rec[dst] = list(cand[src_key])
+    if cand.get("normalized_key"):
+        rec["normalized_key"] = cand["normalized_key"]  # last, as OmpKeep adds it
     return rec
 
 
@@ -184,7 +187,10 @@ class _Ops:
 
     def add(self, op: str, *, risk: str, selected: bool, confidence: float, **fields: Any) -> dict[str, Any]:
         op_id = f"op_{len(self.ops) + 1:03d}"
-        body: dict[str, Any] = {"op_id": op_id, "op": op}
+        body: dict[str, Any] = {"op_id": op_id}
+        if fields.get("candidate_id") is not None:
+            body["candidate_id"] = fields.pop("candidate_id")  # OmpKeep's key order: op_id, candidate_id, op
+        body["op"] = op
         body.update({k: v for k, v in fields.items() if v is not None})
         body["risk"] = risk
         body["default_selected"] = bool(selected and risk != "high")
@@ -209,7 +215,7 @@ def propose(
     min_evidence: int = MIN_EVIDENCE_COUNT,
     governance_mode: str = "compatibility",
     generated_by: str = "curator",
-    mode: str = "propose",
+    mode: str = "supervised",
     waiting: Waiting | None = None,
     writer_role: str | None = None,
     contested_records: list[dict[str, Any]] | None = None,
@@ -304,6 +310,15 @@ def propose(
         layer = proposed_layer(cand)
         record = record_from_candidate(cand, on=day, layer=layer)
         record["confidence"] = conf
+        if kind in parity.INQUIRY_PRIORITY and sink is ops:  # as OmpKeep, whatever op the candidate gets
+            # by id only: the candidate's text is not vetted, and open inquiries reach agents' context
+            # (a held candidate's inquiry was opened when it was first proposed)
+            inquiries.append({"question": f"Which holds: candidate {cid} or {', '.join(matched) or 'the matching memory'}?",
+                              "context": parity.inquiry_context(cand), "related_memory_ids": matched,
+                              "tags": record["tags"], "priority": parity.INQUIRY_PRIORITY[kind]})
+        replaces = parity.supersede_target(raw, records) if layer != "L1" and kind != "duplicate" else None
+        if replaces is not None:  # OmpKeep's supersession (named, or a contradiction cue with shared tags)
+            kind, matched, why = "supersedes_existing", [replaces[0], *[m for m in matched if m != replaces[0]]], replaces[1]
         if kind == "duplicate":
             # a duplicate of a record proposed in this run (or held in a waiting patch) goes only where that proposal goes
             first = matched[0] if matched else ""
@@ -311,8 +326,9 @@ def propose(
                      confidence=1.0, candidate_id=cid, reason=f"duplicate: {why}")
             continue
         if layer == "L1" and kind in ("new", "strengthens_existing", "updates_existing"):
-            sink.add("add", target=route(record), record=record, risk=max_risk(risk, "medium"), selected=False,
-                     confidence=conf, candidate_id=cid, reason="L1 identity: needs commonkeep ratify")
+            sink.add("add", target=route(record), record=record, rationale=parity.add_rationale(raw, auto=False),
+                     risk=max_risk(risk, "medium"), selected=False, confidence=conf, candidate_id=cid,
+                     reason="L1 identity: needs commonkeep ratify")
         elif kind in ("strengthens_existing", "updates_existing") and matched and matched[0] in by_id:
             old = by_id[matched[0]]
             updates: dict[str, Any] = {"evidence": _merge_evidence(list(old.get("evidence") or []), list(cand.get("evidence_refs") or []))}
@@ -326,22 +342,18 @@ def propose(
                      confidence=conf, candidate_id=cid, reason=f"{kind}: {why}")
         elif kind == "supersedes_existing" and matched and matched[0] in by_id:
             record["supersedes"] = [matched[0]]
-            sink.add("supersede", target=route(by_id[matched[0]]), target_id=matched[0], to_record=record,
-                     risk=max_risk(risk, "medium"), selected=False, confidence=conf, candidate_id=cid, reason=why)
+            sink.add("supersede", target_id=matched[0], to_record=record, reason=why,
+                     rationale=parity.supersede_rationale(raw, matched[0]),
+                     risk=max_risk(risk, "medium"), selected=False, confidence=conf, candidate_id=cid)
         elif kind in ("potential_conflict", "ambiguous"):
-            sink.add("add", target=route(record), record=record, risk=max_risk(risk, "medium"), selected=False,
-                     confidence=conf, candidate_id=cid, reason=f"{kind}: {why}")
+            sink.add("add", target=route(record), record=record, rationale=parity.add_rationale(raw, auto=False),
+                     risk=max_risk(risk, "medium"), selected=False, confidence=conf, candidate_id=cid, reason=f"{kind}: {why}")
             if kind == "potential_conflict" and matched and matched[0] in by_id:
                 sink.add("contest", target=route(by_id[matched[0]]), target_id=matched[0], risk="medium", selected=False,
                          confidence=conf, candidate_id=cid, reason=f"contradicted by candidate {cid}")
-            if sink is ops:  # a held candidate's inquiry was opened when it was first proposed
-                # by id only: the candidate's text is not vetted, and open inquiries reach agents' context
-                inquiries.append({"question": f"Which holds: candidate {cid} or {', '.join(matched) or 'the matching memory'}?",
-                                  "context": f"curation found {kind} for {cid}", "related_memory_ids": matched,
-                                  "tags": record["tags"]})
         else:
-            sink.add("add", target=route(record), record=record, risk=risk, selected=auto, confidence=conf,
-                     candidate_id=cid, reason="; ".join(blockers) if blockers else None)
+            sink.add("add", target=route(record), record=record, rationale=parity.add_rationale(raw, auto=auto), risk=risk,
+                     selected=auto, confidence=conf, candidate_id=cid, reason="; ".join(blockers) if blockers else None)
         index.add_record(record)
         proposed_ids.add(mem_id)
         proposed_selected[mem_id] = bool(sink.ops[-1]["default_selected"]) if sink.ops[-1].get("candidate_id") == cid else False
@@ -423,7 +435,7 @@ def curate(
     min_confidence: float = MIN_CONFIDENCE,
     min_evidence: int = MIN_EVIDENCE_COUNT,
     governance_mode: str | None = None,
-    mode: str = "propose",
+    mode: str = "supervised",
     write: bool = True,
     wait: float | None = None,
 ) -> Proposal:

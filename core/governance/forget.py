@@ -2,10 +2,11 @@
 
 Deletion is a ``delete`` op in its own patch file (so it is audited like every other change),
 which writes one content-free tombstone (``contracts/ompkeep-store.md`` §4.5: id, when, mode,
-reason, a hash of the content — never the content) and drops the record from its file. A
+reason, a hash of the content — never the content) and keeps the record's line with ``status:
+"deleted"``, as OmpKeep does (audit-preserving: reads, search and the projection skip it). A
 tombstoned id can never be added again: curation rejects its candidate and ``apply`` refuses it.
 
-``--purge`` (``privacy_purge``) also scrubs what points at the content: linked evidence
+``--purge`` (``privacy_purge``) removes the line and scrubs what points at the content: linked evidence
 (summary ``[deleted]``, excerpt and hash removed, §4.4), the source candidate's text in the inbox,
 and every copy of the statement in older patch files, daily logs, runtime files and reports; the
 derived search databases are dropped and rebuilt (see ``commonkeep.governance.patch``). A paraphrase in a
@@ -24,7 +25,7 @@ A deletion interrupted after its tombstone was written (disk full, kill -9 befor
 file was rewritten) leaves the record's line on disk. Forgetting the id again finishes it, with no
 second tombstone, and says so on stderr ("finishing an interrupted deletion of ID"): the
 interrupted patch itself is applied when it is still there (so it does not linger as pending),
-otherwise a new patch drops the line; when ``--purge`` asks for more than that patch's op
+otherwise a new patch marks the line deleted (drops it for a purge); when ``--purge`` asks for more than that patch's op
 promised, a second patch then purges. The scrub runs when ``--purge`` is given or the tombstone
 already records ``privacy_purge``. ``commonkeep doctor`` lists such lines with the command that
 finishes them.

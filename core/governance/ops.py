@@ -32,6 +32,10 @@ TARGET_STATUS: dict[str, frozenset[str]] = {
     "update": _LIVE, "update_stability": _LIVE, "flag_for_review": _LIVE, "supersede": _LIVE, "deprecate": _LIVE,
     "decay": _LIVE, "add_exception": _LIVE, "contest": frozenset({"active"}), "uncontest": frozenset({"contested"}),
 }
+# The fields of ``updates`` that ``add_exception`` merges, in the order OmpKeep writes them.
+EXCEPTION_FIELDS = ("applies_when", "does_not_apply_when", "known_exceptions")
+# Ops OmpKeep applies to an L1 record in any patch: contesting marks it doubtful, it changes nothing it says.
+L1_WITHOUT_RATIFY = frozenset({"contest", "delete"})
 DECAY = {"semi-stable": 0.15, "stable": 0.05, "low": 0.15}  # config.json maintainer defaults (§4.12)
 
 
@@ -50,13 +54,14 @@ def leftover_lines(store: Store, ids: set[str] | None = None, paths: list[Path] 
     """Every line of L1, L2 and the project files (only ``paths``, if given) whose id is tombstoned
     (only ``ids``, if given).
 
-    Such a line is a deletion interrupted between its tombstone and the rewrite of the file, or a
-    line another writer kept (OMP's own delete leaves ``status: "deleted"`` with the content).
+    Such a line is a deletion interrupted between its tombstone and the rewrite of the file: its
+    status is not ``deleted``, or its tombstone says ``privacy_purge`` and the line still carries
+    content. The line an audit-preserving delete keeps (``status: "deleted"``, as OmpKeep keeps it)
+    and the content-free stub OmpKeep's privacy purge leaves are finished deletions, not leftovers.
     The files are read as they are, without quarantining anything.
     """
-    dead = store.tombstoned_ids()
-    if ids is not None:
-        dead &= ids
+    modes = {str(t.get("deleted_record_id")): t.get("deletion_mode") for t in store.rows(store.layout.tombstones)}
+    dead = set(modes) if ids is None else set(modes) & ids
     out: list[Leftover] = []
     if not dead:
         return out
@@ -64,9 +69,17 @@ def leftover_lines(store: Store, ids: set[str] | None = None, paths: list[Path] 
         read = jsonl.read_jsonl(path)
         for row, line_no in zip(read.rows, read.line_nos, strict=True):
             rid = row.get("id")
-            if isinstance(rid, str) and rid in dead:
+            if isinstance(rid, str) and rid in dead and not finished_line(row, modes[rid]):
                 out.append(Leftover(path, line_no, rid, str(row.get("status", "")), str(row.get("statement", ""))))
     return out
+
+
+def finished_line(row: Row, mode: Any) -> bool:
+    """Whether the line of a tombstoned record is what a finished deletion leaves: ``status:
+    "deleted"``, and for a privacy purge no content (OmpKeep's ``[deleted]`` stub)."""
+    if row.get("status") != "deleted":
+        return False
+    return mode != "privacy_purge" or row.get("statement") == purge.DELETED
 
 
 def finish_command(record_id: str, tombstone: Row) -> str:
@@ -79,8 +92,9 @@ def finish_command(record_id: str, tombstone: Row) -> str:
 class _State:
     """The store as the ops see it while a patch is applied (re-read under the writer lock)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, patch_id: str = "") -> None:
         self.store = store
+        self.patch_id = patch_id  # the ``ref`` of the evidence a contest with a reason adds
         self.root = store.layout.root
         self.recs: dict[str, Row] = {}
         self.where: dict[str, Path] = {}
@@ -167,7 +181,7 @@ def _apply_op(op: Row, st: _State, *, ratify: bool, day: str, when: str) -> str 
         return None
     target = str(op.get("target_id") or "")
     if kind == "delete":
-        return _delete(op, st, target, when)
+        return _delete(op, st, target, when, day)
     if target in st.tomb:
         return f"target {target} is tombstoned"
     old = st.recs.get(target)
@@ -175,8 +189,8 @@ def _apply_op(op: Row, st: _State, *, ratify: bool, day: str, when: str) -> str 
         return f"target {target or '(none)'} not found"
     if old.get("status") not in TARGET_STATUS.get(str(kind), frozenset()):
         return f"target {target} is {old.get('status')}; {kind} needs {' or '.join(sorted(TARGET_STATUS.get(str(kind), ())))}"
-    if old.get("layer") == "L1" and not ratify:
-        return f"{target} is an L1 record: changes need `commonkeep ratify`"
+    if old.get("layer") == "L1" and not ratify and kind not in L1_WITHOUT_RATIFY:
+        return f"{target} is an L1 record: {kind} needs `commonkeep ratify`"
     if cid and str(cid) in st.promoted_elsewhere:  # e.g. the same update in two patches: never applied twice
         return f"its candidate {cid} was already promoted by another patch"
     new = json.loads(json.dumps(old))
@@ -186,47 +200,25 @@ def _apply_op(op: Row, st: _State, *, ratify: bool, day: str, when: str) -> str 
         why = _refuse_new_record(to, st, ratify)
         if why:
             return why
+        if rec_id_of(to) == target:
+            return f"a record cannot supersede itself: {target}"
+        # as OmpKeep: both lists deduplicated, and the replacement dated by the apply, not by its proposal
         rec = dict(to)  # type: ignore[arg-type]
-        if target not in rec["supersedes"]:
-            rec["supersedes"] = [*rec["supersedes"], target]
+        rec["supersedes"] = list(dict.fromkeys([*rec["supersedes"], target]))
+        rec["updated_at"] = day
         new["status"] = "superseded"
-        new["superseded_by"] = [*new.get("superseded_by", []), rec["id"]]
+        new["superseded_by"] = list(dict.fromkeys([*new.get("superseded_by", []), rec["id"]]))
         new["updated_at"] = day
         st.put(new)
         st.put(rec)
         return None
-    if kind in ("update", "update_stability"):
-        if not isinstance(updates, dict) or not updates:
-            return "op has no updates"
-        if "id" in updates and updates["id"] != target:
-            return "an update cannot change a record's id"
-        if kind == "update_stability" and set(updates) - {"stability"}:
-            return "update_stability may only change stability"
-        if updates.get("layer") == "L1" and not ratify:
-            return "moving a record to L1 needs `commonkeep ratify`"
-        new.update(updates)
-    elif kind == "flag_for_review":
-        new["review"] = {**new["review"], "next_review": day}
-    elif kind == "deprecate":
-        new["status"] = "deprecated"
-    elif kind == "decay":
-        if isinstance(updates.get("confidence"), int | float):
-            new["confidence"] = updates["confidence"]
-        else:
-            new["confidence"] = round(max(0.1, float(new["confidence"]) - DECAY.get(str(new["stability"]), 0.15)), 4)
-    elif kind == "contest":
-        new["status"] = "contested"
-    elif kind == "uncontest":
-        new["status"] = "active"
-    elif kind == "add_exception":
-        items = updates.get("known_exceptions") or ([op["reason"]] if op.get("reason") else [])
-        if not items:
-            return "add_exception needs updates.known_exceptions or a reason"
-        have = list(new.get("known_exceptions") or [])
-        new["known_exceptions"] = have + [x for x in items if x not in have]
-    else:
-        return f"unknown op {kind!r}"
+    if not isinstance(updates, dict):
+        return f"{kind}: updates must be an object, not {type(updates).__name__}"
+    # Stamped first: an ``updated_at`` the op's updates carry wins, as when OmpKeep merges them.
     new["updated_at"] = day
+    why = _change(kind, op, new, updates, st, ratify=ratify, target=target, day=day)
+    if why:
+        return why
     problem = memory_record_problem(new)
     if problem:
         return f"the result would not be a valid memory record: {problem}"
@@ -234,14 +226,77 @@ def _apply_op(op: Row, st: _State, *, ratify: bool, day: str, when: str) -> str 
     return None
 
 
-def _delete(op: Row, st: _State, target: str, when: str) -> str | None:
+def rec_id_of(rec: Any) -> Any:
+    return rec.get("id") if isinstance(rec, dict) else None
+
+
+def _change(kind: Any, op: Row, new: Row, updates: Row, st: _State, *, ratify: bool, target: str, day: str) -> str | None:
+    """Change ``new`` (a copy of the target) as ``kind`` does; returns why it is refused, or ``None``."""
+    if kind in ("update", "update_stability"):
+        if not updates:
+            return "op has no updates"
+        if "id" in updates and updates["id"] != target:
+            return "an update cannot change a record's id"
+        if kind == "update_stability" and set(updates) - {"stability", "updated_at"}:
+            return "update_stability may only change stability"
+        if updates.get("layer") == "L1" and not ratify:
+            return "moving a record to L1 needs `commonkeep ratify`"
+        new.update(updates)
+    elif kind == "flag_for_review":
+        if updates:  # OmpKeep merges the op's updates (its maintainer sends the new review)
+            new.update(updates)
+        else:
+            new["review"] = {**new["review"], "next_review": day}
+    elif kind == "deprecate":
+        new["status"] = "deprecated"
+    elif kind == "decay":
+        if updates:
+            new.update(updates)
+        else:
+            new["confidence"] = round(max(0.1, float(new["confidence"]) - DECAY.get(str(new["stability"]), 0.15)), 4)
+    elif kind in ("contest", "uncontest"):
+        new["status"] = "contested" if kind == "contest" else "active"
+        if op.get("reason"):  # OmpKeep records why, as evidence citing the patch
+            new["evidence"] = [*new["evidence"], {"type": "manual", "ref": st.patch_id, "note": op["reason"]}]
+    elif kind == "add_exception":
+        return _add_exception(new, updates, op, day)
+    else:
+        return f"unknown op {kind!r}"
+    return None
+
+
+def _add_exception(new: Row, updates: Row, op: Row, day: str) -> str | None:
+    """Merge ``applies_when``, ``does_not_apply_when`` and ``known_exceptions`` (each kept once, in
+    order; a list left empty is removed, as OmpKeep writes it). Any other field is refused by name.
+    Without ``updates``, commonkeep takes the op's ``reason`` as one known exception."""
+    other = sorted(set(updates) - {*EXCEPTION_FIELDS, "updated_at"})
+    if other:
+        return f"add_exception cannot change {', '.join(other)}: only {', '.join(EXCEPTION_FIELDS)}"
+    if not any(updates.get(k) for k in EXCEPTION_FIELDS):
+        if not op.get("reason"):
+            return "add_exception needs updates with " + ", ".join(EXCEPTION_FIELDS) + " (or a reason)"
+        updates = {"known_exceptions": [op["reason"]]}
+    for key in EXCEPTION_FIELDS:
+        given = updates.get(key) or []
+        if not isinstance(given, list) or not all(isinstance(x, str) for x in given):
+            return f"add_exception: updates.{key} must be a list of strings"
+        merged = list(dict.fromkeys([*(new.get(key) or []), *given]))
+        if merged:
+            new[key] = merged
+        else:
+            new.pop(key, None)
+    new["updated_at"] = day  # as OmpKeep: the apply's day, whatever updates.updated_at says
+    return None
+
+
+def _delete(op: Row, st: _State, target: str, when: str, day: str) -> str | None:
     if not target:
         return "delete needs a target_id"
     if target in st.tomb:
         fresh = target in st.finished or any(t.get("deleted_record_id") == target for t in st.new_tombstones)
         left = [] if fresh else leftover_lines(st.store, {target})
         if left:
-            return _finish_interrupted(op, st, target, left)
+            return _finish_interrupted(op, st, target, left, day)
         if op.get("deletion_mode") == "privacy_purge":
             return _purge_tombstoned(op, st, target)
         return f"{target} is already deleted (tombstoned)"
@@ -250,14 +305,15 @@ def _delete(op: Row, st: _State, target: str, when: str) -> str | None:
     if old is None and not (cid in st.cands and memory_id_for(cid) == target):
         return f"target {target} not found"
     content = {"statement": old.get("statement"), "evidence": old.get("evidence"), "tags": old.get("tags")} if old else None
+    mode = op.get("deletion_mode") or "audit_preserving"
     tomb: Row = {"id": tombstone_id(target, when)}
     for key in ("resource_id", "profile_id"):
-        if old and isinstance(old.get(key), str):
+        if old and isinstance(old.get(key), str) and mode != "privacy_purge":  # a purge keeps no identity (as OmpKeep)
             tomb[key] = old[key]
     tomb.update({
         "deleted_record_id": target,
         "deleted_at": when,
-        "deletion_mode": op.get("deletion_mode") or "audit_preserving",
+        "deletion_mode": mode,
         "deletion_reason": op.get("deletion_reason") or "other",
     })
     if content is not None:
@@ -265,8 +321,10 @@ def _delete(op: Row, st: _State, target: str, when: str) -> str | None:
     tomb["content_removed"] = True
     st.new_tombstones.append(tomb)
     st.tomb.add(target)
-    if old is not None:
-        st.drop(target)
+    if old is not None and mode == "privacy_purge":
+        st.drop(target)  # the content goes: commonkeep removes the line (OmpKeep leaves a "[deleted]" stub)
+    elif old is not None:
+        st.put({**old, "status": "deleted", "updated_at": day})  # audit-preserving: the line stays, as OmpKeep keeps it
     if cid in st.cands and st.cand_status.get(cid, st.cands[cid].get("status")) == "new":
         st.cand_status[cid] = "rejected"
     if tomb["deletion_mode"] == "privacy_purge":
@@ -284,18 +342,23 @@ def _tombstone_of(st: _State, target: str) -> Row:
     return tomb
 
 
-def _finish_interrupted(op: Row, st: _State, target: str, left: list[Leftover]) -> str | None:
+def _finish_interrupted(op: Row, st: _State, target: str, left: list[Leftover], day: str) -> str | None:
     """Finish a deletion whose tombstone exists but whose record lines are still on disk.
 
-    No second tombstone (§4.5): the lines are dropped by the rewrite of their files. When the op
-    or the existing tombstone says ``privacy_purge`` the scrub runs too (the tombstone already
-    claims it, or is upgraded to it as ``_purge_tombstoned`` does).
+    No second tombstone (§4.5): each line is kept with ``status: "deleted"`` (audit-preserving, as
+    the delete would have left it), or dropped when the op or the existing tombstone says
+    ``privacy_purge``; then the scrub runs too (the tombstone already claims it, or is upgraded to
+    it as ``_purge_tombstoned`` does).
     """
     st.finished.append(target)
-    for item in left:
-        st.changed.setdefault(item.path, {})[target] = None
     tomb = _tombstone_of(st, target)
-    if op.get("deletion_mode") == "privacy_purge" or tomb.get("deletion_mode") == "privacy_purge":
+    purging = op.get("deletion_mode") == "privacy_purge" or tomb.get("deletion_mode") == "privacy_purge"
+    rows = {(p, n): r for p, n, r in st.tombstoned_lines}
+    for item in left:
+        row = rows.get((item.path, item.line))
+        keep = None if purging or row is None else {**row, "status": "deleted", "updated_at": day}
+        st.changed.setdefault(item.path, {})[target] = keep
+    if purging:
         if tomb.get("deletion_mode") != "privacy_purge":
             st.tomb_updates[target] = {"deletion_mode": "privacy_purge",
                                        "deletion_reason": op.get("deletion_reason") or tomb.get("deletion_reason") or "other"}
@@ -305,41 +368,27 @@ def _finish_interrupted(op: Row, st: _State, target: str, left: list[Leftover]) 
     return None
 
 
-def _finish_swept(st: _State) -> None:
-    """Rewriting a file drops every tombstoned line in it (§4.5). A leftover of an interrupted
-    deletion in a file this patch rewrites anyway is finished here, on the record (the patch's
-    ``finished_deletions``), with the scrub its tombstone promises when that says ``privacy_purge``,
-    instead of vanishing silently with the scrub never run."""
-    if not st.changed or not st.tombstoned_lines:
-        return  # the common case: no leftover anywhere (known from the read at the start, no re-read)
-    new = {str(t.get("deleted_record_id")) for t in st.new_tombstones}
-    swept = {str(row["id"]) for path, _, row in st.tombstoned_lines if path in st.changed} - new - set(st.finished)
-    by_id: dict[str, list[Leftover]] = {}
-    for path, line_no, row in st.tombstoned_lines:  # all of their lines, in any file
-        rid = str(row["id"])
-        if rid in swept:
-            by_id.setdefault(rid, []).append(
-                Leftover(path, line_no, rid, str(row.get("status", "")), str(row.get("statement", ""))))
-    for rid, left in by_id.items():
-        _finish_interrupted({}, st, rid, left)
-
-
 def _purge_tombstoned(op: Row, st: _State, target: str) -> str | None:
     """A privacy purge of a record forgotten earlier: no second tombstone (§4.5, one per record);
     its tombstone's mode becomes ``privacy_purge`` (if it was not already) and what still points
     at the content is scrubbed.
-    The statement is gone from the record files, so it is looked up where it was copied: the
-    patches that added or changed the record and its source candidate."""
+    The line an audit-preserving delete kept (``status: "deleted"``, content included) is dropped
+    and its statement scrubbed; the statement is also looked up where it was copied: the patches
+    that added or changed the record and its source candidate."""
     tomb = _tombstone_of(st, target)
     if target in st.purge:
         return f"{target} is already purged by this patch"
+    kept = [row for _, _, row in st.tombstoned_lines if row.get("id") == target and row.get("statement") != purge.DELETED]
+    for path, _, row in st.tombstoned_lines:
+        if row.get("id") == target and row.get("statement") != purge.DELETED:
+            st.changed.setdefault(path, {})[target] = None
     # Already ``privacy_purge``: the scrub runs again (it finds what a scrub cut off part-way, or a
     # copy made since, left behind); the tombstone stays as it is.
     if tomb.get("deletion_mode") != "privacy_purge":
         st.tomb_updates[target] = {"deletion_mode": "privacy_purge",
                                    "deletion_reason": op.get("deletion_reason") or tomb.get("deletion_reason") or "other"}
     st.purge.append(target)
-    texts = _copied_texts(st, target)
+    texts = [str(row.get("statement", "")) for row in kept] + _copied_texts(st, target)
     st.purged_texts += [t for t in dict.fromkeys(texts) if len(t.strip()) >= purge.MIN_SCRUB_CHARS and t != purge.DELETED]
     return None
 

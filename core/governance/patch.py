@@ -15,22 +15,23 @@
 Checks (an op that fails one is skipped, never half-applied): an ``add`` of an existing or
 tombstoned id, or of a record citing redacted/deleted evidence; a missing, tombstoned or
 wrong-status target; any op on an L1 record without ``ratify`` (L1 is never auto-applied) except
-``delete``; a record that would not pass ``isMemoryRecord``; an op on a record whose candidate
+``delete`` and ``contest`` (OmpKeep contests an L1 record in any patch); a record that would not pass ``isMemoryRecord``; an op on a record whose candidate
 another patch already promoted (the same ``update`` waiting in two patches applies once). ``reject_candidate`` really rejects
 (upstream lists it as applied and does nothing, §14.1). A refused op that carries a candidate id
 because the id exists or is tombstoned rejects that candidate, as upstream does.
 
-``delete`` writes one content-free tombstone and drops the record; with
-``deletion_mode: privacy_purge`` it also scrubs linked evidence (§4.4), the source candidate's
+``delete`` writes one content-free tombstone and keeps the record's line with ``status:
+"deleted"`` (audit-preserving, as OmpKeep: §14.9); with ``deletion_mode: privacy_purge`` it
+removes the line and scrubs linked evidence (§4.4), the source candidate's
 text, the record's statement in older patch files, daily logs, runtime files, reports and
 session summaries, and drops the derived search databases so they are rebuilt without it.
 
 The tombstone is appended before the record's file is rewritten, so a deletion that dies in
-between never lets the record come back, but leaves its line on disk (``leftover_lines``). A
-``delete`` of such a tombstoned id finishes it: the line is dropped (and, when either the op or
-the tombstone says ``privacy_purge``, the scrub runs) with no second tombstone; so does any
-patch that rewrites a file holding such a line (listed in the patch's ``finished_deletions``,
-a commonkeep extension), since the rewrite drops it anyway. An ``OSError``
+between never lets the record come back, but leaves its line on disk, not marked deleted
+(``leftover_lines``). A ``delete`` of such a tombstoned id finishes it (listed in the patch's
+``finished_deletions``, a commonkeep extension): the line is marked deleted, or dropped with the
+scrub run when either the op or the tombstone says ``privacy_purge``, with no second tombstone.
+A rewrite never drops the line of a record its patch did not delete. An ``OSError``
 after a tombstone was appended is raised as ``DeletionInterrupted``, naming the lines left and
 the command that finishes them; ``commonkeep doctor`` reports such lines too.
 """
@@ -52,7 +53,6 @@ from commonkeep.governance.ops import (
     OPS,
     Leftover,
     _apply_op,
-    _finish_swept,
     _State,
     finish_command,
     leftover_lines,
@@ -336,7 +336,7 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
         patch.clear()
         patch.update(clean)
         path, result.redacted = write_patch(layout, patch)
-    st = _State(store)
+    st = _State(store, str(patch["patch_id"]))
     own = {str(ops_by_id[o].get("candidate_id")) for o in done_before if o in ops_by_id}
     st.promoted_elsewhere = {cid for cid, c in st.cands.items() if c.get("status") == "patched"} - own
     when, day = now_iso(), today()
@@ -356,7 +356,6 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
                 if fresh and op["op"] in ("add", "supersede") and ("tombstoned" in why or "already exists" in why):
                     st.cand_status.setdefault(str(cid), "rejected")
             bar.update()
-    _finish_swept(st)
     journal = _journal_of(store, st, patch, result, done_before, when)
     apply_journal.refuse_targets(store, journal)  # a symlinked store file: refused before anything is written
     apply_journal.write(layout, journal)  # step 2: the decision, before any canonical byte changes

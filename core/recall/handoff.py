@@ -6,7 +6,12 @@
   chars. Upstream quirks kept for compatibility: ``active_l1_count`` counts every record of
   ``L1.identity.jsonl`` (not only active ones), ``recent_evidence_count`` counts all evidence.
   Where upstream is plainly wrong we are right (§14.6): ``contested_record_ids`` lists the
-  contested records (upstream always writes ``[]``). Upstream's profile upsert is not done.
+  contested records (upstream always writes ``[]``). The profile of the working folder is
+  resolved and upserted into ``memory/profiles.jsonl`` as upstream does
+  (``commonkeep.recall.profile``): the snapshot's ``id`` hashes its ``profile_id``, and
+  ``active_l2_count`` / ``open_inquiry_count`` count only what belongs to that profile (or to
+  none). Each snapshot gets its own files: a second one in the same second is
+  ``<stamp>-2.json`` (upstream overwrites the first).
 - Goal (``commonkeep handoff --goal GOAL``): upstream 0.12 computes the §8.2 object but never
   writes it. commonkeep writes it to ``reports/handoff/goal-<stamp>.json`` (same JSON rules) and
   ``goal-<stamp>.md``, with the §8.2 fields plus ``schema``, ``max_chars`` and
@@ -48,6 +53,11 @@ def _clean(text: str) -> str:
     from commonkeep.recall.projection import neutralize
 
     return neutralize(redact(text).text)
+
+
+def _mine(row: Mapping[str, Any], profile_id: str | None) -> bool:
+    """Whether ``row`` belongs to the profile (or to none), as upstream filters L2 and inquiries."""
+    return not profile_id or not row.get("profile_id") or row.get("profile_id") == profile_id
 
 
 def _state(root: Path) -> dict[str, Any]:
@@ -95,17 +105,18 @@ def plain_snapshot(root: Path | str, now: str | None = None, profile_id: str | N
     root = Path(root)
     when = now or now_iso()
     st = _state(root)
-    snap: dict[str, Any] = {"id": handoff_id(profile_id or "", when), "created_at": when}
+    snap: dict[str, Any] = {"id": handoff_id(profile_id or "global", when), "created_at": when}
     if profile_id:
         snap["profile_id"] = profile_id
-    l2 = sum(1 for r in st["active"] if r.get("layer") == "L2")
+    l2 = sum(1 for r in st["active"] if r.get("layer") == "L2" and _mine(r, profile_id))
+    inquiries = [q for q in st["inquiries"] if _mine(q, profile_id)]
     snap.update(
         {
             "active_l1_count": st["l1_file_count"],
             "active_l2_count": l2,
             "selected_memory_brief": _selected_brief(root, {str(r["id"]) for r in st["active"]} | set(st["contested"])),
-            "open_inquiry_count": len(st["inquiries"]),
-            "open_inquiry_questions": [_clean(describe(q)) for q in st["inquiries"][:5]],  # never unvetted text verbatim
+            "open_inquiry_count": len(inquiries),
+            "open_inquiry_questions": [_clean(describe(q)) for q in inquiries[:5]],  # never unvetted text verbatim
             "contested_record_ids": st["contested"],
             "recent_evidence_count": len(st["evidence"]),
             "pending_candidate_count": len(st["pending"]),
@@ -116,26 +127,26 @@ def plain_snapshot(root: Path | str, now: str | None = None, profile_id: str | N
 
 
 def plain_markdown(snap: Mapping[str, Any]) -> str:
-    """The §8.1 markdown (blank line between parts; bullets ``- <label>: <n>``)."""
-    parts = [
-        "# Memory Handoff Snapshot",
-        f"> Generated: {snap['created_at']}\n> {BACKGROUND_WARNING}",
-        "## Active State\n"
-        f"- L1 identity records: {snap['active_l1_count']}\n"
-        f"- L2 playbook records: {snap['active_l2_count']}\n"
-        f"- Pending inbox candidates: {snap['pending_candidate_count']}\n"
-        f"- Recent evidence records: {snap['recent_evidence_count']}",
+    """The §8.1 markdown, line for line as upstream: a blank line after each section's heading
+    and after its last line, the file ending with one newline."""
+    lines = [
+        "# Memory Handoff Snapshot", "",
+        f"> Generated: {snap['created_at']}", f"> {BACKGROUND_WARNING}", "",
+        "## Active State",
+        f"- L1 identity records: {snap['active_l1_count']}",
+        f"- L2 playbook records: {snap['active_l2_count']}",
+        f"- Pending inbox candidates: {snap['pending_candidate_count']}",
+        f"- Recent evidence records: {snap['recent_evidence_count']}", "",
     ]
-    if snap["selected_memory_brief"]:
-        parts.append(
-            "## Selected Memory (Current Context)\n"
-            + "\n".join(f"- {b}" for b in snap["selected_memory_brief"])
-        )
-    if snap["open_inquiry_questions"]:
-        parts.append("## Open Inquiries\n" + "\n".join(f"? {q}" for q in snap["open_inquiry_questions"]))
-    if snap["contested_record_ids"]:
-        parts.append("## Contested Records\n" + "\n".join(f"- {i}" for i in snap["contested_record_ids"]))
-    return "\n\n".join(parts) + "\n"
+    sections = (
+        ("## Selected Memory (Current Context)", [f"- {b}" for b in snap["selected_memory_brief"]]),
+        ("## Open Inquiries", [f"? {q}" for q in snap["open_inquiry_questions"]] if snap["open_inquiry_count"] else []),
+        ("## Contested Records", [f"- {i}" for i in snap["contested_record_ids"]]),
+    )
+    for heading, body in sections:
+        if body:
+            lines += [heading, "", *body, ""]
+    return "\n".join(lines)
 
 
 def _goal_markdown(goal: Mapping[str, Any], selected: list[dict[str, Any]]) -> str:
@@ -159,20 +170,25 @@ def _goal_markdown(goal: Mapping[str, Any], selected: list[dict[str, Any]]) -> s
     return "\n\n".join(parts) + "\n"
 
 
-def goal_snapshot(
-    root: Path | str, goal: str, *, max_chars: int = DEFAULT_MAX_CHARS, now: str | None = None
-) -> tuple[dict[str, Any], str]:
-    """The goal snapshot (§8.2 plus commonkeep's fields) and its markdown, within ``max_chars``."""
+def _check_goal(goal: str, max_chars: int) -> None:
     from commonkeep.errors import BadInput
-    from commonkeep.recall.projection import is_hard_rule, priority_key
-    from commonkeep.recall.search.hybrid import search
-    from commonkeep.store.ids import intent_id
-    from commonkeep.util.timeutil import now_iso
 
     if not goal.strip():
         raise BadInput("--goal is empty; say what the delegated agent should achieve")
     if max_chars < 200:
         raise BadInput(f"--max-chars {max_chars} is too small for a snapshot; use at least 200")
+
+
+def goal_snapshot(
+    root: Path | str, goal: str, *, max_chars: int = DEFAULT_MAX_CHARS, now: str | None = None
+) -> tuple[dict[str, Any], str]:
+    """The goal snapshot (§8.2 plus commonkeep's fields) and its markdown, within ``max_chars``."""
+    from commonkeep.recall.projection import is_hard_rule, priority_key
+    from commonkeep.recall.search.hybrid import search
+    from commonkeep.store.ids import intent_id
+    from commonkeep.util.timeutil import now_iso
+
+    _check_goal(goal, max_chars)
     root = Path(root)
     when = now or now_iso()
     st = _state(root)
@@ -238,10 +254,30 @@ def goal_snapshot(
     return snap, md
 
 
+def _claim(folder: Path, base: str) -> str:
+    """``base``, or ``base-2``, ``base-3`` … : the first name whose JSON file this call creates
+    (``O_EXCL``, so handoffs written in the same second, even at once, never share a file)."""
+    import os
+
+    n = 1
+    while True:
+        name = base if n == 1 else f"{base}-{n}"
+        try:
+            os.close(os.open(folder / f"{name}.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            return name
+        except FileExistsError:
+            n += 1
+
+
 def write_handoff(
-    root: Path | str, goal: str | None = None, max_chars: int = DEFAULT_MAX_CHARS, *, now: str | None = None
+    root: Path | str, goal: str | None = None, max_chars: int = DEFAULT_MAX_CHARS, *, now: str | None = None,
+    cwd: Path | str | None = None,
 ) -> Path:
-    """Write a plain (``goal=None``) or goal snapshot under ``reports/handoff/``; returns the JSON path."""
+    """Write a plain (``goal=None``) or goal snapshot under ``reports/handoff/``; returns the JSON path.
+
+    The profile of ``cwd`` (default: the current folder) is upserted into ``memory/profiles.jsonl``
+    first, as upstream's ``/memory-handoff`` does for both kinds."""
+    from commonkeep.recall.profile import resolve_profile
     from commonkeep.recall.search.fts import encodable
     from commonkeep.recall.search.index import require_root
     from commonkeep.store.jsonjs import dumps_pretty
@@ -251,14 +287,18 @@ def write_handoff(
 
     lay = Layout(require_root(root))
     when = now or now_iso()
+    if goal is not None:
+        _check_goal(goal, max_chars)  # refused before anything is written
+    profile = resolve_profile(lay.root, Path.cwd() if cwd is None else cwd, when)
     if goal is None:
-        snap = plain_snapshot(lay.root, when)
+        snap = plain_snapshot(lay.root, when, profile_id=str(profile["profile_id"]))
         md = plain_markdown(snap)
         base = stamp_of(when)
     else:
         snap, md = goal_snapshot(lay.root, goal, max_chars=max_chars, now=when)
         base = f"goal-{stamp_of(when)}"
     lay.handoff_dir.mkdir(parents=True, exist_ok=True)
+    base = _claim(lay.handoff_dir, base)
     json_path = lay.handoff_dir / f"{base}.json"
     atomic_write_bytes(json_path, dumps_pretty(snap, trailing_newline=False).encode("utf-8"))
     # A lone surrogate a JS writer left in a statement cannot be UTF-8: U+FFFD in the markdown

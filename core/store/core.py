@@ -191,13 +191,10 @@ class Store:
         return jsonl.rewrite_jsonl(path, transform, quarantine=self.layout.quarantine, rel=self.layout.rel, when=now_iso())
 
     def rewrite_records(self, path: Path, transform: Callable[[list[Row]], list[Row]]) -> jsonl.JsonlRead:
-        """The patch path's rewrite of a canonical file: tombstoned records are dropped (§4.5)."""
-        dead = self.tombstoned_ids()
-
-        def apply(rows: list[Row]) -> list[Row]:
-            return [r for r in transform(rows) if r.get("id") not in dead]
-
-        return self.rewrite(path, apply)
+        """The patch path's rewrite of a canonical file. The lines of tombstoned records stay as they
+        are unless ``transform`` changes them (OmpKeep keeps an audit-deleted record's line with
+        ``status: "deleted"``; contract §14.9)."""
+        return self.rewrite(path, transform)
 
     def update_candidates(self, transform: Callable[[list[Row]], list[Row]]) -> jsonl.JsonlRead:
         return self.rewrite(self.layout.inbox, transform)

@@ -136,7 +136,9 @@ def scrub_preview(root: Path | str, record: Row, purge: bool) -> list[str]:
     """What ``forget`` (and ``--purge``) will do to this record, file by file, before it is done."""
     lay = Layout(root)
     statement = str(record.get("statement", ""))
-    lines = [f"{record['id']} is dropped from its file and a content-free tombstone is written "
+    kept = ("is removed from its file" if purge else
+            "stays in its file marked deleted (hidden from search, context and MEMORY.md, as OMP keeps it)")
+    lines = [f"{record['id']} {kept} and a content-free tombstone is written "
              "(id, time, mode, reason, a hash of the content)."]
     if not purge:
         lines.append("Copies of the statement elsewhere (patches, daily logs, the source candidate) stay; "

@@ -310,9 +310,11 @@ def test_reinforcement_proposes_update_stability_and_inquiries_for_conflicts(roo
     prop = curate(root, role=WRITER)
     kinds = {o["op"]: o for o in prop.ops}
     assert kinds["update_stability"]["updates"] == {"stability": "stable"}
-    assert kinds["contest"]["target_id"] == a and kinds["contest"]["default_selected"] is False
+    # "Do not …" with a shared tag: OmpKeep proposes that it supersedes the record, never selected by default
+    assert kinds["supersede"]["target_id"] == a and kinds["supersede"]["default_selected"] is False
     open_inq = list_inquiries(root)
     assert len(open_inq) == 1 and open_inq[0]["related_memory_ids"] == [a] and open_inq[0]["id"].startswith("inq_")
+    assert open_inq[0]["priority"] == "high"  # a conflict, as OmpKeep rates it
     closed = close_inquiry(root, open_inq[0]["id"], status="answered", answer_memory_id=a)
     assert closed["status"] == "answered" and list_inquiries(root) == []
 

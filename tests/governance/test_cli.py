@@ -90,7 +90,7 @@ def test_review_list_reinforce_inquiries_and_auto(root: Path, capsys: pytest.Cap
     assert code == 0 and "suggests low" in out and "update_stability" in out
     write_candidate(root, "Do not use tabs for indentation in Makefiles.", tags=["style"])
     code, out, _ = _run(capsys, "review", "--list", *r)
-    assert "match potential_conflict " + rec in out and "-> contest " + rec in out
+    assert "match potential_conflict " + rec in out and "-> supersede " + rec in out  # as OmpKeep proposes it
     _run(capsys, "curate", *r)
     code, out, _ = _run(capsys, "inquiries", *r, "--json")
     inq = json.loads(out)

@@ -1,7 +1,7 @@
 """A deletion interrupted between its tombstone and the rewrite of the record's file.
 
-``delete`` appends the tombstone first, then rewrites the canonical file without the record. A
-failure in between (disk full, permission error, kill -9) leaves the tombstone and the record's
+``delete`` appends the tombstone first, then rewrites the canonical file with the record's line
+marked ``status: "deleted"`` (or, for a privacy purge, without it). A failure in between (disk full, permission error, kill -9) leaves the tombstone and the record's
 line. Re-running ``forget`` finishes it through a new audited patch (no second tombstone), and
 ``doctor`` names every such line until it is gone.
 """
@@ -41,6 +41,13 @@ def _line_of(root: Path, rid: str) -> tuple[str, int] | None:
             if row.get("id") == rid:
                 return str(path.relative_to(root)), no
     return None
+
+
+def _kept_deleted(root: Path, rid: str) -> bool:
+    """The record's one line is what an audit-preserving delete keeps: ``status: "deleted"`` (as OmpKeep)."""
+    rows = [r for path in sorted((root / "memory").rglob("*.jsonl")) if path.name not in ("tombstones.jsonl", "evidence.jsonl")
+            for r in read_jsonl(path).rows if r.get("id") == rid]
+    return [r["status"] for r in rows] == ["deleted"]
 
 
 def _tombstones(root: Path, rid: str) -> list[dict[str, Any]]:
@@ -98,8 +105,7 @@ def test_re_running_forget_finishes_the_deletion_by_applying_the_interrupted_pat
     assert code == 0, err
     assert f"finishing an interrupted deletion of {rid}" in err
     assert out.startswith(f"forgot {rid}: finished the interrupted deletion")
-    assert _line_of(root, rid) is None
-    assert SECRET not in (root / L2).read_text()
+    assert _kept_deleted(root, rid)  # audit-preserving: the line stays, marked deleted
     assert len(_tombstones(root, rid)) == 1
     # no second patch: the interrupted one is applied, so nothing is left pending
     assert set((root / "patches").glob("*.json")) == before
@@ -151,15 +157,19 @@ def test_doctor_names_the_file_line_and_finishing_command_until_it_is_finished(
 
 
 def test_doctor_reports_a_leftover_line_written_around_commonkeep_too(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A line OMP keeps with ``status: "deleted"`` still holds the content: it is reported as well."""
+    """A line with content under a privacy-purge tombstone (written around commonkeep) is reported
+    and finished by purging again; the line an audit-preserving delete keeps is not a leftover."""
     rid = _promote(root, capsys)
     row = next(r for r in read_jsonl(root / L2).rows if r["id"] == rid)
     forget(root, rid, reason="invalid", role=WRITER)
+    assert _kept_deleted(root, rid) and _doctor(root, capsys) == (0, [])
+    forget(root, rid, reason="privacy_sensitive", role=WRITER, purge=True)
+    assert _line_of(root, rid) is None
     append_jsonl(root / L2, [{**row, "status": "deleted"}])
     code, found = _doctor(root, capsys)
     assert code == 1 and [(f["record_id"], f["line"]) for f in found] == [(rid, 1)]
-    assert f"commonkeep forget {rid} --reason invalid" in found[0]["message"]
-    forget(root, rid, reason="invalid", role=WRITER)
+    assert f"commonkeep forget {rid} --reason privacy_sensitive --purge" in found[0]["message"]
+    forget(root, rid, reason="privacy_sensitive", role=WRITER, purge=True)
     assert _line_of(root, rid) is None and len(_tombstones(root, rid)) == 1
 
 
@@ -198,7 +208,7 @@ def test_without_the_interrupted_patch_a_new_patch_finishes_the_deletion(
         path.unlink()  # lost with its apply journal (e.g. a restore from an older backup)
     before = set((root / "patches").glob("*.json"))
     forget(root, rid, reason="user_requested", role=WRITER)
-    assert _line_of(root, rid) is None and len(_tombstones(root, rid)) == 1
+    assert _kept_deleted(root, rid) and len(_tombstones(root, rid)) == 1
     new = set((root / "patches").glob("*.json")) - before
     assert len(new) == 1
     doc = json.loads(new.pop().read_text())
@@ -245,24 +255,30 @@ def test_reapplying_the_interrupted_patch_also_finishes_it(
     assert len(stuck) == 1
     code, _, err = run_cli(capsys, "apply", stuck[0].stem, *writer_args(root))
     assert code == 0, err
-    assert _line_of(root, rid) is None and len(_tombstones(root, rid)) == 1
+    assert _kept_deleted(root, rid) and len(_tombstones(root, rid)) == 1
     assert json.loads(stuck[0].read_text())["status"] == "applied"
 
 
-def test_an_unrelated_patch_that_rewrites_the_file_finishes_the_deletion_on_the_record(
+def test_an_unrelated_patch_that_rewrites_the_file_leaves_the_interrupted_line_alone(
     root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A rewrite drops tombstoned lines anyway (§4.5); an interrupted purge must not lose its scrub that way."""
+    """A rewrite never drops the line of a record its patch did not delete: the interrupted purge
+    stays on the record (doctor names it) until ``forget --purge`` finishes it with its scrub."""
     rid = _promote(root, capsys)
     Store(root).append_daily(f"user said: {SECRET}")
     _interrupted_forget(root, rid, monkeypatch, purge=True)
     for path in (root / "runtime" / "journal").iterdir():
         path.unlink()  # left by a writer without the apply journal (an older version, OMP's own delete)
+    where = _line_of(root, rid)
     write_candidate(root, "Run the test suite with pytest -q before committing.")
     code, out, _ = run_cli(capsys, "curate", *writer_args(root), "--json")
     pid = json.loads(out)["patch_id"]
     assert run_cli(capsys, "apply", pid, *writer_args(root))[0] == 0
-    assert json.loads((root / "patches" / f"{pid}.json").read_text())["finished_deletions"] == [rid]
+    assert "finished_deletions" not in json.loads((root / "patches" / f"{pid}.json").read_text())
+    assert _line_of(root, rid) == where
+    code, found = _doctor(root, capsys)
+    assert code == 1 and [f["record_id"] for f in found] == [rid]
+    forget(root, rid, reason="privacy_sensitive", role=WRITER, purge=True)
     assert _line_of(root, rid) is None and len(_tombstones(root, rid)) == 1
     _assert_nowhere(root, "Elm Street")
     assert _doctor(root, capsys) == (0, [])
@@ -317,4 +333,4 @@ def test_a_patch_file_of_another_shape_does_not_stop_finishing_the_deletion(
     code, out, err = run_cli(capsys, "forget", rid, *writer_args(root), "--reason", "user_requested")
     assert code == 0, err
     assert out.startswith(f"forgot {rid}: finished the interrupted deletion")
-    assert _line_of(root, rid) is None and len(_tombstones(root, rid)) == 1
+    assert _kept_deleted(root, rid) and len(_tombstones(root, rid)) == 1

@@ -30,7 +30,7 @@ def test_plain_snapshot_files_and_json_shape(root: Path) -> None:
     assert not raw.endswith("\n") and raw.startswith('{\n  "id": "handoff_')
     snap = json.loads(raw)
     assert list(snap) == [
-        "id", "created_at", "active_l1_count", "active_l2_count", "selected_memory_brief", "open_inquiry_count",
+        "id", "created_at", "profile_id", "active_l1_count", "active_l2_count", "selected_memory_brief", "open_inquiry_count",
         "open_inquiry_questions", "contested_record_ids", "recent_evidence_count", "pending_candidate_count",
         "reinforcement_summary_brief",
     ]  # fmt: skip
@@ -43,7 +43,7 @@ def test_plain_snapshot_files_and_json_shape(root: Path) -> None:
         "# Memory Handoff Snapshot\n\n> Generated: 2026-12-02T10:56:16.123Z\n> [HANDOFF REFERENCE"
     )
     assert "## Active State\n- L1 identity records: 2\n- L2 playbook records: 1\n" in md
-    assert "## Contested Records\n- mem_c" in md
+    assert "## Contested Records\n\n- mem_c\n" in md
 
 
 def test_goal_snapshot_selects_relevant_memory_within_max_chars_and_redacts(root: Path) -> None:

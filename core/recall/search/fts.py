@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.recall.search.health import private_file, transaction
+from commonkeep.recall.search.omp_syntax import column_filter, js_number
 
 TABLE = "memory_fts"
 SCHEMA = (
@@ -263,13 +264,13 @@ def row_for(record: Mapping[str, Any], *, clean: bool = False) -> Row:
     surrogate and they go in as they are (``reindex`` reads 100,000 such records)."""
     if clean:
         return (record["id"], record["layer"], record.get("ruleType") or "",
-                float(record["confidence"]), record["statement"], " ".join(record["tags"]))
+                js_number(record["confidence"]), record["statement"], " ".join(record["tags"]))
     tags = record.get("tags") or []
     return (
         str(record["id"]),
         encodable(str(record.get("layer", ""))),
         encodable(str(record.get("ruleType") or "")),
-        float(record.get("confidence", 0) or 0),
+        js_number(record.get("confidence", 0) or 0),
         encodable(str(record.get("statement", ""))),
         encodable(" ".join(str(t) for t in tags)),
     )
@@ -392,7 +393,11 @@ def query_terms(text: str) -> list[str]:
 
 
 def _quote(term: str) -> str:
-    # A quoted FTS5 string is tokenised like the documents: "pi-memory" becomes the phrase pi memory.
+    """One term as an FTS5 string (tokenised like the documents: "pi-memory" becomes the phrase
+    pi memory); ``statement:word`` / ``tags:word`` filter that column, as in OMP."""
+    col = column_filter(term)
+    if col is not None:
+        return f"{col[0]} : " + _quote(col[1])
     return '"' + term.replace('"', '""') + '"'
 
 
