@@ -250,7 +250,7 @@ def propose(
         if raw.get("status") != "new":
             continue
         cid = str(raw["id"])
-        cand = enrich_candidate(raw, index, governance_mode)
+        cand = enrich_candidate(raw, index, governance_mode, writer_role)
         scored[cid] = cand
         conf = candidate_confidence(cand)
         mem_id = memory_id_for(cid)
