@@ -249,19 +249,25 @@ def configure_curators(root: Path | str) -> dict[str, Any]:
     return {"curator": {"autoCurate": cur["autoCurate"]}, "commonkeep": {"autoCurate": own["autoCurate"]}, "changed": changed}
 
 
-def curator_findings(root: Path | str) -> list[dict[str, Any]]:
-    """``doctor``: a warning when another curator (OmpKeep at OMP session end) could apply what commonkeep holds."""
+def curator_findings(root: Path | str, *, omp_uses_root: bool = False) -> list[dict[str, Any]]:
+    """``doctor``: whether another curator (OmpKeep, at every OMP session end) could apply what commonkeep holds.
+
+    A ``warning`` when ``config.json`` sets ``curator.autoCurate`` to anything but ``"off"``, or
+    says nothing while an OMP installed here uses the root (``omp_uses_root``); ``info`` when it
+    says nothing and no OMP is known to use the root (a Hermes-only root).
+    """
     conf = curator_config(root)
     if conf["ompkeepAutoCurate"] == OMPKEEP_AUTO_CURATE:
         return []
     cur = (_config(root) or {}).get("curator")
-    said = (f'curator.autoCurate "{conf["ompkeepAutoCurate"]}"' if isinstance(cur, dict) and "autoCurate" in cur
-            else "no curator.autoCurate (OmpKeep's default is high-only)")
-    return [{"code": "other_curator_may_apply", "severity": "warning", "file": "config.json",
+    explicit = isinstance(cur, dict) and "autoCurate" in cur
+    said = f'curator.autoCurate "{conf["ompkeepAutoCurate"]}"' if explicit else "no curator.autoCurate (OmpKeep's default is high-only)"
+    return [{"code": "other_curator_may_apply", "severity": "warning" if explicit or omp_uses_root else "info",
+             "file": "config.json",
              "message": f"config.json has {said}: OmpKeep's own session-end curation (OMP sessions on this root) "
-                        "applies candidates it judges by their own claims, including ones commonkeep holds for a "
-                        'person; run `commonkeep init` (or set curator.autoCurate to "off"; commonkeep\'s own policy '
-                        "is commonkeep.autoCurate)"}]
+                        "applies candidates by what they claim, including ones commonkeep holds for a person; "
+                        'run `commonkeep init` to set curator.autoCurate "off" (commonkeep\'s own policy is '
+                        "commonkeep.autoCurate)"}]
 
 
 @dataclass

@@ -19,6 +19,10 @@
  *    The report goes into the session file and to <root>/reports/omp-doctor.json.
  * 4. /commonkeep-remember <text>: writes a long-term candidate into the shared inbox through
  *    `commonkeep write` (works without OmpKeep and without a model).
+ * 5. session_shutdown: commonkeep's own session-end curation, `commonkeep omp session-end`, in
+ *    place of OmpKeep's (which `commonkeep init` / `omp install` switch off in config.json:
+ *    OmpKeep trusts what a candidate claims). Only stamped candidates can apply; the rest waits
+ *    for `commonkeep review`. The outcome goes to <root>/reports/omp-session-end.json.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -296,6 +300,25 @@ export default function commonkeep(pi: any): void {
 			pi.appendEntry("commonkeep-handoff-error", { path: file, error: String(err) });
 			ctx.ui?.notify?.(message, "error");
 		}
+	});
+
+	// 5. Session end: commonkeep's policy curates the shared inbox (OmpKeep's own curator is off).
+	pi.on("session_shutdown", async (_event: unknown, ctx: any) => {
+		if (!STATE.root) return;
+		const cwd = ctx?.cwd ?? process.cwd();
+		const res = await runCommonkeep(pi, ["omp", "session-end", "--root", STATE.root, "--json"], cwd);
+		let outcome: unknown = null;
+		try {
+			outcome = JSON.parse(res.stdout);
+		} catch {
+			outcome = null;
+		}
+		writeReport(STATE.root, "omp-session-end.json", {
+			argv: [...CONFIG.commonkeep, "omp", "session-end", "--root", STATE.root, "--json"],
+			exit_code: res.code,
+			stderr: res.stderr.slice(-2000),
+			outcome,
+		});
 	});
 
 	pi.registerCommand("commonkeep-doctor", {
