@@ -69,7 +69,14 @@ def run_install(args: argparse.Namespace) -> int:
 def run_session_end(args: argparse.Namespace) -> int:
     from commonkeep_omp.session_end import session_end
 
-    done = session_end(_root(args))
+    root = _root(args)
+    done = session_end(root)
+    if args.report and (root / "memory").is_dir():
+        from commonkeep.store.jsonl import atomic_write_bytes
+        from commonkeep.util.jsonout import dumps
+
+        (root / "reports").mkdir(exist_ok=True)
+        atomic_write_bytes(root / "reports" / "omp-session-end.json", (dumps(done) + "\n").encode("utf-8"))
     if args.json:
         print_json(done)
     else:
@@ -175,6 +182,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser("session-end", help="commonkeep's auto-curation at OMP session end (the extension runs it; "
                        "policy: config.json commonkeep.autoCurate)")
     common(p)
+    p.add_argument("--report", action="store_true", help="also write the outcome to <root>/reports/omp-session-end.json")
     p.set_defaults(run=run_session_end)
     p = sub.add_parser("status", help="what is installed where, and whether it matches the shared root")
     common(p)
