@@ -145,7 +145,7 @@ def policy_blockers(cand: dict[str, Any], writer_role: str | None = None) -> lis
     """Why the auto-apply policy holds ``cand`` (on top of ``scoring.auto_apply_blockers``)."""
     why: list[str] = []
     if stamped_trust(cand, writer_role) is None:
-        why.append(f"{NOT_STAMPED} (no host, writer or user_turn stamp; what it claims does not count)")
+        why.append(f"{NOT_STAMPED}: no host, writer or user_turn stamp")
     if cand.get("poisoning_risk") == "medium":
         why.append("poisoning risk is medium (never auto-applied)")
     if stamped_trust(cand, writer_role) is None:

@@ -47,7 +47,7 @@ class _Guarded:
 def guarded_stdout() -> Iterator[None]:
     """Within: ``sys.stdout`` escapes terminal controls (module doc)."""
     saved = sys.stdout
-    sys.stdout = _Guarded(saved)  # type: ignore[assignment]
+    sys.stdout = _Guarded(saved)
     try:
         yield
     finally:
