@@ -164,8 +164,8 @@ OMPKEEP_AUTO_CURATE = "off"
 def _config(root: Path | str) -> dict[str, Any] | None:
     from commonkeep.store.layout import Layout
 
-    try:
-        data = json.loads(Layout(root).config.read_text(encoding="utf-8"))
+    try:  # read only: doctor reads it on a root whose folders it reports as linked outside
+        data = json.loads(Layout(root, check=False).config.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None

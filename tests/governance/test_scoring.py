@@ -126,7 +126,10 @@ def test_matching_kinds() -> None:
     assert idx.match("Run the test suite with nox before committing.", ["testing"], "legacy|global|global|testing|memory").kind == "updates_existing"
     # a shared topic alone is not an update
     assert idx.match("Tests never touch the network.", ["testing"], "legacy|global|global|testing|memory").kind == "new"
-    assert idx.match("Run the test suite with pytest -q -x before committing code", ["other"], None).kind == "strengthens_existing"
+    # similar and adding nothing strengthens; similar and adding something is an update for review (issue 22)
+    assert idx.match("Run the test suite before committing.", ["other"], None).kind == "strengthens_existing"
+    extended = idx.match("Run the test suite with pytest -q -x before committing code", ["other"], None)
+    assert extended.kind == "updates_existing" and extended.ids == ["mem_a"] and "adds code, x" in extended.reasons[0]
     assert idx.match("The staging database lives on host db2.", ["infra"], None).kind == "new"
 
 
