@@ -222,8 +222,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from commonkeep.util.terminal import guarded_stdout
 
     # stored text never drives the terminal, whatever path printed it; JSON (escaped by
-    # util.jsonout) and the MCP protocol stream are for programs and stay as they are
-    guard = contextlib.nullcontext() if as_json or args.command == "mcp" else guarded_stdout()
+    # util.jsonout) and the MCP protocol stream are for programs and stay as they are, and
+    # roundtable rooms keep their own rule (exact words in a pipe, escaped on a terminal)
+    exact = as_json or args.command in ("mcp", "roundtable")
+    guard = contextlib.nullcontext() if exact else guarded_stdout()
     try:
         with guard:
             return int(run(args) or 0)

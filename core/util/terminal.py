@@ -6,7 +6,9 @@ that hides a line, a title change. Capture already makes them visible (``commonk
 but records another writer appended can still hold them raw. ``guarded_stdout`` wraps standard
 output for the length of one command (``commonkeep.cli.main``): every C0 control except newline
 and tab, DEL and every C1 control is written as its ``\\xNN`` escape, whichever print path the
-command took. ``--json`` output is escaped already (``commonkeep.util.jsonout``).
+command took. ``--json`` output is escaped already (``commonkeep.util.jsonout``); ``mcp`` speaks a
+protocol to a program, and ``roundtable`` keeps its own rule (a room's exact words in a pipe,
+escaped on a terminal).
 """
 
 from __future__ import annotations
