@@ -144,14 +144,15 @@ def _instruction_concepts(text: str) -> bool:
 def policy_blockers(cand: dict[str, Any], writer_role: str | None = None) -> list[str]:
     """Why the auto-apply policy holds ``cand`` (on top of ``scoring.auto_apply_blockers``)."""
     why: list[str] = []
-    if stamped_trust(cand, writer_role) is None:
+    unstamped = stamped_trust(cand, writer_role) is None
+    if unstamped:
         why.append(f"{NOT_STAMPED}: no host, writer or user_turn stamp")
     if cand.get("poisoning_risk") == "medium":
         why.append("poisoning risk is medium (never auto-applied)")
-    if stamped_trust(cand, writer_role) is None:
+    if unstamped:  # not what holds it (the missing stamp does), but what the reviewer is told
         directed = addresses_agent(str(cand.get("text", "")))
         if directed:
-            why.append(f"addresses the agent with instructions ({', '.join(directed)}) and no host or writer stamp vouches for it")
+            why.append(f"addresses the agent with instructions ({', '.join(directed)})")
     return why
 
 
