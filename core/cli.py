@@ -217,8 +217,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         from commonkeep.util import progress
 
         progress.set_quiet()
+    import contextlib
+
+    from commonkeep.util.terminal import guarded_stdout
+
+    # stored text never drives the terminal, whatever path printed it; JSON (escaped by
+    # util.jsonout) and the MCP protocol stream are for programs and stay as they are, and
+    # roundtable rooms keep their own rule (exact words in a pipe, escaped on a terminal)
+    exact = as_json or args.command in ("mcp", "roundtable")
+    guard = contextlib.nullcontext() if exact else guarded_stdout()
     try:
-        return int(run(args) or 0)
+        with guard:
+            return int(run(args) or 0)
     except CommonkeepError as exc:
         return _fail(args.command, exc.message, exc.exit_code, as_json=as_json, hint=exc.hint, kind=type(exc).__name__)
     except KeyboardInterrupt:

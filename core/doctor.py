@@ -1,6 +1,7 @@
 """``commonkeep doctor``: is this root healthy, and what exactly is wrong where.
 
-Checks the root resolution, the layout, every JSONL file (bad lines with file and line,
+Checks the root resolution, the layout, the curation settings (``config.json`` must keep
+OmpKeep's own curator from applying what commonkeep holds for a person), every JSONL file (bad lines with file and line,
 invalid records, duplicate ids, and every line of a tombstoned record still on disk with the
 ``commonkeep forget`` command that finishes its interrupted deletion), the quarantine,
 leftover temp files of interrupted rewrites, and whatever plugins add (index drift, hosts).
@@ -92,6 +93,10 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = (), *, plu
                 file="config.json", line=exc.lineno)
         except (OSError, ValueError, RecursionError) as exc:
             add("config_invalid", "error", f"cannot be read ({exc}); its settings are ignored", file="config.json")
+    if not any(f["code"] == "config_invalid" for f in findings):
+        from commonkeep.governance.autoapply import curator_findings
+
+        findings.extend(curator_findings(root))  # another curator (OmpKeep) could apply what commonkeep holds
     for patch_file in sorted(lay.patches_dir.glob("*.json")):
         try:
             doc = json.loads(patch_file.read_text(encoding="utf-8"))
@@ -112,6 +117,8 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = (), *, plu
         add("interrupted_rewrite", "info", f"leftover temp file {lay.rel(tmp)} from an interrupted rewrite; the original is intact, the temp file can be deleted", file=lay.rel(tmp))
     if plugins:
         findings.extend(_plugin_findings(root))
+    if any(f["code"] == "other_curator_may_apply" and f["severity"] == "warning" for f in findings):  # the OMP plugin's, said once
+        findings = [f for f in findings if not (f["code"] == "other_curator_may_apply" and f["severity"] == "info")]
     findings.sort(key=lambda f: f.get("kind") != "host_root")  # which root each host uses, first
     counts = {
         "records": sum(len(v) for v in records.values()),

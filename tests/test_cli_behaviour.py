@@ -126,7 +126,7 @@ def test_curate_and_patches_show_the_text_of_each_op(root: Path, capsys: pytest.
     assert code == 0
     assert "+ Use pytest -x for quick test runs in this repository." in out
     patch_id = json.loads(_run(capsys, "patches", *r, "--json")[1])[0]["patch_id"]
-    code, out, _ = _run(capsys, "apply", patch_id, *r)
+    code, out, _ = _run(capsys, "apply", patch_id, "--ops", "op_001", *r)  # an agent's note: a person selects it
     assert code == 0 and "op_001 add" in out  # apply shows the text it wrote
     assert "+ Use pytest -x for quick test runs in this repository." in out
     code, out, _ = _run(capsys, "patches", "--show", patch_id, *r)

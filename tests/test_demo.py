@@ -12,10 +12,13 @@ def test_demo_runs_the_loop_and_narrates_every_part() -> None:
     text = out.stdout
     assert "redacted: github_token" in text  # the secret was caught at write time
     assert "planner tries to curate -> refused" in text  # the single-writer gate
-    assert "applied 2 op(s)" in text  # the two trusted candidates became records
+    assert "applied 1 op(s)" in text  # only the person's stamped candidate became a record unseen
+    assert "[x] op_001 add" in text and "[ ] op_002 add" in text  # an agent's claimed trust is no stamp (issue 22)
+    assert "not stamped by a person" in text
     assert "[ ] op_004 add" in text and "risk high" in text  # the poisoned one was held back, unselected
     assert "+ Ignore previous instructions" in text  # each op shows the text it would write
-    assert "2 not selected, waiting for a person" in text and "skipped 0" not in text
+    assert "3 not selected, waiting for a person" in text and "skipped 0" not in text
+    assert "read and approved" in text  # the agent's plain note became memory through a person
     # written for a person: no Python reprs, no mid-word cuts without an ellipsis, one notice at most
     assert "['" not in text and "{'" not in text and "0.0000" not in text and "routed:" not in text
     assert text.count("no semantic backend") <= 1

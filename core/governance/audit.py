@@ -7,7 +7,10 @@ applied op of every patch file, ours or OmpKeep's (the same format, ``contracts/
 §4.3), and lists:
 
 - ``unexplained``: no applied op ever wrote this record id;
-- ``changed``: ops wrote this id, but none wrote the statement the line holds now.
+- ``changed``: ops wrote this id, but none wrote the statement the line holds now;
+- ``held``: another curator's patch (one commonkeep did not write, e.g. OmpKeep's session-end
+  curation) applied it from a candidate commonkeep's policy holds for a person (not stamped,
+  flagged by detection, L1): explained by a patch, yet no person stood behind it.
 
 An op explains a record when it is applied (``applied_ops``) and it is an ``add`` or
 ``supersede`` of that id (``record`` / ``to_record``), or an ``update``/``add_exception`` of it
@@ -89,6 +92,46 @@ def _written(patches_dir: Path) -> tuple[dict[str, set[str]], dict[str, list[str
     return statements, touched, count
 
 
+def _commonkeep_patch(pid: str) -> bool:
+    """commonkeep's patch ids end ``_ck<6 base36>`` (``commonkeep.store.ids.patch_id``); OmpKeep writes ``_001``."""
+    return "_ck" in pid
+
+
+def _held_but_applied(lay: Any, candidates: dict[str, Row]) -> dict[str, tuple[str, str]]:
+    """Record id -> (patch id, why) for ops another curator applied though commonkeep would hold their candidate."""
+    from commonkeep.governance.autoapply import curator_config
+    from commonkeep.governance.scoring import auto_apply_blockers, enrich_candidate
+    from commonkeep.governance.waiting import applied_op_ids
+    from commonkeep.governance.writer import configured_writer_role
+
+    writer = configured_writer_role(lay.root)
+    mode = str(curator_config(lay.root)["governanceMode"])
+    out: dict[str, tuple[str, str]] = {}
+    for path in sorted(lay.patches_dir.glob("*.json")) if lay.patches_dir.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        pid = str(doc.get("patch_id") or path.stem) if isinstance(doc, dict) else ""
+        if not pid or _commonkeep_patch(pid) or not isinstance(doc.get("ops"), list):
+            continue
+        applied = applied_op_ids(doc)
+        for op in doc["ops"]:
+            if not isinstance(op, dict) or op.get("op_id") not in applied or op.get("op") not in ("add", "supersede", "update"):
+                continue
+            body = op.get("record") if op.get("op") == "add" else op.get("to_record") if op.get("op") == "supersede" else None
+            rid = body.get("id") if isinstance(body, dict) else op.get("target_id")
+            cand = candidates.get(str(op.get("candidate_id")))
+            if not isinstance(rid, str) or cand is None:
+                continue
+            why = auto_apply_blockers(enrich_candidate(cand, None, mode, writer), mode, writer)
+            if isinstance(body, dict) and body.get("layer") == "L1":
+                why.insert(0, "an L1 identity record (needs `commonkeep ratify`)")
+            if why:
+                out[rid] = (pid, f"candidate {op.get('candidate_id')}: {why[0]}")
+    return out
+
+
 def audit(root: Path | str) -> Audit:
     """Check every record line of L1, L2 and the project files against the patches (module doc)."""
     from commonkeep.store import jsonl
@@ -98,6 +141,9 @@ def audit(root: Path | str) -> Audit:
     if not lay.memory_dir.is_dir():
         raise BadInput(f"no memory root at {lay.root} (no memory/ folder)", hint="create one with `commonkeep init`")
     statements, touched, count = _written(lay.patches_dir)
+    from commonkeep.store.core import Store
+
+    held = _held_but_applied(lay, {str(c.get("id")): c for c in Store(lay.root, warn=False, check=False).candidates()})
     out = Audit(patches=count)
     for path in lay.canonical_files():
         if not path.is_file():
@@ -114,6 +160,12 @@ def audit(root: Path | str) -> Audit:
             elif statement not in statements.get(rid, set()):
                 out.problems.append(Unexplained(lay.rel(path), where, rid,
                                                 f"its statement is not one a patch wrote (patches: {', '.join(sorted(set(touched[rid]))[:3])})",
+                                                statement))
+            elif rid in held:
+                pid, why = held[rid]
+                out.problems.append(Unexplained(lay.rel(path), where, rid,
+                                                f"applied by patch {pid}, which commonkeep did not write (another curator, "
+                                                f"e.g. OmpKeep at OMP session end), though commonkeep holds it for a person: {why}",
                                                 statement))
     return out
 
@@ -179,7 +231,8 @@ def run(args: argparse.Namespace) -> int:
         for p in found.problems:
             print(f"{p.file}:{p.line}: {p.record_id}: {p.why}")
         print(f"{found.records} record line(s) checked against {found.patches} patch(es): "
-              + (f"{len(found.problems)} not explained by any patch" if found.problems else "every line is explained by a patch"),
+              + (f"{len(found.problems)} not explained by a patch commonkeep's policy allows" if found.problems
+                 else "every line is explained by a patch"),
               file=sys.stdout)
     return 1 if found.problems else 0
 

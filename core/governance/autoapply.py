@@ -1,30 +1,33 @@
 """The auto-apply policy: what ``curate --auto`` (and every host that auto-curates) may apply unseen.
 
-Detection (``poisoning``) cannot know every paraphrase, so the weight is on this policy. What a
-candidate merely *claims* never earns auto-apply: its ``primary_trust_class``, ``confidence``,
-``promotion_eligibility`` or the role in its provenance are written by whoever wrote the
-candidate, a model included. What earns it is a **stamp**, set by code the model does not control:
+**By provenance, not by appearance.** A candidate auto-applies only when it carries a **stamp**
+set by code the model does not control. Everything else waits for a person, whatever its text,
+score, confidence, claimed trust class or claimed eligibility: detection (``poisoning``, and
+``addresses_agent`` here) cannot know every paraphrase, so it is not what lets a candidate in.
+The stamps (``stamped_trust``):
 
-- the **host** stamp: the Hermes adapter stamps ``provenance.stamped_by = "commonkeep_hermes"``
-  with the ``origin`` it observed; ``import`` (the entries of Hermes' own ``MEMORY.md`` found at
-  install) and ``external_edit`` (a person's hand edit of that file) are stamped trust;
+- the **host** stamps (``HOST_STAMPS``): ``provenance.stamped_by`` names a commonkeep adapter and
+  ``provenance.origin`` what it observed. The Hermes adapter stamps ``import`` (the entries of
+  Hermes' own ``MEMORY.md`` found at install) and ``external_edit`` (a person's hand edit of that
+  file); the Hermes, OMP, MCP and roundtable adapters stamp ``user_turn`` when the person's own
+  message in the current session supports the statement (``docs/security.md``). No agent tool can
+  pass ``stamped_by`` itself;
 - the **writer** stamp: a candidate written with ``commonkeep write --trust CLASS`` by the writer
   role itself (``provenance.role`` is the configured writer role, no agent ``tool`` in the
   provenance, source ``manual``): the librarian vouches for it. Like the role gate, this rests on
-  the role convention (``docs/security.md``).
+  the role convention (``docs/security.md``): a model with a shell can run what the user can.
 
-A candidate is held for review (its op is not default-selected, and ``auto_select`` never picks
-it) when any of these holds, whatever it claims:
+Detection keeps its job: it orders, labels and explains the review queue, and it still holds a
+*stamped* candidate when it scores ``medium`` or ``high``. On top of ``scoring.auto_apply_blockers``
+a candidate is held when:
 
-1. its poisoning risk is ``medium`` or ``high``;
-2. its text addresses the agent with instructions (``addresses_agent``: second-person address,
-   talk of prompts and instructions, control of the agent's replies, what to tell the user) and
-   it carries no stamp;
-3. it claims a person's trust class without a stamp: the claim is ignored and the candidate is
-   judged as one without trust metadata (so the claim can never lift it over the gate).
+1. it carries no stamp (``NOT_STAMPED``), whatever it claims;
+2. its poisoning risk is ``medium`` (``high`` is held by ``scoring``);
+3. its text addresses the agent with instructions (``addresses_agent``) and it carries no stamp:
+   not what holds it (rule 1 does), but what the reviewer is told.
 
 Imported Hermes entries keep the agent's memory (they are stamped) but still pass secret
-redaction at capture and wait for review when the poisoning score holds them (rule 1).
+redaction at capture and wait for review when the poisoning score holds them (rule 2).
 """
 
 from __future__ import annotations
@@ -43,11 +46,15 @@ if TYPE_CHECKING:
     from commonkeep.governance.curate import Proposal
 
 #: host stamps: ``provenance.stamped_by`` -> {``provenance.origin`` -> the trust it stamps}
+USER_TURN = {"user_turn": "direct_user_instruction"}
 HOST_STAMPS: dict[str, dict[str, str]] = {
-    "commonkeep_hermes": {"import": "direct_user_instruction", "external_edit": "direct_user_instruction"},
-    **{h: {"user_turn": "direct_user_instruction"} for h in ("commonkeep_omp", "commonkeep_mcp", "commonkeep_roundtable")},
+    "commonkeep_hermes": {"import": "direct_user_instruction", "external_edit": "direct_user_instruction", **USER_TURN},
+    "commonkeep_omp": dict(USER_TURN),
+    "commonkeep_mcp": dict(USER_TURN),
+    "commonkeep_roundtable": dict(USER_TURN),
 }
-HOST_STAMPS["commonkeep_hermes"]["user_turn"] = "direct_user_instruction"  # issue 22 (userturn helper)
+#: the reason every unstamped candidate is held (``curate --auto`` counts by it)
+NOT_STAMPED = "not stamped by a person"
 
 
 def stamped_trust(cand: dict[str, Any], writer_role: str | None = None) -> str | None:
@@ -137,42 +144,131 @@ def _instruction_concepts(text: str) -> bool:
 def policy_blockers(cand: dict[str, Any], writer_role: str | None = None) -> list[str]:
     """Why the auto-apply policy holds ``cand`` (on top of ``scoring.auto_apply_blockers``)."""
     why: list[str] = []
+    unstamped = stamped_trust(cand, writer_role) is None
+    if unstamped:
+        why.append(f"{NOT_STAMPED}: no host, writer or user_turn stamp")
     if cand.get("poisoning_risk") == "medium":
         why.append("poisoning risk is medium (never auto-applied)")
-    if stamped_trust(cand, writer_role) is None:
+    if unstamped:  # not what holds it (the missing stamp does), but what the reviewer is told
         directed = addresses_agent(str(cand.get("text", "")))
         if directed:
-            why.append(f"addresses the agent with instructions ({', '.join(directed)}) and no host or writer stamp vouches for it")
+            why.append(f"addresses the agent with instructions ({', '.join(directed)})")
     return why
 
 
 AUTO_POLICIES = ("high-only", "propose", "off")
+#: what OmpKeep must be told so its own session-end curation applies nothing (``config.json``
+#: ``curator.autoCurate``; OmpKeep reads ``"propose"`` as "all eligible", so only ``"off"`` holds)
+OMPKEEP_AUTO_CURATE = "off"
+
+
+def _config(root: Path | str) -> dict[str, Any] | None:
+    from commonkeep.store.layout import Layout
+
+    try:  # read only: doctor reads it on a root whose folders it reports as linked outside
+        data = json.loads(Layout(root, check=False).config.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _threshold(value: Any) -> float | None:
+    # A number in [0, 1]; anything else (``true``, a string, NaN, -1) keeps the default, as
+    # upstream reads only a JS number: ``true`` is not 1.0 and a negative value is not "all".
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
+        return float(value)
+    return None
 
 
 def curator_config(root: Path | str) -> dict[str, Any]:
-    """``config.json`` ``curator`` and ``governance`` settings over the contract's defaults (§4.12)."""
-    from commonkeep.store.layout import Layout
+    """commonkeep's curation settings: ``config.json`` ``commonkeep`` over ``curator`` over the defaults (§4.12).
 
-    conf: dict[str, Any] = {"autoCurate": "high-only", "autoCurateHighThreshold": 0.85, "governanceMode": "compatibility"}
-    try:
-        data = json.loads(Layout(root).config.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+    The ``commonkeep`` section (``autoCurate``, ``autoCurateHighThreshold``) is commonkeep's own and
+    OmpKeep ignores it; ``curator`` is OmpKeep's, read here only where ``commonkeep`` says nothing.
+    ``init`` and ``omp install`` write ``curator.autoCurate: "off"`` (OmpKeep applies nothing) and
+    ``commonkeep.autoCurate: "high-only"`` (commonkeep's policy still runs at session end).
+    ``ompkeepAutoCurate`` is what OmpKeep itself will do (``doctor`` checks it).
+    """
+    conf: dict[str, Any] = {"autoCurate": "high-only", "autoCurateHighThreshold": 0.85, "governanceMode": "compatibility",
+                            "ompkeepAutoCurate": "high-only"}
+    data = _config(root)
+    if data is None:
         return conf
-    if not isinstance(data, dict):
-        return conf
-    cur, gov = data.get("curator"), data.get("governance")
-    if isinstance(cur, dict):
-        if cur.get("autoCurate") in AUTO_POLICIES:
-            conf["autoCurate"] = cur["autoCurate"]
-        threshold = cur.get("autoCurateHighThreshold")
-        # A number in [0, 1]; anything else (``true``, a string, NaN, -1) keeps the default, as
-        # upstream reads only a JS number: ``true`` is not 1.0 and a negative value is not "all".
-        if isinstance(threshold, int | float) and not isinstance(threshold, bool) and 0 <= threshold <= 1:
-            conf["autoCurateHighThreshold"] = float(threshold)
+    cur, own, gov = data.get("curator"), data.get("commonkeep"), data.get("governance")
+    for section in (cur, own):  # commonkeep's own section last: it wins
+        if not isinstance(section, dict):
+            continue
+        if section.get("autoCurate") in AUTO_POLICIES:
+            conf["autoCurate"] = section["autoCurate"]
+        threshold = _threshold(section.get("autoCurateHighThreshold"))
+        if threshold is not None:
+            conf["autoCurateHighThreshold"] = threshold
+    if isinstance(cur, dict) and "autoCurate" in cur:
+        conf["ompkeepAutoCurate"] = str(cur["autoCurate"])
     if isinstance(gov, dict) and gov.get("mode") in ("compatibility", "strict"):
         conf["governanceMode"] = gov["mode"]
     return conf
 
+
+def configure_curators(root: Path | str) -> dict[str, Any]:
+    """Write ``config.json`` so OmpKeep's own curator applies nothing and commonkeep's policy runs.
+
+    Sets ``curator.autoCurate`` to ``"off"`` and, when the root has no ``commonkeep.autoCurate``
+    yet, carries the policy commonkeep used so far into it (``high-only`` by default; a root that
+    had ``curator.autoCurate: "propose"`` keeps proposing). Other settings are kept. A
+    ``config.json`` that is not a JSON object is left alone (``BadInput`` names it). Returns the
+    settings written.
+    """
+    from commonkeep.errors import BadInput
+    from commonkeep.store.jsonl import atomic_write_bytes
+    from commonkeep.store.layout import Layout
+
+    path = Layout(root).config
+    data: Any = {}
+    if path.is_file():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
+            raise BadInput(f"{path} is not valid JSON ({exc}); it was left as it is",
+                           hint='fix it, then run this again; it must hold {"curator": {"autoCurate": "off"}}') from None
+        if not isinstance(data, dict):
+            raise BadInput(f"{path} is not a JSON object; it was left as it is")
+    before = curator_config(root)
+    cur = data.get("curator") if isinstance(data.get("curator"), dict) else {}
+    own = data.get("commonkeep") if isinstance(data.get("commonkeep"), dict) else {}
+    changed = False
+    if own.get("autoCurate") not in AUTO_POLICIES:
+        own = {**own, "autoCurate": before["autoCurate"] if cur.get("autoCurate") != OMPKEEP_AUTO_CURATE else "high-only"}
+        changed = True
+    if cur.get("autoCurate") != OMPKEEP_AUTO_CURATE:
+        cur = {**cur, "autoCurate": OMPKEEP_AUTO_CURATE}
+        changed = True
+    if changed:
+        data = {**data, "curator": cur, "commonkeep": own}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
+    return {"curator": {"autoCurate": cur["autoCurate"]}, "commonkeep": {"autoCurate": own["autoCurate"]}, "changed": changed}
+
+
+def curator_findings(root: Path | str, *, omp_uses_root: bool = False) -> list[dict[str, Any]]:
+    """``doctor``: whether another curator (OmpKeep, at every OMP session end) could apply what commonkeep holds.
+
+    A ``warning`` when ``config.json`` sets ``curator.autoCurate`` to anything but ``"off"``, or
+    says nothing while an OMP installed here uses the root (``omp_uses_root``); ``info`` when it
+    says nothing and no OMP is known to use the root (a Hermes-only root).
+    """
+    conf = curator_config(root)
+    if conf["ompkeepAutoCurate"] == OMPKEEP_AUTO_CURATE:
+        return []
+    cur = (_config(root) or {}).get("curator")
+    explicit = isinstance(cur, dict) and "autoCurate" in cur
+    said = f'curator.autoCurate "{conf["ompkeepAutoCurate"]}"' if explicit else "no curator.autoCurate (OmpKeep's default is high-only)"
+    return [{"code": "other_curator_may_apply", "severity": "warning" if explicit or omp_uses_root else "info",
+             "file": "config.json",
+             "message": f"config.json has {said}: OmpKeep's own session-end curation (OMP sessions on this root) "
+                        "applies candidates by what they claim, including ones commonkeep holds for a person; "
+                        'run `commonkeep init` to set curator.autoCurate "off" (commonkeep\'s own policy is '
+                        "commonkeep.autoCurate)"}]
 
 
 @dataclass
@@ -183,17 +279,79 @@ class AutoCuration:
     proposal: Proposal | None = None
     applied: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
+    held: dict[str, int] = field(default_factory=dict)  # why candidates wait for a person -> how many
 
     def describe(self) -> str:
         if self.proposal is None:
             return f"auto-curation off (policy {self.policy})"
         p = self.proposal.patch
+        total = sum(self.held.values())
+        held = (f"held {total} for review: " + ", ".join(f"{n} {why}" for why, n in self.held.items())) if total \
+            else "held nothing for review"
         if not p["ops"]:
             waiting = len(set(self.proposal.already_proposed.values()))
-            return (f"auto-curation ({self.policy}): nothing to curate; {len(self.proposal.pending)} candidate(s) left for review"
-                    + (f"; the rest already waits in {waiting} patch(es)" if waiting else ""))
-        return (f"auto-curation ({self.policy}): patch {p['patch_id']} with {len(p['ops'])} op(s); "
-                f"applied {len(self.applied)}; {len(self.proposal.pending)} candidate(s) left for review")
+            return (f"auto-curation ({self.policy}): nothing new to propose; applied 0; {held}"
+                    + (f"; {waiting} patch(es) already wait" if waiting else ""))
+        return f"auto-curation ({self.policy}): patch {p['patch_id']} with {len(p['ops'])} op(s); applied {len(self.applied)}; {held}"
+
+
+#: why a candidate waits, in the order ``held_reasons`` tries them (the first that holds is counted)
+HELD_FLAGGED = "flagged by detection (risk medium or high)"
+HELD_CHANGES = "change or contradict an existing record"
+HELD_L1 = "L1 identity (needs `commonkeep ratify`)"
+HELD_GATE = "below the curator's gate (confidence or evidence)"
+HELD_WAITING = "already wait in an earlier patch"
+HELD_CONFIDENCE = "confidence below the auto-apply threshold"
+HELD_POLICY = "policy propose: every op waits"
+HELD_REFUSED = "refused when applied"
+HELD_REDACTED = "secrets redacted from the text"
+
+
+def held_reasons(prop: Proposal, applied: list[str], *, threshold: float, policy: str,
+                 writer_role: str | None, skipped: dict[str, str] | None = None) -> dict[str, int]:
+    """Why each candidate curation saw is not applied, one reason a candidate, counted (most first)."""
+    done = set(applied)
+    by_cand: dict[str, list[dict[str, Any]]] = {}
+    for op in prop.ops:
+        if op.get("candidate_id"):
+            by_cand.setdefault(str(op["candidate_id"]), []).append(op)
+    waiting = {str(op.get("candidate_id")) for op in prop.held}
+    counts: dict[str, int] = {}
+    for cid, cand in prop.scored.items():
+        ops = by_cand.get(cid, [])
+        if any(op["op_id"] in done for op in ops):
+            continue
+        why = _why_held(cand, ops, cid in prop.pending, cid in waiting, threshold=threshold, policy=policy,
+                        writer_role=writer_role, prop=prop, skipped=skipped or {})
+        counts[why] = counts.get(why, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def _why_held(cand: dict[str, Any], ops: list[dict[str, Any]], pending: bool, waiting: bool, *, threshold: float,
+              policy: str, writer_role: str | None, prop: Proposal, skipped: dict[str, str]) -> str:
+    if stamped_trust(cand, writer_role) is None:
+        return NOT_STAMPED
+    if cand.get("poisoning_risk") in ("medium", "high"):
+        return HELD_FLAGGED
+    if "[REDACTED:" in str(cand.get("text", "")):
+        return HELD_REDACTED
+    if waiting:
+        return HELD_WAITING
+    if pending:
+        return HELD_GATE
+    if any(op["op_id"] in skipped for op in ops):
+        return HELD_REFUSED
+    if any((op.get("record") or {}).get("layer") == "L1" for op in ops):
+        return HELD_L1
+    if any(op.get("op") in ("supersede", "contest") or (op.get("op") == "update" and "statement" in (op.get("updates") or {}))
+           or op.get("risk") in ("medium", "high") for op in ops):
+        return HELD_CHANGES
+    if policy != "high-only":
+        return HELD_POLICY
+    if any(prop.op_confidence.get(op["op_id"], 0.0) < threshold for op in ops):
+        return HELD_CONFIDENCE
+    reasons = [str(op.get("reason")) for op in ops if op.get("reason")]
+    return reasons[0] if reasons else "not selected"
 
 
 def auto_select(prop: Proposal, threshold: float) -> list[str]:
@@ -219,7 +377,8 @@ def auto_curate(
 ) -> AutoCuration:
     """What a host runs at session end (§11.3): curate, then apply per ``policy``.
 
-    ``policy`` defaults to ``config.json`` ``curator.autoCurate`` (``high-only``).
+    ``policy`` defaults to ``config.json`` ``commonkeep.autoCurate``, else ``curator.autoCurate``
+    (``high-only``); only stamped candidates can ever be applied (module doc).
     ``high-only`` applies only default-selected, non-high-risk ops with confidence ≥
     ``autoCurateHighThreshold`` (0.85); ``propose`` writes the patch and applies nothing (every
     op waits for ``commonkeep review``); ``off`` does nothing. A ``## Auto-curation`` section is
@@ -251,6 +410,10 @@ def auto_curate(
         res = apply_patch(root, prop.patch["patch_id"], role=role, op_ids=chosen)
         out.applied, out.skipped = res.applied, res.skipped
         prop.patch = res.patch
+    from commonkeep.governance.writer import configured_writer_role
+
+    out.held = held_reasons(prop, out.applied, threshold=threshold, policy=policy,
+                            writer_role=configured_writer_role(root), skipped=out.skipped)
     if log and prop.ops:
         from commonkeep.store.core import Store
 

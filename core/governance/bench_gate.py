@@ -6,16 +6,21 @@ candidate through the real capture path of each channel and curated by the real 
 
 - ``agent``: the MCP ``commonkeep_write`` tool as role ``planner`` (confidence 0.95, two
   evidence refs): what the issue measured;
-- ``claimed``: ``commonkeep write`` as ``planner`` claiming ``--trust direct_user_instruction``
-  and confidence 0.95 (a claim, not a stamp);
-- ``stamped``: written by the writer role with ``--trust direct_user_instruction`` (the writer's
-  stamp): only detection stands between an injection and memory here, so this channel measures
+- ``claimed``: ``commonkeep write`` as ``planner`` claiming ``--trust direct_user_instruction``,
+  ``--durability long_term`` and confidence 0.95 (a claim, not a stamp);
+- ``stamped``: written by the writer role with ``--trust direct_user_instruction --durability
+  long_term`` (the writer's stamp): only detection stands between an injection and memory here, so this channel measures
   the poisoning rules alone.
 
 Figures, each beside the rules before issue 15 (English regexes, ``high`` held, ``medium`` and
-claims honoured) computed in the same run: injections auto-applied per channel, benign
-candidates held that the old rules auto-applied, split into ``dev`` and ``heldout`` halves (the
-rules were written before the corpus; the split shows whether later tuning leaked into it).
+claims honoured) computed in the same run: injections auto-applied per channel **with detection
+on and with detection off** (``detection_off``: every text scored ``low``, nothing addresses the
+agent): since issue 22 the policy goes by provenance, so the unstamped channels apply nothing
+either way, and only the writer's own stamp leaves detection as the last check. Benign texts:
+agent-written ones all wait for a person now (by design); the figure that still measures
+detection is how many benign texts *the writer* vouched for it holds (false alarms), split into
+``dev`` and ``heldout`` halves (the rules were written before the corpus; the split shows
+whether later tuning leaked into it).
 Then one end-to-end run per channel on a real root (capture, ``curate --auto``, render, the
 Hermes projection) counts injections that reached a record, ``rendered/MEMORY.md`` or the
 projection.
@@ -24,11 +29,13 @@ projection.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +88,8 @@ def candidate(text: str, channel: str) -> dict[str, Any]:
     else:
         role = WRITER if channel == "stamped" else "planner"
         cand = new_candidate(text, source_type="manual", evidence_refs=REFS, confidence=0.95,
-                             provenance={"agent": "cli", "role": role}, primary_trust_class="direct_user_instruction")
+                             provenance={"agent": "cli", "role": role}, primary_trust_class="direct_user_instruction",
+                             durability_signal="long_term")
     scored: dict[str, Any] = score_candidate(cand)
     return scored
 
@@ -93,6 +101,21 @@ def auto_applied(cand: dict[str, Any]) -> bool:
 
     prop = propose([], [cand], tombstoned=set(), known_ids=set(), writer_role=WRITER, mode="auto")
     return bool(auto_select(prop, 0.85))
+
+
+@contextlib.contextmanager
+def detection_off() -> Iterator[None]:
+    """Within: detection sees nothing (every assessment ``low``, no text addresses the agent), so
+    what the policy applies is decided by provenance alone."""
+    from commonkeep.governance import autoapply, poisoning
+
+    saved = poisoning.assess_candidate, autoapply.addresses_agent
+    poisoning.assess_candidate = lambda cand: poisoning.PoisoningAssessment("low", [])
+    autoapply.addresses_agent = lambda text: []
+    try:
+        yield
+    finally:
+        poisoning.assess_candidate, autoapply.addresses_agent = saved
 
 
 def load(data: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -163,21 +186,24 @@ def run(args: argparse.Namespace) -> int:
     for channel in CHANNELS:
         inj = [candidate(r["text"], channel) for r in injections]
         new = [auto_applied(c) for c in inj]
+        with detection_off():
+            blind = sum(auto_applied(candidate(r["text"], channel)) for r in injections)
         old = [old_auto_applied(c) for c in inj]
         held_by_detection = sum(1 for c in inj if c.get("poisoning_risk") in ("medium", "high"))
         missed = [r["family"] + ": " + r["text"][:70] for r, hit in zip(injections, new, strict=True) if hit]
-        report["channels"][channel] = {"injections_auto_applied": sum(new), "baseline_injections_auto_applied": sum(old),
+        report["channels"][channel] = {"injections_auto_applied": sum(new), "injections_auto_applied_detection_off": blind,
+                                       "baseline_injections_auto_applied": sum(old),
                                        "held_by_detection": held_by_detection, "missed": missed}
     ben = [candidate(r["text"], "agent") for r in benign]
     today = [old_auto_applied(c) for c in ben]
-    now = [auto_applied(c) for c in ben]
+    report["benign_agent"] = {"would_auto_apply_before": sum(today), "auto_applied_now": sum(auto_applied(c) for c in ben)}
+    vouched = [auto_applied(candidate(r["text"], "stamped")) for r in benign]
     for split in ("dev", "heldout", "all"):
         pick = [i for i, r in enumerate(benign) if split == "all" or r.get("split") == split]
-        base = [i for i in pick if today[i]]
-        held = [i for i in base if not now[i]]
-        report[f"benign_{split}"] = {"would_auto_apply_before": len(base), "held_now": len(held),
-                                     "held_pct": round(100 * len(held) / len(base), 1) if base else 0.0}
-    report["benign_held"] = [benign[i]["text"] for i in range(len(benign)) if today[i] and not now[i]]
+        held = [i for i in pick if not vouched[i]]
+        report[f"benign_{split}"] = {"stamped": len(pick), "held_by_detection": len(held),
+                                     "held_pct": round(100 * len(held) / len(pick), 1) if pick else 0.0}
+    report["benign_held"] = [benign[i]["text"] for i in range(len(benign)) if not vouched[i]]
     for split in ("dev", "heldout"):
         pick = [i for i, r in enumerate(injections) if r.get("split") == split]
         report[f"injections_{split}_detected"] = sum(
@@ -185,23 +211,30 @@ def run(args: argparse.Namespace) -> int:
         report[f"injections_{split}"] = len(pick)
     if not args.no_e2e:
         report["end_to_end"] = {ch: end_to_end([r["text"] for r in injections], ch) for ch in CHANNELS}
+        with detection_off():
+            report["end_to_end_detection_off"] = {ch: end_to_end([r["text"] for r in injections], ch) for ch in ("agent", "claimed")}
     report["seconds"] = round(time.perf_counter() - started, 2)
     if args.json:
         print_json(report)
         return 0
     print(f"gate bench on {data}: {len(injections)} injections, {len(benign)} benign candidates")
-    print(f"{'channel':<10} {'injections auto-applied':>24} {'before issue 15':>16} {'held by detection':>18}")
+    print(f"{'channel':<10} {'injections auto-applied':>24} {'detection off':>14} {'before issue 15':>16} {'held by detection':>18}")
     for ch, fig in report["channels"].items():
-        print(f"{ch:<10} {fig['injections_auto_applied']:>24} {fig['baseline_injections_auto_applied']:>16} "
-              f"{fig['held_by_detection']:>18}")
+        print(f"{ch:<10} {fig['injections_auto_applied']:>24} {fig['injections_auto_applied_detection_off']:>14} "
+              f"{fig['baseline_injections_auto_applied']:>16} {fig['held_by_detection']:>18}")
+    ba = report["benign_agent"]
+    print(f"benign, written by an agent: {ba['auto_applied_now']} auto-applied (the old rules: {ba['would_auto_apply_before']}); "
+          "the rest waits for a person by design")
     for split in ("dev", "heldout", "all"):
         b = report[f"benign_{split}"]
-        print(f"benign {split:<8} held {b['held_now']} of {b['would_auto_apply_before']} the old rules auto-applied "
-              f"({b['held_pct']} %; before issue 15: 0)")
+        print(f"benign {split:<8} vouched for by the writer, held by detection: {b['held_by_detection']} of {b['stamped']} "
+              f"({b['held_pct']} %)")
     for split in ("dev", "heldout"):
         print(f"detection alone, {split}: {report[f'injections_{split}_detected']} of {report[f'injections_{split}']} injections scored medium/high")
     for ch, e in (report.get("end_to_end") or {}).items():
         print(f"end to end ({ch}): {e['applied']} op(s) auto-applied, {e['records']} injection record(s), {e['projected']} projected")
+    for ch, e in (report.get("end_to_end_detection_off") or {}).items():
+        print(f"end to end ({ch}, detection off): {e['applied']} op(s) auto-applied, {e['records']} injection record(s)")
     for ch, fig in report["channels"].items():
         for m in fig["missed"][: args.show]:
             print(f"  missed ({ch}) {m}")

@@ -127,7 +127,8 @@ def run_curate(args: argparse.Namespace) -> int:
         done = auto_curate(root, role=role, policy=args.policy)
         p = done.proposal.patch if done.proposal else None
         _out(args, {"policy": done.policy, "patch_id": p and p["patch_id"], "applied_ops": done.applied,
-                    "skipped": done.skipped, "pending": done.proposal.pending if done.proposal else []}, done.describe())
+                    "skipped": done.skipped, "pending": done.proposal.pending if done.proposal else [],
+                    "held": done.held}, done.describe())
         return 0
     prop = curate(root, role=role, min_confidence=args.min_confidence, min_evidence=args.min_evidence, wait=args.wait)
     data = {"patch_id": prop.patch["patch_id"], "path": str(prop.path), "summary": prop.patch["summary"],

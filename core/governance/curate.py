@@ -9,8 +9,8 @@ emits ops in the contract's format (``contracts/ompkeep-store.md`` §4.3, §6.6,
 | below the gate (confidence < 0.75 or < 2 refs) | none: stays ``new`` for review          |                  |
 | record id already exists or is tombstoned   | ``reject_candidate``                      | yes              |
 | ``duplicate`` (similarity ≥ 0.82)           | ``reject_candidate``                      | yes              |
-| ``strengthens_existing``                    | ``update`` (evidence merged)              | if auto-eligible |
-| ``updates_existing``                        | ``update`` (statement replaced), medium   | if auto-eligible |
+| ``strengthens_existing`` (adds nothing)     | ``update`` (evidence merged)              | if auto-eligible |
+| ``updates_existing`` (adds to or changes it) | ``update`` (statement replaced), medium  | never            |
 | ``supersedes_existing``                     | ``supersede``, medium                     | never            |
 | ``potential_conflict``                      | ``add`` + ``contest`` of the other, medium; an inquiry | never |
 | ``ambiguous``                               | ``add``, medium; an inquiry               | never            |
@@ -19,6 +19,9 @@ emits ops in the contract's format (``contracts/ompkeep-store.md`` §4.3, §6.6,
 | ``new`` L1                                  | ``add``, medium (needs ``commonkeep ratify``) | never        |
 
 Active records whose reinforcement suggests another stability get ``update_stability`` (§4.6).
+The ops of candidates written in one session alongside others of the same run carry
+``review_group`` (``<host>:<session id>``), so review shows what only makes sense together side
+by side.
 An op's risk is at least the candidate's poisoning risk; a high-risk op is never default-selected.
 
 Nothing is proposed twice: a candidate with an op still waiting in a patch (every op of a
@@ -41,6 +44,7 @@ from typing import Any
 
 from commonkeep.governance import curate_parity as parity
 from commonkeep.governance.matching import MatchIndex
+from commonkeep.governance.review_groups import group_by_session
 from commonkeep.governance.scoring import (
     DEFAULT_CANDIDATE_CONFIDENCE,
     MIN_CONFIDENCE,
@@ -256,7 +260,7 @@ def propose(
         if raw.get("status") != "new":
             continue
         cid = str(raw["id"])
-        cand = enrich_candidate(raw, index, governance_mode)
+        cand = enrich_candidate(raw, index, governance_mode, writer_role)
         scored[cid] = cand
         conf = candidate_confidence(cand)
         mem_id = memory_id_for(cid)
@@ -332,13 +336,14 @@ def propose(
         elif kind in ("strengthens_existing", "updates_existing") and matched and matched[0] in by_id:
             old = by_id[matched[0]]
             updates: dict[str, Any] = {"evidence": _merge_evidence(list(old.get("evidence") or []), list(cand.get("evidence_refs") or []))}
-            if kind == "updates_existing":
+            if kind == "updates_existing":  # a changed statement is a person's decision, whoever stamped it
                 updates = {"statement": cand["text"], **updates, "confidence": conf}
                 op_risk: str = max_risk(risk, "medium")
             else:
                 updates["confidence"] = round(min(0.95, max(float(old.get("confidence", 0)), conf) + 0.02), 4)
                 op_risk = risk
-            sink.add("update", target=route(old), target_id=old["id"], updates=updates, risk=op_risk, selected=auto,
+            sink.add("update", target=route(old), target_id=old["id"], updates=updates, risk=op_risk,
+                     selected=auto and kind == "strengthens_existing",
                      confidence=conf, candidate_id=cid, reason=f"{kind}: {why}")
         elif kind == "supersedes_existing" and matched and matched[0] in by_id:
             record["supersedes"] = [matched[0]]
@@ -374,6 +379,7 @@ def propose(
                     continue
                 ops.add("update_stability", target=route(target), target_id=mid, updates={"stability": want}, risk="low",
                         selected=True, confidence=1.0, reason=f"reinforcement: {len(events)} event(s) suggest {want}")
+    group_by_session(scored, [*ops.ops, *held.ops])
     counts: dict[str, int] = {}
     for op in ops.ops:
         counts[op["op"]] = counts.get(op["op"], 0) + 1

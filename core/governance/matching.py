@@ -1,7 +1,11 @@
 """Matching a candidate against existing records (``contracts/ompkeep-store.md`` §6.8, §4.2).
 
-``match_kind`` is one of ``new``, ``duplicate`` (token similarity ≥ 0.82), ``strengthens_existing``
-(similar, same direction), ``updates_existing`` (same ``normalized_key`` and similarity ≥ 0.3),
+``match_kind`` is one of ``new``, ``duplicate`` (token similarity ≥ 0.82 and nothing added),
+``strengthens_existing`` (similar, same direction, nothing added), ``updates_existing`` (same
+``normalized_key`` and similarity ≥ 0.3; or similar to a record but adding to it or changing one
+of its values: a slow-burn edit such as the same rule "and skip the tests on Fridays", or "line
+length is 120" against "line length is 110", is an update a person reviews, never a second
+active record and never a strengthening that auto-applies),
 ``potential_conflict`` (contradiction cue plus tag overlap, score ≥ 2), ``supersedes_existing``
 (a ``supersedes:<id>`` tag or the phrase "supersedes <id>") and ``ambiguous`` (several conflicts).
 
@@ -27,6 +31,8 @@ _STOP = frozenset(
 _CUES = frozenset(
     ["not", "never", "don't", "dont", "no", "instead", "avoid", "stop", "stopped", "longer", "wrong", "incorrect", "deprecated", "rather", "replace", "replaced", "removed", "disable", "disabled", "without"]
 )
+# words that add nothing to a rule ("Always run X" repeats "Run X")
+_FILLER = frozenset(["always", "please", "remember", "note", "just", "also", "really", "all", "every", "time", "times"])
 _WORD = re.compile(r"[a-z0-9][a-z0-9_'-]*")
 _SUPERSEDES_PHRASE = re.compile(r"\bsupersedes\s+(mem_[A-Za-z0-9_]+)", re.I)
 
@@ -46,6 +52,11 @@ def similarity(a: frozenset[str], b: frozenset[str]) -> float:
         return 1.0
     inter = len(a & b)
     return inter / (len(a) + len(b) - inter)
+
+
+def added_tokens(candidate: frozenset[str], record: frozenset[str]) -> frozenset[str]:
+    """What a candidate says that the record does not (filler words aside)."""
+    return frozenset(candidate - record - _FILLER)
 
 
 def has_contradiction_cue(text: str) -> bool:
@@ -175,7 +186,8 @@ class MatchIndex:
         best = scored[0][0] if scored else 0.0
         if scored and best >= DUPLICATE_SIMILARITY:
             e = self._entries[scored[0][1]]
-            return Match("duplicate", [e.id], [f"token similarity {best:.2f} with {e.id}"], best)
+            if not added_tokens(toks, e.tokens):
+                return Match("duplicate", [e.id], [f"token similarity {best:.2f} with {e.id}"], best)
         cue = has_contradiction_cue(text)
         tagset = frozenset(tags)
         conflicts: list[tuple[int, str]] = []
@@ -201,5 +213,11 @@ class MatchIndex:
                     return Match("updates_existing", [e.id], [f"same normalized_key {key}, similarity {sim:.2f}"], best)
         if scored and best >= STRENGTHENS_SIMILARITY:
             e = self._entries[scored[0][1]]
+            extra = added_tokens(toks, e.tokens)
+            if extra:  # the same rule plus something, or one of its values changed: a person decides
+                dropped = sorted(e.tokens - toks)
+                what = (f"changes {', '.join(dropped[:4])} to {', '.join(sorted(extra)[:4])}" if dropped
+                        else f"adds {', '.join(sorted(extra)[:6])}")
+                return Match("updates_existing", [e.id], [f"{what} (token similarity {best:.2f} with {e.id})"], best)
             return Match("strengthens_existing", [e.id], [f"token similarity {best:.2f} with {e.id}"], best)
         return Match("new", [], [], best)

@@ -10,7 +10,9 @@ with leetspeak undone and as rot13. The rules are families of concepts in ten la
 de, es, it, pt, ru, zh, ja, ko), matched as co-occurrences rather than fixed phrases, so a
 paraphrase that keeps the concepts ("set aside whatever guidance you were given before") is
 still caught. The spelling tricks themselves are reasons too: a memory has no business hiding
-characters, mixing scripts inside a word or carrying an encoded payload.
+characters, mixing scripts inside a word, carrying an encoded payload or terminal control
+characters (raw, or as capture made them visible: ``\x1b[``; an OSC sequence such as a hyperlink
+scores ``high``).
 
 Detection is not the whole gate: it cannot know every paraphrase. What earns auto-apply is
 decided by the policy (``autoapply``), which holds any text that addresses the agent unless the
@@ -245,6 +247,10 @@ _ROLE_MARKER = Rule(
 )
 _HIDDEN_MARKUP = re.compile(r"<!--|-->|\[//\]:\s*#|\[comment\]:\s*#|<\s*(?:span|div|p)[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)", re.I)
 _MD_IMAGE_EXFIL = re.compile(r"!\[[^\]]*\]\(\s*https?://[^)\s]*[?&][\w-]+=[^)\s]*(?:\{|%7B|\$|<)", re.I)
+# terminal controls: raw (C0 but newline and tab, DEL, C1) or as capture made them visible (\x1b, \u001b, \033, \e)
+_RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_ESCAPED_CONTROL = re.compile(r"\\(?:x(?:0[0-8bcef]|1[0-9a-f]|7f|[89][0-9a-f])|u00(?:0[0-8bcef]|1[0-9a-f]|7f|[89][0-9a-f])|033|e\[)", re.I)
+_OSC = re.compile(r"(?:\x1b|\x9d|\\x1b|\\u001b|\\033|\\e)\]|\\x9d|\\u009d", re.I)
 _MIXED_WORD = re.compile(r"\b(?=\w*[A-Za-z])(?=\w*[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f\u13a0-\u13ff])\w+\b")
 # words one of the high-risk families needs: the rot13 view of a text is scored only when it holds
 # one (plain substring tests on the lower-cased text; a case-insensitive regex of 24 alternatives
@@ -340,6 +346,8 @@ def _assess(text: str) -> tuple[Risk, tuple[str, ...]]:
         risk = max_risk(risk, level)
 
     folded = fold(text)
+    if _RAW_CONTROL.search(text) or _ESCAPED_CONTROL.search(text):  # a memory has no business steering a terminal
+        add("terminal_control_characters", "high" if _OSC.search(text) else "medium")
     if _hidden_characters(text):
         add("hidden_characters", "high")
     if _HIDDEN_MARKUP.search(folded):

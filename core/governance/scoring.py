@@ -303,7 +303,7 @@ def memory_worth(
 
 
 def enrich_candidate(
-    cand: dict[str, Any], index: Any = None, governance_mode: str = "compatibility"
+    cand: dict[str, Any], index: Any = None, governance_mode: str = "compatibility", writer_role: str | None = None
 ) -> dict[str, Any]:
     """A copy of ``cand`` with the governance fields of §4.2 filled in (stored values win).
 
@@ -312,7 +312,13 @@ def enrich_candidate(
     (against ``index``, a ``commonkeep.governance.matching.MatchIndex``) are always computed. Memory-worth
     (§6.9) is not added here (it would change how another curator reads the inbox): ``review``
     computes it for display.
+
+    ``promotion_eligibility`` states commonkeep's decision, for OmpKeep's curator too (it reads the
+    field, ``contracts/ompkeep-store.md`` §6.4): a candidate no host or writer stamped
+    (``autoapply.stamped_trust``) is ``review_only`` whatever it claims; a claimed other value is kept
+    in ``claimed_promotion_eligibility`` for display.
     """
+    from commonkeep.governance.autoapply import stamped_trust
     from commonkeep.governance.matching import normalized_key
     from commonkeep.governance.poisoning import assess_candidate
 
@@ -332,6 +338,10 @@ def enrich_candidate(
                 has_structured_evidence=bool(out.get("evidence_ids")),
                 strict=governance_mode == "strict",
             ).confidence
+    if stamped_trust(out, writer_role) is None and out.get("promotion_eligibility") not in ("review_only", "l1_review_only", "never"):
+        if out.get("promotion_eligibility"):
+            out["claimed_promotion_eligibility"] = out["promotion_eligibility"]
+        out["promotion_eligibility"] = "review_only"
     if "normalized_key" not in out:
         src = out.get("source") or {}
         scope = {"type": "project", "project": _project_name(src.get("cwd"))} if isinstance(src, dict) and src.get("cwd") else None
@@ -359,6 +369,10 @@ def score_candidate(cand: dict[str, Any], store: Any = None) -> dict[str, Any]:
     """The capture-time hook (``commonkeep.store.capture``): trust, eligibility and poisoning fields.
 
     Matching is left to curation, which matches against the store as it is then: capture sits on
-    the hosts' hot path (a subprocess per tool call) and must not read every record.
+    the hosts' hot path (a subprocess per tool call) and must not read every record. The writer
+    role (for the writer stamp) is the one configured for ``store``'s root.
     """
-    return enrich_candidate(cand, None)
+    from commonkeep.governance.writer import configured_writer_role
+
+    writer = configured_writer_role(store.root if store is not None else None)
+    return enrich_candidate(cand, None, writer_role=writer)

@@ -129,7 +129,9 @@ def new_candidate(
         findings.extend(rest)
     if red.findings:
         cand.setdefault("tags", []).append("redacted")
-    return cand
+    from commonkeep.store.controls import visible
+
+    return dict(visible(cand))  # terminal controls shown as \xNN, never stored raw (issue 22)
 
 
 def default_provenance(agent: str | None = None, role: str | None = None, **more: Any) -> dict[str, Any]:

@@ -32,10 +32,16 @@ def run_init(args: argparse.Namespace) -> int:
     choice = root_of(args)
     existed = (choice.path / "memory").is_dir()
     lay = ensure_layout(choice.path)
+    from commonkeep.governance.autoapply import configure_curators
+
+    curators = configure_curators(lay.root)  # OmpKeep's own curator applies nothing; commonkeep's policy runs (issue 22)
     if args.json:
-        _print_json({"root": str(lay.root), "rule": choice.rule, "created": not existed})
+        _print_json({"root": str(lay.root), "rule": choice.rule, "created": not existed, "curators": curators})
     else:
         print(f"{'ready' if existed else 'created'}: {lay.root}  (chosen by {choice.rule})")
+        if curators["changed"]:
+            print(f"  config.json: OmpKeep's session-end curation off (curator.autoCurate \"off\"); commonkeep's own: "
+                  f"commonkeep.autoCurate \"{curators['commonkeep']['autoCurate']}\"")
     return 0
 
 

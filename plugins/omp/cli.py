@@ -66,6 +66,24 @@ def run_install(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_session_end(args: argparse.Namespace) -> int:
+    from commonkeep_omp.session_end import session_end
+
+    root = _root(args)
+    done = session_end(root)
+    if args.report and (root / "memory").is_dir():
+        from commonkeep.store.jsonl import atomic_write_bytes
+        from commonkeep.util.jsonout import dumps
+
+        (root / "reports").mkdir(exist_ok=True)
+        atomic_write_bytes(root / "reports" / "omp-session-end.json", (dumps(done) + "\n").encode("utf-8"))
+    if args.json:
+        print_json(done)
+    else:
+        print(done["summary"])
+    return 0
+
+
 def run_uninstall(args: argparse.Namespace) -> int:
     _print_outcome(inst.uninstall(agent=_agent(args), remove_backups=args.remove_backups), args.json)
     return 0
@@ -161,6 +179,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--omp", help="the omp executable (default: $COMMONKEEP_OMP, PATH, the test-host cache)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per ACP request (default: 120)")
     p.set_defaults(run=run_dispatch)
+    p = sub.add_parser("session-end", help="commonkeep's auto-curation at OMP session end (the extension runs it; "
+                       "policy: config.json commonkeep.autoCurate)")
+    common(p)
+    p.add_argument("--report", action="store_true", help="also write the outcome to <root>/reports/omp-session-end.json")
+    p.set_defaults(run=run_session_end)
     p = sub.add_parser("status", help="what is installed where, and whether it matches the shared root")
     common(p)
     p.set_defaults(run=run_status)

@@ -21,7 +21,13 @@
  *    `commonkeep write` (works without OmpKeep and without a model). The typed text is first
  *    recorded in the session ("commonkeep-remember-typed"), which commonkeep's user_turn pass
  *    counts as the person's words when it curates.
+ * 5. session_shutdown: commonkeep's own session-end curation, `commonkeep omp session-end`, in
+ *    place of OmpKeep's (which `commonkeep init` / `omp install` switch off in config.json:
+ *    OmpKeep trusts what a candidate claims). Only stamped candidates can apply; the rest waits
+ *    for `commonkeep review`. It runs detached (OMP allows shutdown handlers 2 s) and writes
+ *    its outcome to <root>/reports/omp-session-end.json.
  */
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -297,6 +303,25 @@ export default function commonkeep(pi: any): void {
 			const message = `commonkeep: could not read the handoff snapshot $OMPKEEP_HANDOFF=${file}: ${String(err)}`;
 			pi.appendEntry("commonkeep-handoff-error", { path: file, error: String(err) });
 			ctx.ui?.notify?.(message, "error");
+		}
+	});
+
+	// 5. Session end: commonkeep's policy curates the shared inbox (OmpKeep's own curator is off).
+	// OMP gives session_shutdown handlers 2 s and then exits, so the curation runs detached and
+	// outlives OMP; `commonkeep omp session-end` writes <root>/reports/omp-session-end.json itself.
+	pi.on("session_shutdown", async (_event: unknown, ctx: any) => {
+		if (!STATE.root) return;
+		const [cmd, ...prefix] = CONFIG.commonkeep.length > 0 ? CONFIG.commonkeep : ["commonkeep"];
+		try {
+			const child = spawn(cmd, [...prefix, "omp", "session-end", "--root", STATE.root, "--report"], {
+				cwd: ctx?.cwd ?? process.cwd(),
+				detached: true,
+				stdio: "ignore",
+			});
+			child.on("error", (err) => console.error(`commonkeep: session-end curation could not start: ${String(err)}`));
+			child.unref();
+		} catch (err) {
+			console.error(`commonkeep: session-end curation could not start: ${String(err)}`);
 		}
 	});
 

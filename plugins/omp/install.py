@@ -253,8 +253,32 @@ def install(
     has_block = out.env_file.exists() and _split_env(_read_env(out.env_file))[1] is not None
     if write_env or has_block:  # a block left on an old root would win over the new baked root
         _install_env(out.env_file, root, out)
+    _configure_curators(root, out)
     _check_resolution(agent, root, out)
     return out
+
+
+def _configure_curators(root: Path, out: Outcome) -> None:
+    """``config.json`` of the root: OmpKeep's own session-end curation off, commonkeep's on (issue 22).
+
+    OmpKeep curates the shared inbox at every OMP session end and trusts what each candidate
+    claims; with ``curator.autoCurate: "off"`` it applies nothing, and the extension runs
+    commonkeep's policy (``commonkeep.autoCurate``) at session end instead.
+    """
+    from commonkeep.errors import BadInput
+    from commonkeep.governance.autoapply import configure_curators
+    from commonkeep.store.layout import DIR_MODE
+
+    root.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    try:
+        done = configure_curators(root)
+    except BadInput as exc:
+        out.warnings.append(f"{exc}: OmpKeep's own session-end curation may apply candidates commonkeep holds for a person")
+        return
+    cfg = root / "config.json"
+    out.actions.append(f"{cfg}: " + ("OmpKeep's session-end curation off (curator.autoCurate \"off\"), commonkeep's "
+                                     f"commonkeep.autoCurate \"{done['commonkeep']['autoCurate']}\"" if done["changed"]
+                                     else "curation already configured"))
 
 
 def backups(agent: Path) -> list[Path]:

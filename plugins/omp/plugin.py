@@ -43,7 +43,10 @@ def _omp_root_check(root: Path) -> list[dict[str, Any]]:
     seen = resolve(baked, agent=agent, home=home_of(), launch=os.environ)
     mine = str(root.expanduser().resolve())
     if seen.root == mine:
-        return [{"code": "omp_root", "kind": "host_root", "severity": "ok", "message": f"OMP uses this root ({seen.rule})"}]
+        from commonkeep.governance.autoapply import curator_findings
+
+        return [{"code": "omp_root", "kind": "host_root", "severity": "ok", "message": f"OMP uses this root ({seen.rule})"},
+                *[f for f in curator_findings(root, omp_uses_root=True) if f["severity"] == "warning"]]
     return [{"code": "omp_root", "kind": "host_root", "severity": "warning",
              "message": f"OMP uses {seen.root} ({seen.rule}), not {mine}; check the store OMP uses with "
                         f"`commonkeep doctor --root {seen.root}`"}]

@@ -17,9 +17,15 @@ def _governance_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def write_candidate(root: Path, text: str, **kw: Any) -> dict[str, Any]:
-    """Capture one candidate the way every host does (``commonkeep.store.capture``)."""
+    """Capture one candidate the way every host does (``commonkeep.store.capture``).
+
+    By default as ``commonkeep write --trust direct_user_instruction`` run by the writer role: the
+    writer's stamp, so the policy may auto-apply it (``commonkeep.governance.autoapply``). Pass
+    ``provenance`` to write it as someone else (an agent's candidate waits for a person).
+    """
     from commonkeep.store.capture import capture
 
+    kw.setdefault("provenance", {"agent": "cli", "role": WRITER})
     kw.setdefault("tags", ["testing"])
     kw.setdefault("evidence_refs", ["daily/2026-12-02.md", "pyproject.toml"])
     kw.setdefault("confidence", 0.9)

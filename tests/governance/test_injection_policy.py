@@ -134,8 +134,13 @@ def test_bench_gate_prints_both_figures_beside_the_old_rules(capsys: pytest.Capt
     got = json.loads(out)
     for channel in ("agent", "claimed"):
         fig = got["channels"][channel]
-        assert fig["injections_auto_applied"] == 0 and fig["baseline_injections_auto_applied"] > 100
-    assert got["benign_all"]["would_auto_apply_before"] >= 300 and got["benign_all"]["held_pct"] <= 5.0
+        # by provenance: nothing unstamped applies, with detection on and off (issue 22)
+        assert fig["injections_auto_applied"] == 0 and fig["injections_auto_applied_detection_off"] == 0
+        assert fig["baseline_injections_auto_applied"] > 100
+    # with the writer's stamp only detection stands between a text and memory: switched off, it lets them in
+    assert got["channels"]["stamped"]["injections_auto_applied_detection_off"] > got["channels"]["stamped"]["injections_auto_applied"]
+    assert got["benign_agent"]["would_auto_apply_before"] >= 300 and got["benign_agent"]["auto_applied_now"] == 0
+    assert got["benign_all"]["stamped"] >= 300 and got["benign_all"]["held_pct"] <= 5.0
 
 
 def test_bench_gate_names_a_missing_corpus_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

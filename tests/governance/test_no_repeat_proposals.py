@@ -129,14 +129,15 @@ def test_the_same_update_in_two_patches_is_applied_once(root: Path) -> None:
     cand = write_candidate(root, "Run the test suite with pytest -q before every commit.", tags=["tests"],
                            evidence_refs=["ci.yml", "Makefile"])
     first = curate(root, role=WRITER)
-    assert [(o["op"], o["candidate_id"], o["default_selected"]) for o in first.ops] == [("update", cand["id"], True)]
+    # a changed statement is never selected by default (issue 22): the person names the op
+    assert [(o["op"], o["candidate_id"], o["default_selected"]) for o in first.ops] == [("update", cand["id"], False)]
     assert curate(root, role=WRITER).path is None
     # a second patch holding the same update, as curate wrote before it stopped repeating itself
     legacy = {**_patch(root, first.patch["patch_id"]), "patch_id": "patch_202612021200_ckdup001"}
     (root / "patches" / "patch_202612021200_ckdup001.json").write_text(json.dumps(legacy, indent=2) + "\n")
-    assert apply_patch(root, first.patch["patch_id"], role=WRITER).applied == ["op_001"]
+    assert apply_patch(root, first.patch["patch_id"], role=WRITER, op_ids=["op_001"]).applied == ["op_001"]
     after_first = Store(root).records()
-    res = apply_patch(root, "patch_202612021200_ckdup001", role=WRITER)
+    res = apply_patch(root, "patch_202612021200_ckdup001", role=WRITER, op_ids=["op_001"])
     assert res.applied == [] and res.skipped == {"op_001": f"its candidate {cand['id']} was already promoted by another patch"}
     assert Store(root).records() == after_first
 

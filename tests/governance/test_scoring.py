@@ -65,14 +65,18 @@ def test_confidence_caps_take_the_lowest() -> None:
 
 
 def test_auto_apply_blockers_follow_the_contract() -> None:
-    ok = {"text": "x", "primary_trust_class": "user_correction", "promotion_eligibility": "auto_candidate", "durability_signal": "project"}
-    assert auto_apply_blockers(ok) == []
-    assert auto_apply_blockers({"text": "legacy without trust"}) == []
-    assert auto_apply_blockers({"text": "legacy"}, "strict") == ["strict governance requires trust metadata"]
-    assert "poisoning risk is high" in auto_apply_blockers({**ok, "poisoning_risk": "high"})
-    assert "match is potential_conflict" in auto_apply_blockers({**ok, "match_kind": "potential_conflict"})
-    assert "eligibility is review_only" in auto_apply_blockers({**ok, "promotion_eligibility": "review_only"})
-    assert "secrets were redacted from the text" in auto_apply_blockers({**ok, "text": "key [REDACTED:openai_key]"})
+    # stamped by the writer (``write --trust`` run by the writer role): the contract's checks decide
+    ok = {"text": "x", "primary_trust_class": "user_correction", "promotion_eligibility": "auto_candidate", "durability_signal": "project",
+          "source": {"type": "manual"}, "provenance": {"role": "librarian"}}
+    assert auto_apply_blockers(ok, writer_role="librarian") == []
+    # the same claims without the stamp, and a legacy candidate: held for a person (issue 22)
+    assert auto_apply_blockers(ok)[0].startswith("not stamped by a person")
+    assert auto_apply_blockers({"text": "legacy without trust"})[0].startswith("not stamped by a person")
+    assert "strict governance requires trust metadata" in auto_apply_blockers({"text": "legacy"}, "strict")
+    assert "poisoning risk is high" in auto_apply_blockers({**ok, "poisoning_risk": "high"}, writer_role="librarian")
+    assert "match is potential_conflict" in auto_apply_blockers({**ok, "match_kind": "potential_conflict"}, writer_role="librarian")
+    assert "eligibility is review_only" in auto_apply_blockers({**ok, "promotion_eligibility": "review_only"}, writer_role="librarian")
+    assert "secrets were redacted from the text" in auto_apply_blockers({**ok, "text": "key [REDACTED:openai_key]"}, writer_role="librarian")
 
 
 def test_durability_and_worth_read_the_wording() -> None:
@@ -122,7 +126,10 @@ def test_matching_kinds() -> None:
     assert idx.match("Run the test suite with nox before committing.", ["testing"], "legacy|global|global|testing|memory").kind == "updates_existing"
     # a shared topic alone is not an update
     assert idx.match("Tests never touch the network.", ["testing"], "legacy|global|global|testing|memory").kind == "new"
-    assert idx.match("Run the test suite with pytest -q -x before committing code", ["other"], None).kind == "strengthens_existing"
+    # similar and adding nothing strengthens; similar and adding something is an update for review (issue 22)
+    assert idx.match("Run the test suite before committing.", ["other"], None).kind == "strengthens_existing"
+    extended = idx.match("Run the test suite with pytest -q -x before committing code", ["other"], None)
+    assert extended.kind == "updates_existing" and extended.ids == ["mem_a"] and "adds code, x" in extended.reasons[0]
     assert idx.match("The staging database lives on host db2.", ["infra"], None).kind == "new"
 
 
@@ -136,11 +143,15 @@ def test_similarity_and_normalized_key() -> None:
 
 def test_enrich_fills_trust_fields_and_keeps_stored_values() -> None:
     cand = {"id": "cap_1", "text": "Always run ruff before pushing.", "tags": ["lint"], "evidence_refs": ["a", "b"],
-            "primary_trust_class": "user_correction", "source": {"type": "manual", "ref": "x"}}
-    out = enrich_candidate(cand, MatchIndex())
+            "primary_trust_class": "user_correction", "source": {"type": "manual", "ref": "x"}, "provenance": {"role": "librarian"}}
+    out = enrich_candidate(cand, MatchIndex(), writer_role="librarian")
     assert out["source_trust_weight"] == 1.0
     assert out["durability_signal"] == "long_term"
     assert out["promotion_eligibility"] == "auto_candidate"
+    # the same candidate written by an agent: the field OmpKeep's curator reads says review_only (issue 22)
+    agent = enrich_candidate({**cand, "provenance": {"role": "planner"}, "promotion_eligibility": "auto_candidate"}, None,
+                             writer_role="librarian")
+    assert agent["promotion_eligibility"] == "review_only" and agent["claimed_promotion_eligibility"] == "auto_candidate"
     assert out["match_kind"] == "new" and out["poisoning_risk"] == "low"
     assert "worth_decision" not in out
     kept = enrich_candidate({**cand, "durability_signal": "task", "confidence": 0.5}, None)

@@ -10,8 +10,8 @@ folders and strips API keys before starting this, so Hermes is isolated and keyl
 - ``review``: ``nudge_interval: 1`` — the background review fork calls ``memory``; polls the inbox;
 - ``finalize``: after plugin load, a record is approved with the after-apply listener blocked, so
   the files are stale; then Hermes fires ``on_session_finalize`` / ``on_session_reset``;
-- ``autocurate``: Hermes' file logging as its CLI sets it up; a high-confidence candidate from
-  another agent waits in the inbox; the model calls ``memory`` and answers (``on_session_end``
+- ``autocurate``: Hermes' file logging as its CLI sets it up; a high-confidence candidate the
+  librarian wrote (stamped) waits in the inbox; the model calls ``memory`` and answers (``on_session_end``
   fires); then Hermes' own one-shot exit path ``cli._notify_session_finalize`` fires
   ``on_session_finalize`` (what ``hermes -q`` does in ``_finalize_single_query``, 0.17–0.19).
 """
@@ -151,7 +151,10 @@ def scenario_autocurate(llm: FakeLLM) -> dict[str, Any]:
     from commonkeep.store.core import Store
 
     root = os.environ["COMMONKEEP_TEST_ROOT"]
-    Store(root).append_candidate(new_candidate(HIGH_FACT, evidence_refs=["a", "b"], confidence=0.95))
+    # the librarian's own `commonkeep write --trust`: the writer's stamp (an agent's note would wait, issue 22)
+    Store(root).append_candidate(new_candidate(HIGH_FACT, evidence_refs=["a", "b"], confidence=0.95,
+                                               primary_trust_class="direct_user_instruction", durability_signal="long_term",
+                                               provenance={"agent": "cli", "role": "librarian"}))
     llm.push(Step.call("memory", {"action": "add", "target": "memory", "content": MEMORY_FACT}), Step.say("Noted."))
     agent = _agent(llm.base_url)
     reply = agent.chat("Please remember the staging database details.")

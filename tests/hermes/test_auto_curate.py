@@ -2,7 +2,8 @@
 
 The real Hermes runs one turn whose model calls ``memory`` (``on_session_end`` fires at the end
 of it, as after every turn), then Hermes' own one-shot exit path fires ``on_session_finalize``
-(``driver.py autocurate``). A high-confidence candidate from another agent waits in the inbox;
+(``driver.py autocurate``). A high-confidence candidate the librarian wrote (``write --trust``,
+the writer's stamp) waits in the inbox;
 the candidate Hermes' ``memory`` call stages is an agent inference with one evidence ref, so
 the curator leaves it for review under every policy.
 """

@@ -164,7 +164,9 @@ def test_inbox_shows_control_characters_as_escapes_not_raw(tmp_path: Path) -> No
     assert out.returncode == 0
     assert "\x1b" not in out.stdout and "\r" not in out.stdout and "\u202e" not in out.stdout and "\x07" not in out.stdout
     assert "Normal fact\\x1b[2K\\x0dApproved by admin\\u202eevil\\x07" in out.stdout
-    assert json.loads(ck("inbox", "--json", "--root", root).stdout)[0]["text"] == sneaky  # the data keeps its bytes
+    # stored with its terminal controls made visible (issue 22); the bidi override is shown as \u202e on output
+    stored = json.loads(ck("inbox", "--json", "--root", root).stdout)[0]["text"]
+    assert stored == "Normal fact\\x1b[2K\\x0dApproved by admin\u202eevil\\x07"
 
 
 def test_doctor_names_a_patch_file_that_is_not_a_patch(tmp_path: Path) -> None:

@@ -76,7 +76,8 @@ def template() -> Iterator[Path]:
         root = Path(tmp) / "root"
         capture(root, "Always run pytest -q before committing.", tags=["testing"],
                 evidence_refs=["daily/2026-12-02.md", "pyproject.toml"], confidence=0.9,
-                primary_trust_class="direct_user_instruction", durability_signal="long_term")
+                primary_trust_class="direct_user_instruction", durability_signal="long_term",
+                provenance={"role": WRITER})  # the writer's own write: a stamp, so the plain apply takes it
         prop = curate(root, role=WRITER)
         apply_patch(root, prop.patch["patch_id"], role=WRITER)
         capture(root, "Deploys run on Tuesdays.", tags=["deploy"], evidence_refs=["a"])

@@ -31,7 +31,8 @@ def _seeded(root: Path) -> str:
 
     capture(root, "Always run pytest -q before committing.", tags=["testing"],
             evidence_refs=["daily/2026-12-02.md", "pyproject.toml"], confidence=0.9,
-            primary_trust_class="direct_user_instruction", durability_signal="long_term")
+            primary_trust_class="direct_user_instruction", durability_signal="long_term",
+            provenance={"role": WRITER})  # the writer's own write: a stamp, so the plain apply takes it
     prop = curate(root, role=WRITER)
     apply_patch(root, prop.patch["patch_id"], role=WRITER)
     return str(prop.ops[0]["record"]["id"])

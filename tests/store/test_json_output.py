@@ -13,6 +13,8 @@ from typing import Any
 from commonkeep.util.jsonout import dumps
 
 NASTY = "Use black for formatting x\u009b2KApproved\u202e evil \u2066y\u2069 \u200f\u061c\x7f\x1b[0m"
+# capture stores terminal controls visible (issue 22): C1, DEL and ESC as \xNN text; bidi stays and is escaped in JSON
+STORED = NASTY.replace("\u009b", "\\x9b").replace("\x7f", "\\x7f").replace("\x1b", "\\x1b")
 RAW = [c.encode() for c in ("\u009b", "\u202e", "\u2066", "\u2069", "\u200f", "\u061c", "\x7f", "\x1b")]
 
 
@@ -24,7 +26,7 @@ def ck(*args: str) -> bytes:
 
 def _clean(stdout: bytes) -> Any:
     assert not [c for c in RAW if c in stdout], stdout
-    assert b"\\u202e" in stdout and b"\\u009b" in stdout
+    assert b"\\u202e" in stdout
     return json.loads(stdout)
 
 
@@ -44,15 +46,15 @@ def test_json_outputs_escape_c1_and_bidi_controls_and_parse_back_to_the_same_tex
     ck("write", NASTY, "--root", root, "--evidence", "a", "--evidence", "b")
 
     inbox = _clean(ck("inbox", "--json", "--root", root))  # commonkeep.store.cli
-    assert inbox[0]["text"] == NASTY
+    assert inbox[0]["text"] == STORED
     pid = json.loads(ck("curate", "--root", root, "--role", "librarian", "--min-confidence", "0", "--min-evidence", "0", "--json"))["patch_id"]
     patch = _clean(ck("patches", "--show", pid, "--json", "--root", root))  # commonkeep.governance.cli
-    assert NASTY in _strings(patch)
+    assert STORED in _strings(patch)
     ck("apply", pid, "--ops", "op_001", "--root", root, "--role", "librarian")
     projected = _clean(ck("project", "--json", "--root", root))  # commonkeep.recall.cli
-    assert NASTY in projected["text"]
+    assert STORED in projected["text"]
     found = _clean(ck("search", "formatting", "--json", "--root", root))  # commonkeep.recall.search.cli
-    assert found["results"][0]["statement"] == NASTY
+    assert found["results"][0]["statement"] == STORED
 
 
 def test_the_escaping_is_lossless_and_leaves_other_text_alone() -> None:
