@@ -1,8 +1,7 @@
 """Curation: turn pending capture candidates into a proposed patch (``patches/<patch_id>.json``).
 
-``propose(root)`` scores every ``new`` candidate (``commonkeep.governance.scoring``), matches it against the
-active records and the records proposed earlier in the same run (``commonkeep.governance.matching``), and
-emits ops in the contract's format (``contracts/ompkeep-store.md`` §4.3, §6.6, §6.7):
+``propose(root)`` scores every ``new`` candidate (``scoring``), matches it against the active records and
+those proposed earlier in the run (``matching``), and emits ops as the contract's §4.3, §6.6, §6.7 do:
 
 | candidate                                   | op                                        | default_selected |
 |---------------------------------------------|-------------------------------------------|------------------|
@@ -18,19 +17,16 @@ emits ops in the contract's format (``contracts/ompkeep-store.md`` §4.3, §6.6,
 | ``new`` L2                                  | ``add``                                   | if auto-eligible |
 | ``new`` L1                                  | ``add``, medium (needs ``commonkeep ratify``) | never        |
 
-Active records whose reinforcement suggests another stability get ``update_stability`` (§4.6).
-The ops of candidates written in one session alongside others of the same run carry
-``review_group`` (``<host>:<session id>``), so review shows what only makes sense together side
-by side.
+Active records whose reinforcement suggests another stability get ``update_stability`` (§4.6). Ops of
+candidates written in one session carry ``review_group`` (``<host>:<session id>``): reviewed together.
 An op's risk is at least the candidate's poisoning risk; a high-risk op is never default-selected.
 
-Nothing is proposed twice: a candidate with an op still waiting in a patch (every op of a
-``proposed`` patch; the unselected, unrefused ops of a ``partially_applied`` one) and an
-``update_stability`` identical to a waiting one are left out of the new patch and named in
-``Proposal.already_proposed``; with nothing else left, no patch is written.
+Nothing is proposed twice: a candidate with an op still waiting in a patch (every op of a ``proposed``
+patch; the unselected, unrefused ops of a ``partially_applied`` one) and an ``update_stability``
+identical to a waiting one are left out and named in ``Proposal.already_proposed``; with nothing
+else left, no patch is written.
 
-Patch ids are ``patch_<YYYYMMDDHHMM>_ck<6 base36>`` (``commonkeep.store.ids.patch_id``): OMP writes
-``patch_<minute>_001``, so the two can never collide in the same minute.
+Patch ids are ``patch_<YYYYMMDDHHMM>_ck<6 base36>`` (``ids.patch_id``), never OMP's ``patch_<minute>_001``.
 """
 
 from __future__ import annotations
