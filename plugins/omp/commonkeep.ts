@@ -325,7 +325,7 @@ export default function commonkeep(pi: any): void {
 			// The user typed it, so it is a direct instruction (ompkeep-store.md §6.1); "--" keeps a
 			// leading dash in the text from being read as an option.
 			const cwd = ctx.cwd ?? process.cwd();
-			const argv = ["write", "--root", STATE.root, "--json", "--agent", "omp", "--host", "omp"];
+			const argv = ["write", "--init", "--root", STATE.root, "--json", "--agent", "omp", "--host", "omp"];
 			const sid = ctx.sessionManager?.getSessionId?.();
 			if (sid) argv.push("--session", String(sid));
 			argv.push("--cwd", cwd, "--trust", "direct_user_instruction", "--durability", "long_term", "--", text);
