@@ -118,6 +118,10 @@ def run_inbox(args: argparse.Namespace) -> int:
     from commonkeep.store.core import Store
 
     choice = root_of(args)
+    if not (choice.path / "memory").is_dir():
+        what = "a file, not a folder" if choice.path.exists() and not choice.path.is_dir() else "not initialised"
+        raise BadInput(f"no memory root at {choice.path} (chosen by {choice.rule}): {what}; no inbox to list",
+                       hint="check --root / $OMP_MEMORY_ROOT, or create the root with `commonkeep init`")
     store = Store(choice.path)
     cands = store.candidates(status=None if args.all else args.status)
     invalid = [pr for pr in store.problems if pr.message.startswith("not a valid candidate")]
@@ -130,8 +134,6 @@ def run_inbox(args: argparse.Namespace) -> int:
         return 0
     if not cands:
         print(f"inbox empty ({args.status if not args.all else 'any'} status) in {store.layout.inbox}")
-        if not choice.path.is_dir():
-            print(f"  (no memory root at {choice.path}, chosen by {choice.rule}; `commonkeep init` creates it)")
         return 0
     from commonkeep.store.render import terminal_safe
 

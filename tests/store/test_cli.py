@@ -116,7 +116,7 @@ def test_render_on_a_root_that_does_not_exist_is_refused_and_creates_nothing(tmp
     assert "Traceback" not in out.stderr
     assert not root.exists()
     listed = ck("inbox", "--root", str(root))
-    assert listed.returncode == 0 and "commonkeep init" in listed.stdout
+    assert listed.returncode == 2 and "commonkeep init" in listed.stderr
     assert not root.exists()
 
 
