@@ -177,26 +177,15 @@ def run_apply(args: argparse.Namespace) -> int:
     if args.patch and args.latest:
         raise BadInput("give a patch or --latest, not both")
     root = _root(args)
-    patch = args.patch or _latest_proposed(root)
+    if not args.patch:
+        from commonkeep.governance.latest import latest_proposed
+
+        print(f"applying the latest proposed patch: {(patch := latest_proposed(root))}", file=sys.stderr)
+    else:
+        patch = args.patch
     res = apply_patch(root, patch, role=_role(args), op_ids=_ops_list(args.ops), wait=args.wait)
     _out(args, res.to_json(), _apply_text(res))
     return 0 if res.applied else EXIT_FINDINGS
-
-
-def _latest_proposed(root: str) -> str:
-    """The id of the newest patch still ``proposed`` (what ``apply`` with no patch applies)."""
-    folder = Path(root) / "patches"
-    found: list[tuple[str, str, str]] = []
-    for path in folder.glob("*.json") if folder.is_dir() else []:
-        doc, problem = _read_patch_file(path)
-        if doc is not None and not problem and doc.get("status") == "proposed":
-            found.append((str(doc.get("created_at") or ""), path.name, str(doc.get("patch_id") or path.stem)))
-    if not found:
-        raise BadInput(f"no proposed patch waits in {folder}; nothing was applied",
-                       hint="`commonkeep curate` proposes one from the inbox; `commonkeep patches` lists them all")
-    pid = max(found)[2]
-    print(f"applying the latest proposed patch: {pid}", file=sys.stderr)
-    return pid
 
 
 def run_ratify(args: argparse.Namespace) -> int:

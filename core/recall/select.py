@@ -32,6 +32,7 @@ plus ``"\\n"``) and ``runtime/injection-stats.json``, as upstream's ``before_age
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Mapping
@@ -168,19 +169,36 @@ def _withheld(line: str, where: str) -> str:
     return line
 
 
+def _tail_text(path: Path, cap: int) -> str:
+    """The end of a daily log that can hold the last ``cap`` characters: the whole file when it is
+    small, else its last ``8 * cap`` bytes from the first line boundary in them (a day's log may
+    be megabytes; a prompt must not read it all)."""
+    window = 8 * cap + 16
+    with open(path, "rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        fh.seek(max(0, size - window))
+        data = fh.read()
+    if size > window:
+        cut = data.find(b"\n")
+        # no line boundary in the window: one long line, of which only its end can be shown
+        data = data[cut + 1:] if 0 <= cut < len(data) - 1 else data
+    return data.decode("utf-8", errors="ignore" if size > window else "strict")
+
+
 def _daily_digest(path: Path, cap: int) -> str:
     """The most recent part of today's log that fits ``cap`` (cut at a line boundary); lines that
     score ``medium``/``high`` poisoning risk are withheld (``_withhold_risky``)."""
     try:
-        text = path.read_text(encoding="utf-8").strip()
-    except OSError:
+        text = _tail_text(path, cap).strip()
+    except (OSError, UnicodeDecodeError):
         return ""
     # only the lines the tail can reach are scored (from the end, each as withheld), not the whole
-    # day's log on every prompt; the tail is the same as that of the whole log withheld
+    # day's log on every prompt; the tail is the same as that of the whole log withheld. A line
+    # longer than the cap is scored by the end of it that can be shown.
     kept: list[str] = []
     size = -1
     for line in reversed(text.splitlines()):
-        kept.append(_withheld(line, f"daily/{path.name}"))
+        kept.append(_withheld(line[-(cap + 1):], f"daily/{path.name}"))
         size += len(kept[-1]) + 1
         if size > cap:
             break
