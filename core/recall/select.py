@@ -231,20 +231,54 @@ def _standing(root: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 def _records_by_id(root: Path, ids: list[str]) -> dict[str, dict[str, Any]]:
     """The whole active records of ``ids`` (search hits), as the store holds them: read from their
-    lines through the index, re-synced when the files changed meanwhile (a writer rewrote them
-    between the sync and the read); a store that keeps changing under three tries is read whole."""
+    lines through the index (synced at most once here, by ``open_fresh``). When a writer changed
+    the files between that sync and the read (OMP appending mid-read), the lines that name one
+    of the ids are read straight from the files (:func:`_read_records`), not the whole store
+    re-synced again."""
     from commonkeep.recall.search import index
-    from commonkeep.store.core import Store
 
-    for _ in range(3):
+    try:
+        return index.records_by_id(index.open_fresh(root), ids, root)
+    except index.Moved:
+        return _read_records(root, ids)
+
+
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]+")
+
+
+def _read_records(root: Path, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The active, not tombstoned records of ``ids`` from the canonical files, the last line of an
+    id winning (as ``Store.records``): only the lines that contain one of the ids are parsed."""
+    from commonkeep.store.core import Store
+    from commonkeep.store.records import memory_record_problem
+
+    store = Store(root)
+    wanted = set(ids)
+    if not all(_PLAIN_ID.fullmatch(i) for i in wanted):  # an id JSON would escape: read the store
+        return {str(r["id"]): r for r in store.records() if r["id"] in wanted}
+    dead = store.tombstoned_ids()
+    needles = [f'"{i}"'.encode() for i in sorted(wanted)]
+    out: dict[str, dict[str, Any]] = {}
+    for path in store.layout.canonical_files():
         try:
-            return index.records_by_id(index.open_fresh(root), ids, root)
-        except index.Moved:
+            data = path.read_bytes()
+        except FileNotFoundError:
             continue
-    wanted, out = set(ids), {}
-    for record in Store(root).records():  # active, not tombstoned; the last line of an id wins
-        if record["id"] in wanted:
-            out[str(record["id"])] = record
+        starts: set[int] = set()
+        for needle in needles:
+            at = data.find(needle)
+            while at >= 0:
+                starts.add(data.rfind(b"\n", 0, at) + 1)
+                at = data.find(needle, at + len(needle))
+        for start in sorted(starts):
+            end = data.find(b"\n", start)
+            try:
+                rec = json.loads(data[start : end if end >= 0 else len(data)])
+            except (ValueError, RecursionError):
+                continue
+            if (isinstance(rec, dict) and rec.get("id") in wanted and rec.get("status") == "active"
+                    and rec["id"] not in dead and not memory_record_problem(rec)):
+                out[str(rec["id"])] = rec
     return out
 
 
