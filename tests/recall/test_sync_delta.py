@@ -124,6 +124,22 @@ def test_what_a_delta_cannot_know_is_synced_whole(tmp_path: Path, monkeypatch: p
     assert by_sync == _dump(root)
 
 
+def test_a_change_to_a_line_whose_id_is_also_later_in_the_file_is_synced_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, records = _root(tmp_path)
+    append_jsonl(root / "memory" / "L2.playbooks.jsonl", [{**records[5], "statement": "A later line of id 5."}], fsync=False)
+    sync.sync_root(root, embed=False)  # the duplicate is in the synced version now
+    Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", _update(5))
+    scans: list[int] = []
+    real_scan = rows.scan
+    monkeypatch.setattr(rows, "scan", lambda *a, **k: (scans.append(1), real_scan(*a, **k))[1])
+    sync.sync_root(root, embed=False)
+    assert scans == [1]
+    by_sync = _dump(root)
+    sync.sync_root(root, full=True, embed=False)
+    assert by_sync == _dump(root)
+
+
 def test_state_is_not_kept_for_a_file_that_moved_during_the_sync(tmp_path: Path) -> None:
     root, _ = _root(tmp_path, 40)
     conn = sqlite3.connect(root / "search" / "recall.db", isolation_level=None)

@@ -40,11 +40,27 @@ def _stamps(fingerprint: str) -> dict[str, str]:
 
 
 def _lines(data: bytes) -> tuple[array[int], array[int]]:
-    """CRC-32 and length (newline included) of every line of ``data``."""
+    """CRC-32 and length (newline not included) of every line of ``data``."""
     raw = data.split(b"\n")
     if raw and raw[-1] == b"":
         raw.pop()
-    return array("I", map(zlib.crc32, raw)), array("I", (len(r) + 1 for r in raw))
+    return array("I", map(zlib.crc32, raw)), array("I", map(len, raw))
+
+
+def _same_head(a: array[int], b: array[int], c: array[int], d: array[int]) -> int:
+    """How many leading items ``a``/``b`` and ``c``/``d`` have in common (chunks compared in C)."""
+    n = min(len(a), len(b))
+    i = 0
+    step = 4096
+    while i < n:
+        j = min(n, i + step)
+        if a[i:j] == b[i:j] and c[i:j] == d[i:j]:
+            i = j
+            continue
+        while i < j and a[i] == b[i] and c[i] == d[i]:
+            i += 1
+        return i
+    return n
 
 
 def _read_stable(path: Path, stamp: str) -> bytes | None:
@@ -113,19 +129,15 @@ def _delta(rconn: sqlite3.Connection, root: Path | str, old_fp: str, new_fp: str
     old_crcs.frombytes(state[1])
     old_lens.frombytes(state[2])
     crcs, lens = _lines(data)
-    head = 0
-    while head < min(len(crcs), len(old_crcs)) and crcs[head] == old_crcs[head] and lens[head] == old_lens[head]:
-        head += 1
-    tail = 0
-    while (tail < min(len(crcs), len(old_crcs)) - head and crcs[-1 - tail] == old_crcs[-1 - tail]
-           and lens[-1 - tail] == old_lens[-1 - tail]):
-        tail += 1
+    head = _same_head(crcs, old_crcs, lens, old_lens)
+    rev = [array("I", reversed(x[head:])) for x in (crcs, old_crcs, lens, old_lens)]
+    tail = _same_head(*rev)
     old_end, new_end = len(old_crcs) - tail, len(crcs) - tail
     if old_end - head + new_end - head > MAX_LINES:
         raise Declined
-    start = sum(old_lens[:head])
-    old_stop = start + sum(old_lens[head:old_end])
-    new_stop = start + sum(lens[head:new_end])
+    start = sum(old_lens[:head]) + head  # each line and its newline
+    old_stop = start + sum(old_lens[head:old_end]) + old_end - head
+    new_stop = start + sum(lens[head:new_end]) + new_end - head
     rel = f"memory/{name}"
     removed = _removed(rconn, rel, start, old_stop, old_end - head)
     added = _added(root, data, start, new_stop, rel)
@@ -200,11 +212,14 @@ def _check_unique(root: Path | str, name: str, data: bytes, start: int, stop: in
         if rid not in kept and rconn.execute("SELECT 1 FROM records WHERE id = ?", (rid,)).fetchone():
             raise Declined
     needles = [json.dumps(i).encode() for i in set(ids)]
-    rest = data[:start] + b"\n" + data[stop:]
+    for n in needles:  # this file, outside the run
+        if data.find(n, 0, start) >= 0 or data.find(n, stop) >= 0:
+            raise Declined
     memory = Path(root) / "memory"
     others = [p for p in memory.glob("*.jsonl") if p.name != name] + \
         [p for p in (memory / "projects").glob("*.jsonl") if f"projects/{p.name}" != name]
-    for blob in (rest, *(p.read_bytes() for p in others)):
+    for path in others:
+        blob = path.read_bytes()
         if any(n in blob for n in needles):
             raise Declined
 
