@@ -18,6 +18,7 @@ BENCHES: dict[str, tuple[str, str]] = {
     "userturn": ("commonkeep.governance.bench_user_turn", "user_turn stamp on 240 generated Hermes/OMP sessions: applied where the person said it, held otherwise"),
     "locomo": ("commonkeep.recall.search.bench_locomo", "retrieval on a LoCoMo-format file: hit@k, recall@k, MRR vs plain BM25"),
     "search": ("commonkeep.recall.search.bench_search", "search at scale: keyword/hybrid p50, reindex time, CLI wall time"),
+    "notes": ("commonkeep.recall.search.bench_notes", "search --notes and select over N MB of daily logs, beside the old one-row snippet"),
     "hydra9": ("commonkeep.wiki.bench_hydra9", "wiki on Hydra9 Hard Mode: context recall, ID precision, faithfulness (deterministic judge)"),
     "wiki": ("commonkeep.wiki.bench_wiki", "wiki ingest and query throughput on N generated sources"),
     "web": ("commonkeep.web.bench", "web app: inbox first page of 10,000 candidates and a decision round-trip vs a static file"),

@@ -45,7 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "dossier": ("commonkeep.dossier.cli", "the wiki memory (Dossier-compatible): ingest|query|gardener|doctor in --project DIR (default: here)"),
     "serve": ("commonkeep.web.cli", "the local web review app: inbox, decisions, patches, memory, wiki (extra [web])"),
     "demo": ("commonkeep.demo", "run the whole loop on a throwaway root and narrate it"),
-    "bench": ("commonkeep.bench", "benchmarks: store, curate, search, locomo, hydra9, wiki"),
+    "bench": ("commonkeep.bench", "benchmarks: store, curate, gate, locomo, search, notes, hydra9, wiki, web, secrets, startup"),
 }
 
 
@@ -132,11 +132,69 @@ def _version() -> str:
     return f"commonkeep {__version__}"
 
 
+# Options every command that uses them takes, accepted before the command too (``commonkeep
+# --root DIR inbox``): name -> whether it takes a value.
+GLOBAL_OPTIONS = {"--root": True, "--role": True, "--json": False}
+# What the short help (``commonkeep`` alone) names, in the order a newcomer needs them.
+FIRST_COMMANDS = ("demo", "init", "write", "inbox", "curate", "review", "apply", "search", "doctor")
+
+
 def _first_command(argv: Sequence[str]) -> str | None:
+    skip = False
     for arg in argv:
-        if not arg.startswith("-"):
+        if skip:
+            skip = False
+        elif arg in GLOBAL_OPTIONS:
+            skip = GLOBAL_OPTIONS[arg]
+        elif arg == "--":
+            return None
+        elif not arg.startswith("-"):
             return arg
     return None
+
+
+def _globals_end(argv: Sequence[str]) -> int:
+    """How many leading arguments are common options (``--root DIR``, ``--json`` …)."""
+    i = 0
+    while i < len(argv):
+        name = argv[i].split("=", 1)[0]
+        if name not in GLOBAL_OPTIONS:
+            break
+        width = 2 if GLOBAL_OPTIONS[name] and "=" not in argv[i] else 1
+        if i + width > len(argv):
+            break
+        i += width
+    return i
+
+
+def _hoist(argv: list[str]) -> list[str]:
+    """``--root DIR`` / ``--role ROLE`` / ``--json`` given before the command, moved to just after it
+    (where the command's own parser reads them); anything else stays where it is."""
+    i = _globals_end(argv)
+    if not i or i >= len(argv) or argv[i].startswith("-"):
+        return argv
+    return [argv[i], *argv[:i], *argv[i + 1:]]
+
+
+def _short_help() -> int:
+    """``commonkeep`` alone: what to type first, not the whole reference."""
+    width = max(map(len, FIRST_COMMANDS))
+    lines = ["usage: commonkeep [--root DIR] [--role ROLE] [--json] COMMAND [ARGS]",
+             "One governed long-term memory shared by the agents on this host.", "", "Start with:"]
+    lines += [f"  {name:<{width}}  {COMMANDS[name][1]}" for name in FIRST_COMMANDS]
+    lines += ["", "Every command: commonkeep --help; one command: commonkeep COMMAND --help"]
+    print("\n".join(lines))
+    return 0
+
+
+def _unknown_command(command: str, choices: set[str], as_json: bool) -> int:
+    """A name that is no command: the nearest ones, not a list of thirty."""
+    import difflib
+
+    near = difflib.get_close_matches(command, sorted(choices), n=3, cutoff=0.6)
+    hint = (f"did you mean {' or '.join(f'`commonkeep {n}`' for n in near)}? " if near else "") + \
+        "`commonkeep --help` lists every command"
+    return _fail(None, f"{command!r} is not a commonkeep command", EXIT_USAGE, as_json=as_json, kind="usage", hint=hint)
 
 
 def _not_utf8(argv: Sequence[str]) -> str | None:
@@ -188,11 +246,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if bad:
         return _fail(None, f"{bad}; nothing was done", EXIT_USAGE, as_json=as_json, kind="usage",
                      hint="pass text as UTF-8 (check the terminal's or the caller's encoding)")
+    args_list = _hoist(args_list)
     command = _first_command(args_list)
     if command is None and args_list and args_list[0] == "--version":
         print(_version())  # no parser, no plugins: the cheapest answer there is
         return 0
+    if _globals_end(args_list) == len(args_list):  # no command at all (common options alone)
+        return _short_help()
     parser = build_parser(only=command)
+    if command is not None and command not in COMMANDS and command not in _choices(parser):
+        return _unknown_command(command, _choices(parser), as_json)
     sub = _subparser(parser, command)
     before_dashes = args_list[: args_list.index("--")] if "--" in args_list else args_list
     for flag in ("--root", "--role"):
@@ -210,8 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      as_json=as_json, kind="usage", usage=exc.usage)
     run: Callable[[Any], int] | None = getattr(args, "run", None)
     if run is None:
-        parser.print_help()
-        return EXIT_USAGE
+        return _short_help()
     as_json = bool(getattr(args, "json", False)) or as_json
     if as_json:  # the output is for a program: no progress bar on stderr either
         from commonkeep.util import progress

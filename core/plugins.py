@@ -83,7 +83,22 @@ class Plugins:
         return [t for result in self.pm.hook.commonkeep_agent_tools() for t in (result or [])]
 
     def doctor_checks(self, root: str) -> list[dict[str, Any]]:
-        return [f for result in self.pm.hook.commonkeep_doctor_checks(root=root) for f in (result or [])]
+        """Every plugin's findings, in call order; a check that raises is a finding naming its plugin."""
+        try:
+            return [f for result in self.pm.hook.commonkeep_doctor_checks(root=root) for f in (result or [])]
+        except Exception:  # which one? ask each plugin on its own, so the others still report
+            pass
+        found: list[dict[str, Any]] = []
+        for impl in reversed(self.pm.hook.commonkeep_doctor_checks.get_hookimpls()):
+            try:
+                result = impl.function(root=root)
+            except Exception as exc:  # one broken check must not hide the others
+                where = f": {exc.filename}" if isinstance(exc, OSError) and exc.filename else ""
+                found.append({"code": "plugin_check_failed", "severity": "warning",
+                              "message": f"the doctor check of plugin {impl.plugin_name} failed: {exc}{where}"})
+                continue
+            found.extend(result if isinstance(result, list) else [])
+        return found
 
     def wiki_extractors(self, skip: tuple[str, ...] = ()) -> tuple[list[Any], list[str]]:
         """Every plugin's wiki extractors, in call order (the built-in LLM extractor first), and

@@ -27,13 +27,17 @@ class _TextArgumentParser(argparse.ArgumentParser):
 
     Orphus runs ``<command> query <question>`` with no ``--`` (contracts/roundtable.md §8.1), so
     a question such as ``--help`` or ``-v`` must be read as text, not as an option. With more
-    than one argument (``query --json "Q"``) options are parsed as usual.
+    than one argument (``query --json "Q"``) options are parsed as usual. Under ``commonkeep
+    dossier`` (a person typing, not Orphus' ``python -m commonkeep.dossier``) a lone ``-h`` or
+    ``--help`` prints the help.
     """
 
     text_first = False  # set on the query and ingest parsers
+    help_wins = False  # set under `commonkeep dossier`
 
     def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
-        if self.text_first and args is not None and len(args) == 1 and args[0].startswith("-"):
+        if (self.text_first and args is not None and len(args) == 1 and args[0].startswith("-")
+                and not (self.help_wins and args[0] in ("-h", "--help"))):
             args = ["--", *args]
         return super().parse_known_args(args, namespace)
 
@@ -43,12 +47,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project", metavar="DIR", default=None, help="wiki project folder (default: the current folder)")
     parser.set_defaults(root_unused="the wiki project is --project DIR")
     sub = parser.add_subparsers(dest="dossier_command", metavar="SUBCOMMAND", parser_class=_TextArgumentParser)
+    person = parser.prog != "dossier"  # `commonkeep dossier`, not the backend Orphus runs
     p = sub.add_parser("ingest", help="compile one source under raw/ into the wiki (one git commit)")
-    p.text_first = True
+    p.text_first, p.help_wins = True, person
     p.add_argument("path", help="source path relative to the project, under raw/")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p = sub.add_parser("query", help="scored candidates and grounded evidence for a question")
-    p.text_first = True
+    p.text_first, p.help_wins = True, person
     p.add_argument("question", help="the whole question as one argument")
     p.add_argument("--limit", type=int, default=10, help="number of candidates to print (default 10)")
     p.add_argument("--max-chars", type=int, default=2000, help="evidence budget in characters (default 2000)")

@@ -175,7 +175,16 @@ def run_apply(args: argparse.Namespace) -> int:
 
     if args.json:
         progress.set_quiet()  # the output is for a program: no bar on stderr either
-    res = apply_patch(_root(args), args.patch, role=_role(args), op_ids=_ops_list(args.ops), wait=args.wait)
+    if args.patch and args.latest:
+        raise BadInput("give a patch or --latest, not both")
+    root = _root(args)
+    if not args.patch:
+        from commonkeep.governance.latest import latest_proposed
+
+        print(f"applying the latest proposed patch: {(patch := latest_proposed(root))}", file=sys.stderr)
+    else:
+        patch = args.patch
+    res = apply_patch(root, patch, role=_role(args), op_ids=_ops_list(args.ops), wait=args.wait)
     _out(args, res.to_json(), _apply_text(res))
     return 0 if res.applied else EXIT_FINDINGS
 
@@ -209,10 +218,14 @@ def _print_item(item: Any) -> None:
     who = ", ".join(f"{k} {v}" for k, v in prov.items() if k in ("agent", "role", "host", "session_id") and v)
     print(f"   from {src.get('type')} {src.get('ref')}" + (f" cwd {src['cwd']}" if src.get("cwd") else "")
           + (f"; by {who}" if who else "") + f"; captured {d['created_at']}")
-    print(f"   trust {d['trust'] or '(legacy: none)'}  confidence {d['confidence']}  worth {d['worth']['decision']} {d['worth']['score']}")
+    from commonkeep.governance import plainwords as say
+
+    print(f"   source: {say.trust_words(d['trust'])}; writer's confidence: {say.confidence_words(d['confidence'])}")
+    print(f"   curator: {say.worth_words(d['worth']['decision'], d['worth']['score'])}")
     risk = d["poisoning_risk"] or "low"
-    print(f"   poisoning risk {risk.upper() if risk == 'high' else risk}" + (f": {', '.join(d['poisoning_risk_reasons'])}" if d["poisoning_risk_reasons"] else ""))
-    print(f"   match {d['match_kind']}" + (f" {', '.join(d['matched_memory_ids'])}" if d["matched_memory_ids"] else ""))
+    print(f"   risk of a misleading memory: {risk.upper() if risk == 'high' else risk}"
+          + (f" ({'; '.join(say.reason_words(r) for r in d['poisoning_risk_reasons'])})" if d["poisoning_risk_reasons"] else ""))
+    print(f"   compared with memory: {say.match_words(d['match_kind'], d['matched_memory_ids'])}")
     for op, ba in zip(d["ops"], d["before_after"], strict=True):
         print(f"   -> {op['op']} {op['target_id'] or ''} (risk {op['risk']})" + (f": {op['reason']}" if op["reason"] else ""))
         print("      before:\n" + "\n".join("        " + line for line in ba["before"]))
@@ -441,7 +454,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         wait_option()
         parser.set_defaults(run=run_curate)
     elif name == "apply":
-        parser.add_argument("patch", help="patch id (patch_…) or path to a patch file")
+        parser.add_argument("patch", nargs="?", help="patch id (patch_…) or path to a patch file "
+                            "(default: the latest proposed patch)")
+        parser.add_argument("--latest", action="store_true", help="apply the latest proposed patch (the same as no patch)")
         parser.add_argument("--ops", action="append", metavar="OP_IDS", help="op ids to apply, comma-separated (default: the default-selected ones)")
         wait_option()
         parser.set_defaults(run=run_apply)

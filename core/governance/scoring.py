@@ -71,7 +71,7 @@ def has_trust_metadata(cand: dict[str, Any]) -> bool:
 
 _TEMPORARY = re.compile(r"\b(for now|temporar(?:y|ily)|right now|today|until (?:tomorrow|later)|for the moment)\b", re.I)
 _SESSION = re.compile(r"\b(this session|in this chat|this conversation)\b", re.I)
-_TASK = re.compile(r"\b(this task|for this (?:task|ticket|pr|change)|here)\b", re.I)
+_TASK = re.compile(r"\b(this task|for this (?:task|ticket|pr|change)|just here)\b", re.I)  # a bare "here" is the project
 _GLOBAL = re.compile(r"\b(always|never|from now on|in general|every project|all projects|by default)\b", re.I)
 _PROJECT = re.compile(r"\b(this (?:project|repo|repository|codebase)|in this repo)\b", re.I)
 

@@ -32,6 +32,7 @@ plus ``"\\n"``) and ``runtime/injection-stats.json``, as upstream's ``before_age
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Mapping
@@ -168,19 +169,36 @@ def _withheld(line: str, where: str) -> str:
     return line
 
 
+def _tail_text(path: Path, cap: int) -> str:
+    """The end of a daily log that can hold the last ``cap`` characters: the whole file when it is
+    small, else its last ``8 * cap`` bytes from the first line boundary in them (a day's log may
+    be megabytes; a prompt must not read it all)."""
+    window = 8 * cap + 16
+    with open(path, "rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        fh.seek(max(0, size - window))
+        data = fh.read()
+    if size > window:
+        cut = data.find(b"\n")
+        # no line boundary in the window: one long line, of which only its end can be shown
+        data = data[cut + 1:] if 0 <= cut < len(data) - 1 else data
+    return data.decode("utf-8", errors="ignore" if size > window else "strict")
+
+
 def _daily_digest(path: Path, cap: int) -> str:
     """The most recent part of today's log that fits ``cap`` (cut at a line boundary); lines that
     score ``medium``/``high`` poisoning risk are withheld (``_withhold_risky``)."""
     try:
-        text = path.read_text(encoding="utf-8").strip()
-    except OSError:
+        text = _tail_text(path, cap).strip()
+    except (OSError, UnicodeDecodeError):
         return ""
     # only the lines the tail can reach are scored (from the end, each as withheld), not the whole
-    # day's log on every prompt; the tail is the same as that of the whole log withheld
+    # day's log on every prompt; the tail is the same as that of the whole log withheld. A line
+    # longer than the cap is scored by the end of it that can be shown.
     kept: list[str] = []
     size = -1
     for line in reversed(text.splitlines()):
-        kept.append(_withheld(line, f"daily/{path.name}"))
+        kept.append(_withheld(line[-(cap + 1):], f"daily/{path.name}"))
         size += len(kept[-1]) + 1
         if size > cap:
             break
@@ -213,20 +231,54 @@ def _standing(root: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 def _records_by_id(root: Path, ids: list[str]) -> dict[str, dict[str, Any]]:
     """The whole active records of ``ids`` (search hits), as the store holds them: read from their
-    lines through the index, re-synced when the files changed meanwhile (a writer rewrote them
-    between the sync and the read); a store that keeps changing under three tries is read whole."""
+    lines through the index (synced at most once here, by ``open_fresh``). When a writer changed
+    the files between that sync and the read (OMP appending mid-read), the lines that name one
+    of the ids are read straight from the files (:func:`_read_records`), not the whole store
+    re-synced again."""
     from commonkeep.recall.search import index
-    from commonkeep.store.core import Store
 
-    for _ in range(3):
+    try:
+        return index.records_by_id(index.open_fresh(root), ids, root)
+    except index.Moved:
+        return _read_records(root, ids)
+
+
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]+")
+
+
+def _read_records(root: Path, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The active, not tombstoned records of ``ids`` from the canonical files, the last line of an
+    id winning (as ``Store.records``): only the lines that contain one of the ids are parsed."""
+    from commonkeep.store.core import Store
+    from commonkeep.store.records import memory_record_problem
+
+    store = Store(root)
+    wanted = set(ids)
+    if not all(_PLAIN_ID.fullmatch(i) for i in wanted):  # an id JSON would escape: read the store
+        return {str(r["id"]): r for r in store.records() if r["id"] in wanted}
+    dead = store.tombstoned_ids()
+    needles = [f'"{i}"'.encode() for i in sorted(wanted)]
+    out: dict[str, dict[str, Any]] = {}
+    for path in store.layout.canonical_files():
         try:
-            return index.records_by_id(index.open_fresh(root), ids, root)
-        except index.Moved:
+            data = path.read_bytes()
+        except FileNotFoundError:
             continue
-    wanted, out = set(ids), {}
-    for record in Store(root).records():  # active, not tombstoned; the last line of an id wins
-        if record["id"] in wanted:
-            out[str(record["id"])] = record
+        starts: set[int] = set()
+        for needle in needles:
+            at = data.find(needle)
+            while at >= 0:
+                starts.add(data.rfind(b"\n", 0, at) + 1)
+                at = data.find(needle, at + len(needle))
+        for start in sorted(starts):
+            end = data.find(b"\n", start)
+            try:
+                rec = json.loads(data[start : end if end >= 0 else len(data)])
+            except (ValueError, RecursionError):
+                continue
+            if (isinstance(rec, dict) and rec.get("id") in wanted and rec.get("status") == "active"
+                    and rec["id"] not in dead and not memory_record_problem(rec)):
+                out[str(rec["id"])] = rec
     return out
 
 

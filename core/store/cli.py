@@ -78,6 +78,11 @@ def run_write(args: argparse.Namespace) -> int:
     from commonkeep.store.core import Store
 
     choice = root_of(args)
+    if not (choice.path / "memory").is_dir() and not args.init:
+        # a mistyped --root (or $OMP_MEMORY_ROOT) must not become a fresh store nobody reads
+        raise BadInput(f"no memory root at {choice.path} (chosen by {choice.rule}); nothing was written",
+                       hint="check --root / $OMP_MEMORY_ROOT, or create the root: `commonkeep init` first, "
+                            "or add --init to this write")
     store = Store(choice.path)
     text = _read_text(args.text)
     if args.daily:
@@ -119,6 +124,10 @@ def run_inbox(args: argparse.Namespace) -> int:
     from commonkeep.store.core import Store
 
     choice = root_of(args)
+    if not (choice.path / "memory").is_dir():
+        what = "a file, not a folder" if choice.path.exists() and not choice.path.is_dir() else "not initialised"
+        raise BadInput(f"no memory root at {choice.path} (chosen by {choice.rule}): {what}; no inbox to list",
+                       hint="check --root / $OMP_MEMORY_ROOT, or create the root with `commonkeep init`")
     store = Store(choice.path)
     cands = store.candidates(status=None if args.all else args.status)
     invalid = [pr for pr in store.problems if pr.message.startswith("not a valid candidate")]
@@ -131,8 +140,6 @@ def run_inbox(args: argparse.Namespace) -> int:
         return 0
     if not cands:
         print(f"inbox empty ({args.status if not args.all else 'any'} status) in {store.layout.inbox}")
-        if not choice.path.is_dir():
-            print(f"  (no memory root at {choice.path}, chosen by {choice.rule}; `commonkeep init` creates it)")
         return 0
     from commonkeep.store.render import terminal_safe
 
@@ -175,6 +182,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     elif name == "write":
         parser.add_argument("text", help="the text, or - to read standard input")
         parser.add_argument("--daily", action="store_true", help="append to today's daily log instead of the inbox")
+        parser.add_argument("--init", action="store_true",
+                            help="create the memory root if it does not exist yet (else a missing root is an error)")
         parser.add_argument("--tags", help="comma-separated tags")
         parser.add_argument("--evidence", action="append", metavar="REF", help="evidence reference (repeatable)")
         parser.add_argument("--confidence", type=float, help="0..1, how sure the writer is (default: scored by the curator)")

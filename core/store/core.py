@@ -168,7 +168,12 @@ class Store:
     def append_daily(self, content: str, date: str | None = None) -> tuple[Path, list[str]]:
         """Append to ``daily/<date>.md`` (§2.3), secrets redacted; returns the file and findings."""
         from commonkeep.governance.secrets import redact
+        from commonkeep.store.limits import MAX_DAILY_ENTRY_CHARS
 
+        if len(content) > MAX_DAILY_ENTRY_CHARS:
+            raise BadInput(f"the daily entry is {len(content):,} characters; one write takes at most "
+                           f"{MAX_DAILY_ENTRY_CHARS:,}; nothing was written",
+                           hint="write it in parts, or keep the text in a file and write a line that names it")
         red = redact(content)
         text = red.text.strip()
         if not text:

@@ -16,6 +16,9 @@ MAX_TAGS, MAX_TAG_CHARS = 64, 200
 MAX_EVIDENCE_REFS, MAX_REF_CHARS = 64, 2000
 MAX_PROVENANCE_CHARS = 500  # each provenance value (agent, role, host, session, turn, tool call, target)
 MAX_PATH_CHARS = 4096  # source cwd (PATH_MAX)
+# One daily-log write (`commonkeep write --daily`): a note, not a file dump; a day's log stays
+# searchable and `select` reads only its end either way.
+MAX_DAILY_ENTRY_CHARS = 100_000
 
 
 def list_problem(name: str, values: Any, max_items: int, max_chars: int) -> str | None:

@@ -72,6 +72,11 @@ def resolve_root(
 ) -> RootChoice:
     """Resolve the memory root; ``explicit`` (the ``--root`` flag) beats every rule."""
     env = os.environ if env is None else env
+    if explicit is not None and not explicit.strip():
+        from commonkeep.errors import BadInput
+
+        raise BadInput("--root is empty; nothing was done",
+                       hint="name the memory root folder (`commonkeep root` shows the one the rules choose), or leave --root out")
     if explicit:
         return RootChoice(Path(explicit).expanduser().resolve(), "--root")
     for var in ENV_RULES:

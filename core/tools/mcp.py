@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from commonkeep import __version__
 from commonkeep.errors import CommonkeepError
+from commonkeep.util.extras import install_hint
 
 if TYPE_CHECKING:
     import mcp_types
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         raise CommonkeepError(
             "the MCP server needs the official `mcp` SDK, which is not installed",
-            hint="pip install 'commonkeep[mcp]'",
+            hint=install_hint("mcp"),
         ) from None
     from commonkeep.plugins import plugin_manager
 

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from commonkeep.errors import BadInput
+from commonkeep.util.extras import install_hint
 
 
 def run(args: argparse.Namespace) -> int:
@@ -15,7 +16,7 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn  # noqa: F401
     except ImportError as exc:
         raise BadInput(f"commonkeep serve needs the web extra ({exc.name} is not installed)",
-                       hint="pip install -e '.[web]'  (or pip install 'commonkeep[web]')") from exc
+                       hint=install_hint("web")) from exc
     from commonkeep.governance.cli import _root
     from commonkeep.governance.writer import acting_role
     from commonkeep.web.server import prepare

@@ -44,9 +44,14 @@ def _print(report: dict[str, Any], as_json: bool, lines: list[str]) -> None:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from commonkeep_hermes.install import install
+    from commonkeep_hermes.install import hermes_missing, install
 
     profile = _profile(args)
+    missing = None if args.force else hermes_missing(profile)
+    if missing:
+        raise BadInput(f"{missing}; nothing was changed",
+                       hint="install Hermes Agent and run it once (it creates its home), name the home with "
+                            "--hermes-home DIR, or add --force to prepare this home anyway")
     if args.root:
         root = Path(args.root).expanduser().resolve()
     else:
@@ -146,6 +151,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
             p.add_argument("--auto-curate", choices=("off", "propose", "high-only"), default=None,
                            help="memory.commonkeep.auto_curate: curate the inbox when a Hermes session "
                                 "finalizes (default: keep the current setting; unset means off)")
+            p.add_argument("--force", action="store_true",
+                           help="install even when Hermes looks not installed (no Hermes home, no `hermes` on PATH)")
             # SUPPRESS: `commonkeep hermes --role X install` and `... install --role X` are the same thing
             p.add_argument("--role", default=argparse.SUPPRESS,
                            help="memory.commonkeep.role: the role Hermes acts as for auto-curation "

@@ -155,12 +155,24 @@ def _set_registered(root: Path, home: Path, present: bool) -> None:
         _write(_registry(root), json.dumps(new, indent=2) + "\n")
 
 
+def hermes_missing(profile: HermesProfile) -> str | None:
+    """Why Hermes looks not installed for this home (no Hermes home folder and no ``hermes`` on
+    PATH), or ``None``. Hermes creates its home on first run; a missing one is usually a typo in
+    ``--hermes-home`` / ``--profile`` or a machine without Hermes."""
+    import shutil
+
+    if profile.home.is_dir() or shutil.which("hermes"):
+        return None
+    return f"Hermes is not installed here: no Hermes home at {profile.home} and no `hermes` on PATH"
+
+
 def install(profile: HermesProfile, root: Path, auto_curate: str | None = None,
             role: str | None = None) -> dict[str, Any]:
     """Enable commonkeep for this Hermes home; returns what was done (``changed`` lists it).
 
     ``auto_curate`` (``off`` | ``propose`` | ``high-only``) and ``role`` set
     ``memory.commonkeep.auto_curate`` / ``memory.commonkeep.role``; ``None`` keeps what is there.
+    The CLI first refuses a home where Hermes is not installed (:func:`hermes_missing`).
     """
     from commonkeep.store.layout import ensure_layout
     from commonkeep_hermes.hermesfiles import load_sidecar, refresh
@@ -177,7 +189,11 @@ def install(profile: HermesProfile, root: Path, auto_curate: str | None = None,
     if not state.get("installed"):
         data = _parse(_decode(cfg, original))
         # what install creates, so uninstall can remove it again once it is empty
-        created = [str(p) for p in (profile.home / "plugins", profile.state_dir) if not p.exists()]
+        created = [str(p) for p in (profile.home / "plugins", profile.state_dir, profile.memories_dir, profile.home)
+                   if not p.exists()]  # the home last: it is removed only once the others are gone
+        # MEMORY.md / USER.md that install renders into a home that had none: uninstall removes them
+        # again unless someone edited them since (then they are the user's)
+        created_files = [str(profile.memory_file(t)) for t in TARGET_FILES if not profile.memory_file(t).exists()]
         created_keys = [k for k in ("memory", "plugins", "plugins.enabled") if get(data, k) is None]
         backup.parent.mkdir(parents=True, exist_ok=True)
         backup.write_bytes(original)
@@ -189,6 +205,7 @@ def install(profile: HermesProfile, root: Path, auto_curate: str | None = None,
             "had_plugin": PLUGIN_KEY in list_items(data, "plugins", "enabled"),
             "had_block": get(data, f"memory.{CONFIG_BLOCK}") is not None,
             "created": created,
+            "created_files": created_files,
             "created_keys": created_keys,
         }
         changed.append(f"backed up {cfg} to {backup}" if cfg.exists()
@@ -283,10 +300,10 @@ def _remove_created(profile: HermesProfile, state: dict[str, Any]) -> list[str]:
     from commonkeep_hermes.hermesfiles import sidecar_path
 
     state_dir = profile.state_dir
+    out = _remove_rendered(profile, state)
     for path in (sidecar_path(profile), sidecar_path(profile).with_suffix(".json.lock"),
                  state_dir / "backups" / "config.yaml.orig"):
         path.unlink(missing_ok=True)
-    out: list[str] = []
     for folder in map(Path, state.get("created") or []):
         if not folder.is_dir():
             continue
@@ -298,6 +315,31 @@ def _remove_created(profile: HermesProfile, state: dict[str, Any]) -> list[str]:
         else:
             folder.rmdir()
             out.append(f"removed {folder} (install created it; it was empty)")
+    return out
+
+
+def _remove_rendered(profile: HermesProfile, state: dict[str, Any]) -> list[str]:
+    """Remove the MEMORY.md / USER.md install created (there were none before), but only while
+    they hold exactly the last render (a projection of the store, which keeps every fact); a file
+    edited since is the user's and stays. Files that existed before install always stay. Hermes'
+    ``.lock`` files go with a file removed from a ``memories/`` folder install created."""
+    from commonkeep_hermes.hermesfiles import load_sidecar
+
+    sidecar = load_sidecar(profile)
+    created = set(state.get("created_files") or [])
+    made_folder = str(profile.memories_dir) in (state.get("created") or [])
+    out: list[str] = []
+    for target in TARGET_FILES:
+        path = profile.memory_file(target)
+        if str(path) in created and path.is_file():
+            last = (sidecar.get(target) or {}).get("sha256")
+            if hashlib.sha256(path.read_bytes()).hexdigest() == last:
+                path.unlink()
+                out.append(f"removed {path} (install rendered it; there was none before)")
+            else:
+                out.append(f"kept {path} (edited since commonkeep rendered it)")
+        if made_folder and not path.exists():
+            path.with_suffix(path.suffix + ".lock").unlink(missing_ok=True)
     return out
 
 

@@ -355,7 +355,7 @@ export default function commonkeep(pi: any): void {
 			// The person typed this command (a model cannot run it): recorded in the session *before*
 			// the write, so commonkeep's stamping pass can verify the candidate against it (user_turn).
 			pi.appendEntry("commonkeep-remember-typed", { text });
-			const argv = ["write", "--root", STATE.root, "--json", "--agent", "omp", "--host", "omp"];
+			const argv = ["write", "--init", "--root", STATE.root, "--json", "--agent", "omp", "--host", "omp"];
 			const sid = ctx.sessionManager?.getSessionId?.();
 			if (sid) argv.push("--session", String(sid));
 			argv.push("--cwd", cwd, "--trust", "direct_user_instruction", "--durability", "long_term", "--", text);

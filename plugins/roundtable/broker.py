@@ -35,6 +35,9 @@ LINGER_ENV = "COMMONKEEP_BROKER_LINGER"
 # A broker nobody has connected to yet waits at least this long: the client that spawned it
 # needs a moment to connect.
 STARTUP_GRACE_SECONDS = 5.0
+# ``from`` of the membership push when a member leaves, cleanly or by a dropped connection (as
+# Orphus sends it: the others learn that someone left, not who).
+LEFT = "(left)"
 
 
 def _now_ms() -> int:
@@ -203,7 +206,7 @@ class Broker:
             return
         self.sessions.pop(conn.session_id, None)
         for room in self.store.leave_all(conn.session_id):
-            self._push(room, conn.name or "", 0, exclude=conn.session_id)
+            self._push(room, LEFT, 0, exclude=conn.session_id)
 
     def _push(self, room_name: str, author: str, seq: int, exclude: str | None) -> None:
         room = self.store.rooms.get(room_name)
@@ -257,7 +260,7 @@ class Broker:
             return {"type": "joined", "room": room.info(viewer=name), "cursor": self.store.cursor(room_name, name)}
         if kind == "leave":
             room_name = _field(msg, "room", str)
-            self._push(room_name, name, 0, exclude=sid)
+            self._push(room_name, LEFT, 0, exclude=sid)
             self.store.leave(room_name, sid)
             return {"type": "left", "room": room_name}
         if kind == "post":

@@ -2,7 +2,8 @@
 
 Newest first, full bodies (each capped at ``per_message``) while they fit the budget, then
 one-line headlines, then everything older collapses into one marker line that says where to
-fetch it. The output reads oldest first and is at most ``budget`` plus the marker line.
+fetch it. The output reads oldest first and is at most ``budget`` plus the marker line. Lengths
+are JavaScript string units, as Orphus counts them (``jsunits``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+from commonkeep_roundtable.jsunits import js_cut, js_len
 
 DEFAULT_BUDGET = 2000
 MIN_BUDGET = 200
@@ -45,10 +48,12 @@ def _clock(timestamp_ms: int) -> str:
 
 
 def verbatim_line(message: dict[str, Any], per_message: int) -> str:
-    """``[HH:MM] name#seq (reply to <id>): text``, the text capped with ``…(+N chars)``."""
+    """``[HH:MM] name#seq (reply to <id>): text``, the text capped with `` …(+N chars)``."""
     text = str(message.get("text", ""))
-    if len(text) > per_message:
-        text = f"{text[:per_message]}…(+{len(text) - per_message} chars)"
+    size = js_len(text)
+    if size > per_message:
+        kept = js_cut(text, per_message)
+        text = f"{kept} …(+{size - js_len(kept)} chars)"
     reply = f" (reply to {message['replyTo']})" if message.get("replyTo") else ""
     return f"[{_clock(int(message.get('timestamp', 0)))}] {_author(message)}#{message['seq']}{reply}: {text}"
 
@@ -57,8 +62,8 @@ def headline_line(message: dict[str, Any], cap: int) -> str:
     """``· name#seq: firstline …``; the ellipsis only when something was left out."""
     text = str(message.get("text", ""))
     first, _, rest = text.partition("\n")
-    cut = len(first) > cap or bool(rest.strip())
-    first = first[:cap]
+    cut = js_len(first) > cap or bool(rest.strip())
+    first = js_cut(first, cap)
     return f"· {_author(message)}#{message['seq']}: {first}{' …' if cut else ''}"
 
 
@@ -81,7 +86,7 @@ def build_digest(
     for index, message in enumerate(newest_first):
         if full:
             line = verbatim_line(message, per_message)
-            cost = len(line) + (1 if kept else 0)
+            cost = js_len(line) + (1 if kept else 0)
             if used + cost <= budget:
                 kept.append(line)
                 used += cost
@@ -89,7 +94,7 @@ def build_digest(
                 continue
             full = False
         line = headline_line(message, headline_cap)
-        cost = len(line) + (1 if kept else 0)
+        cost = js_len(line) + (1 if kept else 0)
         if used + cost <= budget:
             kept.append(line)
             used += cost
@@ -101,7 +106,7 @@ def build_digest(
     if collapsed:
         after = int(collapsed[0]["seq"]) - 1
         marker = f"({len(collapsed)} older messages collapsed — fetch with after_seq {after} to read them)"
-        lines.insert(0, marker[:MARKER_CAP])
+        lines.insert(0, js_cut(marker, MARKER_CAP))
     return DigestBody(lines=lines, verbatim=verbatim, headlines=headlines, collapsed=len(collapsed))
 
 
@@ -139,8 +144,8 @@ def digest_room(
         client.set_cursor(room, consumed)
     header = (
         f"#{room} · {last_seq - cursor_before} unread · showing {body.verbatim} verbatim, "
-        f"{body.headlines} headline(s), {body.collapsed} collapsed · {len(body.text)} chars"
+        f"{body.headlines} headline(s), {body.collapsed} collapsed · {js_len(body.text)} chars"
     )
     if peek:
         header += " · peek (cursor unchanged)"
-    return DigestResult(f"{header}\n{body.text}", {**details, "consumedSeq": consumed, "chars": len(body.text)})
+    return DigestResult(f"{header}\n{body.text}", {**details, "consumedSeq": consumed, "chars": js_len(body.text)})

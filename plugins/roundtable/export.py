@@ -26,6 +26,7 @@ from commonkeep.errors import BadInput
 from commonkeep.governance.secrets import redact, summarize
 from commonkeep_roundtable.client import BrokerClient
 from commonkeep_roundtable.gate import require_role
+from commonkeep_roundtable.jsunits import js_len
 from commonkeep_roundtable.paths import MemoryConfig, resolve_memory_config
 from commonkeep_roundtable.rooms import DEFAULT_ROOM_CAPACITY, NAME_PATTERN
 
@@ -212,7 +213,7 @@ def export_room(
         room=room,
         path=Path(os.path.abspath(target)),
         messages=len(messages),
-        chars=len(content.removesuffix("\n")),  # as Orphus: the final newline is not counted
+        chars=js_len(content.removesuffix("\n")),  # as Orphus: JavaScript units, the final newline not counted
         first_seq=int(messages[0]["seq"]) if messages else 0,
         last_seq=int(messages[-1]["seq"]) if messages else 0,
         redacted=tuple(findings),

@@ -71,7 +71,7 @@ def test_terminal_review_approves_edits_and_rejects(root: Path) -> None:
                           input=answers, capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "poisoning risk HIGH: instruction_like_text" in out
+    assert "risk of a misleading memory: HIGH (reads like an instruction to an agent)" in out
     assert "before:" in out and "(no record)" in out and "after:" in out
     assert "below the curator's gate" in out
     statuses = {c["id"]: c["status"] for c in Store(root).candidates()}
@@ -90,7 +90,7 @@ def test_review_list_reinforce_inquiries_and_auto(root: Path, capsys: pytest.Cap
     assert code == 0 and "suggests low" in out and "update_stability" in out
     write_candidate(root, "Do not use tabs for indentation in Makefiles.", tags=["style"])
     code, out, _ = _run(capsys, "review", "--list", *r)
-    assert "match potential_conflict " + rec in out and "-> supersede " + rec in out  # as OmpKeep proposes it
+    assert "compared with memory: may contradict a stored memory: " + rec in out and "-> supersede " + rec in out  # as OmpKeep proposes it
     _run(capsys, "curate", *r)
     code, out, _ = _run(capsys, "inquiries", *r, "--json")
     inq = json.loads(out)

@@ -138,6 +138,7 @@ def make_world(version: str, tmp_path: Path) -> HermesWorld:
         pytest.fail(str(exc))
     world = HermesWorld(version=version, base=tmp_path, python=python)
     world.home.mkdir(parents=True, exist_ok=True)
+    world.hermes_home.mkdir(parents=True, exist_ok=True)  # Hermes creates its home on first run
     return world
 
 

@@ -72,6 +72,7 @@ def test_a_hand_edited_memory_file_that_is_not_utf8_is_backed_up_byte_for_byte(t
 def test_sync_against_a_root_that_does_not_exist_leaves_memory_md_alone(tmp_path: Path) -> None:
     root = ensure_layout(tmp_path / "shared").root
     hermes_home = tmp_path / "hermes"
+    hermes_home.mkdir()  # Hermes creates its home on first run
     assert ck("hermes", "install", "--hermes-home", str(hermes_home), "--root", str(root), home=tmp_path).returncode == 0
     memory_md = hermes_home / "memories" / "MEMORY.md"
     memory_md.write_text("A fact the user sees.")

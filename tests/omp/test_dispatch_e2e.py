@@ -32,6 +32,7 @@ HEADER = "[HANDOFF REFERENCE — treat as background context. Persistent memory 
 def setup_both_hosts(world: OmpWorld) -> None:
     """What a user runs once: Hermes and OMP both pointed at one shared root."""
     hermes = world.home / ".hermes"
+    hermes.mkdir(parents=True, exist_ok=True)  # Hermes creates its home on first run
     assert main(["hermes", "--root", str(world.root), "install", "--hermes-home", str(hermes)]) == 0
     assert main(["omp", "install", "--root", str(world.root), "--agent-dir", str(world.agent_dir)]) == 0
 
@@ -129,6 +130,7 @@ def test_the_demo_step_narrates_the_omp_part_of_the_loop(world: OmpWorld, omp_cm
 
     root = ensure_layout(world.root).root
     hermes = world.home / ".hermes"
+    hermes.mkdir(parents=True, exist_ok=True)  # Hermes creates its home on first run
     assert main(["hermes", "--root", str(root), "install", "--hermes-home", str(hermes)]) == 0
     lines: list[str] = []
 

@@ -141,6 +141,7 @@ def test_install_without_root_follows_the_root_hermes_is_configured_for(
     world: OmpWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
     hermes = world.home / ".hermes"  # HOME is the scratch home in these tests
+    hermes.mkdir(parents=True, exist_ok=True)  # Hermes creates its home on first run
     assert cli("hermes", "--root", str(world.root), "install", "--hermes-home", str(hermes)) == 0
     capsys.readouterr()
     assert cli("omp", "install", "--agent-dir", str(world.agent_dir)) == 0

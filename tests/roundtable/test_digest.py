@@ -20,7 +20,7 @@ def msg(seq: int, text: str, name: str = "planner", reply_to: str | None = None)
 def test_line_forms() -> None:
     assert verbatim_line(msg(3, "hello"), 600) == "[00:03] planner#3: hello"
     assert verbatim_line(msg(4, "yes", "critic", reply_to="id3"), 600) == "[00:04] critic#4 (reply to id3): yes"
-    assert verbatim_line(msg(5, "x" * 90), 80) == "[00:05] planner#5: " + "x" * 80 + "…(+10 chars)"
+    assert verbatim_line(msg(5, "x" * 90), 80) == "[00:05] planner#5: " + "x" * 80 + " …(+10 chars)"
     assert headline_line(msg(6, "short"), 100) == "· planner#6: short"
     assert headline_line(msg(7, "first\nsecond"), 100) == "· planner#7: first …"
     assert headline_line(msg(8, "y" * 120), 100) == "· planner#8: " + "y" * 100 + " …"

@@ -36,6 +36,7 @@ def test_init_write_inbox_render_doctor(tmp_path: Path) -> None:
 
 def test_secrets_never_reach_the_inbox(tmp_path: Path) -> None:
     root = str(tmp_path / "r")
+    assert ck("init", "--root", str(root)).returncode == 0
     key = "sk-proj-" + "A1b2C3d4" * 5
     out = ck("write", f"The deploy key is {key}", "--root", root, "--json")
     assert out.returncode == 0
@@ -45,6 +46,7 @@ def test_secrets_never_reach_the_inbox(tmp_path: Path) -> None:
 
 def test_write_reads_standard_input(tmp_path: Path) -> None:
     root = str(tmp_path / "r")
+    assert ck("init", "--root", str(root)).returncode == 0
     assert ck("write", "-", "--root", root, stdin="Prefer small commits.\n").returncode == 0
     assert read_jsonl(tmp_path / "r" / "inbox" / "captured.jsonl").rows[0]["text"] == "Prefer small commits."
 
@@ -81,6 +83,7 @@ def test_root_command_says_which_rule_chose_it(tmp_path: Path) -> None:
 
 def test_a_secret_in_any_write_flag_never_reaches_the_inbox_even_as_a_slug(tmp_path: Path) -> None:
     root = tmp_path / "r"
+    assert ck("init", "--root", str(root)).returncode == 0
     token = "ghp_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2"
     refused = ck("write", "Deploys go through the release branch.", "--root", str(root), "--json", "--rule-type", token)
     assert refused.returncode == 2  # --rule-type is a closed vocabulary: refused, and the error shows no secret
@@ -113,7 +116,7 @@ def test_render_on_a_root_that_does_not_exist_is_refused_and_creates_nothing(tmp
     assert "Traceback" not in out.stderr
     assert not root.exists()
     listed = ck("inbox", "--root", str(root))
-    assert listed.returncode == 0 and "commonkeep init" in listed.stdout
+    assert listed.returncode == 2 and "commonkeep init" in listed.stderr
     assert not root.exists()
 
 
@@ -158,6 +161,7 @@ def test_doctor_reports_a_config_json_that_does_not_parse(tmp_path: Path) -> Non
 
 def test_inbox_shows_control_characters_as_escapes_not_raw(tmp_path: Path) -> None:
     root = str(tmp_path / "r")
+    assert ck("init", "--root", str(root)).returncode == 0
     sneaky = "Normal fact\x1b[2K\rApproved by admin\u202eevil\x07"
     assert ck("write", sneaky, "--root", root).returncode == 0
     out = ck("inbox", "--root", root)
@@ -182,6 +186,7 @@ def test_doctor_names_a_patch_file_that_is_not_a_patch(tmp_path: Path) -> None:
 
 def test_inbox_warns_about_lines_that_are_not_valid_candidates(tmp_path: Path) -> None:
     root = tmp_path / "r"
+    assert ck("init", "--root", str(root)).returncode == 0
     assert ck("write", "Prefer small commits.", "--root", str(root)).returncode == 0
     with (root / "inbox" / "captured.jsonl").open("a") as fh:
         fh.write('{"id":"cap_broken_two","text":["not","text"],"status":"new"}\n')
@@ -209,6 +214,7 @@ def test_a_root_that_is_a_file_or_cannot_be_created_is_a_clear_error(tmp_path: P
 
 def test_oversized_tags_or_evidence_refs_are_refused_with_the_limit(tmp_path: Path) -> None:
     root = str(tmp_path / "r")
+    assert ck("init", "--root", str(root)).returncode == 0
     many = ",".join(f"t{i}" for i in range(65))
     out = ck("write", "Fact with too many tags.", "--root", root, "--tags", many)
     assert out.returncode == 2 and "65 tags; a candidate takes at most 64" in out.stderr

@@ -289,7 +289,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--data",
         required=True,
         metavar="FILE",
-        help="a LoCoMo-format JSON file (e.g. shared/data/locomo/locomo_dev5.json)",
+        help="a LoCoMo-format JSON file (the LoCoMo data set's locomo10.json, or a split of it in the same format)",
     )
     parser.add_argument(
         "--modes",

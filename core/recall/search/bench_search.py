@@ -7,6 +7,8 @@ a 5,000-word vocabulary with a Zipf-like distribution), then measures:
   empty ``search/`` and then again over the index it built: wall and CPU seconds and peak memory,
   beside the baseline from the same run, a plain FTS5 build of the same texts (one table,
   statement and tags), each in a child process of its own;
+- the index sync after a one-op patch p50, by the changed lines (``delta``) beside the whole
+  sync of the same change;
 - ``select_for_prompt`` p50 (what ``commonkeep select`` does for one prompt, runtime files written);
 - keyword query p50/p95 in process (``recall_fts`` query only, connection open), the same with
   pseudo-relevance feedback (``expand``), and the whole ``search()`` call (freshness check,
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -156,6 +159,34 @@ def measured(root: Path, kind: str) -> dict[str, float]:
     return result
 
 
+def patch_sync(root: Path, runs: int = 5) -> dict[str, float]:
+    """The index sync after a one-op patch (one statement rewritten through
+    ``Store.rewrite_records``, as ``apply`` does: the whole file is rewritten): p50 of ``runs``, by
+    the changed lines (``delta``), beside the whole sync of the same change (its line state
+    dropped first, so the delta declines). Vectors are left alone (``embed=False``)."""
+    from commonkeep.recall.search.sync import sync_root
+    from commonkeep.store.core import Store
+
+    times: dict[str, list[float]] = {"delta": [], "whole": []}
+    for run in range(runs):
+        for label in ("delta", "whole"):
+            i = 1000 + 2 * run + (label == "whole")
+
+            def change(rs: list[dict[str, Any]], i: int = i, label: str = label) -> list[dict[str, Any]]:
+                rs[i] = {**rs[i], "statement": f"Patched statement number {i}, {label}."}
+                return rs
+
+            Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", change)
+            if label == "whole":
+                with sqlite3.connect(root / "search" / "recall.db") as conn:
+                    conn.execute("DELETE FROM line_state")
+            start = time.perf_counter()
+            sync_root(root, embed=False)
+            times[label].append(time.perf_counter() - start)
+    return {"sync_after_one_op_patch_ms": round(statistics.median(times["delta"]) * 1000, 1),
+            "sync_after_one_op_patch_whole_ms (old path)": round(statistics.median(times["whole"]) * 1000, 1)}
+
+
 def run_bench(n: int, queries: int = 200, cli_runs: int = 10) -> dict[str, Any]:
     from commonkeep.errors import BadInput
     from commonkeep.recall.search import index, semantic
@@ -196,6 +227,7 @@ def run_bench(n: int, queries: int = 200, cli_runs: int = 10) -> dict[str, Any]:
                 lat.append(time.perf_counter() - t)
         report["keyword_query_p50_ms"] = round(statistics.median(lat) * 1000, 3)
         report["keyword_query_p95_ms"] = round(_pct(lat, 0.95) * 1000, 3)
+        report.update(patch_sync(root))
         with index._closing(index.connect_recall(index.recall_db_path(root))) as conn:
             index.search_recall(conn, qs[0], 8, expand=True)
             lat = []

@@ -26,10 +26,13 @@ def _root(args: argparse.Namespace) -> str:
 
 
 def run_search(args: argparse.Namespace) -> int:
+    from commonkeep.errors import BadInput
     from commonkeep.recall.projection import neutralize
     from commonkeep.recall.search.hybrid import search
     from commonkeep.store.render import to_fixed2
 
+    if not args.query.strip():
+        raise BadInput("the search query is empty; nothing was searched", hint='name what to look for: commonkeep search "pytest"')
     resp = search(_root(args), args.query, args.mode, args.limit, expand=args.expand, notes=args.notes)
     if args.json:
         from commonkeep.util.jsonout import print_json

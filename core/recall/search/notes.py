@@ -7,8 +7,9 @@ they go to commonkeep's own derived ``search/recall.db``, table ``notes_fts`` (F
 
 - daily-log *block*: a run of non-blank lines of ``daily/*.md``; a block made only of headings
   (``## …``) or HTML comments (the session markers ``<!-- ISO -->``) is joined to the block after
-  it, so a section's title stays with its first paragraph. ``ref`` is ``daily/<name>.md:<line>``
-  (the 1-based line the block starts at), ``date`` the file's ``YYYY-MM-DD`` stem;
+  it, so a section's title stays with its first paragraph; a block longer than ``CHUNK_CHARS`` is
+  several rows (``chunks``). ``ref`` is ``daily/<name>.md:<line>`` (the 1-based line the row
+  starts at), ``date`` the file's ``YYYY-MM-DD`` stem;
 - evidence record: ``ref`` is its id, ``date`` the day of ``created_at``, ``text`` its
   ``source_summary``, ``source_excerpt``, ``notes`` and ``source_ref`` (one per line). Records a
   privacy purge blanked (``redaction_status: "deleted"``) are left out.
@@ -42,6 +43,13 @@ from commonkeep.recall.search import fts
 EVIDENCE = "memory/evidence.jsonl"
 FINGERPRINT_KEY = "notes_fingerprint"
 SNIPPET_TOKENS = 32
+# The largest row: a longer block is indexed as several rows (at line boundaries; a longer line is
+# cut at a space), so a search's BM25, snippet and redaction each handle a few KB, never a whole
+# log. SQLite's snippet() is quadratic in the hits of one row: 80 s on one 1.1 MB block.
+CHUNK_CHARS = 2000
+# Stored before the fingerprint: an index built by a commonkeep that cut rows differently (no
+# chunks, digests of redacted rows) is rebuilt once.
+FORMAT = "notes-v2|"
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _WS = re.compile(r"\s+")
 _HEADING_OR_MARKER = re.compile(r"^\s*(?:#{1,6}\s.*|#{1,6}|<!--.*-->)\s*$")
@@ -146,6 +154,35 @@ def daily_blocks(text: str) -> list[tuple[int, str]]:
     return out
 
 
+def chunks(start: int, block: str, size: int = CHUNK_CHARS) -> list[tuple[int, str]]:
+    """``block`` (starting at line ``start``) as ``(start line, text)`` pieces of at most ``size``
+    characters, cut at line boundaries, a longer line at its last space before the limit."""
+    out: list[tuple[int, str]] = []
+    cur: list[str] = []
+    cur_start, used = start, 0
+    for n, line in enumerate(block.split("\n"), start):
+        while len(line) > size:
+            if cur:
+                out.append((cur_start, "\n".join(cur)))
+                cur, used = [], 0
+            cut = line.rfind(" ", 0, size + 1)
+            cut = cut if cut > 0 else size
+            out.append((n, line[:cut]))
+            line = line[cut:].lstrip(" ")
+        if not line:
+            continue
+        if cur and used + 1 + len(line) > size:
+            out.append((cur_start, "\n".join(cur)))
+            cur, used = [], 0
+        if not cur:
+            cur_start = n
+        used += len(line) + (1 if cur else 0)
+        cur.append(line)
+    if cur:
+        out.append((cur_start, "\n".join(cur)))
+    return out
+
+
 def _daily_rows(root: Path, name: str) -> tuple[list[NoteRow], list[str]]:
     path = root / name
     try:
@@ -161,7 +198,8 @@ def _daily_rows(root: Path, name: str) -> tuple[list[NoteRow], list[str]]:
     text = text.removeprefix("\ufeff")
     stem = name.rsplit("/", 1)[-1][:-3]
     date = stem if _DATE.match(stem) else ""
-    return [("daily", f"{name}:{start}", date, _redacted(block)) for start, block in daily_blocks(text)], []
+    return [("daily", f"{name}:{line}", date, piece)
+            for start, block in daily_blocks(text) for line, piece in chunks(start, block)], []
 
 
 def evidence_text(row: dict[str, Any]) -> str:
@@ -206,7 +244,7 @@ def _evidence_rows(root: Path) -> tuple[list[NoteRow], list[str]]:
             bad.append((line_no, "not UTF-8"))
             continue
         if text:
-            rows.append(("evidence", rid, date, _redacted(text)))
+            rows.append(("evidence", rid, date, text))
     if not bad:
         return rows, []
     bad.sort()
@@ -223,8 +261,9 @@ def _digest(row: NoteRow) -> str:
 
 
 def _replace_source(conn: sqlite3.Connection, source: str, rows: Iterable[NoteRow]) -> tuple[int, int]:
-    """Make ``source``'s rows exactly ``rows``, touching only those that differ (in the caller's
-    transaction). Returns ``(added, removed)``."""
+    """Make ``source``'s rows exactly ``rows`` (as read, not yet redacted), touching only those that
+    differ (in the caller's transaction); only the rows added are redacted (an appended daily log
+    costs its new blocks, not the whole day again). Returns ``(added, removed)``."""
     have: dict[str, list[int]] = {}
     for rowid, digest in conn.execute("SELECT id, digest FROM notes_src WHERE source = ?", (source,)):
         have.setdefault(str(digest), []).append(int(rowid))
@@ -238,7 +277,8 @@ def _replace_source(conn: sqlite3.Connection, source: str, rows: Iterable[NoteRo
     for digest, row in fresh:
         cur = conn.execute("INSERT INTO notes_src (source, digest) VALUES (?, ?)", (source, digest))
         conn.execute(
-            "INSERT INTO notes_fts (rowid, kind, ref, date, text) VALUES (?, ?, ?, ?, ?)", (cur.lastrowid, *row)
+            "INSERT INTO notes_fts (rowid, kind, ref, date, text) VALUES (?, ?, ?, ?, ?)",
+            (cur.lastrowid, *row[:3], _redacted(row[3])),
         )
     return len(fresh), len(gone)
 
@@ -250,11 +290,12 @@ def sync_notes(root: Path | str, conn: sqlite3.Connection, *, full: bool = False
     """
     base = Path(root)
     stamps = file_stamps(base)
-    stamp = fingerprint(stamps)
+    stamp = FORMAT + fingerprint(stamps)
     if not full:
         row = conn.execute("SELECT value FROM meta WHERE key = ?", (FINGERPRINT_KEY,)).fetchone()
         if row is not None and row[0] == stamp:
             return NotesSync()
+        full = row is None or not str(row[0]).startswith(FORMAT)
     notices: list[str] = []
     files = added = removed = 0
     from commonkeep.recall.search.health import transaction

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,7 @@ def _model_checks(root: str) -> list[dict[str, Any]]:
 
 
 def _index_checks(root: str) -> list[dict[str, Any]]:
-    from commonkeep.recall.search import fts, health, index, rows
+    from commonkeep.recall.search import health, index
     from commonkeep.store.layout import Layout
 
     lay = Layout(root)
@@ -90,6 +91,19 @@ def _index_checks(root: str) -> list[dict[str, Any]]:
                 "message": f"{lay.rel(lay.search_db)} does not exist yet; `commonkeep reindex` builds it (searches build it on first use)",
             },
         ]
+    try:
+        return [*damaged, *_index_findings(root, lay)]
+    except sqlite3.Error as exc:  # e.g. a read-only root: SQLite cannot open its journal beside the file
+        return [*damaged, {"code": "index_unreadable", "severity": "warning", "file": lay.rel(lay.search_db),
+                           "message": f"{lay.rel(lay.search_db)} cannot be opened ({exc}): is the root or search/ read-only? "
+                                      "searches fall back to an in-memory index"}]
+
+
+def _index_findings(root: str, lay: Any) -> list[dict[str, Any]]:
+    """What the search index says against the canonical files (may raise ``sqlite3.Error``)."""
+    from commonkeep.recall.search import fts, health, index, rows
+
+    damaged: list[dict[str, Any]] = []
     with index._closing(fts.connect(lay.search_db, create=False)) as conn:
         sql = fts.table_sql(conn)
         if sql is None:

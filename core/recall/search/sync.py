@@ -245,6 +245,21 @@ def sync_root(
     moved = repair(root) if full else []
     stamp = index.fingerprint(root)
     with index._closing(index.connect_recall(index.recall_db_path(root))) as rconn:
+        if not full:  # one record file moved by a few lines (a patch): only those lines (``delta``)
+            from commonkeep.recall.search import delta
+
+            before = rconn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+            done = delta.try_delta(rconn, root, str(before[0]), stamp) if before else None
+            if done is not None:
+                docs = rconn.execute("SELECT value FROM meta WHERE key = 'docs'").fetchone()
+                total = int(docs[0]) if docs else 0
+                vectors = 0
+                if embed:
+                    from commonkeep.recall.search import semantic
+
+                    vectors = semantic.refresh_vectors_if_available(root, embed_limit)
+                return SyncReport(fts.SyncResult(done["added"], done["removed"], total), done["added"],
+                                  done["removed"], total, vectors)
         if full:
             scan, removed = _rebuild_recall(rconn, root)
             added = len(scan.rows)
@@ -252,6 +267,9 @@ def sync_root(
             scan = rows.scan(root)
             added, removed = _sync_recall(rconn, scan.rows, full=False, select=scan.select)
         rconn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fingerprint', ?)", (stamp,))
+        from commonkeep.recall.search import delta
+
+        delta.save_state(rconn, root, stamp)  # the lines of this version, for the next small change
         # Daily logs and evidence only on a full rebuild (``reindex``): the sync after a patch and
         # the search hot path never read them; a search with notes syncs them itself.
         notes_added = 0

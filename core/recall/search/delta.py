@@ -1,0 +1,292 @@
+"""The sync after a small change: only the lines of the one record file that moved.
+
+A patch rewrites a record file whole (temp file and rename), so the file's stamp moves even when
+one line changed; re-reading and re-comparing 100,000 records costs seconds. ``line_state`` keeps,
+per record file, the stamp and a CRC-32 and length per line of the version the indexes were
+synced from; :func:`try_delta` compares the file now with it, finds the run of lines that changed
+(common head and tail kept), parses only those, and moves the indexes by that difference:
+``records``/``recall_fts``/``terms``, ``record_at`` (the places after the run shift by the bytes it
+grew or shrank), the store order ``ord``, vectors, and the contract table ``memory_fts``.
+
+It handles the plain case and declines (returns ``None``, the caller syncs as before) whenever the
+result could differ from a full sync: more than one file moved, tombstones moved, a file came or
+went, no state for the file, a changed line that is not a plain active record (a record with
+source context, a hard rule, a contested or invalid line, an id on another line too), more than
+``MAX_LINES`` changed lines, a record kept whole (not as a line), or the file moving while read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import zlib
+from array import array
+from pathlib import Path
+from typing import Any
+
+MAX_LINES = 200
+STATE = ("CREATE TABLE IF NOT EXISTS line_state (file TEXT PRIMARY KEY, stamp TEXT NOT NULL, "
+         "crcs BLOB NOT NULL, lens BLOB NOT NULL)")
+
+
+def _stamps(fingerprint: str) -> dict[str, str]:
+    """``{name relative to memory/: stamp}`` of an ``index.fingerprint`` string."""
+    out: dict[str, str] = {}
+    for part in fingerprint.split("|")[1:]:
+        name, _, stamp = part.partition(":")
+        out[name] = stamp
+    return out
+
+
+def _lines(data: bytes) -> tuple[array[int], array[int]]:
+    """CRC-32 and length (newline not included) of every line of ``data``."""
+    raw = data.split(b"\n")
+    if raw and raw[-1] == b"":
+        raw.pop()
+    return array("I", map(zlib.crc32, raw)), array("I", map(len, raw))
+
+
+def _same_head(a: array[int], b: array[int], c: array[int], d: array[int]) -> int:
+    """How many leading items ``a``/``b`` and ``c``/``d`` have in common (chunks compared in C)."""
+    n = min(len(a), len(b))
+    i = 0
+    step = 4096
+    while i < n:
+        j = min(n, i + step)
+        if a[i:j] == b[i:j] and c[i:j] == d[i:j]:
+            i = j
+            continue
+        while i < j and a[i] == b[i] and c[i] == d[i]:
+            i += 1
+        return i
+    return n
+
+
+def _read_stable(path: Path, stamp: str) -> bytes | None:
+    """The file's bytes when its stamp is ``stamp`` before and after the read, else ``None``."""
+    def now() -> str:
+        st = os.stat(path)
+        return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+
+    try:
+        if now() != stamp:
+            return None
+        data = path.read_bytes()
+        return data if now() == stamp else None
+    except OSError:
+        return None
+
+
+def save_state(conn: sqlite3.Connection, root: Path | str, fingerprint: str) -> None:
+    """Record the line state of every record file whose stamp is still the one of ``fingerprint``
+    (the version just synced); a file that moved meanwhile gets no state (the next sync is whole)."""
+    from commonkeep.recall.search.health import transaction
+
+    conn.execute(STATE)
+    memory = Path(root) / "memory"
+    with transaction(conn):
+        conn.execute("DELETE FROM line_state")
+        for name, stamp in _stamps(fingerprint).items():
+            if name == "tombstones.jsonl" or stamp == "-":
+                continue
+            data = _read_stable(memory / name, stamp)
+            if data is not None:
+                crcs, lens = _lines(data)
+                conn.execute("INSERT INTO line_state VALUES (?, ?, ?, ?)", (name, stamp, crcs.tobytes(), lens.tobytes()))
+
+
+class Declined(Exception):
+    """The change is not one :func:`try_delta` handles exactly; sync as before."""
+
+
+def try_delta(rconn: sqlite3.Connection, root: Path | str, old_fp: str, new_fp: str) -> dict[str, int] | None:
+    """Sync ``recall.db`` (``rconn``) and ``memory-fts.db`` by the changed lines of the one record
+    file that moved between ``old_fp`` and ``new_fp``; ``None`` when declined (nothing changed)."""
+    try:
+        return _delta(rconn, root, old_fp, new_fp)
+    except Declined:
+        return None
+
+
+def _delta(rconn: sqlite3.Connection, root: Path | str, old_fp: str, new_fp: str) -> dict[str, int]:
+    old, new = _stamps(old_fp), _stamps(new_fp)
+    moved = [n for n in new if old.get(n) != new[n]]
+    if old_fp.split("|")[0] != new_fp.split("|")[0] or set(old) != set(new) or len(moved) != 1:
+        raise Declined
+    name = moved[0]
+    if name == "tombstones.jsonl" or new[name] == "-":
+        raise Declined
+    rconn.execute(STATE)
+    state = rconn.execute("SELECT stamp, crcs, lens FROM line_state WHERE file = ?", (name,)).fetchone()
+    if state is None or state[0] != old[name]:
+        raise Declined
+    path = Path(root) / "memory" / name
+    data = _read_stable(path, new[name])
+    if data is None or os.path.lexists(path.with_name(f".{path.name}.tmp-gens")):
+        raise Declined
+    old_crcs, old_lens = array("I"), array("I")
+    old_crcs.frombytes(state[1])
+    old_lens.frombytes(state[2])
+    crcs, lens = _lines(data)
+    head = _same_head(crcs, old_crcs, lens, old_lens)
+    rev = [array("I", reversed(x[head:])) for x in (crcs, old_crcs, lens, old_lens)]
+    tail = _same_head(*rev)
+    old_end, new_end = len(old_crcs) - tail, len(crcs) - tail
+    if old_end - head + new_end - head > MAX_LINES:
+        raise Declined
+    start = sum(old_lens[:head]) + head  # each line and its newline
+    old_stop = start + sum(old_lens[head:old_end]) + old_end - head
+    new_stop = start + sum(lens[head:new_end]) + new_end - head
+    rel = f"memory/{name}"
+    removed = _removed(rconn, rel, start, old_stop, old_end - head)
+    added = _added(root, data, start, new_stop, rel)
+    _check_unique(root, name, data, start, new_stop, removed, added, rconn)
+    def finish() -> None:  # in the same transaction as the rows: the state always matches the index
+        rconn.execute("INSERT OR REPLACE INTO line_state VALUES (?, ?, ?, ?)", (name, new[name], crcs.tobytes(), lens.tobytes()))
+        rconn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fingerprint', ?)", (new_fp,))
+
+    return _apply(rconn, root, rel, removed, added, start, old_stop, new_stop - old_stop, finish)
+
+
+def _removed(rconn: sqlite3.Connection, rel: str, start: int, stop: int, lines: int) -> list[tuple[Any, ...]]:
+    """The index rows of the records whose lines were in the old run: every line there must have
+    been the place of a plain record (else what it was is unknown here)."""
+    from commonkeep.recall.projection import HARD_RULE_MIN_CONFIDENCE, HARD_RULE_TYPES
+
+    ids = [str(r[0]) for r in rconn.execute(
+        "SELECT id FROM record_at WHERE file = ? AND offset >= ? AND offset < ?", (rel, start, stop))]
+    if len(ids) != lines:
+        raise Declined  # a non-record line (blank, superseded, contested, invalid) or a duplicate was there
+    rows = []
+    for rid in ids:
+        row = rconn.execute("SELECT id, layer, rule_type, confidence, statement, tags, context, ord, rowid "
+                            "FROM records WHERE id = ?", (rid,)).fetchone()
+        if row is None or row[6] or (row[1] == "L2" and float(row[3]) >= HARD_RULE_MIN_CONFIDENCE
+                                     and row[2] in HARD_RULE_TYPES):
+            raise Declined  # source context or a hard rule: other rows or the ranked list change too
+        rows.append(row)
+    return rows
+
+
+def _added(root: Path | str, data: bytes, start: int, stop: int, rel: str) -> list[tuple[dict[str, Any], int, int]]:
+    """``(record, offset, length)`` of each line in the new run: all plain active records."""
+    from commonkeep.recall.projection import is_hard_rule
+    from commonkeep.recall.search.rows import source_of
+    from commonkeep.store.records import memory_record_problem
+
+    out = []
+    pos = start
+    for raw in data[start:stop].split(b"\n"):
+        line = raw.strip()
+        offset = pos + (len(raw) - len(raw.lstrip()))
+        pos += len(raw) + 1
+        if not line:
+            if raw:
+                raise Declined
+            continue
+        try:
+            rec = json.loads(line.decode("utf-8"))
+        except (ValueError, RecursionError):
+            raise Declined from None
+        if not isinstance(rec, dict) or memory_record_problem(rec) or rec.get("status") == "contested":
+            raise Declined  # reported and quarantined, or ranked for select: the whole sync does that
+        if rec.get("status") != "active":
+            continue  # superseded, deprecated, deleted: not indexed (the next delta over it declines)
+        if is_hard_rule(rec) or source_of(rec) is not None or b"\\u" in line:
+            raise Declined
+        out.append((rec, offset, len(line)))
+    return out
+
+
+def _check_unique(root: Path | str, name: str, data: bytes, start: int, stop: int,
+                  removed: list[tuple[Any, ...]], added: list[tuple[dict[str, Any], int, int]],
+                  rconn: sqlite3.Connection) -> None:
+    """No id of the run is on another line of any record file, or tombstoned (first line wins,
+    a tombstone hides it: a full sync would see that)."""
+    ids = [str(r[0]) for r in removed] + [str(rec["id"]) for rec, _, _ in added]
+    if len(set(ids[len(removed):])) != len(added):
+        raise Declined
+    kept = {str(r[0]) for r in removed}
+    for rid in ids[len(removed):]:
+        if rid not in kept and rconn.execute("SELECT 1 FROM records WHERE id = ?", (rid,)).fetchone():
+            raise Declined
+    needles = [json.dumps(i).encode() for i in set(ids)]
+    for n in needles:  # this file, outside the run
+        if data.find(n, 0, start) >= 0 or data.find(n, stop) >= 0:
+            raise Declined
+    memory = Path(root) / "memory"
+    others = [p for p in memory.glob("*.jsonl") if p.name != name] + \
+        [p for p in (memory / "projects").glob("*.jsonl") if f"projects/{p.name}" != name]
+    for path in others:
+        blob = path.read_bytes()
+        if any(n in blob for n in needles):
+            raise Declined
+
+
+def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[tuple[Any, ...]],
+           added: list[tuple[dict[str, Any], int, int]], start: int, old_stop: int, grew: int,
+           finish: Any) -> dict[str, int]:
+    from commonkeep.recall.search import fts, health, index
+    from commonkeep.recall.search.rows import IndexRow
+    from commonkeep.recall.search.sync import _count_terms, _insert
+
+    if rconn.execute("SELECT 1 FROM record_at WHERE file = '' LIMIT 1").fetchone():
+        raise Declined  # a record kept whole: its store order is not known from places
+    if rconn.execute("SELECT 1 FROM meta WHERE key = 'terms'").fetchone() is None:
+        raise Declined  # term counts not built yet: the whole sync recounts them
+    if removed:
+        first = min(int(r[7]) for r in removed)
+    else:
+        first = _count_before(rconn, root, rel, start)
+    fresh = [IndexRow(fts.row_for(rec, clean=True), "", first + i) for i, (rec, _, _) in enumerate(added)]
+    shift = len(fresh) - len(removed)
+    with health.transaction(rconn):
+        rconn.executemany(
+            "INSERT INTO recall_fts (recall_fts, rowid, id, statement, tags, context) VALUES ('delete', ?, ?, ?, ?, ?)",
+            ((r[8], r[0], r[4], r[5], r[6]) for r in removed))
+        rconn.executemany("DELETE FROM records WHERE id = ?", ((r[0],) for r in removed))
+        rconn.executemany("DELETE FROM record_at WHERE id = ?", ((r[0],) for r in removed))
+        rconn.executemany("DELETE FROM vectors WHERE id = ?", ((r[0],) for r in removed))
+        if shift:
+            rconn.execute("UPDATE records SET ord = ord + ? WHERE ord >= ?", (shift, first + len(removed)))
+        if grew:
+            rconn.execute("UPDATE record_at SET offset = offset + ? WHERE file = ? AND offset >= ?", (grew, rel, old_stop))
+        _insert(rconn, fresh)
+        rconn.executemany("INSERT INTO record_at (id, file, offset, length, body) VALUES (?, ?, ?, ?, NULL)",
+                          ((rec["id"], rel, off, length) for rec, off, length in added))
+        _count_terms(rconn, [(str(r[4]), str(r[5]), str(r[6])) for r in removed], -1)
+        _count_terms(rconn, [(r.row[4], r.row[5], r.context) for r in fresh], 1)
+        rconn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'docs'", (shift,))
+        finish()
+    from commonkeep.store.layout import Layout
+
+    with index._closing(fts.connect(Layout(root).search_db)) as conn, health.transaction(conn):
+        conn.executemany(f"DELETE FROM {fts.TABLE} WHERE id = ?", ((r[0],) for r in removed))  # noqa: S608
+        conn.executemany(f"INSERT INTO {fts.TABLE} ({', '.join(fts.COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",  # noqa: S608
+                         (r.row for r in fresh))
+    return {"added": len(fresh), "removed": len(removed)}
+
+
+def _count_before(rconn: sqlite3.Connection, root: Path | str, rel: str, start: int) -> int:
+    """How many indexed records come before byte ``start`` of ``rel`` in store order."""
+    from commonkeep.store.layout import Layout
+
+    lay = Layout(root)
+    order = [p.relative_to(lay.root).as_posix() for p in lay.canonical_files()]
+    if rel not in order:
+        raise Declined
+    before = order[: order.index(rel)]
+    marks = ",".join("?" * len(before)) or "''"
+    first = int(rconn.execute(
+        f"SELECT count(*) FROM record_at WHERE file IN ({marks}) OR (file = ? AND offset < ?)",  # noqa: S608
+        (*before, rel, start)).fetchone()[0])
+    # the neighbours in this file must sit at first - 1 and first in store order (an id on two
+    # lines elsewhere would make places and order disagree)
+    prev = rconn.execute("SELECT r.ord FROM record_at a JOIN records r ON r.id = a.id WHERE a.file = ? AND a.offset < ? "
+                         "ORDER BY a.offset DESC LIMIT 1", (rel, start)).fetchone()
+    after = rconn.execute("SELECT r.ord FROM record_at a JOIN records r ON r.id = a.id WHERE a.file = ? AND a.offset >= ? "
+                          "ORDER BY a.offset LIMIT 1", (rel, start)).fetchone()
+    if (prev is not None and int(prev[0]) != first - 1) or (after is not None and int(after[0]) != first):
+        raise Declined
+    return first

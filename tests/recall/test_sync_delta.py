@@ -1,0 +1,150 @@
+"""The sync after a small change reads only the changed lines (`delta`, issue 27) and leaves both
+indexes exactly as a whole sync would: same rows, store order, places, term counts, contract table.
+Real store files, real SQLite; the change is what `apply` does (a rewrite of the record file)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from commonkeep.recall.search import delta, rows, sync
+from commonkeep.recall.search.bench_search import synthetic_records
+from commonkeep.store.core import Store
+from commonkeep.store.jsonl import append_jsonl
+from commonkeep.store.layout import ensure_layout
+
+Row = dict[str, Any]
+
+
+def _dump(root: Path) -> dict[str, Any]:
+    recall = sqlite3.connect(root / "search" / "recall.db")
+    contract = sqlite3.connect(root / "search" / "memory-fts.db")
+    try:
+        return {
+            "records": recall.execute("SELECT id, layer, rule_type, confidence, statement, tags, context, ord "
+                                      "FROM records ORDER BY id").fetchall(),
+            "record_at": recall.execute("SELECT id, file, offset, length, body FROM record_at ORDER BY id").fetchall(),
+            "terms": recall.execute("SELECT term, df FROM terms ORDER BY term").fetchall(),
+            "docs": recall.execute("SELECT value FROM meta WHERE key = 'docs'").fetchone(),
+            "select_rows": recall.execute("SELECT kind, ord, body FROM select_rows ORDER BY kind, ord").fetchall(),
+            "match": recall.execute("SELECT id FROM recall_fts WHERE recall_fts MATCH 'changed' ORDER BY id").fetchall(),
+            "contract": contract.execute("SELECT id, layer, rule_type, confidence, statement, tags FROM memory_fts "
+                                         "ORDER BY id").fetchall(),
+        }
+    finally:
+        recall.close()
+        contract.close()
+
+
+def _root(tmp_path: Path, n: int = 300) -> tuple[Path, list[Row]]:
+    root = ensure_layout(tmp_path / "r").root
+    records, _ = synthetic_records(n)
+    append_jsonl(root / "memory" / "L2.playbooks.jsonl", records[: n - 20], fsync=False)
+    (root / "memory" / "projects").mkdir(exist_ok=True)
+    append_jsonl(root / "memory" / "projects" / "web.jsonl",
+                 [{**r, "scope": {"type": "project", "project": "web"}} for r in records[n - 20:]], fsync=False)
+    sync.sync_root(root, full=True, embed=False)
+    return root, records
+
+
+def _update(i: int) -> Callable[[list[Row]], list[Row]]:
+    def change(rs: list[Row]) -> list[Row]:
+        rs[i] = {**rs[i], "statement": f"A changed statement number {i}."}
+        return rs
+    return change
+
+
+def _add_at(i: int, rec: Row) -> Callable[[list[Row]], list[Row]]:
+    return lambda rs: [*rs[:i], rec, *rs[i:]]
+
+
+def _drop(i: int) -> Callable[[list[Row]], list[Row]]:
+    return lambda rs: [*rs[:i], *rs[i + 1:]]
+
+
+def _supersede(i: int) -> Callable[[list[Row]], list[Row]]:
+    return lambda rs: [*rs[:i], {**rs[i], "status": "superseded"}, *rs[i + 1:]]
+
+
+NEW = {"id": "mem_new_0000001", "layer": "L2", "scope": {"type": "global"}, "tags": ["x"],
+       "statement": "A changed statement added by a patch.", "status": "active", "confidence": 0.7}
+
+
+@pytest.mark.parametrize(("name", "change", "fast"), [
+    ("update in the middle", _update(100), True),
+    ("update the first line", _update(0), True),
+    ("add at the end", lambda rs: [*rs, NEW], True),
+    ("add in the middle", _add_at(50, NEW), True),
+    ("delete a line", _drop(10), True),
+    ("supersede (an inactive line stays)", _supersede(5), True),
+    ("two changes close together", lambda rs: _update(3)(_update(30)(rs)), True),
+    ("two changes far apart (more lines than a delta takes)", lambda rs: _update(3)(_update(250)(rs)), False),
+])
+def test_a_small_change_is_synced_by_its_lines_to_what_a_whole_sync_gives(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, change: Any, fast: bool) -> None:
+    root, _ = _root(tmp_path)
+    template = {k: v for k, v in Store(root).records()[0].items() if k not in ("id", "statement")}
+    fixed = change
+    if "add" in name:
+        fixed = lambda rs: change(rs) if False else _with_template(change, template)(rs)  # noqa: E731
+    Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", fixed)
+    scans: list[int] = []
+    real_scan = rows.scan
+    monkeypatch.setattr(rows, "scan", lambda *a, **k: (scans.append(1), real_scan(*a, **k))[1])
+    sync.sync_root(root, embed=False)
+    assert (scans == []) is fast, name  # the small change read no whole store
+    by_lines = _dump(root)
+    monkeypatch.setattr(rows, "scan", real_scan)
+    sync.sync_root(root, full=True, embed=False)
+    assert by_lines == _dump(root), name
+
+
+def _with_template(change: Any, template: Row) -> Callable[[list[Row]], list[Row]]:
+    def fixed(rs: list[Row]) -> list[Row]:
+        out = change(rs)
+        return [({**template, **r} if r["id"] == NEW["id"] else r) for r in out]
+    return fixed
+
+
+def test_what_a_delta_cannot_know_is_synced_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, records = _root(tmp_path)
+    dup = {**records[40], "statement": "The same id again, later in the file."}
+    append_jsonl(root / "memory" / "L2.playbooks.jsonl", [dup], fsync=False)  # an id on two lines: first line wins
+    scans: list[int] = []
+    real_scan = rows.scan
+    monkeypatch.setattr(rows, "scan", lambda *a, **k: (scans.append(1), real_scan(*a, **k))[1])
+    sync.sync_root(root, embed=False)
+    assert scans == [1]
+    by_sync = _dump(root)
+    sync.sync_root(root, full=True, embed=False)
+    assert by_sync == _dump(root)
+
+
+def test_a_change_to_a_line_whose_id_is_also_later_in_the_file_is_synced_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, records = _root(tmp_path)
+    append_jsonl(root / "memory" / "L2.playbooks.jsonl", [{**records[5], "statement": "A later line of id 5."}], fsync=False)
+    sync.sync_root(root, embed=False)  # the duplicate is in the synced version now
+    Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", _update(5))
+    scans: list[int] = []
+    real_scan = rows.scan
+    monkeypatch.setattr(rows, "scan", lambda *a, **k: (scans.append(1), real_scan(*a, **k))[1])
+    sync.sync_root(root, embed=False)
+    assert scans == [1]
+    by_sync = _dump(root)
+    sync.sync_root(root, full=True, embed=False)
+    assert by_sync == _dump(root)
+
+
+def test_state_is_not_kept_for_a_file_that_moved_during_the_sync(tmp_path: Path) -> None:
+    root, _ = _root(tmp_path, 40)
+    conn = sqlite3.connect(root / "search" / "recall.db", isolation_level=None)
+    try:
+        delta.save_state(conn, root, "commonkeep-index-3|L2.playbooks.jsonl:1:2:3")  # not the file's stamp now
+        assert conn.execute("SELECT count(*) FROM line_state").fetchone()[0] == 0
+    finally:
+        conn.close()
