@@ -34,6 +34,19 @@ def write_candidate(root: Path, text: str, **kw: Any) -> dict[str, Any]:
     return capture(root, text, **kw).candidate
 
 
+def adapter_candidate(root: Path, text: str, provenance: dict[str, Any], **kw: Any) -> dict[str, Any]:
+    """Write one candidate the way a host adapter does once it has verified a stamp (the Hermes
+    plugin, OMP's stamping pass): built and scored like ``capture``'s, appended to the inbox with
+    its stamped provenance (``capture`` drops a caller's stamp; no agent tool reaches this path)."""
+    from commonkeep.store.candidates import new_candidate
+    from commonkeep.store.capture import score, store_for
+
+    store = store_for(root)
+    cand = score(store, new_candidate(text, provenance=provenance, **kw))
+    store.append_candidate(cand)
+    return cand
+
+
 def read_rows(path: Path) -> list[dict[str, Any]]:
     from commonkeep.store.jsonl import read_jsonl
 

@@ -56,7 +56,7 @@ def test_the_agent_write_tool_refuses_provenance_from_the_model(tmp_path: Path, 
 def test_cli_write_has_no_way_to_stamp(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COMMONKEEP_AGENT", "commonkeep_hermes")
-    code, out, err = run_cli(capsys, "write", "--root", str(tmp_path), "--json", "--host", "commonkeep_hermes",
+    code, out, err = run_cli(capsys, "write", "--init", "--root", str(tmp_path), "--json", "--host", "commonkeep_hermes",
                              "--agent", "commonkeep_omp", "--session", "user_turn", "--role", "planner",
                              "--trust", "direct_user_instruction", "--confidence", "0.95", "--", TEXT)
     assert code == 0, err
