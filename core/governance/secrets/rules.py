@@ -19,6 +19,8 @@ import math
 import re
 from collections import Counter
 
+from commonkeep.governance.secrets import provider, structure
+
 Span = tuple[int, int, str]  # start, end, kind
 
 MASK = "\x00"
@@ -50,6 +52,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
         ),
     ),
+    *structure.PATTERNS,
     ("anthropic_key", re.compile(_START + r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}")),
     ("openai_key", re.compile(_START + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
     ("github_token", re.compile(_START + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})")),
@@ -113,7 +116,8 @@ _PROSE_WORDS = ("pass", "pwd", "contraseña", "kennwort", "senha", "пароль
 # A rule runs only on a text holding one of its literals (case-sensitive, or in the lower-cased
 # text for the words): most texts hold none, and a regex that cannot match is skipped unread.
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
-    "private_key": (("PRIVATE KEY",), False),
+    **structure.NEEDLES,
+    "private_key": (("PRIVATE KEY", *structure.PEM_NEEDLES), False),
     "anthropic_key": (("sk-ant-",), False),
     "openai_key": (("sk-",), False),
     "github_token": (_GITHUB, False),
@@ -149,10 +153,11 @@ _BARE_HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-f]{48,}|[0-9A-F]{48,})(?![0-9A
 _HEX_RUN = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
 _USER_PASS = re.compile(r"[^\s:]{1,64}:\S{4,}")
-_TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
+_TOKEN = re.compile(r"[A-Za-z0-9+/_=.-]{20,}")
 
 
-_NOT_TOKENS = {"password_in_url", "password_assignment", "password_in_prose", "private_key", "bearer_token", "slack_webhook"}
+_NOT_TOKENS = {"password_in_url", "password_assignment", "password_in_prose", "private_key", "bearer_token", "slack_webhook",
+               "seed_phrase", *structure.NEEDLES}
 _NEXT_HEAD = re.compile(r"[\s,;:]{1,4}([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
 _CASE_CHANGE = re.compile(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 
@@ -174,14 +179,24 @@ def shannon_entropy(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
 
+_CAMEL_WORD = re.compile(r"[A-Z][a-z]{3,}|[a-z]{5,}")
+
+
 def looks_random(token: str) -> bool:
-    """32+ characters mixing upper case, lower case and digits with entropy ≥ 4.2 bits a character."""
+    """32+ characters mixing upper case, lower case and digits with entropy ≥ 4.2 bits a character;
+    or 20 to 31 such characters, two of each class at least, entropy ≥ 3.8 and at most one
+    word-like stretch (``CamelCase`` identifiers have several)."""
     core = token.strip("=")
-    if len(core) < 32 or core.startswith("REDACTED"):
+    if len(core) < 20 or core.startswith("REDACTED"):
         return False
-    if not (re.search(r"[A-Z]", core) and re.search(r"[a-z]", core) and re.search(r"[0-9]", core)):
+    upper, lower, digit = (sum(f(c) for c in core) for f in (str.isupper, str.islower, str.isdigit))
+    if not (upper and lower and digit):
         return False
-    return shannon_entropy(core) >= 4.2
+    if len(core) >= 32:
+        return shannon_entropy(core) >= 4.2
+    if min(upper, lower, digit) < 2 or len(_CAMEL_WORD.findall(core)) > 1:
+        return False
+    return shannon_entropy(core) >= 3.8
 
 
 def _strong(value: str) -> bool:
@@ -201,13 +216,50 @@ def _mask(text: str, spans: list[Span]) -> str:
     return "".join(chars)
 
 
+def _uncovered(spans: list[Span], s: int, e: int) -> list[tuple[int, int]]:
+    """The parts of ``[s, e)`` no span covers."""
+    out: list[tuple[int, int]] = []
+    pos = s
+    for s2, e2, _ in sorted(sp for sp in spans if sp[0] < e and s < sp[1]):
+        if s2 > pos:
+            out.append((pos, s2))
+        pos = max(pos, e2)
+    if pos < e:
+        out.append((pos, e))
+    return out
+
+
 def _claim(spans: list[Span], s: int, e: int, kind: str) -> None:
     if e > s and not any(s < e2 and s2 < e for s2, e2, _ in spans):
         spans.append((s, e, kind))
 
 
-def find(text: str, depth: int = 0) -> list[Span]:
-    """The spans of ``text`` to redact, sorted, not overlapping."""
+def _value_span(m: re.Match[str]) -> tuple[int, int]:
+    """The span of the value group that matched (``v``, or a quoted ``q1``/``q2``), else the match."""
+    for g in ("v", "q1", "q2"):
+        if g in m.re.groupindex and m.start(g) >= 0:
+            return m.start(g), m.end(g)
+    return m.span()
+
+
+# kinds found by their place whose value must still not be a plain word, a number or a file name
+_LOOSE_PLACE = {"connection_string", "config_password"}
+_PLAIN = re.compile(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env)")
+
+
+def _keep(kind: str, value: str) -> bool:
+    """False when a structure rule's value is not a credential after all."""
+    if kind in structure.NEEDLES or kind in _LOOSE_PLACE:
+        if value.isdigit() or not value.strip():
+            return False
+        if kind in _LOOSE_PLACE and (_PLAIN.fullmatch(value) or len(value) < 4):
+            return False
+    return True
+
+
+def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> list[Span]:
+    """The spans of ``text`` to redact, sorted, not overlapping; ``known``: the values the
+    maintained provider rules found (``provider.provider_values``), claimed first."""
     spans: list[Span] = []
     work = text
     low = text.lower()
@@ -219,11 +271,14 @@ def find(text: str, depth: int = 0) -> list[Span]:
                 continue
         elif not any(n in (low if fold_case else text) for n in needles):
             continue
+        gate = structure.GATES.get(pattern)
+        if gate is not None and not any(n in low for n in gate):
+            continue
         found: list[Span] = []
         for m in pattern.finditer(work):
-            s, e = (m.start("v"), m.end("v")) if "v" in pattern.groupindex else m.span()
+            s, e = _value_span(m)
             value = text[s:e]
-            if MASK in work[s:e]:
+            if MASK in work[s:e] or not _keep(kind, value):
                 continue
             if kind == "password_in_prose":
                 value = value.rstrip(".,;:!?)")
@@ -240,6 +295,14 @@ def find(text: str, depth: int = 0) -> list[Span]:
         if found:
             spans.extend(found)
             work = _mask(work, found)
+    # the maintained provider rules' values: where one of our rules found the same token its kind
+    # name stays; what they found beyond ours is claimed, the uncovered rest of a longer value too
+    for s, e, kind in sorted(provider.spans(text, known), key=lambda sp: (sp[0], -sp[1])):
+        for s2, e2 in _uncovered(spans, s, e):
+            _claim(spans, s2, e2, kind)
+    work = _mask(work, spans)
+    for s, e, kind in structure.seed_spans(work):
+        _claim(spans, s, e, kind)
     for m in _BARE_HEX.finditer(work):
         if shannon_entropy(m.group(0)) < MIN_HEX_ENTROPY:  # "dddd…", "0000…": padding, not a key
             continue
@@ -257,9 +320,24 @@ def find(text: str, depth: int = 0) -> list[Span]:
             _claim(spans, s, e, kind)
         work = _mask(work, spans)
     for m in _TOKEN.finditer(work):
-        if looks_random(m.group(0)):
-            _claim(spans, m.start(), m.end(), "high_entropy")
+        for s, e in _random_parts(m.group(0)):
+            _claim(spans, m.start() + s, m.start() + e, "high_entropy")
     return sorted(spans)
+
+
+_SEGMENT = re.compile(r"[^/.]+")
+
+
+def _random_parts(token: str) -> list[tuple[int, int]]:
+    """Where a run of token characters is random: the whole run, or for a file path
+    (``/tmp/tmp.X7fa9Qz2Lk.json``: segments between ``/`` and ``.``, two of them plain words)
+    only its segments that are random on their own."""
+    if "/" in token or "." in token:
+        segs = list(_SEGMENT.finditer(token))
+        wordy = sum(1 for g in segs if g.group(0).isalpha() or g.group(0).islower())
+        if len(segs) >= 2 and wordy >= 2:
+            return [g.span() for g in segs if looks_random(g.group(0))]
+    return [(0, len(token))] if looks_random(token) else []
 
 
 def _digest_in_context(work: str, start: int, s: int, e: int) -> bool:
@@ -301,7 +379,7 @@ def _encoded(work: str, depth: int) -> list[Span]:
             plain = _decoded(m.group(0))
             if plain is None:
                 continue
-            inner = find(plain, depth + 1)
+            inner = find(plain, depth + 1, provider.provider_values(plain))
             if inner:
                 out.append((m.start(), m.end(), "encoded_" + inner[0][2]))
             elif regex is _B64_RUN and _USER_PASS.fullmatch(plain) and _strong(plain.split(":", 1)[1]):

@@ -1,0 +1,93 @@
+"""The first layer of the secret gate: a maintained rule set of hundreds of providers.
+
+Kingfisher (``kingfisher-secret-scanner``, MongoDB's scanner, Rust and Vectorscan in process,
+no network) with its built-in catalogue: the Betterleaks rules (gitleaks' successor, ~460
+providers) and OSV-Scalibr's Veles detectors, loaded from the installed package. It was chosen
+by measurement (``commonkeep bench secrets`` runs it alone as a column): it found every provider
+token of the generated corpus that its rules know, changed no benign text, and costs ~20 µs a
+text, where Betterleaks' own Python binding costs ~60 µs (``docs/security.md``).
+
+``provider_values(text)`` returns the secret values found, with a kind named after the rule
+(``github_pat``, ``generic_credential_uri``); callers look the values up in each field, so one
+candidate is scanned once, all its fields joined. The compiled rules are cached on disk by
+Kingfisher (first load ~3 s, then ~0.3 s), and loaded only when a text could hold a token.
+Without the package the layer is skipped and our own rules still run.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+from typing import Any
+
+Hit = tuple[str, str]  # (secret value, kind)
+
+_LOCK = threading.Lock()
+_STATE: dict[str, Any] = {}
+# a text holds a token only if it has a run of token characters this long
+_RUN = re.compile(r"[A-Za-z0-9_+/=.:@-]{16,}")
+_SLUG = re.compile(r"[^a-z0-9]+")
+MIN_VALUE = 6  # a shorter "secret" would be found inside ordinary words of other fields
+
+
+def available() -> bool:
+    """True when the maintained detector is installed and loads."""
+    return _scanner() is not None
+
+
+def _scanner() -> Any:
+    if "scanner" in _STATE:
+        return _STATE["scanner"]
+    with _LOCK:
+        if "scanner" not in _STATE:
+            try:
+                import kingfisher_sdk
+
+                rules = kingfisher_sdk.Rules()
+                _STATE["scanner"] = kingfisher_sdk.Scanner(rules, base64=True)
+            except Exception:  # noqa: BLE001 - not installed or no rules: the layer is skipped, ours still run
+                _STATE["scanner"] = None
+    return _STATE["scanner"]
+
+
+def kind_of(rule_id: str) -> str:
+    """``betterleaks.github-pat`` -> ``github_pat``; ``veles.secrets/gcpsak`` -> ``gcpsak``."""
+    name = rule_id.split("/")[-1]
+    for prefix in ("betterleaks.", "kingfisher.", "custom.", "veles."):
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+    return _SLUG.sub("_", name.lower()).strip("_") or "provider_token"
+
+
+@lru_cache(maxsize=16384)
+def provider_values(text: str) -> tuple[Hit, ...]:
+    """The secret values the maintained rules find in ``text`` (longest first), with their kinds."""
+    if len(text) < 16 or _RUN.search(text) is None:
+        return ()
+    scanner = _scanner()
+    if scanner is None:
+        return ()
+    try:
+        findings = scanner.scan(text)
+    except (RuntimeError, TimeoutError, ValueError):
+        return ()
+    hits: dict[str, str] = {}
+    for f in findings:
+        if not f.visible:
+            continue
+        value = f.secret
+        if isinstance(value, str) and len(value.strip()) >= MIN_VALUE and "[REDACTED" not in value:
+            hits.setdefault(value.strip(), kind_of(f.rule_id))
+    return tuple(sorted(hits.items(), key=lambda h: -len(h[0])))
+
+
+def spans(text: str, hits: tuple[Hit, ...]) -> list[tuple[int, int, str]]:
+    """Every place in ``text`` where one of ``hits`` occurs."""
+    out: list[tuple[int, int, str]] = []
+    for value, kind in hits:
+        start = text.find(value)
+        while start >= 0:
+            out.append((start, start + len(value), kind))
+            start = text.find(value, start + len(value))
+    return out
