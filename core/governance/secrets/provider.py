@@ -28,6 +28,9 @@ _STATE: dict[str, Any] = {}
 # a text holds a token only if it has a run of token characters this long
 _RUN = re.compile(r"[A-Za-z0-9_+/=.:@-]{16,}")
 _SLUG = re.compile(r"[^a-z0-9]+")
+# sentence punctuation right after a token: many rules end a token at a space, a quote or the end,
+# so "…use dapi….": the text is scanned with such punctuation read as spaces (same length)
+_TRAILING = re.compile(r"[.,;:!?)\]}>]+(?=\s|$)")
 MIN_VALUE = 6  # a shorter "secret" would be found inside ordinary words of other fields
 
 
@@ -69,7 +72,7 @@ def provider_values(text: str) -> tuple[Hit, ...]:
     if scanner is None:
         return ()
     try:
-        findings = scanner.scan(text)
+        findings = scanner.scan(_TRAILING.sub(lambda m: " " * len(m.group(0)), text))
     except (RuntimeError, TimeoutError, ValueError):
         return ()
     hits: dict[str, str] = {}

@@ -91,6 +91,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"(?i)\b" + _PW_WORDS + _FILLER + r"\s*" + _VERB + r"\s*[\"'“«]?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r")"
                    + r"(?P<v>[^\s\"'”»]{4,})"),
     ),
+    # a provider-style token of any provider: a short prefix word, then 32+ hex digits (``shpat_…``, ``lsv2_pt_…``)
+    ("prefixed_hex_token", re.compile(r"(?<![A-Za-z0-9_.-])(?!(?:sha\d*|md5|commit|blob|tree|digest|hash|uuid|id|object|cache|etag"
+                                      r"|rev|ref|build|run|trace|span|session|request|req|file|tmp|temp)[_-])"
+                                      r"[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{1,8}[_-]){0,2}(?P<v>[0-9a-f]{32,}(?:[_-][0-9a-f]{6,})?)"
+                                      r"(?![A-Za-z0-9])")),
     # the first half of a provider token whose rest is elsewhere (a digit and a letter after the prefix)
     ("partial_token", re.compile(_START + r"(?:sk-(?:proj-|ant-api\d\d-)?|gh[pousr]_|github_pat_|glpat-|glrtr?-|xox[abposr]-"
                                  r"|hf_|npm_|AKIA|AIza|SG\.|pypi-|eyJ)(?P<v>[A-Za-z0-9_-]{8,})")),
@@ -139,6 +144,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "password_in_url": (("://",), False),
     "password_assignment": (_SECRET_WORDS, True),
     "password_in_prose": (_PROSE_WORDS, True),
+    "prefixed_hex_token": (("_", "-"), False),
     "partial_token": (("sk-", "gh", "github_pat_", "glpat-", "glrt", "xox", "hf_", "npm_", "AKIA", "AIza", "SG.", "pypi-", "eyJ"), False),
 }
 
@@ -179,17 +185,20 @@ def shannon_entropy(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
 
-_CAMEL_WORD = re.compile(r"[A-Z][a-z]{3,}|[a-z]{5,}")
+_CAMEL_WORD = re.compile(r"[A-Z][a-z]{4,}|[a-z]{6,}")
 
 
 def looks_random(token: str) -> bool:
     """32+ characters mixing upper case, lower case and digits with entropy ≥ 4.2 bits a character;
     or 20 to 31 such characters, two of each class at least, entropy ≥ 3.8 and at most one
-    word-like stretch (``CamelCase`` identifiers have several)."""
+    word-like stretch (``CamelCase`` identifiers have several); or 24+ upper-case letters (many
+    beyond hex) and digits with entropy ≥ 3.6."""
     core = token.strip("=")
     if len(core) < 20 or core.startswith("REDACTED"):
         return False
     upper, lower, digit = (sum(f(c) for c in core) for f in (str.isupper, str.islower, str.isdigit))
+    if upper and digit and not lower and len(core) >= 24:  # upper case and digits only (``NRAK-…``), not hex
+        return digit >= 3 and len(set(core) - set("ABCDEF0123456789_-")) >= 6 and shannon_entropy(core) >= 3.6
     if not (upper and lower and digit):
         return False
     if len(core) >= 32:
@@ -216,19 +225,6 @@ def _mask(text: str, spans: list[Span]) -> str:
     return "".join(chars)
 
 
-def _uncovered(spans: list[Span], s: int, e: int) -> list[tuple[int, int]]:
-    """The parts of ``[s, e)`` no span covers."""
-    out: list[tuple[int, int]] = []
-    pos = s
-    for s2, e2, _ in sorted(sp for sp in spans if sp[0] < e and s < sp[1]):
-        if s2 > pos:
-            out.append((pos, s2))
-        pos = max(pos, e2)
-    if pos < e:
-        out.append((pos, e))
-    return out
-
-
 def _claim(spans: list[Span], s: int, e: int, kind: str) -> None:
     if e > s and not any(s < e2 and s2 < e for s2, e2, _ in spans):
         spans.append((s, e, kind))
@@ -250,7 +246,7 @@ _PLAIN = re.compile(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|con
 def _keep(kind: str, value: str) -> bool:
     """False when a structure rule's value is not a credential after all."""
     if kind in structure.NEEDLES or kind in _LOOSE_PLACE:
-        if value.isdigit() or not value.strip():
+        if value.isdigit() or not value.strip() or "[REDACTED" in value:
             return False
         if kind in _LOOSE_PLACE and (_PLAIN.fullmatch(value) or len(value) < 4):
             return False
@@ -266,10 +262,9 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     hexy = _HEX32.search(text) is not None
     for kind, pattern in PATTERNS:
         needles, fold_case = NEEDLES.get(kind, ((), False))
-        if kind == "hex_key":
-            if not hexy:
-                continue
-        elif not any(n in (low if fold_case else text) for n in needles):
+        if kind in ("hex_key", "prefixed_hex_token") and not hexy:
+            continue
+        if kind != "hex_key" and not any(n in (low if fold_case else text) for n in needles):
             continue
         gate = structure.GATES.get(pattern)
         if gate is not None and not any(n in low for n in gate):
@@ -287,6 +282,8 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
                     continue
             if kind == "hex_key" and _digest_in_context(work, m.start(), s, e):
                 continue
+            if kind == "prefixed_hex_token":
+                s = m.start()
             if kind == "partial_token":  # the prefix goes too; the rest must look random (not ``hf_transfer``)
                 if not random_head(value):
                     continue
@@ -298,8 +295,13 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     # the maintained provider rules' values: where one of our rules found the same token its kind
     # name stays; what they found beyond ours is claimed, the uncovered rest of a longer value too
     for s, e, kind in sorted(provider.spans(text, known), key=lambda sp: (sp[0], -sp[1])):
-        for s2, e2 in _uncovered(spans, s, e):
-            _claim(spans, s2, e2, kind)
+        inside = sorted(sp for sp in spans if sp[0] < e and s < sp[1])
+        if inside:  # one secret, one finding: the spans it overlaps grow into one, named as ours
+            for sp in inside:
+                spans.remove(sp)
+            spans.append((min(s, inside[0][0]), max(e, *(sp[1] for sp in inside)), inside[0][2]))
+        else:
+            spans.append((s, e, kind))
     work = _mask(work, spans)
     for s, e, kind in structure.seed_spans(work):
         _claim(spans, s, e, kind)
@@ -328,14 +330,19 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
 _SEGMENT = re.compile(r"[^/.]+")
 
 
+def _wordy(seg: str) -> bool:
+    """A path segment written by a person: lower case (digits, ``-`` and ``_`` allowed) or Capitalised."""
+    return len(seg) >= 2 and (seg.islower() or (seg[:1].isupper() and seg[1:].islower()))
+
+
 def _random_parts(token: str) -> list[tuple[int, int]]:
     """Where a run of token characters is random: the whole run, or for a file path
     (``/tmp/tmp.X7fa9Qz2Lk.json``: segments between ``/`` and ``.``, two of them plain words)
     only its segments that are random on their own."""
     if "/" in token or "." in token:
         segs = list(_SEGMENT.finditer(token))
-        wordy = sum(1 for g in segs if g.group(0).isalpha() or g.group(0).islower())
-        if len(segs) >= 2 and wordy >= 2:
+        wordy = sum(1 for g in segs if _wordy(g.group(0)))
+        if len(segs) >= 2 and wordy >= 2 and 2 * wordy >= len(segs):
             return [g.span() for g in segs if looks_random(g.group(0))]
     return [(0, len(token))] if looks_random(token) else []
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 from importlib import resources
 
 # what a value may not start with: a reference to a secret kept elsewhere, not the secret
-_REF = (r"(?![\"']?(?:[$<{%]|\[REDACTED|\*{3}|x{6}|\.\.\.|[/~]|\.{1,2}/|os\.environ|os\.getenv|process\.env|getenv|env\.|"
+_REF = (r"(?![\"']?(?:[$<{%]|\[REDACTED|\*{3}|x{6}|\.\.\.|/|~/|\.{1,2}/|os\.environ|os\.getenv|process\.env|getenv|env\.|"
         r"(?:None|null|true|false|changeme|required|optional|secret|password|redacted|hidden|example)\b))")
 # in a connection string ``{…}`` is ODBC quoting; ``{{name}}`` and ``{name}`` are templates
 _REF_CS = _REF.replace("[$<{%]", "[$<%]|\\{\\{|\\{\\w+\\}")
@@ -74,7 +74,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                                    r"server_password|bindpw|rootpw)\b\s*[=:]?\s*" + _REF + _VAL)),
     ("config_password", re.compile(r"(?i)\b(?:machine\s+\S+|default)\b[^\n]*?\b(?:password|passwd|account)\s+" + _REF + _VAL)),
     ("config_password", re.compile(r"(?i)\blogin\s+\S+\s+(?:password|passwd)\s+" + _REF + _VAL)),
-    ("config_password", re.compile(r"(?m)^\s*(?:[\w.*-]+|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s]{3,})\s*$")),
+    ("config_password", re.compile(r"(?<![\w.:*-])(?:[A-Za-z0-9][\w.*-]*|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s]{3,})(?=\s|$)")),
     ("config_password", re.compile(r"(?i)(?:^|[\s\"'{,])_?(?:auth|authToken|_password|auth_token|identitytoken|registrytoken)[\"']?\s*[=:]\s*[\"']?"
                                    + _REF + r"(?P<v>[A-Za-z0-9+/=._~-]{8,})")),
     # connection strings (ADO, ODBC, JDBC properties, libpq, Azure) and URL queries: a value runs to the next
