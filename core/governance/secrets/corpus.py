@@ -198,7 +198,10 @@ def planted(n: int = 360, seed: int = 7) -> list[Planted]:
 
 def windows(part: str) -> list[str]:
     """The part and each of its ``WINDOW``-character windows (twice as long for hex, whose
-    alphabet is small): a secret cut short is still found."""
+    alphabet is small; runs of three words for a phrase): a secret cut short is still found."""
+    if " " in part:  # a phrase of words (a seed phrase): its runs of three words, as 8 letters match prose
+        words = part.split()
+        return [part, *(" ".join(words[i : i + 3]) for i in range(len(words) - 2))]
     size = 2 * WINDOW if all(c in HEX for c in part.lower()) else WINDOW
     if len(part) <= size:
         return [part]

@@ -168,6 +168,13 @@ _NEXT_HEAD = re.compile(r"[\s,;:]{1,4}([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
 _CASE_CHANGE = re.compile(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 
 
+# (kind, pattern, its literals, whether they are looked up lower-cased, the pattern's own gate)
+_PLAN = [(kind, pattern, frozenset(NEEDLES.get(kind, ((), False))[0]), NEEDLES.get(kind, ((), False))[1],
+          frozenset(structure.GATES[pattern]) if pattern in structure.GATES else None) for kind, pattern in PATTERNS]
+_ALL_CS = sorted({n for _, _, needles, ci, _ in _PLAN if not ci for n in needles})
+_ALL_CI = sorted({n for _, _, needles, ci, gate in _PLAN if ci for n in needles} | {n for *_, gate in _PLAN for n in gate or ()})
+
+
 def random_head(token: str) -> bool:
     """The rest of a split token: letters and digits, or upper and lower case changing more than
     once (``tLLCWPgEux``, not ``hf_transfer`` or ``Kestrel``)."""
@@ -185,6 +192,7 @@ def shannon_entropy(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
 
+_UPPER, _LOWER, _DIGIT = re.compile(r"[A-Z]"), re.compile(r"[a-z]"), re.compile(r"[0-9]")
 _CAMEL_WORD = re.compile(r"[A-Z][a-z]{4,}|[a-z]{6,}")
 
 
@@ -196,7 +204,7 @@ def looks_random(token: str) -> bool:
     core = token.strip("=")
     if len(core) < 20 or core.startswith("REDACTED"):
         return False
-    upper, lower, digit = (sum(f(c) for c in core) for f in (str.isupper, str.islower, str.isdigit))
+    upper, lower, digit = (len(r.findall(core)) for r in (_UPPER, _LOWER, _DIGIT))
     if upper and digit and not lower and len(core) >= 24:  # upper case and digits only (``NRAK-…``), not hex
         return digit >= 3 and len(set(core) - set("ABCDEF0123456789_-")) >= 6 and shannon_entropy(core) >= 3.6
     if not (upper and lower and digit):
@@ -260,14 +268,14 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     work = text
     low = text.lower()
     hexy = _HEX32.search(text) is not None
-    for kind, pattern in PATTERNS:
-        needles, fold_case = NEEDLES.get(kind, ((), False))
+    present_cs = {n for n in _ALL_CS if n in text}  # each literal looked up once, not once per rule
+    present_ci = {n for n in _ALL_CI if n in low}
+    for kind, pattern, needles, fold_case, gate in _PLAN:
         if kind in ("hex_key", "prefixed_hex_token") and not hexy:
             continue
-        if kind != "hex_key" and not any(n in (low if fold_case else text) for n in needles):
+        if kind != "hex_key" and needles.isdisjoint(present_ci if fold_case else present_cs):
             continue
-        gate = structure.GATES.get(pattern)
-        if gate is not None and not any(n in low for n in gate):
+        if gate is not None and gate.isdisjoint(present_ci):
             continue
         found: list[Span] = []
         for m in pattern.finditer(work):

@@ -74,7 +74,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                                    r"server_password|bindpw|rootpw)\b\s*[=:]?\s*" + _REF + _VAL)),
     ("config_password", re.compile(r"(?i)\b(?:machine\s+\S+|default)\b[^\n]*?\b(?:password|passwd|account)\s+" + _REF + _VAL)),
     ("config_password", re.compile(r"(?i)\blogin\s+\S+\s+(?:password|passwd)\s+" + _REF + _VAL)),
-    ("config_password", re.compile(r"(?<![\w.:*-])(?:[A-Za-z0-9][\w.*-]*|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s]{3,})(?=\s|$)")),
+    ("config_password", re.compile(r"(?<![\w.:*-])(?:\*|[A-Za-z][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*)"
+                                   r":[\w.*$-]+:[\w.*$@-]+:(?P<v>[^\s\"'{}]{3,})(?=\s|$)")),
     ("config_password", re.compile(r"(?i)(?:^|[\s\"'{,])_?(?:auth|authToken|_password|auth_token|identitytoken|registrytoken)[\"']?\s*[=:]\s*[\"']?"
                                    + _REF + r"(?P<v>[A-Za-z0-9+/=._~-]{8,})")),
     # connection strings (ADO, ODBC, JDBC properties, libpq, Azure) and URL queries: a value runs to the next
