@@ -153,11 +153,14 @@ def redact_obj(value: Any, findings: list[str] | None = None) -> Any:
     Dict keys are kept (they are field names), dict key order is preserved.
     """
     local: list[str] = []
-    strings: list[str] = []
-    _strings(value, strings)
-    # the maintained provider rules run once over all the strings joined, not once per string
-    hits = provider.provider_values("\n".join(strings)) if strings else ()
-    out = _walk(value, local, hits)
+    seen: list[str] = []
+    out = _walk(value, local, (), seen)
+    # the maintained provider rules run once over all the strings joined, not once per string; in
+    # the rare case they find something, the value is walked again with what they found
+    hits = provider.provider_values("\n".join(seen)) if seen else ()
+    if hits:
+        local = []
+        out = _walk(value, local, hits, None)
     if "partial_token" in local or _holds(out):
         out = _other_half(out, local)
     if findings is not None:
@@ -165,23 +168,18 @@ def redact_obj(value: Any, findings: list[str] | None = None) -> Any:
     return out
 
 
-def _strings(value: Any, out: list[str]) -> None:
-    if isinstance(value, str):
-        if len(value) >= 8:
-            out.append(value)
-    elif isinstance(value, dict):
-        for v in value.values():
-            _strings(v, out)
-    elif isinstance(value, list):
-        for v in value:
-            _strings(v, out)
+# commonkeep's own ids and ISO times: their shape leaves no room for a secret
+_OWN = re.compile(r"(?:cap|mem|patch|op|inq|intent)_\d{8,14}(?:_[a-z0-9]{2,12})?"
+                  r"|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,6})?)?(?:Z|[+-]\d\d:?\d\d)?)?")
 
 
-def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...]) -> Any:
+def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: list[str] | None) -> Any:
     # hot on big patch files: short strings (ids, enums, dates' tails) cannot hold a secret
     if isinstance(value, str):
-        if len(value) < 8:
+        if len(value) < 8 or _OWN.fullmatch(value) is not None:
             return value
+        if seen is not None:
+            seen.append(value)
         mine = tuple(h for h in hits if h[0] in value) if hits else ()
         if len(value) <= 4096:
             text, kinds = _redact_cached(value, mine)
@@ -191,9 +189,9 @@ def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...]) -> Any:
             sink.extend(kinds)
         return text
     if isinstance(value, dict):
-        return {k: _walk(v, sink, hits) for k, v in value.items()}
+        return {k: _walk(v, sink, hits, seen) for k, v in value.items()}
     if isinstance(value, list):
-        return [_walk(v, sink, hits) for v in value]
+        return [_walk(v, sink, hits, seen) for v in value]
     return value
 
 

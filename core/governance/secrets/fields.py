@@ -20,6 +20,8 @@ from typing import Any
 MARKER = "[REDACTED:{kind}]"
 _PIECE = re.compile(r"[^/.:_\-+=@\s,;#?&]+")
 _HEX = re.compile(r"[0-9a-fA-F]+")
+_SPACE = re.compile(r"\s")
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]{6,}")
 _CASE_CHANGE = re.compile(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 # a value that starts or ends like a provider token cut in two
 _HALF_START = re.compile(r"^(?:sk-|gh[pousr]_|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|hf_|npm_|AKIA|ASIA|AIza|SG\.|pypi-|eyJ)")
@@ -61,7 +63,7 @@ def _slots(cand: dict[str, Any]) -> list[tuple[Any, Any]]:
 def _piece_of_token(value: str) -> bool:
     """Could ``value`` be one half of a split token: no spaces, and random-looking or a token's start."""
     v = value.strip()
-    return 4 <= len(v) <= 200 and not any(c.isspace() for c in v) and (
+    return 4 <= len(v) <= 200 and _SPACE.search(v) is None and (
         _HALF_START.match(v) is not None or any(_random_piece(p) for p in _PIECE.findall(v))
         or (len(v) >= 6 and v.isalnum() and not v.isalpha() and not v.isdigit()))
 
@@ -71,7 +73,9 @@ def strict(cand: dict[str, Any], sink: list[str]) -> None:
     halves of a token split across two of them; the kinds go to ``sink``."""
     from commonkeep.governance.secrets import redact
 
-    slots = _slots(cand)
+    slots = [(c, k) for c, k in _slots(cand) if _ALNUM_RUN.search(c[k]) or _HALF_START.match(c[k].strip())]
+    if not slots:  # no field has 6 letters or digits in a row: nothing random, nothing split
+        return
     whole = MARKER.format(kind="token_in_field")
     for c, k in slots:
         if c[k] != whole and token_like(c[k]):

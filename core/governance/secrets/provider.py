@@ -26,7 +26,7 @@ Hit = tuple[str, str]  # (secret value, kind)
 _LOCK = threading.Lock()
 _STATE: dict[str, Any] = {}
 # a text holds a token only if it has a run of token characters this long
-_RUN = re.compile(r"[A-Za-z0-9_+/=.:@-]{16,}")
+_RUN = re.compile(r"[A-Za-z0-9_+=-]{16,}")
 _SLUG = re.compile(r"[^a-z0-9]+")
 # sentence punctuation right after a token: many rules end a token at a space, a quote or the end,
 # so "…use dapi….": the text is scanned with such punctuation read as spaces (same length)
