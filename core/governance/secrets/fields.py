@@ -22,6 +22,8 @@ _PIECE = re.compile(r"[^/.:_\-+=@\s,;#?&]+")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _SPACE = re.compile(r"\s")
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{6,}")
+# a field that ends with a redacted token, or holds the first half of one
+_HALF = re.compile(r"\[REDACTED:partial_token\]|\[REDACTED:[a-z0-9_]+\][\s.,;:!?)]*$")
 _CASE_CHANGE = re.compile(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 # a value that starts or ends like a provider token cut in two
 _HALF_START = re.compile(r"^(?:sk-|gh[pousr]_|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|hf_|npm_|AKIA|ASIA|AIza|SG\.|pypi-|eyJ)")
@@ -81,10 +83,15 @@ def strict(cand: dict[str, Any], sink: list[str]) -> None:
         if c[k] != whole and token_like(c[k]):
             c[k] = whole
             sink.append("token_in_field")
+    split = MARKER.format(kind="split_token")
     pieces = [(c, k) for c, k in slots if c[k] != whole and _piece_of_token(c[k])]
+    if any(_HALF.search(c[k]) for c, k in _slots(cand)):  # one half already went: the other may be any piece
+        for c, k in pieces:
+            c[k] = split
+            sink.append("split_token")
+        return
     if len(pieces) < 2:
         return
-    split = MARKER.format(kind="split_token")
     gone: set[int] = set()
     for i, (c1, k1) in enumerate(pieces):
         for j, (c2, k2) in enumerate(pieces):

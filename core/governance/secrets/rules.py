@@ -193,27 +193,28 @@ def shannon_entropy(s: str) -> float:
 
 
 _UPPER, _LOWER, _DIGIT = re.compile(r"[A-Z]"), re.compile(r"[a-z]"), re.compile(r"[0-9]")
-_CAMEL_WORD = re.compile(r"[A-Z][a-z]{4,}|[a-z]{6,}")
+_LOWER_RUN = re.compile(r"[a-z]{4,}")  # the words of an identifier (``EncodedStringHelper``)
 
 
 def looks_random(token: str) -> bool:
     """32+ characters mixing upper case, lower case and digits with entropy ≥ 4.2 bits a character;
-    or 20 to 31 such characters, two of each class at least, entropy ≥ 3.8 and at most one
-    word-like stretch (``CamelCase`` identifiers have several); or 24+ upper-case letters (many
-    beyond hex) and digits with entropy ≥ 3.6."""
+    or 20 to 31 characters of upper and lower case (two of each at least) changing case four times
+    or more (six without a digit), entropy ≥ 3.5 and under half of it in runs of four lower-case
+    letters (the words of ``CamelCase`` identifiers); or 24+ upper-case letters (many beyond hex) and digits with entropy
+    ≥ 3.6."""
     core = token.strip("=")
     if len(core) < 20 or core.startswith("REDACTED"):
         return False
     upper, lower, digit = (len(r.findall(core)) for r in (_UPPER, _LOWER, _DIGIT))
     if upper and digit and not lower and len(core) >= 24:  # upper case and digits only (``NRAK-…``), not hex
         return digit >= 3 and len(set(core) - set("ABCDEF0123456789_-")) >= 6 and shannon_entropy(core) >= 3.6
-    if not (upper and lower and digit):
-        return False
     if len(core) >= 32:
-        return shannon_entropy(core) >= 4.2
-    if min(upper, lower, digit) < 2 or len(_CAMEL_WORD.findall(core)) > 1:
+        return bool(upper and lower and digit) and shannon_entropy(core) >= 4.2
+    if min(upper, lower) < 2 or sum(map(len, _LOWER_RUN.findall(core))) > 0.45 * len(core):
         return False
-    return shannon_entropy(core) >= 3.8
+    if len(_CASE_CHANGE.findall(core)) < (4 if digit else 6):
+        return False
+    return shannon_entropy(core) >= 3.5
 
 
 def _strong(value: str) -> bool:
