@@ -37,7 +37,7 @@ _PLACEHOLDER = (
 # Where a token may start: not inside a longer word or number, but right after ``_`` too
 # (``key_AKIA…``, ``token_ghp_…``), which ``\b`` would miss (``_`` is a word character).
 _START = r"(?<![A-Za-z0-9])"
-_NOT_MARKER = r"(?!\[REDACTED)"
+_NOT_MARKER = r"(?!\[REDACTED|…|\.\.\.)"
 
 # The words for "password" in prose, in the languages the injection rules score too.
 _PW_WORDS = (r"(?:password|passphrase|passcode|pass\s?word|pwd|mot de passe|contraseña|passwort|kennwort"
@@ -198,8 +198,8 @@ _LOWER_RUN = re.compile(r"[a-z]{4,}")  # the words of an identifier (``EncodedSt
 
 def looks_random(token: str) -> bool:
     """32+ characters mixing upper case, lower case and digits with entropy ≥ 4.2 bits a character;
-    or 20 to 31 characters of upper and lower case (two of each at least) changing case four times
-    or more (six without a digit), entropy ≥ 3.5 and under half of it in runs of four lower-case
+    or 20 to 31 characters of upper and lower case (two of each at least) changing case twice or
+    more with two digits or more (four times with one digit, six with none), entropy ≥ 3.5 and under half of it in runs of four lower-case
     letters (the words of ``CamelCase`` identifiers); or 24+ upper-case letters (many beyond hex) and digits with entropy
     ≥ 3.6."""
     core = token.strip("=")
@@ -212,7 +212,8 @@ def looks_random(token: str) -> bool:
         return bool(upper and lower and digit) and shannon_entropy(core) >= 4.2
     if min(upper, lower) < 2 or sum(map(len, _LOWER_RUN.findall(core))) > 0.45 * len(core):
         return False
-    if len(_CASE_CHANGE.findall(core)) < (4 if digit else 6):
+    changes = len(_CASE_CHANGE.findall(core))
+    if changes < (6 if not digit else 4 if digit < 2 else 2):
         return False
     return shannon_entropy(core) >= 3.5
 
@@ -254,6 +255,9 @@ _PLAIN = re.compile(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|con
 
 def _keep(kind: str, value: str) -> bool:
     """False when a structure rule's value is not a credential after all."""
+    shown = value.rstrip("….")
+    if shown != value and len(shown) < 8:
+        return False  # a value the writer elided ("token=Xq3…"), not the value
     if kind in structure.NEEDLES or kind in _LOOSE_PLACE:
         if value.isdigit() or not value.strip() or "[REDACTED" in value:
             return False
