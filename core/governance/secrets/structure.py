@@ -29,7 +29,7 @@ _LONG = (r"--(?:password|passwd|pass|pw|passphrase|token|api[-_]?key|apikey|acce
          r"storepass|keypass|srcstorepass|deststorepass|http-password|proxy-password|ftp-password|"
          r"registry-password|client-secret|signing-key|encryption-key|master-key)")
 # commands whose short flag takes a password (``sshpass -p``, ``mysql -pX``, ``ldapsearch -w``, ``redis-cli -a``)
-_SHORT_CMDS = (r"\b(?:sshpass\s+-p|(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb(?:-dump|-admin)?)\b[^\n|;&]*?\s-p"
+_SHORT_CMDS = (r"\b(?:sshpass\s+-p|(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb(?:-dump|-admin)?)\b[^\n|;&]*?\s-p(?=\S)"
                r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)\b[^\n|;&]*?\s-[wy]"
                r"|redis-cli\b[^\n|;&]*?\s-a|(?:7z|7za|7zr|unzip|zip|zipcloak|rar|unrar)\b[^\n|;&]*?\s-[pP]"
                r"|smbclient\b[^\n|;&]*?%|keytool\b[^\n|;&]*?-(?:store|key)pass"
