@@ -74,7 +74,6 @@ _GL = re.compile(r"gl[a-z]{1,5}-")
 _STRUCTURE = ("identified", " -", "pass:", "pw:", "machine ", "login ", "auth", "=", "-----", "putty", "age-",
               "$", "{ssha}", "{sha")
 _PGPASS = re.compile(r"[^\s:]+:(?:\d+|\*):[^\s:]+:[^\s:]+:\S")
-_WORDS = re.compile(r"[^\W\d_]+")
 
 
 def _needs_scan(text: str) -> bool:
@@ -94,12 +93,8 @@ _LONG_RUN = re.compile(r"[A-Za-z0-9+/_=.-]{20,}")
 
 
 def _seedlike(low: str) -> bool:
-    """Twelve words or more of the English BIP-39 list (a seed phrase may be there)."""
-    words = _WORDS.findall(low)
-    if len(words) < structure.SEED_LENGTHS[0]:
-        return False
-    lists = structure.word_lists()
-    return any(sum(w in wl for w in words) >= structure.SEED_LENGTHS[0] for wl in lists)
+    """Twelve words or more, eight of them distinct words of a BIP-39 list (a seed phrase may be there)."""
+    return structure.seedlike(low)
 
 
 @lru_cache(maxsize=65536)
@@ -173,10 +168,13 @@ _OWN = re.compile(r"(?:cap|mem|patch|op|inq|intent)_\d{8,14}(?:_[a-z0-9]{2,12})?
                   r"|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,6})?)?(?:Z|[+-]\d\d:?\d\d)?)?")
 
 
+_OWN_START = frozenset("cmpoi2")
+
+
 def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: list[str] | None) -> Any:
     # hot on big patch files: short strings (ids, enums, dates' tails) cannot hold a secret
     if isinstance(value, str):
-        if len(value) < 8 or _OWN.fullmatch(value) is not None:
+        if len(value) < 8 or (value[:1] in _OWN_START and _OWN.fullmatch(value) is not None):
             return value
         if seen is not None:
             seen.append(value)

@@ -73,11 +73,12 @@ def _piece_of_token(value: str) -> bool:
 def strict(cand: dict[str, Any], sink: list[str]) -> None:
     """Redact, in place, the single-value fields of ``cand`` that are or hold a token, and both
     halves of a token split across two of them; the kinds go to ``sink``."""
-    from commonkeep.governance.secrets import redact
-
-    slots = [(c, k) for c, k in _slots(cand) if _ALNUM_RUN.search(c[k]) or _HALF_START.match(c[k].strip())]
+    every = _slots(cand)
+    slots = [(c, k) for c, k in every if _ALNUM_RUN.search(c[k]) or _HALF_START.match(c[k].strip())]
     if not slots:  # no field has 6 letters or digits in a row: nothing random, nothing split
         return
+    from commonkeep.governance.secrets import redact
+
     whole = MARKER.format(kind="token_in_field")
     for c, k in slots:
         if c[k] != whole and token_like(c[k]):
@@ -85,7 +86,7 @@ def strict(cand: dict[str, Any], sink: list[str]) -> None:
             sink.append("token_in_field")
     split = MARKER.format(kind="split_token")
     pieces = [(c, k) for c, k in slots if c[k] != whole and _piece_of_token(c[k])]
-    if any(_HALF.search(c[k]) for c, k in _slots(cand)):  # one half already went: the other may be any piece
+    if any(_HALF.search(c[k]) for c, k in every):  # one half already went: the other may be any piece
         for c, k in pieces:
             c[k] = split
             sink.append("split_token")

@@ -126,12 +126,24 @@ def word_lists() -> tuple[frozenset[str], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1)
+def any_list() -> frozenset[str]:
+    """Every word of every list: a quick first look (a phrase has 8 distinct words of it at least)."""
+    return frozenset().union(*word_lists())
+
+
+def seedlike(low: str) -> bool:
+    """Could the lower-cased text hold a seed phrase (8+ distinct words of the lists, 12+ words)?"""
+    plain = _WORD.findall(low)
+    return len(plain) >= SEED_LENGTHS[0] and len(any_list().intersection(plain)) >= 8
+
+
 def seed_spans(text: str) -> list[tuple[int, int, str]]:
     """Spans of 12 or more consecutive words of one BIP-39 word list (a phrase is 12 to 24 words)."""
     low = text.lower()
-    plain = _WORD.findall(low)
-    if len(plain) < SEED_LENGTHS[0]:
+    if not seedlike(low):
         return []
+    plain = _WORD.findall(low)
     lists = [wl for wl in word_lists() if len([w for w in plain if w in wl]) >= SEED_LENGTHS[0]]
     if not lists:
         return []
