@@ -10,7 +10,7 @@ text, where Betterleaks' own Python binding costs ~60 µs (``docs/security.md``)
 ``provider_values(text)`` returns the secret values found, with a kind named after the rule
 (``github_pat``, ``generic_credential_uri``); callers look the values up in each field, so one
 candidate is scanned once, all its fields joined. The compiled rules are cached on disk by
-Kingfisher (first load ~3 s, then ~0.3 s), and loaded only when a text could hold a token.
+Kingfisher (first load ~3 s, then ~0.3 s), and loaded only when a text could hold a token (12+ letters and digits in a row, mixed).
 Without the package the layer is skipped and our own rules still run.
 """
 
@@ -25,8 +25,17 @@ Hit = tuple[str, str]  # (secret value, kind)
 
 _LOCK = threading.Lock()
 _STATE: dict[str, Any] = {}
-# a text holds a token only if it has a run of token characters this long
-_RUN = re.compile(r"[A-Za-z0-9_+=-]{16,}")
+# a token's random part: 12+ letters and digits in a row, mixing letters and digits or cases
+# (slugs such as ``fact-the-service-on-port`` and plain words have none)
+_STRETCH = re.compile(r"[A-Za-z0-9]{12,}")
+
+
+def _worth_scanning(text: str) -> bool:
+    for m in _STRETCH.finditer(text):
+        s = m.group(0)
+        if not (s.isalpha() or s.isdigit()) or not (s.islower() or s.isupper()):
+            return True
+    return False
 _SLUG = re.compile(r"[^a-z0-9]+")
 # sentence punctuation right after a token: many rules end a token at a space, a quote or the end,
 # so "…use dapi….": the text is scanned with such punctuation read as spaces (same length)
@@ -66,7 +75,7 @@ def kind_of(rule_id: str) -> str:
 @lru_cache(maxsize=16384)
 def provider_values(text: str) -> tuple[Hit, ...]:
     """The secret values the maintained rules find in ``text`` (longest first), with their kinds."""
-    if len(text) < 16 or _RUN.search(text) is None:
+    if len(text) < 16 or not _worth_scanning(text):
         return ()
     scanner = _scanner()
     if scanner is None:
