@@ -176,7 +176,7 @@ def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: lis
     if isinstance(value, str):
         if len(value) < 8 or (value[:1] in _OWN_START and _OWN.fullmatch(value) is not None):
             return value
-        if seen is not None:
+        if seen is not None and provider.worth_scanning(value):
             seen.append(value)
         mine = tuple(h for h in hits if h[0] in value) if hits else ()
         if len(value) <= 4096:

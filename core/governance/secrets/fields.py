@@ -21,6 +21,7 @@ MARKER = "[REDACTED:{kind}]"
 _PIECE = re.compile(r"[^/.:_\-+=@\s,;#?&]+")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _SPACE = re.compile(r"\s")
+_HALF_START_ANY = re.compile(r"(?m)^\s*(?:sk-|gh[pousr]_|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|hf_|npm_|AKIA|ASIA|AIza|SG\.|pypi-|eyJ)")
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{6,}")
 # a field that ends with a redacted token, or holds the first half of one
 _HALF = re.compile(r"\[REDACTED:partial_token\]|\[REDACTED:[a-z0-9_]+\][\s.,;:!?)]*$")
@@ -73,6 +74,13 @@ def _piece_of_token(value: str) -> bool:
 def strict(cand: dict[str, Any], sink: list[str]) -> None:
     """Redact, in place, the single-value fields of ``cand`` that are or hold a token, and both
     halves of a token split across two of them; the kinds go to ``sink``."""
+    source, prov = cand.get("source"), cand.get("provenance")
+    quick = [*(cand.get("tags") or ()), *(cand.get("evidence_refs") or ()),
+             source.get("ref", "") if isinstance(source, dict) else "",
+             *((prov.get("session_id") or "", prov.get("task_id") or "") if isinstance(prov, dict) else ())]
+    joined = "\n".join(v for v in quick if isinstance(v, str))
+    if _ALNUM_RUN.search(joined) is None and _HALF_START_ANY.search(joined) is None:
+        return  # the common case: no field has 6 letters or digits in a row, none starts like a token
     every = _slots(cand)
     slots = [(c, k) for c, k in every if _ALNUM_RUN.search(c[k]) or _HALF_START.match(c[k].strip())]
     if not slots:  # no field has 6 letters or digits in a row: nothing random, nothing split

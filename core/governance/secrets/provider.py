@@ -30,6 +30,12 @@ _STATE: dict[str, Any] = {}
 _STRETCH = re.compile(r"[A-Za-z0-9]{12,}")
 
 
+@lru_cache(maxsize=65536)
+def worth_scanning(text: str) -> bool:
+    """Could ``text`` hold a token the provider rules know (see ``_STRETCH``)?"""
+    return _worth_scanning(text)
+
+
 def _worth_scanning(text: str) -> bool:
     for m in _STRETCH.finditer(text):
         s = m.group(0)
@@ -72,11 +78,15 @@ def kind_of(rule_id: str) -> str:
     return _SLUG.sub("_", name.lower()).strip("_") or "provider_token"
 
 
-@lru_cache(maxsize=16384)
 def provider_values(text: str) -> tuple[Hit, ...]:
     """The secret values the maintained rules find in ``text`` (longest first), with their kinds."""
-    if len(text) < 16 or not _worth_scanning(text):
+    if len(text) < 16 or not _worth_scanning(text):  # the common case, not worth a cache entry
         return ()
+    return _scan(text)
+
+
+@lru_cache(maxsize=16384)
+def _scan(text: str) -> tuple[Hit, ...]:
     scanner = _scanner()
     if scanner is None:
         return ()
