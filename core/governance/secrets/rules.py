@@ -38,6 +38,8 @@ _PLACEHOLDER = (
 # (``key_AKIA…``, ``token_ghp_…``), which ``\b`` would miss (``_`` is a word character).
 _START = r"(?<![A-Za-z0-9])"
 _NOT_MARKER = r"(?!\[REDACTED|…|\.\.\.)"
+# a URL password that only names one (``scheme://user:pass@host`` in documentation)
+_PLACEHOLDER_PW = re.compile(r"(?i)pass|password|passwd|pwd|pw|secret|token|x{3,}|\*{3,}|<[^>]*>")
 
 # The words for "password" in prose, in the languages the injection rules score too.
 _PW_WORDS = (r"(?:password|passphrase|passcode|pass\s?word|pwd|mot de passe|contraseña|passwort|kennwort"
@@ -255,9 +257,10 @@ _PLAIN = re.compile(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|con
 
 def _keep(kind: str, value: str) -> bool:
     """False when a structure rule's value is not a credential after all."""
-    shown = value.rstrip("….")
-    if shown != value and len(shown) < 8:
-        return False  # a value the writer elided ("token=Xq3…"), not the value
+    if "…" in value or "..." in value:
+        shown = value.replace("…", "").replace("...", "").strip("`'\"()[]{}.,;:")
+        if len(shown) < 8:
+            return False  # a value the writer elided ("token=Xq3…"), not the value
     if kind in structure.NEEDLES or kind in _LOOSE_PLACE:
         if value.isdigit() or not value.strip() or "[REDACTED" in value:
             return False
@@ -286,7 +289,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
         for m in pattern.finditer(work):
             s, e = _value_span(m)
             value = text[s:e]
-            if MASK in work[s:e] or not _keep(kind, value):
+            if MASK in work[s:e] or not _keep(kind, value) or (kind == "password_in_url" and _PLACEHOLDER_PW.fullmatch(value)):
                 continue
             if kind == "password_in_prose":
                 value = value.rstrip(".,;:!?)")

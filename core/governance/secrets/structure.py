@@ -17,11 +17,12 @@ from importlib import resources
 
 # what a value may not start with: a reference to a secret kept elsewhere, not the secret
 _REF = (r"(?![\"']?(?:[$<{%]|\[REDACTED|\*{3}|x{6}|\.\.\.|/|~/|\.{1,2}/|os\.environ|os\.getenv|process\.env|getenv|env\.|"
-        r"(?:None|null|true|false|changeme|required|optional|secret|password|redacted|hidden|example)\b))")
+        r"(?:None|null|true|false|changeme|required|optional|secret|password|pass|passwd|pw|user|token|redacted|hidden"
+        r"|example)\b))")
 # in a connection string ``{…}`` is ODBC quoting; ``{{name}}`` and ``{name}`` are templates
 _REF_CS = _REF.replace("[$<{%]", "[$<%]|\\{\\{|\\{\\w+\\}")
 # a value after a flag: quoted (spaces allowed) or one run of non-space characters
-_VAL = r"(?:'(?P<q1>[^'\n]{3,})'|\"(?P<q2>[^\"\n]{3,})\"|(?P<v>[^\s'\"]{3,}))"
+_VAL = r"(?:'(?P<q1>[^'\n]{3,})'|\"(?P<q2>[^\"\n]{3,})\"|(?P<v>[^\s'\"`]{3,}))"
 
 # long flags that always take a credential
 _LONG = (r"--(?:password|passwd|pass|pw|passphrase|token|api[-_]?key|apikey|access[-_]?key|secret[\w-]*|"
@@ -29,11 +30,11 @@ _LONG = (r"--(?:password|passwd|pass|pw|passphrase|token|api[-_]?key|apikey|acce
          r"storepass|keypass|srcstorepass|deststorepass|http-password|proxy-password|ftp-password|"
          r"registry-password|client-secret|signing-key|encryption-key|master-key)")
 # commands whose short flag takes a password (``sshpass -p``, ``mysql -pX``, ``ldapsearch -w``, ``redis-cli -a``)
-_SHORT_CMDS = (r"\b(?:sshpass\s+-p|(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb(?:-dump|-admin)?)\b[^\n|;&]*?\s-p(?=\S)"
-               r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)\b[^\n|;&]*?\s-[wy]"
-               r"|redis-cli\b[^\n|;&]*?\s-a|(?:7z|7za|7zr|unzip|zip|zipcloak|rar|unrar)\b[^\n|;&]*?\s-[pP]"
-               r"|smbclient\b[^\n|;&]*?%|keytool\b[^\n|;&]*?-(?:store|key)pass"
-               r"|htpasswd\s+-\w*b\w*\s+\S+\s+\S+|(?:openssl)\b[^\n|;&]*?\s-(?:k|pass(?:in|out)?)\s+(?:pass:)?)")
+_SHORT_CMDS = (r"\b(?:sshpass\s+-p|(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb(?:-dump|-admin)?)\b[^\n|;&`]*?\s-p(?=\S)"
+               r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)\b[^\n|;&`]*?\s-[wy]"
+               r"|redis-cli\b[^\n|;&`]*?\s-a|(?:7z|7za|7zr|unzip|zip|zipcloak|rar|unrar)\b[^\n|;&`]*?\s-[pP]"
+               r"|smbclient\b[^\n|;&`]*?%|keytool\b[^\n|;&`]*?-(?:store|key)pass"
+               r"|htpasswd\s+-\w*b\w*\s+\S+\s+\S+|(?:openssl)\b[^\n|;&`]*?\s-(?:k|pass(?:in|out)?)\s+(?:pass:|(?!pass:)))")
 _PEM = re.compile(
     r"-----BEGIN (?!(?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|CERTIFICATE REQUEST|NEW CERTIFICATE REQUEST|X509 CRL"
     r"|PKCS7|CMS|TRUSTED CERTIFICATE|PGP PUBLIC KEY BLOCK|PGP SIGNATURE|PGP MESSAGE|SSH2 PUBLIC KEY)-----)"
@@ -64,8 +65,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_flag", re.compile(r"(?i)(?<![\w-])" + _LONG + r"(?:=|\s+)" + _REF + _VAL)),
     ("password_flag", _SHORT),
     ("password_flag", re.compile(r"(?<![\w-])(?:-u|--user|--proxy-user|-U|--username)(?:=|\s*)['\"]?[^\s:'\"/]{1,64}:" + _REF
-                                 + r"(?P<v>[^\s'\"]{3,})")),
-    ("password_flag", re.compile(r"\b(?:pass|password|pw):(?P<v>[^\s'\"]{4,})")),  # openssl pass:…
+                                 + r"(?P<v>[^\s'\"`]{3,})")),
+    ("password_flag", re.compile(r"\b(?:pass|password|pw):(?P<v>[^\s'\"`]{4,})")),  # openssl pass:…
     # SQL
     ("sql_password", re.compile(r"(?i)\bIDENTIFIED\s+(?:WITH\s+\w+\s+)?(?:BY|AS)\s+(?:PASSWORD\s+)?" + _VAL)),
     ("sql_password", _SQL_PASSWORD),
