@@ -20,7 +20,7 @@ R = random.Random(41)
 
 def _placed() -> list[tuple[str, str]]:
     """(text, the secret in it) for shapes the corpus does not write the same way."""
-    pw, tok = password(R), rand(R, 24)
+    pw, tok, key64 = password(R), rand(R, 24), rand(R, 64, HEX)
     b64 = rand(R, 64, corpus.ALNUM + "+/")
     words = sorted(structure.word_lists()[0])
     phrase = " ".join(R.choice(words) for _ in range(18))
@@ -41,6 +41,15 @@ def _placed() -> list[tuple[str, str]]:
         (f"-----BEGIN TSS2 PRIVATE KEY-----\n{b64}", b64),  # cut off before its END line
         (f"b3BlbnNzaC1rZXktdjE{b64}", b64),  # an OpenSSH key body without its armour
         (f"alice:$2y$10${rand(R, 53, corpus.ALNUM + './')}", "$2y$10$"),
+        (f"docker login -u bot -p {pw} registry.internal", pw),
+        (f"sqlcmd -S db -U sa -P {pw} -Q 'select 1'", pw),
+        (f"ssh-keygen -t ed25519 -N '{pw}' -f deploy_key", pw),
+        (f"net use \\\\files\\share /user:corp\\admin {pw}", pw),
+        (f"redis-cli> AUTH {pw}", pw),
+        (f"some-new-tool -p {pw} --verbose", pw),
+        (f"curl -H 'Authorization: Token {tok}' https://api.internal", tok),
+        (f"curl -H 'X-Vendor-Api-Token: {tok}' https://api.internal", tok),
+        (f"the wallet's private key is 0x{key64}", key64),
         (f"my recovery words: {phrase}", " ".join(phrase.split()[5:8])),
         (f"1. {phrase.replace(' ', ' 2. ', 1)}", " ".join(phrase.split()[9:12])),
     ]
@@ -74,6 +83,8 @@ def test_a_jdbc_password_that_begins_with_an_at_sign_goes_whole() -> None:
     "We abandon the ability to travel above the ocean, about which the actor wrote in april.",
     "docs: open http://127.0.0.1:8765/inbox?token=Xq3… in a browser",
     "class Base64EncodedStringV2Helper: pass",
+    "tx 0x9f2c4e1ab3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7 confirmed; tar -xzf a.tgz -C out -k",
+    "Content-Type: application/json; Authorization: Bearer $TOKEN; Set-Cookie: theme=dark; Path=/",
 ])
 def test_benign_look_alikes_are_left_exactly_as_written(text: str) -> None:
     assert redact(text).text == text

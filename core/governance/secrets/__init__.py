@@ -71,7 +71,7 @@ _ANCHORS = ("://", "eyj", "aiza", "sk-", "sg.", "xox", "-----begin", "bearer", "
             "credential", "kennwort", "senha")
 _GL = re.compile(r"gl[a-z]{1,5}-")
 # what the structure rules (``structure.py``) start from: a flag, SQL, a credentials file's line, key armour
-_STRUCTURE = ("identified", " -", "pass:", "pw:", "machine ", "login ", "auth", "=", "-----", "putty", "age-",
+_STRUCTURE = ("identified", " -", "pass:", "pw:", "machine ", "login ", "auth", "=", "-----", "putty", "age-", "net use",
               "$", "{ssha}", "{sha")
 _PGPASS = re.compile(r"[^\s:]+:(?:\d+|\*):[^\s:]+:[^\s:]+:\S")
 

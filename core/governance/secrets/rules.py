@@ -261,6 +261,9 @@ def _keep(kind: str, value: str) -> bool:
         shown = value.replace("…", "").replace("...", "").strip("`'\"()[]{}.,;:")
         if len(shown) < 8:
             return False  # a value the writer elided ("token=Xq3…"), not the value
+    if kind == "password_short_flag":  # any command: only a value with three character classes
+        classes = sum(bool(re.search(c, value)) for c in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w.\-]"))
+        return classes >= 3 and "[REDACTED" not in value
     if kind in structure.NEEDLES or kind in _LOOSE_PLACE:
         if value.isdigit() or not value.strip() or "[REDACTED" in value:
             return False

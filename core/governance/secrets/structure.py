@@ -34,6 +34,9 @@ _SHORT_CMDS = (r"\b(?:sshpass\s+-p|(?:mysql|mysqldump|mysqladmin|mysqlimport|mar
                r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)\b[^\n|;&`]*?\s-[wy]"
                r"|redis-cli\b[^\n|;&`]*?\s-a|(?:7z|7za|7zr|unzip|zip|zipcloak|rar|unrar)\b[^\n|;&`]*?\s-[pP]"
                r"|smbclient\b[^\n|;&`]*?%|keytool\b[^\n|;&`]*?-(?:store|key)pass"
+               r"|(?:docker|podman|buildah|skopeo|helm|oc|nerdctl|crane)\b[^\n|;&`]*?\blogin\b[^\n|;&`]*?\s-p"
+               r"|(?:sqlcmd|bcp|osql|isql)\b[^\n|;&`]*?\s-P|(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)\b[^\n|;&`]*?\s-p"
+               r"|ssh-keygen\b[^\n|;&`]*?\s-[NP]|\bnet\s+use\b[^\n|;&`]*?/user:\S+\s|(?:^|>\s?|\s)AUTH(?=\s+\S{6})"
                r"|htpasswd\s+-\w*b\w*\s+\S+\s+\S+|(?:openssl)\b[^\n|;&`]*?\s-(?:k|pass(?:in|out)?)\s+(?:pass:|(?!pass:)))")
 _PEM = re.compile(
     r"-----BEGIN (?!(?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|CERTIFICATE REQUEST|NEW CERTIFICATE REQUEST|X509 CRL"
@@ -67,6 +70,17 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_flag", re.compile(r"(?<![\w-])(?:-u|--user|--proxy-user|-U|--username)(?:=|\s*)['\"]?[^\s:'\"/]{1,64}:" + _REF
                                  + r"(?P<v>[^\s'\"`]{3,})")),
     ("password_flag", re.compile(r"\b(?:pass|password|pw):(?P<v>[^\s'\"`]{4,})")),  # openssl pass:…
+    # any command's short flag followed by a value a person would only type as a password (three
+    # character classes, not a path, a port, a version or key=value)
+    ("password_short_flag", re.compile(r"(?<![\w-])-[pPwakNK]\s+['\"]?(?P<v>[^\s'\"`/:=,]{8,})")),
+    # a 0x hex private key with a key or wallet word before it (an address is 40 digits, a key 64)
+    ("hex_private_key", re.compile(r"(?i)\b(?:private|priv|secret|signing|wallet|key)\b[^\n]{0,30}?(?<![0-9A-Za-z])0x"
+                                   r"(?P<v>[0-9a-f]{64})(?![0-9A-Za-z])")),
+    # HTTP headers that carry a credential: Authorization (any scheme), X-…-Key/Token/Secret
+    ("credential_header", re.compile(r"(?i)(?:^|[\s'\"])(?:proxy-)?authorization\s*:\s*(?:[A-Za-z-]+\s+)?" + _REF
+                                     + r"(?P<v>[^\s'\"`]{8,})")),
+    ("credential_header", re.compile(r"(?i)(?:^|[\s'\"])(?:x-[\w-]*(?:key|token|secret|auth|signature)[\w-]*|api-key|apikey"
+                                     r")\s*:\s*" + _REF + r"(?P<v>[^\s'\"`][^\n'\"`]{7,}?)(?=['\"`]|\s*$|;\s)")),
     # SQL
     ("sql_password", re.compile(r"(?i)\bIDENTIFIED\s+(?:WITH\s+\w+\s+)?(?:BY|AS)\s+(?:PASSWORD\s+)?" + _VAL)),
     ("sql_password", _SQL_PASSWORD),
@@ -90,16 +104,19 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "wireguard_key": (("key",), True),
     "jwk_private": (('":',), False),
     "password_hash": (("$", "{"), False),
-    "password_flag": (("-", "pass:", "password:", "pw:"), True),
+    "password_flag": (("-", "pass:", "password:", "pw:", "net use", "auth "), True),
     "sql_password": (("identified", "password"), True),
     "config_password": (("pass", "auth", "machine", "default", "login", "token", "rpc", "bindpw", "rootpw", ":"), True),
     "connection_string": (("=",), False),
+    "password_short_flag": ((" -",), False),
+    "hex_private_key": (("0x",), False),
+    "credential_header": ((":",), False),
 }
 # ... and a pattern listed here only on a text holding one of these (lower-cased)
 GATES: dict[re.Pattern[str], tuple[str, ...]] = {
     _PEM: ("-----begin",),
     _SHORT: ("sshpass", "mysql", "mariadb", "ldap", "redis-cli", "7z", "zip", "rar", "smbclient", "keytool", "htpasswd",
-             "openssl"),
+             "openssl", "login", "sqlcmd", "bcp", "osql", "isql", "mongo", "ssh-keygen", "net use", "auth"),
     _SQL_PASSWORD: ("password",),
     _CONNECTION: ("pass", "pwd", "secret", "key", "sig", "token", "auth", "sas", "code"),
 }
