@@ -12,7 +12,8 @@ import os
 from typing import Any
 
 from commonkeep.errors import BadInput
-from commonkeep.governance.secrets import redact, redact_obj
+from commonkeep.governance.secrets import redact_obj
+from commonkeep.governance.secrets.fields import strict
 from commonkeep.store.ids import candidate_id
 from commonkeep.store.limits import (
     MAX_EVIDENCE_REFS as MAX_EVIDENCE_REFS,  # re-exported: callers import them from here
@@ -83,35 +84,19 @@ def new_candidate(
         raise BadInput(f"confidence must be a number from 0 to 1, got {confidence!r}")
     if confidence is not None and not 0 <= confidence <= 1:
         raise BadInput(f"confidence {confidence} is outside [0, 1]")
-    red = redact(text.strip())
-    if findings is not None:
-        findings.extend(red.findings)
     when = now()
     date = when.strftime("%Y-%m-%d")
     ref = source_ref or f"daily/{date}.md"
     source: dict[str, Any] = {"type": source_type, "ref": ref}
     if cwd:
         source["cwd"] = cwd
-    clean_tags = []
-    for t in tags or []:
-        rt = redact(t)
-        if findings is not None:
-            findings.extend(rt.findings)
-        if rt.text.strip():
-            clean_tags.append(rt.text.strip())
-    refs = []
-    for r in evidence_refs or [ref]:
-        rr = redact(r)
-        if findings is not None:
-            findings.extend(rr.findings)
-        refs.append(rr.text)
     cand: dict[str, Any] = {
         "id": candidate_id(when),
         "created_at": iso(when),
         "source": source,
-        "text": red.text,
-        "tags": clean_tags,
-        "evidence_refs": refs,
+        "text": text.strip(),
+        "tags": [t.strip() for t in tags or [] if t.strip()],
+        "evidence_refs": list(evidence_refs or [ref]),
         "status": "new",
     }
     if confidence is not None:
@@ -121,14 +106,18 @@ def new_candidate(
             cand[key] = value
     if provenance:
         cand["provenance"] = {k: v for k, v in provenance.items() if v is not None}
-    # Every other field too (source ref, cwd, provenance, extras): scoring derives
-    # ``normalized_key`` from them, and a slug of a secret no longer looks like one.
-    rest: list[str] = []
-    cand = redact_obj(cand, rest)
+    # Every field at once (text, tags, refs, source, provenance, extras): the maintained provider rules
+    # scan the candidate's strings joined, once; scoring derives ``normalized_key`` from them, and a
+    # slug of a secret no longer looks like one. Then the single-value fields are held to their
+    # stricter rule (``fields.strict``): a token there goes whole, and so do both halves of a split one.
+    found: list[str] = []
+    cand = redact_obj(cand, found)
+    strict(cand, found)
+    cand["tags"] = [t.strip() for t in cand["tags"] if t.strip()]
     if findings is not None:
-        findings.extend(rest)
-    if red.findings:
-        cand.setdefault("tags", []).append("redacted")
+        findings.extend(found)
+    if cand["text"] != text.strip():
+        cand["tags"].append("redacted")
     from commonkeep.store.controls import visible
 
     return dict(visible(cand))  # terminal controls shown as \xNN, never stored raw (issue 22)

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commonkeep.governance.secrets import contains_secret, corpus, redact, redact_obj, summarize
+from commonkeep.governance.secrets import contains_secret, corpus, corpus_more, redact, redact_obj, summarize
 from tests.governance.conftest import write_candidate
 
 ALNUM = string.ascii_letters + string.digits
@@ -41,8 +41,11 @@ def _maker(kind: str) -> Callable[[random.Random], tuple[str, str]]:
 # kind -> maker(rng) returning (text to write, the secret as written): the one-field kinds of the
 # generated corpus (``commonkeep.governance.secrets.corpus``), for the tests that plant secrets
 MAKERS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
-    kind: _maker(kind) for kind in corpus.MAKERS if kind != "split_secret"
+    kind: _maker(kind) for kind in corpus.MAKERS if kind not in ("split_secret", "aws_id_split_across_tags")
 }
+# the kinds our own rules name (a token glued to a word by ``_`` is theirs to find; the maintained
+# provider rules and the rules by place need the token to stand on its own)
+OWN = [k for k in MAKERS if k not in corpus_more.M]
 
 
 def planted(n: int, seed: int = 7) -> list[tuple[str, str, str]]:
@@ -70,7 +73,7 @@ def test_every_kind_of_the_corpus_is_removed_whole(kind: str) -> None:
 
 
 def test_benign_memory_text_is_left_exactly_as_written() -> None:
-    changed = [(t, redact(t).text) for t in corpus.benign(400, seed=5) if redact(t).findings]
+    changed = [(t, redact(t).text) for t in corpus.benign(600, seed=5) if redact(t).findings]
     assert changed == []
 
 
@@ -146,7 +149,7 @@ def test_each_kind_is_redacted_and_reported_by_kind_only(kind: str) -> None:
         assert redact(out.text).findings == []  # idempotent
 
 
-@pytest.mark.parametrize("kind", list(MAKERS))
+@pytest.mark.parametrize("kind", OWN)
 def test_a_secret_glued_to_a_word_by_an_underscore_is_redacted(kind: str) -> None:
     """``_`` is a word character, so ``\\b`` alone missed ``key_AKIA…`` or ``token_ghp_…``."""
     for _, text, value in planted(len(MAKERS) * 2, seed=7)[list(MAKERS).index(kind)::len(MAKERS)]:

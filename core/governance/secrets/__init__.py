@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from commonkeep.governance.secrets import provider, structure
 from commonkeep.governance.secrets.fold import fold_map, to_original
 from commonkeep.governance.secrets.rules import find, random_head, shannon_entropy
 
@@ -54,9 +55,10 @@ def redact(text: str) -> Redacted:
     """Replace every secret in ``text``; ``findings`` lists the kinds, one per secret."""
     if len(text) < 8:
         return Redacted(text, [])
+    hits = provider.provider_values(text)
     if len(text) > 4096:
-        return Redacted(*_split(_redact_uncached(text) if _needs_scan(text) else (text, ())))
-    clean, kinds = _redact_cached(text)
+        return Redacted(*_split(_redact_uncached(text, hits) if hits or _needs_scan(text) else (text, ())))
+    clean, kinds = _redact_cached(text, hits)
     return Redacted(clean, list(kinds))
 
 
@@ -68,6 +70,10 @@ _ANCHORS = ("://", "eyj", "aiza", "sk-", "sg.", "xox", "-----begin", "bearer", "
             "pypi-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "pass", "pwd", "secret", "token", "key",
             "credential", "kennwort", "senha")
 _GL = re.compile(r"gl[a-z]{1,5}-")
+# what the structure rules (``structure.py``) start from: a flag, SQL, a credentials file's line, key armour
+_STRUCTURE = ("identified", " -", "pass:", "pw:", "machine ", "login ", "auth", "=", "-----", "putty", "age-", "net use",
+              "$", "{ssha}", "{sha")
+_PGPASS = re.compile(r"[^\s:]+:(?:\d+|\*):[^\s:]+:[^\s:]+:\S")
 
 
 def _needs_scan(text: str) -> bool:
@@ -76,30 +82,43 @@ def _needs_scan(text: str) -> bool:
     low = text.lower()
     if any(a in low for a in _ANCHORS) or ("gl" in low and _GL.search(low) is not None):
         return True
-    return _RUNS.search(text) is not None
+    if any(a in low for a in _STRUCTURE) or (low.count(":") >= 4 and _PGPASS.search(low) is not None):
+        return True
+    if _RUNS.search(text) is not None or _LONG_RUN.search(text) is not None:
+        return True
+    return _seedlike(low)
+
+
+_LONG_RUN = re.compile(r"[A-Za-z0-9+/_=.-]{20,}")
+
+
+def _seedlike(low: str) -> bool:
+    """Twelve words or more, eight of them distinct words of a BIP-39 list (a seed phrase may be there)."""
+    return structure.seedlike(low)
 
 
 @lru_cache(maxsize=65536)
-def _redact_cached(text: str) -> tuple[str, tuple[str, ...]]:
+def _redact_cached(text: str, hits: tuple[provider.Hit, ...] = ()) -> tuple[str, tuple[str, ...]]:
     # patch files and records repeat the same strings (refs, notes, change conditions) many times
-    if not _needs_scan(text):  # the common case: one scan, nothing to replace
+    if not hits and not _needs_scan(text):  # the common case: one scan, nothing to replace
         return text, ()
-    return _redact_uncached(text)
+    return _redact_uncached(text, hits)
 
 
 def _split(result: tuple[str, tuple[str, ...]]) -> tuple[str, list[str]]:
     return result[0], list(result[1])
 
 
-def _redact_uncached(text: str) -> tuple[str, tuple[str, ...]]:
+def _redact_uncached(text: str, hits: tuple[provider.Hit, ...] = ()) -> tuple[str, tuple[str, ...]]:
     spans: list[tuple[int, int, str]] = []
     if text.isascii():
-        spans = find(text)
+        spans = find(text, known=hits)
     else:
         # scanned folded (disguised tokens) and as written (words in other scripts, e.g. "пароль")
         folded, origin = fold_map(text)
-        found = [(*to_original(origin, s, e, len(text)), kind) for s, e, kind in find(folded)]
-        found += find(text)
+        found = [(*to_original(origin, s, e, len(text)), kind)
+                 for s, e, kind in find(folded, known=hits + provider.provider_values(folded))]
+        found += find(text, known=hits)
         for o_s, o_e, kind in sorted(found, key=lambda sp: (sp[0], -sp[1])):  # overlaps merge, the longer kind names it
             if spans and o_s < spans[-1][1]:
                 if o_e > spans[-1][1]:
@@ -129,7 +148,14 @@ def redact_obj(value: Any, findings: list[str] | None = None) -> Any:
     Dict keys are kept (they are field names), dict key order is preserved.
     """
     local: list[str] = []
-    out = _walk(value, local)
+    seen: list[str] = []
+    out = _walk(value, local, (), seen)
+    # the maintained provider rules run once over all the strings joined, not once per string; in
+    # the rare case they find something, the value is walked again with what they found
+    hits = provider.provider_values("\n".join(seen)) if seen else ()
+    if hits:
+        local = []
+        out = _walk(value, local, hits, None)
     if "partial_token" in local or _holds(out):
         out = _other_half(out, local)
     if findings is not None:
@@ -137,23 +163,33 @@ def redact_obj(value: Any, findings: list[str] | None = None) -> Any:
     return out
 
 
-def _walk(value: Any, sink: list[str]) -> Any:
+# commonkeep's own ids and ISO times: their shape leaves no room for a secret
+_OWN = re.compile(r"(?:cap|mem|patch|op|inq|intent)_\d{8,14}(?:_[a-z0-9]{2,12})?"
+                  r"|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,6})?)?(?:Z|[+-]\d\d:?\d\d)?)?")
+
+
+_OWN_START = frozenset("cmpoi2")
+
+
+def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: list[str] | None) -> Any:
     # hot on big patch files: short strings (ids, enums, dates' tails) cannot hold a secret
     if isinstance(value, str):
-        if len(value) < 8:
+        if len(value) < 8 or (value[:1] in _OWN_START and _OWN.fullmatch(value) is not None):
             return value
+        if seen is not None and provider.worth_scanning(value):
+            seen.append(value)
+        mine = tuple(h for h in hits if h[0] in value) if hits else ()
         if len(value) <= 4096:
-            text, kinds = _redact_cached(value)
+            text, kinds = _redact_cached(value, mine)
         else:
-            red = redact(value)
-            text, kinds = red.text, tuple(red.findings)
+            text, kinds = _redact_uncached(value, mine) if mine or _needs_scan(value) else (value, ())
         if kinds:
             sink.extend(kinds)
         return text
     if isinstance(value, dict):
-        return {k: _walk(v, sink) for k, v in value.items()}
+        return {k: _walk(v, sink, hits, seen) for k, v in value.items()}
     if isinstance(value, list):
-        return [_walk(v, sink) for v in value]
+        return [_walk(v, sink, hits, seen) for v in value]
     return value
 
 

@@ -19,9 +19,12 @@ import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-ALNUM = string.ascii_letters + string.digits
-HEX = "0123456789abcdef"
-SYMBOLS = "!#%&*?+^~"
+from commonkeep.governance.secrets import corpus_more
+from commonkeep.governance.secrets.corpus_base import ALNUM, HEX, SYMBOLS, password, rand
+
+__all__ = ["ALNUM", "HEX", "MAKERS", "PLACED", "SYMBOLS", "Planted", "benign", "password", "planted", "rand", "survivors",
+           "windows"]
+
 WINDOW = 8
 ZWSP = "\u200b"
 _FULLWIDTH = {c: chr(ord(c) + 0xFEE0) for c in string.ascii_letters + string.digits + "_-"}
@@ -40,24 +43,6 @@ class Planted:
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "fields": self.fields, "parts": self.parts}
-
-
-def rand(rng: random.Random, n: int, alphabet: str = ALNUM) -> str:
-    """``n`` characters of ``alphabet`` holding every character class the alphabet has."""
-    classes = [c for c in (str.isupper, str.islower, str.isdigit) if any(c(ch) for ch in alphabet)]
-    while True:
-        s = "".join(rng.choice(alphabet) for _ in range(n))
-        if all(any(c(ch) for ch in s) for c in classes):
-            return s
-
-
-def password(rng: random.Random, n: int | None = None, extra: str = SYMBOLS) -> str:
-    """A human-made password: letters, digits and a symbol or two."""
-    n = n or rng.randint(10, 16)
-    core = list(rand(rng, n - 2))
-    for _ in range(2):
-        core.insert(rng.randrange(len(core) + 1), rng.choice(extra))
-    return "".join(core)
 
 
 def _one(text: str, *parts: str) -> tuple[list[str], list[str]]:
@@ -192,10 +177,13 @@ MAKERS: dict[str, Callable[[random.Random], tuple[list[str], list[str]]]] = {
     "zero_width_token": lambda r: _disguised(r, "zero_width"),
     "cyrillic_token": lambda r: _disguised(r, "cyrillic"),
     "split_secret": _split,
+    **corpus_more.M,
 }
+# kinds known only by their place (a flag, a clause, a line of a file): glued to a word they are no longer there
+PLACED = corpus_more.PLACED
 
 
-def planted(n: int = 210, seed: int = 7) -> list[Planted]:
+def planted(n: int = 360, seed: int = 7) -> list[Planted]:
     """``n`` planted secrets cycling through every kind (``len(MAKERS)`` kinds)."""
     rng = random.Random(seed)
     kinds = list(MAKERS)
@@ -210,7 +198,10 @@ def planted(n: int = 210, seed: int = 7) -> list[Planted]:
 
 def windows(part: str) -> list[str]:
     """The part and each of its ``WINDOW``-character windows (twice as long for hex, whose
-    alphabet is small): a secret cut short is still found."""
+    alphabet is small; runs of three words for a phrase): a secret cut short is still found."""
+    if " " in part:  # a phrase of words (a seed phrase): its runs of three words, as 8 letters match prose
+        words = part.split()
+        return [part, *(" ".join(words[i : i + 3]) for i in range(len(words) - 2))]
     size = 2 * WINDOW if all(c in HEX for c in part.lower()) else WINDOW
     if len(part) <= size:
         return [part]
@@ -226,7 +217,7 @@ _WORDS = ["build", "deploy", "billing", "search", "ingest", "auth", "cache", "ru
 _TOOLS = ["pytest -q", "ruff check .", "npm run build", "cargo test", "make lint", "uv sync", "docker compose up -d", "git log --oneline"]
 
 
-def benign(n: int = 400, seed: int = 11) -> list[str]:
+def benign(n: int = 600, seed: int = 11) -> list[str]:
     """``n`` ordinary memory texts that hold no secret (and must come out of the gate unchanged)."""
     rng = random.Random(seed)
 
@@ -265,5 +256,6 @@ def benign(n: int = 400, seed: int = 11) -> list[str]:
         lambda: f"Run `git cherry-pick {rand(rng, 10, HEX)}` onto the release branch.",
         lambda: f"The Russian docs say: пароль хранится в хранилище, see {w()}.",
         lambda: f"Use ＵＴＦ－８ everywhere in the {w()} exports.",
+        *corpus_more.benign_more(rng),
     ]
     return [makers[i % len(makers)]() for i in range(n)]

@@ -19,6 +19,8 @@ import math
 import re
 from collections import Counter
 
+from commonkeep.governance.secrets import provider, structure
+
 Span = tuple[int, int, str]  # start, end, kind
 
 MASK = "\x00"
@@ -35,7 +37,9 @@ _PLACEHOLDER = (
 # Where a token may start: not inside a longer word or number, but right after ``_`` too
 # (``key_AKIA…``, ``token_ghp_…``), which ``\b`` would miss (``_`` is a word character).
 _START = r"(?<![A-Za-z0-9])"
-_NOT_MARKER = r"(?!\[REDACTED)"
+_NOT_MARKER = r"(?!\[REDACTED|…|\.\.\.)"
+# a URL password that only names one (``scheme://user:pass@host`` in documentation)
+_PLACEHOLDER_PW = re.compile(r"(?i)pass|password|passwd|pwd|pw|secret|token|x{3,}|\*{3,}|<[^>]*>")
 
 # The words for "password" in prose, in the languages the injection rules score too.
 _PW_WORDS = (r"(?:password|passphrase|passcode|pass\s?word|pwd|mot de passe|contraseña|passwort|kennwort"
@@ -50,6 +54,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
         ),
     ),
+    *structure.PATTERNS,
     ("anthropic_key", re.compile(_START + r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}")),
     ("openai_key", re.compile(_START + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
     ("github_token", re.compile(_START + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})")),
@@ -88,6 +93,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"(?i)\b" + _PW_WORDS + _FILLER + r"\s*" + _VERB + r"\s*[\"'“«]?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r")"
                    + r"(?P<v>[^\s\"'”»]{4,})"),
     ),
+    # a provider-style token of any provider: a short prefix word, then 32+ hex digits (``shpat_…``, ``lsv2_pt_…``)
+    ("prefixed_hex_token", re.compile(r"(?<![A-Za-z0-9_.-])(?!(?:sha\d*|md5|commit|blob|tree|digest|hash|uuid|id|object|cache|etag"
+                                      r"|rev|ref|build|run|trace|span|session|request|req|file|tmp|temp)[_-])"
+                                      r"[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{1,8}[_-]){0,2}(?P<v>[0-9a-f]{32,}(?:[_-][0-9a-f]{6,})?)"
+                                      r"(?![A-Za-z0-9])")),
     # the first half of a provider token whose rest is elsewhere (a digit and a letter after the prefix)
     ("partial_token", re.compile(_START + r"(?:sk-(?:proj-|ant-api\d\d-)?|gh[pousr]_|github_pat_|glpat-|glrtr?-|xox[abposr]-"
                                  r"|hf_|npm_|AKIA|AIza|SG\.|pypi-|eyJ)(?P<v>[A-Za-z0-9_-]{8,})")),
@@ -113,7 +123,8 @@ _PROSE_WORDS = ("pass", "pwd", "contraseña", "kennwort", "senha", "пароль
 # A rule runs only on a text holding one of its literals (case-sensitive, or in the lower-cased
 # text for the words): most texts hold none, and a regex that cannot match is skipped unread.
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
-    "private_key": (("PRIVATE KEY",), False),
+    **structure.NEEDLES,
+    "private_key": (("PRIVATE KEY", *structure.PEM_NEEDLES), False),
     "anthropic_key": (("sk-ant-",), False),
     "openai_key": (("sk-",), False),
     "github_token": (_GITHUB, False),
@@ -135,6 +146,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "password_in_url": (("://",), False),
     "password_assignment": (_SECRET_WORDS, True),
     "password_in_prose": (_PROSE_WORDS, True),
+    "prefixed_hex_token": (("_", "-"), False),
     "partial_token": (("sk-", "gh", "github_pat_", "glpat-", "glrt", "xox", "hf_", "npm_", "AKIA", "AIza", "SG.", "pypi-", "eyJ"), False),
 }
 
@@ -149,12 +161,20 @@ _BARE_HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-f]{48,}|[0-9A-F]{48,})(?![0-9A
 _HEX_RUN = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
 _USER_PASS = re.compile(r"[^\s:]{1,64}:\S{4,}")
-_TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
+_TOKEN = re.compile(r"[A-Za-z0-9+/_=.-]{20,}")
 
 
-_NOT_TOKENS = {"password_in_url", "password_assignment", "password_in_prose", "private_key", "bearer_token", "slack_webhook"}
+_NOT_TOKENS = {"password_in_url", "password_assignment", "password_in_prose", "private_key", "bearer_token", "slack_webhook",
+               "seed_phrase", *structure.NEEDLES}
 _NEXT_HEAD = re.compile(r"[\s,;:]{1,4}([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
 _CASE_CHANGE = re.compile(r"(?=[a-z][A-Z]|[A-Z][a-z])")
+
+
+# (kind, pattern, its literals, whether they are looked up lower-cased, the pattern's own gate)
+_PLAN = [(kind, pattern, frozenset(NEEDLES.get(kind, ((), False))[0]), NEEDLES.get(kind, ((), False))[1],
+          frozenset(structure.GATES[pattern]) if pattern in structure.GATES else None) for kind, pattern in PATTERNS]
+_ALL_CS = sorted({n for _, _, needles, ci, _ in _PLAN if not ci for n in needles})
+_ALL_CI = sorted({n for _, _, needles, ci, gate in _PLAN if ci for n in needles} | {n for *_, gate in _PLAN for n in gate or ()})
 
 
 def random_head(token: str) -> bool:
@@ -174,14 +194,30 @@ def shannon_entropy(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
 
+_UPPER, _LOWER, _DIGIT = re.compile(r"[A-Z]"), re.compile(r"[a-z]"), re.compile(r"[0-9]")
+_LOWER_RUN = re.compile(r"[a-z]{4,}")  # the words of an identifier (``EncodedStringHelper``)
+
+
 def looks_random(token: str) -> bool:
-    """32+ characters mixing upper case, lower case and digits with entropy ≥ 4.2 bits a character."""
+    """32+ characters mixing upper case, lower case and digits with entropy ≥ 4.2 bits a character;
+    or 20 to 31 characters of upper and lower case (two of each at least) changing case twice or
+    more with two digits or more (four times with one digit, six with none), entropy ≥ 3.5 and under half of it in runs of four lower-case
+    letters (the words of ``CamelCase`` identifiers); or 24+ upper-case letters (many beyond hex) and digits with entropy
+    ≥ 3.6."""
     core = token.strip("=")
-    if len(core) < 32 or core.startswith("REDACTED"):
+    if len(core) < 20 or core.startswith("REDACTED"):
         return False
-    if not (re.search(r"[A-Z]", core) and re.search(r"[a-z]", core) and re.search(r"[0-9]", core)):
+    upper, lower, digit = (len(r.findall(core)) for r in (_UPPER, _LOWER, _DIGIT))
+    if upper and digit and not lower and len(core) >= 24:  # upper case and digits only (``NRAK-…``), not hex
+        return digit >= 3 and len(set(core) - set("ABCDEF0123456789_-")) >= 6 and shannon_entropy(core) >= 3.6
+    if len(core) >= 32:
+        return bool(upper and lower and digit) and shannon_entropy(core) >= 4.2
+    if min(upper, lower) < 2 or sum(map(len, _LOWER_RUN.findall(core))) > 0.45 * len(core):
         return False
-    return shannon_entropy(core) >= 4.2
+    changes = len(_CASE_CHANGE.findall(core))
+    if changes < (6 if not digit else 4 if digit < 2 else 2):
+        return False
+    return shannon_entropy(core) >= 3.5
 
 
 def _strong(value: str) -> bool:
@@ -206,24 +242,57 @@ def _claim(spans: list[Span], s: int, e: int, kind: str) -> None:
         spans.append((s, e, kind))
 
 
-def find(text: str, depth: int = 0) -> list[Span]:
-    """The spans of ``text`` to redact, sorted, not overlapping."""
+def _value_span(m: re.Match[str]) -> tuple[int, int]:
+    """The span of the value group that matched (``v``, or a quoted ``q1``/``q2``), else the match."""
+    for g in ("v", "q1", "q2"):
+        if g in m.re.groupindex and m.start(g) >= 0:
+            return m.start(g), m.end(g)
+    return m.span()
+
+
+# kinds found by their place whose value must still not be a plain word, a number or a file name
+_LOOSE_PLACE = {"connection_string", "config_password"}
+_PLAIN = re.compile(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env)")
+
+
+def _keep(kind: str, value: str) -> bool:
+    """False when a structure rule's value is not a credential after all."""
+    if "…" in value or "..." in value:
+        shown = value.replace("…", "").replace("...", "").strip("`'\"()[]{}.,;:")
+        if len(shown) < 8:
+            return False  # a value the writer elided ("token=Xq3…"), not the value
+    if kind == "password_short_flag":  # any command: only a value with three character classes
+        classes = sum(bool(re.search(c, value)) for c in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w.\-]"))
+        return classes >= 3 and "[REDACTED" not in value
+    if kind in structure.NEEDLES or kind in _LOOSE_PLACE:
+        if value.isdigit() or not value.strip() or "[REDACTED" in value:
+            return False
+        if kind in _LOOSE_PLACE and (_PLAIN.fullmatch(value) or len(value) < 4):
+            return False
+    return True
+
+
+def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> list[Span]:
+    """The spans of ``text`` to redact, sorted, not overlapping; ``known``: the values the
+    maintained provider rules found (``provider.provider_values``), claimed first."""
     spans: list[Span] = []
     work = text
     low = text.lower()
     hexy = _HEX32.search(text) is not None
-    for kind, pattern in PATTERNS:
-        needles, fold_case = NEEDLES.get(kind, ((), False))
-        if kind == "hex_key":
-            if not hexy:
-                continue
-        elif not any(n in (low if fold_case else text) for n in needles):
+    present_cs = {n for n in _ALL_CS if n in text}  # each literal looked up once, not once per rule
+    present_ci = {n for n in _ALL_CI if n in low}
+    for kind, pattern, needles, fold_case, gate in _PLAN:
+        if kind in ("hex_key", "prefixed_hex_token") and not hexy:
+            continue
+        if kind != "hex_key" and needles.isdisjoint(present_ci if fold_case else present_cs):
+            continue
+        if gate is not None and gate.isdisjoint(present_ci):
             continue
         found: list[Span] = []
         for m in pattern.finditer(work):
-            s, e = (m.start("v"), m.end("v")) if "v" in pattern.groupindex else m.span()
+            s, e = _value_span(m)
             value = text[s:e]
-            if MASK in work[s:e]:
+            if MASK in work[s:e] or not _keep(kind, value) or (kind == "password_in_url" and _PLACEHOLDER_PW.fullmatch(value)):
                 continue
             if kind == "password_in_prose":
                 value = value.rstrip(".,;:!?)")
@@ -232,6 +301,8 @@ def find(text: str, depth: int = 0) -> list[Span]:
                     continue
             if kind == "hex_key" and _digest_in_context(work, m.start(), s, e):
                 continue
+            if kind == "prefixed_hex_token":
+                s = m.start()
             if kind == "partial_token":  # the prefix goes too; the rest must look random (not ``hf_transfer``)
                 if not random_head(value):
                     continue
@@ -240,6 +311,19 @@ def find(text: str, depth: int = 0) -> list[Span]:
         if found:
             spans.extend(found)
             work = _mask(work, found)
+    # the maintained provider rules' values: where one of our rules found the same token its kind
+    # name stays; what they found beyond ours is claimed, the uncovered rest of a longer value too
+    for s, e, kind in sorted(provider.spans(text, known), key=lambda sp: (sp[0], -sp[1])):
+        inside = sorted(sp for sp in spans if sp[0] < e and s < sp[1])
+        if inside:  # one secret, one finding: the spans it overlaps grow into one, named as ours
+            for sp in inside:
+                spans.remove(sp)
+            spans.append((min(s, inside[0][0]), max(e, *(sp[1] for sp in inside)), inside[0][2]))
+        else:
+            spans.append((s, e, kind))
+    work = _mask(work, spans)
+    for s, e, kind in structure.seed_spans(work):
+        _claim(spans, s, e, kind)
     for m in _BARE_HEX.finditer(work):
         if shannon_entropy(m.group(0)) < MIN_HEX_ENTROPY:  # "dddd…", "0000…": padding, not a key
             continue
@@ -257,9 +341,29 @@ def find(text: str, depth: int = 0) -> list[Span]:
             _claim(spans, s, e, kind)
         work = _mask(work, spans)
     for m in _TOKEN.finditer(work):
-        if looks_random(m.group(0)):
-            _claim(spans, m.start(), m.end(), "high_entropy")
+        for s, e in _random_parts(m.group(0)):
+            _claim(spans, m.start() + s, m.start() + e, "high_entropy")
     return sorted(spans)
+
+
+_SEGMENT = re.compile(r"[^/.]+")
+
+
+def _wordy(seg: str) -> bool:
+    """A path segment written by a person: lower case (digits, ``-`` and ``_`` allowed) or Capitalised."""
+    return len(seg) >= 2 and (seg.islower() or (seg[:1].isupper() and seg[1:].islower()))
+
+
+def _random_parts(token: str) -> list[tuple[int, int]]:
+    """Where a run of token characters is random: the whole run, or for a file path
+    (``/tmp/tmp.X7fa9Qz2Lk.json``: segments between ``/`` and ``.``, two of them plain words)
+    only its segments that are random on their own."""
+    if "/" in token or "." in token:
+        segs = list(_SEGMENT.finditer(token))
+        wordy = sum(1 for g in segs if _wordy(g.group(0)))
+        if len(segs) >= 2 and wordy >= 2 and 2 * wordy >= len(segs):
+            return [g.span() for g in segs if looks_random(g.group(0))]
+    return [(0, len(token))] if looks_random(token) else []
 
 
 def _digest_in_context(work: str, start: int, s: int, e: int) -> bool:
@@ -301,7 +405,7 @@ def _encoded(work: str, depth: int) -> list[Span]:
             plain = _decoded(m.group(0))
             if plain is None:
                 continue
-            inner = find(plain, depth + 1)
+            inner = find(plain, depth + 1, provider.provider_values(plain))
             if inner:
                 out.append((m.start(), m.end(), "encoded_" + inner[0][2]))
             elif regex is _B64_RUN and _USER_PASS.fullmatch(plain) and _strong(plain.split(":", 1)[1]):

@@ -1,0 +1,115 @@
+"""Single-value fields are strict: a tag, an evidence ref, the source ref or the session id holds
+one value, so a token-like value there is redacted whole, not searched for a secret's shape.
+
+``token_like(value)`` is true when a piece of ``value`` (split at ``/ . : _ - + = @`` and spaces)
+is 8+ characters mixing letters and digits (not only hex digits: commit hashes, digests and UUIDs
+stay) or upper and lower case changing twice or more (``tLLCWPgEux``): the rest of a random
+token. Words, numbers, paths, versions, dates and commonkeep's ids (``cap_…``, ``mem_…``,
+``patch_…``) have no such piece.
+
+``strict(cand, sink)`` applies it to a candidate's single-value fields, and removes both halves of
+a token split across two of them: each pair of fields is checked joined (``AKIA…`` in one tag, its
+rest in another; a token cut between ``--evidence`` and ``--session``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+MARKER = "[REDACTED:{kind}]"
+_PIECE = re.compile(r"[^/.:_\-+=@\s,;#?&]+")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_SPACE = re.compile(r"\s")
+_HALF_START_ANY = re.compile(r"(?m)^\s*(?:sk-|gh[pousr]_|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|hf_|npm_|AKIA|ASIA|AIza|SG\.|pypi-|eyJ)")
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]{6,}")
+# a field that ends with a redacted token, or holds the first half of one
+_HALF = re.compile(r"\[REDACTED:partial_token\]|\[REDACTED:[a-z0-9_]+\][\s.,;:!?)]*$")
+_CASE_CHANGE = re.compile(r"(?=[a-z][A-Z]|[A-Z][a-z])")
+# a value that starts or ends like a provider token cut in two
+_HALF_START = re.compile(r"^(?:sk-|gh[pousr]_|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|hf_|npm_|AKIA|ASIA|AIza|SG\.|pypi-|eyJ)")
+
+
+def _random_piece(piece: str) -> bool:
+    if len(piece) < 8 or _HEX.fullmatch(piece):
+        return False
+    letters = any(c.isalpha() for c in piece)
+    digits = sum(c.isdigit() for c in piece)
+    if letters and digits >= 2 and not re.fullmatch(r"[A-Za-z]+\d{1,4}|\d{1,4}[A-Za-z]+|[vV]?\d+[a-z]{1,3}\d*", piece):
+        return True  # "build2026" or "v12rc3" are words and numbers; "a8Fk2LmQ" is not
+    return any(c.isupper() for c in piece) and any(c.islower() for c in piece) and len(_CASE_CHANGE.findall(piece)) >= 3
+
+
+def token_like(value: str) -> bool:
+    """True when ``value`` is, or holds, a random token (see the module doc)."""
+    if "[REDACTED:" in value:
+        value = re.sub(r"\[REDACTED:[a-z0-9_]+\]", " ", value)
+    return any(_random_piece(p) for p in _PIECE.findall(value))
+
+
+def _slots(cand: dict[str, Any]) -> list[tuple[Any, Any]]:
+    """(container, key) of every single-value field of a candidate, in order."""
+    out: list[tuple[Any, Any]] = []
+    for name in ("tags", "evidence_refs"):
+        values = cand.get(name)
+        if isinstance(values, list):
+            out += [(values, i) for i, v in enumerate(values) if isinstance(v, str)]
+    source = cand.get("source")
+    if isinstance(source, dict) and isinstance(source.get("ref"), str):
+        out.append((source, "ref"))
+    prov = cand.get("provenance")
+    if isinstance(prov, dict):
+        out += [(prov, k) for k in ("session_id", "task_id") if isinstance(prov.get(k), str)]
+    return out
+
+
+def _piece_of_token(value: str) -> bool:
+    """Could ``value`` be one half of a split token: no spaces, and random-looking or a token's start."""
+    v = value.strip()
+    return 4 <= len(v) <= 200 and _SPACE.search(v) is None and (
+        _HALF_START.match(v) is not None or any(_random_piece(p) for p in _PIECE.findall(v))
+        or (len(v) >= 6 and v.isalnum() and not v.isalpha() and not v.isdigit()))
+
+
+def strict(cand: dict[str, Any], sink: list[str]) -> None:
+    """Redact, in place, the single-value fields of ``cand`` that are or hold a token, and both
+    halves of a token split across two of them; the kinds go to ``sink``."""
+    source, prov = cand.get("source"), cand.get("provenance")
+    quick = [*(cand.get("tags") or ()), *(cand.get("evidence_refs") or ()),
+             source.get("ref", "") if isinstance(source, dict) else "",
+             *((prov.get("session_id") or "", prov.get("task_id") or "") if isinstance(prov, dict) else ())]
+    joined = "\n".join(v for v in quick if isinstance(v, str))
+    if _ALNUM_RUN.search(joined) is None and _HALF_START_ANY.search(joined) is None:
+        return  # the common case: no field has 6 letters or digits in a row, none starts like a token
+    every = _slots(cand)
+    slots = [(c, k) for c, k in every if _ALNUM_RUN.search(c[k]) or _HALF_START.match(c[k].strip())]
+    if not slots:  # no field has 6 letters or digits in a row: nothing random, nothing split
+        return
+    from commonkeep.governance.secrets import redact
+
+    whole = MARKER.format(kind="token_in_field")
+    for c, k in slots:
+        if c[k] != whole and token_like(c[k]):
+            c[k] = whole
+            sink.append("token_in_field")
+    split = MARKER.format(kind="split_token")
+    pieces = [(c, k) for c, k in slots if c[k] != whole and _piece_of_token(c[k])]
+    if any(_HALF.search(c[k]) for c, k in every):  # one half already went: the other may be any piece
+        for c, k in pieces:
+            c[k] = split
+            sink.append("split_token")
+        return
+    if len(pieces) < 2:
+        return
+    gone: set[int] = set()
+    for i, (c1, k1) in enumerate(pieces):
+        for j, (c2, k2) in enumerate(pieces):
+            if i == j:
+                continue
+            joined = c1[k1].strip() + c2[k2].strip()
+            if token_like(joined) or redact(joined).findings:
+                gone |= {i, j}
+    for n in sorted(gone):
+        c, k = pieces[n]
+        c[k] = split
+        sink.append("split_token")
