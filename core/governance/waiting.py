@@ -6,6 +6,7 @@ Split out of ``commonkeep.governance.curate`` (which re-exports these names).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,24 +25,62 @@ def applied_op_ids(doc: dict[str, Any]) -> set[str]:
     return {a for a in applied if isinstance(a, str)} if isinstance(applied, list) else set()
 
 
-def waiting_in(doc: dict[str, Any]) -> list[dict[str, Any]]:
+def own_candidates(doc: dict[str, Any]) -> set[str]:
+    """The candidates whose ops this patch already applied (a partially applied patch may apply
+    the rest of their ops: an ``add`` and the ``contest`` that goes with it)."""
+    done = applied_op_ids(doc)
+    ops = doc.get("ops")
+    return {str(o["candidate_id"]) for o in (ops if isinstance(ops, list) else [])
+            if isinstance(o, dict) and o.get("op_id") in done and isinstance(o.get("candidate_id"), str)}
+
+
+def stale_reason(op: dict[str, Any], status: Mapping[str, Any], own: set[str]) -> str | None:
+    """Why an op of a patch no longer applies because its candidate was decided since, else ``None``.
+
+    ``status`` is each candidate's status before this apply (candidate id -> ``new``, ``patched``,
+    ``rejected``); ``own`` the candidates this patch already applied ops of (:func:`own_candidates`).
+    A candidate that is no longer ``new`` was approved (possibly edited), rejected or promoted by
+    another patch: an older op for it would add a second copy of what was decided, or undo it.
+    ``delete`` ops are never stale (forgetting stays possible whatever happened to the candidate).
+    """
+    cid = op.get("candidate_id")
+    if not isinstance(cid, str) or cid in own or op.get("op") == "delete":
+        return None
+    now = status.get(cid)
+    if now in (None, "new"):
+        return None
+    if op.get("op") == "reject_candidate":
+        return f"candidate {cid} was already {'patched' if now == 'patched' else now}"
+    if now == "rejected":
+        return f"its candidate {cid} was rejected"
+    return f"its candidate {cid} was already promoted by another patch"
+
+
+def waiting_in(doc: dict[str, Any], decided: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """The ops of a patch that still wait to be applied.
 
     Every op of a ``proposed`` patch; of a ``partially_applied`` one, the ops neither applied nor
     refused (``skip_reasons``): they were not selected and ``commonkeep apply PATCH --ops`` still
-    applies them. An ``applied`` patch, or an op that was refused, holds nothing back.
+    applies them. An ``applied`` patch, or an op that was refused, holds nothing back. With
+    ``decided`` (candidate id -> status), a stale op (:func:`stale_reason`: its candidate was
+    decided since) does not wait either: applying it would be skipped.
     """
     ops = doc.get("ops")
     if not isinstance(ops, list):
         return []
     ops = [op for op in ops if isinstance(op, dict)]
     if doc.get("status") == "proposed":
-        return ops
-    if doc.get("status") != "partially_applied":
+        pass
+    elif doc.get("status") != "partially_applied":
         return []
-    refused = doc.get("skip_reasons")
-    done = applied_op_ids(doc) | set(refused if isinstance(refused, dict) else ())
-    return [op for op in ops if op.get("op_id") not in done]
+    else:
+        refused = doc.get("skip_reasons")
+        done = applied_op_ids(doc) | set(refused if isinstance(refused, dict) else ())
+        ops = [op for op in ops if op.get("op_id") not in done]
+    if decided:
+        own = own_candidates(doc)
+        ops = [op for op in ops if stale_reason(op, decided, own) is None]
+    return ops
 
 
 @dataclass
