@@ -21,8 +21,11 @@ What approving does is a named **choice** (:data:`CHOICES`), never a guess from 
 Whatever the choice, an approve never leaves two active records with the same statement (the
 statement is compared after :func:`statement_key`).
 
+A match curation calls a duplicate or an agreement but that says the opposite (:func:`contradicts`:
+a negation on one side only, or different numbers) is treated as the conflict it is.
+
 Public functions: :func:`load_context`, :func:`plan`, :func:`approve`, :func:`choices_for`,
-:func:`statement_key`; :class:`Plan`, :class:`Context`.
+:func:`statement_key`, :func:`contradicts`; :class:`Plan`, :class:`Context`.
 """
 
 from __future__ import annotations
@@ -40,12 +43,23 @@ Row = dict[str, Any]
 
 CHOICES: dict[str, str] = {
     "add": "add it as a new record",
-    "reinforce": "keep the existing record and reinforce it (the candidate's evidence is added)",
-    "replace": "replace the existing record with this statement (the old one stays in the history)",
+    "reinforce": "keep the existing record and add this candidate's evidence to it",
+    "replace": "replace the existing record with this statement; the old one stays in the history",
     "keep_both": "keep both records, marked contested, until someone settles it",
 }
+ALIASES = {"contest": "keep_both", "keep-both": "keep_both"}  # the words a page or a shell may use
 SAME = ("duplicate", "strengthens_existing")
 CONFLICT = ("potential_conflict", "ambiguous")
+
+
+def contradicts(text: str, other: str) -> bool:
+    """Whether two similar statements say opposite things: one negates (a contradiction cue) and
+    the other does not, or they give different numbers ("line length is 120" / "... 110")."""
+    from commonkeep.governance.matching import has_contradiction_cue
+
+    if has_contradiction_cue(text) != has_contradiction_cue(other):
+        return True
+    return sorted(re.findall(r"\d+(?:\.\d+)?", text)) != sorted(re.findall(r"\d+(?:\.\d+)?", other))
 
 
 def statement_key(text: str) -> str:
@@ -190,6 +204,9 @@ def plan(ctx: Context, raw: Row, choice: str | None = None) -> Plan:
         return out
     if kind != "new" and not matched:
         kind = out.kind = "new"
+    first_rec = ctx.live(matched[0]) if matched else None
+    if kind in (*SAME, "updates_existing") and first_rec is not None and contradicts(str(cand.get("text", "")), str(first_rec.get("statement", ""))):
+        kind = out.kind = "potential_conflict"  # "line length is 120" never reinforces "... 110"
     out.choices, out.default = choices_for(kind)
     risk = str(cand.get("poisoning_risk") or "low")
     conf = candidate_confidence(cand)
@@ -244,14 +261,14 @@ class _Refuse(Exception):
 
 
 def _pick(out: Plan, choice: str | None, build: Any) -> list[Row]:
-    which = choice or out.default
+    which = ALIASES.get(str(choice), choice) or out.default
     if which is None:
         ids = ", ".join(out.matched)
         out.refusal = (f"it contradicts {ids}: approving needs an explicit choice, "
                        + " or ".join(f"'{c}' ({CHOICES[c]})" for c in out.choices))
         return []
     if which not in out.choices:
-        named = which if which in CHOICES else f"{which!r} (not a choice)"
+        named = f"'{which}'" if which in CHOICES else f"{which!r} (not a choice)"
         out.refusal = (f"{named} does not apply to a {out.kind.replace('_', ' ')} candidate; its choices are "
                        + ", ".join(f"'{c}' ({CHOICES[c]})" for c in out.choices))
         return []
@@ -311,6 +328,7 @@ def approve(root: Path | str, ids: list[str], *, role: str | None, edits: dict[s
         if edits and cid in edits:
             for o in p.ops:
                 _edit(o, edits[cid])
+                o["edited"] = True  # the outcome says "approved with an edit"
         for o in p.ops:
             _note(work, o)
         ops.extend(json.loads(json.dumps(o)) for o in p.ops)
