@@ -87,6 +87,10 @@ def decide(root: Path | str, role: str | None, action: str, ids: list[str], *,
     if edit.strip() and len(ids) != 1:
         raise Refused("an edit applies to one candidate; select only the one you edited")
     if queue is None:
+        from commonkeep.web.queue import Queue
+
+        queue = Queue.live(root)  # the server's own queue, when a server in this process keeps one
+    if queue is None:
         return _decide(root, role, action, ids, reason=reason, edit=edit, choice=choice, queue=None)
     with queue.deciding:
         return _decide(root, role, action, ids, reason=reason, edit=edit, choice=choice, queue=queue)
@@ -122,8 +126,12 @@ def undo(root: Path | str, role: str | None, ids: list[str], *, reason: str = ""
     if not ids:
         raise Refused("select at least one decided candidate to undo")
     done = _run(undo_decisions, root, ids, role=role, reason=reason)
+    if queue is None:
+        from commonkeep.web.queue import Queue
+
+        queue = Queue.live(root)
     if queue is not None:
-        queue.refresh()
+        queue.refresh()  # the requeued copies are appended: shown at once, scored in the background
     return str(done.sentence())
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ from commonkeep.store.core import Store
 from commonkeep.store.layout import Layout
 
 Row = dict[str, Any]
+_LIVE: weakref.WeakValueDictionary[str, Queue] = weakref.WeakValueDictionary()
 PAGE_SIZE = 50
 TAIL_BYTES = 256
 RISKS = ("low", "medium", "high")
@@ -145,6 +147,7 @@ class Queue:
         self._ctx_lock = threading.Lock()
         self._decided: set[str] = set()  # decided through this server while a recompute ran
         self.deciding = threading.Lock()  # one decision of this server at a time (``actions.decide``)
+        _LIVE[str(self.root.resolve())] = self
 
     def _records_key(self) -> str:
         lay = Layout(self.root)
@@ -181,6 +184,7 @@ class Queue:
 
     def begin(self) -> tuple[bool, tuple[int, int, int] | None]:
         """Before a decision: whether the queue and the cached inbox are current (see :meth:`decided`)."""
+        self._inbox()  # read now if it changed (an append costs only its lines)
         cached = self._raw
         try:
             st = Layout(self.root).inbox.stat()
@@ -312,6 +316,16 @@ class Queue:
             with self._lock:
                 self._computing = None
 
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until the first queue is computed (or failed); True when it was within ``timeout``."""
+        return self._ready.wait(timeout)
+
+    @classmethod
+    def live(cls, root: Path | str) -> Queue | None:
+        """The queue a server in this process keeps for ``root``, if any (``actions.decide`` uses it,
+        so every decision through the server updates it in place, whichever page posted it)."""
+        return _LIVE.get(str(Path(root).resolve()))
+
     def is_current(self) -> bool:
         """Whether the last computed queue is of the store as it is now (nothing is started)."""
         with self._lock:
@@ -319,7 +333,8 @@ class Queue:
         return done is not None and done == stamp(self.root)
 
     def refresh(self, *, wait: bool = False) -> bool:
-        """Start a recompute if the store changed; returns True when the queue is current."""
+        """Start a recompute if the store changed (waiting for it only with ``wait``); returns True
+        when the queue is current."""
         now = stamp(self.root)
         with self._lock:
             if self._stamp == now:
@@ -328,7 +343,7 @@ class Queue:
                 self._computing = threading.Thread(target=self._compute, args=(now,), daemon=True, name="ck-web-queue")
                 self._computing.start()
             thread = self._computing
-        if wait or not self._ready.is_set():
+        if wait:
             thread.join()
         with self._lock:
             return self._stamp == now
