@@ -52,14 +52,19 @@ SAME = ("duplicate", "strengthens_existing")
 CONFLICT = ("potential_conflict", "ambiguous")
 
 
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
 def contradicts(text: str, other: str) -> bool:
     """Whether two similar statements say opposite things: one negates (a contradiction cue) and
-    the other does not, or they give different numbers ("line length is 120" / "... 110")."""
-    from commonkeep.governance.matching import has_contradiction_cue
+    the other does not, or they say the same but for a number ("line length is 120" / "... 110")."""
+    from commonkeep.governance.matching import DUPLICATE_SIMILARITY, has_contradiction_cue, similarity
 
     if has_contradiction_cue(text) != has_contradiction_cue(other):
         return True
-    return sorted(re.findall(r"\d+(?:\.\d+)?", text)) != sorted(re.findall(r"\d+(?:\.\d+)?", other))
+    if sorted(_NUMBER.findall(text)) == sorted(_NUMBER.findall(other)):
+        return False
+    return similarity(tokens(_NUMBER.sub(" ", text)), tokens(_NUMBER.sub(" ", other))) >= DUPLICATE_SIMILARITY
 
 
 def statement_key(text: str) -> str:
