@@ -58,7 +58,7 @@ from commonkeep.governance.ops import (
     leftover_lines,
 )
 from commonkeep.governance.secrets import redact_obj
-from commonkeep.governance.waiting import own_candidates, stale_reason
+from commonkeep.governance.waiting import SameStatement, own_candidates, stale_reason
 from commonkeep.governance.writer import LockInfo, require_writer, writer_lock
 from commonkeep.store import jsonl
 from commonkeep.store.core import Store
@@ -343,13 +343,15 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     when, day = now_iso(), today()
     before = {k: c.get("status") for k, c in st.cands.items()}  # an op whose candidate was decided since is stale
     mine = own_candidates(patch)
+    same = SameStatement(st.recs)  # never two active records with one statement
     todo = [op for op in patch["ops"] if str(op["op_id"]) in selected and str(op["op_id"]) not in done_before]
     with progress.bar(len(todo), f"apply {patch['patch_id']}", unit="op") as bar:
         for op in todo:
             oid = str(op["op_id"])
-            why = vetted.get(oid) or stale_reason(op, before, mine) or _apply_op(op, st, ratify=ratify, day=day, when=when)
+            why = vetted.get(oid) or stale_reason(op, before, mine) or same.refuse(op) or _apply_op(op, st, ratify=ratify, day=day, when=when)
             cid = op.get("candidate_id")
             if why is None:
+                same.took(op)
                 result.applied.append(oid)
                 if cid and op["op"] not in ("reject_candidate", "delete") and str(cid) in st.cands:
                     st.cand_status[str(cid)] = "patched"

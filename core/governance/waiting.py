@@ -129,3 +129,52 @@ def waiting_ops(patches_dir: Path) -> Waiting:
             out.op_ids.setdefault(cid, []).append(str(op.get("op_id")))
             out.by_default[cid] = out.by_default.get(cid, True) and plain and bool(op.get("default_selected"))
     return out
+
+
+class SameStatement:
+    """The active records' statements while a patch is applied, so no op makes a second active
+    record that says the same thing (``decide.statement_key``: spelling, case and spacing aside).
+
+    An older patch's ``add`` of a candidate still ``new`` is not stale, yet its statement may have
+    become a record since (another candidate with the same text was approved): applying it is
+    refused with the id of the record that already says it. The same for a ``supersede``'s new
+    record (unless it replaces that very record) and an ``update`` that rewrites a statement.
+    """
+
+    def __init__(self, recs: dict[str, dict[str, Any]]) -> None:
+        from commonkeep.governance.decide import statement_key
+
+        self._key = statement_key
+        self.recs = recs  # the apply's live view of the records (``ops._State.recs``)
+        self.keys: dict[str, str] = {}
+        for rid, r in recs.items():
+            if r.get("status") == "active":
+                self.keys.setdefault(statement_key(str(r.get("statement", ""))), rid)
+
+    def _new(self, op: dict[str, Any]) -> tuple[str, str, str | None] | None:
+        kind = op.get("op")
+        rec = op.get("record") if kind == "add" else op.get("to_record") if kind == "supersede" else None
+        if isinstance(rec, dict) and rec.get("status", "active") == "active" and isinstance(rec.get("statement"), str):
+            return self._key(rec["statement"]), str(rec.get("id")), str(op.get("target_id") or "") or None
+        upd = op.get("updates")
+        if kind == "update" and isinstance(upd, dict) and isinstance(upd.get("statement"), str):
+            target = str(op.get("target_id"))
+            return self._key(upd["statement"]), target, target
+        return None
+
+    def refuse(self, op: dict[str, Any]) -> str | None:
+        """Why ``op`` would leave two active records with one statement, else ``None``."""
+        new = self._new(op)
+        if new is None:
+            return None
+        key, rid, replaces = new
+        other = self.keys.get(key)
+        if other is None or other in (rid, replaces) or (self.recs.get(other) or {}).get("status") != "active":
+            return None
+        return f"an active record ({other}) already says this; a second copy is not added"
+
+    def took(self, op: dict[str, Any]) -> None:
+        """Note an applied op's statement."""
+        new = self._new(op)
+        if new is not None:
+            self.keys[new[0]] = new[1]
