@@ -187,3 +187,16 @@ def test_a_different_number_is_a_conflict_not_agreement(root: Path) -> None:
     with pytest.raises(BadInput, match=f"contradicts {old['id']}"):
         approve(root, [other["id"]], role=WRITER)
     assert len(_records(root)) == 1
+
+
+def test_reasons_read_as_plain_words(root: Path) -> None:
+    from commonkeep.governance.words import plain_reason
+
+    a = write_candidate(root, TABS)
+    pid = curate(root, role=WRITER).patch["patch_id"]
+    reject(root, [a["id"]], reason="not durable", role=WRITER)
+    skipped = apply_patch(root, pid, role=WRITER, op_ids=["op_001"]).skipped["op_001"]
+    assert plain_reason(skipped) == f"already decided: candidate {a['id']} was rejected, so this older op was skipped"
+    assert plain_reason("low_trust_class:repository_text") == "comes from a low-trust source (text found in a repository)"
+    assert plain_reason("potential_conflict") == "contradicts a record in memory"
+    assert plain_reason("some_new_code") == "some new code"  # never dropped
