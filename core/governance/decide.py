@@ -18,14 +18,14 @@ What approving does is a named **choice** (:data:`CHOICES`), never a guess from 
   contested). There is no default: an approve without one of them is refused, so a contradicting
   record is never added as if it agreed.
 
-Whatever the choice, an approve never leaves two active records with the same statement (the
-statement is compared after :func:`statement_key`).
+Whatever the choice, an approve never leaves two active records with the same statement in the
+same scope (:func:`record_key`: the statement compared after :func:`statement_key`).
 
 A match curation calls a duplicate or an agreement but that says the opposite (:func:`contradicts`:
 a negation on one side only, or different numbers) is treated as the conflict it is.
 
 Public functions: :func:`load_context`, :func:`plan`, :func:`approve`, :func:`choices_for`,
-:func:`statement_key`, :func:`contradicts`; :class:`Plan`, :class:`Context`.
+:func:`statement_key`, :func:`record_key`, :func:`contradicts`; :class:`Plan`, :class:`Context`.
 """
 
 from __future__ import annotations
@@ -67,6 +67,13 @@ def contradicts(text: str, other: str) -> bool:
     return similarity(tokens(_NUMBER.sub(" ", text)), tokens(_NUMBER.sub(" ", other))) >= DUPLICATE_SIMILARITY
 
 
+def record_key(rec: Row) -> str:
+    """What "the same record" means: the same :func:`statement_key` in the same scope (one rule may
+    hold in two projects, as two records)."""
+    scope = rec.get("scope") if isinstance(rec.get("scope"), dict) else {}
+    return f"{scope.get('type') or 'global'}|{scope.get('project') or ''}|{statement_key(str(rec.get('statement', '')))}"
+
+
 def statement_key(text: str) -> str:
     """A statement as compared for "the same text": folded spelling, case and spacing ignored."""
     from commonkeep.governance.normalize import plain
@@ -83,7 +90,7 @@ class Context:
     index: MatchIndex  # the active records, by token
     order: list[str]  # index entry -> record id
     tombstoned: set[str]
-    statements: dict[str, str]  # statement_key -> an active record's id
+    statements: dict[str, str]  # record_key -> an active record's id
     governance_mode: str = "compatibility"
     writer_role: str | None = None
     extra: dict[str, Row] = field(default_factory=dict)  # records added or changed since the index was built
@@ -97,13 +104,13 @@ class Context:
         rid = str(rec["id"])
         old = self.by_id.get(rid)
         if old is not None and old.get("status") == "active":
-            key = statement_key(str(old.get("statement", "")))
+            key = record_key(old)
             if self.statements.get(key) == rid:
                 del self.statements[key]
         self.by_id[rid] = rec
         self.extra[rid] = rec
         if rec.get("status") == "active":
-            self.statements.setdefault(statement_key(str(rec.get("statement", ""))), rid)
+            self.statements.setdefault(record_key(rec), rid)
 
     def relevant(self, text: str, tags: list[str]) -> list[Row]:
         """The records a candidate can match: its neighbours in the index, the record it says it
@@ -134,7 +141,7 @@ def load_context(root: Path | str) -> Context:
         if r.get("status") == "active":
             index.add_record(r)
             order.append(rid)
-            statements.setdefault(statement_key(str(r.get("statement", ""))), rid)
+            statements.setdefault(record_key(r), rid)
     return Context(Path(root), by_id, index, order, store.tombstoned_ids(), statements,
                    str(curator_config(root)["governanceMode"]), configured_writer_role(root))
 
@@ -217,12 +224,14 @@ def plan(ctx: Context, raw: Row, choice: str | None = None) -> Plan:
     conf = candidate_confidence(cand)
     record = record_from_candidate(cand, on=today(), layer=proposed_layer(cand))
     record["confidence"] = conf
+    if kind in SAME and first_rec is not None and first_rec.get("scope") != record.get("scope"):
+        out.choices, out.default = ["add", "reinforce", "replace"], "add"  # the same rule in another scope
     first = ctx.live(matched[0]) if matched else None
 
     def build(which: str) -> list[Row]:
         base: Row = {"risk": risk, "candidate_id": cid, "choice": which}
         if which == "add":
-            same = ctx.statements.get(statement_key(str(record["statement"])))
+            same = ctx.statements.get(record_key(record))
             if same:
                 raise _Refuse(f"an active record ({same}) already says this; approving would add a second copy: "
                               "reinforce the existing record or reject this candidate")

@@ -133,7 +133,8 @@ def waiting_ops(patches_dir: Path) -> Waiting:
 
 class SameStatement:
     """The active records' statements while a patch is applied, so no op makes a second active
-    record that says the same thing (``decide.statement_key``: spelling, case and spacing aside).
+    record that says the same thing in the same scope (``decide.record_key``: spelling, case and
+    spacing aside; one rule may hold in two projects).
 
     An older patch's ``add`` of a candidate still ``new`` is not stale, yet its statement may have
     become a record since (another candidate with the same text was approved): applying it is
@@ -142,24 +143,24 @@ class SameStatement:
     """
 
     def __init__(self, recs: dict[str, dict[str, Any]]) -> None:
-        from commonkeep.governance.decide import statement_key
+        from commonkeep.governance.decide import record_key
 
-        self._key = statement_key
+        self._key = record_key
         self.recs = recs  # the apply's live view of the records (``ops._State.recs``)
         self.keys: dict[str, str] = {}
         for rid, r in recs.items():
             if r.get("status") == "active":
-                self.keys.setdefault(statement_key(str(r.get("statement", ""))), rid)
+                self.keys.setdefault(record_key(r), rid)
 
     def _new(self, op: dict[str, Any]) -> tuple[str, str, str | None] | None:
         kind = op.get("op")
         rec = op.get("record") if kind == "add" else op.get("to_record") if kind == "supersede" else None
         if isinstance(rec, dict) and rec.get("status", "active") == "active" and isinstance(rec.get("statement"), str):
-            return self._key(rec["statement"]), str(rec.get("id")), str(op.get("target_id") or "") or None
+            return self._key(rec), str(rec.get("id")), str(op.get("target_id") or "") or None
         upd = op.get("updates")
-        if kind == "update" and isinstance(upd, dict) and isinstance(upd.get("statement"), str):
-            target = str(op.get("target_id"))
-            return self._key(upd["statement"]), target, target
+        target = str(op.get("target_id"))
+        if kind == "update" and isinstance(upd, dict) and isinstance(upd.get("statement"), str) and target in self.recs:
+            return self._key({**self.recs[target], **upd}), target, target
         return None
 
     def refuse(self, op: dict[str, Any]) -> str | None:

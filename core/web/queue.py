@@ -165,7 +165,8 @@ class Queue:
         when a record file or the tombstones changed other than by a decision of this server."""
         key = self._records_key()
         with self._ctx_lock:
-            if self._ctx is None or self._ctx[0] != key:
+            # read again too once many decisions were told to it (each decision also matches them all)
+            if self._ctx is None or self._ctx[0] != key or len(self._ctx[1].extra) > 200:
                 self._ctx = (key, load_context(self.root))
             return self._ctx[1]
 

@@ -11,7 +11,7 @@ import pytest
 
 from commonkeep.errors import BadInput
 from commonkeep.governance.curate import curate
-from commonkeep.governance.decide import load_context, plan, statement_key
+from commonkeep.governance.decide import load_context, plan, record_key
 from commonkeep.governance.outcome import outcome
 from commonkeep.governance.patch import apply_patch
 from commonkeep.governance.review import approve, reject
@@ -30,7 +30,7 @@ def _records(root: Path, status: str | None = None) -> list[dict[str, Any]]:
 
 
 def _one_active_per_statement(root: Path) -> None:
-    keys = [statement_key(r["statement"]) for r in _records(root, "active")]
+    keys = [record_key(r) for r in _records(root, "active")]
     assert len(keys) == len(set(keys)), keys
 
 
@@ -200,3 +200,12 @@ def test_reasons_read_as_plain_words(root: Path) -> None:
     assert plain_reason("low_trust_class:repository_text") == "comes from a low-trust source (text found in a repository)"
     assert plain_reason("potential_conflict") == "contradicts a record in memory"
     assert plain_reason("some_new_code") == "some new code"  # never dropped
+
+
+def test_one_rule_may_hold_in_two_projects(root: Path) -> None:
+    a = write_candidate(root, TABS, cwd="/nonexistent/project-a")
+    b = write_candidate(root, TABS, cwd="/nonexistent/project-b")
+    approve(root, [a["id"]], role=WRITER)
+    approve(root, [b["id"]], role=WRITER, choice="add")
+    scopes = sorted(r["scope"]["project"] for r in _records(root, "active"))
+    assert scopes == ["project-a", "project-b"]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from commonkeep.errors import BadInput
 from commonkeep.governance.curate import curate
-from commonkeep.governance.decide import statement_key
+from commonkeep.governance.decide import record_key
 from commonkeep.governance.patch import apply_patch
 from commonkeep.governance.review import approve, reject
 from commonkeep.governance.undo import undo
@@ -47,7 +47,7 @@ def _pick(rows: list[Any], n: int) -> Any:
 
 
 def _active_keys(root: Path) -> list[str]:
-    return [statement_key(r["statement"]) for r in Store(root, warn=False).records(active_only=False) if r["status"] == "active"]
+    return [record_key(r) for r in Store(root, warn=False).records(active_only=False) if r["status"] == "active"]
 
 
 def _run(root: Path, s: tuple[Any, ...]) -> None:
