@@ -70,7 +70,8 @@ def contradicts(text: str, other: str) -> bool:
 def record_key(rec: Row) -> str:
     """What "the same record" means: the same :func:`statement_key` in the same scope (one rule may
     hold in two projects, as two records)."""
-    scope = rec.get("scope") if isinstance(rec.get("scope"), dict) else {}
+    raw = rec.get("scope")
+    scope: Row = raw if isinstance(raw, dict) else {}
     return f"{scope.get('type') or 'global'}|{scope.get('project') or ''}|{statement_key(str(rec.get('statement', '')))}"
 
 
