@@ -24,7 +24,7 @@ same scope (:func:`record_key`: the statement compared after :func:`statement_ke
 A match curation calls a duplicate or an agreement but that says the opposite (:func:`contradicts`:
 a negation on one side only, or different numbers) is treated as the conflict it is.
 
-Public functions: :func:`load_context`, :func:`plan`, :func:`approve`, :func:`choices_for`,
+Public functions: :func:`load_context`, :func:`plan`, :func:`preview`, :func:`approve`, :func:`choices_for`,
 :func:`statement_key`, :func:`record_key`, :func:`contradicts`; :class:`Plan`, :class:`Context`.
 """
 
@@ -309,22 +309,40 @@ def approve(root: Path | str, ids: list[str], *, role: str | None, edits: dict[s
     Returns the ``ApplyResult``; with ``ctx`` given it is updated with what was applied.
     """
     from commonkeep.governance.patch import apply_patch
-    from commonkeep.governance.review import _edit, _manual_patch
-    from commonkeep.governance.secrets import redact
+    from commonkeep.governance.review import _manual_patch
     from commonkeep.governance.writer import require_writer
     from commonkeep.store.core import Store
 
     require_writer("ratify" if ratify else "review", role, root)
+    rows = inbox if inbox is not None else Store(root, warn=False).candidates()
+    ctx = ctx if ctx is not None else load_context(root)
+    ops = [json.loads(json.dumps(o)) for p in preview(ctx, rows, ids, choice=choice, edits=edits, ratify=ratify) for o in p.ops]
+    verb = "ratify" if ratify else "approve"
+    patch = _manual_patch(ops, f"{verb} {', '.join(ids)}", role)
+    result = apply_patch(root, patch, role=role, ratify=ratify)
+    if result.skipped:
+        raise BadInput("some ops were refused and skipped: " + "; ".join(f"{k}: {v}" for k, v in result.skipped.items()),
+                       hint=f"patch {result.patch['patch_id']} records what was applied")
+    for o in result.patch["ops"]:
+        _note(ctx, o)
+    return result
+
+
+def preview(ctx: Context, rows: list[Row], ids: list[str], *, choice: str | dict[str, str] | None = None,
+            edits: dict[str, str] | None = None, ratify: bool = False) -> list[Plan]:
+    """What approving ``ids`` together does (a dry run of :func:`approve`: nothing is written, ``ctx``
+    is not changed): each candidate's :class:`Plan`, each seeing the ones before it in the batch.
+    Raises ``BadInput`` naming the first candidate that cannot be approved, and why."""
+    from commonkeep.governance.review import _edit
+    from commonkeep.governance.secrets import redact
+
     if not ids:
         raise BadInput("select at least one candidate")
-    rows = inbox if inbox is not None else Store(root, warn=False).candidates()
     wanted = set(ids)
     by_id = {str(c["id"]): c for c in rows if str(c.get("id")) in wanted}
-    ctx = ctx if ctx is not None else load_context(root)
-    work = Context(ctx.root, ctx.by_id, ctx.index, ctx.order, ctx.tombstoned, dict(ctx.statements),
+    work = Context(ctx.root, dict(ctx.by_id), ctx.index, ctx.order, ctx.tombstoned, dict(ctx.statements),
                    ctx.governance_mode, ctx.writer_role, dict(ctx.extra))  # a batch sees its own earlier ops
-    work.by_id = dict(ctx.by_id)
-    ops: list[Row] = []
+    plans: list[Plan] = []
     for cid in ids:
         raw = by_id.get(cid)
         if raw is None or raw.get("status") != "new":
@@ -346,16 +364,8 @@ def approve(root: Path | str, ids: list[str], *, role: str | None, edits: dict[s
                 o["edited"] = True  # the outcome says "approved with an edit"
         for o in p.ops:
             _note(work, o)
-        ops.extend(json.loads(json.dumps(o)) for o in p.ops)
-    verb = "ratify" if ratify else "approve"
-    patch = _manual_patch(ops, f"{verb} {', '.join(ids)}", role)
-    result = apply_patch(root, patch, role=role, ratify=ratify)
-    if result.skipped:
-        raise BadInput("some ops were refused and skipped: " + "; ".join(f"{k}: {v}" for k, v in result.skipped.items()),
-                       hint=f"patch {result.patch['patch_id']} records what was applied")
-    for o in result.patch["ops"]:
-        _note(ctx, o)
-    return result
+        plans.append(p)
+    return plans
 
 
 def _note(ctx: Context, op: Row) -> None:

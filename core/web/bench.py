@@ -152,7 +152,7 @@ def _decisions(pool: int, records: int, repeat: int, role: str, baseline: int) -
             out["reject_post"] = _ms(lambda: _decide_once(post, "reject", [_take(adds, ids, "reject", pool)], follow=False), n)
             out["approve_post"] = _ms(lambda: _decide_once(post, "approve", [_take(adds, ids, "approve", pool)], follow=False), n)
             out["approve_round_trip"] = _ms(lambda: _decide_once(post, "approve", [_take(adds, ids, "approve", pool)]), n)
-            batch = [_take(adds, ids, "approve", pool) for _ in range(50)]
+            batch = _batch(running.web.queue, adds, 50)
             out["approve_batch_50"] = _ms(lambda: _decide_once(post, "approve", batch, follow=False), 1)
             out["queue_current_after_decisions"] = running.web.queue.is_current()
             # a candidate written seconds ago, opened at once (computed for it alone)
@@ -183,7 +183,7 @@ def _split(queue: Any, repeat: int) -> tuple[list[str], list[str]]:
     """Plain adds (approvable without a choice, not L1, by the candidate's own plan, as approving
     computes it), enough for every figure, and the rest (rejected first)."""
     items = queue.items()
-    want = 4 * repeat + 80
+    want = 4 * repeat + 150
     adds: list[str] = []
     for i in items:
         if len(adds) >= want:
@@ -194,6 +194,28 @@ def _split(queue: Any, repeat: int) -> tuple[list[str], list[str]]:
             adds.append(str(i.candidate["id"]))
     taken = set(adds)
     return adds[::-1], [str(i.candidate["id"]) for i in items if str(i.candidate["id"]) not in taken]
+
+
+def _batch(queue: Any, adds: list[str], size: int) -> list[str]:
+    """``size`` candidates from ``adds`` that approving together adds as they are (a dry run of the
+    batch, ``decide.preview``, as the records are after the decisions timed before it)."""
+    from commonkeep.errors import BadInput
+    from commonkeep.governance.decide import preview
+
+    ctx, rows = queue.context(), queue.inbox()
+    batch: list[str] = []
+    while len(batch) < size and adds:
+        cid = adds.pop()
+        try:
+            plans = preview(ctx, rows, [*batch, cid])
+        except BadInput:
+            continue
+        if plans[-1].choice == "add":
+            batch.append(cid)
+    if len(batch) < size:
+        raise BadInput(f"only {len(batch)} candidates could be approved together; the batch figure needs {size}",
+                       hint="give more --decide-candidates")
+    return batch
 
 
 def _poster(client: Any, url: str, csrf: str) -> Callable[[str, list[str], bool], Any]:
