@@ -311,10 +311,9 @@ def approve(root: Path | str, ids: list[str], *, role: str | None, edits: dict[s
     from commonkeep.governance.patch import apply_patch
     from commonkeep.governance.review import _manual_patch
     from commonkeep.governance.writer import require_writer
-    from commonkeep.store.core import Store
 
     require_writer("ratify" if ratify else "review", role, root)
-    rows = inbox if inbox is not None else Store(root, warn=False).candidates()
+    rows = inbox if inbox is not None else candidates_named(root, ids)
     ctx = ctx if ctx is not None else load_context(root)
     ops = [json.loads(json.dumps(o)) for p in preview(ctx, rows, ids, choice=choice, edits=edits, ratify=ratify) for o in p.ops]
     verb = "ratify" if ratify else "approve"
@@ -326,6 +325,31 @@ def approve(root: Path | str, ids: list[str], *, role: str | None, edits: dict[s
     for o in result.patch["ops"]:
         _note(ctx, o)
     return result
+
+
+def candidates_named(root: Path | str, ids: list[str]) -> list[Row]:
+    """The stored candidates ``ids`` (any status), found by their lines in the inbox without
+    parsing the other lines (the CLI decides one candidate in an inbox of thousands); the whole
+    inbox is read through ``Store`` when a line is not plainly one of them. ``apply_patch``
+    reads the inbox again under the writer lock, so a status changed meanwhile is still seen."""
+    from commonkeep.store.core import Store
+    from commonkeep.store.jsonl import read_bytes
+    from commonkeep.store.layout import Layout
+    from commonkeep.store.records import candidate_problem
+
+    data = read_bytes(Layout(root).inbox)
+    out: list[Row] = []
+    for cid in dict.fromkeys(ids):
+        at = data.find(json.dumps(cid).encode("utf-8"))
+        start, end = data.rfind(b"\n", 0, max(at, 0)) + 1, data.find(b"\n", max(at, 0))
+        try:
+            row = json.loads(data[start:end if end >= 0 else len(data)]) if at >= 0 else None
+        except (ValueError, RecursionError):
+            row = None
+        if not isinstance(row, dict) or row.get("id") != cid or candidate_problem(row) or data.count(json.dumps(cid).encode("utf-8")) != 1:
+            return list(Store(root, warn=False).candidates())  # not plainly one line: read it all as Store does
+        out.append(row)
+    return out
 
 
 def preview(ctx: Context, rows: list[Row], ids: list[str], *, choice: str | dict[str, str] | None = None,
