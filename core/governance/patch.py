@@ -325,7 +325,8 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     result = ApplyResult(patch, path, already_applied=already, not_selected=not_selected)
     from commonkeep.governance.verify import refusals  # each op against its source, re-scored (issue 15 §3)
 
-    vetted = refusals(layout.root, patch, selected - done_before, unsaved=not path.exists())
+    st = _State(store)  # read once: the checks below use its candidates too
+    vetted = refusals(layout.root, patch, selected - done_before, unsaved=not path.exists(), cands=st.cands)
     # step 1: the explanation exists before any canonical byte changes (a patch already in its
     # place with nothing to redact is not written again)
     if cleaned is not None:
@@ -337,7 +338,6 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
         patch.clear()
         patch.update(clean)
         path, result.redacted = write_patch(layout, patch)
-    st = _State(store)
     own = {str(ops_by_id[o].get("candidate_id")) for o in done_before if o in ops_by_id}
     st.promoted_elsewhere = {cid for cid, c in st.cands.items() if c.get("status") == "patched"} - own
     when, day = now_iso(), today()
