@@ -94,7 +94,9 @@ def apply_patch_of(root: Path, ops: int, seed: int = 2) -> str:
     fill(root, ops + ops // 20 + 10, records, seed=seed)
     lay = Layout(root)
     # the generated injections are left out: apply re-scores every op and would refuse them
-    cands = [c for c in jsonl.read_jsonl(lay.inbox).rows if not c["text"].startswith("Ignore previous")]
+    # so are the duplicates of a record (curate rejects them; apply refuses a second copy of a statement)
+    said = {r["statement"] for r in jsonl.read_jsonl(lay.l2).rows}
+    cands = [c for c in jsonl.read_jsonl(lay.inbox).rows if not c["text"].startswith("Ignore previous") and c["text"] not in said]
     existing = [r["id"] for r in jsonl.read_jsonl(lay.l2).rows]
     rng = random.Random(seed)
     out: list[dict[str, Any]] = []

@@ -281,15 +281,21 @@ def run_review(args: argparse.Namespace) -> int:
     from commonkeep.governance.writer import require_writer
 
     root, role = _root(args), _role(args)
-    if args.approve or args.reject or not (args.list or args.json or not (args.interactive or sys.stdin.isatty())):
+    if args.approve or args.reject or args.undo or not (args.list or args.json or not (args.interactive or sys.stdin.isatty())):
         require_writer("review", role, root)  # deciding is the writer's; reading the queue is for everyone
+    if args.undo:
+        from commonkeep.governance.undo import undo
+
+        done = undo(root, args.undo, role=role, reason=args.reason or "")
+        _out(args, done.to_json(), done.sentence())
+        return 0
     if args.approve or args.reject:
         results = []
         if args.approve:
             if args.text is not None and not args.text.strip():
                 raise BadInput("--text is empty: give the edited statement to store, or leave --text out to store the candidate's own text")
             edits = {args.approve[0]: args.text} if args.text else None
-            results.append(approve(root, args.approve, role=role, edits=edits))
+            results.append(approve(root, args.approve, role=role, edits=edits, choice=args.choice))
         if args.reject:
             results.append(reject(root, args.reject, reason=args.reason or "", role=role))
         _out(args, [r.to_json() for r in results], "\n".join(_apply_text(r) for r in results))
@@ -470,7 +476,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--approve", action="append", metavar="ID", help="approve a candidate (repeatable)")
         parser.add_argument("--text", help="with one --approve: the edited statement to store instead")
         parser.add_argument("--reject", action="append", metavar="ID", help="reject a candidate (repeatable; needs --reason)")
-        parser.add_argument("--reason", help="why the candidates are rejected")
+        parser.add_argument("--reason", help="why the candidates are rejected (or a decision undone)")
+        parser.add_argument("--choice", choices=["add", "reinforce", "replace", "keep_both"],
+                            help="with --approve: what approving does (a duplicate: reinforce or replace the existing record; "
+                                 "a conflict: replace it or keep_both, marked contested); default: the candidate's own")
+        parser.add_argument("--undo", action="append", metavar="ID",
+                            help="undo the decision on a candidate: a reversing patch, and the candidate back in the queue (repeatable)")
         parser.add_argument("--interactive", action="store_true", help="prompt even when standard input is not a terminal")
         parser.set_defaults(run=run_review)
     elif name == "forget":

@@ -58,6 +58,7 @@ from commonkeep.governance.ops import (
     leftover_lines,
 )
 from commonkeep.governance.secrets import redact_obj
+from commonkeep.governance.waiting import SameStatement, own_candidates, stale_reason
 from commonkeep.governance.writer import LockInfo, require_writer, writer_lock
 from commonkeep.store import jsonl
 from commonkeep.store.core import Store
@@ -324,7 +325,8 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     result = ApplyResult(patch, path, already_applied=already, not_selected=not_selected)
     from commonkeep.governance.verify import refusals  # each op against its source, re-scored (issue 15 §3)
 
-    vetted = refusals(layout.root, patch, selected - done_before, unsaved=not path.exists())
+    st = _State(store, str(patch["patch_id"]))  # read once: the checks below use its candidates too
+    vetted = refusals(layout.root, patch, selected - done_before, unsaved=not path.exists(), cands=st.cands)
     # step 1: the explanation exists before any canonical byte changes (a patch already in its
     # place with nothing to redact is not written again)
     if cleaned is not None:
@@ -336,17 +338,20 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
         patch.clear()
         patch.update(clean)
         path, result.redacted = write_patch(layout, patch)
-    st = _State(store, str(patch["patch_id"]))
     own = {str(ops_by_id[o].get("candidate_id")) for o in done_before if o in ops_by_id}
     st.promoted_elsewhere = {cid for cid, c in st.cands.items() if c.get("status") == "patched"} - own
     when, day = now_iso(), today()
+    before = {k: c.get("status") for k, c in st.cands.items()}  # an op whose candidate was decided since is stale
+    mine = own_candidates(patch)
+    same = SameStatement(st.recs)  # never two active records with one statement
     todo = [op for op in patch["ops"] if str(op["op_id"]) in selected and str(op["op_id"]) not in done_before]
     with progress.bar(len(todo), f"apply {patch['patch_id']}", unit="op") as bar:
         for op in todo:
             oid = str(op["op_id"])
-            why = vetted.get(oid) or _apply_op(op, st, ratify=ratify, day=day, when=when)
+            why = vetted.get(oid) or stale_reason(op, before, mine) or same.refuse(op) or _apply_op(op, st, ratify=ratify, day=day, when=when)
             cid = op.get("candidate_id")
             if why is None:
+                same.took(op)
                 result.applied.append(oid)
                 if cid and op["op"] not in ("reject_candidate", "delete") and str(cid) in st.cands:
                     st.cand_status[str(cid)] = "patched"

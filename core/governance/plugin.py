@@ -106,14 +106,15 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
     if info is not None and not pid_alive(info.pid):
         found.append(_finding("writer_lock_stale", "info",
                               f"the writer lock names pid {info.pid} ({info.role}, since {info.since}), which is gone; the next writer recovers it"))
-    new = len(store.candidates(status="new"))
+    statuses = {str(c.get("id")): c.get("status") for c in store.candidates()}
+    new = sum(1 for s in statuses.values() if s == "new")
     waiting = 0  # patches with ops still to apply: proposed, or partially applied with unselected ops
     for path in lay.patches_dir.glob("*.json") if lay.patches_dir.is_dir() else []:
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError, RecursionError):
             continue
-        waiting += isinstance(doc, dict) and bool(waiting_in(doc))
+        waiting += isinstance(doc, dict) and bool(waiting_in(doc, statuses))  # stale ops (candidate decided) do not wait
     from commonkeep.governance.audit import audit
 
     unexplained = audit(lay.root).problems

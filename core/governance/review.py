@@ -39,6 +39,9 @@ class ReviewItem:
     ops: list[Row] = field(default_factory=list)
     below_gate: bool = False
     before_after: list[tuple[str, str]] = field(default_factory=list)
+    choices: list[str] = field(default_factory=list)  # what approving may do (``decide.CHOICES``); empty: it cannot
+    default_choice: str | None = None  # taken when approving names none; None with choices: one must be named
+    refusal: str = ""  # why approving is refused as things stand (plain words)
 
     def to_json(self) -> dict[str, Any]:
         c = self.candidate
@@ -58,7 +61,33 @@ class ReviewItem:
             "below_gate": self.below_gate,
             "ops": [{"op": o["op"], "target_id": o.get("target_id"), "risk": o["risk"], "reason": o.get("reason")} for o in self.ops],
             "before_after": [{"before": b, "after": a} for b, a in self.before_after],
+            "choices": self.choices,
+            "default_choice": self.default_choice,
+            "refusal": self.refusal,
+            "secrets_removed": secrets_removed(c),
+            "session": session_of(c),
         }
+
+
+def secrets_removed(cand: Row) -> list[str]:
+    """The kinds of secret removed from a candidate's text before it was stored (for a badge)."""
+    return sorted(set(redacted_kinds(str(cand.get("text", "")))))
+
+
+def session_of(cand: Row) -> str:
+    """The session a candidate was captured in (``provenance.session_id``), or ``""``."""
+    prov = cand.get("provenance")
+    return str(prov.get("session_id") or "") if isinstance(prov, dict) else ""
+
+
+def item_of(plan: Any, records: dict[str, Row]) -> ReviewItem:
+    """A :class:`ReviewItem` for one candidate from its ``decide.Plan``: the ops approving does by
+    default (curation's own ops when approving is refused or needs a choice), with before/after."""
+    ops = plan.ops or plan.curated
+    if plan.below_gate and not plan.ops:
+        ops = []
+    return ReviewItem(plan.candidate, ops, plan.below_gate, [_before_after(o, records) for o in ops], list(plan.choices),
+                      plan.default if plan.choices else None, plan.refusal)
 
 
 def _plain_add(cand: Row) -> Row:
@@ -110,16 +139,36 @@ def pending(root: Path | str, *, role: str | None) -> list[ReviewItem]:
         below = cid in prop.pending
         if below:
             ops = [_plain_add(cand)]
-        items.append(ReviewItem(cand, ops, below, [_before_after(o, records) for o in ops]))
+        choices, default = _choices(cand, ops)
+        items.append(ReviewItem(cand, ops, below, [_before_after(o, records) for o in ops], choices, default,
+                                "" if choices else "; ".join(str(o.get("reason")) for o in ops)))
     return items
 
 
-def _manual_patch(ops: list[Row], summary: str) -> Row:
+def _choices(cand: Row, ops: list[Row]) -> tuple[list[str], str | None]:
+    """The choices approving offers (``decide.choices_for`` of the match kind); none when curation
+    can only reject it (deleted, already promoted, another machine's deleted version)."""
+    from commonkeep.governance.decide import choices_for
+
+    if ops and all(o["op"] == "reject_candidate" and not str(o.get("reason", "")).startswith("duplicate") for o in ops):
+        return [], None
+    if any(o["op"] == "update" and str(o.get("reason", "")).startswith("contested") for o in ops):
+        return ["replace"], "replace"
+    return choices_for(str(cand.get("match_kind") or "new"))
+
+
+def _manual_patch(ops: list[Row], summary: str, role: str | None = None, **extra: Any) -> Row:
+    """A reviewer's patch: every op selected; ``decided_by`` names the role that decided (an extension
+    field, shown as "who" in a decision's outcome), ``extra`` more top-level fields (``undoes``)."""
     for i, op in enumerate(ops, 1):
         op["op_id"] = f"op_{i:03d}"
         op["default_selected"] = True
-    return {"patch_id": patch_id(now()), "created_at": now_iso(), "generated_by": "manual", "mode": "supervised",
-            "summary": summary, "ops": ops, "status": "proposed", "applied_at": None, "applied_ops": [], "skipped_ops": []}
+    patch = {"patch_id": patch_id(now()), "created_at": now_iso(), "generated_by": "manual", "mode": "supervised",
+             "summary": summary, "ops": ops, "status": "proposed", "applied_at": None, "applied_ops": [], "skipped_ops": []}
+    if role:
+        patch["decided_by"] = role
+    patch.update(extra)
+    return patch
 
 
 def _edit(op: Row, text: str) -> None:
@@ -139,46 +188,29 @@ def _edit(op: Row, text: str) -> None:
 
 
 def approve(
-    root: Path | str, ids: list[str], *, role: str | None, edits: dict[str, str] | None = None, ratify: bool = False
+    root: Path | str, ids: list[str], *, role: str | None, edits: dict[str, str] | None = None, ratify: bool = False,
+    choice: str | dict[str, str] | None = None, ctx: Any = None, inbox: list[Row] | None = None,
 ) -> ApplyResult:
-    """Approve candidates (optionally with an edited statement): one manual patch, applied now."""
-    require_writer("ratify" if ratify else "review", role, root)
-    items = {i.candidate["id"]: i for i in pending(root, role=role)}
-    ops: list[Row] = []
-    for cid in ids:
-        item = items.get(cid)
-        if item is None:
-            raise BadInput(f"no pending candidate {cid}", hint="list the queue with `commonkeep review --list`")
-        content = [json.loads(json.dumps(o)) for o in item.ops if o["op"] in CONTENT_OPS]
-        if not content:
-            why = "; ".join(str(o.get("reason")) for o in item.ops) or "nothing to add"
-            raise BadInput(f"{cid} cannot be approved: {why}", hint=f"reject it: commonkeep review --reject {cid} --reason duplicate")
-        layer_l1 = any((o.get("record") or o.get("to_record") or {}).get("layer") == "L1" for o in content)
-        if layer_l1 and not ratify:
-            raise BadInput(f"{cid} is an L1 (identity) candidate; L1 is never applied by review", hint=f"ratify it: commonkeep ratify {cid}")
-        if edits and cid in edits:
-            for o in content:
-                _edit(o, edits[cid])
-        ops.extend(content)
-    verb = "ratify" if ratify else "approve"
-    result = apply_patch(root, _manual_patch(ops, f"{verb} {', '.join(ids)}"), role=role, ratify=ratify)
-    if result.skipped:
-        raise BadInput(
-            "some ops were refused and skipped: " + "; ".join(f"{k}: {v}" for k, v in result.skipped.items()),
-            hint=f"patch {result.patch['patch_id']} records what was applied",
-        )
+    """Approve candidates (optionally with an edited statement and a named ``choice``): one manual
+    patch, applied now. Each candidate's ops are computed for it alone against the records as they
+    are (``commonkeep.governance.decide``), never by re-curating the inbox; see ``decide.approve``."""
+    from commonkeep.governance.decide import approve as decide_approve
+
+    result: ApplyResult = decide_approve(root, ids, role=role, edits=edits, ratify=ratify, choice=choice, ctx=ctx, inbox=inbox)
     return result
 
 
-def reject(root: Path | str, ids: list[str], *, reason: str, role: str | None) -> ApplyResult:
-    """Reject candidates: one manual patch of ``reject_candidate`` ops, applied now."""
+def reject(root: Path | str, ids: list[str], *, reason: str, role: str | None, inbox: list[Row] | None = None) -> ApplyResult:
+    """Reject candidates: one manual patch of ``reject_candidate`` ops, applied now (``inbox``: the
+    candidates as already read, e.g. by the web app; read here when not given)."""
     require_writer("review", role, root)
     if not reason or not reason.strip():
         raise BadInput("rejecting needs --reason", hint="say why, e.g. --reason 'not durable'")
-    new = {str(c["id"]) for c in Store(root).candidates(status="new")}
+    rows = inbox if inbox is not None else Store(root).candidates()
+    new = {str(c["id"]) for c in rows if c.get("status") == "new"}
     missing = [i for i in ids if i not in new]
     if missing:
         raise BadInput(f"no pending candidate {', '.join(missing)}", hint="list the queue with `commonkeep review --list`")
     ops = [{"op_id": "", "op": "reject_candidate", "candidate_id": cid, "reason": redact(reason).text, "risk": "low",
             "default_selected": True} for cid in ids]
-    return apply_patch(root, _manual_patch(ops, f"reject {', '.join(ids)}"), role=role)
+    return apply_patch(root, _manual_patch(ops, f"reject {', '.join(ids)}", role), role=role)

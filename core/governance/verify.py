@@ -137,17 +137,20 @@ def check_op(op: Row, cands: dict[str, Row], *, unsaved_manual: bool = False, wr
     return out
 
 
-def refusals(root: Path | str, patch: Row, op_ids: set[str], *, unsaved: bool) -> dict[str, str]:
+def refusals(root: Path | str, patch: Row, op_ids: set[str], *, unsaved: bool,
+             cands: dict[str, Row] | None = None) -> dict[str, str]:
     """Why each of ``op_ids`` of ``patch`` may not be applied (``op id -> reason``); see the module doc.
 
-    ``unsaved``: the patch is not (yet) a file in ``patches/`` (handed over by the caller)."""
+    ``unsaved``: the patch is not (yet) a file in ``patches/`` (handed over by the caller).
+    ``cands``: the inbox by candidate id, when the caller read it already (``apply_patch`` does)."""
     from commonkeep.governance.writer import configured_writer_role
     from commonkeep.store.core import Store
 
     todo = [op for op in patch.get("ops") or [] if isinstance(op, dict) and str(op.get("op_id")) in op_ids]
     if not any(op.get("op") in CONTENT_OPS for op in todo):
         return {}
-    cands = {str(c.get("id")): c for c in Store(root, warn=False).candidates()}
+    if cands is None:
+        cands = {str(c.get("id")): c for c in Store(root, warn=False).candidates()}
     manual = unsaved and patch.get("generated_by") == "manual"
     writer = configured_writer_role(root)
     out: dict[str, str] = {}

@@ -6,6 +6,7 @@ Split out of ``commonkeep.governance.curate`` (which re-exports these names).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,24 +25,62 @@ def applied_op_ids(doc: dict[str, Any]) -> set[str]:
     return {a for a in applied if isinstance(a, str)} if isinstance(applied, list) else set()
 
 
-def waiting_in(doc: dict[str, Any]) -> list[dict[str, Any]]:
+def own_candidates(doc: dict[str, Any]) -> set[str]:
+    """The candidates whose ops this patch already applied (a partially applied patch may apply
+    the rest of their ops: an ``add`` and the ``contest`` that goes with it)."""
+    done = applied_op_ids(doc)
+    ops = doc.get("ops")
+    return {str(o["candidate_id"]) for o in (ops if isinstance(ops, list) else [])
+            if isinstance(o, dict) and o.get("op_id") in done and isinstance(o.get("candidate_id"), str)}
+
+
+def stale_reason(op: dict[str, Any], status: Mapping[str, Any], own: set[str]) -> str | None:
+    """Why an op of a patch no longer applies because its candidate was decided since, else ``None``.
+
+    ``status`` is each candidate's status before this apply (candidate id -> ``new``, ``patched``,
+    ``rejected``); ``own`` the candidates this patch already applied ops of (:func:`own_candidates`).
+    A candidate that is no longer ``new`` was approved (possibly edited), rejected or promoted by
+    another patch: an older op for it would add a second copy of what was decided, or undo it.
+    ``delete`` ops are never stale (forgetting stays possible whatever happened to the candidate).
+    """
+    cid = op.get("candidate_id")
+    if not isinstance(cid, str) or cid in own or op.get("op") == "delete":
+        return None
+    now = status.get(cid)
+    if now in (None, "new"):
+        return None
+    if op.get("op") == "reject_candidate":
+        return f"candidate {cid} was already {'patched' if now == 'patched' else now}"
+    if now == "rejected":
+        return f"its candidate {cid} was rejected"
+    return f"its candidate {cid} was already promoted by another patch"
+
+
+def waiting_in(doc: dict[str, Any], decided: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """The ops of a patch that still wait to be applied.
 
     Every op of a ``proposed`` patch; of a ``partially_applied`` one, the ops neither applied nor
     refused (``skip_reasons``): they were not selected and ``commonkeep apply PATCH --ops`` still
-    applies them. An ``applied`` patch, or an op that was refused, holds nothing back.
+    applies them. An ``applied`` patch, or an op that was refused, holds nothing back. With
+    ``decided`` (candidate id -> status), a stale op (:func:`stale_reason`: its candidate was
+    decided since) does not wait either: applying it would be skipped.
     """
     ops = doc.get("ops")
     if not isinstance(ops, list):
         return []
     ops = [op for op in ops if isinstance(op, dict)]
     if doc.get("status") == "proposed":
-        return ops
-    if doc.get("status") != "partially_applied":
+        pass
+    elif doc.get("status") != "partially_applied":
         return []
-    refused = doc.get("skip_reasons")
-    done = applied_op_ids(doc) | set(refused if isinstance(refused, dict) else ())
-    return [op for op in ops if op.get("op_id") not in done]
+    else:
+        refused = doc.get("skip_reasons")
+        done = applied_op_ids(doc) | set(refused if isinstance(refused, dict) else ())
+        ops = [op for op in ops if op.get("op_id") not in done]
+    if decided:
+        own = own_candidates(doc)
+        ops = [op for op in ops if stale_reason(op, decided, own) is None]
+    return ops
 
 
 @dataclass
@@ -90,3 +129,53 @@ def waiting_ops(patches_dir: Path) -> Waiting:
             out.op_ids.setdefault(cid, []).append(str(op.get("op_id")))
             out.by_default[cid] = out.by_default.get(cid, True) and plain and bool(op.get("default_selected"))
     return out
+
+
+class SameStatement:
+    """The active records' statements while a patch is applied, so no op makes a second active
+    record that says the same thing in the same scope (``decide.record_key``: spelling, case and
+    spacing aside; one rule may hold in two projects).
+
+    An older patch's ``add`` of a candidate still ``new`` is not stale, yet its statement may have
+    become a record since (another candidate with the same text was approved): applying it is
+    refused with the id of the record that already says it. The same for a ``supersede``'s new
+    record (unless it replaces that very record) and an ``update`` that rewrites a statement.
+    """
+
+    def __init__(self, recs: dict[str, dict[str, Any]]) -> None:
+        from commonkeep.governance.decide import record_key
+
+        self._key = record_key
+        self.recs = recs  # the apply's live view of the records (``ops._State.recs``)
+        self.keys: dict[str, str] = {}
+        for rid, r in recs.items():
+            if r.get("status") == "active":
+                self.keys.setdefault(record_key(r), rid)
+
+    def _new(self, op: dict[str, Any]) -> tuple[str, str, str | None] | None:
+        kind = op.get("op")
+        rec = op.get("record") if kind == "add" else op.get("to_record") if kind == "supersede" else None
+        if isinstance(rec, dict) and rec.get("status", "active") == "active" and isinstance(rec.get("statement"), str):
+            return self._key(rec), str(rec.get("id")), str(op.get("target_id") or "") or None
+        upd = op.get("updates")
+        target = str(op.get("target_id"))
+        if kind == "update" and isinstance(upd, dict) and isinstance(upd.get("statement"), str) and target in self.recs:
+            return self._key({**self.recs[target], **upd}), target, target
+        return None
+
+    def refuse(self, op: dict[str, Any]) -> str | None:
+        """Why ``op`` would leave two active records with one statement, else ``None``."""
+        new = self._new(op)
+        if new is None:
+            return None
+        key, rid, replaces = new
+        other = self.keys.get(key)
+        if other is None or other in (rid, replaces) or (self.recs.get(other) or {}).get("status") != "active":
+            return None
+        return f"an active record ({other}) already says this; a second copy is not added"
+
+    def took(self, op: dict[str, Any]) -> None:
+        """Note an applied op's statement."""
+        new = self._new(op)
+        if new is not None:
+            self.keys[new[0]] = new[1]

@@ -70,10 +70,15 @@ def _applied(res: Any) -> str:
 
 
 def decide(root: Path | str, role: str | None, action: str, ids: list[str], *,
-           reason: str = "", edit: str = "") -> str:
-    """Approve (optionally with an edited statement), reject with a reason, or ratify L1 candidates."""
-    from commonkeep.governance.review import approve, reject
+           reason: str = "", edit: str = "", choice: str = "", queue: Any = None) -> str:
+    """Approve (optionally with an edited statement), reject with a reason, or ratify L1 candidates.
 
+    ``choice``: what approving does, one of ``decide.CHOICES`` (``add``, ``reinforce``, ``replace``,
+    ``keep_both``; ``contest`` is read as ``keep_both``); empty: each candidate's default, and a
+    conflict, which has none, is refused with its choices named. ``queue``: the server's
+    :class:`~commonkeep.web.queue.Queue`; the decision then uses its cached records and inbox and
+    updates it in place (``Queue.decided``) instead of leaving a full recompute to the next page.
+    """
     ids = [i for i in dict.fromkeys(i.strip() for i in ids) if i]
     if action not in DECISIONS:
         raise Refused(f"unknown decision {action!r}; use one of {', '.join(DECISIONS)}")
@@ -81,13 +86,53 @@ def decide(root: Path | str, role: str | None, action: str, ids: list[str], *,
         raise Refused("select at least one candidate")
     if edit.strip() and len(ids) != 1:
         raise Refused("an edit applies to one candidate; select only the one you edited")
+    if queue is None:
+        from commonkeep.web.queue import Queue
+
+        queue = Queue.live(root)  # the server's own queue, when a server in this process keeps one
+    if queue is None:
+        return _decide(root, role, action, ids, reason=reason, edit=edit, choice=choice, queue=None)
+    with queue.deciding:
+        return _decide(root, role, action, ids, reason=reason, edit=edit, choice=choice, queue=queue)
+
+
+def _decide(root: Path | str, role: str | None, action: str, ids: list[str], *, reason: str, edit: str, choice: str,
+            queue: Any) -> str:
+    from commonkeep.governance.review import approve, reject
+
+    before = queue.begin() if queue is not None else None
+    inbox = queue.inbox() if queue is not None else None
     if action == "reject":
-        res = _run(reject, root, ids, reason=reason, role=role)
-        return f"rejected {', '.join(ids)} ({_applied(res)})"
-    edits = {ids[0]: edit} if edit.strip() else None
-    res = _run(approve, root, ids, role=role, edits=edits, ratify=action == "ratify")
-    verb = "ratified" if action == "ratify" else ("approved with an edit" if edits else "approved")
-    return f"{verb} {', '.join(ids)} ({_applied(res)})"
+        res = _run(reject, root, ids, reason=reason, role=role, inbox=inbox)
+        said = f"rejected {', '.join(ids)} ({_applied(res)})"
+    else:
+        edits = {ids[0]: edit} if edit.strip() else None
+        ctx = queue.context() if queue is not None else None
+        res = _run(approve, root, ids, role=role, edits=edits, ratify=action == "ratify", choice=choice.strip() or None,
+                   ctx=ctx, inbox=inbox)
+        verb = "ratified" if action == "ratify" else ("approved with an edit" if edits else "approved")
+        said = f"{verb} {', '.join(ids)} ({_applied(res)})"
+    if queue is not None:
+        queue.decided(ids, res, before)
+    return said
+
+
+def undo(root: Path | str, role: str | None, ids: list[str], *, reason: str = "", queue: Any = None) -> str:
+    """Undo the decisions on candidates ``ids`` (``commonkeep review --undo``): a reversing patch,
+    applied now, and each candidate back in the queue as a new copy (``governance.undo``)."""
+    from commonkeep.governance.undo import undo as undo_decisions
+
+    ids = [i for i in dict.fromkeys(i.strip() for i in ids) if i]
+    if not ids:
+        raise Refused("select at least one decided candidate to undo")
+    done = _run(undo_decisions, root, ids, role=role, reason=reason)
+    if queue is None:
+        from commonkeep.web.queue import Queue
+
+        queue = Queue.live(root)
+    if queue is not None:
+        queue.refresh()  # the requeued copies are appended: shown at once, scored in the background
+    return str(done.sentence())
 
 
 def apply_ops(root: Path | str, role: str | None, patch_id: str, op_ids: list[str]) -> str:

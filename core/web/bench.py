@@ -9,10 +9,14 @@ with the token measures, as medians over ``--repeat`` requests:
   seconds after ``commonkeep serve`` starts), a filtered, searched page, and the first page right
   after another agent appended a candidate (only the appended line is read);
 - once, the cold computation of the review queue (``review.pending``, the CLI's own);
-- decision round-trips: a reject and an approve posted as the form does, through the redirect
-  to the rendered inbox, on a root of ``--decide-candidates`` pending candidates and
-  ``--decide-records`` records (``apply_patch`` re-renders the records and syncs the search index
-  on every decision, so this size matters most; the first decision, untimed, builds the index).
+- decisions, on a root of ``--decide-candidates`` pending candidates (default 10,000) and
+  ``--decide-records`` records (default 2,000): how long ``serve`` takes to print its URL and to
+  warm the queue; a reject and an approve posted as the form does, server-side (the POST alone)
+  and round trip (through the redirect to the rendered inbox); a batch approve of 50 in one POST;
+  the candidate page of a candidate written seconds earlier; ``commonkeep review --approve`` as a
+  new process and ``review.approve`` in process. The first decision, untimed, builds the search
+  index. The baseline, on the same root in the same run (``--baseline`` times): the approve of
+  before issue 23, which computed the whole review queue (``review.pending``) to approve one.
 """
 
 from __future__ import annotations
@@ -76,11 +80,12 @@ def _take(adds: list[str], rest: Iterator[str], action: str, pool: int) -> str:
         from commonkeep.errors import BadInput
 
         raise BadInput(f"--decide-candidates {pool} left no candidate to {action}: each decision figure needs its own",
-                       hint="give more --decide-candidates (the default is 200), or fewer --repeat")
+                       hint="give more --decide-candidates (the default is 10,000), or fewer --repeat")
     return cid
 
 
-def run_bench(candidates: int, decide_candidates: int, decide_records: int, repeat: int, inbox: Path | None) -> dict[str, Any]:
+def run_bench(candidates: int, decide_candidates: int, decide_records: int, repeat: int, inbox: Path | None,
+              baseline: int = 2) -> dict[str, Any]:
     from commonkeep.governance.writer import configured_writer_role
     from commonkeep.store.core import Store
     from commonkeep.web.server import start
@@ -118,49 +123,141 @@ def run_bench(candidates: int, decide_candidates: int, decide_records: int, repe
                                           "n": len(times)}
         finally:
             running.stop()
+    out.update(_decisions(decide_candidates, decide_records, repeat, role, baseline))
+    return out
+
+
+def _decisions(pool: int, records: int, repeat: int, role: str, baseline: int) -> dict[str, Any]:
+    """Decisions on a root of ``pool`` pending candidates and ``records`` records (see the module doc)."""
+    from commonkeep.web.server import start
+
+    out: dict[str, Any] = {"decide_candidates": pool, "decide_records": records}
     with tempfile.TemporaryDirectory(prefix="ck-bench-web-decide-") as tmp:
         root = Path(tmp) / "root"
-        _fill(root, decide_candidates, None, decide_records)
-        running = start(root, role)
-        running.web.queue.refresh(wait=True)
+        _fill(root, pool, None, records)
+        t0 = time.perf_counter()
+        running = start(root, role)  # `serve` prints its URL once this returns
+        out["serve_url_seconds"] = round(time.perf_counter() - t0, 3)
+        running.web.queue.wait_ready()
+        out["queue_ready_seconds"] = round(time.perf_counter() - t0, 3)
         try:
             client = _client(running)
             csrf = re.search(r'name="csrf" content="([^"]+)"', client.get(f"{running.url}/inbox").text)
             assert csrf is not None
-            items = running.web.queue.items()
-            # approvable ones: a plain add (not a duplicate, not L1); rejects take the others first
-            adds = [str(i.candidate["id"]) for i in items if [o["op"] for o in i.ops] == ["add"]
-                    and (i.ops[0].get("record") or {}).get("layer") != "L1"]
-            rest = [str(i.candidate["id"]) for i in items if str(i.candidate["id"]) not in set(adds)]
-            half = len(adds) // 2
-            ids, adds = iter(rest + adds[:half]), adds[half:]
+            adds, rest = _split(running.web.queue, repeat)
+            ids = iter(rest)
+            n = max(1, min(repeat, len(adds) // 4 - 1, len(rest) // 4 - 1))
+            post = _poster(client, running.url, csrf.group(1))
+            _decide_once(post, "reject", [_take(adds, ids, "reject", pool)])  # untimed: builds the search index
+            out["reject_post"] = _ms(lambda: _decide_once(post, "reject", [_take(adds, ids, "reject", pool)], follow=False), n)
+            out["approve_post"] = _ms(lambda: _decide_once(post, "approve", [_take(adds, ids, "approve", pool)], follow=False), n)
+            out["approve_round_trip"] = _ms(lambda: _decide_once(post, "approve", [_take(adds, ids, "approve", pool)]), n)
+            batch = _batch(running.web.queue, adds, 50)
+            out["approve_batch_50"] = _ms(lambda: _decide_once(post, "approve", batch, follow=False), 1)
+            out["queue_current_after_decisions"] = running.web.queue.is_current()
+            # a candidate written seconds ago, opened at once (computed for it alone)
+            from commonkeep.store.candidates import new_candidate
+            from commonkeep.store.core import Store
 
-            def decide(action: str) -> Callable[[], Any]:
-                def go() -> Any:
-                    cid = _take(adds, ids, action, decide_candidates)
-                    form = {"csrf": csrf.group(1), "action": action, "id": cid, "reason": "bench"}
-                    r = client.post(f"{running.url}/decide", data=form)
-                    if r.status_code != 200 or "Not done" in r.text:
-                        raise RuntimeError(re.sub(r"<[^>]+>", "", r.text)[:500])
-                    return r
-                return go
-
-            n = max(1, min(repeat, decide_candidates // 4 - 1))
-            decide("reject")()  # untimed: the first apply builds the search index, as `commonkeep reindex` would have
-            out["decide_candidates"], out["decide_records"] = decide_candidates, decide_records
-            # between two decisions the queue's background recompute is let finish (untimed), as it
-            # does while a person reads the next candidate; back to back, it would slow the next POST
-            settle = lambda: running.web.queue.refresh(wait=True)  # noqa: E731
-            out["reject_round_trip"] = _ms(decide("reject"), n, settle)
-            out["approve_round_trip"] = _ms(decide("approve"), n, settle)
-            # the same governance calls without the web app, on the same root: what the web adds
-            from commonkeep.governance.review import approve, reject
-
-            out["reject_call"] = _ms(lambda: reject(root, [_take(adds, ids, "reject", decide_candidates)], reason="bench", role=role), n)
-            out["approve_call"] = _ms(lambda: approve(root, [_take(adds, ids, "approve", decide_candidates)], role=role), n)
+            store, times = Store(root, warn=False), []
+            for i in range(max(1, repeat // 4)):
+                cid = store.append_candidate(new_candidate(f"The bench agent wrote note {i} about the release window.",
+                                                           provenance={"agent": "bench"}))["id"]
+                t1 = time.perf_counter()
+                _get(client, f"{running.url}/candidates/{cid}")()
+                times.append((time.perf_counter() - t1) * 1000)
+            out["fresh_candidate_page"] = {"p50_ms": round(statistics.median(times), 2), "max_ms": round(max(times), 2), "n": len(times)}
         finally:
             running.stop()
+        # the CLI, as a person runs it: a new process each time
+        out["cli_approve"] = _ms(lambda: _cli(root, role, "--approve", _take(adds, ids, "approve", pool)), max(1, min(5, n)))
+        out["cli_approve_in_process"] = _ms(lambda: _approve_call(root, role, _take(adds, ids, "approve", pool)), max(1, min(5, n)))
+        # the baseline, on the same root in the same run: the old approve, which re-curated the whole
+        # inbox (review.pending) to find the ops of the one candidate it approved
+        if baseline:
+            out["old_approve_call"] = _ms(lambda: _old_approve(root, role, _take(adds, ids, "approve", pool)), baseline)
     return out
+
+
+def _split(queue: Any, repeat: int) -> tuple[list[str], list[str]]:
+    """Plain adds (approvable without a choice, not L1, by the candidate's own plan, as approving
+    computes it), enough for every figure, and the rest (rejected first)."""
+    items = queue.items()
+    want = 4 * repeat + 150
+    adds: list[str] = []
+    for i in items:
+        if len(adds) >= want:
+            break
+        fresh = queue.item(str(i.candidate["id"]))
+        if fresh is not None and fresh.default_choice == "add" and [o["op"] for o in fresh.ops] == ["add"] \
+                and (fresh.ops[0].get("record") or {}).get("layer") != "L1":
+            adds.append(str(i.candidate["id"]))
+    taken = set(adds)
+    return adds[::-1], [str(i.candidate["id"]) for i in items if str(i.candidate["id"]) not in taken]
+
+
+def _batch(queue: Any, adds: list[str], size: int) -> list[str]:
+    """``size`` candidates from ``adds`` that approving together adds as they are (a dry run of the
+    batch, ``decide.preview``, as the records are after the decisions timed before it)."""
+    from commonkeep.errors import BadInput
+    from commonkeep.governance.decide import preview
+
+    ctx, rows = queue.context(), queue.inbox()
+    batch: list[str] = []
+    while len(batch) < size and adds:
+        cid = adds.pop()
+        try:
+            plans = preview(ctx, rows, [*batch, cid])
+        except BadInput:
+            continue
+        if plans[-1].choice == "add":
+            batch.append(cid)
+    if len(batch) < size:
+        raise BadInput(f"only {len(batch)} candidates could be approved together; the batch figure needs {size}",
+                       hint="give more --decide-candidates")
+    return batch
+
+
+def _poster(client: Any, url: str, csrf: str) -> Callable[[str, list[str], bool], Any]:
+    def post(action: str, cids: list[str], follow: bool) -> Any:
+        form = {"csrf": csrf, "action": action, "id": cids, "reason": "bench"}
+        r = client.post(f"{url}/decide", data=form, follow_redirects=follow)
+        if r.status_code not in (200, 303) or "Not done" in r.text:
+            raise RuntimeError(re.sub(r"<[^>]+>", "", r.text)[:500])
+        return r
+    return post
+
+
+def _decide_once(post: Callable[[str, list[str], bool], Any], action: str, cids: list[str], follow: bool = True) -> Any:
+    return post(action, cids, follow)
+
+
+def _cli(root: Path, role: str, *args: str) -> None:
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "commonkeep.cli", "review", "--root", str(root), "--role", role, *args]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-500:])
+
+
+def _approve_call(root: Path, role: str, cid: str) -> None:
+    from commonkeep.governance.review import approve
+
+    approve(root, [cid], role=role)
+
+
+def _old_approve(root: Path, role: str, cid: str) -> None:
+    """The approve of before issue 23: the whole review queue computed to take one item's ops."""
+    import json
+
+    from commonkeep.governance.patch import apply_patch
+    from commonkeep.governance.review import _manual_patch, pending
+
+    item = next(i for i in pending(root, role=role) if i.candidate["id"] == cid)
+    ops = [json.loads(json.dumps(o)) for o in item.ops if o["op"] in ("add", "update", "supersede", "contest")]
+    apply_patch(root, _manual_patch(ops, f"approve {cid}"), role=role)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -169,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
         from commonkeep.errors import BadInput
 
         raise BadInput(f"--inbox {args.inbox}: no such file", hint="give a captured.jsonl (one candidate per line)")
-    r = run_bench(args.candidates, args.decide_candidates, args.decide_records, args.repeat, inbox)
+    r = run_bench(args.candidates, args.decide_candidates, args.decide_records, args.repeat, inbox, args.baseline)
     if args.json:
         print_json(r, ensure_ascii=True)
         return 0
@@ -181,12 +278,18 @@ def run(args: argparse.Namespace) -> int:
     after = r["inbox_after_a_write"]
     print(f"  {'inbox right after a new candidate':<37} p50 {after['p50_ms']} ms  max {after['max_ms']} ms  "
           f"(n={after['n']}; only the appended line is read)")
-    print(f"  decisions with {r['decide_candidates']} pending candidates and {r['decide_records']} records "
-          "(POST, apply_patch, redirect, rendered inbox):")
-    for verb in ("reject", "approve"):
-        trip, call = r[f"{verb}_round_trip"], r[f"{verb}_call"]
-        print(f"    {verb + ' round trip':<35} p50 {trip['p50_ms']} ms  p95 {trip['p95_ms']} ms  "
-              f"(review.{verb} alone, no web: p50 {call['p50_ms']} ms)")
+    print(f"  decisions with {r['decide_candidates']} pending candidates and {r['decide_records']} records:")
+    print(f"    serve: URL after {r['serve_url_seconds']} s; queue warm after {r['queue_ready_seconds']} s (pages work meanwhile)")
+    for key, label in (("reject_post", "reject, POST /decide (server-side)"), ("approve_post", "approve, POST /decide (server-side)"),
+                       ("approve_round_trip", "approve + next page rendered"), ("approve_batch_50", "batch approve of 50, one POST"),
+                       ("cli_approve", "commonkeep review --approve (process)"),
+                       ("cli_approve_in_process", "review.approve (in process, cold)")):
+        print(f"    {label:<40} p50 {r[key]['p50_ms']} ms  p95 {r[key]['p95_ms']} ms")
+    fresh = r["fresh_candidate_page"]
+    print(f"    {'a candidate written seconds ago opens':<40} p50 {fresh['p50_ms']} ms  max {fresh['max_ms']} ms (n={fresh['n']})")
+    if "old_approve_call" in r:
+        print(f"    {'baseline: the old approve (re-curates)':<40} p50 {r['old_approve_call']['p50_ms']} ms")
+    print(f"    queue still current after the decisions (no full recompute): {r['queue_current_after_decisions']}")
     return 0
 
 
@@ -195,10 +298,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--candidates", type=int, default=10_000, help="pending candidates for the inbox pages (default 10,000)")
     parser.add_argument("--inbox", metavar="FILE", help="use this captured.jsonl instead of generated candidates")
-    parser.add_argument("--decide-candidates", type=int, default=200,
-                        help="pending candidates on the root the decisions are timed on (default 200)")
-    parser.add_argument("--decide-records", type=int, default=200,
-                        help="records on that root (each decision re-renders them and syncs the search index; default 200)")
+    parser.add_argument("--decide-candidates", type=int, default=10_000,
+                        help="pending candidates on the root the decisions are timed on (default 10,000)")
+    parser.add_argument("--decide-records", type=int, default=2_000,
+                        help="records on that root (each decision re-renders them and syncs the search index; default 2,000)")
+    parser.add_argument("--baseline", type=int, default=2,
+                        help="times to run the old approve (the whole queue re-curated) as the baseline; 0 skips it (default 2)")
     parser.add_argument("--repeat", type=positive_int, default=20, help="requests per figure (default 20)")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(run=run)

@@ -32,8 +32,29 @@ def run(args: argparse.Namespace) -> int:
     print(f"commonkeep serve: {root} {mode}")
     print(f"  open {running.token_url}", flush=True)
     print("  (the token in the URL is required; Ctrl-C stops the server)", flush=True)
+    _warm_up_notice(running.web.queue)
     running._server.run(sockets=[sock])  # type: ignore[attr-defined]
     return 0
+
+
+def _warm_up_notice(queue: object) -> None:
+    """Say that the review queue is being scored in the background, and when it is ready (pages
+    work meanwhile: the inbox unscored, a candidate's page computed for it alone)."""
+    import threading
+    import time
+
+    if queue.wait_ready(0.5):  # type: ignore[attr-defined]
+        return
+    print("  warming up: scoring the review queue in the background; pages work meanwhile", flush=True)
+    t0 = time.monotonic()
+
+    def done() -> None:
+        queue.wait_ready()  # type: ignore[attr-defined]
+        err = getattr(queue, "error", None)
+        said = f"the review queue could not be computed: {err}" if err else f"review queue ready ({time.monotonic() - t0:.1f} s)"
+        print(f"  {said}", flush=True)
+
+    threading.Thread(target=done, daemon=True, name="ck-web-warm-up").start()
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

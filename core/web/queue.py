@@ -4,8 +4,16 @@ The queue itself is ``commonkeep.governance.review.pending`` — the same one ``
 shows (scoring, matches, the ops curation would propose with before/after). Computing it reads
 and scores the whole inbox (seconds at 10,000 candidates), so :class:`Queue` keeps the last
 computed queue and recomputes it in a background thread whenever the store's stamp changes.
-A page is rendered from the last queue at once; candidates decided since then are dropped by a
+No page waits for that computation: a page is rendered from the last queue at once (before the
+first one, from the inbox as stored, unscored); candidates decided since then are dropped by a
 cheap read of the inbox, and the page says the scores are being refreshed.
+
+A candidate's own page is computed for that candidate alone (``decide.plan`` against the records,
+a few milliseconds), so a candidate written seconds ago opens at once and shows exactly what
+approving it does. A decision made through this server (``actions.decide`` with ``queue=``)
+updates the queue in place (:meth:`Queue.decided`): the decided candidates leave it, the few
+whose matched records it touched are recomputed, the records it changed are told to the cached
+:class:`~commonkeep.governance.decide.Context`, and no full recompute follows.
 
 ``pending`` runs curation as a dry run (``write=False``: nothing is written), which every role
 may do (as ``commonkeep review --list``); every write goes through the governance functions with
@@ -16,16 +24,19 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from commonkeep.governance.review import ReviewItem, pending
+from commonkeep.governance.decide import Context, load_context, plan
+from commonkeep.governance.review import ReviewItem, item_of, pending, session_of
 from commonkeep.store.core import Store
 from commonkeep.store.layout import Layout
 
 Row = dict[str, Any]
+_LIVE: weakref.WeakValueDictionary[str, Queue] = weakref.WeakValueDictionary()
 PAGE_SIZE = 50
 TAIL_BYTES = 256
 RISKS = ("low", "medium", "high")
@@ -69,6 +80,8 @@ class Filters:
     tag: str = ""
     q: str = ""
     page: int = 1
+    session: str = ""  # one capture session's candidates (``provenance.session_id``), reviewed together
+    group: str = ""  # the candidates that match one record (a record id): duplicates side by side
 
     @classmethod
     def from_query(cls, params: Any) -> Filters:
@@ -82,7 +95,8 @@ class Filters:
             page = 1
         status = get("status") or "new"
         return cls(agent=get("agent"), risk=get("risk") if get("risk") in RISKS else "",
-                   status=status if status in STATUSES else "new", tag=get("tag"), q=get("q"), page=page)
+                   status=status if status in STATUSES else "new", tag=get("tag"), q=get("q"), page=page,
+                   session=get("session"), group=get("group"))
 
     def matches(self, cand: Row) -> bool:
         if self.agent and agent_of(cand) != self.agent:
@@ -90,6 +104,10 @@ class Filters:
         if self.risk and cand.get("poisoning_risk") != self.risk:
             return False
         if self.tag and self.tag not in (cand.get("tags") or []):
+            return False
+        if self.session and session_of(cand) != self.session:
+            return False
+        if self.group and self.group not in (cand.get("matched_memory_ids") or []):
             return False
         if self.q:
             hay = " ".join([str(cand.get("text", "")), str(cand.get("id", "")), " ".join(map(str, cand.get("tags") or []))]).casefold()
@@ -125,10 +143,13 @@ class Queue:
         # the inbox as last read (rows, agents, tags), keyed by the file's identity and size
         self._raw: tuple[tuple[int, int, int], list[Row], list[str], list[str]] | None = None
         self._raw_tail = b""  # the last bytes of the inbox as last read (to recognise a pure append)
-        self._records: tuple[str, dict[str, Row]] | None = None
+        self._ctx: tuple[str, Context] | None = None
+        self._ctx_lock = threading.Lock()
+        self._decided: set[str] = set()  # decided through this server while a recompute ran
+        self.deciding = threading.Lock()  # one decision of this server at a time (``actions.decide``)
+        _LIVE[str(self.root.resolve())] = self
 
-    def records(self) -> dict[str, Row]:
-        """Every record by id (all statuses), re-read only when a record file or the tombstones changed."""
+    def _records_key(self) -> str:
         lay = Layout(self.root)
         key = []
         for p in (lay.tombstones, *lay.canonical_files()):
@@ -137,13 +158,96 @@ class Queue:
                 key.append(f"{p}:{st.st_ino}:{st.st_mtime_ns}:{st.st_size}")
             except OSError:
                 continue
-        joined = "|".join(key)
-        cached = self._records
-        if cached is not None and cached[0] == joined:
-            return cached[1]
-        by_id = {str(r["id"]): r for r in Store(self.root, warn=False).records(active_only=False)}
-        self._records = (joined, by_id)
-        return by_id
+        return "|".join(key)
+
+    def context(self) -> Context:
+        """The records as a decision is matched against them (``decide.Context``), read again only
+        when a record file or the tombstones changed other than by a decision of this server."""
+        key = self._records_key()
+        with self._ctx_lock:
+            # read again too once many decisions were told to it (each decision also matches them all)
+            if self._ctx is None or self._ctx[0] != key or len(self._ctx[1].extra) > 200:
+                self._ctx = (key, load_context(self.root))
+            return self._ctx[1]
+
+    def records(self) -> dict[str, Row]:
+        """Every record by id (all statuses): the cached :meth:`context`'s."""
+        return self.context().by_id
+
+    def fresh_item(self, cand: Row) -> ReviewItem:
+        """One ``new`` candidate's review item computed now, for it alone (``decide.plan``): what
+        approving it does with its default choice, the choices it offers, or why it is refused."""
+        ctx = self.context()
+        item = item_of(plan(ctx, cand), ctx.by_id)
+        with self._lock:
+            self._items[str(cand["id"])] = item
+        return item
+
+    def begin(self) -> tuple[bool, tuple[int, int, int] | None]:
+        """Before a decision: whether the queue and the cached inbox are current (see :meth:`decided`)."""
+        self._inbox()  # read now if it changed (an append costs only its lines)
+        cached = self._raw
+        try:
+            st = Layout(self.root).inbox.stat()
+            inbox_now = (st.st_ino, st.st_mtime_ns, st.st_size) == (cached[0] if cached else None)
+        except OSError:
+            inbox_now = False
+        return self.is_current() and inbox_now, cached[0] if cached else None
+
+    def decided(self, ids: list[str], result: Any, before: tuple[bool, tuple[int, int, int] | None]) -> None:
+        """Take a decision made through this server (``result``, an ``ApplyResult``) into the queue.
+
+        The decided candidates leave it; the candidates whose matched records the decision touched
+        are recomputed (each alone); the cached inbox takes the new statuses (when its line count
+        shows nobody else wrote meanwhile; else it is read again on the next page) and the queue is
+        marked current when it was current before, so no full recompute follows a decision.
+        """
+        statuses = {str(k): str(v) for k, v in (getattr(result, "candidates", None) or {}).items()}
+        statuses.update({i: statuses.get(i, "patched") for i in ids if i not in statuses})
+        ops = (getattr(result, "patch", None) or {}).get("ops") or []
+        touched = {str(o.get("target_id") or (o.get("record") or o.get("to_record") or {}).get("id")) for o in ops}
+        with self._lock:
+            for i in statuses:
+                self._items.pop(i, None)
+            self._decided.update(statuses)
+            stale = [i.candidate for i in self._items.values() if touched & set(i.candidate.get("matched_memory_ids") or [])]
+        with self._ctx_lock:
+            if self._ctx is not None:
+                self._ctx = (self._records_key(), self._ctx[1])  # the decision told it what changed
+        consistent = self._take_statuses(statuses, before[1])
+        for cand in stale[:200]:
+            raw = self.stored(str(cand["id"]))
+            if raw is not None and raw.get("status") == "new":
+                self.fresh_item(raw)
+        if before[0] and consistent:
+            with self._lock:
+                self._stamp = stamp(self.root)
+
+    def _take_statuses(self, statuses: dict[str, str], key_before: tuple[int, int, int] | None) -> bool:
+        """The cached inbox with the decision's statuses, re-keyed to the file as it is now, when the
+        file holds exactly the cached rows (nobody appended or changed a line meanwhile)."""
+        cached = self._raw
+        path = Layout(self.root).inbox
+        if cached is None or cached[0] != key_before:
+            return False
+        try:
+            st = path.stat()
+            data = path.read_bytes()
+            if path.stat().st_mtime_ns != st.st_mtime_ns:
+                return False
+        except OSError:
+            return False
+        if data.count(b"\n") != len(cached[1]):
+            self._raw = None  # read again (through Store) on the next page
+            return False
+        rows = [{**c, "status": statuses[str(c.get("id"))]} if str(c.get("id")) in statuses else c for c in cached[1]]
+        self._raw = ((st.st_ino, st.st_mtime_ns, st.st_size), rows, cached[2], cached[3])
+        self._raw_tail = data[-TAIL_BYTES:]
+        return True
+
+    def inbox(self) -> list[Row]:
+        """Every candidate as stored (any status), from the cached read of the inbox."""
+        return self._inbox()[0]
 
     def _inbox(self) -> tuple[list[Row], list[str], list[str]]:
         """Every candidate as stored, with the agents and tags there are; re-read only when the inbox file changed."""
@@ -199,9 +303,11 @@ class Queue:
 
     def _compute(self, wanted: str) -> None:
         try:
+            with self._lock:
+                self._decided = set()
             items = pending(self.root, role=None)  # a dry run: reading the queue needs no role
             with self._lock:
-                self._items = {str(i.candidate["id"]): i for i in items}
+                self._items = {str(i.candidate["id"]): i for i in items if str(i.candidate["id"]) not in self._decided}
                 self._stamp = wanted
                 self.error = None
         except Exception as exc:  # shown on the page; the last good queue stays
@@ -211,6 +317,16 @@ class Queue:
             with self._lock:
                 self._computing = None
 
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until the first queue is computed (or failed); True when it was within ``timeout``."""
+        return self._ready.wait(timeout)
+
+    @classmethod
+    def live(cls, root: Path | str) -> Queue | None:
+        """The queue a server in this process keeps for ``root``, if any (``actions.decide`` uses it,
+        so every decision through the server updates it in place, whichever page posted it)."""
+        return _LIVE.get(str(Path(root).resolve()))
+
     def is_current(self) -> bool:
         """Whether the last computed queue is of the store as it is now (nothing is started)."""
         with self._lock:
@@ -218,7 +334,8 @@ class Queue:
         return done is not None and done == stamp(self.root)
 
     def refresh(self, *, wait: bool = False) -> bool:
-        """Start a recompute if the store changed; returns True when the queue is current."""
+        """Start a recompute if the store changed (waiting for it only with ``wait``); returns True
+        when the queue is current."""
         now = stamp(self.root)
         with self._lock:
             if self._stamp == now:
@@ -227,26 +344,18 @@ class Queue:
                 self._computing = threading.Thread(target=self._compute, args=(now,), daemon=True, name="ck-web-queue")
                 self._computing.start()
             thread = self._computing
-        if wait or not self._ready.is_set():
+        if wait:
             thread.join()
         with self._lock:
             return self._stamp == now
 
     def item(self, cid: str) -> ReviewItem | None:
-        """One pending candidate's review item: from the last queue when it is there, else after a
-        fresh computation. (The caller starts a recompute once its page is sent, see ``refresh``.)"""
-        if not self._ready.is_set():
-            self.refresh(wait=True)
-        with self._lock:
-            found = self._items.get(cid)
-        if not self.is_current():
-            if found is None:
-                self.refresh(wait=True)
-                with self._lock:
-                    found = self._items.get(cid)
-            elif (self.stored(cid) or {}).get("status") != "new":
-                return None  # decided since the queue was computed: no longer pending
-        return found
+        """One pending candidate's review item, computed now for it alone (:meth:`fresh_item`: a few
+        milliseconds, never a wait for the queue); ``None`` when it is not ``new`` (decided, or unknown)."""
+        raw = self.stored(cid)
+        if raw is None or raw.get("status") != "new":
+            return None
+        return self.fresh_item(raw)
 
     def stored(self, cid: str) -> Row | None:
         """A candidate as stored (any status), from the cached read of the inbox."""
@@ -264,9 +373,7 @@ class Queue:
         A stale queue is not recomputed here: the caller calls :meth:`refresh` once the page is
         rendered, so the recompute does not compete with the page it would delay (``Page.refreshing``).
         """
-        if not self._ready.is_set():
-            self.refresh(wait=True)  # the very first page waits for the first queue
-        current = self.is_current()
+        current = self.is_current()  # before the first queue: the inbox as stored, unscored, said on the page
         raw, agents, tags = self._inbox()
         if filters.status == "new":
             live = {str(c["id"]) for c in raw if c.get("status") == "new"}

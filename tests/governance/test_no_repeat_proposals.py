@@ -86,7 +86,7 @@ def test_review_shows_a_waiting_candidate_as_before_and_approving_it_adds_it_onc
     approve(root, [a["id"]], role=WRITER)
     # the older patch's add of the approved candidate is refused when that patch is applied
     res = apply_patch(root, pid, role=WRITER)
-    assert res.applied == [] and res.skipped == {"op_001": f"mem_{a['id'][4:]} already exists"}
+    assert res.applied == [] and res.skipped == {"op_001": f"its candidate {a['id']} was already promoted by another patch"}
     assert _record_ids(root) == ["mem_" + a["id"][4:]]
 
 

@@ -104,3 +104,44 @@ def test_the_stamp_is_the_same_in_another_process(root: Path) -> None:
         for seed in ("1", "2")
     }
     assert others == {stamp(root)}
+
+
+def test_a_decision_through_the_server_updates_the_queue_in_place(root: Path) -> None:
+    """Approving or rejecting through the server drops the decided candidate from the computed queue
+    and leaves the queue current: no full recompute follows a decision (issue 23)."""
+    from commonkeep.web import actions
+
+    ids = data.seed(root)
+    q = Queue(root)
+    assert q.refresh(wait=True)
+    actions.decide(root, data.WRITER, "reject", [ids["reject"]], reason="not durable")  # through Queue.live(root)
+    actions.decide(root, data.WRITER, "approve", [ids["batch0"]])
+    assert q.is_current() and q._computing is None  # nothing to recompute
+    pending = {str(c["id"]) for c in q.page(Filters(), page_size=1000).items}
+    assert ids["reject"] not in pending and ids["batch0"] not in pending and ids["batch1"] in pending
+    assert {i.candidate["id"] for i in q.items()} == pending
+    # the duplicate is reinforced by default: its page says what approving does
+    dup = q.item(ids["duplicate"])
+    assert dup is not None and dup.default_choice == "reinforce" and [o["op"] for o in dup.ops] == ["update"]
+    # a decision made elsewhere (the CLI) is noticed: the queue is no longer current
+    reject(root, [ids["batch1"]], reason="not durable", role=data.WRITER)
+    assert not q.is_current()
+
+
+def test_a_candidate_written_seconds_ago_opens_without_a_recompute(root: Path) -> None:
+    ids = data.seed(root)
+    q = Queue(root)
+    assert q.refresh(wait=True)
+    cid = data.add(Store(root), "The staging host is rebuilt every Monday.", "omp", tags=["ops"])
+    item = q.item(cid)
+    assert item is not None and item.choices == ["add"] and [o["op"] for o in item.ops] == ["add"]
+    assert q._computing is None  # computed for that candidate alone, no queue recompute started
+    assert q.item(ids["reject"]) is not None and q.item("cap_unknown") is None
+
+
+def test_the_first_page_does_not_wait_for_the_first_queue(root: Path) -> None:
+    data.seed(root)
+    q = Queue(root)  # nothing computed yet
+    page = q.page(Filters(), page_size=1000)
+    assert page.refreshing and page.total == len(Store(root).candidates(status="new"))
+    assert not q.wait_ready(0)
