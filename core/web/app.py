@@ -12,6 +12,7 @@ a slow read or write never blocks the server's event loop (the live-update polls
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,12 +148,14 @@ class Web:
                                           reason=reason, edit=edit, choice=choice, pending=pending)
         except (actions.Refused, _Denied) as exc:
             return self._back(here, err=plain_error(exc))
+        msg = _short(msg, ids)
+        undo = ",".join(ids) if len(ids) <= MAX_UNDO else ""
         if origin == "candidate":
             still = {str(c["id"]) for c in self.queue.page(Filters(status="new"), page_size=flow.ALL).items}
             nxt = flow.next_in_view(order, ids, still)
             if nxt is not None:
-                return self._back(f"/candidates/{nxt}{view.qs()}", msg=msg, undo=",".join(ids))
-        return self._back(f"/inbox{view.qs()}", msg=msg, undo=",".join(ids))
+                return self._back(f"/candidates/{nxt}{view.qs()}", msg=msg, undo=undo)
+        return self._back(f"/inbox{view.qs()}", msg=msg, undo=undo)
 
     def _back(self, where: str, **say: str) -> Response:
         sep = "&" if "?" in where else "?"
@@ -277,6 +280,15 @@ class Web:
 
 FAVICON = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2f5d8a"/>'
            b'<path d="M9 8h14v17l-7-4-7 4z" fill="#fff"/></svg>')
+
+
+_ID_RUN = re.compile(r"(?:[\w-]+, ){3,}[\w-]+")  # four or more ids in a row
+MAX_UNDO = 100  # a decision on more candidates is undone from each candidate's page (the ids ride in the URL)
+
+
+def _short(msg: str, ids: list[str]) -> str:
+    """The decision's sentence with a long list of ids said as a count."""
+    return _ID_RUN.sub(lambda m: f"{m.group(0).count(',') + 1} candidates", msg)
 
 
 def plain_error(exc: Exception) -> str:

@@ -52,16 +52,37 @@ def _split(root: Path | str, role: str | None, action: str, ids: list[str], *, r
     if action != "approve":
         return actions.decide(root, role, action, ids, reason=reason, edit=edit)
     dups = [i for i in ids if pending.get(i, {}).get("match_kind") == "duplicate"]
-    rest = [i for i in ids if i not in dups]
+    first: dict[str, str] = {}  # the same statement twice in one decision: approved once, the repeat closed
+    repeats: dict[str, list[str]] = {}
+    for i in ids:
+        if i in dups or i not in pending:
+            continue
+        key = same_text(pending[i])
+        if key in first:
+            repeats.setdefault(first[key], []).append(i)
+        else:
+            first[key] = i
+    again = {i for more in repeats.values() for i in more}
+    rest = [i for i in ids if i not in dups and i not in again]
     said = []
     if rest:
         said.append(actions.decide(root, role, action, rest, reason=reason, edit=edit if len(rest) == 1 else ""))
+    for kept, more in repeats.items():
+        actions.decide(root, role, "reject", more, reason=f"repeats {kept}, approved in the same decision")
+        said.append(f"{len(more)} repeat(s) of {kept} closed")
     if dups:
         for rid in sorted({str((pending[i].get("matched_memory_ids") or ["?"])[0]) for i in dups}):
             mine = [i for i in dups if str((pending[i].get("matched_memory_ids") or ["?"])[0]) == rid]
             actions.decide(root, role, "reject", mine, reason=f"duplicate of {rid}: the existing record is kept")
             said.append(f"kept {rid} for {len(mine)} duplicate(s) ({', '.join(mine)})")
     return "; ".join(said)
+
+
+def same_text(cand: Row) -> str:
+    """A candidate's statement with case, spacing and punctuation folded (two agents' identical captures)."""
+    from commonkeep.governance.matching import words
+
+    return " ".join(words(str(cand.get("text", ""))))
 
 
 def undo(root: Path | str, role: str | None, ids: list[str]) -> str:

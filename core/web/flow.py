@@ -163,10 +163,14 @@ def view_rows(queue: Queue, view: View) -> tuple[list[Row], Facets, bool]:
 
 
 def grouped(rows: list[Row]) -> list[tuple[str, list[Row]]]:
-    """Rows in order, the ones repeating the same record gathered under it: ``("", [row])`` for a
-    single candidate, ``(record_id, rows)`` for the candidates that repeat ``record_id``."""
+    """Rows in order, the ones repeating the same record gathered under it: ``(record_id, rows)``
+    for the candidates that repeat ``record_id``; ``("", rows)`` for a candidate and the pending
+    candidates with the same statement (approving them together adds it once)."""
+    from commonkeep.web.decisions import same_text
+
     out: list[tuple[str, list[Row]]] = []
     at: dict[str, int] = {}
+    texts: dict[str, int] = {}
     for c in rows:
         matched = c.get("matched_memory_ids") or []
         if c.get("match_kind") in DUPLICATE_KINDS and matched:
@@ -176,8 +180,13 @@ def grouped(rows: list[Row]) -> list[tuple[str, list[Row]]]:
                 continue
             at[rid] = len(out)
             out.append((rid, [c]))
-        else:
-            out.append(("", [c]))
+            continue
+        key = same_text(c)
+        if key in texts and c.get("status") == "new":  # a repeat of another pending candidate: shown under it
+            out[texts[key]][1].append(c)
+            continue
+        texts[key] = len(out)
+        out.append(("", [c]))
     return out
 
 
