@@ -27,6 +27,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from commonkeep.governance.forget import REASONS
 from commonkeep.web import actions, decisions, flow, views
 from commonkeep.web import wiki as wiki_view
 from commonkeep.web.queue import PAGE_SIZE, RISKS, STATUSES, Filters, Queue, stamp
@@ -34,7 +35,7 @@ from commonkeep.web.security import Guard, Keys
 
 HERE = Path(__file__).parent
 MEMORY_PAGE = 100
-FORGET_REASONS = ("user_requested", "privacy_sensitive", "poisoned", "invalid", "other")
+FORGET_REASONS = REASONS  # the reasons `commonkeep forget` takes
 
 
 @dataclass

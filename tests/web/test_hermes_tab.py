@@ -23,7 +23,7 @@ import httpx
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from commonkeep.governance.curate import curate
 from commonkeep.store.core import Store
@@ -119,7 +119,7 @@ def _statements(root: Path) -> set[str]:
 
 
 def _row(browser: Any, cid: str) -> Any:
-    return WebDriverWait(browser, WAIT).until(lambda b: b.find_element(By.CSS_SELECTOR, f'tr.ck-row[data-id="{cid}"]'))
+    return WebDriverWait(browser, WAIT).until(lambda b: b.find_element(By.CSS_SELECTOR, f'.ck-row[data-id="{cid}"]'))
 
 
 def _message(browser: Any, words: str) -> str:
@@ -141,6 +141,46 @@ def test_memory_tab_in_the_real_hermes_dashboard(browser: Any, dashboard: Dashbo
     assert browser.execute_script("return window.__pwned === undefined")
     assert data.IMG_ONERROR in _row(browser, ids[data.IMG_ONERROR]).text
     browser.save_screenshot(str(shots / "hermes-tab.png"))
+    assert "what approving does" in _row(browser, ids[data.EDIT_ME]).text
+
+    # an empty reject reason is explained at the row, nothing is sent
+    row = _row(browser, ids[data.SCRIPT_CLOSE])
+    row.find_element(By.CSS_SELECTOR, ".ck-reject").click()
+    said = WebDriverWait(browser, WAIT).until(lambda b: _row(b, ids[data.SCRIPT_CLOSE]).find_element(By.CSS_SELECTOR, ".ck-row-error"))
+    assert "say why in the reason box" in said.text and _status(root, ids[data.SCRIPT_CLOSE]) == "new"
+    # a refusal is shown at its row in plain words (no "400: {...}", no command-line hint)
+    l1 = data.add(Store(root), "The user is called Ana and prefers British spelling.", "hermes", tags=["identity"])
+    _row(browser, l1).find_element(By.CSS_SELECTOR, ".ck-approve").click()
+    said = WebDriverWait(browser, WAIT).until(lambda b: _row(b, l1).find_element(By.CSS_SELECTOR, ".ck-row-error"))
+    assert "L1 is never applied by review" in said.text and "400" not in said.text and "{" not in said.text and "hint" not in said.text
+    assert not browser.find_elements(By.CSS_SELECTOR, ".ck-error")
+    # a high-risk candidate asks once more before it is approved
+    inj = _row(browser, ids[data.INJECTION])
+    inj.find_element(By.CSS_SELECTOR, ".ck-approve").click()
+    assert "asks once more" in _row(browser, ids[data.INJECTION]).find_element(By.CSS_SELECTOR, ".ck-ask").text
+    assert _status(root, ids[data.INJECTION]) == "new"
+    # what approving does, and search
+    row = _row(browser, ids[data.EDIT_ME])
+    row.find_element(By.CSS_SELECTOR, ".ck-what-toggle").click()
+    what = WebDriverWait(browser, WAIT).until(lambda b: _row(b, ids[data.EDIT_ME]).find_element(By.CSS_SELECTOR, ".ck-what"))
+    assert "(no record)" in what.text and f"+ {data.EDIT_ME}" in what.text
+    search = browser.find_element(By.CSS_SELECTOR, ".ck-filters .ck-search")
+    search.send_keys("previous instructions", Keys.ENTER)
+    WebDriverWait(browser, WAIT).until(lambda b: [r.get_attribute("data-id") for r in b.find_elements(By.CSS_SELECTOR, ".ck-row")]
+                                       == [ids[data.INJECTION]])
+    assert "reads like an instruction" in _row(browser, ids[data.INJECTION]).text
+    search.send_keys(Keys.CONTROL, "a")
+    search.send_keys(Keys.BACKSPACE, Keys.ENTER)
+    _row(browser, ids[data.EDIT_ME])
+    # the narrow layout: the tab reflows at 390 px, nothing inside it scrolls sideways
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        _row(browser, ids[data.EDIT_ME])
+        wide = browser.execute_script("var m = document.querySelector('.ck-memory'); return [m.scrollWidth, m.clientWidth]")
+        assert wide[0] <= wide[1], wide
+        browser.save_screenshot(str(shots / "hermes-tab-narrow.png"))
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     # approve with an edit
     row = _row(browser, ids[data.EDIT_ME])
@@ -192,14 +232,25 @@ def test_memory_tab_in_the_real_hermes_dashboard(browser: Any, dashboard: Dashbo
     # forget and purge a record, after the confirmation
     rec = next(r for r in Store(root).records() if r["statement"] == edited)
     browser.find_element(By.CSS_SELECTOR, ".ck-view-records").click()
-    WebDriverWait(browser, WAIT).until(lambda b: b.find_element(By.CSS_SELECTOR, f'tr.ck-record[data-id="{rec["id"]}"]')) \
+    WebDriverWait(browser, WAIT).until(lambda b: b.find_element(By.CSS_SELECTOR, f'.ck-record[data-id="{rec["id"]}"]')) \
         .find_element(By.CSS_SELECTOR, ".ck-purge").click()
     confirm = WebDriverWait(browser, WAIT).until(lambda b: b.find_element(By.CSS_SELECTOR, ".ck-confirm"))
     assert "tombstone" in confirm.text and "privacy purge" in confirm.text
+    confirm.find_element(By.CSS_SELECTOR, ".ck-forget-confirm").click()  # no reason chosen yet: asked for one
+    assert "Choose why" in browser.find_element(By.CSS_SELECTOR, ".ck-confirm .ck-row-error").text
+    Select(confirm.find_element(By.CSS_SELECTOR, ".ck-forget-reason")).select_by_value("privacy_sensitive")
     confirm.find_element(By.CSS_SELECTOR, ".ck-forget-confirm").click()
     _message(browser, "forgotten and purged")
     tombs = Store(root).rows(root / "memory" / "tombstones.jsonl")
-    assert [(t["deleted_record_id"], t["deletion_mode"]) for t in tombs] == [(rec["id"], "privacy_purge")]
+    assert [(t["deleted_record_id"], t["deletion_mode"], t["deletion_reason"]) for t in tombs] == \
+        [(rec["id"], "privacy_purge", "privacy_sensitive")]
+    # a plain forget's confirmation names the tab's own way to purge (there is no purge tick box here)
+    other = next(r for r in Store(root).records())
+    WebDriverWait(browser, WAIT).until(lambda b: b.find_element(By.CSS_SELECTOR, f'.ck-record[data-id="{other["id"]}"]')) \
+        .find_element(By.CSS_SELECTOR, ".ck-forget").click()
+    confirm = WebDriverWait(browser, WAIT).until(lambda b: b.find_element(By.CSS_SELECTOR, ".ck-confirm"))
+    assert "Forget and purge…" in confirm.text and "tick" not in confirm.text
+    confirm.find_element(By.CSS_SELECTOR, ".ck-forget-cancel").click()
     assert edited not in _statements(root)
 
     # uninstall removes the tab
