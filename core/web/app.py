@@ -146,7 +146,8 @@ class Web:
                 return self.page(request, "confirm.html", risky=risky, form=form, ids=ids, view=view, flow=flow, back=here)
         try:
             msg = await run_in_threadpool(decisions.decide, self.s.root, self.s.role, action, ids,
-                                          reason=reason, edit=edit, choice=choice, pending=pending)
+                                          reason=reason, edit=edit, choice=choice, pending=pending, item=self.queue.item,
+                                          conflict_choice=str(form.get("conflict_choice") or "keep_both"))
         except (actions.Refused, _Denied) as exc:
             return self._back(here, err=plain_error(exc))
         msg = _short(msg, ids)

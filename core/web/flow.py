@@ -10,7 +10,7 @@ Nothing here writes; the queue's rows come from :class:`commonkeep.web.queue.Que
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -156,10 +156,36 @@ def view_rows(queue: Queue, view: View) -> tuple[list[Row], Facets, bool]:
         agents=counted(lambda c: [agent_of(c)], replace(view, filters=replace(f, agent=""))),
         risks=[(r, n) for r, n in sorted(counted(lambda c: [c.get("poisoning_risk") or ""], replace(view, filters=replace(f, risk=""))),
                                          key=lambda x: _RISK_ORDER.get(x[0], 3)) if r in RISKS],
-        sessions=counted(lambda c: [session_of(c)], replace(view, session="")),
+        sessions=counted(lambda c: [session_of(c)], replace(view, session="", filters=_cleared(f, "session"))),
         tags=counted(lambda c: [str(t) for t in c.get("tags") or []], replace(view, filters=replace(f, tag="")))[:200],
     )
     return _sorted([c for c in everything if view.matches(c)], view.sort), facets, base.refreshing
+
+
+def _cleared(f: Filters, name: str) -> Filters:
+    """``f`` without its ``name`` filter, when :class:`Filters` has one (the queue may filter sessions itself)."""
+    cleared: dict[str, Any] = {name: ""}
+    return replace(f, **cleared) if name in {x.name for x in fields(f)} else f
+
+
+#: What each approve choice is called on a button (``governance.decide.CHOICES``); ``{rid}`` is the matched record.
+CHOICE_LABELS = {"add": "Approve", "reinforce": "Keep {rid}, reinforce it", "replace": "Replace {rid} with this",
+                 "keep_both": "Keep both, contested", "contest": "Keep both, contested"}
+SAFE_CHOICES = ("add", "reinforce", "keep_both", "contest")  # the one `a` presses, in this order of preference
+
+
+def choices_of(item: Any) -> list[str]:
+    """The approve choices of a review item: the server's own (``ReviewItem.choices``) when it names
+    them, else from the match kind (a repeat: reinforce or replace; a conflict: keep both or replace)."""
+    named = getattr(item, "choices", None)
+    if named:
+        return [str(x) for x in named]
+    c = item.candidate
+    if c.get("match_kind") in DUPLICATE_KINDS and c.get("matched_memory_ids"):
+        return ["reinforce", "replace"]
+    if c.get("match_kind") in CONFLICT_KINDS:
+        return ["contest", "replace"]
+    return []
 
 
 def grouped(rows: list[Row]) -> list[tuple[str, list[Row]]]:

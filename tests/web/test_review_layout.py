@@ -40,6 +40,7 @@ def test_keys_narrow_layout_and_dark_mode(browser: Any, tmp_path: Path, shots: P
     root = tmp_path / "root"
     m = morning.seed_morning(root)
     server = start(root, morning.WRITER)
+    server.web.queue.refresh(wait=True)  # the morning starts on a scored queue (serve prints its URL before)
     try:
         browser.get(server.token_url)
         WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.CSS_SELECTOR, "tr.cand"))

@@ -67,6 +67,7 @@ def test_a_librarians_morning_in_at_most_60_keys_and_clicks(browser: Any, tmp_pa
     root = tmp_path / "root"
     m = morning.seed_morning(root)
     server = start(root, morning.WRITER)
+    server.web.queue.refresh(wait=True)  # the morning starts on a scored queue (serve prints its URL before)
     try:
         me = Counted(browser)
         me.n += 1  # opening the URL serve printed

@@ -116,7 +116,8 @@ def test_duplicates_and_conflicts_offer_their_own_choices(root: Path, serve: Any
     c, csrf = _client(server)
     dup = _ids(root)[data.DUPLICATE]
     page = c.get(f"{server.url}/candidates/{dup}").text
-    assert "reinforce it (a)" in page and "Replace it with this" in page and 'value="approve"' not in page
+    assert re.search(r'value="approve:reinforce" id="approve"[^>]*>Keep mem_\w+, reinforce it \(a\)', page)
+    assert re.search(r'value="approve:replace"[^>]*>Replace mem_\w+ with this', page) and 'value="approve"' not in page
     inbox = c.get(f"{server.url}/inbox").text
     assert re.search(r'class="group" data-record="mem_\w+"', inbox) and "Keep the record, reinforce it" in inbox
     r = c.post(f"{server.url}/decide", data={"csrf": csrf, "action": "approve:reinforce", "id": dup})
@@ -125,7 +126,8 @@ def test_duplicates_and_conflicts_offer_their_own_choices(root: Path, serve: Any
     assert said.count(data.DUPLICATE) == 1  # reinforcing adds no second record
     conflict = data.add(Store(root), "The CI pipeline no longer runs the full suite on Fridays.", "omp", tags=["ci"])
     page = c.get(f"{server.url}/candidates/{conflict}").text
-    assert "Keep both, contested (a)" in page and "Replace the existing record" in page and "contradicts" in page
+    assert re.search(r'id="approve"[^>]*>Keep both, contested \(a\)', page) and "contradicts" in page
+    assert re.search(r'value="approve:replace"[^>]*>Replace mem_\w+ with this', page)
 
 
 def test_diffs_read_as_diffs_and_applied_patches_show_old_and_new(root: Path, serve: Any) -> None:

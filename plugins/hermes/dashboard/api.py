@@ -100,7 +100,7 @@ def decide(body: dict[str, Any]) -> Any:
             raise actions.Refused("To reject, say why in the reason box (for example: not durable). Nothing was rejected.")
         pending = {str(c["id"]): c for c in _queue(root).page(Filters(status="new"), page_size=flow.ALL).items}
         msg = decisions.decide(root, role, action, [str(i) for i in ids], reason=reason, edit=str(body.get("edit") or ""),
-                               choice=choice or str(body.get("choice") or ""), pending=pending)
+                               choice=choice or str(body.get("choice") or ""), pending=pending, item=_queue(root).item)
     except actions.Refused as exc:
         return _refused(exc)
     return {"ok": True, "message": msg}
