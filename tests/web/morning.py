@@ -33,14 +33,16 @@ SERVICES = ["atlas", "beacon", "cobalt", "delta", "ember", "falcon", "garnet", "
             "thistle", "upland", "valley", "walnut", "yucca", "zinnia", "acorn", "basalt", "canyon", "drift", "estuary",
             "fennel", "grove", "hollow", "islet", "jetty", "knoll", "lagoon", "marsh", "nook", "oasis", "prairie",
             "quarry", "ridge", "summit", "tarn", "umbra", "vale", "wharf", "yonder"]
-FACTS = ["stores its sessions in Redis {n}", "exposes metrics on port 9{n:03d}", "is deployed by the {w} pipeline",
-         "reads its settings from {w}.toml", "logs through structlog at level {w}", "retries failed jobs {n} times",
-         "keeps uploads for {n} days", "is owned by the {w} team", "pins Python 3.{n} in its image",
-         "publishes events to the {w} topic"]
-WORDS = ["info", "payments", "orders", "search", "warning", "platform", "billing", "growth", "debug", "mobile"]
+# each statement a service, a verb, an object and a rhythm: no two share more than two of the last three
+VERBS = ["caches", "exports", "validates", "encrypts", "archives", "indexes", "signs", "compresses", "mirrors", "audits",
+         "throttles"]
+OBJECTS = ["invoices", "thumbnails", "webhooks", "receipts", "manifests", "transcripts", "coupons", "tickets", "ledgers"]
+RHYTHMS = ["hourly", "nightly", "weekly", "daily", "monthly", "quarterly", "continuously", "on-demand"]
 EDITS = ["The deploy freeze starts on the 20th", "Feature flags live in flags.yaml",
          "The design review happens on Thursdays", "API errors use RFC 9457 problem details",
          "Database migrations run before the deploy"]
+ADDED = [" of December", " and are read at start-up", " at 14:00 in room B", " with a stable type URI",
+         " and are reversible"]  # what the librarian types at the end of each draft
 SCRATCH = ["Currently debugging the flaky login test, will fix later.", "Tmp: the build is red right now.",
            "I am trying a new approach to the cache today.", "Note to self: check the logs again in an hour.",
            "The laptop battery is at 20 percent.", "Right now the staging host is slow.",
@@ -79,8 +81,8 @@ def seed_morning(root: Path) -> Morning:
     known = [_add(store, text, "hermes", "s-last-week", tags) for text, tags in KNOWN.items()]
     approve(root, known, role=WRITER)
     m = Morning()
-    plain = iter(f"The {s} service {FACTS[i % len(FACTS)].format(n=i % 9 + 2, w=WORDS[i % len(WORDS)])}."
-                 for i, s in enumerate(SERVICES))
+    # tagged by the service they are about, as agents tag by component
+    plain = iter((f"The {s} service {VERBS[i % 11]} {OBJECTS[i % 9]} {RHYTHMS[i % 8]}.", s) for i, s in enumerate(SERVICES))
     specials = {  # placed among the sessions to approve: (session index, text, tags, kind)
         3: ("The CI pipeline runs the full suite on Fridays.", ["ci"], "repeat"),
         11: ("Release branches are cut from main every second Tuesday.", ["release"], "repeat"),
@@ -94,7 +96,11 @@ def seed_morning(root: Path) -> Morning:
     n = 0
     for agent, session, count in sessions:
         for _ in range(count):
-            text, tags, kind = specials.get(n) or (next(plain), ["service"], "plain")
+            if n in specials:
+                text, tags, kind = specials[n]
+            else:
+                text, service = next(plain)
+                tags, kind = [service], "plain"
             cid = _add(store, text, agent, session, tags)
             m.approve.append(cid)
             if kind == "repeat":
