@@ -169,13 +169,14 @@ class Web:
             self.need_writer()
         except (actions.Refused, _Denied) as exc:
             return self.refused(request, exc, "/inbox")
+        view = str(form.get("view") or "")
+        back = f"/inbox{view if view.startswith('?') and '//' not in view else ''}"
         try:
             ids = [i for i in str(form.get("ids", "")).split(",") if i.strip()]
             msg = await run_in_threadpool(decisions.undo, self.s.root, self.s.role, ids)
         except actions.Refused as exc:
-            return self._back("/inbox", err=plain_error(exc))
-        view = str(form.get("view") or "")
-        return self._back(f"/inbox{view if view.startswith('?') else ''}", msg=msg)
+            return self._back(back, err=plain_error(exc))
+        return self._back(back, msg=msg)
 
     def favicon(self, request: Request) -> Response:
         return Response(FAVICON, media_type="image/svg+xml", headers={"cache-control": "max-age=86400"})

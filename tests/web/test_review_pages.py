@@ -202,3 +202,27 @@ def test_sort_facets_and_a_session_view(root: Path, serve: Any) -> None:
     assert len(re.findall(r'<tr class="cand', session)) == 3 and "all 3 in this view" in session
     risky = re.findall(r'data-id="(cap_\w+)"', c.get(f"{server.url}/inbox", params={"sort": "risk"}).text)
     assert risky[0] == _ids(root)[data.INJECTION]
+
+
+def test_the_undo_button_reverses_a_decision(root: Path, serve: Any) -> None:
+    """The banner after a decision carries Undo; it posts to ``actions.undo`` (the reversing patch of
+    the server side). Where that is not built in, it says so and changes nothing."""
+    from commonkeep.web import actions
+
+    server = serve()
+    c, csrf = _client(server)
+    cid = _ids(root)[data.EDIT_ME]
+    done = c.post(f"{server.url}/decide", data={"csrf": csrf, "action": "approve", "id": cid, "view": "?tag=deploy"})
+    undo = re.search(r'id="undo-form".*?name="ids" value="([^"]+)".*?name="view" value="([^"]*)"', done.text, re.S)
+    assert undo and undo.group(1) == cid and "tag=deploy" in undo.group(2)
+    added = {r["id"] for r in Store(root).records() if r["statement"] == data.EDIT_ME}
+    assert added
+    r = c.post(f"{server.url}/undo", data={"csrf": csrf, "ids": undo.group(1), "view": undo.group(2)})
+    assert r.status_code == 200 and urlparse(str(r.url)).query.startswith("tag=deploy")
+    live = {x["id"] for x in Store(root).records()}
+    if getattr(actions, "undo", None) is None:
+        assert "undo is not available" in r.text and added <= live
+        return
+    assert 'id="msg"' in r.text and not added & live  # the record it added is no longer active
+    again = [x for x in Store(root).candidates(status="new") if x["text"] == data.EDIT_ME]
+    assert again  # the candidate is pending again
