@@ -67,6 +67,20 @@ def test_keys_narrow_layout_and_dark_mode(browser: Any, tmp_path: Path, shots: P
         time.sleep(0.5)
         assert _statuses(root) == before
 
+        # on a candidate page, a reason and Enter rejects it (the safe action), never approves
+        browser.get(f"{server.url}/candidates/{m.reject[0]}")
+        reason = WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "reason"))
+        reason.send_keys("a scratch note", "\ue007")  # Enter
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.ID, "msg"))
+        assert _statuses(root)[m.reject[0]] == "rejected"
+        # the docs' candidate: a conflict, its choices and what approving does
+        browser.get(f"{server.url}/candidates/{m.conflicts[0]}")
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "decide"))
+        browser.execute_script("document.querySelector('.who').textContent = '~/.commonkeep · writer (librarian)'")
+        browser.set_window_size(1400, 1500)  # tall enough for the choices below the diff
+        browser.save_screenshot(str(shots / "web-candidate.png"))
+        browser.set_window_size(1400, 1000)
+
         # 390 px: nothing scrolls sideways, on every page
         browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
         rec = Store(root).records()[0]["id"]
