@@ -178,8 +178,8 @@ def choices_of(item: Any) -> list[str]:
     """The approve choices of a review item: the server's own (``ReviewItem.choices``) when it names
     them, else from the match kind (a repeat: reinforce or replace; a conflict: keep both or replace)."""
     named = getattr(item, "choices", None)
-    if named:
-        return [str(x) for x in named]
+    if named:  # the safe one first: it is the one `a` presses
+        return sorted((str(x) for x in named), key=lambda x: (x not in SAFE_CHOICES, SAFE_CHOICES.index(x) if x in SAFE_CHOICES else 0))
     c = item.candidate
     if c.get("match_kind") in DUPLICATE_KINDS and c.get("matched_memory_ids"):
         return ["reinforce", "replace"]

@@ -125,6 +125,8 @@ def test_duplicates_and_conflicts_offer_their_own_choices(root: Path, serve: Any
     said = [str(x["statement"]) for x in Store(root).records()]
     assert said.count(data.DUPLICATE) == 1  # reinforcing adds no second record
     conflict = data.add(Store(root), "The CI pipeline no longer runs the full suite on Fridays.", "omp", tags=["ci"])
+    server.web.queue.refresh(wait=True)  # a recompute started before it was written may still be running
+    server.web.queue.refresh(wait=True)
     page = c.get(f"{server.url}/candidates/{conflict}").text
     assert re.search(r'id="approve"[^>]*>Keep both, contested \(a\)', page) and "contradicts" in page
     assert re.search(r'value="approve:replace"[^>]*>Replace mem_\w+ with this', page)
