@@ -76,8 +76,14 @@ def session_of(cand: Row) -> str:
 def asks_twice(cand: Row) -> str:
     """Why approving this candidate asks once more ("" when it does not): high risk or a conflict."""
     why = []
-    if cand.get("poisoning_risk") == "high":
-        why.append("it is high risk: " + "; ".join(plain_reason(r) for r in cand.get("poisoning_risk_reasons") or []))
+    risk, reasons = cand.get("poisoning_risk"), cand.get("poisoning_risk_reasons") or []
+    if not risk:  # not scored yet (the queue is warming up): scored here, so an unscored row never skips the question
+        from commonkeep.governance.poisoning import assess_candidate
+
+        found = assess_candidate(cand)
+        risk, reasons = found.risk, found.reasons
+    if risk == "high":
+        why.append("it is high risk: " + "; ".join(plain_reason(r) for r in reasons))
     if cand.get("match_kind") in CONFLICT_KINDS:
         why.append(PLAIN_MATCHES.get(str(cand.get("match_kind")), "it conflicts with memory")
                    + " " + ", ".join(map(str, cand.get("matched_memory_ids") or [])))

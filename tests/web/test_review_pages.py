@@ -228,3 +228,11 @@ def test_the_undo_button_reverses_a_decision(root: Path, serve: Any) -> None:
     assert 'id="msg"' in r.text and not added & live  # the record it added is no longer active
     again = [x for x in Store(root).candidates(status="new") if x["text"] == data.EDIT_ME]
     assert again  # the candidate is pending again
+
+
+def test_an_unscored_candidate_still_asks_before_a_high_risk_approval() -> None:
+    """While the queue warms up, rows are shown unscored; approving one must still ask once more."""
+    from commonkeep.web.flow import asks_twice
+
+    assert "reads like an instruction" in asks_twice({"text": data.INJECTION, "primary_trust_class": "repository_text"})
+    assert asks_twice({"text": data.EDIT_ME}) == ""
