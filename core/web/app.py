@@ -127,7 +127,7 @@ class Web:
         origin = str(form.get("from") or "inbox")
         reason, edit = str(form.get("reason", "")).strip(), str(form.get("edit", ""))
         ids = [i for i in dict.fromkeys(str(v).strip() for v in form.getlist("id")) if i]
-        order = [str(c["id"]) for c in flow.view_rows(self.queue, view)[0]]
+        order = [str(c["id"]) for c in flow.view_rows(self.queue, view, with_facets=False)[0]]
         pending = {str(c["id"]): c for c in self.queue.page(Filters(status="new"), page_size=flow.ALL).items}
         if form.get("all") == "1":
             ids = order

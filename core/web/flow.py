@@ -10,7 +10,7 @@ Nothing here writes; the queue's rows come from :class:`commonkeep.web.queue.Que
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
@@ -143,35 +143,48 @@ def _sorted(rows: list[Row], sort: str) -> list[Row]:
     return sorted(rows, key=lambda c: str(c.get("created_at") or ""))
 
 
-def view_rows(queue: Queue, view: View) -> tuple[list[Row], Facets, bool]:
-    """Every candidate in the view, sorted; the facet counts; whether scores are being refreshed."""
+def view_rows(queue: Queue, view: View, *, with_facets: bool = True) -> tuple[list[Row], Facets, bool]:
+    """Every candidate in the view, sorted; the facet counts (each counted with the other filters
+    applied; one pass over the inbox); whether scores are being refreshed."""
     base = queue.page(Filters(status=view.filters.status), page_size=ALL)
-    everything = base.items
     f = view.filters
-
-    def counted(key: Any, without: View) -> list[tuple[str, int]]:
-        c: Counter[str] = Counter()
-        for cand in everything:
-            if without.matches(cand):
-                for value in key(cand):
-                    if value:
-                        c[value] += 1
-        return sorted(c.items())
-
+    words = f.q.casefold().split()
+    agents: Counter[str] = Counter()
+    risks: Counter[str] = Counter()
+    sessions: Counter[str] = Counter()
+    tags: Counter[str] = Counter()
+    hits = []
+    for cand in base.items:
+        agent, risk, session = agent_of(cand), str(cand.get("poisoning_risk") or ""), session_of(cand)
+        its_tags = [str(t) for t in cand.get("tags") or []]
+        if words:
+            hay = " ".join([str(cand.get("text", "")), str(cand.get("id", "")), " ".join(its_tags)]).casefold()
+            if not all(w in hay for w in words):
+                continue
+        a_ok, r_ok = not f.agent or agent == f.agent, not f.risk or risk == f.risk
+        s_ok, t_ok = not view.session or session == view.session, not f.tag or f.tag in its_tags
+        missed = (not a_ok) + (not r_ok) + (not s_ok) + (not t_ok)
+        if not missed:
+            hits.append(cand)
+        if not with_facets or missed > 1:
+            continue
+        # a facet's counts ignore its own filter: counted when every other filter passes
+        if (r_ok and s_ok and t_ok):
+            agents[agent] += 1
+        if (a_ok and s_ok and t_ok):
+            risks[risk] += 1
+        if (a_ok and r_ok and t_ok):
+            sessions[session] += 1
+        if (a_ok and r_ok and s_ok):
+            for t in its_tags:
+                tags[t] += 1
     facets = Facets(
-        agents=counted(lambda c: [agent_of(c)], replace(view, filters=replace(f, agent=""))),
-        risks=[(r, n) for r, n in sorted(counted(lambda c: [c.get("poisoning_risk") or ""], replace(view, filters=replace(f, risk=""))),
-                                         key=lambda x: _RISK_ORDER.get(x[0], 3)) if r in RISKS],
-        sessions=counted(lambda c: [session_of(c)], replace(view, session="", filters=_cleared(f, "session"))),
-        tags=counted(lambda c: [str(t) for t in c.get("tags") or []], replace(view, filters=replace(f, tag="")))[:200],
+        agents=sorted((a, n) for a, n in agents.items() if a),
+        risks=sorted(((r, n) for r, n in risks.items() if r in RISKS), key=lambda x: _RISK_ORDER.get(x[0], 3)),
+        sessions=sorted((x, n) for x, n in sessions.items() if x),
+        tags=sorted(tags.items())[:200],
     )
-    return _sorted([c for c in everything if view.matches(c)], view.sort), facets, base.refreshing
-
-
-def _cleared(f: Filters, name: str) -> Filters:
-    """``f`` without its ``name`` filter, when :class:`Filters` has one (the queue may filter sessions itself)."""
-    cleared: dict[str, Any] = {name: ""}
-    return replace(f, **cleared) if name in {x.name for x in fields(f)} else f
+    return _sorted(hits, view.sort), facets, base.refreshing
 
 
 #: What each approve choice is called on a button (``governance.decide.CHOICES``); ``{rid}`` is the matched record.
