@@ -153,8 +153,7 @@ class Web:
         msg = _short(msg, ids)
         undo = ",".join(ids) if len(ids) <= MAX_UNDO else ""
         if origin == "candidate":
-            still = {str(c["id"]) for c in self.queue.page(Filters(status="new"), page_size=flow.ALL).items}
-            nxt = flow.next_in_view(order, ids, still)
+            nxt = flow.next_in_view(order, ids, set(pending) - set(ids))  # the ones decided now are no longer pending
             if nxt is not None:
                 return self._back(f"/candidates/{nxt}{view.qs()}", msg=msg, undo=undo)
         return self._back(f"/inbox{view.qs()}", msg=msg, undo=undo)
