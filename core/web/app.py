@@ -61,7 +61,7 @@ class Web:
     def page(self, request: Request, name: str, status: int = 200, **ctx: Any) -> Response:
         base = {"csrf": self.s.keys.csrf, "can_write": self.writer.can_write, "role": self.writer.role,
                 "writer_role": self.writer.writer_role, "root": str(self.s.root),
-                "read_only_reason": "" if self.writer.can_write else self.writer.why_read_only(self.s.root),
+                "read_only_reason": "" if self.writer.can_write else read_only_words(self.writer, self.s.root),
                 "msg": request.query_params.get("msg", "")[:2000], "err": request.query_params.get("err", "")[:2000],
                 "undo": request.query_params.get("undo", "")[:4000], "here_qs": _here_qs(request), "nav": name.split(".")[0]}
         return self.templates.TemplateResponse(request, name, {**base, **ctx}, status_code=status)
@@ -79,7 +79,7 @@ class Web:
 
     def need_writer(self) -> None:
         if not self.writer.can_write:
-            raise actions.Refused("this server is read-only: " + self.writer.why_read_only(self.s.root), status=403)
+            raise actions.Refused("this server is read-only: " + read_only_words(self.writer, self.s.root), status=403)
 
     # -- inbox and decisions ------------------------------------------------------------
     def inbox(self, request: Request) -> Response:
@@ -298,6 +298,12 @@ def plain_error(exc: Exception) -> str:
     text = str(getattr(exc, "message", None) or exc).split("\n  hint:", 1)[0]
     text = text.replace("rejecting needs --reason", "rejecting needs a reason")
     return text if text.endswith((".", "!", ")")) else text + "."
+
+
+def read_only_words(writer: actions.Writer, root: Path) -> str:
+    """Why this server cannot decide, and how to start one that can, in plain words."""
+    why = str(writer.why_read_only(root)).split("\n  hint:", 1)[0]
+    return f"{why} To decide here, start the server as the writer ({writer.writer_role})."
 
 
 def _here_qs(request: Request) -> str:

@@ -276,5 +276,5 @@ def test_memory_tab_is_read_only_without_the_writer_role(browser: Any, dashboard
     assert _status(dashboard.root, cid) == "new"
     browser.get(f"{dashboard.url}/commonkeep")
     banner = _wait(browser).until(lambda b: b.find_element(By.CSS_SELECTOR, ".ck-readonly"))
-    assert "only the writer role" in banner.text
+    assert "only the writer role" in banner.text and "hint:" not in banner.text and "COMMONKEEP_ROLE=librarian" in banner.text
     assert not _row(browser, cid).find_element(By.CSS_SELECTOR, ".ck-approve").is_enabled()

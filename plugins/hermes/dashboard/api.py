@@ -64,7 +64,7 @@ def inbox(page: int = 1, risk: str = "", agent: str = "", q: str = "", tag: str 
     if refreshing:
         queue.refresh()  # after building the page, so the recompute does not delay it
     return {"root": str(root), "role": role, "writer_role": w.writer_role, "can_write": w.can_write,
-            "read_only_reason": "" if w.can_write else w.why_read_only(root), "total": len(rows), "page": n,
+            "read_only_reason": "" if w.can_write else _read_only(w, root), "total": len(rows), "page": n,
             "pages": pages, "refreshing": refreshing, "items": items, "stamp": stamp(root),
             "facets": {"agents": facets.agents, "risks": facets.risks, "sessions": facets.sessions},
             "sorts": flow.SORTS, "forget_reasons": list(FORGET_REASONS)}
@@ -115,7 +115,13 @@ def _refused(exc: actions.Refused) -> JSONResponse:
 def _writer(root: Any, role: str | None) -> None:
     w = actions.writer_for(root, role)
     if not w.can_write:
-        raise actions.Refused("read-only: " + w.why_read_only(root), status=403)
+        raise actions.Refused("read-only: " + _read_only(w, root), status=403)
+
+
+def _read_only(w: actions.Writer, root: Any) -> str:
+    """Why the tab cannot decide, in plain words (Hermes acts as $COMMONKEEP_ROLE or memory.commonkeep.role)."""
+    why = str(w.why_read_only(root)).split("\n  hint:", 1)[0]
+    return f"{why} To decide here, run Hermes' dashboard with COMMONKEEP_ROLE={w.writer_role}."
 
 
 
