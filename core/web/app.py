@@ -12,10 +12,11 @@ a slow read or write never blocks the server's event loop (the live-update polls
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
@@ -26,14 +27,15 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from commonkeep.web import actions, views
+from commonkeep.governance.forget import REASONS
+from commonkeep.web import actions, decisions, flow, views
 from commonkeep.web import wiki as wiki_view
 from commonkeep.web.queue import PAGE_SIZE, RISKS, STATUSES, Filters, Queue, stamp
 from commonkeep.web.security import Guard, Keys
 
 HERE = Path(__file__).parent
 MEMORY_PAGE = 100
-FORGET_REASONS = ("user_requested", "privacy_sensitive", "poisoned", "invalid", "other")
+FORGET_REASONS = REASONS  # the reasons `commonkeep forget` takes
 
 
 @dataclass
@@ -59,8 +61,9 @@ class Web:
     def page(self, request: Request, name: str, status: int = 200, **ctx: Any) -> Response:
         base = {"csrf": self.s.keys.csrf, "can_write": self.writer.can_write, "role": self.writer.role,
                 "writer_role": self.writer.writer_role, "root": str(self.s.root),
-                "read_only_reason": "" if self.writer.can_write else self.writer.why_read_only(self.s.root),
-                "msg": request.query_params.get("msg", "")[:2000], "nav": name.split(".")[0]}
+                "read_only_reason": "" if self.writer.can_write else read_only_words(self.writer, self.s.root),
+                "msg": request.query_params.get("msg", "")[:2000], "err": request.query_params.get("err", "")[:2000],
+                "undo": request.query_params.get("undo", "")[:4000], "here_qs": _here_qs(request), "nav": name.split(".")[0]}
         return self.templates.TemplateResponse(request, name, {**base, **ctx}, status_code=status)
 
     async def form(self, request: Request) -> Any:
@@ -72,36 +75,43 @@ class Web:
 
     def refused(self, request: Request, exc: Exception, back: str) -> Response:
         status = getattr(exc, "status", 400)
-        return self.page(request, "error.html", status=status, error=str(exc), back=back)
+        return self.page(request, "error.html", status=status, error=plain_error(exc), back=back)
 
     def need_writer(self) -> None:
         if not self.writer.can_write:
-            raise actions.Refused("this server is read-only: " + self.writer.why_read_only(self.s.root), status=403)
+            raise actions.Refused("this server is read-only: " + read_only_words(self.writer, self.s.root), status=403)
 
     # -- inbox and decisions ------------------------------------------------------------
     def inbox(self, request: Request) -> Response:
-        f = Filters.from_query(request.query_params)
-        pg = self.queue.page(f)
-        records = self.queue.records() if any(c.get("matched_memory_ids") for c in pg.items) else {}
-        keep = {k: v for k, v in (("agent", f.agent), ("risk", f.risk), ("status", f.status), ("tag", f.tag), ("q", f.q)) if v}
-        response = self.page(request, "inbox.html", f=f, pg=pg, records=records, risks=RISKS, statuses=STATUSES,
-                             page_size=PAGE_SIZE, qs=lambda **kw: "?" + urlencode({**keep, **kw}), error=self.queue.error)
-        if pg.refreshing:  # recompute once the page is sent, so it does not slow the page down
+        view = flow.View.from_query(request.query_params)
+        rows, facets, refreshing = flow.view_rows(self.queue, view)
+        f = view.filters
+        pages = max(1, -(-len(rows) // PAGE_SIZE))
+        n = min(f.page, pages)
+        shown = rows[(n - 1) * PAGE_SIZE: n * PAGE_SIZE]
+        records = self.queue.records() if any(c.get("matched_memory_ids") for c in shown) else {}
+        response = self.page(request, "inbox.html", f=f, view=view, total=len(rows), page_no=n, pages=pages,
+                             groups=flow.grouped(shown), facets=facets, records=records, risks=RISKS, statuses=STATUSES,
+                             sorts=flow.SORTS, qs=view.qs, error=self.queue.error, refreshing=refreshing, flow=flow)
+        if refreshing:  # recompute once the page is sent, so it does not slow the page down
             response.background = BackgroundTask(self.queue.refresh)
         return response
 
     def candidate(self, request: Request) -> Response:
         cid = request.path_params["cid"]
-        item = self.queue.item(cid)
+        view = flow.View.from_query(request.query_params)
+        item = self.queue.item(cid) if len(cid) <= views.MAX_ID_CHARS else None
         if item is None:
-            raw = self.queue.stored(cid)
+            raw = self.queue.stored(cid) if len(cid) <= views.MAX_ID_CHARS else None
             if raw is None:
-                return self.page(request, "error.html", status=404, error=f"no candidate {cid}", back="/inbox")
-            return self.page(request, "candidate.html", c=raw, item=None, ops=[], records={})
+                return self.page(request, "error.html", status=404, error=f"There is no candidate {cid}.", back="/inbox")
+            return self.page(request, "candidate.html", c=raw, item=None, ops=[], records=self.queue.records(), view=view,
+                             outcome=views.outcome(self.s.root, cid), flow=flow)
         records = self.queue.records()
         ops = [{"op": o, "diff": views.diff(b, a)} for o, (b, a) in zip(item.ops, item.before_after, strict=False)]
         l1 = any((o.get("record") or o.get("to_record") or {}).get("layer") == "L1" for o in item.ops)
-        response = self.page(request, "candidate.html", c=item.candidate, item=item, ops=ops, records=records, l1=l1)
+        response = self.page(request, "candidate.html", c=item.candidate, item=item, ops=ops, records=records, l1=l1,
+                             view=view, outcome=[], flow=flow)
         response.background = BackgroundTask(self.queue.refresh)  # a no-op when the queue is current
         return response
 
@@ -109,34 +119,90 @@ class Web:
         try:
             form = await self.form(request)
             self.need_writer()
-            ids = [str(v) for v in form.getlist("id")]
-            msg = await run_in_threadpool(actions.decide, self.s.root, self.s.role, str(form.get("action", "")), ids,
-                                          reason=str(form.get("reason", "")), edit=str(form.get("edit", "")))
         except (actions.Refused, _Denied) as exc:
             return self.refused(request, exc, "/inbox")
-        back = str(form.get("back") or "/inbox")
-        if not back.startswith("/inbox") or "//" in back:
-            back = "/inbox"
-        return RedirectResponse(f"{back}{'&' if '?' in back else '?'}{urlencode({'msg': msg})}", 303)
+        view = flow.View.from_query(dict(parse_qsl(str(form.get("view") or "").lstrip("?"))))
+        action, _, choice = str(form.get("action", "")).partition(":")  # approve:reinforce, approve:contest, ...
+        choice = choice or str(form.get("choice", ""))
+        origin = str(form.get("from") or "inbox")
+        reason, edit = str(form.get("reason", "")).strip(), str(form.get("edit", ""))
+        ids = [i for i in dict.fromkeys(str(v).strip() for v in form.getlist("id")) if i]
+        order = [str(c["id"]) for c in flow.view_rows(self.queue, view, with_facets=False)[0]]
+        pending = {str(c["id"]): c for c in self.queue.page(Filters(status="new"), page_size=flow.ALL).items}
+        if form.get("all") == "1":
+            ids = order
+        here = f"/candidates/{ids[0]}{view.qs()}" if origin == "candidate" and ids else f"/inbox{view.qs()}"
+        if not ids:
+            return self._back(here, err="Nothing is selected, so nothing was done. Tick candidates (x) or open one first.")
+        if action not in ("approve", "reject", "ratify"):
+            return self._back(here, err="Choose Approve or Reject with its button; nothing was done.")
+        if action == "reject" and not reason:
+            return self._back(here, err="To reject, say why in the reason box (for example: not durable). Nothing was rejected.")
+        if edit.strip() and edit.strip() == str((self.queue.stored(ids[0]) or {}).get("text", "")).strip():
+            edit = ""  # the pre-filled statement, unchanged: approved as is
+        if action != "reject" and form.get("confirmed") != "1":
+            risky = [(pending[i], why) for i in ids if i in pending for why in [flow.asks_twice(pending[i])] if why]
+            if risky:
+                return self.page(request, "confirm.html", risky=risky, form=form, ids=ids, view=view, flow=flow, back=here)
+        try:
+            msg = await run_in_threadpool(decisions.decide, self.s.root, self.s.role, action, ids,
+                                          reason=reason, edit=edit, choice=choice, pending=pending, item=self.queue.item,
+                                          conflict_choice=str(form.get("conflict_choice") or "keep_both"))
+        except (actions.Refused, _Denied) as exc:
+            return self._back(here, err=plain_error(exc))
+        msg = _short(msg, ids)
+        undo = ",".join(ids) if len(ids) <= MAX_UNDO else ""
+        if origin == "candidate":
+            nxt = flow.next_in_view(order, ids, set(pending) - set(ids))  # the ones decided now are no longer pending
+            if nxt is not None:
+                return self._back(f"/candidates/{nxt}{view.qs()}", msg=msg, undo=undo)
+        return self._back(f"/inbox{view.qs()}", msg=msg, undo=undo)
+
+    def _back(self, where: str, **say: str) -> Response:
+        sep = "&" if "?" in where else "?"
+        return RedirectResponse(f"{where}{sep}{urlencode({k: v for k, v in say.items() if v})}", 303)
+
+    async def undo(self, request: Request) -> Response:
+        try:
+            form = await self.form(request)
+            self.need_writer()
+        except (actions.Refused, _Denied) as exc:
+            return self.refused(request, exc, "/inbox")
+        view = str(form.get("view") or "")
+        back = f"/inbox{view if view.startswith('?') and '//' not in view else ''}"
+        try:
+            ids = [i for i in str(form.get("ids", "")).split(",") if i.strip()]
+            msg = await run_in_threadpool(decisions.undo, self.s.root, self.s.role, ids)
+        except actions.Refused as exc:
+            return self._back(back, err=plain_error(exc))
+        return self._back(back, msg=msg)
+
+    def favicon(self, request: Request) -> Response:
+        return Response(FAVICON, media_type="image/svg+xml", headers={"cache-control": "max-age=86400"})
 
     # -- patches ------------------------------------------------------------------------
     def patches(self, request: Request) -> Response:
         return self.page(request, "patches.html", patches=views.read_patches(self.s.root))
 
     def patch(self, request: Request) -> Response:
-        p = views.patch_by_id(self.s.root, request.path_params["pid"])
+        pid = request.path_params["pid"]
+        p = views.patch_by_id(self.s.root, pid)
         if p is None:
-            return self.page(request, "error.html", status=404, error=f"no patch {request.path_params['pid']}", back="/patches")
-        return self.page(request, "patch.html", p=p, ops=views.op_views(p, self.queue.records()))
+            return self.page(request, "error.html", status=404, error=f"There is no patch {pid[:80]}.", back="/patches")
+        return self.page(request, "patch.html", p=p, ops=views.op_views(p, self.queue.records(), self.s.root),
+                         decided=views.decided_elsewhere(self.queue, p))
 
     async def apply(self, request: Request) -> Response:
         pid = request.path_params["pid"]
         try:
             form = await self.form(request)
             self.need_writer()
-            msg = await run_in_threadpool(actions.apply_ops, self.s.root, self.s.role, pid, [str(v) for v in form.getlist("op")])
         except (actions.Refused, _Denied) as exc:
             return self.refused(request, exc, f"/patches/{pid}")
+        try:
+            msg = await run_in_threadpool(actions.apply_ops, self.s.root, self.s.role, pid, [str(v) for v in form.getlist("op")])
+        except actions.Refused as exc:
+            return self._back(f"/patches/{pid}", err=plain_error(exc))
         return RedirectResponse(f"/patches/{pid}?{urlencode({'msg': msg})}", 303)
 
     # -- memory -------------------------------------------------------------------------
@@ -179,10 +245,13 @@ class Web:
         try:
             form = await self.form(request)
             self.need_writer()
-            msg = await run_in_threadpool(actions.forget_record, self.s.root, self.s.role, rid,
-                                          reason=str(form.get("reason", "")), purge=form.get("purge") == "1")
         except (actions.Refused, _Denied) as exc:
             return self.refused(request, exc, f"/memory/{rid}")
+        try:
+            msg = await run_in_threadpool(actions.forget_record, self.s.root, self.s.role, rid,
+                                          reason=str(form.get("reason", "")), purge=form.get("purge") == "1")
+        except actions.Refused as exc:
+            return self._back(f"/memory/{rid}", err=plain_error(exc))
         return RedirectResponse(f"/memory?{urlencode({'msg': msg})}", 303)
 
     # -- wiki and health ----------------------------------------------------------------
@@ -211,6 +280,38 @@ class Web:
         return RedirectResponse("/inbox", 303)
 
 
+FAVICON = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2f5d8a"/>'
+           b'<path d="M9 8h14v17l-7-4-7 4z" fill="#fff"/></svg>')
+
+
+_ID_RUN = re.compile(r"(?:[\w-]+, ){3,}[\w-]+")  # four or more ids in a row
+MAX_UNDO = 100  # a decision on more candidates is undone from each candidate's page (the ids ride in the URL)
+
+
+def _short(msg: str, ids: list[str]) -> str:
+    """The decision's sentence with a long list of ids said as a count."""
+    return _ID_RUN.sub(lambda m: f"{m.group(0).count(',') + 1} candidates", msg)
+
+
+def plain_error(exc: Exception) -> str:
+    """A refusal in plain words: the governance message without its command-line hint."""
+    text = str(getattr(exc, "message", None) or exc).split("\n  hint:", 1)[0]
+    text = text.replace("rejecting needs --reason", "rejecting needs a reason")
+    return text if text.endswith((".", "!", ")")) else text + "."
+
+
+def read_only_words(writer: actions.Writer, root: Path) -> str:
+    """Why this server cannot decide, and how to start one that can, in plain words."""
+    why = str(writer.why_read_only(root)).split("\n  hint:", 1)[0]
+    return f"{why} To decide here, start the server as the writer ({writer.writer_role})."
+
+
+def _here_qs(request: Request) -> str:
+    """This page's query without the one-shot message keys (the view an Undo goes back to)."""
+    keep = [(k, v) for k, v in request.query_params.multi_items() if k not in ("msg", "err", "undo")]
+    return f"?{urlencode(keep)}" if keep else ""
+
+
 class _Denied(Exception):
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
@@ -222,7 +323,8 @@ def build(settings: Settings) -> tuple[Guard, Web]:
     web = Web(settings)
     routes = [
         Route("/", web.home), Route("/inbox", web.inbox), Route("/candidates/{cid}", web.candidate),
-        Route("/decide", web.decide, methods=["POST"]),
+        Route("/decide", web.decide, methods=["POST"]), Route("/undo", web.undo, methods=["POST"]),
+        Route("/favicon.ico", web.favicon),
         Route("/patches", web.patches), Route("/patches/{pid}", web.patch), Route("/patches/{pid}/apply", web.apply, methods=["POST"]),
         Route("/memory", web.memory), Route("/memory/{rid}", web.record), Route("/memory/{rid}/forget", web.forget, methods=["POST"]),
         Route("/wiki", web.wiki), Route("/health", web.health), Route("/api/stamp", web.api_stamp),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import re
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
@@ -68,11 +69,17 @@ class Keys:
         return bool(given) and secrets.compare_digest(str(given), self.csrf)
 
 
-def _host_only(header: str) -> str:
-    h = header.strip().lower()
-    if h.startswith("["):
-        return h[1:h.find("]")] if "]" in h else h.strip("[]")
-    return h.rsplit(":", 1)[0] if ":" in h else h
+# A Host header is a name or an address and an optional port, nothing else (RFC 9110 §7.2): anything
+# with userinfo (``127.0.0.1:80@evil.example``), a path or spaces is refused rather than guessed at.
+_HOST_HEADER = re.compile(r"^(?:\[(?P<v6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9.-]+))(?::\d{1,5})?$")
+
+
+def _host_only(header: str) -> str | None:
+    """The host part of a Host header, or ``None`` when the header is not a well-formed ``host[:port]``."""
+    found = _HOST_HEADER.match(header.strip().lower())
+    if found is None:
+        return None
+    return found.group("v6") or found.group("name")
 
 
 async def _plain(send: Send, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
@@ -97,6 +104,8 @@ class Guard:
         if not header:
             return False
         host = _host_only(header)
+        if host is None:
+            return False
         if self.bound_host in ("0.0.0.0", "::"):
             return True
         if is_loopback(self.bound_host):

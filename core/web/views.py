@@ -5,6 +5,7 @@ Pure reads of the store files through the same helpers the CLI uses; nothing her
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 from pathlib import Path
@@ -15,6 +16,7 @@ from commonkeep.store.layout import Layout
 from commonkeep.store.render import render_record
 
 Row = dict[str, Any]
+MAX_ID_CHARS = 120  # patch, record and candidate ids are far shorter; longer asks are answered "not found"
 
 
 def _read_patch(lay: Layout, path: Path) -> Row | None:
@@ -27,29 +29,60 @@ def _read_patch(lay: Layout, path: Path) -> Row | None:
 
 
 def read_patches(root: Path | str) -> list[Row]:
-    """Every patch file, newest first; an unreadable one is listed with its problem."""
+    """Every patch file, newest first by the time it was made (``created_at``, else the file's
+    time, then its id); an unreadable one is listed with its problem."""
     lay = Layout(root)
-    found = (_read_patch(lay, path) for path in (sorted(lay.patches_dir.glob("*.json"), reverse=True)
-                                                  if lay.patches_dir.is_dir() else []))
-    return [p for p in found if p is not None]
+    found = []
+    for path in lay.patches_dir.glob("*.json") if lay.patches_dir.is_dir() else []:
+        doc = _read_patch(lay, path)
+        if doc is not None:
+            found.append((str(doc.get("created_at") or _mtime_iso(path)), str(doc.get("patch_id") or ""), doc))
+    return [doc for *_key, doc in sorted(found, key=lambda t: (t[0], t[1]), reverse=True)]
+
+
+def _mtime_iso(path: Path) -> str:
+    """When a patch file without ``created_at`` (hand-made) was written, as an ISO time."""
+    from datetime import UTC, datetime
+
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    except OSError:
+        return ""
 
 
 def patch_by_id(root: Path | str, patch_id: str) -> Row | None:
     """The patch ``patch_id``: its own file ``patches/<id>.json`` (patches are written there), else
     any patch file that says it is that patch."""
     lay = Layout(root)
-    if patch_id and "/" not in patch_id and "\\" not in patch_id and not patch_id.startswith("."):
+    if not patch_id or len(patch_id) > MAX_ID_CHARS:  # a 300-character id is no patch (and no file name: ENAMETOOLONG)
+        return None
+    if "/" not in patch_id and "\\" not in patch_id and not patch_id.startswith("."):
         own = lay.patches_dir / f"{patch_id}.json"
-        if own.is_file():
+        is_file = False
+        with contextlib.suppress(OSError):
+            is_file = own.is_file()
+        if is_file:
             found = _read_patch(lay, own)
             if found is not None and found.get("patch_id") == patch_id:
                 return found
     return next((p for p in read_patches(root) if p.get("patch_id") == patch_id), None)
 
 
+NOTHING = ("(no record)", "(nothing)", "(record not found)")
+
+
 def diff(before: str, after: str) -> list[tuple[str, str]]:
-    """A line diff as ``(kind, line)`` pairs, kind one of ``same``, ``del``, ``add``."""
+    """A line diff as ``(kind, line)`` pairs, kind one of ``same``, ``del``, ``add``, ``note``.
+
+    "(no record)" and its kin are not lines of a record: they are shown as a note, never as a
+    deletion (an ``add`` is all additions)."""
     out: list[tuple[str, str]] = []
+    if before in NOTHING:
+        out.append(("note", before))
+        before = ""
+    if after in NOTHING:
+        out.append(("note", after))
+        after = ""
     for line in difflib.ndiff(before.splitlines(), after.splitlines()):
         tag, text = line[:2], line[2:]
         if tag == "? ":
@@ -58,25 +91,77 @@ def diff(before: str, after: str) -> list[tuple[str, str]]:
     return out
 
 
-def op_views(patch: Row, records: dict[str, Row]) -> list[Row]:
+def op_views(patch: Row, records: dict[str, Row], root: Path | str | None = None) -> list[Row]:
     """Each op of a patch with its before/after diff (as the record stands now for a proposed patch)."""
     from commonkeep.governance.review import _before_after  # the same rendering `review` shows
     from commonkeep.governance.waiting import applied_op_ids
 
     applied = applied_op_ids(patch)
     views = []
+    earlier: list[Row] | None = None
     for op in patch.get("ops") or []:
         try:
             if patch.get("status") == "proposed" or op.get("op_id") not in applied:
                 before, after = _before_after(op, records)
             else:
-                rec = op.get("record") or op.get("to_record")
-                before, after = "(applied)", render_record(rec) if isinstance(rec, dict) else json.dumps(
-                    {k: v for k, v in op.items() if k not in ("op_id", "default_selected")}, indent=1, ensure_ascii=False)
+                if earlier is None and op.get("target_id"):
+                    earlier = patches_before(root, patch) if root is not None else []
+                before, after = applied_before_after(op, records, earlier or [])
         except Exception as exc:  # a malformed op is shown, not fatal to the page
             before, after = "(cannot render)", str(exc)
         views.append({"op": op, "applied": op.get("op_id") in applied, "diff": diff(before, after)})
     return views
+
+
+def patches_before(root: Path | str, patch: Row) -> list[Row]:
+    """The patches made before ``patch``, oldest first (to recall what a record said then)."""
+    when = str(patch.get("created_at") or "")
+    return [p for p in reversed(read_patches(root)) if str(p.get("created_at") or "") < when]
+
+
+def statement_then(record_id: str, earlier: list[Row]) -> str | None:
+    """What record ``record_id`` said after the ``earlier`` patches (oldest first): the last applied
+    op that wrote its statement (an add, a supersede's new record, an update of the statement)."""
+    from commonkeep.governance.purge import patch_ops
+    from commonkeep.governance.waiting import applied_op_ids
+
+    said: str | None = None
+    for p in earlier:
+        done = applied_op_ids(p)
+        for op in patch_ops(p):
+            if op.get("op_id") not in done:
+                continue
+            for key in ("record", "to_record"):
+                rec = op.get(key)
+                if isinstance(rec, dict) and rec.get("id") == record_id and isinstance(rec.get("statement"), str):
+                    said = rec["statement"]
+            updates = op.get("updates")
+            if op.get("target_id") == record_id and isinstance(updates, dict) and isinstance(updates.get("statement"), str):
+                said = updates["statement"]
+    return said
+
+
+def applied_before_after(op: Row, records: dict[str, Row], earlier: list[Row]) -> tuple[str, str]:
+    """An applied op as the statements it changed: the old one (from the patches before it) and the new one."""
+    kind = str(op.get("op"))
+    rec = op.get("record") if isinstance(op.get("record"), dict) else None
+    if kind == "add" and rec is not None:
+        return "(no record)", render_record(rec)
+    if kind == "reject_candidate":
+        return f"candidate {op.get('candidate_id')}: new", f"candidate {op.get('candidate_id')}: rejected ({op.get('reason')})"
+    target = str(op.get("target_id") or "")
+    old = statement_then(target, earlier)
+    if old is None:
+        old = str((records.get(target) or {}).get("statement") or "(statement not known: written before patches were kept)")
+    raw = op.get("updates")
+    updates: Row = raw if isinstance(raw, dict) else {}
+    new_rec = op.get("to_record") if isinstance(op.get("to_record"), dict) else None
+    if new_rec is not None:
+        return f"{target}: {old}", f"{new_rec.get('id')}: {new_rec.get('statement', '')}\n({target} is superseded by it)"
+    if kind == "update" and "statement" in updates:
+        return f"{target}: {old}", f"{target}: {updates['statement']}"
+    what = ", ".join(f"{k}: {v}" for k, v in updates.items() if k != "statement")
+    return f"{target}: {old}", f"{target}: {old}\n({kind}{': ' + what if what else ''})"
 
 
 def memory(records: list[Row], layer: str = "", project: str = "", q: str = "") -> tuple[list[Row], list[str], list[str]]:
@@ -128,11 +213,13 @@ def history(root: Path | str, record_id: str) -> list[Row]:
 def tombstones(root: Path | str) -> list[Row]:
     """Tombstones as stored: id, when, mode, reason, hash — they never hold content."""
     store = Store(root, warn=False)
-    keep = ("id", "deleted_record_id", "deleted_at", "deletion_mode", "reason")
-    return [{k: t.get(k) for k in keep} for t in store.rows(store.layout.tombstones)]
+    keep = ("id", "deleted_record_id", "deleted_at", "deletion_mode")
+    # the file says ``deletion_reason`` (contract ompkeep-store §4.9); ``reason`` is an older spelling
+    return [{**{k: t.get(k) for k in keep}, "reason": t.get("deletion_reason") or t.get("reason") or ""}
+            for t in store.rows(store.layout.tombstones)]
 
 
-def scrub_preview(root: Path | str, record: Row, purge: bool) -> list[str]:
+def scrub_preview(root: Path | str, record: Row, purge: bool, how_to_purge: str = "tick purge to scrub them") -> list[str]:
     """What ``forget`` (and ``--purge``) will do to this record, file by file, before it is done."""
     lay = Layout(root)
     statement = str(record.get("statement", ""))
@@ -142,7 +229,7 @@ def scrub_preview(root: Path | str, record: Row, purge: bool) -> list[str]:
              "(id, time, mode, reason, a hash of the content)."]
     if not purge:
         lines.append("Copies of the statement elsewhere (patches, daily logs, the source candidate) stay; "
-                     "tick purge to scrub them.")
+                     f"{how_to_purge}.")
         return lines
     lines.append("The privacy purge also scrubs every copy of the statement it can find by value:")
     found = []
@@ -168,3 +255,37 @@ def health(root: Path | str) -> dict[str, Any]:
     from commonkeep.doctor import diagnose
 
     return diagnose(str(root))
+
+
+def outcome(root: Path | str, candidate_id: str) -> list[Row]:
+    """What deciding a candidate did, newest first: each applied op naming it, with its patch, the
+    record it wrote (if any), the reason (of a rejection) and when."""
+    from commonkeep.governance.purge import patch_ops
+    from commonkeep.governance.waiting import applied_op_ids
+
+    out = []
+    for p in read_patches(root):
+        done = applied_op_ids(p)
+        for op in patch_ops(p):
+            if op.get("candidate_id") != candidate_id or op.get("op_id") not in done:
+                continue
+            rec = op.get("record") or op.get("to_record")
+            out.append({"patch_id": p.get("patch_id"), "op": op.get("op"), "when": p.get("applied_at") or p.get("created_at"),
+                        "record_id": rec.get("id") if isinstance(rec, dict) else op.get("target_id"),
+                        "statement": rec.get("statement") if isinstance(rec, dict) else (op.get("updates") or {}).get("statement"),
+                        "reason": op.get("reason") if op.get("op") == "reject_candidate" else ""})
+    return out
+
+
+def decided_elsewhere(queue: Any, patch: Row) -> dict[str, str]:
+    """Ops of a waiting patch whose candidate has been decided since: op id -> what became of it."""
+    if patch.get("status") not in ("proposed", "partially_applied"):
+        return {}
+    out = {}
+    for op in patch.get("ops") or []:
+        cid = op.get("candidate_id") if isinstance(op, dict) else None
+        if cid:
+            status = (queue.stored(str(cid)) or {}).get("status")
+            if status and status != "new":
+                out[str(op.get("op_id"))] = f"candidate {cid} was already decided ({'approved' if status == 'patched' else status})"
+    return out

@@ -21,9 +21,10 @@ from typing import Any
 
 import httpx
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from commonkeep.governance.curate import curate
 from commonkeep.store.core import Store
@@ -118,8 +119,13 @@ def _statements(root: Path) -> set[str]:
     return {str(r["statement"]) for r in Store(root).records(active_only=False)}
 
 
+def _wait(browser: Any) -> WebDriverWait:
+    """A wait that retries when React re-rendered what it was reading (the tab refreshes itself)."""
+    return WebDriverWait(browser, WAIT, ignored_exceptions=(StaleElementReferenceException,))
+
+
 def _row(browser: Any, cid: str) -> Any:
-    return WebDriverWait(browser, WAIT).until(lambda b: b.find_element(By.CSS_SELECTOR, f'tr.ck-row[data-id="{cid}"]'))
+    return _wait(browser).until(lambda b: b.find_element(By.CSS_SELECTOR, f'.ck-row[data-id="{cid}"]'))
 
 
 def _message(browser: Any, words: str) -> str:
@@ -129,7 +135,7 @@ def _message(browser: Any, words: str) -> str:
             raise AssertionError(err[0].text)
         msg = b.find_elements(By.CSS_SELECTOR, ".ck-msg")
         return msg[0].text if msg and words in msg[0].text else None
-    return str(WebDriverWait(browser, WAIT).until(seen))
+    return str(_wait(browser).until(seen))
 
 
 def test_memory_tab_in_the_real_hermes_dashboard(browser: Any, dashboard: Dashboard, shots: Path) -> None:
@@ -141,6 +147,46 @@ def test_memory_tab_in_the_real_hermes_dashboard(browser: Any, dashboard: Dashbo
     assert browser.execute_script("return window.__pwned === undefined")
     assert data.IMG_ONERROR in _row(browser, ids[data.IMG_ONERROR]).text
     browser.save_screenshot(str(shots / "hermes-tab.png"))
+    assert "what approving does" in _row(browser, ids[data.EDIT_ME]).text
+
+    # an empty reject reason is explained at the row, nothing is sent
+    row = _row(browser, ids[data.SCRIPT_CLOSE])
+    row.find_element(By.CSS_SELECTOR, ".ck-reject").click()
+    said = _wait(browser).until(lambda b: _row(b, ids[data.SCRIPT_CLOSE]).find_element(By.CSS_SELECTOR, ".ck-row-error"))
+    assert "say why in the reason box" in said.text and _status(root, ids[data.SCRIPT_CLOSE]) == "new"
+    # a refusal is shown at its row in plain words (no "400: {...}", no command-line hint)
+    l1 = data.add(Store(root), "The user is called Ana and prefers British spelling.", "hermes", tags=["identity"])
+    _row(browser, l1).find_element(By.CSS_SELECTOR, ".ck-approve").click()
+    said = _wait(browser).until(lambda b: _row(b, l1).find_element(By.CSS_SELECTOR, ".ck-row-error"))
+    assert "L1 is never applied by review" in said.text and "400" not in said.text and "{" not in said.text and "hint" not in said.text
+    assert not browser.find_elements(By.CSS_SELECTOR, ".ck-error")
+    # a high-risk candidate asks once more before it is approved
+    inj = _row(browser, ids[data.INJECTION])
+    inj.find_element(By.CSS_SELECTOR, ".ck-approve").click()
+    assert "asks once more" in _row(browser, ids[data.INJECTION]).find_element(By.CSS_SELECTOR, ".ck-ask").text
+    assert _status(root, ids[data.INJECTION]) == "new"
+    # what approving does, and search
+    row = _row(browser, ids[data.EDIT_ME])
+    row.find_element(By.CSS_SELECTOR, ".ck-what-toggle").click()
+    what = _wait(browser).until(lambda b: _row(b, ids[data.EDIT_ME]).find_element(By.CSS_SELECTOR, ".ck-what"))
+    assert "(no record)" in what.text and f"+ {data.EDIT_ME}" in what.text
+    search = browser.find_element(By.CSS_SELECTOR, ".ck-filters .ck-search")
+    search.send_keys("previous instructions", Keys.ENTER)
+    _wait(browser).until(lambda b: [r.get_attribute("data-id") for r in b.find_elements(By.CSS_SELECTOR, ".ck-row")]
+                                       == [ids[data.INJECTION]])
+    assert "reads like an instruction" in _row(browser, ids[data.INJECTION]).text
+    search.send_keys(Keys.CONTROL, "a")
+    search.send_keys(Keys.BACKSPACE, Keys.ENTER)
+    _row(browser, ids[data.EDIT_ME])
+    # the narrow layout: the tab reflows at 390 px, nothing inside it scrolls sideways
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        _row(browser, ids[data.EDIT_ME])
+        wide = browser.execute_script("var m = document.querySelector('.ck-memory'); return [m.scrollWidth, m.clientWidth]")
+        assert wide[0] <= wide[1], wide
+        browser.save_screenshot(str(shots / "hermes-tab-narrow.png"))
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     # approve with an edit
     row = _row(browser, ids[data.EDIT_ME])
@@ -169,7 +215,7 @@ def test_memory_tab_in_the_real_hermes_dashboard(browser: Any, dashboard: Dashbo
 
     # another agent writes a candidate: it appears in the tab by itself
     data.add(Store(root), "The metrics exporter listens on port 9464.", "omp")
-    WebDriverWait(browser, WAIT).until(lambda b: "port 9464" in b.find_element(By.CSS_SELECTOR, ".ck-inbox").text)
+    _wait(browser).until(lambda b: "port 9464" in b.find_element(By.CSS_SELECTOR, ".ck-inbox").text)
 
     # apply one selected op of a proposed patch
     store = Store(root)
@@ -180,7 +226,7 @@ def test_memory_tab_in_the_real_hermes_dashboard(browser: Any, dashboard: Dashbo
     pid = prop.patch["patch_id"]
     want = next(o["op_id"] for o in prop.ops if o["op"] == "add" and o["record"]["statement"] == data.PATCH_ME[0])
     browser.find_element(By.CSS_SELECTOR, ".ck-view-patches").click()
-    patch = WebDriverWait(browser, WAIT).until(lambda b: b.find_element(By.CSS_SELECTOR, f'.ck-patch[data-id="{pid}"]'))
+    patch = _wait(browser).until(lambda b: b.find_element(By.CSS_SELECTOR, f'.ck-patch[data-id="{pid}"]'))
     for box in patch.find_elements(By.CSS_SELECTOR, "input.ck-op-sel"):
         if box.is_selected() != (box.get_attribute("value") == want):
             box.click()
@@ -192,14 +238,25 @@ def test_memory_tab_in_the_real_hermes_dashboard(browser: Any, dashboard: Dashbo
     # forget and purge a record, after the confirmation
     rec = next(r for r in Store(root).records() if r["statement"] == edited)
     browser.find_element(By.CSS_SELECTOR, ".ck-view-records").click()
-    WebDriverWait(browser, WAIT).until(lambda b: b.find_element(By.CSS_SELECTOR, f'tr.ck-record[data-id="{rec["id"]}"]')) \
+    _wait(browser).until(lambda b: b.find_element(By.CSS_SELECTOR, f'.ck-record[data-id="{rec["id"]}"]')) \
         .find_element(By.CSS_SELECTOR, ".ck-purge").click()
-    confirm = WebDriverWait(browser, WAIT).until(lambda b: b.find_element(By.CSS_SELECTOR, ".ck-confirm"))
+    confirm = _wait(browser).until(lambda b: b.find_element(By.CSS_SELECTOR, ".ck-confirm"))
     assert "tombstone" in confirm.text and "privacy purge" in confirm.text
+    confirm.find_element(By.CSS_SELECTOR, ".ck-forget-confirm").click()  # no reason chosen yet: asked for one
+    assert "Choose why" in browser.find_element(By.CSS_SELECTOR, ".ck-confirm .ck-row-error").text
+    Select(confirm.find_element(By.CSS_SELECTOR, ".ck-forget-reason")).select_by_value("privacy_sensitive")
     confirm.find_element(By.CSS_SELECTOR, ".ck-forget-confirm").click()
     _message(browser, "forgotten and purged")
     tombs = Store(root).rows(root / "memory" / "tombstones.jsonl")
-    assert [(t["deleted_record_id"], t["deletion_mode"]) for t in tombs] == [(rec["id"], "privacy_purge")]
+    assert [(t["deleted_record_id"], t["deletion_mode"], t["deletion_reason"]) for t in tombs] == \
+        [(rec["id"], "privacy_purge", "privacy_sensitive")]
+    # a plain forget's confirmation names the tab's own way to purge (there is no purge tick box here)
+    other = next(r for r in Store(root).records())
+    _wait(browser).until(lambda b: b.find_element(By.CSS_SELECTOR, f'.ck-record[data-id="{other["id"]}"]')) \
+        .find_element(By.CSS_SELECTOR, ".ck-forget").click()
+    confirm = _wait(browser).until(lambda b: b.find_element(By.CSS_SELECTOR, ".ck-confirm"))
+    assert "Forget and purge…" in confirm.text and "tick" not in confirm.text
+    confirm.find_element(By.CSS_SELECTOR, ".ck-forget-cancel").click()
     assert edited not in _statements(root)
 
     # uninstall removes the tab
@@ -218,6 +275,6 @@ def test_memory_tab_is_read_only_without_the_writer_role(browser: Any, dashboard
     assert "read-only" in r.json()["detail"] and "'librarian'" in r.json()["detail"]
     assert _status(dashboard.root, cid) == "new"
     browser.get(f"{dashboard.url}/commonkeep")
-    banner = WebDriverWait(browser, WAIT).until(lambda b: b.find_element(By.CSS_SELECTOR, ".ck-readonly"))
-    assert "only the writer role" in banner.text
+    banner = _wait(browser).until(lambda b: b.find_element(By.CSS_SELECTOR, ".ck-readonly"))
+    assert "only the writer role" in banner.text and "hint:" not in banner.text and "COMMONKEEP_ROLE=librarian" in banner.text
     assert not _row(browser, cid).find_element(By.CSS_SELECTOR, ".ck-approve").is_enabled()

@@ -111,8 +111,10 @@ def test_an_l1_candidate_is_ratified_not_approved(root: Path, serve: Any) -> Non
     assert 'value="ratify"' in page and 'value="approve"' not in page
     csrf = re.search(r'name="csrf" content="([^"]+)"', page)
     assert csrf
-    refused = c.post(f"{server.url}/decide", data={"csrf": csrf.group(1), "action": "approve", "id": cid})
-    assert refused.status_code == 400 and "L1 is never applied by review" in refused.text
+    refused = c.post(f"{server.url}/decide", data={"csrf": csrf.group(1), "action": "approve", "id": cid, "from": "candidate"})
+    # refused in plain words on the candidate's own page, without the command-line hint
+    assert refused.url.path == f"/candidates/{cid}" and "L1 is never applied by review" in refused.text
+    assert "hint:" not in refused.text and "commonkeep ratify" not in refused.text
     done = c.post(f"{server.url}/decide", data={"csrf": csrf.group(1), "action": "ratify", "id": cid})
     assert done.status_code == 200 and f"ratified {cid}" in done.text
     assert "British spelling" in (root / "memory" / "L1.identity.jsonl").read_text()

@@ -76,6 +76,7 @@ def test_read_only_server_refuses_decisions_with_the_reason(root: Path, serve: A
     c = _client(server)
     page = c.get(server.url + "/inbox").text
     assert "Read-only" in page and "only the writer role" in page
+    assert "hint:" not in page and "start the server as the writer (librarian)" in page  # plain words, no CLI hint
     before = _snapshot(root)
     cid = _new_id(root)
     csrf = _csrf(page)

@@ -68,6 +68,8 @@ def test_review_flow_writes_what_the_cli_writes(browser: Any, root: Path, serve:
     edit = _wait(browser, "#edit")
     browser.save_screenshot(str(shots / "candidate.png"))
     edited = "Deploys go through the staging host first, then canary."
+    assert edit.get_attribute("value") == data.EDIT_ME  # the edit box starts with the statement
+    edit.clear()
     edit.send_keys(edited)
     browser.find_element(By.ID, "approve").click()
     assert "approved with an edit" in _wait(browser, "#msg").text

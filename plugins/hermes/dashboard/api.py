@@ -14,13 +14,15 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
+from commonkeep.governance.forget import REASONS
 from commonkeep.governance.writer import acting_role
-from commonkeep.web import actions, views
+from commonkeep.web import actions, decisions, flow, views
 from commonkeep.web.queue import Filters, Queue, stamp
 
 router = APIRouter()
 _QUEUES: dict[str, Queue] = {}
 PAGE = 25
+FORGET_REASONS = REASONS  # the reasons `commonkeep forget` takes
 
 
 def _where() -> tuple[Any, str | None]:
@@ -39,22 +41,44 @@ def _queue(root: Any) -> Queue:
 
 
 
-def inbox(page: int = 1, risk: str = "", agent: str = "", q: str = "", tag: str = "") -> dict[str, Any]:
+def inbox(page: int = 1, risk: str = "", agent: str = "", q: str = "", tag: str = "", session: str = "",
+          sort: str = "oldest") -> dict[str, Any]:
+    """A page of the queue in one view (the same filters, session and sort as ``serve``'s inbox)."""
     root, role = _where()
     w = actions.writer_for(root, role)
-    pg = _queue(root).page(Filters.from_query({"page": page, "risk": risk, "agent": agent, "q": q, "tag": tag}), PAGE)
-    recs = _queue(root).records() if any(c.get("matched_memory_ids") for c in pg.items) else {}
+    queue = _queue(root)
+    view = flow.View.from_query({"risk": risk, "agent": agent, "q": q, "tag": tag, "session": session, "sort": sort})
+    rows, facets, refreshing = flow.view_rows(queue, view)
+    pages = max(1, -(-len(rows) // PAGE))
+    n = min(max(1, page), pages)
+    shown = rows[(n - 1) * PAGE: n * PAGE]
+    recs = queue.records() if any(c.get("matched_memory_ids") for c in shown) else {}
     items = [{"id": c["id"], "text": c.get("text", ""), "agent": (c.get("provenance") or {}).get("agent", ""),
+              "session": flow.session_of(c), "created_at": c.get("created_at"),
               "trust": c.get("primary_trust_class"), "risk": c.get("poisoning_risk"),
-              "why": c.get("poisoning_risk_reasons") or [], "match": c.get("match_kind"),
+              "why": [flow.plain_reason(r) for r in c.get("poisoning_risk_reasons") or []],
+              "match": flow.PLAIN_MATCHES.get(str(c.get("match_kind")), c.get("match_kind")) if c.get("match_kind") != "new" else "",
+              "kind": c.get("match_kind"), "asks_twice": flow.asks_twice(c), "secrets_removed": flow.secrets_removed(c),
               "matches": [{"id": m, "statement": (recs.get(m) or {}).get("statement", "")} for m in c.get("matched_memory_ids") or []],
-              "evidence": c.get("evidence_refs") or [], "tags": c.get("tags") or []} for c in pg.items]
-    if pg.refreshing:
-        _queue(root).refresh()  # after building the page, so the recompute does not delay it
+              "evidence": c.get("evidence_refs") or [], "tags": c.get("tags") or []} for c in shown]
+    if refreshing:
+        queue.refresh()  # after building the page, so the recompute does not delay it
     return {"root": str(root), "role": role, "writer_role": w.writer_role, "can_write": w.can_write,
-            "read_only_reason": "" if w.can_write else w.why_read_only(root), "total": pg.total, "page": pg.page,
-            "pages": pg.pages, "refreshing": pg.refreshing, "items": items, "stamp": stamp(root)}
+            "read_only_reason": "" if w.can_write else _read_only(w, root), "total": len(rows), "page": n,
+            "pages": pages, "refreshing": refreshing, "items": items, "stamp": stamp(root),
+            "facets": {"agents": facets.agents, "risks": facets.risks, "sessions": facets.sessions},
+            "sorts": flow.SORTS, "forget_reasons": list(FORGET_REASONS)}
 
+
+def candidate(id: str) -> Any:  # noqa: A002 - the query parameter's name
+    """What approving one pending candidate does: its ops, each with a before/after diff."""
+    root, _role = _where()
+    item = _queue(root).item(id) if len(id) <= views.MAX_ID_CHARS else None
+    if item is None:
+        return JSONResponse({"ok": False, "detail": f"{id} is no longer pending (decided, or not in this inbox)."}, status_code=404)
+    ops = [{"op": o.get("op"), "target_id": o.get("target_id"), "risk": o.get("risk"), "reason": o.get("reason"),
+            "diff": [[k, line] for k, line in views.diff(b, a)]} for o, (b, a) in zip(item.ops, item.before_after, strict=False)]
+    return {"ok": True, "id": id, "below_gate": item.below_gate, "ops": ops}
 
 
 def current_stamp() -> dict[str, str]:
@@ -70,21 +94,34 @@ def decide(body: dict[str, Any]) -> Any:
         if not isinstance(ids, list):
             raise actions.Refused("ids must be a list of candidate ids")
         _writer(root, role)
-        msg = actions.decide(root, role, str(body.get("action", "")), [str(i) for i in ids],
-                             reason=str(body.get("reason") or ""), edit=str(body.get("edit") or ""))
+        action, _, choice = str(body.get("action", "")).partition(":")
+        reason = str(body.get("reason") or "").strip()
+        if action == "reject" and not reason:
+            raise actions.Refused("To reject, say why in the reason box (for example: not durable). Nothing was rejected.")
+        pending = {str(c["id"]): c for c in _queue(root).page(Filters(status="new"), page_size=flow.ALL).items}
+        msg = decisions.decide(root, role, action, [str(i) for i in ids], reason=reason, edit=str(body.get("edit") or ""),
+                               choice=choice or str(body.get("choice") or ""), pending=pending, item=_queue(root).item)
     except actions.Refused as exc:
         return _refused(exc)
     return {"ok": True, "message": msg}
 
 
 def _refused(exc: actions.Refused) -> JSONResponse:
-    return JSONResponse({"ok": False, "detail": str(exc)}, status_code=exc.status)
+    from commonkeep.web.app import plain_error
+
+    return JSONResponse({"ok": False, "detail": plain_error(exc)}, status_code=exc.status)
 
 
 def _writer(root: Any, role: str | None) -> None:
     w = actions.writer_for(root, role)
     if not w.can_write:
-        raise actions.Refused("read-only: " + w.why_read_only(root), status=403)
+        raise actions.Refused("read-only: " + _read_only(w, root), status=403)
+
+
+def _read_only(w: actions.Writer, root: Any) -> str:
+    """Why the tab cannot decide, in plain words (Hermes acts as $COMMONKEEP_ROLE or memory.commonkeep.role)."""
+    why = str(w.why_read_only(root)).split("\n  hint:", 1)[0]
+    return f"{why} To decide here, run Hermes' dashboard with COMMONKEEP_ROLE={w.writer_role}."
 
 
 
@@ -133,7 +170,8 @@ def forget_preview(id: str, purge: bool = False) -> Any:  # noqa: A002 - the que
     rec = _queue(root).records().get(id)
     if rec is None:
         return JSONResponse({"ok": False, "detail": f"no record {id}"}, status_code=404)
-    return {"ok": True, "lines": views.scrub_preview(root, rec, purge)}
+    return {"ok": True, "lines": views.scrub_preview(root, rec, purge, how_to_purge="use “Forget and purge…” to scrub them"),
+            "reasons": list(FORGET_REASONS)}
 
 
 
@@ -141,8 +179,10 @@ def forget(body: dict[str, Any]) -> Any:
     root, role = _where()
     try:
         _writer(root, role)
-        msg = actions.forget_record(root, role, str(body.get("id", "")), reason=str(body.get("reason") or ""),
-                                    purge=bool(body.get("purge")))
+        reason = str(body.get("reason") or "")
+        if reason not in FORGET_REASONS:
+            raise actions.Refused(f"Choose why it is forgotten: one of {', '.join(FORGET_REASONS)}. Nothing was forgotten.")
+        msg = actions.forget_record(root, role, str(body.get("id", "")), reason=reason, purge=bool(body.get("purge")))
     except actions.Refused as exc:
         return _refused(exc)
     return {"ok": True, "message": msg}
@@ -150,6 +190,7 @@ def forget(body: dict[str, Any]) -> Any:
 
 # plain calls, not decorators: the routes stay typed where FastAPI is not installed (mypy)
 router.add_api_route("/inbox", inbox, methods=["GET"])
+router.add_api_route("/candidate", candidate, methods=["GET"])
 router.add_api_route("/stamp", current_stamp, methods=["GET"])
 router.add_api_route("/decide", decide, methods=["POST"])
 router.add_api_route("/patches", patches, methods=["GET"])

@@ -1,0 +1,167 @@
+"""A librarian's morning in a real headless Chromium: 100 candidates from 5 sessions (seeded by
+``tests/web/morning.py``: repeats, conflicts, an injection, a removed secret). Reject a scratch
+session, edit and approve a design session one candidate after the other, approve the rest with
+one confirmation — counting every key and click (typed text not counted) — and press Enter in
+every text box on the way, checking after each that nothing was decided by it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+from commonkeep.store.core import Store
+from tests.web import morning
+
+WAIT = 20
+BUDGET = 60  # keys and clicks for the whole morning (issue 23's goal)
+
+
+class Counted:
+    """The browser, with every key and click the librarian makes counted."""
+
+    def __init__(self, browser: Any) -> None:
+        self.b, self.n = browser, 0
+
+    def key(self, key: str) -> None:
+        self.n += 1
+        ActionChains(self.b).send_keys(key).perform()
+
+    def click(self, css: str) -> None:
+        self.n += 1
+        WebDriverWait(self.b, WAIT).until(lambda d: d.find_element(By.CSS_SELECTOR, css)).click()
+
+    def type(self, text: str) -> None:  # typed text is not counted
+        ActionChains(self.b).send_keys(text).perform()
+
+
+def _statuses(root: Path) -> dict[str, str]:
+    return {str(c["id"]): str(c["status"]) for c in Store(root).candidates()}
+
+
+def _loaded(browser: Any, css: str, words: str = "") -> Any:
+    def seen(d: Any) -> Any:
+        said = d.find_elements(By.ID, "err")
+        if said and said[0].text:  # a refusal: fail with its words, not a timeout
+            raise AssertionError(said[0].text)
+        found = d.find_elements(By.CSS_SELECTOR, css)
+        return found[0] if found and words in found[0].text else None
+    return WebDriverWait(browser, WAIT).until(seen)
+
+
+def _enter_decides_nothing(browser: Any, root: Path, box: Any) -> None:
+    """Press Enter in a text box (not counted: a probe, not the librarian's work); nothing may change."""
+    before = _statuses(root)
+    box.send_keys(Keys.ENTER)
+    time.sleep(0.5)  # a submission, had Enter started one, would have reached the server by now
+    WebDriverWait(browser, WAIT).until(lambda d: d.execute_script("return document.readyState") == "complete")
+    assert _statuses(root) == before, "Enter in a text box decided something"
+    browser.execute_script("if (document.activeElement) document.activeElement.blur()")  # the probe leaves no focus behind
+
+
+def test_a_librarians_morning_in_at_most_60_keys_and_clicks(browser: Any, tmp_path: Path, shots: Path) -> None:
+    from commonkeep.web.server import start
+
+    root = tmp_path / "root"
+    m = morning.seed_morning(root)
+    known = {str(r["id"]) for r in Store(root).records()}
+    server = start(root, morning.WRITER)
+    server.web.queue.refresh(wait=True)  # the morning starts on a scored queue (serve prints its URL before)
+    try:
+        me = Counted(browser)
+        me.n += 1  # opening the URL serve printed
+        browser.get(server.token_url)
+        _loaded(browser, "h1", "100 candidate(s)")
+        assert browser.find_element(By.CSS_SELECTOR, '#facets [data-facet="session"] a[data-value="s-omp-scratch"] b').text == "15"
+
+        # Enter in the search box filters (a GET), never decides
+        search = browser.find_element(By.ID, "search")
+        search.send_keys("parquet")
+        _enter_decides_nothing(browser, root, search)
+        _loaded(browser, "h1", "2 candidate(s)")
+        assert "same as above" in browser.find_element(By.ID, "live").text  # the morning's own repeat, grouped
+        browser.get(f"{server.url}/inbox")
+
+        # 1. the scratch session: select all of it, type why, Enter rejects (the reason box's own action)
+        me.click('#facets [data-facet="session"] a[data-value="s-omp-scratch"]')
+        _loaded(browser, "h1", "15 candidate(s)")
+        secret = browser.find_element(By.CSS_SELECTOR, f'tr.cand[data-id="{m.secret}"]')
+        assert "secret removed" in secret.text and "ghp_" not in secret.text
+        assert "reads like an instruction" in browser.find_element(By.CSS_SELECTOR, f'tr.cand[data-id="{m.injection}"]').text
+        reason = browser.find_element(By.ID, "batch-reason")
+        _enter_decides_nothing(browser, root, reason)  # an empty reason: Enter does nothing
+        me.key("*")
+        me.key("r")
+        me.type("not durable: scratch notes of one session")
+        me.key(Keys.ENTER)
+        _loaded(browser, "#msg", "rejected 15 candidates")
+        assert all(_statuses(root)[c] == "rejected" for c in m.reject)
+
+        # 2. the design session, one candidate after the other: e, type, Escape, a (the next one opens)
+        me.click('#facets [data-facet="session"] a[data-value="s-hermes-design"]')
+        _loaded(browser, "h1", "5 candidate(s)")
+        me.click("tr.cand a.open")
+        edited = []
+        for n, cid in enumerate(m.edit):
+            _loaded(browser, "h1", cid)
+            assert browser.find_element(By.CSS_SELECTOR, "#decide button[type=submit]").get_attribute("disabled")  # no default
+            if n == 0:
+                _enter_decides_nothing(browser, root, browser.find_element(By.ID, "reason"))
+            me.key("e")
+            box = browser.switch_to.active_element
+            assert box.get_attribute("id") == "edit" and box.get_attribute("value") == morning.EDITS[n]
+            if n == 0:
+                _enter_decides_nothing(browser, root, box)  # a new line, not a decision
+                box.send_keys(Keys.BACKSPACE)
+            me.type(morning.ADDED[n] + ".")
+            edited.append(morning.EDITS[n] + morning.ADDED[n] + ".")
+            me.key(Keys.ESCAPE)
+            assert browser.switch_to.active_element.tag_name == "body"
+            me.key("a")
+            _loaded(browser, "#msg", "approved with an edit")
+        # the session is done: back in its (now empty) view of the inbox
+        assert "/inbox?session=s-hermes-design" in browser.current_url
+
+        # 3. everything else: all sessions, select all in the view, approve, confirm the conflicts once
+        me.click('#facets [data-facet="session"] a.clear')
+        _loaded(browser, "h1", "80 candidate(s)")
+        assert "repeat" in browser.find_element(By.CSS_SELECTOR, "tr.group").text
+        _enter_decides_nothing(browser, root, browser.find_element(By.ID, "batch-reason"))
+        me.key("*")
+        me.key("a")
+        risky = _loaded(browser, "#risky", "contradicts")
+        assert all(_statuses(root)[c] == "new" for c in m.approve)  # asked once more: nothing approved yet
+        assert risky.text
+        browser.save_screenshot(str(shots / "confirm.png"))
+        me.click("#confirm-approve")
+        _loaded(browser, "#msg", "approved")
+
+        assert me.n <= BUDGET, f"the morning took {me.n} keys and clicks"
+        print(f"\nmorning: 100 decisions in {me.n} keys and clicks")
+        status = _statuses(root)
+        assert Counter(status[c] for c in m.reject) == {"rejected": 15}
+        assert Counter(status[c] for c in m.edit) == {"patched": 5}
+        assert all(status[c] != "new" for c in m.approve)
+        closed = [c for c in m.approve if status[c] == "rejected"]
+        # only repeats may be closed (kept as the record they repeat; a server that reinforces marks them patched)
+        assert set(closed) <= set(m.repeats)
+        live = [r for r in Store(root).records(active_only=False) if r.get("status") in ("active", "contested")]
+        said = Counter(str(r["statement"]) for r in live)
+        assert [s for s, k in said.items() if k > 1] == []  # no duplicate record
+        assert set(edited) <= set(said) and not set(morning.EDITS) & set(said)
+        assert morning.INJECTION not in said and not any(s.startswith(morning.SECRET_PREFIX) for s in said)
+        text = {str(c["id"]): str(c["text"]) for c in Store(root).candidates()}
+        assert known <= {str(r["id"]) for r in Store(root).records(active_only=False)}  # no earlier record lost
+        assert "Line length is 110 characters in this repository." in said  # the conflict: both kept, contested
+        plain = [c for c in m.approve if c not in m.repeats and c not in m.conflicts]
+        assert all(text[c] in said for c in plain)  # every new statement approved is a record
+        assert all(text[c] in said for c in m.conflicts if status[c] == "patched")  # kept both, contested
+    finally:
+        server.stop()
