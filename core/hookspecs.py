@@ -74,3 +74,12 @@ def commonkeep_wiki_extractors() -> list[Any]:
     concatenated. An extractor (or implementation of this hook) that raises or returns something
     else is left out with a notice; the ingest goes on.
     """
+
+
+@hookspec
+def commonkeep_stamp_candidates(store: Any, candidates: list[dict[str, Any]]) -> list[str]:
+    """Verify candidates a host wrote outside commonkeep (OMP: OmpKeep's own tools) against that host's
+    transcript, and set their ``user_turn`` stamp where the person's words support them
+    (``commonkeep.governance.user_turn``). Called by ``curate`` under the writer lock before it
+    proposes; returns the ids stamped. An implementation that raises stamps nothing: the
+    candidates wait for review."""

