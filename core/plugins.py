@@ -82,7 +82,8 @@ class Plugins:
         errors: list[str] = []
         for impl in self.pm.hook.commonkeep_stamp_candidates.get_hookimpls():
             try:
-                stamped.extend(str(i) for i in impl.function(store=store, candidates=candidates) or [])
+                ids: Any = impl.function(store=store, candidates=candidates)
+                stamped.extend(str(i) for i in ids or [])
             except Exception as exc:  # never let a transcript break curation; nothing is stamped
                 errors.append(f"{impl.plugin_name}: {exc}")
         return stamped, errors
