@@ -34,8 +34,29 @@ def log_path(root: Path | str) -> Path:
     return Path(root) / "audit" / "log.jsonl"
 
 
+_READ: dict[str, tuple[tuple[int, int, int], str | None]] = {}  # config.json path -> (its stat, the value)
+
+
 def configured_value(root: Path | str) -> str | None:
-    """``config.json``'s ``commonkeep.writerRole`` as written (``None`` when unset or unreadable)."""
+    """``config.json``'s ``commonkeep.writerRole`` as written (``None`` when unset or unreadable).
+
+    Asked at every capture (the writer stamp), so the value is kept per file state (inode, mtime,
+    size): an unchanged ``config.json`` is not read and parsed again."""
+    path = Path(root) / "config.json"
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    state = (st.st_ino, st.st_mtime_ns, st.st_size)
+    hit = _READ.get(str(path))
+    if hit is not None and hit[0] == state:
+        return hit[1]
+    value = _configured_value(root)
+    _READ[str(path)] = (state, value)
+    return value
+
+
+def _configured_value(root: Path | str) -> str | None:
     try:
         data = json.loads(Layout(root).config.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):

@@ -118,9 +118,9 @@ def new_candidate(
         findings.extend(found)
     if cand["text"] != text.strip():
         cand["tags"].append("redacted")
-    from commonkeep.store.controls import visible
+    from commonkeep.store.controls import visible_candidate
 
-    return dict(visible(cand))  # terminal controls shown as \xNN, never stored raw (issue 22)
+    return visible_candidate(cand)  # terminal controls shown as \xNN, never stored raw (issue 22)
 
 
 def default_provenance(agent: str | None = None, role: str | None = None, **more: Any) -> dict[str, Any]:

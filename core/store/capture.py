@@ -89,7 +89,7 @@ def capture(root: Path | str, text: str, **kwargs: Any) -> Captured:
     findings: list[str] = []
     cand = new_candidate(text, findings=findings, **kwargs)
     cand = score(store, cand)
-    store.append_candidate(cand)
+    store.append_candidate(cand, redacted=True)  # new_candidate redacted every field; scoring only derives
     return Captured(cand, findings, store.layout.inbox)
 
 

@@ -10,6 +10,7 @@ context it is rendered into. ``visible`` writes each control (except newline and
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from commonkeep.util.terminal import CONTROLS, escape_controls
@@ -24,3 +25,17 @@ def visible(value: Any) -> Any:
     if isinstance(value, dict):
         return {visible(k): visible(v) for k, v in value.items()}
     return value
+
+
+def visible_candidate(cand: dict[str, Any]) -> dict[str, Any]:
+    """``visible`` for a whole candidate, with a quick look first: its JSON (which writes every C0
+    control but newline and tab as ``\\u00XX``, ``\\r``, ``\\b`` or ``\\f``, and keeps DEL and C1 as
+    they are) shows whether any
+    field holds one, so a candidate without controls (nearly all) is not walked field by field."""
+    try:
+        dumped = json.dumps(cand, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return dict(visible(cand))
+    if not any(esc in dumped for esc in ("\\u00", "\\r", "\\b", "\\f")) and not CONTROLS.search(dumped):
+        return cand
+    return dict(visible(cand))

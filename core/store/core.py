@@ -149,14 +149,18 @@ class Store:
             self._ensured = True
         return self.layout
 
-    def append_candidate(self, candidate: Row) -> Row:
+    def append_candidate(self, candidate: Row, *, redacted: bool = False) -> Row:
         """Append one candidate to the inbox (anyone may). Text must already be redacted."""
-        return self.append_candidates([candidate])[0]
+        return self.append_candidates([candidate], redacted=redacted)[0]
 
-    def append_candidates(self, candidates: list[Row]) -> list[Row]:
+    def append_candidates(self, candidates: list[Row], *, redacted: bool = False) -> list[Row]:
+        """Append candidates, every field redacted again first unless ``redacted`` says the caller's
+        own pass just did (``capture``: built by ``new_candidate``, which redacts every field, then only
+        scored, which adds fields derived from that redacted text)."""
         from commonkeep.governance.secrets import redact_obj
 
-        candidates = [redact_obj(c) for c in candidates]  # every field, provenance and extras too
+        if not redacted:
+            candidates = [redact_obj(c) for c in candidates]  # every field, provenance and extras too
         for c in candidates:
             problem = candidate_problem(c)
             if problem:

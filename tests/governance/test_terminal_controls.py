@@ -60,3 +60,17 @@ def test_no_cli_path_prints_a_raw_control_another_writer_stored(root: Path, caps
         assert "\\x1b]8;;" in out, args  # shown, not obeyed
     code, out, _ = run_cli(capsys, "search", "deploy", "--root", str(root), "--json")
     assert ESC not in out and json.loads(out)  # JSON stays JSON (escaped as \u001b by the JSON writer)
+
+
+def test_every_control_but_newline_and_tab_is_made_visible_at_capture() -> None:
+    """The quick look (the candidate's JSON) must not miss a control JSON writes with a short escape."""
+    from commonkeep.store.candidates import new_candidate
+
+    for code in [*range(0x00, 0x20), *range(0x7F, 0xA0)]:
+        ch = chr(code)
+        cand = new_candidate(f"keep {ch} this line visible", tags=[f"t{ch}"], evidence_refs=[f"e{ch}", "b"])
+        raw = [ch in cand["text"], ch in cand["tags"][0], ch in cand["evidence_refs"][0]]
+        if ch in "\n\t":
+            assert raw[0], repr(ch)
+        else:
+            assert not any(raw), repr(ch)
