@@ -123,12 +123,21 @@ def prepare(name: str, module: Module, folder: Path) -> None:
         "use_git_change_detection = false\n"
     )
     (folder / "pyproject.toml").write_text(config, encoding="utf-8")
+    (folder / "children").mkdir()
+    for package in PACKAGES:
+        (folder / "children" / package).symlink_to(folder / "mutants" / package, target_is_directory=True)
 
 
-def _mutmut(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _mutmut(folder: Path, *args: str, log: Path | None = None) -> subprocess.CompletedProcess[str]:
     # tests that start ``python -m commonkeep.cli`` (lock contention, real processes) must run the
-    # mutated code too: the children find it first on PYTHONPATH, and the mutant's name in the env
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(folder / "mutants")}
+    # mutated code too: the children find it first on PYTHONPATH (a folder of links to the mutated
+    # packages: mutmut drops a path that is the folder it runs the tests in), and the mutant's
+    # name in the environment
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(folder / "children")}
+    if log is not None:  # a long run: its progress goes to the log as it comes
+        with log.open("w", encoding="utf-8") as out:
+            return subprocess.run([sys.executable, "-m", "mutmut", *args], cwd=folder, env=env, text=True,
+                                  stdout=out, stderr=subprocess.STDOUT, check=False)
     return subprocess.run([sys.executable, "-m", "mutmut", *args], cwd=folder, env=env, text=True,
                           capture_output=True, check=False)
 
@@ -170,8 +179,7 @@ def run(name: str, keep: bool, children: int) -> dict[str, object]:
         prepare(name, module, folder)
     args = ["run", "--max-children", str(children), *module.functions]
     print(f"{name}: mutmut {' '.join(args)} in {folder}", flush=True)
-    proc = _mutmut(folder, *args)
-    (folder / "run.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
+    proc = _mutmut(folder, *args, log=folder / "run.log")
     if proc.returncode != 0:
         print(f"{name}: mutmut failed (exit {proc.returncode}); its output is in {folder / 'run.log'}", file=sys.stderr)
     result = score(name, module, folder)
