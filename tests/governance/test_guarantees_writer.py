@@ -232,3 +232,45 @@ def test_an_exception_inside_the_hold_releases_the_lock(root: Path) -> None:
     t.start()
     t.join(30)
     assert done == [True]
+
+
+def _held_elsewhere(root: Path, content: str) -> int:
+    """Another open of the lock file holding the ``flock``, as another process would (a second
+    open file description conflicts even inside one process)."""
+    import fcntl
+
+    path = _lock_file(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, content.encode(), 0)
+    return fd
+
+
+def test_a_lock_held_by_another_process_is_refused_with_who_holds_it(root: Path) -> None:
+    fd = _held_elsewhere(root, json.dumps({"pid": 4242, "role": "librarian", "action": "apply", "since": "T1"}))
+    try:
+        with pytest.raises(LockHeld) as busy, writer_lock(root, "librarian", "curate", wait=0):
+            pass
+        assert str(busy.value).startswith(
+            f"the writer lock {_lock_file(root)} is held by pid 4242 (librarian, since T1); waited 0s")
+        assert busy.value.hint is not None and "raise --wait" in busy.value.hint and "recovered automatically" in busy.value.hint
+        os.ftruncate(fd, 0)  # a holder that wrote nothing (yet)
+        with pytest.raises(LockHeld, match="is held by another process; waited 0.1s"), \
+                writer_lock(root, "librarian", "curate", wait=0.1):
+            pass
+    finally:
+        os.close(fd)
+    with writer_lock(root, "librarian", "curate", wait=0):  # released: taken at once
+        info = read_lock_info(_lock_file(root))
+        assert info is not None and info.pid == os.getpid()
+
+
+def test_a_writer_waits_for_another_process_to_let_go(root: Path) -> None:
+    fd = _held_elsewhere(root, json.dumps({"pid": 4242, "role": "librarian", "action": "apply", "since": "T1"}))
+    threading.Timer(0.3, os.close, (fd,)).start()
+    with writer_lock(root, "librarian", "curate", wait=30) as got:
+        assert got.recovered_from is None or got.recovered_from.pid == 4242
+        info = read_lock_info(_lock_file(root))
+        assert info is not None and (info.pid, info.action) == (os.getpid(), "curate")
