@@ -172,12 +172,26 @@ def score(name: str, module: Module, folder: Path) -> dict[str, object]:
             "date": datetime.now(UTC).strftime("%Y-%m-%d"), "commit": _commit()}
 
 
-def run(name: str, keep: bool, children: int) -> dict[str, object]:
+def refresh_tests(folder: Path) -> None:
+    """The repository's tests as they are now, for a kept scratch folder (mutmut copies them on)."""
+    shutil.rmtree(folder / "tests")
+    shutil.copytree(REPO / "tests", folder / "tests", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+
+
+def run(name: str, keep: bool, children: int, survivors: bool = False) -> dict[str, object]:
     module = MODULES[name]
     folder = scratch_root() / name
-    if not (keep and folder.exists()):
+    names = list(module.functions)
+    if (keep or survivors) and (folder / "mutants").is_dir():
+        refresh_tests(folder)
+        if survivors:  # only the mutants that survived the last run, against the tests as they are now
+            names = list(score(name, module, folder)["survivors"])  # type: ignore[call-overload]
+            if not names:
+                print(f"{name}: no survivors to re-run")
+                return score(name, module, folder)
+    else:
         prepare(name, module, folder)
-    args = ["run", "--max-children", str(children), *module.functions]
+    args = ["run", "--max-children", str(children), *names]
     print(f"{name}: mutmut {' '.join(args)} in {folder}", flush=True)
     proc = _mutmut(folder, *args, log=folder / "run.log")
     if proc.returncode != 0:
@@ -196,7 +210,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/mutation", description=__doc__.split("\n\n")[0],
                                      epilog="modules: " + ", ".join(MODULES))
     parser.add_argument("modules", nargs="*", metavar="MODULE", help="modules to run, one after the other (default: all)")
-    parser.add_argument("--keep", action="store_true", help="reuse the scratch folder (mutmut re-runs only what changed)")
+    parser.add_argument("--keep", action="store_true",
+                        help="reuse the scratch folder with the tests as they are now (mutmut re-runs what changed)")
+    parser.add_argument("--survivors", action="store_true",
+                        help="re-run only the mutants that survived the last run, against the tests as they are now")
     parser.add_argument("--children", type=int, default=1, help="mutants tested at once (default 1)")
     parser.add_argument("--list", action="store_true", help="print each module's files and tests, run nothing")
     args = parser.parse_args(argv)
@@ -210,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  only: {' '.join(module.functions)}")
         return 0
     for name in args.modules or list(MODULES):
-        run(name, args.keep, args.children)
+        run(name, args.keep, args.children, args.survivors)
     return 0
 
 
