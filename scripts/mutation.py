@@ -72,7 +72,8 @@ MODULES: dict[str, Module] = {
     # the Hermes middleware: memory writes staged, never passed through; provenance from the harness
     "hermes-middleware": Module(
         ("commonkeep_hermes/governance.py", "commonkeep_hermes/capture.py"),
-        ("tests/hermes/test_gate.py", "tests/hermes/test_middleware_fast.py")),
+        ("tests/hermes/test_gate.py", "tests/hermes/test_middleware_fast.py", "tests/hermes/test_guarantees_capture.py",
+         "tests/hermes/test_files.py", "tests/governance/test_secrets_hermes_pending.py")),
     # the auto-apply policy (done last: other work rewrites it)
     "autoapply": Module(
         ("commonkeep/governance/autoapply.py",),
