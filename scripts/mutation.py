@@ -203,7 +203,9 @@ def run(name: str, keep: bool, children: int, survivors: bool = False) -> dict[s
     print(f"{name}: {result['killed']}/{result['total']} killed ({result['score']} %) at {result['commit']}"
           + (f"; {unchecked} not checked (interrupted)" if unchecked else ""))
     for mutant in result["survivors"]:  # type: ignore[union-attr]
-        print(f"  survived: {mutant}  (see: cd {folder} && python -m mutmut show {mutant})")
+        print(f"  survived: {mutant}")
+    if result["survivors"]:
+        print(f"  (the change of one: cd {folder} && {sys.executable} -m mutmut show NAME)")
     return result
 
 
