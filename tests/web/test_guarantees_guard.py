@@ -22,23 +22,32 @@ COOKIE = f"commonkeep_token_{PORT}"
 
 
 class App:
-    """The app behind the guard: answers 200 with one header of its own."""
+    """The app behind the guard: reads the request and answers 200 with one header of its own
+    (``bare``: a start message with no headers at all, which ASGI allows)."""
 
-    def __init__(self) -> None:
+    def __init__(self, bare: bool = False) -> None:
         self.calls = 0
+        self.bare = bare
+        self.seen: list[tuple[Any, Any]] = []
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         self.calls += 1
-        await send({"type": "http.response.start", "status": 200, "headers": [(b"x-app", b"1")]})
+        self.seen.append((scope.get("path"), (await receive())["type"]))
+        start: dict[str, Any] = {"type": "http.response.start", "status": 200}
+        if not self.bare:
+            start["headers"] = [(b"x-app", b"1")]
+        await send(start)
         await send({"type": "http.response.body", "body": b"ok"})
 
 
 def _call(guard: Guard, path: str = "/inbox", *, query: str = "", host: str = "127.0.0.1:8765",
-          method: str = "GET", headers: dict[str, str] | None = None, kind: str = "http") -> dict[str, Any]:
+          method: str = "GET", headers: dict[str, str] | None = None, kind: str = "http",
+          scope: dict[str, Any] | None = None) -> dict[str, Any]:
     sent: list[dict[str, Any]] = []
     raw = [(b"host", host.encode())] if host else []
     raw += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
-    scope = {"type": kind, "method": method, "path": path, "query_string": query.encode(), "headers": raw}
+    if scope is None:
+        scope = {"type": kind, "method": method, "path": path, "query_string": query.encode(), "headers": raw}
 
     async def receive() -> dict[str, Any]:
         return {"type": "http.request", "body": b""}
@@ -50,7 +59,7 @@ def _call(guard: Guard, path: str = "/inbox", *, query: str = "", host: str = "1
     start = next((m for m in sent if m["type"] == "http.response.start"), {"status": None, "headers": []})
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return {"status": start["status"], "headers": {k.decode(): v.decode() for k, v in start["headers"]},
-            "all_headers": start["headers"], "body": body.decode()}
+            "all_headers": start["headers"], "body": body.decode(), "sent": sent}
 
 
 def _guard(bound: str = "127.0.0.1") -> tuple[Guard, App, Keys]:
@@ -161,3 +170,62 @@ def test_what_is_not_http_goes_to_the_app_untouched() -> None:
     guard, app, _keys = _guard()
     got = _call(guard, kind="lifespan", host="evil.example")
     assert app.calls == 1 and "content-security-policy" not in got["headers"]
+
+
+REFUSED = ("403: this commonkeep server needs its token. Open the URL it printed at start "
+           "(http://HOST:PORT/?token=...), or send the X-Commonkeep-Token header.")
+
+
+def test_the_refusals_say_what_to_do_word_for_word() -> None:
+    guard, _app, keys = _guard()
+    assert _call(guard)["body"] == REFUSED
+    assert _call(guard, host="evil.example", headers={"X-Commonkeep-Token": keys.token})["body"] == (
+        "400: the Host header does not name the address this server is bound to")
+    with pytest.raises(BadInput) as refused:
+        check_bind("10.0.0.2", False)
+    assert refused.value.args[0] == (
+        "refusing to listen on 10.0.0.2: it is not a loopback address, so other machines could reach the memory "
+        "(the token is the only lock); nothing was started")
+    assert refused.value.hint == "use the default 127.0.0.1, or pass --allow-remote if you really mean it"
+
+
+def test_the_redirect_is_a_complete_answer_with_an_empty_body() -> None:
+    guard, _app, keys = _guard()
+    got = _call(guard, "/inbox", query=f"token={keys.token}")
+    assert got["sent"][1:] == [{"type": "http.response.body", "body": b""}]
+    assert len(got["sent"]) == 2
+
+
+def test_the_redirect_keeps_the_other_parameters_even_blank_ones() -> None:
+    guard, _app, keys = _guard()
+    got = _call(guard, "/memory", query=f"q=&token={keys.token}&page=2")
+    assert got["headers"]["location"] == "/memory?q=&page=2"
+
+
+def test_the_app_gets_the_request_as_it_came() -> None:
+    guard, app, keys = _guard()
+    _call(guard, "/memory", headers={"X-Commonkeep-Token": keys.token})
+    assert app.seen == [("/memory", "http.request")]
+    _call(guard, "/x", kind="lifespan")
+    assert app.seen[-1] == ("/x", "http.request")
+
+
+def test_an_app_answer_without_headers_still_gets_the_security_headers() -> None:
+    app, keys = App(bare=True), Keys()
+    got = _call(Guard(app, keys, "127.0.0.1", PORT), headers={"X-Commonkeep-Token": keys.token})
+    assert got["status"] == 200 and got["headers"]["content-security-policy"] == CSP
+
+
+def test_a_request_without_headers_or_query_is_refused_not_crashed() -> None:
+    guard, app, _keys = _guard()
+    got = _call(guard, scope={"type": "http", "method": "GET", "path": "/inbox"})
+    assert got["status"] == 400 and app.calls == 0
+
+
+def test_a_server_bound_to_a_named_or_ipv6_address_answers_that_name() -> None:
+    for bound, host in (("myhost.lan", "myhost.lan:8765"), ("myhost.lan", "MyHost.LAN"), ("fd00::5", "[fd00::5]:8765"),
+                        ("fd00::5", "[FD00::5]")):
+        guard, _app, keys = _guard(bound)
+        assert _call(guard, host=host, headers={"X-Commonkeep-Token": keys.token})["status"] == 200, (bound, host)
+    guard, _app, keys = _guard("fd00::5")
+    assert _call(guard, host="[fd00::6]:8765", headers={"X-Commonkeep-Token": keys.token})["status"] == 400
