@@ -6,6 +6,7 @@ kept, merged field by field or set aside for review, and the side file and exit 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -221,3 +222,47 @@ def test_the_driver_refuses_bad_arguments_and_unreadable_or_unwritable_files(
     code, out = _driver(tmp_path, _file(_j(id="m", s="0")), ours, _file(_j(id="m", s="2")))
     assert code == 1 and "cannot write" in capsys.readouterr().err
     assert out.read_bytes() == ours
+
+
+def test_a_date_without_an_offset_is_utc_and_compares_with_one_that_has_one() -> None:
+    for ours, theirs, later in (("2026-12-03", "2026-12-03T06:00:00Z", "2026-12-03T06:00:00Z"),
+                                ("2026-12-03T07:00:00", "2026-12-03T06:00:00Z", "2026-12-03T07:00:00")):
+        merged, conflicts = merge_fields({}, {"updated_at": ours}, {"updated_at": theirs})
+        assert merged == {"updated_at": later} and conflicts == {}
+
+
+def test_the_earlier_creation_is_the_earlier_moment_not_the_smaller_string() -> None:
+    # 10:00 at +05:00 is 05:00 UTC: earlier than 06:00Z, though it sorts later as a string
+    merged, _ = merge_fields({}, {"created_at": "2026-12-03T06:00:00Z"}, {"created_at": "2026-12-03T10:00:00+05:00"})
+    assert merged == {"created_at": "2026-12-03T10:00:00+05:00"}
+
+
+def test_a_purged_id_first_in_the_file_drops_only_itself() -> None:
+    rid = "mem_gone"
+    ours = _file(_j(id=rid, s="x"), _j(id="a"), _j(id="b"))
+    res = merge_bytes(_file(_j(id=rid, s="x")), ours, _file(_j(id=rid, s="y"), _j(id="c")), frozenset({rid}))
+    assert res.data == _file(_j(id="a"), _j(id="b"), _j(id="c")) and res.contested == []
+
+
+def test_side_entries_keep_bytes_that_are_not_utf8_and_several_go_on_separate_lines(tmp_path: Path) -> None:
+    bad = b'{"id":"m","s":"\xff"}'
+    entry = side_entry("p", Contested("m", BOTH_CHANGED, bad, bad))
+    assert entry["line"].encode("utf-8", "surrogateescape") == bad
+    assert entry["kept"].encode("utf-8", "surrogateescape") == bad
+    side = tmp_path / "a" / "b" / SIDE_FILE_NAME  # its folder is made
+    old = os.umask(0o022)
+    try:
+        append_side(side, "p", [Contested("m", BOTH_CHANGED, bad, None), Contested("n", DELETED_OURS, b"y", None)])
+    finally:
+        os.umask(old)
+    rows = [json.loads(x) for x in side.read_text(encoding="ascii").splitlines()]
+    assert [r["id"] for r in rows] == ["m", "n"]
+    assert rows[0]["line"].encode("utf-8", "surrogateescape") == bad
+    assert side.stat().st_mode & 0o777 == 0o644  # git's own files are world-readable; so is this one
+
+
+def test_the_driver_reads_its_arguments_from_the_command_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.argv", ["commonkeep.share.merge", "only-one"])
+    assert main() == 2
+    assert capsys.readouterr().err == "usage: python -m commonkeep.share.merge BASE OURS THEIRS PATH\n"
