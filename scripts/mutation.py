@@ -72,11 +72,15 @@ MODULES: dict[str, Module] = {
         ("tests/recall/test_projection.py", "tests/recall/test_select.py", "tests/recall/test_guarantees_budgets.py"),
         ("commonkeep.recall.projection.*", "commonkeep.recall.select.x__section__*",
          "commonkeep.recall.select.x__daily_digest__*", "commonkeep.recall.select.x_select_for_prompt__*")),
-    # the Hermes middleware: memory writes staged, never passed through; provenance from the harness
+    # the Hermes middleware: memory writes staged, never passed through; provenance from the harness.
+    # Of governance.py only the gate and its registration (the session hooks, auto-curation at
+    # exit and the projection refresh are the real-Hermes tests' part)
     "hermes-middleware": Module(
         ("commonkeep_hermes/governance.py", "commonkeep_hermes/capture.py"),
         ("tests/hermes/test_gate.py", "tests/hermes/test_middleware_fast.py", "tests/hermes/test_guarantees_capture.py",
-         "tests/hermes/test_files.py", "tests/governance/test_secrets_hermes_pending.py")),
+         "tests/hermes/test_files.py", "tests/governance/test_secrets_hermes_pending.py"),
+        ("commonkeep_hermes.governance.xǁGateǁ*", "commonkeep_hermes.governance.x_register__*",
+         "commonkeep_hermes.governance.x_write_origin__*", "commonkeep_hermes.capture.*")),
     # the auto-apply policy (done last: other work rewrites it)
     "autoapply": Module(
         ("commonkeep/governance/autoapply.py",),
