@@ -66,12 +66,14 @@ MODULES: dict[str, Module] = {
         ("commonkeep/governance/purge.py",),
         ("tests/share/test_forget_selection.py", "tests/governance/test_secrets_purge_copies.py",
          "tests/governance/test_interrupted_forget.py", "tests/governance/test_guarantees_purge.py")),
-    # what fits a host's character budget: the projection and the per-prompt selection's sections
+    # what fits a host's character budget: the projection, and the per-prompt selection's section
+    # packing and daily digest
     "select-budgets": Module(
         ("commonkeep/recall/projection.py", "commonkeep/recall/select.py"),
         ("tests/recall/test_projection.py", "tests/recall/test_select.py", "tests/recall/test_guarantees_budgets.py"),
+        # select_for_prompt is left out: its caps sit among timings, stats and file writes
         ("commonkeep.recall.projection.*", "commonkeep.recall.select.x__section__*",
-         "commonkeep.recall.select.x__daily_digest__*", "commonkeep.recall.select.x_select_for_prompt__*")),
+         "commonkeep.recall.select.x__daily_digest__*")),
     # the Hermes middleware: memory writes staged, never passed through; provenance from the harness.
     # Of governance.py only the gate and its registration (the session hooks, auto-curation at
     # exit and the projection refresh are the real-Hermes tests' part)

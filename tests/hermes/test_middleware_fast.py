@@ -163,3 +163,67 @@ def test_register_installs_the_gate_that_blocks(tmp_path: Path, root: Path, monk
         assert verdict["action"] == "block"
     assert tool.calls == [] and not tool.file.exists()
     assert [c["provenance"]["tool_call_id"] for c in _candidates(root)] == ["call_7f3a"]
+
+
+def test_the_platform_of_the_session_and_the_profile_name_reach_the_provenance(
+        tmp_path: Path, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from commonkeep_hermes.governance import register
+
+    home = _home(tmp_path, root)
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    for var in ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT", "COMMONKEEP_AGENT", "COMMONKEEP_HERMES_GATE"):
+        monkeypatch.setenv(var, "")
+        monkeypatch.delenv(var)
+    ctx = PluginContext(with_middleware=True)
+    ctx.profile_name = "work"
+    register(ctx)
+    assert {"on_session_start", "on_session_finalize", "on_session_reset"} <= set(ctx.hooks)
+    ctx.hooks["on_session_start"](session_id="s-tg", platform="telegram")
+    ctx.middleware["tool_execution"](tool_name="memory", args=dict(FACT), next_call=BuiltinMemoryTool(home),
+                                     **{**CTX, "session_id": "s-tg"})
+    (cand,) = _candidates(root)
+    assert cand["provenance"]["platform"] == "telegram" and cand["provenance"]["profile"] == "work"
+    assert cand["thread_id"] == "s-tg"
+
+
+def test_a_call_without_context_is_staged_with_no_made_up_ids(tmp_path: Path, root: Path) -> None:
+    home = _home(tmp_path, root)
+    Gate(HermesProfile(home)).tool_execution(tool_name="memory", args=dict(FACT), next_call=BuiltinMemoryTool(home))
+    (cand,) = _candidates(root)
+    assert not {"session_id", "turn_id", "task_id", "tool_call_id", "platform", "profile"} & set(cand["provenance"])
+    assert cand["evidence_refs"] == ["hermes:session/unknown"]
+
+
+def test_a_failed_staging_is_logged_and_the_model_told_it_was_not_saved(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the root should be")
+    with caplog.at_level("WARNING", logger="commonkeep_hermes"):
+        out = json.loads(Gate(HermesProfile(_home(tmp_path, blocker / "root"))).tool_execution(
+            tool_name="memory", args=dict(FACT), next_call=BuiltinMemoryTool(tmp_path / "hermes"), **CTX))
+    assert out["error"].startswith("memory is governed by commonkeep and the write could not be staged (")
+    assert out["error"].endswith("); it was NOT saved. Run `commonkeep hermes status` to diagnose.")
+    (record,) = [r for r in caplog.records if r.name == "commonkeep_hermes"]
+    assert record.getMessage().startswith("commonkeep: staging a memory write failed: ") and "not-a-dir" in record.getMessage()
+
+
+def test_another_tool_without_the_rest_of_the_chain_is_an_error_not_a_silent_skip(tmp_path: Path, root: Path) -> None:
+    with pytest.raises(RuntimeError) as bad:
+        Gate(HermesProfile(_home(tmp_path, root))).tool_execution(tool_name="read_file", args={}, **CTX)
+    assert str(bad.value) == "tool_execution middleware called without next_call"
+
+
+def test_an_unreadable_hermes_config_is_a_warning_at_load_not_an_exception(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from commonkeep_hermes.governance import register
+
+    home = tmp_path / "hermes"
+    home.mkdir()
+    (home / "config.yaml").write_text("memory: [unclosed\n", encoding="utf-8")
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    ctx = PluginContext(with_middleware=True)
+    with caplog.at_level("WARNING", logger="commonkeep_hermes"):
+        register(ctx)
+    assert "tool_execution" in ctx.middleware
+    messages = [r.getMessage() for r in caplog.records if r.name == "commonkeep_hermes"]
+    assert messages[0].startswith(f"commonkeep: {home / 'config.yaml'}: not valid YAML"), messages
