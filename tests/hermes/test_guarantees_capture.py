@@ -167,3 +167,43 @@ def test_writes_hermes_parked_are_harvested_once_and_odd_files_left_alone(tmp_pa
     assert sorted(p.name for p in done.iterdir()) == ["a.json", "b.json"]
     assert json.loads((done / "a.json").read_text())["payload"]["content"] == "One."
     assert harvest_pending(pending, done, root) == []
+
+
+def test_a_replace_staged_through_the_gate_points_at_the_rendered_record(root: Path) -> None:
+    from commonkeep.store.core import Store
+
+    out = stage_memory_call(root, {"action": "replace", "content": "Deploys go through canary.", "old_text": "staging"},
+                            Provenance(origin="foreground"), {"Deploys go through staging first.": "mem_1"})
+    (cand,) = Store(root).candidates()
+    assert cand["matched_memory_ids"] == ["mem_1"] and cand["match_kind"] == "updates_existing"
+    assert out["message"] == (f"Staged for review: recorded as a governed memory candidate ({cand['id']}). "
+                              "It will appear in memory after review; do not retry.")
+
+
+def test_the_answer_lists_every_staged_candidate(root: Path) -> None:
+    out = stage_memory_call(root, {"operations": [{"action": "add", "content": "One."}, {"action": "add", "content": "Two."}]},
+                            Provenance(origin="foreground"))
+    assert f"({out['candidate_ids'][0]}, {out['candidate_ids'][1]})." in out["message"]
+    with pytest.raises(ValueError) as bad:
+        parse_memory_args({"operations": []})
+    assert str(bad.value) == "no operations given"
+
+
+def test_imported_entries_are_adds_and_their_ids_are_returned(root: Path) -> None:
+    from commonkeep.store.core import Store
+
+    ids = capture_entries(root, {"memory": ["A fact."]}, "import")
+    (cand,) = Store(root).candidates()
+    assert ids == [cand["id"]] and cand["provenance"]["action"] == "add"
+
+
+def test_an_entry_key_the_secret_scanner_redacted_is_still_known_by_its_source_reference(root: Path) -> None:
+    from commonkeep.store.capture import capture
+
+    key = entry_key("memory", "Known entry.")
+    capture(root, "Known entry.", source_type="hermes", source_ref=f"hermes:MEMORY.md#{key}",
+            provenance={"stamped_by": "commonkeep_hermes", "entry_key": "[REDACTED]"})
+    capture(root, "Other.", source_type="hermes", source_ref="hermes:session/s1",
+            provenance={"stamped_by": "commonkeep_hermes", "entry_key": "k2"})
+    assert captured_keys(root) == {"[REDACTED]", key, "k2"}
+    assert capture_entries(root, {"memory": ["Known entry."]}, "external_edit") == []
