@@ -65,6 +65,7 @@ def test_a_memory_write_is_an_l2_agent_inference_for_review() -> None:
         "agent_inference", "review_only", "L2")
     assert cand["durability_signal"] == "long_term" and cand["verification_status"] == "review_required"
     assert cand["source"]["type"] == "hermes" and cand["tags"] == [] and cand["thread_id"] == "s1"
+    assert cand["source"]["ref"] == "hermes:session/s1/turn/t1/call/c1" and cand["memory_kind"] == "fact"
     assert cand["evidence_refs"] == ["hermes:session/s1/turn/t1/call/c1"]
     p = cand["provenance"]
     assert (p["agent"], p["stamped_by"], p["origin"], p["file"], p["action"], p["target"]) == (
@@ -89,7 +90,7 @@ def test_an_imported_entry_is_a_stamped_person_instruction_referenced_by_its_key
     assert cand["evidence_refs"] == [f"hermes:MEMORY.md#{entry_key('memory', text)}"]
     user = candidate_for(MemoryOp("add", "user", "Name: Sam."), Provenance(origin="external_edit"))
     assert user["evidence_refs"] == [f"hermes:USER.md#{entry_key('user', 'Name: Sam.')}"]
-    assert user["promotion_eligibility"] == "l1_review_only"
+    assert user["promotion_eligibility"] == "l1_review_only" and user["primary_trust_class"] == "direct_user_instruction"
 
 
 def test_replace_and_remove_point_at_the_rendered_records_they_match() -> None:
@@ -157,14 +158,18 @@ def test_writes_hermes_parked_are_harvested_once_and_odd_files_left_alone(tmp_pa
     (pending / "c.json").write_text("{not json")
     (pending / "d.json").write_text(json.dumps({"id": "d", "payload": {"action": "explode"}}))
     (pending / "e.txt").write_text("not a write")
+    (pending / "f.json").write_text(json.dumps({"payload": {"action": "add", "content": "Café au lait."}}),
+                                    encoding="utf-8")  # after the odd ones, and without an id
     ids = harvest_pending(pending, done, root)
     cands = {c["id"]: c for c in Store(root).candidates()}
-    assert list(cands) == ids and len(ids) == 3
+    assert list(cands) == ids and len(ids) == 4
     texts = {c["text"]: c["provenance"] for c in cands.values()}
     assert texts["One."]["origin"] == "write_approval" and texts["One."]["hermes_pending_id"] == "a"
     assert texts["Two."]["origin"] == "background_review" and texts["Two."]["file"] == "USER.md"
     assert sorted(p.name for p in pending.iterdir()) == ["c.json", "d.json", "e.txt"]
-    assert sorted(p.name for p in done.iterdir()) == ["a.json", "b.json"]
+    assert sorted(p.name for p in done.iterdir()) == ["a.json", "b.json", "f.json"]
+    assert texts["Café au lait."]["hermes_pending_id"] == "f"  # the file's name stands in for a missing id
+    assert "Café au lait." in (done / "f.json").read_text(encoding="utf-8")  # kept readable, not \u-escaped
     assert json.loads((done / "a.json").read_text())["payload"]["content"] == "One."
     assert harvest_pending(pending, done, root) == []
 

@@ -227,3 +227,29 @@ def test_an_unreadable_hermes_config_is_a_warning_at_load_not_an_exception(
     assert "tool_execution" in ctx.middleware
     messages = [r.getMessage() for r in caplog.records if r.name == "commonkeep_hermes"]
     assert messages[0].startswith(f"commonkeep: {home / 'config.yaml'}: not valid YAML"), messages
+
+
+def test_the_session_hooks_render_the_approved_memory_into_memory_md(
+        tmp_path: Path, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from commonkeep.governance.curate import curate
+    from commonkeep.governance.patch import apply_patch
+    from commonkeep_hermes.governance import register
+    from tests.governance.conftest import write_candidate
+
+    home = _home(tmp_path, root)
+    (home / "config.yaml").write_text(f"memory:\n  provider: commonkeep\n  commonkeep:\n    root: {root}\n",
+                                      encoding="utf-8")
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    for var in ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT", "COMMONKEEP_AGENT", "COMMONKEEP_HERMES_GATE"):
+        monkeypatch.setenv(var, "")
+        monkeypatch.delenv(var)
+    ctx = PluginContext(with_middleware=True)
+    register(ctx)
+    memory_md = home / "memories" / "MEMORY.md"
+    for hook in ("on_session_reset", "on_session_finalize"):
+        statement = f"Releases are cut on Thursdays ({hook})."
+        write_candidate(root, statement)
+        apply_patch(root, curate(root, role="librarian").patch["patch_id"], role="librarian", fire_hooks=False)
+        assert statement not in (memory_md.read_text(encoding="utf-8") if memory_md.exists() else "")
+        ctx.hooks[hook](session_id="s1")
+        assert statement in memory_md.read_text(encoding="utf-8"), hook
