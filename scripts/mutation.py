@@ -159,7 +159,7 @@ def _commit() -> str:
     return proc.stdout.strip() + ("+uncommitted" if dirty else "")
 
 
-def score(name: str, module: Module, folder: Path) -> dict[str, object]:
+def score(name: str, module: Module, folder: Path, commit: str | None = None) -> dict[str, object]:
     """Counts by status from ``mutmut results --all true`` (only the mutants this module selects)."""
     import fnmatch
 
@@ -179,7 +179,7 @@ def score(name: str, module: Module, folder: Path) -> dict[str, object]:
     killed = counts.get("killed", 0) + counts.get("timeout", 0) + counts.get("caught by type check", 0)
     return {"module": name, "killed": killed, "total": total, "counts": counts, "survivors": sorted(survivors),
             "score": round(100 * killed / total, 1) if total else None,
-            "date": datetime.now(UTC).strftime("%Y-%m-%d"), "commit": _commit()}
+            "date": datetime.now(UTC).strftime("%Y-%m-%d"), "commit": commit or _commit()}
 
 
 def refresh_tests(folder: Path) -> None:
@@ -192,6 +192,7 @@ def run(name: str, keep: bool, children: int, survivors: bool = False) -> dict[s
     module = MODULES[name]
     folder = scratch_root() / name
     names = list(module.functions)
+    commit = _commit()  # the code and tests this run sees (copied now)
     if (keep or survivors) and (folder / "mutants").is_dir():
         refresh_tests(folder)
         if survivors:  # only the mutants that survived the last run, against the tests as they are now
@@ -206,7 +207,7 @@ def run(name: str, keep: bool, children: int, survivors: bool = False) -> dict[s
     proc = _mutmut(folder, *args, log=folder / "run.log")
     if proc.returncode != 0:
         print(f"{name}: mutmut failed (exit {proc.returncode}); its output is in {folder / 'run.log'}", file=sys.stderr)
-    result = score(name, module, folder)
+    result = score(name, module, folder, commit)
     (folder / "score.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     unchecked = result["counts"].get("not checked", 0)  # type: ignore[attr-defined]
     print(f"{name}: {result['killed']}/{result['total']} killed ({result['score']} %) at {result['commit']}"
