@@ -243,9 +243,14 @@ def test_the_session_hooks_render_the_approved_memory_into_memory_md(
     for var in ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT", "COMMONKEEP_AGENT", "COMMONKEEP_HERMES_GATE"):
         monkeypatch.setenv(var, "")
         monkeypatch.delenv(var)
+    memory_md = home / "memories" / "MEMORY.md"
+    loaded = "Tags follow semver (approved before Hermes started)."
+    write_candidate(root, loaded)
+    apply_patch(root, curate(root, role="librarian").patch["patch_id"], role="librarian", fire_hooks=False)
     ctx = PluginContext(with_middleware=True)
     register(ctx)
-    memory_md = home / "memories" / "MEMORY.md"
+    assert loaded in memory_md.read_text(encoding="utf-8")  # rendered at load, before the agent's snapshot
+    assert {"commonkeep_search", "commonkeep_write", "commonkeep_handoff"} <= set(ctx.tools)
     for hook in ("on_session_reset", "on_session_finalize"):
         statement = f"Releases are cut on Thursdays ({hook})."
         write_candidate(root, statement)
