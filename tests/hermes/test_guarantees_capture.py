@@ -150,7 +150,7 @@ def test_writes_hermes_parked_are_harvested_once_and_odd_files_left_alone(tmp_pa
     pending, done = tmp_path / "pending", tmp_path / "done"
     assert harvest_pending(pending, done, root) == []  # no folder: nothing
     pending.mkdir()
-    (pending / "a.json").write_text(json.dumps({"id": "a", "origin": "foreground",
+    (pending / "a.json").write_text(json.dumps({"id": "pending-7", "origin": "foreground",
                                                 "payload": {"action": "add", "target": "memory", "content": "One."}}))
     (pending / "b.json").write_text(json.dumps({"id": "b", "origin": "background_review", "payload": {
         "action": "batch", "target": "user", "operations": [{"action": "add", "content": "Two."},
@@ -164,7 +164,7 @@ def test_writes_hermes_parked_are_harvested_once_and_odd_files_left_alone(tmp_pa
     cands = {c["id"]: c for c in Store(root).candidates()}
     assert list(cands) == ids and len(ids) == 4
     texts = {c["text"]: c["provenance"] for c in cands.values()}
-    assert texts["One."]["origin"] == "write_approval" and texts["One."]["hermes_pending_id"] == "a"
+    assert texts["One."]["origin"] == "write_approval" and texts["One."]["hermes_pending_id"] == "pending-7"
     assert texts["Two."]["origin"] == "background_review" and texts["Two."]["file"] == "USER.md"
     assert sorted(p.name for p in pending.iterdir()) == ["c.json", "d.json", "e.txt"]
     assert sorted(p.name for p in done.iterdir()) == ["a.json", "b.json", "f.json"]
