@@ -258,3 +258,20 @@ def test_the_session_hooks_render_the_approved_memory_into_memory_md(
         assert statement not in (memory_md.read_text(encoding="utf-8") if memory_md.exists() else "")
         ctx.hooks[hook](session_id="s1")
         assert statement in memory_md.read_text(encoding="utf-8"), hook
+
+
+def test_a_plugin_context_without_a_profile_name_stamps_none(
+        tmp_path: Path, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from commonkeep_hermes.governance import register
+
+    home = _home(tmp_path, root)
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    for var in ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT", "COMMONKEEP_AGENT", "COMMONKEEP_HERMES_GATE"):
+        monkeypatch.setenv(var, "")
+        monkeypatch.delenv(var)
+    ctx = PluginContext(with_middleware=True)
+    del ctx.profile_name  # an older Hermes passes none
+    register(ctx)
+    ctx.middleware["tool_execution"](tool_name="memory", args=dict(FACT), next_call=BuiltinMemoryTool(home), **CTX)
+    (cand,) = _candidates(root)
+    assert "profile" not in cand["provenance"]
