@@ -70,16 +70,40 @@ def test_every_derived_copy_is_scrubbed_and_the_search_databases_dropped(root: P
     assert recorded == [[line_hash(f"- {SECRET}")]]  # daily-log lines only, by hash
 
 
-def test_the_80_character_brief_and_json_escaped_copies_are_scrubbed(root: Path) -> None:
-    quoted = 'Bob said "the vault code is 4711-9923" and wrote it on the whiteboard in room 12, twice.'
+def test_the_80_character_brief_and_json_escaped_copies_are_scrubbed_whole(root: Path) -> None:
+    quoted = 'Bob said "the vault code is 4711-9923" and wrote it on the whiteboard in the café, twice.'
     lay = _layout(root)
-    brief = _write(root, "runtime/handoff.md", f"brief: {quoted[:80]}…\n")
-    once = _write(root, "runtime/a.json", json.dumps({"t": quoted}))
-    ascii_form = _write(root, "runtime/b.json", json.dumps({"t": quoted + " é"}, ensure_ascii=True))
-    twice = _write(root, "quarantine/lines.jsonl", json.dumps({"raw": json.dumps({"t": quoted})}) + "\n")
-    scrub_derived(lay, [quoted, quoted + " é"])
-    for path in (brief, once, ascii_form, twice):
-        assert "vault code" not in path.read_text(encoding="utf-8"), path
+    files = {
+        "runtime/handoff.md": (f"brief: {quoted[:80]}…\n", f"brief: {DELETED}…\n"),
+        "runtime/a.json": (json.dumps({"t": quoted}, ensure_ascii=False), json.dumps({"t": DELETED})),
+        "runtime/b.json": (json.dumps({"t": quoted}), json.dumps({"t": DELETED})),
+        "quarantine/lines.jsonl": (json.dumps({"raw": json.dumps({"t": quoted}, ensure_ascii=False)}, ensure_ascii=False) + "\n",
+                                   json.dumps({"raw": json.dumps({"t": DELETED})}) + "\n"),
+        "quarantine/ascii.jsonl": (json.dumps({"raw": json.dumps({"t": quoted})}) + "\n",
+                                   json.dumps({"raw": json.dumps({"t": DELETED})}) + "\n"),
+    }
+    for rel, (before, _after) in files.items():
+        _write(root, rel, before)
+    scrub_derived(lay, [quoted])
+    for rel, (_before, after) in files.items():
+        assert (root / rel).read_text(encoding="utf-8") == after, rel
+
+
+def test_a_statement_inside_another_is_scrubbed_after_the_longer_one(root: Path) -> None:
+    lay = _layout(root)
+    longer, inner = "Alice lives at 12 Elm Street, flat 3.", "lives at 12 Elm Street"
+    daily = _write(root, "daily/2026-12-02.md", f"- {longer}\n- Bob {inner}.\n")
+    scrub_derived(lay, [inner, longer])
+    assert daily.read_text(encoding="utf-8") == f"- {DELETED}\n- Bob {DELETED}.\n"
+
+
+def test_a_daily_line_of_exactly_the_minimum_length_is_recorded(root: Path) -> None:
+    lay = _layout(root)
+    line = "Use pnpm her"  # 12 characters, the whole line
+    _write(root, "daily/2026-12-02.md", f"{line}\n")
+    recorded: list[list[str]] = []
+    scrub_derived(lay, [line], recorded.append)
+    assert recorded == [[line_hash(line)]]
 
 
 def test_a_short_statement_is_not_scrubbed_by_value(root: Path) -> None:
@@ -128,10 +152,13 @@ def test_a_scrubbed_line_that_a_merge_brought_back_is_scrubbed_again(root: Path)
     _patch(root, "p1", {"scrubbed_lines": [line_hash(line)]})
     daily = _write(root, "daily/2026-12-02.md", f"- {OTHER}\n{line}\r\n{line}\n")
     notes = _write(root, "daily/sub/notes.txt", f"{line}\n")
+    as_json = _write(root, "daily/x.json", f"{line}\n")
+    as_jsonl = _write(root, "daily/x.jsonl", f"{line}\n")
     untouched = _write(root, "runtime/x.md", f"{line}\n")  # not shared with union: not rescrubbed
     lay.search_dir.mkdir(parents=True, exist_ok=True)
     (lay.search_dir / "recall.db").write_bytes(b"x")
-    assert rescrub_lines(lay) == 3
+    assert rescrub_lines(lay) == 5
+    assert as_json.read_text(encoding="utf-8") == as_jsonl.read_text(encoding="utf-8") == f"{DELETED}\n"
     assert daily.read_bytes() == f"- {OTHER}\n{DELETED}\r\n{DELETED}\n".encode()
     assert notes.read_text(encoding="utf-8") == f"{DELETED}\n"
     assert untouched.read_text(encoding="utf-8") == f"{line}\n"
