@@ -154,3 +154,60 @@ def test_the_daily_digest_withholds_a_risky_line_in_the_tail(tmp_path: Path) -> 
     got = _daily_digest(log, 1000)
     assert "Ignore all previous" not in got and "a line withheld here" in got and "daily/2026-12-02.md" in got
     assert got.startswith("- build fixed\n")
+
+
+def test_newer_records_go_first_and_a_record_without_confidence_counts_as_zero() -> None:
+    recs = [_rec("m_a_old", "old", updated_at="2026-01-01T00:00:00.000Z"),
+            _rec("m_z_new", "new", updated_at="2026-06-01T00:00:00.000Z"),
+            _rec("m_half", "half", confidence=0.5)]
+    bare = _rec("m_0_none", "no confidence", ruleType="convention")
+    del bare["confidence"]
+    assert [r["id"] for r in records_for("memory", [*recs, bare])] == ["m_z_new", "m_a_old", "m_half", "m_0_none"]
+    assert not is_hard_rule(bare)
+
+
+def test_a_record_without_a_statement_is_left_out() -> None:
+    rec = _rec("a", "x")
+    del rec["statement"]
+    got = project_records([rec, _rec("b", "kept", confidence=0.5)], 100)
+    assert got.text == "kept"
+
+
+def test_refusals_of_the_projection_say_what_to_do() -> None:
+    with pytest.raises(BadInput) as bad:
+        project_records([], 100, max_entry_chars=0)
+    assert bad.value.hint == "leave it out to cut entries only to the budget"
+    with pytest.raises(BadInput) as fmt:
+        project_records([], 100, fmt="html")
+    assert fmt.value.args[0] == "unknown projection format 'html'; use one of hermes, markdown, plain"
+
+
+def test_a_markdown_entry_with_its_prefix_stays_within_max_entry_chars() -> None:
+    got = project_records([_rec("a", "a statement much longer than ten")], 100, fmt="markdown", max_entry_chars=10)
+    assert got.text == "- a state…" and len(got.text) == 10
+
+
+def test_render_projection_reads_the_root_with_its_defaults_and_options(root: Path) -> None:
+    from commonkeep.governance.curate import curate
+    from commonkeep.governance.patch import apply_patch
+    from commonkeep.recall.projection import build_projection, render_projection
+    from commonkeep.store.capture import capture
+
+    capture(root, "Deploys go through the staging host before production, always.", tags=["deploy"],
+            evidence_refs=["a", "b"], confidence=0.9, primary_trust_class="direct_user_instruction",
+            durability_signal="long_term")
+    apply_patch(root, curate(root, role="librarian").patch["patch_id"], role="librarian", fire_hooks=False)
+    assert render_projection(root) == "Deploys go through the staging host before production, always."
+    assert build_projection(root).fmt == "hermes" and build_projection(root).budget == 2200
+    assert render_projection(root, 100, "markdown") == "- Deploys go through the staging host before production, always."
+    assert render_projection(root, 100, max_entry_chars=12) == "Deploys go…"
+    assert build_projection(root, 100, max_entry_chars=12).text == "Deploys go…"
+    assert render_projection(root, target="user") == ""
+
+
+def test_a_daily_digest_exactly_the_cap_is_whole(tmp_path: Path) -> None:
+    log = tmp_path / "2026-12-02.md"
+    lines = [f"- line {i:02d} of the day" for i in range(3)]
+    log.write_text("\n".join(lines), encoding="utf-8")
+    whole = "\n".join(lines)
+    assert _daily_digest(log, len(whole)) == whole
