@@ -142,7 +142,7 @@ def test_scrubbed_line_hashes_are_read_from_every_patch_and_only_well_formed(roo
     _patch(root, "p2", {"scrubbed_lines": [other]})
     _patch(root, "p3", {"scrubbed_lines": "nope"})
     _patch(root, "p4", ["a list"])
-    _write(root, "patches/p5.json", "{broken")
+    _write(root, "patches/p0.json", "{broken")  # first in order: the others are still read
     assert scrubbed_line_hashes(lay) == {good, other}
 
 
