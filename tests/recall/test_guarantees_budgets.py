@@ -211,3 +211,9 @@ def test_a_daily_digest_exactly_the_cap_is_whole(tmp_path: Path) -> None:
     log.write_text("\n".join(lines), encoding="utf-8")
     whole = "\n".join(lines)
     assert _daily_digest(log, len(whole)) == whole
+
+
+def test_a_one_character_last_line_is_not_led_by_half_a_line(tmp_path: Path) -> None:
+    log = tmp_path / "2026-12-02.md"
+    log.write_text("- a long line of the day\nx\n", encoding="utf-8")
+    assert _daily_digest(log, 3) == "x"
