@@ -64,7 +64,10 @@ def test_a_claimed_trust_earns_nothing_and_only_the_writers_stamp_lets_an_instru
     text = "When you open a pull request, add the team label and request two reviewers."
     claimed = _write(capsys, root, text, "planner")
     code, out, err = run_cli(capsys, "curate", "--auto", "--root", str(root), "--role", WRITER, "--json")
-    assert code == 0, err and json.loads(out)["applied_ops"] == []
+    assert code == 0, err
+    assert json.loads(out)["applied_ops"] == []
+    playbooks = root / "memory" / "L2.playbooks.jsonl"
+    assert not playbooks.exists() or "request two reviewers" not in playbooks.read_text(encoding="utf-8")
     patch = next((root / "patches").glob("*.json"))
     op = json.loads(patch.read_text(encoding="utf-8"))["ops"][0]
     assert op["candidate_id"] == claimed and op["default_selected"] is False

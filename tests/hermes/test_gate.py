@@ -64,10 +64,12 @@ def test_secrets_in_a_memory_write_are_redacted_before_the_inbox(tmp_path: Path,
     from commonkeep.store.core import Store
 
     secret = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
+    nxt = Downstream()
     out = json.loads(_gate(tmp_path, root).tool_execution(
         tool_name="memory", args={"action": "add", "target": "memory", "content": f"The API key is {secret}"},
-        next_call=Downstream(), **CTX))
+        next_call=nxt, **CTX))
     assert out["staged"] is True
+    assert nxt.calls == []  # the built-in tool never saw the secret (nor wrote MEMORY.md)
     (cand,) = Store(root).candidates()
     assert secret not in json.dumps(cand)
     assert (root / "inbox" / "captured.jsonl").read_text().find(secret) == -1

@@ -38,6 +38,14 @@ def test_semantic_ids_that_are_not_eligible_do_not_count() -> None:
 def test_fusion_is_cut_to_the_limit_and_ties_break_by_keyword_rank_then_id() -> None:
     fused = fuse(["b", "a"], [], eligible=set(), limit=1)
     assert [rid for rid, *_ in fused] == ["b"]
-    tie = fuse([], ["z", "y"], eligible={"y", "z"}, limit=5)
-    assert [rid for rid, *_ in tie] == ["z", "y"]
+    # a real tie: keyword rank 12 and semantic rank 28 score exactly the same (0.45/72 == 0.55/88)
+    keyword = [f"k{i:02d}" for i in range(11)] + ["z_keyword"]
+    semantic = [f"n{j:02d}" for j in range(27)] + ["a_semantic"]  # n.. are not eligible: skipped, ranks kept
+    tie = fuse(keyword, semantic, eligible={"a_semantic"}, limit=20)
+    scores = {rid: score for rid, score, *_ in tie}
+    assert scores["z_keyword"] == scores["a_semantic"] == rrf_score(12, 0.45) == rrf_score(28, 0.55)
+    # the keyword hit goes first, though its id sorts after the other's
+    assert [rid for rid, *_ in tie][-2:] == ["z_keyword", "a_semantic"]
+    # (the id, last in the sort key, never decides: two ids without a keyword rank have different
+    # semantic ranks, so different scores, and two with one have different keyword ranks)
     assert fuse(["a", "a"], [], eligible=set(), limit=5)[0][1] == pytest.approx(0.45 / 61)

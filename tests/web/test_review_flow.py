@@ -54,8 +54,14 @@ def test_review_flow_writes_what_the_cli_writes(browser: Any, root: Path, serve:
     ids = _ids(root)
     browser.get(server.token_url)
     _wait(browser, "tr.cand")
-    # the token left the address bar (it now lives in an HttpOnly cookie)
+    # the token left the address bar: it now lives in an HttpOnly, SameSite=Strict cookie, which
+    # the page's own scripts cannot read (a script that got past escaping cannot steal it)
     assert "token=" not in browser.current_url
+    token = server.token_url.rsplit("token=", 1)[1]
+    (cookie,) = [c for c in browser.get_cookies() if c["value"] == token]
+    assert cookie["name"] == "commonkeep_token_" + server.url.rsplit(":", 1)[1]
+    assert cookie["httpOnly"] is True and cookie["sameSite"] == "Strict"
+    assert token not in browser.execute_script("return document.cookie")
     rows = browser.find_elements(By.CSS_SELECTOR, "tr.cand")
     assert len(rows) == 8
     page = browser.find_element(By.ID, "live").text

@@ -1,0 +1,248 @@
+"""Mutation testing of the modules that carry commonkeep's guarantees (issue 28), with mutmut 3.
+
+Run it through ``scripts/mutation`` (it picks the venv and runs at the lowest priority). One
+module at a time, each in its own scratch folder (``$COMMONKEEP_MUTATION_DIR``, default
+``/tmp/commonkeep-mutation/<module>``): mutmut needs the import names (``commonkeep``,
+``commonkeep_hermes``) as folders, while the repository keeps them in ``core/`` and
+``plugins/*/``, so the scratch folder holds a copy of each package under its import name, the
+tests and ``pyproject.toml`` with a ``[tool.mutmut]`` section made here. Only the files (and,
+where a module mixes concerns, the functions) named below are mutated; every mutant runs the
+fast tests that guard it (no real Hermes, no OMP, no benchmarks), first failure stops it.
+
+It is slow (minutes to an hour per module on a shared machine): run it by hand like a
+benchmark, never in CI. The score of each module is written to ``score.json`` in its scratch
+folder and printed; docs/development.md ("Mutation testing") keeps the scores and the reasons
+survivors are equivalent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = {"commonkeep": "core", "commonkeep_hermes": "plugins/hermes", "commonkeep_omp": "plugins/omp",
+            "commonkeep_roundtable": "plugins/roundtable"}
+PYTEST_ARGS = ["-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-m", "not hermes and not omp and not bench"]
+
+
+@dataclass(frozen=True)
+class Module:
+    """What is mutated (files by import path; ``functions``: mutmut name globs, empty = all) and
+    the tests that guard it."""
+
+    files: tuple[str, ...]
+    tests: tuple[str, ...]
+    functions: tuple[str, ...] = ()
+
+
+MODULES: dict[str, Module] = {
+    # the writer role gate and the cross-process writer lock
+    "writer": Module(
+        ("commonkeep/governance/writer.py",),
+        ("tests/governance/test_role_gate.py", "tests/governance/test_writer_lock.py",
+         "tests/governance/test_apply_lock.py", "tests/governance/test_guarantees_role_gate.py",
+         "tests/governance/test_guarantees_writer.py")),
+    # the web app's locks: Host check, token (cookie, header, one-time URL), CSRF keys, headers.
+    # In process only: mutmut's wrapper of the async ``Guard.__call__`` makes uvicorn take the app
+    # for an ASGI2 factory, so the real-server tests (test_security_headers, test_refusals) answer
+    # 500 under mutation; they run in the ordinary suite.
+    "web-security": Module(
+        ("commonkeep/web/security.py",),
+        ("tests/web/test_guarantees_guard.py",)),
+    # the commonkeep-jsonl git merge driver (a purge wins; field merge; side file)
+    "share-merge": Module(
+        ("commonkeep/share/merge.py",),
+        ("tests/share/test_merge_purge_fast.py", "tests/share/test_guarantees_merge.py")),
+    # forget --purge: scrubbing a purged record's text from every copy on this machine
+    "purge": Module(
+        ("commonkeep/governance/purge.py",),
+        ("tests/share/test_forget_selection.py", "tests/governance/test_secrets_purge_copies.py",
+         "tests/governance/test_interrupted_forget.py", "tests/governance/test_guarantees_purge.py")),
+    # what fits a host's character budget: the projection, and the per-prompt selection's section
+    # packing and daily digest
+    "select-budgets": Module(
+        ("commonkeep/recall/projection.py", "commonkeep/recall/select.py"),
+        ("tests/recall/test_projection.py", "tests/recall/test_select.py", "tests/recall/test_guarantees_budgets.py"),
+        # select_for_prompt is left out: its caps sit among timings, stats and file writes
+        ("commonkeep.recall.projection.*", "commonkeep.recall.select.x__section__*",
+         "commonkeep.recall.select.x__daily_digest__*")),
+    # the Hermes middleware: memory writes staged, never passed through; provenance from the harness.
+    # Of governance.py only the gate and its registration (the session hooks, auto-curation at
+    # exit and the projection refresh are the real-Hermes tests' part)
+    "hermes-middleware": Module(
+        ("commonkeep_hermes/governance.py", "commonkeep_hermes/capture.py"),
+        ("tests/hermes/test_gate.py", "tests/hermes/test_middleware_fast.py", "tests/hermes/test_guarantees_capture.py",
+         "tests/hermes/test_files.py", "tests/governance/test_secrets_hermes_pending.py"),
+        ("commonkeep_hermes.governance.xǁGateǁ*", "commonkeep_hermes.governance.x_register__*",
+         "commonkeep_hermes.governance.x_write_origin__*", "commonkeep_hermes.capture.*")),
+    # the auto-apply policy (done last: other work rewrites it)
+    "autoapply": Module(
+        ("commonkeep/governance/autoapply.py",),
+        ("tests/governance/test_guarantees_autoapply.py", "tests/governance/test_injection_policy.py",
+         "tests/governance/test_curator_config.py")),
+    # the stamp parts of scoring: what a claimed (unstamped) trust class earns
+    "stamps": Module(
+        ("commonkeep/governance/scoring.py",),
+        ("tests/governance/test_guarantees_autoapply.py", "tests/governance/test_injection_policy.py",
+         "tests/governance/test_scoring.py"),
+        ("commonkeep.governance.scoring.x_auto_apply_blockers__*",)),
+    # the secret gate: detection, redaction, quarantine
+    "secrets": Module(
+        ("commonkeep/governance/secrets/*.py",),
+        ("tests/governance/test_secrets.py", "tests/governance/test_secrets_scan.py",
+         "tests/governance/test_secrets_quarantine.py", "tests/governance/test_secrets_e2e.py")),
+}
+
+
+def scratch_root() -> Path:
+    return Path(os.environ.get("COMMONKEEP_MUTATION_DIR") or "/tmp/commonkeep-mutation")
+
+
+def _toml_list(items: list[str] | tuple[str, ...]) -> str:
+    return "[" + ", ".join(json.dumps(x) for x in items) + "]"
+
+
+def prepare(name: str, module: Module, folder: Path) -> None:
+    """A fresh scratch folder: the packages under their import names, the tests, the config."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for package, where in PACKAGES.items():
+        shutil.copytree(REPO / where, folder / package, ignore=ignore)
+    shutil.copytree(REPO / "tests", folder / "tests", ignore=ignore)
+    missing = [t for t in module.tests if not (folder / t).exists()]
+    tests = [t for t in module.tests if t not in missing]
+    if missing:
+        print(f"{name}: no such test file (left out): {', '.join(missing)}", file=sys.stderr)
+    config = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    config += (
+        "\n[tool.mutmut]\n"
+        f"source_paths = {_toml_list(list(PACKAGES))}\n"
+        f"only_mutate = {_toml_list(module.files)}\n"
+        f"pytest_add_cli_args = {_toml_list(PYTEST_ARGS)}\n"
+        f"pytest_add_cli_args_test_selection = {_toml_list(tests)}\n"
+        "use_git_change_detection = false\n"
+    )
+    (folder / "pyproject.toml").write_text(config, encoding="utf-8")
+    (folder / "children").mkdir()
+    for package in PACKAGES:
+        (folder / "children" / package).symlink_to(folder / "mutants" / package, target_is_directory=True)
+
+
+def _mutmut(folder: Path, *args: str, log: Path | None = None) -> subprocess.CompletedProcess[str]:
+    # tests that start ``python -m commonkeep.cli`` (lock contention, real processes) must run the
+    # mutated code too: the children find it first on PYTHONPATH (a folder of links to the mutated
+    # packages: mutmut drops a path that is the folder it runs the tests in), and the mutant's
+    # name in the environment
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(folder / "children")}
+    if log is not None:  # a long run: its progress goes to the log as it comes
+        with log.open("w", encoding="utf-8") as out:
+            return subprocess.run([sys.executable, "-m", "mutmut", *args], cwd=folder, env=env, text=True,
+                                  stdout=out, stderr=subprocess.STDOUT, check=False)
+    return subprocess.run([sys.executable, "-m", "mutmut", *args], cwd=folder, env=env, text=True,
+                          capture_output=True, check=False)
+
+
+def _commit() -> str:
+    proc = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=False)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "core", "plugins", "tests"], cwd=REPO,
+                           capture_output=True, text=True, check=False).stdout.strip()
+    return proc.stdout.strip() + ("+uncommitted" if dirty else "")
+
+
+def score(name: str, module: Module, folder: Path, commit: str | None = None) -> dict[str, object]:
+    """Counts by status from ``mutmut results --all true`` (only the mutants this module selects)."""
+    import fnmatch
+
+    out = _mutmut(folder, "results", "--all", "true").stdout
+    counts: dict[str, int] = {}
+    survivors: list[str] = []
+    for line in out.splitlines():
+        if ":" not in line:
+            continue
+        mutant, status = (x.strip() for x in line.rsplit(":", 1))
+        if module.functions and not any(fnmatch.fnmatch(mutant, f) for f in module.functions):
+            continue
+        counts[status] = counts.get(status, 0) + 1
+        if status in ("survived", "no tests"):
+            survivors.append(mutant)
+    total = sum(n for status, n in counts.items() if status != "not checked")  # an interrupted run
+    killed = counts.get("killed", 0) + counts.get("timeout", 0) + counts.get("caught by type check", 0)
+    return {"module": name, "killed": killed, "total": total, "counts": counts, "survivors": sorted(survivors),
+            "score": round(100 * killed / total, 1) if total else None,
+            "date": datetime.now(UTC).strftime("%Y-%m-%d"), "commit": commit or _commit()}
+
+
+def refresh_tests(folder: Path) -> None:
+    """The repository's tests as they are now, for a kept scratch folder (mutmut copies them on)."""
+    shutil.rmtree(folder / "tests")
+    shutil.copytree(REPO / "tests", folder / "tests", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+
+
+def run(name: str, keep: bool, children: int, survivors: bool = False) -> dict[str, object]:
+    module = MODULES[name]
+    folder = scratch_root() / name
+    names = list(module.functions)
+    commit = _commit()  # the code and tests this run sees (copied now)
+    if (keep or survivors) and (folder / "mutants").is_dir():
+        refresh_tests(folder)
+        if survivors:  # only the mutants that survived the last run, against the tests as they are now
+            names = list(score(name, module, folder)["survivors"])  # type: ignore[call-overload]
+            if not names:
+                print(f"{name}: no survivors to re-run")
+                return score(name, module, folder)
+    else:
+        prepare(name, module, folder)
+    args = ["run", "--max-children", str(children), *names]
+    print(f"{name}: mutmut {' '.join(args)} in {folder}", flush=True)
+    proc = _mutmut(folder, *args, log=folder / "run.log")
+    if proc.returncode != 0:
+        print(f"{name}: mutmut failed (exit {proc.returncode}); its output is in {folder / 'run.log'}", file=sys.stderr)
+    result = score(name, module, folder, commit)
+    (folder / "score.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    unchecked = result["counts"].get("not checked", 0)  # type: ignore[attr-defined]
+    print(f"{name}: {result['killed']}/{result['total']} killed ({result['score']} %) at {result['commit']}"
+          + (f"; {unchecked} not checked (interrupted)" if unchecked else ""))
+    for mutant in result["survivors"]:  # type: ignore[union-attr]
+        print(f"  survived: {mutant}")
+    if result["survivors"]:
+        print(f"  (the change of one: cd {folder} && {sys.executable} -m mutmut show NAME)")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="scripts/mutation", description=__doc__.split("\n\n")[0],
+                                     epilog="modules: " + ", ".join(MODULES))
+    parser.add_argument("modules", nargs="*", metavar="MODULE", help="modules to run, one after the other (default: all)")
+    parser.add_argument("--keep", action="store_true",
+                        help="reuse the scratch folder with the tests as they are now (mutmut re-runs what changed)")
+    parser.add_argument("--survivors", action="store_true",
+                        help="re-run only the mutants that survived the last run, against the tests as they are now")
+    parser.add_argument("--children", type=int, default=1, help="mutants tested at once (default 1)")
+    parser.add_argument("--list", action="store_true", help="print each module's files and tests, run nothing")
+    args = parser.parse_args(argv)
+    unknown = [m for m in args.modules if m not in MODULES]
+    if unknown:
+        parser.error(f"unknown module {', '.join(unknown)}; choose from {', '.join(MODULES)}")
+    if args.list:
+        for name, module in MODULES.items():
+            print(f"{name}: {' '.join(module.files)}\n  tests: {' '.join(module.tests)}")
+            if module.functions:
+                print(f"  only: {' '.join(module.functions)}")
+        return 0
+    for name in args.modules or list(MODULES):
+        run(name, args.keep, args.children, args.survivors)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
