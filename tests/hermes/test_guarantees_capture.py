@@ -203,12 +203,12 @@ def test_imported_entries_are_adds_and_their_ids_are_returned(root: Path) -> Non
 
 
 def test_an_entry_key_the_secret_scanner_redacted_is_still_known_by_its_source_reference(root: Path) -> None:
-    from commonkeep.store.capture import capture
+    from tests.governance.conftest import adapter_candidate  # as the plugin writes them (capture drops stamps)
 
     key = entry_key("memory", "Known entry.")
-    capture(root, "Known entry.", source_type="hermes", source_ref=f"hermes:MEMORY.md#{key}",
-            provenance={"stamped_by": "commonkeep_hermes", "entry_key": "[REDACTED]"})
-    capture(root, "Other.", source_type="hermes", source_ref="hermes:session/s1",
-            provenance={"stamped_by": "commonkeep_hermes", "entry_key": "k2"})
+    adapter_candidate(root, "Known entry.", {"stamped_by": "commonkeep_hermes", "entry_key": "[REDACTED]"},
+                      source_type="hermes", source_ref=f"hermes:MEMORY.md#{key}")
+    adapter_candidate(root, "Other.", {"stamped_by": "commonkeep_hermes", "entry_key": "k2"},
+                      source_type="hermes", source_ref="hermes:session/s1")
     assert captured_keys(root) == {"[REDACTED]", key, "k2"}
     assert capture_entries(root, {"memory": ["Known entry."]}, "external_edit") == []

@@ -231,8 +231,6 @@ def test_an_unreadable_hermes_config_is_a_warning_at_load_not_an_exception(
 
 def test_the_session_hooks_render_the_approved_memory_into_memory_md(
         tmp_path: Path, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
     from commonkeep_hermes.governance import register
     from tests.governance.conftest import write_candidate
 
@@ -246,7 +244,7 @@ def test_the_session_hooks_render_the_approved_memory_into_memory_md(
     memory_md = home / "memories" / "MEMORY.md"
     loaded = "Tags follow semver (approved before Hermes started)."
     write_candidate(root, loaded)
-    apply_patch(root, curate(root, role="librarian").patch["patch_id"], role="librarian", fire_hooks=False)
+    apply_all(root)
     ctx = PluginContext(with_middleware=True)
     register(ctx)
     assert loaded in memory_md.read_text(encoding="utf-8")  # rendered at load, before the agent's snapshot
@@ -254,7 +252,7 @@ def test_the_session_hooks_render_the_approved_memory_into_memory_md(
     for hook in ("on_session_reset", "on_session_finalize"):
         statement = f"Releases are cut on Thursdays ({hook})."
         write_candidate(root, statement)
-        apply_patch(root, curate(root, role="librarian").patch["patch_id"], role="librarian", fire_hooks=False)
+        apply_all(root)
         assert statement not in (memory_md.read_text(encoding="utf-8") if memory_md.exists() else "")
         ctx.hooks[hook](session_id="s1")
         assert statement in memory_md.read_text(encoding="utf-8"), hook
@@ -275,3 +273,13 @@ def test_a_plugin_context_without_a_profile_name_stamps_none(
     ctx.middleware["tool_execution"](tool_name="memory", args=dict(FACT), next_call=BuiltinMemoryTool(home), **CTX)
     (cand,) = _candidates(root)
     assert "profile" not in cand["provenance"]
+
+
+def apply_all(root: Path) -> None:
+    """Curate, then apply every op as a person who selected them all would (an agent's candidate
+    is never default-selected: the gate goes by provenance)."""
+    from commonkeep.governance.curate import curate
+    from commonkeep.governance.patch import apply_patch
+
+    patch = curate(root, role="librarian").patch
+    apply_patch(root, patch["patch_id"], role="librarian", op_ids=[o["op_id"] for o in patch["ops"]], fire_hooks=False)

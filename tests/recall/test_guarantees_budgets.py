@@ -188,15 +188,13 @@ def test_a_markdown_entry_with_its_prefix_stays_within_max_entry_chars() -> None
 
 
 def test_render_projection_reads_the_root_with_its_defaults_and_options(root: Path) -> None:
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
     from commonkeep.recall.projection import build_projection, render_projection
     from commonkeep.store.capture import capture
 
     capture(root, "Deploys go through the staging host before production, always.", tags=["deploy"],
             evidence_refs=["a", "b"], confidence=0.9, primary_trust_class="direct_user_instruction",
             durability_signal="long_term")
-    apply_patch(root, curate(root, role="librarian").patch["patch_id"], role="librarian", fire_hooks=False)
+    apply_all(root)
     assert render_projection(root) == "Deploys go through the staging host before production, always."
     assert build_projection(root).fmt == "hermes" and build_projection(root).budget == 2200
     assert render_projection(root, 100, "markdown") == "- Deploys go through the staging host before production, always."
@@ -217,3 +215,13 @@ def test_a_one_character_last_line_is_not_led_by_half_a_line(tmp_path: Path) -> 
     log = tmp_path / "2026-12-02.md"
     log.write_text("- a long line of the day\nx\n", encoding="utf-8")
     assert _daily_digest(log, 3) == "x"
+
+
+def apply_all(root: Path) -> None:
+    """Curate, then apply every op as a person who selected them all would (an agent's candidate
+    is never default-selected: the gate goes by provenance)."""
+    from commonkeep.governance.curate import curate
+    from commonkeep.governance.patch import apply_patch
+
+    patch = curate(root, role="librarian").patch
+    apply_patch(root, patch["patch_id"], role="librarian", op_ids=[o["op_id"] for o in patch["ops"]], fire_hooks=False)
