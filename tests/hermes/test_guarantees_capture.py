@@ -203,7 +203,9 @@ def test_imported_entries_are_adds_and_their_ids_are_returned(root: Path) -> Non
 
 
 def test_an_entry_key_the_secret_scanner_redacted_is_still_known_by_its_source_reference(root: Path) -> None:
-    from tests.governance.conftest import adapter_candidate  # as the plugin writes them (capture drops stamps)
+    from tests.governance.conftest import (
+        adapter_candidate,  # as the plugin writes them (capture drops stamps)
+    )
 
     key = entry_key("memory", "Known entry.")
     adapter_candidate(root, "Known entry.", {"stamped_by": "commonkeep_hermes", "entry_key": "[REDACTED]"},
