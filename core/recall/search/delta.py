@@ -1,9 +1,10 @@
 """The sync after a small change: only the lines of the one record file that moved.
 
 A patch rewrites a record file whole (temp file and rename), so the file's stamp moves even when
-one line changed; re-reading and re-comparing 100,000 records costs seconds. ``line_state`` keeps,
-per record file, the stamp and a CRC-32 and length per line of the version the indexes were
-synced from; :func:`try_delta` compares the file now with it, finds the run of lines that changed
+one line changed; re-reading and re-comparing 100,000 records costs seconds. ``file_lines`` keeps,
+per record file, the stamp, a CRC-32 and length per line and a CRC-32 per block of lines of the
+version the indexes were synced from; :func:`try_delta` compares the file now with it block by
+block, then line by line inside the blocks that differ, finds the run of lines that changed
 (common head and tail kept), parses only those, and moves the indexes by that difference:
 ``records``/``recall_fts``/``terms``, ``record_at`` (the places after the run shift by the bytes it
 grew or shrank), the store order ``ord``, vectors, and the contract table ``memory_fts``.
@@ -26,8 +27,17 @@ from pathlib import Path
 from typing import Any
 
 MAX_LINES = 200
-STATE = ("CREATE TABLE IF NOT EXISTS line_state (file TEXT PRIMARY KEY, stamp TEXT NOT NULL, "
-         "crcs BLOB NOT NULL, lens BLOB NOT NULL)")
+BLOCK_LINES = 256  # lines per block of ``file_lines.blocks``
+# ``blocks``: the CRC-32 of the bytes of every run of ``BLOCK_LINES`` lines (with their newlines).
+# A file is hashed block by block (one C call per block, not one per line); only the blocks that
+# differ are split into lines. ``line_state`` (the table before, without blocks) is dropped.
+STATE = ("CREATE TABLE IF NOT EXISTS file_lines (file TEXT PRIMARY KEY, stamp TEXT NOT NULL, "
+         "crcs BLOB NOT NULL, lens BLOB NOT NULL, blocks BLOB NOT NULL)")
+
+
+def _ensure_state(conn: sqlite3.Connection) -> None:
+    conn.execute("DROP TABLE IF EXISTS line_state")  # the earlier format: the next sync is whole
+    conn.execute(STATE)
 
 
 def _stamps(fingerprint: str) -> dict[str, str]:
@@ -45,6 +55,22 @@ def _lines(data: bytes) -> tuple[array[int], array[int]]:
     if raw and raw[-1] == b"":
         raw.pop()
     return array("I", map(zlib.crc32, raw)), array("I", map(len, raw))
+
+
+def _block_sizes(lens: array[int]) -> list[int]:
+    """Bytes of each block of ``BLOCK_LINES`` lines, newlines included."""
+    return [sum(lens[i : i + BLOCK_LINES]) + len(lens[i : i + BLOCK_LINES]) for i in range(0, len(lens), BLOCK_LINES)]
+
+
+def _blocks(data: bytes | memoryview, lens: array[int], first: int = 0, at: int = 0) -> array[int]:
+    """CRC-32 of the blocks from block ``first`` on (starting at byte ``at``) of ``data``, whose
+    lines are ``lens`` (the last block of a file without a final newline is shorter)."""
+    view = memoryview(data)
+    out = array("I")
+    for size in _block_sizes(lens)[first:]:
+        out.append(zlib.crc32(view[at : at + size]))
+        at += size
+    return out
 
 
 def _same_head(a: array[int], b: array[int], c: array[int], d: array[int]) -> int:
@@ -83,17 +109,18 @@ def save_state(conn: sqlite3.Connection, root: Path | str, fingerprint: str) -> 
     (the version just synced); a file that moved meanwhile gets no state (the next sync is whole)."""
     from commonkeep.recall.search.health import transaction
 
-    conn.execute(STATE)
+    _ensure_state(conn)
     memory = Path(root) / "memory"
     with transaction(conn):
-        conn.execute("DELETE FROM line_state")
+        conn.execute("DELETE FROM file_lines")
         for name, stamp in _stamps(fingerprint).items():
             if name == "tombstones.jsonl" or stamp == "-":
                 continue
             data = _read_stable(memory / name, stamp)
             if data is not None:
                 crcs, lens = _lines(data)
-                conn.execute("INSERT INTO line_state VALUES (?, ?, ?, ?)", (name, stamp, crcs.tobytes(), lens.tobytes()))
+                conn.execute("INSERT INTO file_lines VALUES (?, ?, ?, ?, ?)",
+                             (name, stamp, crcs.tobytes(), lens.tobytes(), _blocks(data, lens).tobytes()))
 
 
 class Declined(Exception):
@@ -117,45 +144,95 @@ def _delta(rconn: sqlite3.Connection, root: Path | str, old_fp: str, new_fp: str
     name = moved[0]
     if name == "tombstones.jsonl" or new[name] == "-":
         raise Declined
-    rconn.execute(STATE)
-    state = rconn.execute("SELECT stamp, crcs, lens FROM line_state WHERE file = ?", (name,)).fetchone()
+    _ensure_state(rconn)
+    state = rconn.execute("SELECT stamp, crcs, lens, blocks FROM file_lines WHERE file = ?", (name,)).fetchone()
     if state is None or state[0] != old[name]:
         raise Declined
     path = Path(root) / "memory" / name
     data = _read_stable(path, new[name])
     if data is None or os.path.lexists(path.with_name(f".{path.name}.tmp-gens")):
         raise Declined
-    old_crcs, old_lens = array("I"), array("I")
+    old_crcs, old_lens, old_blocks = array("I"), array("I"), array("I")
     old_crcs.frombytes(state[1])
     old_lens.frombytes(state[2])
-    crcs, lens = _lines(data)
-    head = _same_head(crcs, old_crcs, lens, old_lens)
-    rev = [array("I", reversed(x[head:])) for x in (crcs, old_crcs, lens, old_lens)]
-    tail = _same_head(*rev)
-    old_end, new_end = len(old_crcs) - tail, len(crcs) - tail
+    old_blocks.frombytes(state[3])
+    crcs, lens, blocks, head, old_end, new_end = _changed(data, int(old[name].split(":")[0]),
+                                                          old_crcs, old_lens, old_blocks)
     if old_end - head + new_end - head > MAX_LINES:
         raise Declined
     start = sum(old_lens[:head]) + head  # each line and its newline
     old_stop = start + sum(old_lens[head:old_end]) + old_end - head
     new_stop = start + sum(lens[head:new_end]) + new_end - head
     rel = f"memory/{name}"
-    removed = _removed(rconn, rel, start, old_stop, old_end - head)
     added = _added(root, data, start, new_stop, rel)
+    removed = _removed(rconn, rel, start, old_stop, old_end - head, [str(rec["id"]) for rec, _, _ in added])
     _check_unique(root, name, data, start, new_stop, removed, added, rconn)
     def finish() -> None:  # in the same transaction as the rows: the state always matches the index
-        rconn.execute("INSERT OR REPLACE INTO line_state VALUES (?, ?, ?, ?)", (name, new[name], crcs.tobytes(), lens.tobytes()))
+        rconn.execute("INSERT OR REPLACE INTO file_lines VALUES (?, ?, ?, ?, ?)",
+                      (name, new[name], crcs.tobytes(), lens.tobytes(), blocks.tobytes()))
         rconn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fingerprint', ?)", (new_fp,))
 
     return _apply(rconn, root, rel, removed, added, start, old_stop, new_stop - old_stop, finish)
 
 
-def _removed(rconn: sqlite3.Connection, rel: str, start: int, stop: int, lines: int) -> list[tuple[Any, ...]]:
+def _changed(data: bytes, old_size: int, old_crcs: array[int], old_lens: array[int], old_blocks: array[int]
+             ) -> tuple[array[int], array[int], array[int], int, int, int]:
+    """The lines of ``data`` (crcs, lens, blocks) and the changed run: ``head`` lines in common at
+    the start, old lines ``head:old_end`` became new lines ``head:new_end``, the rest in common.
+
+    Whole blocks are compared first: from the start while they match, then from the end (shifted
+    by the bytes the file grew) while they match, on a line boundary; only the blocks between are
+    split into lines and compared line by line."""
+    view = memoryview(data)
+    sizes = _block_sizes(old_lens)
+    if len(sizes) != len(old_blocks):
+        raise Declined
+    k, pos = 0, 0
+    while k < len(sizes) and zlib.crc32(view[pos : pos + sizes[k]]) == old_blocks[k]:
+        pos += sizes[k]
+        k += 1
+    j, tail_at = len(sizes), len(data)  # blocks j.. are the same at the end; they start at tail_at
+    at = len(data)  # where block j starts in the new file
+    while j > k and sum(sizes) == old_size:  # (a file without a final newline: no tail compared)
+        at_j = at - sizes[j - 1]
+        if at_j < pos or (at_j > 0 and data[at_j - 1] != 0x0A) or \
+                zlib.crc32(view[at_j : at_j + sizes[j - 1]]) != old_blocks[j - 1]:
+            break
+        j, at, tail_at = j - 1, at_j, at_j
+    lo, hi = min(k * BLOCK_LINES, len(old_lens)), min(j * BLOCK_LINES, len(old_lens))
+    mid_crcs, mid_lens = _lines(data[pos:tail_at])
+    if pos < tail_at and data[tail_at - 1] != 0x0A and tail_at != len(data):
+        raise Declined  # the middle does not end on a line boundary
+    oc, ol = old_crcs[lo:hi], old_lens[lo:hi]
+    h = _same_head(mid_crcs, oc, mid_lens, ol)
+    rev = [array("I", reversed(x[h:])) for x in (mid_crcs, oc, mid_lens, ol)]
+    t = _same_head(*rev)
+    crcs = old_crcs[:lo] + mid_crcs + old_crcs[hi:]
+    lens = old_lens[:lo] + mid_lens + old_lens[hi:]
+    if len(mid_crcs) == hi - lo:  # the same blocks: only those between are hashed again
+        blocks = old_blocks[:k] + _blocks(data, lens[: j * BLOCK_LINES], k, pos)[: j - k] + old_blocks[j:]
+    else:  # lines moved between blocks: every block from the one holding line ``lo`` on
+        first = lo // BLOCK_LINES
+        blocks = old_blocks[:first] + _blocks(data, lens, first, sum(sizes[:first]))
+    return crcs, lens, blocks, lo + h, hi - t, lo + len(mid_crcs) - t
+
+
+def _removed(rconn: sqlite3.Connection, rel: str, start: int, stop: int, lines: int,
+             hint: list[str]) -> list[tuple[Any, ...]]:
     """The index rows of the records whose lines were in the old run: every line there must have
-    been the place of a plain record (else what it was is unknown here)."""
+    been the place of a plain record (else what it was is unknown here). ``hint``: the ids of the
+    new run, looked up first (a place is a line's start: ``lines`` of them in the run are all)."""
     from commonkeep.recall.projection import HARD_RULE_MIN_CONFIDENCE, HARD_RULE_TYPES
 
-    ids = [str(r[0]) for r in rconn.execute(
-        "SELECT id FROM record_at WHERE file = ? AND offset >= ? AND offset < ?", (rel, start, stop))]
+    ids: list[str] = []
+    if hint and lines:
+        marks = ",".join("?" * len(hint))
+        ids = [str(r[0]) for r in rconn.execute(
+            f"SELECT id FROM record_at WHERE file = ? AND id IN ({marks}) AND offset >= ? AND offset < ?",  # noqa: S608
+            (rel, *hint, start, stop))]
+    if len(set(ids)) != lines:  # not all of them: every place in the run (one pass over the table)
+        ids = [str(r[0]) for r in rconn.execute(
+            "SELECT id FROM record_at WHERE file = ? AND offset >= ? AND offset < ?", (rel, start, stop))]
     if len(ids) != lines:
         raise Declined  # a non-record line (blank, superseded, contested, invalid) or a duplicate was there
     rows = []
@@ -262,7 +339,13 @@ def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[
     from commonkeep.store.layout import Layout
 
     with index._closing(fts.connect(Layout(root).search_db)) as conn, health.transaction(conn):
-        conn.executemany(f"DELETE FROM {fts.TABLE} WHERE id = ?", ((r[0],) for r in removed))  # noqa: S608
+        # By rowid, found in the table's own content store (a plain table: one pass over it is
+        # cheaper than FTS5 handing every row's columns to ``WHERE id = ?``).
+        ids = [str(r[0]) for r in removed]
+        marks = ",".join("?" * len(ids))
+        gone = [(int(g[0]),) for g in conn.execute(
+            f"SELECT id FROM {fts.TABLE}_content WHERE c0 IN ({marks})", ids)] if ids else []  # noqa: S608
+        conn.executemany(f"DELETE FROM {fts.TABLE} WHERE rowid = ?", gone)  # noqa: S608
         conn.executemany(f"INSERT INTO {fts.TABLE} ({', '.join(fts.COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",  # noqa: S608
                          (r.row for r in fresh))
     return {"added": len(fresh), "removed": len(removed)}
