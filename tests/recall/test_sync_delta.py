@@ -199,3 +199,38 @@ def test_state_is_not_kept_for_a_file_that_moved_during_the_sync(tmp_path: Path)
         assert conn.execute("SELECT count(*) FROM file_lines").fetchone()[0] == 0
     finally:
         conn.close()
+
+
+def test_a_change_to_the_later_line_of_an_id_on_two_lines_is_synced_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the first line of an id gives its index row; the later line is its place: a delta over the
+    # later line alone would index the wrong text. The whole sync before found the id twice.
+    root, records = _root(tmp_path)
+    append_jsonl(root / "memory" / "L2.playbooks.jsonl", [{**records[5], "statement": "A later line of id 5."}], fsync=False)
+    sync.sync_root(root, embed=False)
+    with sqlite3.connect(root / "search" / "recall.db") as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'unique_ids'").fetchone() == ("no",)
+
+    def change(rs: list[Row]) -> list[Row]:
+        rs[-1] = {**rs[-1], "statement": "The later line of id 5, changed."}
+        return rs
+    Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", change)
+    sync.sync_root(root, embed=False)
+    by_sync = _dump(root)
+    sync.sync_root(root, full=True, embed=False)
+    assert by_sync == _dump(root)
+
+
+def test_an_index_without_the_whole_records_index_gets_it_on_open(tmp_path: Path) -> None:
+    from commonkeep.recall.search import index
+
+    root, _ = _root(tmp_path, 40)
+    path = root / "search" / "recall.db"
+    with sqlite3.connect(path) as conn:  # as the version before made it
+        conn.execute("DROP INDEX record_at_whole")
+    index.connect_recall(path).close()
+    with sqlite3.connect(path) as conn:
+        plan = conn.execute("EXPLAIN QUERY PLAN SELECT 1 FROM record_at WHERE file = '' LIMIT 1").fetchall()
+        fingerprint = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+    assert "record_at_whole" in str(plan)
+    assert fingerprint is not None  # an index added is no reason to sync the whole store again

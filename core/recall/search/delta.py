@@ -164,9 +164,9 @@ def _delta(rconn: sqlite3.Connection, root: Path | str, old_fp: str, new_fp: str
     old_stop = start + sum(old_lens[head:old_end]) + old_end - head
     new_stop = start + sum(lens[head:new_end]) + new_end - head
     rel = f"memory/{name}"
-    added = _added(root, data, start, new_stop, rel)
+    added, run_ids = _added(root, data, start, new_stop, rel)
     removed = _removed(rconn, rel, start, old_stop, old_end - head, [str(rec["id"]) for rec, _, _ in added])
-    _check_unique(root, name, data, start, new_stop, removed, added, rconn)
+    _check_unique(root, name, data, start, new_stop, removed, added, run_ids, rconn)
     def finish() -> None:  # in the same transaction as the rows: the state always matches the index
         rconn.execute("INSERT OR REPLACE INTO file_lines VALUES (?, ?, ?, ?, ?)",
                       (name, new[name], crcs.tobytes(), lens.tobytes(), blocks.tobytes()))
@@ -246,13 +246,16 @@ def _removed(rconn: sqlite3.Connection, rel: str, start: int, stop: int, lines: 
     return rows
 
 
-def _added(root: Path | str, data: bytes, start: int, stop: int, rel: str) -> list[tuple[dict[str, Any], int, int]]:
-    """``(record, offset, length)`` of each line in the new run: all plain active records."""
+def _added(root: Path | str, data: bytes, start: int, stop: int, rel: str
+           ) -> tuple[list[tuple[dict[str, Any], int, int]], list[str]]:
+    """``(record, offset, length)`` of each line in the new run: all plain active records; and
+    the ids of every line of the run (inactive ones too)."""
     from commonkeep.recall.projection import is_hard_rule
     from commonkeep.recall.search.rows import source_of
     from commonkeep.store.records import memory_record_problem
 
     out = []
+    ids: list[str] = []
     pos = start
     for raw in data[start:stop].split(b"\n"):
         line = raw.strip()
@@ -268,27 +271,33 @@ def _added(root: Path | str, data: bytes, start: int, stop: int, rel: str) -> li
             raise Declined from None
         if not isinstance(rec, dict) or memory_record_problem(rec) or rec.get("status") == "contested":
             raise Declined  # reported and quarantined, or ranked for select: the whole sync does that
+        ids.append(str(rec["id"]))
         if rec.get("status") != "active":
             continue  # superseded, deprecated, deleted: not indexed (the next delta over it declines)
         if is_hard_rule(rec) or source_of(rec) is not None or b"\\u" in line:
             raise Declined
         out.append((rec, offset, len(line)))
-    return out
+    return out, ids
 
 
 def _check_unique(root: Path | str, name: str, data: bytes, start: int, stop: int,
                   removed: list[tuple[Any, ...]], added: list[tuple[dict[str, Any], int, int]],
-                  rconn: sqlite3.Connection) -> None:
+                  run_ids: list[str], rconn: sqlite3.Connection) -> None:
     """No id of the run is on another line of any record file, or tombstoned (first line wins,
-    a tombstone hides it: a full sync would see that)."""
-    ids = [str(r[0]) for r in removed] + [str(rec["id"]) for rec, _, _ in added]
-    if len(set(ids[len(removed):])) != len(added):
-        raise Declined
+    a tombstone hides it: a full sync would see that). When the last whole sync found every id
+    on one line only (``unique_ids``), an id the run kept on one line is known to be nowhere else
+    (the other lines did not change); the others are looked for."""
+    if len(set(run_ids)) != len(run_ids):
+        raise Declined  # an id on two lines of the run
     kept = {str(r[0]) for r in removed}
-    for rid in ids[len(removed):]:
+    for rid in (str(rec["id"]) for rec, _, _ in added):
         if rid not in kept and rconn.execute("SELECT 1 FROM records WHERE id = ?", (rid,)).fetchone():
             raise Declined
-    needles = [json.dumps(i).encode() for i in set(ids)]
+    unique = rconn.execute("SELECT 1 FROM meta WHERE key = 'unique_ids' AND value = 'yes'").fetchone()
+    known = kept & set(run_ids) if unique else set()
+    needles = [json.dumps(i).encode() for i in (kept | set(run_ids)) - known]
+    if not needles:
+        return
     for n in needles:  # this file, outside the run
         if data.find(n, 0, start) >= 0 or data.find(n, stop) >= 0:
             raise Declined
