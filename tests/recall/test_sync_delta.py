@@ -234,3 +234,19 @@ def test_an_index_without_the_whole_records_index_gets_it_on_open(tmp_path: Path
         fingerprint = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
     assert "record_at_whole" in str(plan)
     assert fingerprint is not None  # an index added is no reason to sync the whole store again
+
+
+def test_a_file_that_is_not_the_one_of_the_fingerprint_is_not_read_by_lines(tmp_path: Path) -> None:
+    from commonkeep.recall.search import index
+
+    root, _ = _root(tmp_path, 40)
+    conn = sqlite3.connect(root / "search" / "recall.db", isolation_level=None)
+    try:
+        old = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()[0]
+        Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", _update(3))
+        now = index.fingerprint(root)
+        Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", _update(4))  # moved again since
+        assert delta.try_delta(conn, root, old, now) is None
+        assert conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()[0] == old
+    finally:
+        conn.close()

@@ -23,6 +23,7 @@ import os
 import sqlite3
 import zlib
 from array import array
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,15 +63,37 @@ def _block_sizes(lens: array[int]) -> list[int]:
     return [sum(lens[i : i + BLOCK_LINES]) + len(lens[i : i + BLOCK_LINES]) for i in range(0, len(lens), BLOCK_LINES)]
 
 
-def _blocks(data: bytes | memoryview, lens: array[int], first: int = 0, at: int = 0) -> array[int]:
-    """CRC-32 of the blocks from block ``first`` on (starting at byte ``at``) of ``data``, whose
-    lines are ``lens`` (the last block of a file without a final newline is shorter)."""
-    view = memoryview(data)
+Read = Callable[[int, int], bytes]  # (at, size) -> up to ``size`` bytes of the file from byte ``at``
+
+
+def _blocks(read: Read, lens: array[int], first: int = 0, at: int = 0) -> array[int]:
+    """CRC-32 of the blocks from block ``first`` on (starting at byte ``at``) of the file ``read``
+    gives, whose lines are ``lens`` (the last block of a file without a final newline is shorter)."""
     out = array("I")
     for size in _block_sizes(lens)[first:]:
-        out.append(zlib.crc32(view[at : at + size]))
+        out.append(zlib.crc32(read(at, size)))
         at += size
     return out
+
+
+def _view(data: bytes) -> Read:
+    view = memoryview(data)
+    return lambda at, size: view[at : at + size]  # type: ignore[return-value]
+
+
+def _pread(fd: int, at: int, size: int) -> bytes:
+    parts = []
+    while size > 0:
+        got = os.pread(fd, size, at)
+        if not got:
+            break
+        parts.append(got)
+        at, size = at + len(got), size - len(got)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _stamp(st: os.stat_result) -> str:
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
 
 
 def _same_head(a: array[int], b: array[int], c: array[int], d: array[int]) -> int:
@@ -91,15 +114,11 @@ def _same_head(a: array[int], b: array[int], c: array[int], d: array[int]) -> in
 
 def _read_stable(path: Path, stamp: str) -> bytes | None:
     """The file's bytes when its stamp is ``stamp`` before and after the read, else ``None``."""
-    def now() -> str:
-        st = os.stat(path)
-        return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
-
     try:
-        if now() != stamp:
+        if _stamp(os.stat(path)) != stamp:
             return None
         data = path.read_bytes()
-        return data if now() == stamp else None
+        return data if _stamp(os.stat(path)) == stamp else None
     except OSError:
         return None
 
@@ -120,7 +139,7 @@ def save_state(conn: sqlite3.Connection, root: Path | str, fingerprint: str) -> 
             if data is not None:
                 crcs, lens = _lines(data)
                 conn.execute("INSERT INTO file_lines VALUES (?, ?, ?, ?, ?)",
-                             (name, stamp, crcs.tobytes(), lens.tobytes(), _blocks(data, lens).tobytes()))
+                             (name, stamp, crcs.tobytes(), lens.tobytes(), _blocks(_view(data), lens).tobytes()))
 
 
 class Declined(Exception):
@@ -149,60 +168,88 @@ def _delta(rconn: sqlite3.Connection, root: Path | str, old_fp: str, new_fp: str
     if state is None or state[0] != old[name]:
         raise Declined
     path = Path(root) / "memory" / name
-    data = _read_stable(path, new[name])
-    if data is None or os.path.lexists(path.with_name(f".{path.name}.tmp-gens")):
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        raise Declined from None
+    try:
+        return _delta_read(rconn, root, name, path, fd, state, old[name], new[name], new_fp)
+    finally:
+        os.close(fd)
+
+
+def _delta_read(rconn: sqlite3.Connection, root: Path | str, name: str, path: Path, fd: int,
+                state: tuple[Any, ...], old_stamp: str, new_stamp: str, new_fp: str) -> dict[str, int]:
+    """:func:`_delta` on the open record file ``fd``: read by position, block by block (never
+    the whole file at once but to look for an id), and only if it is the file of ``new_stamp``
+    before and after."""
+    size = os.fstat(fd).st_size
+    if _stamp(os.fstat(fd)) != new_stamp or os.path.lexists(path.with_name(f".{path.name}.tmp-gens")):
         raise Declined
+
+    def read(at: int, n: int) -> bytes:
+        return _pread(fd, at, n)
+
     old_crcs, old_lens, old_blocks = array("I"), array("I"), array("I")
     old_crcs.frombytes(state[1])
     old_lens.frombytes(state[2])
     old_blocks.frombytes(state[3])
-    crcs, lens, blocks, head, old_end, new_end = _changed(data, int(old[name].split(":")[0]),
-                                                          old_crcs, old_lens, old_blocks)
+    crcs, lens, blocks, head, old_end, new_end, middle, pos = _changed(
+        read, size, int(old_stamp.split(":")[0]), old_crcs, old_lens, old_blocks)
     if old_end - head + new_end - head > MAX_LINES:
         raise Declined
     start = sum(old_lens[:head]) + head  # each line and its newline
     old_stop = start + sum(old_lens[head:old_end]) + old_end - head
     new_stop = start + sum(lens[head:new_end]) + new_end - head
     rel = f"memory/{name}"
-    added, run_ids = _added(root, data, start, new_stop, rel)
+    added, run_ids = _added(middle[start - pos : new_stop - pos], start)
     removed = _removed(rconn, rel, start, old_stop, old_end - head, [str(rec["id"]) for rec, _, _ in added])
-    _check_unique(root, name, data, start, new_stop, removed, added, run_ids, rconn)
+    _check_unique(root, name, lambda: read(0, size), start, new_stop, removed, added, run_ids, rconn)
+    try:
+        if _stamp(os.stat(path)) != new_stamp or _stamp(os.fstat(fd)) != new_stamp:
+            raise Declined  # replaced or written while read
+    except OSError:
+        raise Declined from None
+
     def finish() -> None:  # in the same transaction as the rows: the state always matches the index
         rconn.execute("INSERT OR REPLACE INTO file_lines VALUES (?, ?, ?, ?, ?)",
-                      (name, new[name], crcs.tobytes(), lens.tobytes(), blocks.tobytes()))
+                      (name, new_stamp, crcs.tobytes(), lens.tobytes(), blocks.tobytes()))
         rconn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fingerprint', ?)", (new_fp,))
 
     return _apply(rconn, root, rel, removed, added, start, old_stop, new_stop - old_stop, finish)
 
 
-def _changed(data: bytes, old_size: int, old_crcs: array[int], old_lens: array[int], old_blocks: array[int]
-             ) -> tuple[array[int], array[int], array[int], int, int, int]:
-    """The lines of ``data`` (crcs, lens, blocks) and the changed run: ``head`` lines in common at
-    the start, old lines ``head:old_end`` became new lines ``head:new_end``, the rest in common.
+def _changed(read: Read, size: int, old_size: int, old_crcs: array[int], old_lens: array[int],
+             old_blocks: array[int]) -> tuple[array[int], array[int], array[int], int, int, int, bytes, int]:
+    """The lines of the file (crcs, lens, blocks) and the changed run: ``head`` lines in common at
+    the start, old lines ``head:old_end`` became new lines ``head:new_end``, the rest in common;
+    and the bytes between the blocks in common (``middle``, from byte ``pos``).
 
     Whole blocks are compared first: from the start while they match, then from the end (shifted
     by the bytes the file grew) while they match, on a line boundary; only the blocks between are
     split into lines and compared line by line."""
-    view = memoryview(data)
     sizes = _block_sizes(old_lens)
     if len(sizes) != len(old_blocks):
         raise Declined
     k, pos = 0, 0
-    while k < len(sizes) and zlib.crc32(view[pos : pos + sizes[k]]) == old_blocks[k]:
+    while k < len(sizes) and zlib.crc32(read(pos, sizes[k])) == old_blocks[k]:
         pos += sizes[k]
         k += 1
-    j, tail_at = len(sizes), len(data)  # blocks j.. are the same at the end; they start at tail_at
-    at = len(data)  # where block j starts in the new file
+    j, tail_at = len(sizes), size  # blocks j.. are the same at the end; they start at tail_at
+    at = size  # where block j starts in the new file
     while j > k and sum(sizes) == old_size:  # (a file without a final newline: no tail compared)
         at_j = at - sizes[j - 1]
-        if at_j < pos or (at_j > 0 and data[at_j - 1] != 0x0A) or \
-                zlib.crc32(view[at_j : at_j + sizes[j - 1]]) != old_blocks[j - 1]:
+        if at_j < pos:
+            break
+        got = read(at_j - 1, sizes[j - 1] + 1) if at_j > 0 else b"\n" + read(0, sizes[j - 1])
+        if got[:1] != b"\n" or zlib.crc32(got[1:]) != old_blocks[j - 1]:
             break
         j, at, tail_at = j - 1, at_j, at_j
     lo, hi = min(k * BLOCK_LINES, len(old_lens)), min(j * BLOCK_LINES, len(old_lens))
-    mid_crcs, mid_lens = _lines(data[pos:tail_at])
-    if pos < tail_at and data[tail_at - 1] != 0x0A and tail_at != len(data):
-        raise Declined  # the middle does not end on a line boundary
+    middle = read(pos, tail_at - pos)
+    if len(middle) != tail_at - pos:
+        raise Declined  # the file is shorter than it said
+    mid_crcs, mid_lens = _lines(middle)
     oc, ol = old_crcs[lo:hi], old_lens[lo:hi]
     h = _same_head(mid_crcs, oc, mid_lens, ol)
     rev = [array("I", reversed(x[h:])) for x in (mid_crcs, oc, mid_lens, ol)]
@@ -210,11 +257,12 @@ def _changed(data: bytes, old_size: int, old_crcs: array[int], old_lens: array[i
     crcs = old_crcs[:lo] + mid_crcs + old_crcs[hi:]
     lens = old_lens[:lo] + mid_lens + old_lens[hi:]
     if len(mid_crcs) == hi - lo:  # the same blocks: only those between are hashed again
-        blocks = old_blocks[:k] + _blocks(data, lens[: j * BLOCK_LINES], k, pos)[: j - k] + old_blocks[j:]
+        mid = _view(middle)
+        blocks = old_blocks[:k] + _blocks(lambda a, n: mid(a - pos, n), lens[: j * BLOCK_LINES], k, pos) + old_blocks[j:]
     else:  # lines moved between blocks: every block from the one holding line ``lo`` on
         first = lo // BLOCK_LINES
-        blocks = old_blocks[:first] + _blocks(data, lens, first, sum(sizes[:first]))
-    return crcs, lens, blocks, lo + h, hi - t, lo + len(mid_crcs) - t
+        blocks = old_blocks[:first] + _blocks(read, lens, first, sum(sizes[:first]))
+    return crcs, lens, blocks, lo + h, hi - t, lo + len(mid_crcs) - t, middle, pos
 
 
 def _removed(rconn: sqlite3.Connection, rel: str, start: int, stop: int, lines: int,
@@ -246,8 +294,7 @@ def _removed(rconn: sqlite3.Connection, rel: str, start: int, stop: int, lines: 
     return rows
 
 
-def _added(root: Path | str, data: bytes, start: int, stop: int, rel: str
-           ) -> tuple[list[tuple[dict[str, Any], int, int]], list[str]]:
+def _added(run: bytes, start: int) -> tuple[list[tuple[dict[str, Any], int, int]], list[str]]:
     """``(record, offset, length)`` of each line in the new run: all plain active records; and
     the ids of every line of the run (inactive ones too)."""
     from commonkeep.recall.projection import is_hard_rule
@@ -257,7 +304,7 @@ def _added(root: Path | str, data: bytes, start: int, stop: int, rel: str
     out = []
     ids: list[str] = []
     pos = start
-    for raw in data[start:stop].split(b"\n"):
+    for raw in run.split(b"\n"):
         line = raw.strip()
         offset = pos + (len(raw) - len(raw.lstrip()))
         pos += len(raw) + 1
@@ -280,7 +327,7 @@ def _added(root: Path | str, data: bytes, start: int, stop: int, rel: str
     return out, ids
 
 
-def _check_unique(root: Path | str, name: str, data: bytes, start: int, stop: int,
+def _check_unique(root: Path | str, name: str, whole: Callable[[], bytes], start: int, stop: int,
                   removed: list[tuple[Any, ...]], added: list[tuple[dict[str, Any], int, int]],
                   run_ids: list[str], rconn: sqlite3.Connection) -> None:
     """No id of the run is on another line of any record file, or tombstoned (first line wins,
@@ -298,6 +345,7 @@ def _check_unique(root: Path | str, name: str, data: bytes, start: int, stop: in
     needles = [json.dumps(i).encode() for i in (kept | set(run_ids)) - known]
     if not needles:
         return
+    data = whole()
     for n in needles:  # this file, outside the run
         if data.find(n, 0, start) >= 0 or data.find(n, stop) >= 0:
             raise Declined
