@@ -83,9 +83,13 @@ NEW = {"id": "mem_new_0000001", "layer": "L2", "scope": {"type": "global"}, "tag
     ("supersede (an inactive line stays)", _supersede(5), True),
     ("two changes close together", lambda rs: _update(3)(_update(30)(rs)), True),
     ("two changes far apart (more lines than a delta takes)", lambda rs: _update(3)(_update(250)(rs)), False),
+    ("update the last line of a block", _update(6), True),
+    ("add at a block's start", _add_at(7, NEW), True),
 ])
+@pytest.mark.parametrize("block", [delta.BLOCK_LINES, 7])  # blocks of 7 lines: many blocks in 280 lines
 def test_a_small_change_is_synced_by_its_lines_to_what_a_whole_sync_gives(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, change: Any, fast: bool) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, change: Any, fast: bool, block: int) -> None:
+    monkeypatch.setattr(delta, "BLOCK_LINES", block)
     root, _ = _root(tmp_path)
     template = {k: v for k, v in Store(root).records()[0].items() if k not in ("id", "statement")}
     fixed = change
@@ -97,10 +101,57 @@ def test_a_small_change_is_synced_by_its_lines_to_what_a_whole_sync_gives(
     monkeypatch.setattr(rows, "scan", lambda *a, **k: (scans.append(1), real_scan(*a, **k))[1])
     sync.sync_root(root, embed=False)
     assert (scans == []) is fast, name  # the small change read no whole store
-    by_lines = _dump(root)
+    by_lines, lines_state = _dump(root), _state(root)
     monkeypatch.setattr(rows, "scan", real_scan)
     sync.sync_root(root, full=True, embed=False)
     assert by_lines == _dump(root), name
+    assert lines_state == _state(root), name  # the line and block CRCs the next change is compared with
+
+
+def _state(root: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(root / "search" / "recall.db") as conn:
+        return conn.execute("SELECT file, stamp, crcs, lens, blocks FROM file_lines ORDER BY file").fetchall()
+
+
+def test_changes_one_after_another_each_go_by_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(delta, "BLOCK_LINES", 5)
+    root, _ = _root(tmp_path)
+    scans: list[int] = []
+    real_scan = rows.scan
+    monkeypatch.setattr(rows, "scan", lambda *a, **k: (scans.append(1), real_scan(*a, **k))[1])
+    for change in (_update(12), _drop(40), _update(39), _supersede(0), _update(278)):
+        Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", change)
+        sync.sync_root(root, embed=False)
+    assert scans == []
+    by_lines = _dump(root)
+    monkeypatch.setattr(rows, "scan", real_scan)
+    sync.sync_root(root, full=True, embed=False)
+    assert by_lines == _dump(root)
+
+
+def test_an_index_with_the_earlier_line_state_is_converted_on_first_sync(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, _ = _root(tmp_path)
+    with sqlite3.connect(root / "search" / "recall.db") as conn:  # as the version before kept it
+        conn.execute("DROP TABLE file_lines")
+        conn.execute("CREATE TABLE line_state (file TEXT PRIMARY KEY, stamp TEXT NOT NULL, crcs BLOB NOT NULL, "
+                     "lens BLOB NOT NULL)")
+        conn.execute("INSERT INTO line_state VALUES ('L2.playbooks.jsonl', 'x', x'', x'')")
+    Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", _update(3))
+    sync.sync_root(root, embed=False)  # whole (no state in the new format), and the state is written
+    with sqlite3.connect(root / "search" / "recall.db") as conn:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    assert "line_state" not in names and "file_lines" in names
+    Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", _update(4))
+    scans: list[int] = []
+    real_scan = rows.scan
+    monkeypatch.setattr(rows, "scan", lambda *a, **k: (scans.append(1), real_scan(*a, **k))[1])
+    sync.sync_root(root, embed=False)
+    assert scans == []  # the next small change goes by its lines
+    by_lines = _dump(root)
+    monkeypatch.setattr(rows, "scan", real_scan)
+    sync.sync_root(root, full=True, embed=False)
+    assert by_lines == _dump(root)
 
 
 def _with_template(change: Any, template: Row) -> Callable[[list[Row]], list[Row]]:
@@ -145,6 +196,57 @@ def test_state_is_not_kept_for_a_file_that_moved_during_the_sync(tmp_path: Path)
     conn = sqlite3.connect(root / "search" / "recall.db", isolation_level=None)
     try:
         delta.save_state(conn, root, "commonkeep-index-3|L2.playbooks.jsonl:1:2:3")  # not the file's stamp now
-        assert conn.execute("SELECT count(*) FROM line_state").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM file_lines").fetchone()[0] == 0
+    finally:
+        conn.close()
+
+
+def test_a_change_to_the_later_line_of_an_id_on_two_lines_is_synced_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the first line of an id gives its index row; the later line is its place: a delta over the
+    # later line alone would index the wrong text. The whole sync before found the id twice.
+    root, records = _root(tmp_path)
+    append_jsonl(root / "memory" / "L2.playbooks.jsonl", [{**records[5], "statement": "A later line of id 5."}], fsync=False)
+    sync.sync_root(root, embed=False)
+    with sqlite3.connect(root / "search" / "recall.db") as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'unique_ids'").fetchone() == ("no",)
+
+    def change(rs: list[Row]) -> list[Row]:
+        rs[-1] = {**rs[-1], "statement": "The later line of id 5, changed."}
+        return rs
+    Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", change)
+    sync.sync_root(root, embed=False)
+    by_sync = _dump(root)
+    sync.sync_root(root, full=True, embed=False)
+    assert by_sync == _dump(root)
+
+
+def test_an_index_without_the_whole_records_index_gets_it_on_open(tmp_path: Path) -> None:
+    from commonkeep.recall.search import index
+
+    root, _ = _root(tmp_path, 40)
+    path = root / "search" / "recall.db"
+    with sqlite3.connect(path) as conn:  # as the version before made it
+        conn.execute("DROP INDEX record_at_whole")
+    index.connect_recall(path).close()
+    with sqlite3.connect(path) as conn:
+        plan = conn.execute("EXPLAIN QUERY PLAN SELECT 1 FROM record_at WHERE file = '' LIMIT 1").fetchall()
+        fingerprint = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+    assert "record_at_whole" in str(plan)
+    assert fingerprint is not None  # an index added is no reason to sync the whole store again
+
+
+def test_a_file_that_is_not_the_one_of_the_fingerprint_is_not_read_by_lines(tmp_path: Path) -> None:
+    from commonkeep.recall.search import index
+
+    root, _ = _root(tmp_path, 40)
+    conn = sqlite3.connect(root / "search" / "recall.db", isolation_level=None)
+    try:
+        old = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()[0]
+        Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", _update(3))
+        now = index.fingerprint(root)
+        Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", _update(4))  # moved again since
+        assert delta.try_delta(conn, root, old, now) is None
+        assert conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()[0] == old
     finally:
         conn.close()

@@ -179,7 +179,7 @@ def patch_sync(root: Path, runs: int = 5) -> dict[str, float]:
             Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", change)
             if label == "whole":
                 with sqlite3.connect(root / "search" / "recall.db") as conn:
-                    conn.execute("DELETE FROM line_state")
+                    conn.execute("DELETE FROM file_lines")
             start = time.perf_counter()
             sync_root(root, embed=False)
             times[label].append(time.perf_counter() - start)

@@ -95,6 +95,8 @@ _RECALL_SCHEMA = (
     # ``offset`` and ``length`` in bytes; or ``body`` (``file`` empty) for a record kept whole.
     "CREATE TABLE IF NOT EXISTS record_at (id TEXT PRIMARY KEY, file TEXT NOT NULL, offset INTEGER NOT NULL, "
     "length INTEGER NOT NULL, body BLOB) WITHOUT ROWID",
+    # The records kept whole (few or none): found without a pass over every place.
+    "CREATE INDEX IF NOT EXISTS record_at_whole ON record_at (id) WHERE file = ''",
     "CREATE TABLE IF NOT EXISTS select_rows (kind TEXT NOT NULL, ord INTEGER NOT NULL, body BLOB NOT NULL, "
     "PRIMARY KEY (kind, ord)) WITHOUT ROWID",
 )

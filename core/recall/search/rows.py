@@ -163,6 +163,9 @@ class Scan:
     places: dict[str, Place] = field(default_factory=dict)  # id -> place (unless ``on_place`` took it)
     ranked: dict[tuple[str, int], bytes] = field(default_factory=dict)
     records: int = 0  # valid record lines read
+    # every valid record line has an id no other valid line has (``delta`` then need not look
+    # for a line's id elsewhere when the line keeps its id)
+    unique_ids: bool = True
 
     @property
     def select(self) -> SelectRows:
@@ -214,11 +217,13 @@ def scan(root: Path | str, on_place: Callable[[str, Place], None] | None = None,
     sources: dict[str, str | None] = {}
     hard: list[dict[str, Any]] = []
     contested: list[dict[str, Any]] = []
+    seen: set[str] = set()
 
     def take(rec: dict[str, Any], where: tuple[str, int, bytes] | None) -> None:
         if memory_record_problem(rec) or rec["id"] in dead:
             return
         out.records += 1
+        seen.add(rec["id"])
         status = rec.get("status")
         if status == "contested":
             contested.append(rec)
@@ -265,6 +270,7 @@ def scan(root: Path | str, on_place: Callable[[str, Place], None] | None = None,
                 take(parsed, (name, offset, line))
         if bad:
             store.read(path)  # names and quarantines the line(s) it skipped, once
+    out.unique_ids = len(seen) == out.records
     out.rows = _with_context(rows, sources)
     hard.sort(key=priority_key)
     contested.sort(key=priority_key)

@@ -267,6 +267,8 @@ def sync_root(
             scan = rows.scan(root)
             added, removed = _sync_recall(rconn, scan.rows, full=False, select=scan.select)
         rconn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fingerprint', ?)", (stamp,))
+        rconn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('unique_ids', ?)",
+                      ("yes" if scan.unique_ids else "no",))
         from commonkeep.recall.search import delta
 
         delta.save_state(rconn, root, stamp)  # the lines of this version, for the next small change
