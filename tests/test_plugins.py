@@ -106,6 +106,27 @@ def test_wiki_extractors_hook(plugins: Plugins) -> None:
     assert "extractor" not in plugins.wiki_extractors(skip=("throwaway",))[0]
 
 
+def test_stamp_candidates_hook(plugins: Plugins) -> None:
+    class Stamper:
+        @hookimpl
+        def commonkeep_stamp_candidates(self, store: Any, candidates: list[dict[str, Any]]) -> list[str]:
+            for c in candidates:
+                c["seen_by"] = store
+            return [c["id"] for c in candidates]
+
+    class Broken:
+        @hookimpl
+        def commonkeep_stamp_candidates(self, store: Any, candidates: list[dict[str, Any]]) -> list[str]:
+            raise RuntimeError("transcript unreadable")
+
+    plugins.pm.register(Stamper(), name="stamper")
+    plugins.pm.register(Broken(), name="broken")
+    cands = [{"id": "cap_1"}, {"id": "cap_2"}]
+    stamped, errors = plugins.stamp_candidates("the-store", cands)
+    assert stamped == ["cap_1", "cap_2"] and all(c["seen_by"] == "the-store" for c in cands)
+    assert errors == ["broken: transcript unreadable"]  # one broken pass neither stops the others nor curation
+
+
 HOOK_TESTS = {
     "commonkeep_cli_commands": test_cli_commands_hook,
     "commonkeep_after_apply": test_after_apply_hook_isolates_a_failing_listener,
@@ -113,6 +134,7 @@ HOOK_TESTS = {
     "commonkeep_agent_tools": test_agent_tools_hook,
     "commonkeep_doctor_checks": test_doctor_checks_hook,
     "commonkeep_wiki_extractors": test_wiki_extractors_hook,
+    "commonkeep_stamp_candidates": test_stamp_candidates_hook,
 }
 
 

@@ -207,76 +207,8 @@ def run_ratify(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_item(item: Any) -> None:
-    raw = item.to_json()
-    d = _safe({k: v for k, v in raw.items() if k != "before_after"})
-    d["before_after"] = [{k: _safe_block(v) for k, v in ba.items()} for ba in raw["before_after"]]
-    prov = d["provenance"] or {}
-    src = d["source"] or {}
-    print(f"== {d['id']}" + ("   (below the curator's gate)" if d["below_gate"] else ""))
-    print(f"   {d['text']}")
-    who = ", ".join(f"{k} {v}" for k, v in prov.items() if k in ("agent", "role", "host", "session_id") and v)
-    print(f"   from {src.get('type')} {src.get('ref')}" + (f" cwd {src['cwd']}" if src.get("cwd") else "")
-          + (f"; by {who}" if who else "") + f"; captured {d['created_at']}")
-    from commonkeep.governance import plainwords as say
-
-    print(f"   source: {say.trust_words(d['trust'])}; writer's confidence: {say.confidence_words(d['confidence'])}")
-    print(f"   curator: {say.worth_words(d['worth']['decision'], d['worth']['score'])}")
-    risk = d["poisoning_risk"] or "low"
-    print(f"   risk of a misleading memory: {risk.upper() if risk == 'high' else risk}"
-          + (f" ({'; '.join(say.reason_words(r) for r in d['poisoning_risk_reasons'])})" if d["poisoning_risk_reasons"] else ""))
-    print(f"   compared with memory: {say.match_words(d['match_kind'], d['matched_memory_ids'])}")
-    for op, ba in zip(d["ops"], d["before_after"], strict=True):
-        print(f"   -> {op['op']} {op['target_id'] or ''} (risk {op['risk']})" + (f": {op['reason']}" if op["reason"] else ""))
-        print("      before:\n" + "\n".join("        " + line for line in ba["before"]))
-        print("      after:\n" + "\n".join("        " + line for line in ba["after"]))
-
-
-def _interactive(root: str, role: str | None) -> int:
-    from commonkeep.governance.review import approve, pending, reject
-
-    items = pending(root, role=role)
-    if not items:
-        print("review queue empty: no new candidates")
-        return 0
-    approved: list[str] = []
-    edits: dict[str, str] = {}
-    rejected: dict[str, str] = {}
-    for item in items:
-        _print_item(item)
-        while True:
-            try:
-                answer = input("   [a]pprove [r]eject [e]dit [s]kip [q]uit > ").strip().lower()
-            except EOFError:
-                answer = "q"
-            if answer in ("a", "approve"):
-                approved.append(item.candidate["id"])
-            elif answer in ("r", "reject"):
-                rejected[item.candidate["id"]] = input("   reason > ").strip() or "rejected in review"
-            elif answer in ("e", "edit"):
-                text = input("   new statement > ").strip()
-                if not text:
-                    print("   empty statement; not changed")
-                    continue
-                edits[item.candidate["id"]] = text
-                approved.append(item.candidate["id"])
-            elif answer not in ("s", "skip", "q", "quit"):
-                print("   please answer a, r, e, s or q")
-                continue
-            break
-        if answer in ("q", "quit"):
-            break
-    if approved:
-        res = approve(root, approved, role=role, edits=edits)
-        print(_apply_text(res))
-    for cid, why in rejected.items():
-        print(_apply_text(reject(root, [cid], reason=why, role=role)))
-    if not approved and not rejected:
-        print("nothing decided; the queue is unchanged")
-    return 0
-
-
 def run_review(args: argparse.Namespace) -> int:
+    from commonkeep.governance import review_terminal
     from commonkeep.governance.review import approve, pending, reject
     from commonkeep.governance.writer import require_writer
 
@@ -308,10 +240,10 @@ def run_review(args: argparse.Namespace) -> int:
             print("review queue empty: no new candidates")
         else:
             for item in items:
-                _print_item(item)
+                review_terminal.print_item(item)
             print(f"{len(items)} pending. Decide with --approve ID / --reject ID --reason R, or run `commonkeep review` in a terminal.")
         return 0
-    return _interactive(root, role)
+    return review_terminal.interactive(root, role)
 
 
 def run_forget(args: argparse.Namespace) -> int:
