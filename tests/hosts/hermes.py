@@ -87,8 +87,10 @@ def ensure(version: str) -> str:
     if marker == wanted and venv_python(version).exists():
         return "ready"
     if marker.get("hermes_agent") == version and venv_python(version).exists():
-        # Hermes is there; only this checkout's editable install (path or entry points) changed.
-        _pip(version, "--no-deps", "-e", str(REPO))
+        # Hermes is there; only this checkout's editable install (path, entry points or dependencies)
+        # changed. With its dependencies: a new one (a maintained detector, say) must reach Hermes'
+        # venv too; pip keeps every requirement already satisfied, so Hermes' own pins stay.
+        _pip(version, "-e", str(REPO))
         _marker(version).write_text(json.dumps(wanted, indent=2) + "\n")
         return "commonkeep re-linked"
     target = venv_dir(version)
