@@ -166,6 +166,7 @@ class ApplyResult:
     resumed: bool = False  # finished from the journal of an interrupted apply
     warnings: list[str] = field(default_factory=list)
     finished_applies: list[str] = field(default_factory=list)  # other patches' interrupted applies finished first
+    records_changed: bool = True  # whether a record or tombstone was written (else rendered/ is left as it is)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -284,18 +285,20 @@ def apply_patch(
         result.finished_applies = [str(r.patch["patch_id"]) for r in resumed if r is not mine]
         from commonkeep.store.render import render_all
 
-        try:
-            result.rendered = render_all(layout)
+        try:  # a patch that only decided candidates (a reject) leaves the projection as it is
+            if resumed or result.records_changed:
+                result.rendered = render_all(layout)
         except OSError as exc:  # the projection is derived: the apply stands, the next render catches up
             result.warnings.append(f"rendered/ was not refreshed ({exc.strerror or exc}); run `commonkeep render`")
     if fire_hooks:
-        from commonkeep.plugins import plugin_manager
+        from commonkeep.governance.after_apply import run as _after_apply
 
         for other in resumed:
             if other is not mine:
-                result.hook_errors += plugin_manager().after_apply(str(layout.root), other.patch, list(other.applied))
-        result.hook_errors += plugin_manager().after_apply(str(layout.root), result.patch, list(result.applied))
+                result.hook_errors += _after_apply(str(layout.root), other.patch, list(other.applied))
+        result.hook_errors += _after_apply(str(layout.root), result.patch, list(result.applied))
     return result
+
 
 
 def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_ids: list[str] | None,
@@ -323,9 +326,11 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
             hint=f"select ops: commonkeep apply {patch['patch_id']} --ops {','.join(not_selected)}" if not_selected else f"see the patch with `commonkeep patches --show {patch['patch_id']}`",
         )
     result = ApplyResult(patch, path, already_applied=already, not_selected=not_selected)
+    # read once: the checks below use its candidates too (only those the patch names, unless it deletes)
+    from commonkeep.governance.decide import candidates_for
     from commonkeep.governance.verify import refusals  # each op against its source, re-scored (issue 15 §3)
 
-    st = _State(store, str(patch["patch_id"]))  # read once: the checks below use its candidates too
+    st = _State(store, str(patch["patch_id"]), cands=candidates_for(store.root, patch))
     vetted = refusals(layout.root, patch, selected - done_before, unsaved=not path.exists(), cands=st.cands)
     # step 1: the explanation exists before any canonical byte changes (a patch already in its
     # place with nothing to redact is not written again)
@@ -421,6 +426,7 @@ def _complete(store: Store, j: Journal, patch: Row | None, path: Path, result: A
     result.candidates = dict(j.cand_status)
     result.tombstones = appended  # a resumed apply reports only those not written before
     result.finished = list(j.finished)
+    result.records_changed = bool(j.changed or j.tombstones or j.tomb_updates or j.purge or j.finished)
     return result
 
 

@@ -198,8 +198,46 @@ class Store:
     def rewrite_records(self, path: Path, transform: Callable[[list[Row]], list[Row]]) -> jsonl.JsonlRead:
         """The patch path's rewrite of a canonical file. The lines of tombstoned records stay as they
         are unless ``transform`` changes them (OmpKeep keeps an audit-deleted record's line with
-        ``status: "deleted"``; contract §14.9)."""
+        ``status: "deleted"``; contract §14.9). A ``line_edit.RecordChanges`` rewrites only the
+        lines of the records it changes (``edit``)."""
+        from commonkeep.store.line_edit import RecordChanges
+
+        if isinstance(transform, RecordChanges):
+            self.edit(path, transform, transform.ids, transform.one, transform.tail)
+            return jsonl.JsonlRead()
         return self.rewrite(path, transform)
 
-    def update_candidates(self, transform: Callable[[list[Row]], list[Row]]) -> jsonl.JsonlRead:
-        return self.rewrite(self.layout.inbox, transform)
+    def update_candidates(self, transform: Callable[[list[Row]], list[Row]], ids: set[str] | None = None) -> None:
+        """Rewrite the inbox through ``transform`` (every row, as ``rewrite``). With ``ids``: only
+        the rows of those candidates change (``transform`` sees one row at a time), and the other
+        lines keep their bytes when the file is clean (``line_edit``); else the full rewrite."""
+        if ids is None:
+            self.rewrite(self.layout.inbox, transform)
+            return
+        self.edit(self.layout.inbox, transform, ids, transform)
+
+    def edit(self, path: Path, transform: Callable[[list[Row]], list[Row]], ids: set[str],
+             one: Callable[[list[Row]], list[Row]], tail: Callable[[], list[Row]] | None = None) -> None:
+        """Rewrite ``path`` changing only the rows of ``ids`` (each through ``one``, then ``tail()``
+        appended), the other lines kept byte for byte (``line_edit``); a file that is not plainly
+        clean takes the full rewrite through ``transform`` (bad lines quarantined)."""
+        from commonkeep.store import line_edit
+        from commonkeep.store.generations import replace
+
+        self.ensure()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        jsonl.refuse_symlink(path)
+
+        def build(data: bytes) -> bytes:
+            new = line_edit.edit_lines(path, data, ids, one, tail)
+            if new is None:
+                read = jsonl.parse_jsonl(data, path)
+                jsonl.quarantine_lines(self.layout.quarantine, read.bad, self.layout.rel, now_iso())
+                new = jsonl.encode_rows(transform(list(read.rows)))
+                line_edit.forget(path)
+            else:
+                line_edit.remember_clean(path, new)
+            return new
+
+        with jsonl.file_lock(path):
+            replace(path, build)
