@@ -29,19 +29,22 @@ def embedding_deferred() -> Iterator[None]:
         _EMBED_LATER.reset(token)
 
 
-def run(root: str, patch: dict[str, Any], applied: list[str]) -> list[str]:
+def run(root: str, patch: dict[str, Any], applied: list[str], *, records_changed: bool = True) -> list[str]:
+    """Every listener; ``records_changed`` false (the patch only decided candidates, as a reject
+    does): the search index, which holds records, is not synced (nothing of it changed)."""
     from commonkeep.plugins import plugin_manager
 
     plugins = plugin_manager()
-    if not _EMBED_LATER.get():
+    if not _EMBED_LATER.get() and records_changed:
         return plugins.after_apply(root, patch, applied)
     errors: list[str] = []
     for impl in plugins.pm.hook.commonkeep_after_apply.get_hookimpls():
-        try:  # every listener as ``Plugins.after_apply`` runs them; the search index synced, not embedded
+        try:  # every listener as ``Plugins.after_apply`` runs them; the search index as said above
             if impl.plugin_name == _SEARCH_PLUGIN:
-                from commonkeep.recall.search.sync import sync_root
+                if records_changed:
+                    from commonkeep.recall.search.sync import sync_root
 
-                sync_root(root, embed=False)
+                    sync_root(root, embed=not _EMBED_LATER.get())
             else:
                 impl.function(root=root, patch=patch, applied_ops=applied)
         except Exception as exc:  # one bad listener must not stop the others

@@ -219,3 +219,9 @@ def purge_candidates(cands: dict[str, Row], purged: list[str]) -> list[str]:
     """The candidates whose text a purge of ``purged`` blanks (their record id is purged)."""
     ids = set(purged)
     return [cid for cid in cands if memory_id_for(cid) in ids] if ids else []
+
+
+def records_after(files: dict[Path, list[Row]], changed: dict[Path, dict[str, Row | None]]) -> dict[Path, list[Row]]:
+    """Every record file's records after ``execute`` wrote ``changed``, from ``files`` as read
+    before (under the writer lock): what rendering would read again, without reading it."""
+    return {**files, **{p: RecordChanges(c)(files.get(p, [])) for p, c in changed.items()}}

@@ -98,7 +98,8 @@ class _State:
         self.root = store.layout.root
         self.recs: dict[str, Row] = {}
         self.where: dict[str, Path] = {}
-        for path, rows in store.records_by_file(active_only=False).items():
+        self.files = store.records_by_file(active_only=False)  # as read: the projection after the apply starts from it
+        for path, rows in self.files.items():
             for r in rows:
                 self.recs.setdefault(str(r["id"]), r)
                 self.where.setdefault(str(r["id"]), path)

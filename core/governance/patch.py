@@ -167,6 +167,7 @@ class ApplyResult:
     warnings: list[str] = field(default_factory=list)
     finished_applies: list[str] = field(default_factory=list)  # other patches' interrupted applies finished first
     records_changed: bool = True  # whether a record or tombstone was written (else rendered/ is left as it is)
+    records_after: dict[Path, list[Row]] | None = field(default=None, repr=False)  # every file's records if known
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -284,19 +285,16 @@ def apply_patch(
         result.recovered_lock = got.recovered_from
         result.finished_applies = [str(r.patch["patch_id"]) for r in resumed if r is not mine]
         from commonkeep.store.render import render_all
-
         try:  # a patch that only decided candidates (a reject) leaves the projection as it is
-            if resumed or result.records_changed:
-                result.rendered = render_all(layout)
+            result.rendered = render_all(layout, None if resumed else result.records_after) if resumed or result.records_changed else []
         except OSError as exc:  # the projection is derived: the apply stands, the next render catches up
             result.warnings.append(f"rendered/ was not refreshed ({exc.strerror or exc}); run `commonkeep render`")
     if fire_hooks:
         from commonkeep.governance.after_apply import run as _after_apply
-
         for other in resumed:
             if other is not mine:
                 result.hook_errors += _after_apply(str(layout.root), other.patch, list(other.applied))
-        result.hook_errors += _after_apply(str(layout.root), result.patch, list(result.applied))
+        result.hook_errors += _after_apply(str(layout.root), result.patch, list(result.applied), records_changed=result.records_changed or bool(resumed))
     return result
 
 
@@ -369,7 +367,10 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     journal = _journal_of(store, st, patch, result, done_before, when)
     apply_journal.refuse_targets(store, journal)  # a symlinked store file: refused before anything is written
     apply_journal.write(layout, journal)  # step 2: the decision, before any canonical byte changes
-    return _complete(store, journal, patch, path, result)
+    done = _complete(store, journal, patch, path, result)
+    if not (journal.tombstones or journal.tomb_updates or journal.purge or journal.finished):
+        done.records_after = apply_journal.records_after(st.files, st.changed)  # for the projection
+    return done
 
 
 def _journal_of(store: Store, st: _State, patch: Row, result: ApplyResult, done_before: set[str], when: str) -> Journal:
