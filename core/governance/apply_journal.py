@@ -33,6 +33,7 @@ from commonkeep.store import jsonl
 from commonkeep.store.core import Store
 from commonkeep.store.ids import memory_id_for
 from commonkeep.store.layout import Layout
+from commonkeep.store.line_edit import RecordChanges
 
 Row = dict[str, Any]
 FORMAT = "commonkeep-apply-journal-1"
@@ -172,25 +173,7 @@ def execute(store: Store, j: Journal, record_lines: Callable[[list[str]], None] 
         store.rewrite(layout.tombstones, upgrade)
         tick()
     for path, changes in changed.items():
-
-        def transform(rows: list[Row], changes: dict[str, Row | None] = changes) -> list[Row]:
-            out: list[Row] = []
-            seen: set[str] = set()
-            for r in rows:
-                rid = r.get("id")
-                if isinstance(rid, str) and rid in changes:
-                    if rid in seen:
-                        continue
-                    seen.add(rid)
-                    repl = changes[rid]
-                    if repl is not None:
-                        out.append(repl)
-                else:
-                    out.append(r)
-            out.extend(r for rid, r in changes.items() if r is not None and rid not in seen)
-            return out
-
-        store.rewrite_records(path, transform)
+        store.rewrite_records(path, RecordChanges(changes))  # only the changed records' lines are rewritten
         tick()
     purged = set(j.purge)
     if purged:
@@ -227,7 +210,7 @@ def execute(store: Store, j: Journal, record_lines: Callable[[list[str]], None] 
                 out.append(c)
             return out
 
-        store.update_candidates(mark)
+        store.update_candidates(mark, ids={str(c) for c in status} | purge_cands)  # only their lines change
         tick()
     return [str(t["id"]) for t in fresh]
 
@@ -236,3 +219,9 @@ def purge_candidates(cands: dict[str, Row], purged: list[str]) -> list[str]:
     """The candidates whose text a purge of ``purged`` blanks (their record id is purged)."""
     ids = set(purged)
     return [cid for cid in cands if memory_id_for(cid) in ids] if ids else []
+
+
+def records_after(files: dict[Path, list[Row]], changed: dict[Path, dict[str, Row | None]]) -> dict[Path, list[Row]]:
+    """Every record file's records after ``execute`` wrote ``changed``, from ``files`` as read
+    before (under the writer lock): what rendering would read again, without reading it."""
+    return {**files, **{p: RecordChanges(c)(files.get(p, [])) for p, c in changed.items()}}

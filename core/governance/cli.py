@@ -222,14 +222,17 @@ def run_review(args: argparse.Namespace) -> int:
         _out(args, done.to_json(), done.sentence())
         return 0
     if args.approve or args.reject:
+        from commonkeep.governance.after_apply import embedding_deferred
+
         results = []
-        if args.approve:
-            if args.text is not None and not args.text.strip():
-                raise BadInput("--text is empty: give the edited statement to store, or leave --text out to store the candidate's own text")
-            edits = {args.approve[0]: args.text} if args.text else None
-            results.append(approve(root, args.approve, role=role, edits=edits, choice=args.choice))
-        if args.reject:
-            results.append(reject(root, args.reject, reason=args.reason or "", role=role))
+        with embedding_deferred():  # a search embeds the new record: no model loaded for one decision
+            if args.approve:
+                if args.text is not None and not args.text.strip():
+                    raise BadInput("--text is empty: give the edited statement to store, or leave --text out to store the candidate's own text")
+                edits = {args.approve[0]: args.text} if args.text else None
+                results.append(approve(root, args.approve, role=role, edits=edits, choice=args.choice))
+            if args.reject:
+                results.append(reject(root, args.reject, reason=args.reason or "", role=role))
         _out(args, [r.to_json() for r in results], "\n".join(_apply_text(r) for r in results))
         return 0
     if args.list or args.json or not (args.interactive or sys.stdin.isatty()):

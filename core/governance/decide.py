@@ -335,6 +335,7 @@ def candidates_named(root: Path | str, ids: list[str]) -> list[Row]:
     from commonkeep.store.core import Store
     from commonkeep.store.jsonl import read_bytes
     from commonkeep.store.layout import Layout
+    from commonkeep.store.limits import candidate_limit_problem
     from commonkeep.store.records import candidate_problem
 
     data = read_bytes(Layout(root).inbox)
@@ -346,10 +347,27 @@ def candidates_named(root: Path | str, ids: list[str]) -> list[Row]:
             row = json.loads(data[start:end if end >= 0 else len(data)]) if at >= 0 else None
         except (ValueError, RecursionError):
             row = None
-        if not isinstance(row, dict) or row.get("id") != cid or candidate_problem(row) or data.count(json.dumps(cid).encode("utf-8")) != 1:
+        if not isinstance(row, dict) or row.get("id") != cid or candidate_problem(row) or candidate_limit_problem(row) \
+                or data.count(json.dumps(cid).encode("utf-8")) != 1:
             return list(Store(root, warn=False).candidates())  # not plainly one line: read it all as Store does
         out.append(row)
     return out
+
+
+def candidates_for(root: Path | str, patch: Row) -> dict[str, Row] | None:
+    """The inbox candidates an apply of ``patch`` looks at, by id: those its ops name, found by
+    their lines (:func:`candidates_named`), not the whole inbox parsed and checked; ``None``
+    (read them all) when an op deletes, since a deletion also finds the record's source
+    candidate and scrubs copies of its text (and for a patch naming over a hundred)."""
+    ops = [o for o in patch["ops"] if isinstance(o, dict)]
+    if any(o.get("op") == "delete" for o in ops):
+        return None
+    ids = list(dict.fromkeys(str(o["candidate_id"]) for o in ops if o.get("candidate_id")))
+    if not ids:
+        return {}
+    if len(ids) > 100:  # each is a search of the inbox's bytes: past a hundred, one parse is cheaper
+        return None
+    return {str(c["id"]): c for c in candidates_named(root, ids)}
 
 
 def preview(ctx: Context, rows: list[Row], ids: list[str], *, choice: str | dict[str, str] | None = None,

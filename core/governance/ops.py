@@ -92,19 +92,20 @@ def finish_command(record_id: str, tombstone: Row) -> str:
 class _State:
     """The store as the ops see it while a patch is applied (re-read under the writer lock)."""
 
-    def __init__(self, store: Store, patch_id: str = "") -> None:
+    def __init__(self, store: Store, patch_id: str = "", cands: dict[str, Row] | None = None) -> None:
         self.store = store
         self.patch_id = patch_id  # the ``ref`` of the evidence a contest with a reason adds
         self.root = store.layout.root
         self.recs: dict[str, Row] = {}
         self.where: dict[str, Path] = {}
-        for path, rows in store.records_by_file(active_only=False).items():
+        self.files = store.records_by_file(active_only=False)  # as read: the projection after the apply starts from it
+        for path, rows in self.files.items():
             for r in rows:
                 self.recs.setdefault(str(r["id"]), r)
                 self.where.setdefault(str(r["id"]), path)
         self.tombstoned_lines = list(store.tombstoned_lines)  # leftovers of interrupted deletions
         self.tomb = store.tombstoned_ids()
-        self.cands = {str(c["id"]): c for c in store.candidates()}
+        self.cands = cands if cands is not None else {str(c["id"]): c for c in store.candidates()}  # or those a patch names
         self.bad_evidence = {
             str(e.get("id")) for e in store.rows(store.layout.evidence) if e.get("redaction_status") in ("redacted", "deleted")
         }

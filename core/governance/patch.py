@@ -166,6 +166,8 @@ class ApplyResult:
     resumed: bool = False  # finished from the journal of an interrupted apply
     warnings: list[str] = field(default_factory=list)
     finished_applies: list[str] = field(default_factory=list)  # other patches' interrupted applies finished first
+    records_changed: bool = True  # whether a record or tombstone was written (else rendered/ is left as it is)
+    records_after: dict[Path, list[Row]] | None = field(default=None, repr=False)  # every file's records if known
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -283,19 +285,18 @@ def apply_patch(
         result.recovered_lock = got.recovered_from
         result.finished_applies = [str(r.patch["patch_id"]) for r in resumed if r is not mine]
         from commonkeep.store.render import render_all
-
-        try:
-            result.rendered = render_all(layout)
+        try:  # a patch that only decided candidates (a reject) leaves the projection as it is
+            result.rendered = render_all(layout, None if resumed else result.records_after) if resumed or result.records_changed else []
         except OSError as exc:  # the projection is derived: the apply stands, the next render catches up
             result.warnings.append(f"rendered/ was not refreshed ({exc.strerror or exc}); run `commonkeep render`")
     if fire_hooks:
-        from commonkeep.plugins import plugin_manager
-
+        from commonkeep.governance.after_apply import run as _after_apply
         for other in resumed:
             if other is not mine:
-                result.hook_errors += plugin_manager().after_apply(str(layout.root), other.patch, list(other.applied))
-        result.hook_errors += plugin_manager().after_apply(str(layout.root), result.patch, list(result.applied))
+                result.hook_errors += _after_apply(str(layout.root), other.patch, list(other.applied))
+        result.hook_errors += _after_apply(str(layout.root), result.patch, list(result.applied), records_changed=result.records_changed or bool(resumed))
     return result
+
 
 
 def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_ids: list[str] | None,
@@ -323,9 +324,11 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
             hint=f"select ops: commonkeep apply {patch['patch_id']} --ops {','.join(not_selected)}" if not_selected else f"see the patch with `commonkeep patches --show {patch['patch_id']}`",
         )
     result = ApplyResult(patch, path, already_applied=already, not_selected=not_selected)
+    # read once: the checks below use its candidates too (only those the patch names, unless it deletes)
+    from commonkeep.governance.decide import candidates_for
     from commonkeep.governance.verify import refusals  # each op against its source, re-scored (issue 15 §3)
 
-    st = _State(store, str(patch["patch_id"]))  # read once: the checks below use its candidates too
+    st = _State(store, str(patch["patch_id"]), cands=candidates_for(store.root, patch))
     vetted = refusals(layout.root, patch, selected - done_before, unsaved=not path.exists(), cands=st.cands)
     # step 1: the explanation exists before any canonical byte changes (a patch already in its
     # place with nothing to redact is not written again)
@@ -364,7 +367,10 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     journal = _journal_of(store, st, patch, result, done_before, when)
     apply_journal.refuse_targets(store, journal)  # a symlinked store file: refused before anything is written
     apply_journal.write(layout, journal)  # step 2: the decision, before any canonical byte changes
-    return _complete(store, journal, patch, path, result)
+    done = _complete(store, journal, patch, path, result)
+    if not (journal.tombstones or journal.tomb_updates or journal.purge or journal.finished):
+        done.records_after = apply_journal.records_after(st.files, st.changed)  # for the projection
+    return done
 
 
 def _journal_of(store: Store, st: _State, patch: Row, result: ApplyResult, done_before: set[str], when: str) -> Journal:
@@ -421,6 +427,7 @@ def _complete(store: Store, j: Journal, patch: Row | None, path: Path, result: A
     result.candidates = dict(j.cand_status)
     result.tombstones = appended  # a resumed apply reports only those not written before
     result.finished = list(j.finished)
+    result.records_changed = bool(j.changed or j.tombstones or j.tomb_updates or j.purge or j.finished)
     return result
 
 

@@ -206,7 +206,11 @@ def reject(root: Path | str, ids: list[str], *, reason: str, role: str | None, i
     require_writer("review", role, root)
     if not reason or not reason.strip():
         raise BadInput("rejecting needs --reason", hint="say why, e.g. --reason 'not durable'")
-    rows = inbox if inbox is not None else Store(root).candidates()
+    if inbox is None:
+        from commonkeep.governance.decide import candidates_named
+
+        inbox = candidates_named(root, ids)  # their lines, not the whole inbox parsed
+    rows = inbox
     new = {str(c["id"]) for c in rows if c.get("status") == "new"}
     missing = [i for i in ids if i not in new]
     if missing:

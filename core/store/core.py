@@ -204,9 +204,21 @@ class Store:
         they are unless ``transform`` changes them (OmpKeep keeps such a record's line with
         ``status: "deleted"``; contract §14.9); a record purged for privacy never keeps a line, so a
         copy that came back (another machine's file merged by ``share``, an OMP append) goes at the
-        next rewrite, as the purge itself removed it."""
+        next rewrite, as the purge itself removed it. A ``line_edit.RecordChanges`` rewrites only the
+        lines of the records it changes (``edit``) when no such copy is in the file."""
+        from commonkeep.store.line_edit import RecordChanges
+
         purged = {str(t.get("deleted_record_id")) for t in self.read(self.layout.tombstones).rows
                   if t.get("deletion_mode") == "privacy_purge"}
+        if purged:
+            try:
+                data = path.read_bytes()
+            except OSError:
+                data = b""
+            purged = {rid for rid in purged if rid.encode() in data}
+        if isinstance(transform, RecordChanges) and not purged:
+            self.edit(path, transform, transform.ids, transform.one, transform.tail)
+            return jsonl.JsonlRead()
         if not purged:
             return self.rewrite(path, transform)
 
@@ -215,5 +227,37 @@ class Store:
 
         return self.rewrite(path, apply)
 
-    def update_candidates(self, transform: Callable[[list[Row]], list[Row]]) -> jsonl.JsonlRead:
-        return self.rewrite(self.layout.inbox, transform)
+    def update_candidates(self, transform: Callable[[list[Row]], list[Row]], ids: set[str] | None = None) -> None:
+        """Rewrite the inbox through ``transform`` (every row, as ``rewrite``). With ``ids``: only
+        the rows of those candidates change (``transform`` sees one row at a time), and the other
+        lines keep their bytes when the file is clean (``line_edit``); else the full rewrite."""
+        if ids is None:
+            self.rewrite(self.layout.inbox, transform)
+            return
+        self.edit(self.layout.inbox, transform, ids, transform)
+
+    def edit(self, path: Path, transform: Callable[[list[Row]], list[Row]], ids: set[str],
+             one: Callable[[list[Row]], list[Row]], tail: Callable[[], list[Row]] | None = None) -> None:
+        """Rewrite ``path`` changing only the rows of ``ids`` (each through ``one``, then ``tail()``
+        appended), the other lines kept byte for byte (``line_edit``); a file that is not plainly
+        clean takes the full rewrite through ``transform`` (bad lines quarantined)."""
+        from commonkeep.store import line_edit
+        from commonkeep.store.generations import replace
+
+        self.ensure()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        jsonl.refuse_symlink(path)
+
+        def build(data: bytes) -> bytes:
+            new = line_edit.edit_lines(path, data, ids, one, tail)
+            if new is None:
+                read = jsonl.parse_jsonl(data, path)
+                jsonl.quarantine_lines(self.layout.quarantine, read.bad, self.layout.rel, now_iso())
+                new = jsonl.encode_rows(transform(list(read.rows)))
+                line_edit.forget(path)
+            else:
+                line_edit.remember_clean(path, new)
+            return new
+
+        with jsonl.file_lock(path):
+            replace(path, build)

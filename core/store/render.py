@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from commonkeep.store.layout import Layout, slug
 
@@ -68,9 +68,52 @@ def render_record(r: dict[str, Any]) -> str:
 
 def render_memory_markdown(records: Iterable[dict[str, Any]]) -> str:
     """The whole MEMORY.md for records in file order (only ``status == "deleted"`` is left out)."""
-    shown = [r for r in records if r.get("status") != "deleted"]
-    l1 = [render_record(r) for r in shown if r.get("layer") == "L1"]
-    l2 = [render_record(r) for r in shown if r.get("layer") == "L2"]
+    return _page([_Shown(render_record(r) if r.get("status") != "deleted" else "", r.get("layer"), r.get("status"), None)
+                  for r in records])
+
+
+class _Shown(NamedTuple):
+    """A record as the projection shows it: its block, layer, status and project name (or None)."""
+
+    block: str
+    layer: Any
+    status: Any
+    project: Any
+
+
+_SHOWN: dict[bytes, _Shown] = {}  # a record's JSON -> how it is shown, redacted (a server renders after each decision)
+_SHOWN_MAX = 200_000
+
+
+def _shown(r: dict[str, Any]) -> _Shown:
+    """``r`` redacted (records written through patches are already; this covers hand edits) and
+    rendered, remembered by its JSON so an unchanged record is not redacted and rendered again."""
+    from commonkeep.governance.secrets import redact_obj
+
+    try:
+        import orjson
+
+        key: bytes | None = orjson.dumps(r)
+    except (ImportError, TypeError):  # orjson.JSONEncodeError is a TypeError (an int past 64 bits)
+        key = None
+    hit = _SHOWN.get(key) if key is not None else None
+    if hit is not None:
+        return hit
+    red = redact_obj(r)
+    scope = red.get("scope") or {}
+    project = scope.get("project") if scope.get("type") == "project" and scope.get("project") else None
+    out = _Shown(render_record(red) if red.get("status") != "deleted" else "", red.get("layer"), red.get("status"), project)
+    if key is not None:
+        if len(_SHOWN) >= _SHOWN_MAX:
+            _SHOWN.clear()
+        _SHOWN[key] = out
+    return out
+
+
+def _page(shown: list[_Shown]) -> str:
+    kept = [s for s in shown if s.status != "deleted"]
+    l1 = [s.block for s in kept if s.layer == "L1"]
+    l2 = [s.block for s in kept if s.layer == "L2"]
     parts = [
         *HEADER,
         "## L1 — Identity",
@@ -90,25 +133,22 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
 
     Files whose bytes would not change are left untouched (no churn for watchers).
     """
-    from commonkeep.governance.secrets import redact_obj
     from commonkeep.store.core import Store
     from commonkeep.store.jsonl import atomic_write_bytes
 
     if records_by_file is None:
         records_by_file = Store(layout.root).records_by_file()
-    # records written through patches are redacted already; this covers hand edits (cached per string)
-    ordered = [redact_obj(r) for path in layout.canonical_files() for r in records_by_file.get(path, [])]
-    outputs: dict[Path, str] = {layout.rendered_memory: render_memory_markdown(ordered)}
+    ordered = [_shown(r) for path in layout.canonical_files() for r in records_by_file.get(path, [])]
+    outputs: dict[Path, str] = {layout.rendered_memory: _page(ordered)}
     # As upstream's renderMemoryToDisk: group by the project *name* in first-seen order, skip project
     # scope without a name, and write one page per name, so when two names share a slug ("Foo Bar",
     # "foo-bar") the later name's page wins. A project file with no valid records gets no page.
-    projects: dict[str, list[dict[str, Any]]] = {}
+    projects: dict[str, list[_Shown]] = {}
     for r in ordered:
-        scope = r.get("scope") or {}
-        if scope.get("type") == "project" and scope.get("project"):
-            projects.setdefault(str(scope["project"]), []).append(r)
+        if r.project is not None:
+            projects.setdefault(str(r.project), []).append(r)
     for name, recs in projects.items():
-        outputs[layout.rendered_projects_dir / f"{slug(name)}.md"] = render_memory_markdown(recs)
+        outputs[layout.rendered_projects_dir / f"{slug(name)}.md"] = _page(recs)
     written = []
     for path, text in outputs.items():
         data = _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")

@@ -14,8 +14,8 @@ with the token measures, as medians over ``--repeat`` requests:
   warm the queue; a reject and an approve posted as the form does, server-side (the POST alone)
   and round trip (through the redirect to the rendered inbox); a batch approve of 50 in one POST;
   the candidate page of a candidate written seconds earlier; ``commonkeep review --approve`` as a
-  new process and ``review.approve`` in process. The first decision, untimed, builds the search
-  index. The baseline, on the same root in the same run (``--baseline`` times): the approve of
+  new process and ``review.approve`` in process. The first decision, an approve, untimed, builds
+  the search index. The baseline, on the same root in the same run (``--baseline`` times): the approve of
   before issue 23, which computed the whole review queue (``review.pending``) to approve one.
 """
 
@@ -148,7 +148,7 @@ def _decisions(pool: int, records: int, repeat: int, role: str, baseline: int) -
             ids = iter(rest)
             n = max(1, min(repeat, len(adds) // 4 - 1, len(rest) // 4 - 1))
             post = _poster(client, running.url, csrf.group(1))
-            _decide_once(post, "reject", [_take(adds, ids, "reject", pool)])  # untimed: builds the search index
+            _decide_once(post, "approve", [_take(adds, ids, "approve", pool)])  # untimed: builds the search index
             out["reject_post"] = _ms(lambda: _decide_once(post, "reject", [_take(adds, ids, "reject", pool)], follow=False), n)
             out["approve_post"] = _ms(lambda: _decide_once(post, "approve", [_take(adds, ids, "approve", pool)], follow=False), n)
             out["approve_round_trip"] = _ms(lambda: _decide_once(post, "approve", [_take(adds, ids, "approve", pool)]), n)
