@@ -194,5 +194,9 @@ def scrub_patches(layout: Layout, ids: set[str], keep: str) -> None:
             if isinstance(op.get("target_id"), str) and op["target_id"] in ids and isinstance(upd, dict) and "statement" in upd:
                 upd["statement"] = DELETED
                 touched = True
+            before = op.get("before")  # what a decision replaced, kept for its undo
+            if isinstance(op.get("target_id"), str) and op["target_id"] in ids and isinstance(before, dict) and "statement" in before:
+                before["statement"], before["tags"] = DELETED, []
+                touched = True
         if touched:
             jsonl.atomic_write_bytes(path, dumps_pretty(doc).encode("utf-8"))
