@@ -16,6 +16,7 @@ import pytest
 from commonkeep.governance.autoapply import (
     NOT_STAMPED,
     addresses_agent,
+    auto_select,
     configure_curators,
     curator_config,
     curator_findings,
@@ -196,3 +197,66 @@ def test_doctor_finding_names_what_config_json_says(root: Path) -> None:
     assert found["message"].startswith("config.json has no curator.autoCurate (OmpKeep's default is high-only): ")
     [found] = curator_findings(root, omp_uses_root=True)
     assert found["severity"] == "warning"
+
+
+def _prop(ops: list[dict[str, Any]], conf: dict[str, float], scored: dict[str, dict[str, Any]] | None = None,
+          **kw: Any) -> Any:
+    from commonkeep.governance.curate import Proposal
+
+    return Proposal({"patch_id": "patch_1", "ops": ops}, scored=scored or {}, op_confidence=conf, **kw)
+
+
+def _op(n: int, **kw: Any) -> dict[str, Any]:
+    return {"op_id": f"op_{n:03d}", "op": "add", "risk": "low", "default_selected": True,
+            "record": {"layer": "L2"}, "candidate_id": f"c{n}", **kw}
+
+
+def test_auto_select_takes_only_selected_low_risk_non_l1_ops_at_or_over_the_threshold() -> None:
+    ops = [_op(1), _op(2, default_selected=False), _op(3, risk="medium"), _op(4, risk="high"),
+           _op(5, record={"layer": "L1"}), _op(6, record=None, to_record={"layer": "L1"}), _op(7),
+           _op(8), _op(9, record=None)]
+    conf = {"op_001": 0.85, "op_002": 1.0, "op_003": 1.0, "op_004": 1.0, "op_005": 1.0, "op_006": 1.0,
+            "op_007": 0.8499, "op_009": 0.9}  # op_008: no confidence known, never applied
+    assert auto_select(_prop(ops, conf), 0.85) == ["op_001", "op_009"]  # the threshold is inclusive
+    assert auto_select(_prop(ops, conf), 0.0) == ["op_001", "op_007", "op_008", "op_009"]
+
+
+STAMPED = {"stamped_by": "commonkeep_hermes", "origin": "import"}
+
+
+def _scored(n: int, **kw: Any) -> dict[str, Any]:
+    return {"id": f"c{n}", "text": "The build uses pnpm.", "poisoning_risk": "low", "provenance": STAMPED, **kw}
+
+
+def test_held_reasons_names_the_first_reason_that_holds_each_candidate() -> None:
+    from commonkeep.governance import autoapply as a
+
+    ops = [_op(n) for n in range(1, 14)]
+    ops[6]["record"] = {"layer": "L1"}                    # c7
+    ops[7]["op"] = "supersede"                            # c8
+    ops[8] = {**ops[8], "op": "update", "updates": {"statement": "x"}}  # c9
+    ops[9]["risk"] = "medium"                             # c10
+    ops[11]["reason"] = "a reason curation gave"          # c12
+    ops[12]["op"] = "update"                              # c13: an update without a new statement
+    ops[12]["updates"] = {"tags": ["x"]}
+    scored = {f"c{n}": _scored(n) for n in range(1, 15)}
+    scored["c1"]["provenance"] = {"agent": "hermes"}      # unstamped
+    scored["c2"]["poisoning_risk"] = "high"
+    scored["c3"]["text"] = "token [REDACTED:api_key]"
+    conf = {op["op_id"]: 0.9 for op in ops}
+    conf["op_011"] = 0.5
+    prop = _prop(ops, conf, scored, pending=["c5"], held=[{"candidate_id": "c4"}])
+    got = a.held_reasons(prop, ["op_014"], threshold=0.85, policy="high-only", writer_role=None,
+                         skipped={"op_006": "refused"})
+    want = {a.NOT_STAMPED: 1, a.HELD_FLAGGED: 1, a.HELD_REDACTED: 1, a.HELD_WAITING: 1, a.HELD_GATE: 1,
+            a.HELD_REFUSED: 1, a.HELD_L1: 1, a.HELD_CHANGES: 3, a.HELD_CONFIDENCE: 1, "a reason curation gave": 1,
+            "not selected": 2}
+    assert got == want
+    assert list(got)[0] == a.HELD_CHANGES  # most first
+    applied = a.held_reasons(prop, ["op_013", "op_012"], threshold=0.85, policy="high-only", writer_role=None,
+                             skipped={"op_006": "refused"})
+    assert "a reason curation gave" not in applied and applied[a.HELD_CHANGES] == 3 and applied["not selected"] == 1
+    proposing = a.held_reasons(prop, [], threshold=0.85, policy="propose", writer_role=None, skipped={})
+    assert proposing[a.HELD_POLICY] == 5 and a.HELD_CONFIDENCE not in proposing  # c6 was not refused here
+    scored["c2"]["poisoning_risk"] = "medium"
+    assert a.held_reasons(prop, [], threshold=0.85, policy="high-only", writer_role=None)[a.HELD_FLAGGED] == 1
