@@ -260,3 +260,73 @@ def test_held_reasons_names_the_first_reason_that_holds_each_candidate() -> None
     assert proposing[a.HELD_POLICY] == 5 and a.HELD_CONFIDENCE not in proposing  # c6 was not refused here
     scored["c2"]["poisoning_risk"] = "medium"
     assert a.held_reasons(prop, [], threshold=0.85, policy="high-only", writer_role=None)[a.HELD_FLAGGED] == 1
+
+
+FACTS = ["The staging database is refreshed from production every Sunday night.",
+         "Release notes are written in the CHANGELOG before tagging."]
+
+
+def _daily(root: Path) -> str:
+    return "".join(p.read_text(encoding="utf-8") for p in sorted((root / "daily").glob("*.md")))
+
+
+def test_auto_curate_applies_the_writers_candidates_and_logs_what_it_did(root: Path) -> None:
+    from commonkeep.governance.autoapply import auto_curate
+    from tests.governance.conftest import WRITER, adapter_candidate, write_candidate
+
+    write_candidate(root, FACTS[0], confidence=0.9)
+    adapter_candidate(root, FACTS[1], {"agent": "hermes", "tool": "memory"}, confidence=0.95,
+                      primary_trust_class="direct_user_instruction", source_type="manual")
+    done = auto_curate(root, role=WRITER)
+    assert done.policy == "high-only" and len(done.applied) == 1
+    assert done.held == {NOT_STAMPED: 1}
+    text = done.describe()
+    assert text.startswith(f"auto-curation (high-only): patch {done.proposal.patch['patch_id']} with 1 op(s); applied 1;")  # the agent's candidate: no op
+    assert text.endswith(f"held 1 for review: 1 {NOT_STAMPED}")
+    assert f"## Auto-curation\n- {text}" in _daily(root)
+    again = auto_curate(root, role=WRITER)
+    assert again.applied == [] and again.describe() == (
+        f"auto-curation (high-only): nothing new to propose; applied 0; held 1 for review: 1 {NOT_STAMPED}")
+    write_candidate(root, "Deploys happen from the release branch only.", confidence=0.9)
+    proposed = auto_curate(root, role=WRITER, policy="propose")
+    assert proposed.applied == [] and proposed.held == {NOT_STAMPED: 1, "policy propose: every op waits": 1}
+    waiting = auto_curate(root, role=WRITER, policy="propose")
+    assert waiting.describe().endswith("; 1 patch(es) already wait")
+
+
+def test_auto_curate_threshold_argument_is_the_bar(root: Path) -> None:
+    from commonkeep.governance.autoapply import auto_curate
+    from tests.governance.conftest import WRITER, write_candidate
+
+    write_candidate(root, FACTS[0], confidence=0.9)
+    held = auto_curate(root, role=WRITER, threshold=0.95, log=False)
+    assert held.applied == [] and held.held == {"confidence below the auto-apply threshold": 1}
+    assert _daily(root) == ""  # log=False writes nothing
+
+
+def test_auto_curate_off_does_nothing_and_an_unknown_policy_is_named(root: Path) -> None:
+    from commonkeep.errors import BadInput
+    from commonkeep.governance.autoapply import AutoCuration, auto_curate
+    from tests.governance.conftest import write_candidate
+
+    write_candidate(root, FACTS[0], confidence=0.9)
+    done = auto_curate(root, role="someone", policy="off")  # no writer needed to do nothing
+    assert done == AutoCuration("off") and done.describe() == "auto-curation off (policy off)"
+    assert not list((root / "patches").glob("*.json"))
+    with pytest.raises(BadInput, match="unknown auto-curation policy 'all'; use one of high-only, propose, off"):
+        auto_curate(root, role="someone", policy="all")
+    from commonkeep.errors import CommonkeepError
+
+    with pytest.raises(CommonkeepError):
+        auto_curate(root, role="someone", policy="high-only")  # only the writer role curates
+    assert not list((root / "patches").glob("*.json"))
+
+
+def test_auto_curate_with_nothing_to_propose_holds_nothing(root: Path) -> None:
+    from commonkeep.governance.autoapply import auto_curate
+    from tests.governance.conftest import WRITER
+
+    done = auto_curate(root, role=WRITER)
+    assert done.applied == [] and done.held == {}
+    assert done.describe() == "auto-curation (high-only): nothing new to propose; applied 0; held nothing for review"
+    assert "Auto-curation" not in _daily(root)  # nothing proposed: nothing logged
