@@ -102,7 +102,8 @@ MODULES: dict[str, Module] = {
         ("commonkeep/governance/scoring.py", "commonkeep/store/capture.py"),
         ("tests/governance/test_guarantees_autoapply.py", "tests/governance/test_provenance_gate.py",
          "tests/governance/test_stamp_forgery.py", "tests/governance/test_injection_policy.py",
-         "tests/governance/test_scoring.py"),
+         "tests/governance/test_scoring.py", "tests/governance/test_guarantees_gate_stamps.py",
+         "tests/governance/test_guarantees_gate_autoapply.py"),
         ("commonkeep.governance.scoring.x_auto_apply_blockers__*", "commonkeep.governance.scoring.x_enrich_candidate__*",
          "commonkeep.store.capture.x__unstamped__*", "commonkeep.store.capture.x_capture__*")),
     # the secret gate: detection, redaction, quarantine
