@@ -37,3 +37,52 @@ def test_a_claimed_eligibility_without_a_stamp_is_review_only(tmp_path: Path) ->
     row = _row(tmp_path)
     assert stamped_trust(row, WRITER) is None
     assert row["promotion_eligibility"] == "review_only" == done.candidate["promotion_eligibility"]
+
+
+HOST = {"stamped_by": "commonkeep_hermes", "origin": "user_turn"}
+
+
+def _ok(**kw: Any) -> dict[str, Any]:
+    return {"text": TEXT, "primary_trust_class": "direct_user_instruction", "provenance": HOST, "poisoning_risk": "low",
+            "promotion_eligibility": "auto_candidate", "durability_signal": "long_term", **kw}
+
+
+def test_a_stamped_candidate_passes_and_each_hold_back_is_named() -> None:
+    from commonkeep.governance.scoring import auto_apply_blockers as blockers
+
+    assert blockers(_ok()) == [] and blockers(_ok(promotion_eligibility="auto_apply_l2")) == []
+    assert blockers(_ok(text="key [REDACTED:api_key]")) == ["secrets were redacted from the text"]
+    assert blockers(_ok(poisoning_risk="high")) == ["poisoning risk is high"]
+    assert blockers(_ok(verification_status="rejected")) == ["verification_status is rejected"]
+    assert blockers(_ok(verification_status="review_required")) == ["verification_status is review_required"]
+    for kind in ("potential_conflict", "supersedes_existing", "ambiguous"):
+        assert blockers(_ok(match_kind=kind)) == [f"match is {kind}"]
+    assert blockers(_ok(match_kind="duplicate")) == []
+    for durability in ("temporary", "session", "task"):
+        assert blockers(_ok(durability_signal=durability)) == [f"durability is {durability}"]
+    assert blockers(_ok(promotion_eligibility="review_only")) == ["eligibility is review_only"]
+    assert blockers(_ok(promotion_eligibility=None)) == ["eligibility is missing"]
+
+
+def test_a_claim_without_a_stamp_only_holds_back_never_lifts() -> None:
+    from commonkeep.governance.scoring import auto_apply_blockers as blockers
+
+    claimed = _ok(provenance={"agent": "planner"})
+    assert blockers(claimed) == ["not stamped by a person: no host, writer or user_turn stamp"]
+    assert blockers({**claimed, "promotion_eligibility": None}) == blockers(claimed)  # nothing claimed: nothing more
+    assert blockers({**claimed, "promotion_eligibility": "never"})[-1] == "eligibility is never"
+    assert blockers(claimed, "strict")[-1] == "its trust is claimed, not stamped by a host or the writer"
+    legacy = {"text": TEXT, "provenance": HOST, "poisoning_risk": "low"}
+    assert blockers(legacy) == [] and blockers(legacy, "strict") == ["strict governance requires trust metadata"]
+
+
+def test_strict_governance_asks_a_stamped_candidate_for_verification_and_evidence() -> None:
+    from commonkeep.governance.scoring import auto_apply_blockers as blockers
+
+    inferred = _ok(primary_trust_class="agent_inference")
+    assert blockers(inferred, "strict") == ["strict governance requires a non-legacy verification",
+                                            "strict governance requires evidence_ids"]
+    assert blockers(_ok(verification_status="legacy_unverified"), "strict") == [
+        "strict governance requires a non-legacy verification"]
+    assert blockers(_ok(verification_status="verified", evidence_ids=["ev_1"]), "strict") == []
+    assert blockers(_ok(verification_status="verified"), "strict") == []  # the user's own word needs no evidence
