@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from commonkeep.governance.user_turn import ORIGIN, RULE, message_digest, stamp, supported
+from commonkeep.governance.user_turn import ORIGIN, RULE, message_digest, stamp, stamp_from_hosts, supported
+from commonkeep.hookspecs import hookimpl
 
 
 def test_the_stamp_records_what_was_verified_and_keeps_the_writers_origin() -> None:
@@ -37,7 +38,7 @@ def test_the_stamp_records_what_was_verified_and_keeps_the_writers_origin() -> N
 ])
 def test_a_statement_that_cannot_be_verified_says_why(statement: str, reason: str) -> None:
     found = supported(statement, ["Please remember that we deploy with make release, always."])
-    assert not found.ok and found.reason == reason
+    assert found.ok is False and found.reason == reason
     assert found.message is None and found.digest is None
 
 
@@ -48,7 +49,15 @@ def test_the_latest_supporting_message_is_the_one_named() -> None:
     assert found.reason == "every sentence of the statement is in one user message"
 
 
+def test_a_message_that_is_not_text_is_passed_over() -> None:
+    said = ["We deploy with make release.", 42]
+    found = supported("We deploy with make release.", said)  # type: ignore[arg-type]
+    assert found.ok and found.message == 0
+
+
 def test_every_sentence_must_be_in_the_same_message_in_order() -> None:
+    swapped = ["Thanks. Staging uses port 5432. We deploy with make release."]
+    assert not supported("We deploy with make release. Staging uses port 5432.", swapped).ok
     said = ["We deploy with make release.", "Staging uses port 5432."]
     assert not supported("We deploy with make release. Staging uses port 5432.", said).ok
     one = ["We deploy with make release. Staging uses port 5432."]
@@ -80,6 +89,16 @@ def test_a_question_is_never_a_statement() -> None:
     ("Note: builds use ninja.", "Builds use ninja, FYI.", True),                     # the frame is dropped
     ("Builds use ninja.", "Okay, so please remember that builds use ninja.", True),
     ("Builds use ninja.", "<memory-context>x</memory-context> Builds use ninja.", True),
+    ("We don’t deploy on Mondays.", "We do not deploy on Mondays.", True),            # a curly apostrophe too
+    ("We make releases on Fridays.", "We are making releases on Fridays.", True),     # make / making
+    ("The job runs nightly.", "The job should run nightly.", True),                   # runs / run
+    ("The build is red.", "The build rings.", False),                                 # short words keep their letters
+    ("The motto is \"ship it.\"", "The motto is ship it.", True),                    # quotes around a full stop
+    ("Builds run ninja ** and make.", "Builds run ninja.", False),                    # a stray ** hides nothing after it
+    ("We never deploy tests.", "We never deploy without tests.", False),             # one of two negations dropped
+    ("Alice's team owns deploys.", "Alice and her team own deploys.", True),          # a possessive's 's may be added
+    ("Alice's team owns deploys.", "Alicia and her team own deploys.", False),
+    ("We deploy on Fridays.", "**We deploy on Fridays?** ", False),                   # a question in bold
 ])
 def test_what_counts_as_the_same_words(statement: str, said: str, ok: bool) -> None:
     assert supported(statement, [said]).ok is ok
@@ -88,3 +107,39 @@ def test_what_counts_as_the_same_words(statement: str, said: str, ok: bool) -> N
 def test_a_digest_of_a_message_with_a_lone_surrogate_is_still_made() -> None:
     assert len(message_digest("half \ud800 a pair")) == 64
     assert message_digest("x") == "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
+
+
+class _Stamper:
+    """A real pluggy plugin with the stamping hook, registered on the process's plugin manager."""
+
+    def __init__(self, fail: str | None = None) -> None:
+        self.fail = fail
+        self.seen: list[tuple[object, list[dict[str, object]]]] = []
+
+    @hookimpl
+    def commonkeep_stamp_candidates(self, store: object, candidates: list[dict[str, object]]) -> list[str]:
+        self.seen.append((store, candidates))
+        if self.fail:
+            raise RuntimeError(self.fail)
+        return [str(c["id"]) for c in candidates]
+
+
+def test_stamp_from_hosts_asks_every_host_and_logs_a_failed_pass(caplog: pytest.LogCaptureFixture) -> None:
+    from commonkeep.plugins import plugin_manager
+
+    pm = plugin_manager().pm
+    good, bad, worse = _Stamper(), _Stamper("transcript unreadable"), _Stamper("no session")
+    for name, plugin in (("good", good), ("bad", bad), ("worse", worse)):
+        pm.register(plugin, name=f"test_stamper_{name}")
+    try:
+        store, cands = object(), [{"id": "cand_1"}, {"id": "cand_2"}]
+        with caplog.at_level("WARNING", logger="commonkeep"):
+            assert stamp_from_hosts(store, cands) == ["cand_1", "cand_2"]
+        assert good.seen == [(store, cands)] and bad.seen == [(store, cands)]
+        [record] = [r for r in caplog.records if r.name == "commonkeep"]
+        assert record.getMessage() in (
+            "user_turn: a stamping pass failed: test_stamper_bad: transcript unreadable; test_stamper_worse: no session",
+            "user_turn: a stamping pass failed: test_stamper_worse: no session; test_stamper_bad: transcript unreadable")
+    finally:
+        for name in ("good", "bad", "worse"):
+            pm.unregister(name=f"test_stamper_{name}")
