@@ -96,15 +96,16 @@ MODULES: dict[str, Module] = {
         ("commonkeep/governance/user_turn.py",),
         ("tests/governance/test_user_turn.py", "tests/governance/test_stamp_forgery.py",
          "tests/governance/test_provenance_gate.py", "tests/governance/test_guarantees_gate_user_turn.py")),
-    # the stamp parts of scoring (what a claimed, unstamped trust class earns) and capture's
-    # dropping of the stamp keys a caller passes
+    # the stamp part of scoring (what a claimed, unstamped trust class earns) and capture's
+    # dropping of the stamp keys a caller passes. enrich_candidate is left out: its stamp rule
+    # (claimed eligibility -> review_only) sits among confidence, matching and key derivation
     "stamps": Module(
         ("commonkeep/governance/scoring.py", "commonkeep/store/capture.py"),
         ("tests/governance/test_guarantees_autoapply.py", "tests/governance/test_provenance_gate.py",
          "tests/governance/test_stamp_forgery.py", "tests/governance/test_injection_policy.py",
          "tests/governance/test_scoring.py", "tests/governance/test_guarantees_gate_stamps.py",
          "tests/governance/test_guarantees_gate_autoapply.py"),
-        ("commonkeep.governance.scoring.x_auto_apply_blockers__*", "commonkeep.governance.scoring.x_enrich_candidate__*",
+        ("commonkeep.governance.scoring.x_auto_apply_blockers__*",
          "commonkeep.store.capture.x__unstamped__*", "commonkeep.store.capture.x_capture__*")),
     # the secret gate: detection, redaction, quarantine
     "secrets": Module(

@@ -86,3 +86,21 @@ def test_strict_governance_asks_a_stamped_candidate_for_verification_and_evidenc
         "strict governance requires a non-legacy verification"]
     assert blockers(_ok(verification_status="verified", evidence_ids=["ev_1"]), "strict") == []
     assert blockers(_ok(verification_status="verified"), "strict") == []  # the user's own word needs no evidence
+
+
+def test_the_writers_own_capture_keeps_its_eligibility_and_says_where_it_went(root: Path) -> None:
+    from tests.governance.conftest import write_candidate
+
+    (root / "config.json").write_text('{"commonkeep": {"writerRole": "curator"}}', encoding="utf-8")
+    cand = write_candidate(root, TEXT, provenance={"agent": "cli", "role": "curator"})
+    assert cand["promotion_eligibility"] == "auto_candidate"  # the configured writer's stamp is seen at capture
+    done = capture(root, "Release notes are written in the CHANGELOG before tagging.")
+    assert done.inbox == root / "inbox" / "captured.jsonl"
+
+
+def test_a_writer_stamped_candidate_without_an_eligibility_is_held_for_it() -> None:
+    from commonkeep.governance.scoring import auto_apply_blockers as blockers
+
+    cand = {**_ok(provenance={"agent": "cli", "role": WRITER}, promotion_eligibility=None), "source": {"type": "manual"}}
+    assert blockers(cand, writer_role=WRITER) == ["eligibility is missing"]  # stamped: a missing eligibility holds
+    assert blockers(cand) == ["not stamped by a person: no host, writer or user_turn stamp"]
