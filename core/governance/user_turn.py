@@ -133,8 +133,8 @@ def _tokens(sentence: str) -> _Sentence:
             if tok in SCOPE:
                 scope.append(tok)
             for part in re.split(r"['’]", tok):
-                if part:
-                    out.append(_stem(part))
+                if part:  # an addable word is kept whole and marked: its stem could be a content word's
+                    out.append(_ADDED + part if part in ADDABLE else _stem(part))
         else:
             out.append(tok)
     return _Sentence(tuple(out), negations, tuple(sorted(scope)), question)
@@ -148,11 +148,13 @@ def _strip_frame(text: str) -> str:
     return _FRAME.sub("", text, count=1)
 
 
+_ADDED = "\x00"  # marks an addable word among the tokens (no word token can hold it)
+
+
 def _addable(tok: str) -> bool:
-    return tok in _ADDABLE_STEMS
-
-
-_ADDABLE_STEMS = frozenset(_stem(w) for w in ADDABLE) | ADDABLE
+    """An article, "to be", "that" or a perspective word, as written; never a content word whose stem
+    happens to be one ("use" stems to "us")."""
+    return tok.startswith(_ADDED)
 
 
 def _within(stmt: _Sentence, said: _Sentence) -> bool:

@@ -104,3 +104,12 @@ def test_swapping_two_numbers_is_never_supported(numbers: list[int]) -> None:
     said = "ports are " + " then ".join(str(n) for n in numbers) + "."
     swapped = [numbers[1], numbers[0], *numbers[2:]]
     assert not supported("ports are " + " then ".join(str(n) for n in swapped) + ".", [said]).ok
+
+
+def test_a_content_word_whose_stem_is_an_addable_word_is_not_free_to_add() -> None:
+    """"use" stems to "us" (a perspective word a statement may add): it must still come from the person."""
+    from commonkeep.governance.user_turn import supported
+
+    assert not supported("We use pnpm for builds.", ["We pnpm for builds."]).ok
+    assert not supported("Deploy mines the cache.", ["Deploy the cache."]).ok
+    assert supported("We use pnpm for builds.", ["remember that we use pnpm for builds"]).ok
