@@ -200,32 +200,17 @@ class Store:
         return jsonl.rewrite_jsonl(path, transform, quarantine=self.layout.quarantine, rel=self.layout.rel, when=now_iso())
 
     def rewrite_records(self, path: Path, transform: Callable[[list[Row]], list[Row]]) -> jsonl.JsonlRead:
-        """The patch path's rewrite of a canonical file. The lines of audit-deleted records stay as
-        they are unless ``transform`` changes them (OmpKeep keeps such a record's line with
-        ``status: "deleted"``; contract §14.9); a record purged for privacy never keeps a line, so a
-        copy that came back (another machine's file merged by ``share``, an OMP append) goes at the
-        next rewrite, as the purge itself removed it. A ``line_edit.RecordChanges`` rewrites only the
-        lines of the records it changes (``edit``) when no such copy is in the file."""
+        """The patch path's rewrite of a canonical file. The lines of tombstoned records stay as they
+        are unless ``transform`` changes them (OmpKeep keeps an audit-deleted record's line with
+        ``status: "deleted"``; contract §14.9; an interrupted deletion is finished by ``forget``, not
+        by an unrelated patch). A ``line_edit.RecordChanges`` rewrites only the lines of the records it
+        changes (``edit``)."""
         from commonkeep.store.line_edit import RecordChanges
 
-        purged = {str(t.get("deleted_record_id")) for t in self.read(self.layout.tombstones).rows
-                  if t.get("deletion_mode") == "privacy_purge"}
-        if purged:
-            try:
-                data = path.read_bytes()
-            except OSError:
-                data = b""
-            purged = {rid for rid in purged if rid.encode() in data}
-        if isinstance(transform, RecordChanges) and not purged:
+        if isinstance(transform, RecordChanges):
             self.edit(path, transform, transform.ids, transform.one, transform.tail)
             return jsonl.JsonlRead()
-        if not purged:
-            return self.rewrite(path, transform)
-
-        def apply(rows: list[Row]) -> list[Row]:
-            return [r for r in transform(rows) if str(r.get("id")) not in purged]
-
-        return self.rewrite(path, apply)
+        return self.rewrite(path, transform)
 
     def update_candidates(self, transform: Callable[[list[Row]], list[Row]], ids: set[str] | None = None) -> None:
         """Rewrite the inbox through ``transform`` (every row, as ``rewrite``). With ``ids``: only
