@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+from commonkeep.governance.words import CODES
 from commonkeep.web.queue import RISKS, Filters, Queue, agent_of
 
 Row = dict[str, Any]
@@ -24,23 +25,8 @@ DUPLICATE_KINDS = ("duplicate", "strengthens_existing")
 CONFLICT_KINDS = ("potential_conflict", "ambiguous", "supersedes_existing")
 _RISK_ORDER = {"high": 0, "medium": 1, "low": 2}
 
-#: What the gate's reason codes mean, for a person deciding (``commonkeep.governance.poisoning``).
-PLAIN_REASONS = {
-    "instruction_like_text": "reads like an instruction to the agent (\"ignore previous instructions\")",
-    "identity_change": "tries to change who the agent or user is",
-    "secrecy": "asks to keep something secret from the user",
-    "authority_claim": "claims an authority it cannot prove (\"the admin says\")",
-    "exfiltration_like": "asks to reveal or send out sensitive data",
-    "remote_execution": "asks to download and run code",
-    "disables_safeguards": "asks to turn off a safety check",
-    "tool_call_lookalike": "contains something that looks like a tool call",
-    "role_marker": "contains a chat role marker (system:, assistant:)",
-    "hidden_characters": "contains invisible characters",
-    "hidden_markup": "contains hidden markup",
-    "low_trust_class": "comes from a low-trust source",
-    "non_durable": "sounds temporary, not a lasting fact",
-    "low_trust_source": "was captured from a low-trust place",
-}
+#: What the gate's reason codes mean, for a person deciding: the one table (``governance.words``).
+PLAIN_REASONS = CODES
 PLAIN_MATCHES = {
     "new": "new: nothing like it in memory",
     "duplicate": "repeats a record already in memory",
