@@ -24,9 +24,7 @@ An op's risk is at least the candidate's poisoning risk; a high-risk op is never
 Nothing is proposed twice: a candidate with an op still waiting in a patch (every op of a ``proposed``
 patch; the unselected, unrefused ops of a ``partially_applied`` one) and an ``update_stability``
 identical to a waiting one are left out and named in ``Proposal.already_proposed``; with nothing
-else left, no patch is written.
-
-Patch ids are ``patch_<YYYYMMDDHHMM>_ck<6 base36>`` (``ids.patch_id``), never OMP's ``patch_<minute>_001``.
+else left, no patch is written. Patch ids are ``patch_<minute>_ck<6 base36>``, never OMP's ``_001``.
 """
 
 from __future__ import annotations
@@ -241,6 +239,7 @@ def propose(
         by_id[str(rec["id"])] = rec
     # records in status ``contested`` are live too: another machine's version of one is an update of it
     live_by_id = {**{str(r["id"]): r for r in contested_records or []}, **by_id}
+    targets = parity.Targets(records)  # what a candidate may supersede, indexed once
     ops = _Ops()
     held = _Ops()
     held_keys: dict[str, list[str]] = {}  # patch id -> the waiting candidates / signatures it holds for this run
@@ -316,7 +315,7 @@ def propose(
             inquiries.append({"question": f"Which holds: candidate {cid} or {', '.join(matched) or 'the matching memory'}?",
                               "context": parity.inquiry_context(cand), "related_memory_ids": matched,
                               "tags": record["tags"], "priority": parity.INQUIRY_PRIORITY[kind]})
-        replaces = parity.supersede_target(raw, records) if layer != "L1" and kind != "duplicate" else None
+        replaces = parity.supersede_target(raw, targets) if layer != "L1" and kind != "duplicate" else None
         if replaces is not None:  # OmpKeep's supersession (named, or a contradiction cue with shared tags)
             kind, matched, why = "supersedes_existing", [replaces[0], *[m for m in matched if m != replaces[0]]], replaces[1]
         if kind == "duplicate":

@@ -39,18 +39,31 @@ def named_target(cand: Row) -> str | None:
     return match.group(1) if match else None
 
 
-def heuristic_target(cand: Row, records: Iterable[Row]) -> str | None:
+class Targets:
+    """The active records a candidate may supersede, indexed once per curation by id and by tag (the
+    heuristic only looks at records sharing a tag with the candidate)."""
+
+    def __init__(self, records: Iterable[Row]) -> None:
+        self.records = list(records)
+        self.live = {str(r["id"]) for r in self.records}
+        self.by_tag: dict[str, list[tuple[int, Row]]] = {}
+        for pos, rec in enumerate(self.records):
+            for tag in dict.fromkeys(str(t) for t in rec.get("tags") or []):
+                self.by_tag.setdefault(tag, []).append((pos, rec))
+
+
+def heuristic_target(cand: Row, records: Iterable[Row] | Targets) -> str | None:
     """The record a candidate with a contradiction cue replaces (module doc), or ``None``."""
     text = str(cand.get("text", ""))
     if not _CUE.search(text):
         return None
+    targets = records if isinstance(records, Targets) else Targets(records)
     tags = set(_tags(cand))
     terms = [t for t in _SPLIT.split(text.lower()) if len(t) > 3]
+    sharing = sorted({pos: rec for tag in tags for pos, rec in targets.by_tag.get(tag, [])}.items())
     best: tuple[str, int] | None = None
-    for rec in records:
+    for _, rec in sharing:  # in store order, as every record was once scanned: the first best wins
         overlap = sum(1 for t in rec.get("tags") or [] if t in tags)
-        if not overlap:
-            continue
         statement = str(rec.get("statement", "")).lower()
         score = overlap * 2 + sum(1 for t in terms if t in statement)
         if best is None or score > best[1]:
@@ -58,15 +71,15 @@ def heuristic_target(cand: Row, records: Iterable[Row]) -> str | None:
     return best[0] if best and best[1] >= 2 else None
 
 
-def supersede_target(cand: Row, records: Iterable[Row]) -> tuple[str, str] | None:
-    """``(record id, reason)`` when OmpKeep would propose that ``cand`` supersedes an active record."""
-    records = list(records)
-    live = {str(r["id"]) for r in records}
+def supersede_target(cand: Row, records: Iterable[Row] | Targets) -> tuple[str, str] | None:
+    """``(record id, reason)`` when OmpKeep would propose that ``cand`` supersedes an active record.
+    Pass a ``Targets`` built once when asking for many candidates."""
+    targets = records if isinstance(records, Targets) else Targets(records)
     cid = cand["id"]
     named = named_target(cand)
     if named is not None:
-        return (named, f"Candidate {cid} explicitly supersedes {named}.") if named in live else None
-    guessed = heuristic_target(cand, records)
+        return (named, f"Candidate {cid} explicitly supersedes {named}.") if named in targets.live else None
+    guessed = heuristic_target(cand, targets)
     if guessed is not None:
         return guessed, f"Candidate {cid} appears to supersede {guessed} based on contradiction cues and overlapping tags."
     return None
