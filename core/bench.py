@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+from typing import Any
 
 # name -> (module, one-line help)
 BENCHES: dict[str, tuple[str, str]] = {
@@ -34,6 +35,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     for name, (module, help_text) in BENCHES.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         importlib.import_module(module).configure(p)
+
+
+def print_report(report: dict[str, Any], as_json: bool) -> None:
+    """A benchmark's flat report: JSON with ``--json``, else one ``key: value`` line each."""
+    import json
+    import sys
+
+    if as_json:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        for key, value in report.items():
+            print(f"{key}: {value}")
 
 
 def positive_int(text: str) -> int:

@@ -17,10 +17,8 @@ of hundreds of KB with no line break. Then measures:
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sqlite3
-import sys
 import tempfile
 import time
 from datetime import date, timedelta
@@ -122,11 +120,9 @@ def run_bench(megabytes: float, runs: int = 20, old_kb: int = 200) -> dict[str, 
 
 def run(args: argparse.Namespace) -> int:
     report = run_bench(args.notes_mb, args.runs, args.old_kb)
-    if args.json:
-        sys.stdout.write(json.dumps(report, indent=2) + "\n")
-    else:
-        for key, value in report.items():
-            print(f"{key}: {value}")
+    from commonkeep.bench import print_report
+
+    print_report(report, args.json)
     return 0
 
 

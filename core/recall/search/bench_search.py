@@ -294,11 +294,9 @@ def run(args: argparse.Namespace) -> int:
 
         progress.set_quiet()
     report = run_bench(args.records, args.queries)
-    if args.json:
-        sys.stdout.write(json.dumps(report, indent=2) + "\n")
-    else:
-        for key, value in report.items():
-            print(f"{key}: {value}")
+    from commonkeep.bench import print_report
+
+    print_report(report, args.json)
     return 0
 
 
