@@ -40,6 +40,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 #: The rule's version, recorded in every stamp (``provenance.user_turn.rule``).
 RULE = "user_turn/1"
@@ -85,6 +86,16 @@ class Support:
     reason: str
     message: int | None = None
     digest: str | None = None
+
+
+def message_text(content: Any) -> str:
+    """The text of a host's user message: a string, or the text parts of a multimodal list (the
+    shape Hermes and OMP both use); anything else has no words of the person's."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return ""
 
 
 def message_digest(message: str) -> str:

@@ -37,6 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from commonkeep.errors import CommonkeepError
+from commonkeep.governance.user_turn import message_text
 from commonkeep_hermes.settings import PROVIDER_NAME, HermesProfile, current_profile
 
 log = logging.getLogger("commonkeep_hermes")
@@ -205,21 +206,12 @@ def _on_session_start(session_id: str = "", platform: str = "", **kw: Any) -> No
         _sessions[str(session_id)] = {"platform": platform}
 
 
-def _text_of(message: Any) -> str:
-    """The text of a user message: a string, or the text parts of a multimodal list."""
-    if isinstance(message, str):
-        return message
-    if isinstance(message, list):
-        return "\n".join(str(p.get("text", "")) for p in message if isinstance(p, dict) and p.get("type") == "text")
-    return ""
-
-
 def record_user_message(session_id: str = "", user_message: Any = None, platform: str = "", **kw: Any) -> None:
     """``pre_llm_call``: keep the turn's user message as the person's words, unless it is not a
     person's: Hermes' background review (its prompt is Hermes' own text; the write origin is set
     before this hook runs), a cron job, a delegated subagent or Hermes' curator."""
     sid = str(session_id or "")
-    text = _text_of(user_message)
+    text = message_text(user_message)
     if not sid or not text.strip() or write_origin() != "foreground" or str(platform or "") in NOT_A_PERSON:
         return
     with _lock:

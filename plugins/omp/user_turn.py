@@ -32,6 +32,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from commonkeep.governance.user_turn import message_text
+
 STAMP = "commonkeep_omp"
 #: How long after a session's last entry a candidate still counts as written in it (OmpKeep
 #: writes from tool calls; the transcript entry of the result can land just after the write).
@@ -65,14 +67,6 @@ def _when(value: Any) -> datetime | None:
     return out if out.tzinfo else None
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
-    return ""
-
-
 def person_said(entry: dict[str, Any]) -> str | None:
     """The text of a transcript entry when it is a message the person sent, else ``None``."""
     if entry.get("type") == "custom" and entry.get("customType") == _TYPED:
@@ -83,7 +77,7 @@ def person_said(entry: dict[str, Any]) -> str | None:
         return None
     if msg.get("synthetic") or msg.get("steering") or msg.get("attribution") == "agent":
         return None
-    return _text(msg.get("content")) or None
+    return message_text(msg.get("content")) or None
 
 
 def read_session(path: Path) -> Session | None:
