@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.recall.search import hybrid, semantic
+from commonkeep.recall.search import cues, hybrid, semantic
 from commonkeep.recall.search.hybrid import asks_when, has_time_anchor, search
 from tests.recall.conftest import make_record, seed
 
@@ -45,7 +45,7 @@ def test_a_when_question_ranks_the_memory_that_says_when_first(root: Path, monke
     resp = search(root, q, "rerank", 2, backends=backends)
     assert [r.id for r in resp.results][0] == "mem_b"
     assert resp.results[0].score_provenance["time_anchor"] == hybrid.TIME_ANCHOR_BONUS
-    monkeypatch.setattr(hybrid, "TIME_ANCHOR_BONUS", 0.0)
+    monkeypatch.setattr(cues, "TIME_ANCHOR_BONUS", 0.0)
     without = search(root, q, "rerank", 2, backends=backends)
     assert resp.results[0].score - without.results[[r.id for r in without.results].index("mem_b")].score == pytest.approx(0.25)
     monkeypatch.undo()

@@ -2,7 +2,7 @@
 
 For each conversation a fresh memory root is made; every turn becomes a memory record in
 ``memory/L2.playbooks.jsonl`` whose evidence keeps its ``dia_id`` (``ref:
-locomo/<sample_id>/session_<n>#<dia_id>``); the indexes are built by the same ``sync_root`` the
+locomo/<sample_id>/session_<n>#<dia_id>``) and whose ``created_at`` is its session's day; the indexes are built by the same ``sync_root`` the
 store uses. Every question of categories 1–4 is asked through :func:`commonkeep.recall.search.hybrid.search`
 and scored against its ``evidence`` ids (read back from the returned records' provenance):
 hit@1/5/10, recall@5/10, MRR (first relevant rank within 10), overall and per category, and
@@ -40,6 +40,7 @@ def turn_records(conv: dict[str, Any], created: str) -> list[dict[str, Any]]:
     out = []
     for n, key in sessions:
         when = str(c.get(f"{key}_date_time", ""))
+        said = session_day(when) or created
         for turn in c[key]:
             dia = str(turn["dia_id"])
             text = f"{turn.get('speaker', '')}: {turn.get('text', '')}".strip()
@@ -61,8 +62,8 @@ def turn_records(conv: dict[str, Any], created: str) -> list[dict[str, Any]]:
                     ],
                     "confidence": 0.8,
                     "stability": "semi-stable",
-                    "created_at": created,
-                    "updated_at": created,
+                    "created_at": said,
+                    "updated_at": said,
                     "review": {
                         "cadence_days": 30,
                         "next_review": created,
@@ -75,6 +76,19 @@ def turn_records(conv: dict[str, Any], created: str) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+def session_day(when: str) -> str | None:
+    """The ``YYYY-MM-DD`` of a LoCoMo session time (``"1:56 pm on 8 May, 2023"``), else ``None``:
+    a memory captured from a conversation carries the day it was said as its ``created_at``."""
+    from datetime import date
+
+    from commonkeep.recall.search.timeframe import dates_in
+
+    for _, _, period, _ in dates_in(when):
+        if period.spans and period.spans[0][0] == period.spans[0][1]:
+            return date.fromordinal(period.spans[0][0]).isoformat()
+    return None
 
 
 def dia_of(record: dict[str, Any]) -> str:

@@ -364,6 +364,7 @@ def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[
     from commonkeep.recall.search import fts, health, index
     from commonkeep.recall.search.rows import IndexRow
     from commonkeep.recall.search.sync import _count_terms, _insert
+    from commonkeep.recall.search.timeframe import record_day
 
     if rconn.execute("SELECT 1 FROM record_at WHERE file = '' LIMIT 1").fetchone():
         raise Declined  # a record kept whole: its store order is not known from places
@@ -373,7 +374,8 @@ def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[
         first = min(int(r[7]) for r in removed)
     else:
         first = _count_before(rconn, root, rel, start)
-    fresh = [IndexRow(fts.row_for(rec, clean=True), "", first + i) for i, (rec, _, _) in enumerate(added)]
+    fresh = [IndexRow(fts.row_for(rec, clean=True), "", first + i, record_day(rec.get("created_at")))
+             for i, (rec, _, _) in enumerate(added)]
     shift = len(fresh) - len(removed)
     with health.transaction(rconn):
         rconn.executemany(

@@ -10,7 +10,9 @@ limit. Every result carries ``sources`` and ``score_provenance``.
 local embedder: the top ``max(5 * limit, 50)`` keyword results score
 ``(bm25 - min) / (max - min) + cosine`` (equal weights), and as many of the embedder's nearest
 records join the pool with their cosine alone (BM25 part 0, the pool's minimum), so a record that
-shares no word with the query can still be found. On the LoCoMo dev split it is the best offline
+shares no word with the query can still be found. The cues of ``cues`` are added to that score: a
+question asking *when* or naming a period, a speaker it names, the episode (source) a record shares
+with the pool's best. On the LoCoMo dev split it is the best offline
 setting measured (README, Benchmarks). Backends without ``similarities`` (qmd) fall back to
 ``deep``.
 
@@ -26,12 +28,14 @@ and a notice.
 from __future__ import annotations
 
 import inspect
-import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+# The rerank stage's cues (time, speaker, episode) live in ``cues``; these names stay importable here.
+from commonkeep.recall.search.cues import TIME_ANCHOR_BONUS, asks_when, has_time_anchor  # noqa: F401
 
 FTS_WEIGHT = 0.45
 SEMANTIC_WEIGHT = 0.55
@@ -290,7 +294,10 @@ def _search_records(
         extra = index.lookup(conn, [rid for rid in sims if rid not in have])
         cross = _cross_encoder(root, notices)
         pool = max(limit, CROSS_POOL) if cross is not None else limit
-        resp = _rerank(query, keyword_hits, sims, extra, backend.name, pool, notices, started)
+        from commonkeep.recall.search.cues import record_facts
+
+        facts = record_facts(conn, [*(h.id for h in keyword_hits), *extra])
+        resp = _rerank(query, keyword_hits, sims, extra, backend.name, pool, notices, started, facts)
         if cross is not None:
             _cross_rerank(cross, query, resp, limit, notices)
         resp.mode, resp.resolved, resp.expand = mode, resolved, expand
@@ -383,33 +390,6 @@ def _cross_rerank(cross: Any, query: str, resp: SearchResponse, limit: int, noti
     resp.used += " +cross-encoder"
 
 
-#: a question that asks when something happened is answered by a memory that says when: such
-#: records gain a quarter of the range one signal (normalised BM25 or cosine) spans
-TIME_ANCHOR_BONUS = 0.25
-_ASKS_WHEN = re.compile(r"^\W*(?:when\b|what (?:year|month|day|date|time)\b|which (?:year|month|day|date)\b|"
-                        r"how long (?:ago|before|after|since)\b|since when\b)|\bon what (?:date|day)\b", re.I)
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
-_TIME_ANCHOR = re.compile(
-    r"\b(?:yesterday|today|tonight|tomorrow|last|next|this) (?:night|week|weekend|month|year|summer|winter|spring|fall|autumn|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\b(?:yesterday|today|tonight|tomorrow|recently|ago)\b|"
-    rf"\b(?:in|on|of|since|until|by|last|next|this|early|late|mid|mid-) (?:{_MONTHS})\b|\b(?:{_MONTHS}),? \d|\d(?:st|nd|rd|th)? (?:of )?(?:{_MONTHS})\b|"
-    r"\b(?:19|20)\d\d\b|\b\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d{{2,4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|"
-    r"\b(?:on|last|next|this) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\b(?:a|one|two|three|few|couple of) "
-    r"(?:days?|weeks?|months?|years?) (?:ago|back|later|before|after)\b|\bsince\b",
-    re.I,
-)
-
-
-def asks_when(query: str) -> bool:
-    """Whether ``query`` asks when something happened (an English question word for a time)."""
-    return bool(_ASKS_WHEN.search(query))
-
-
-def has_time_anchor(text: str) -> bool:
-    """Whether ``text`` says when (a date, a month, a year, a weekday, or a relative time)."""
-    return bool(_TIME_ANCHOR.search(text))
-
-
 def _rerank(
     query: str,
     hits: Sequence[Any],
@@ -419,13 +399,24 @@ def _rerank(
     limit: int,
     notices: list[str],
     started: float,
+    facts: Mapping[str, tuple[int | None, str]] | None = None,
 ) -> SearchResponse:
     """Min-max normalised BM25 plus cosine similarity, over the keyword candidates and the
-    backend's nearest records (``extra``: their index rows; BM25 part 0, as the pool's minimum)."""
-    anchor = TIME_ANCHOR_BONUS if asks_when(query) else 0.0
+    backend's nearest records (``extra``: their index rows; BM25 part 0, as the pool's minimum),
+    plus the cues of ``cues`` (``facts``: each record's day and source)."""
+    from commonkeep.recall.search import cues
+
+    cue = cues.Cues(query)
+    facts = facts or {}
     top, bottom = (max(h.score for h in hits), min(h.score for h in hits)) if hits else (0.0, 0.0)
     span = top - bottom
-    scored: list[tuple[float, int, Result]] = []
+    scored: dict[str, tuple[float, int, Result]] = {}
+
+    def add(rid: str, base: float, order: int, statement: str, result: Result) -> None:
+        bonuses = cue.bonuses(statement, facts.get(rid, (None, ""))[0])
+        result.score_provenance.update(bonuses)
+        scored[rid] = (base + sum(bonuses.values()), order, result)
+
     for i, h in enumerate(hits):
         norm = (h.score - bottom) / span if span > 0 else 1.0
         cos = sims.get(h.id, 0.0)
@@ -434,21 +425,19 @@ def _rerank(
             "semantic": {"cosine": cos, "backend": backend},
         }
         srcs = ["fts", backend] if h.id in sims else ["fts"]
-        bonus = anchor if anchor and has_time_anchor(h.statement) else 0.0
-        if bonus:
-            prov["time_anchor"] = bonus
-        scored.append((norm + cos + bonus, i, Result(h.id, h.layer, h.rule_type, h.confidence, h.statement, 0.0, srcs, prov)))
+        add(h.id, norm + cos, i, h.statement, Result(h.id, h.layer, h.rule_type, h.confidence, h.statement, 0.0, srcs, prov))
     for j, (rid, row) in enumerate(sorted(extra.items(), key=lambda kv: (-sims[kv[0]], kv[0]))):
-        cos = sims[rid]
-        prov = {"semantic": {"cosine": cos, "backend": backend}}
-        bonus = anchor if anchor and has_time_anchor(row[4]) else 0.0
-        if bonus:
-            prov["time_anchor"] = bonus
-        result = Result(rid, row[1], row[2], row[3], row[4], 0.0, [backend], prov)
-        scored.append((cos + bonus, len(hits) + j, result))
-    scored.sort(key=lambda t: (-t[0], t[1]))
+        prov = {"semantic": {"cosine": sims[rid], "backend": backend}}
+        add(rid, sims[rid], len(hits) + j, row[4], Result(rid, row[1], row[2], row[3], row[4], 0.0, [backend], prov))
+    lifts = cues.episode_lifts({rid: t[0] for rid, t in scored.items()}, {rid: f[1] for rid, f in facts.items()})
+    for rid, lift in lifts.items():
+        if rid in scored and lift:
+            score, order, result = scored[rid]
+            result.score_provenance["episode"] = lift
+            scored[rid] = (score + lift, order, result)
+    ranked = sorted(scored.values(), key=lambda t: (-t[0], t[1]))
     results = []
-    for score, _, result in scored[:limit]:
+    for score, _, result in ranked[:limit]:
         result.score = score
         results.append(result)
     return SearchResponse(

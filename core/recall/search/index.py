@@ -73,12 +73,15 @@ RECALL_DB = "recall.db"
 # stores a fingerprint without it, so the next reader here re-syncs instead of trusting tables
 # that sync left behind.
 # 3: ``record_at`` (places of records) replaced ``record_json`` (whole records).
-INDEX_FORMAT = "commonkeep-index-3"
+# 4: ``records`` keeps each record's day and source (``day``, ``source``: the rerank stage's time
+# and episode cues, ``cues.py``).
+INDEX_FORMAT = "commonkeep-index-4"
 
 _RECALL_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS records (id TEXT PRIMARY KEY, layer TEXT NOT NULL, rule_type TEXT NOT NULL, "
-    "confidence REAL NOT NULL, statement TEXT NOT NULL, tags TEXT NOT NULL, context TEXT NOT NULL, ord INTEGER NOT NULL)",
+    "confidence REAL NOT NULL, statement TEXT NOT NULL, tags TEXT NOT NULL, context TEXT NOT NULL, ord INTEGER NOT NULL, "
+    "day INTEGER, source TEXT NOT NULL DEFAULT '')",
     RECALL_FTS,
     "CREATE TABLE IF NOT EXISTS vectors (id TEXT PRIMARY KEY, model TEXT NOT NULL, text_hash TEXT NOT NULL, "
     "dim INTEGER NOT NULL, vec BLOB NOT NULL)",
@@ -146,7 +149,9 @@ def connect_recall(path: Path) -> sqlite3.Connection:
         # synced here (it adds ``record_json`` back and writes recall_fts rows by its own rowids,
         # which an external-content table cannot take). Emptied, so the next sync finds every
         # record new and writes it in this format.
-        earlier = bool(present & set(_DROPPED)) or (
+        # ``records`` without ``day`` and ``source`` (format 3) is dropped and made again.
+        undated = "records" in found and "source TEXT" not in str(found["records"])
+        earlier = bool(present & set(_DROPPED)) or undated or (
             "recall_fts" in found and "content='records'" not in str(found["recall_fts"])
         )
         if len(present & set(_SCHEMA_NAMES)) < len(_SCHEMA_NAMES) or earlier:
@@ -155,6 +160,9 @@ def connect_recall(path: Path) -> sqlite3.Connection:
                     conn.execute(f"DROP TABLE {old}")
                 if earlier:
                     conn.execute("DROP TABLE IF EXISTS recall_fts")
+                    if undated:
+                        conn.execute("DROP TABLE records")
+                        present.discard("records")
                     for table in ("records", "terms", "record_at", "select_rows"):
                         if table in present:
                             conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names

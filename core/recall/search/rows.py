@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.recall.search import fts
+from commonkeep.recall.search.timeframe import record_day
 
 CONTEXT_NEIGHBOURS = 1
 CONTEXT_WEIGHT = 0.5
@@ -48,6 +49,8 @@ class IndexRow:
     row: fts.Row
     context: str
     ord: int
+    day: int | None = None  # the record's day (``timeframe.record_day`` of its ``created_at``)
+    source: str = ""  # where it was captured (``source_of``; "" when it has no anchored source)
 
     @property
     def id(self) -> str:
@@ -86,8 +89,9 @@ def source_of(record: Mapping[str, Any]) -> str | None:
     return ref.split("#", 1)[0]
 
 
-def _with_context(rows: dict[str, fts.Row], sources: dict[str, str | None]) -> dict[str, IndexRow]:
-    """``rows`` (store order) with each one's source context and order."""
+def _with_context(rows: dict[str, fts.Row], sources: dict[str, str | None],
+                  days: Mapping[str, int | None] | None = None) -> dict[str, IndexRow]:
+    """``rows`` (store order) with each one's source context, order, day and source."""
     groups: dict[str, list[str]] = {}
     for rid, src in sources.items():
         if src is not None:
@@ -104,7 +108,7 @@ def _with_context(rows: dict[str, fts.Row], sources: dict[str, str | None]) -> d
             ids = groups[src]
             lo, hi = max(0, i - CONTEXT_NEIGHBOURS), min(len(ids), i + CONTEXT_NEIGHBOURS + 1)
             context = " ".join(rows[ids[j]][4] for j in range(lo, hi) if j != i)
-        out[rid] = IndexRow(row, context, ord_)
+        out[rid] = IndexRow(row, context, ord_, (days or {}).get(rid), sources.get(rid) or "")
     return out
 
 
@@ -113,11 +117,13 @@ def index_rows(records: Iterable[Mapping[str, Any]], tombstoned: Iterable[str] =
     records = list(records)
     rows = fts.indexable(records, tombstoned)
     sources: dict[str, str | None] = {}
+    days: dict[str, int | None] = {}
     for record in records:
         rid = record.get("id")
         if isinstance(rid, str) and rid in rows and rid not in sources:
             sources[rid] = source_of(record)
-    return _with_context(rows, sources)
+            days[rid] = record_day(record.get("created_at"))
+    return _with_context(rows, sources, days)
 
 
 def load_rows(root: Path | str) -> dict[str, IndexRow]:
@@ -215,6 +221,7 @@ def scan(root: Path | str, on_place: Callable[[str, Place], None] | None = None,
     out = Scan()
     rows: dict[str, fts.Row] = {}
     sources: dict[str, str | None] = {}
+    days: dict[str, int | None] = {}
     hard: list[dict[str, Any]] = []
     contested: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -241,9 +248,11 @@ def scan(root: Path | str, on_place: Callable[[str, Place], None] | None = None,
             if utf8 and b"\\u" not in line:  # no lone surrogate can be in it
                 rows[rid] = fts.row_for(rec, clean=True)
                 sources[rid] = source_of(rec)
+                days[rid] = record_day(rec.get("created_at"))
             elif not fts._LONE_SURROGATE.search(rid):
                 rows[rid] = fts.row_for(rec)
                 sources[rid] = source_of(rec)
+                days[rid] = record_day(rec.get("created_at"))
         if is_hard_rule(rec):
             hard.append(rec)
         if rid not in rows:
@@ -271,7 +280,7 @@ def scan(root: Path | str, on_place: Callable[[str, Place], None] | None = None,
         if bad:
             store.read(path)  # names and quarantines the line(s) it skipped, once
     out.unique_ids = len(seen) == out.records
-    out.rows = _with_context(rows, sources)
+    out.rows = _with_context(rows, sources, days)
     hard.sort(key=priority_key)
     contested.sort(key=priority_key)
     out.ranked = {("hard", i): encode_record(r) for i, r in enumerate(hard)}

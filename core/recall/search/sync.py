@@ -74,8 +74,9 @@ def _insert(conn: sqlite3.Connection, fresh: list[IndexRow], *, everything: bool
     """Add ``fresh`` to ``records`` and ``recall_fts`` (``everything``: ``records`` holds nothing
     else, so the FTS index is built from it in one statement)."""
     conn.executemany(
-        "INSERT INTO records (id, layer, rule_type, confidence, statement, tags, context, ord) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        ((*r.row, r.context, r.ord) for r in fresh),
+        "INSERT INTO records (id, layer, rule_type, confidence, statement, tags, context, ord, day, source) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ((*r.row, r.context, r.ord, r.day, r.source) for r in fresh),
     )
     if everything:
         conn.execute("INSERT INTO recall_fts (recall_fts) VALUES ('rebuild')")
@@ -102,15 +103,15 @@ def _sync_recall(
             gone_texts: list[tuple[str, str, str]] = []
         else:
             have = {
-                r[0]: ((r[0], r[1], r[2], float(r[3]), r[4], r[5]), r[6], int(r[7]), int(r[8]))
+                r[0]: ((r[0], r[1], r[2], float(r[3]), r[4], r[5]), r[6], int(r[7]), int(r[8]), r[9], str(r[10]))
                 for r in conn.execute(
-                    "SELECT id, layer, rule_type, confidence, statement, tags, context, ord, rowid FROM records"
+                    "SELECT id, layer, rule_type, confidence, statement, tags, context, ord, rowid, day, source FROM records"
                 )
             }
             gone = [
                 rid
-                for rid, (row, ctx, ord_, _) in have.items()
-                if rid not in want or want[rid] != IndexRow(row, ctx, ord_)
+                for rid, (row, ctx, ord_, _, day, source) in have.items()
+                if rid not in want or want[rid] != IndexRow(row, ctx, ord_, day, source)
             ]
             removed = len(gone)
             gone_texts = [(have[g][0][4], have[g][0][5], have[g][1]) for g in gone]
