@@ -25,7 +25,7 @@ def _dump(root: Path) -> dict[str, Any]:
     contract = sqlite3.connect(root / "search" / "memory-fts.db")
     try:
         return {
-            "records": recall.execute("SELECT id, layer, rule_type, confidence, statement, tags, context, ord "
+            "records": recall.execute("SELECT id, layer, rule_type, confidence, statement, tags, context, ord, day, source "
                                       "FROM records ORDER BY id").fetchall(),
             "record_at": recall.execute("SELECT id, file, offset, length, body FROM record_at ORDER BY id").fetchall(),
             "terms": recall.execute("SELECT term, df FROM terms ORDER BY term").fetchall(),
