@@ -258,11 +258,18 @@ def _relative_span(m: re.Match[str], day: int) -> Span | None:
     return date(d.year + sign * n, 1, 1).toordinal(), date(d.year + sign * n, 12, 31).toordinal()
 
 
+# Every date or relative time above holds a digit or one of these words: texts without any are
+# not parsed further (the rerank stage reads the spans of a whole pool of records per question).
+_MAYBE_TIME = re.compile(r"\d|\b(?:jan|feb|ma[ry]|apr|ju[nl]|aug|sep|oct|nov|dec|yesterday|to(?:day|night|morrow)|"
+                         r"last|this|next|past|ago|back|later|from now)", re.I)
+
+
 def record_spans(text: str, day: int | None) -> list[Span]:
     """The days a record is about: its own ``day`` and what its words point at (module doc)."""
-    spans: list[Span] = []
+    spans: list[Span] = [] if day is None else [(day, day)]
+    if not _MAYBE_TIME.search(text):
+        return spans
     if day is not None:
-        spans.append((day, day))
         for m in _RELATIVE.finditer(text):
             try:
                 span = _relative_span(m, day)
