@@ -72,9 +72,8 @@ RECALL_DB = "recall.db"
 # commonkeep does not keep (2: the selection rows): a sync by an older version sharing the root
 # stores a fingerprint without it, so the next reader here re-syncs instead of trusting tables
 # that sync left behind.
-# 3: ``record_at`` (places of records) replaced ``record_json`` (whole records).
-# 4: ``records`` keeps each record's day and source (``day``, ``source``: the rerank stage's time
-# and episode cues, ``cues.py``).
+# 3: ``record_at`` (places of records) replaced ``record_json`` (whole records). 4: ``records``
+# keeps each record's ``day`` and ``source`` (the rerank stage's cues, ``cues.py``).
 INDEX_FORMAT = "commonkeep-index-4"
 
 _RECALL_SCHEMA = (
@@ -114,12 +113,9 @@ _TEMP_TABLES = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_df USING fts5vocab(main, recall_fts, row)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.prf_words USING fts5(w, tokenize='porter unicode61')",
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.prf_stems USING fts5vocab(temp, prf_words, instance)",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.delta_fts USING fts5(statement, tags, context, "
-    "tokenize='porter unicode61')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.delta_fts USING fts5(statement, tags, context, tokenize='porter unicode61')",
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.delta_df USING fts5vocab(temp, delta_fts, row)",
 )
-
-
 
 
 def recall_db_path(root: Path | str) -> Path:
@@ -148,19 +144,18 @@ def connect_recall(path: Path) -> sqlite3.Connection:
         # An index of an earlier format: recall_fts keeps its own texts, or an older commonkeep
         # synced here (it adds ``record_json`` back and writes recall_fts rows by its own rowids,
         # which an external-content table cannot take). Emptied, so the next sync finds every
-        # record new and writes it in this format.
-        # ``records`` without ``day`` and ``source`` (format 3) is dropped and made again.
+        # record new and writes it in this format. ``records`` without ``day`` and ``source``
+        # (format 3) is dropped and made again.
         undated = "records" in found and "source TEXT" not in str(found["records"])
-        earlier = bool(present & set(_DROPPED)) or undated or (
-            "recall_fts" in found and "content='records'" not in str(found["recall_fts"])
-        )
+        earlier = bool(present & set(_DROPPED)) or undated or ("recall_fts" in found and "content='records'"
+                                                                not in str(found["recall_fts"]))
         if len(present & set(_SCHEMA_NAMES)) < len(_SCHEMA_NAMES) or earlier:
             with health.transaction(conn):
                 for old in sorted(present & set(_DROPPED)):
                     conn.execute(f"DROP TABLE {old}")
                 if earlier:
                     conn.execute("DROP TABLE IF EXISTS recall_fts")
-                    if undated:
+                    if undated:  # made again by create_schema, with the new columns
                         conn.execute("DROP TABLE records")
                         present.discard("records")
                     for table in ("records", "terms", "record_at", "select_rows"):
