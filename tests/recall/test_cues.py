@@ -59,7 +59,7 @@ def test_the_turns_of_one_episode_rank_together(root: Path, monkeypatch: pytest.
     # Session 1 holds both halves of the answer: that Gina opened the store, and how she paid.
     seed(root, [
         _turn("mem_opened", "Gina: I finally opened my online clothing store this morning!", "chat/s1#1"),
-        _turn("mem_asked", "Jon: That is huge, how did you pull it off?", "chat/s1#2"),
+        _turn("mem_asked", "Jon: That is huge, tell me all about it.", "chat/s1#2"),
         _turn("mem_paid", "Gina: A loan from my aunt and months of late nights sewing.", "chat/s1#3"),
         _turn("mem_b1", "Jon: My aunt sent me a loan offer for the studio.", "chat/s2#1"),
         _turn("mem_b2", "Gina: Late nights are rough, I know.", "chat/s2#2"),
@@ -75,10 +75,34 @@ def test_the_turns_of_one_episode_rank_together(root: Path, monkeypatch: pytest.
     assert "mem_paid" not in _ids(root, q, 2)
 
 
+def test_the_reply_to_a_question_in_memory_ranks_with_it(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(root, [
+        _turn("mem_asks", "Caroline: What instruments do you play, Melanie?", "chat/s1#1"),
+        _turn("mem_reply", "Melanie: The clarinet and a bit of violin.", "chat/s1#2"),
+        _turn("mem_x", "Melanie: I love music, it calms me down.", "chat/s2#1"),
+        _turn("mem_y", "Caroline: Music festivals are so much fun.", "chat/s2#2"),
+    ])
+    q = "What instruments does Melanie play?"
+    resp = search(root, q, "rerank", 1, backends=[semantic.LocalMiniLM()])
+    assert resp.results[0].id == "mem_reply"
+    assert resp.results[0].score_provenance["reply"] == pytest.approx(cues.REPLY_WEIGHT)  # the pool's best asked it
+    monkeypatch.setattr(cues, "REPLY_WEIGHT", 0.0)
+    assert _ids(root, q, 1) == ["mem_asks"]
+
+
+def test_only_the_next_record_of_the_same_source_answers_a_question() -> None:
+    facts = {"q": (None, "s1", 4), "a": (None, "s1", 5), "other": (None, "s2", 5), "later": (None, "s1", 6)}
+    scores = {"q": 2.0, "a": 0.5, "other": 0.4, "later": 0.0}
+    statements = {"q": "Caroline: Any photos? [shares a photo: a lake]", "a": "Yes!", "other": "Why?", "later": "Ok."}
+    assert cues.reply_lifts(scores, facts, statements) == {"a": cues.REPLY_WEIGHT}
+    assert cues.reply_lifts(scores, facts, {**statements, "q": "Caroline: Nice photos."}) == {}
+    assert cues.is_question("Did you go? (photo) [link]") and not cues.is_question("I went (did you?)")
+
+
 def test_other_questions_rank_as_before(root: Path) -> None:
     seed(root, [make_record("mem_a", "Run the test suite with pytest -q."), make_record("mem_b", "Use ruff for lint.")])
     resp = search(root, "how do I run the tests", "rerank", 2, backends=[semantic.LocalMiniLM()])
-    assert all(not {"period", "speaker", "episode", "time_anchor"} & set(r.score_provenance) for r in resp.results)
+    assert all(not {"period", "speaker", "episode", "time_anchor", "reply"} & set(r.score_provenance) for r in resp.results)
 
 
 def test_the_index_keeps_each_records_day_and_source(root: Path) -> None:

@@ -16,7 +16,11 @@ each span about one unit:
 - **episode** (``EPISODE_WEIGHT``, a quarter of one signal): records captured from the same source
   (one conversation session, ``rows.source_of``) share an episode: each record gains a quarter of
   its episode's best score, normalised over the episodes in the pool, so the turns of the episode a
-  question is about rank together.
+  question is about rank together;
+- **reply** (``REPLY_WEIGHT``, a quarter of one signal): a record that is a question (its last
+  sentence asks, bracketed notes after it aside) is answered by the next record of its source, the
+  other half of the dialogue's adjacency pair (as in the source context, ``rows``): that record, when
+  it is in the pool, gains a quarter of the question's score, normalised over the pool.
 
 A quarter is the weight of a cue that should reorder near-ties but never outweigh a record that
 matches clearly better. None of these values was chosen by trying values on an evaluation set.
@@ -35,6 +39,7 @@ TIME_ANCHOR_BONUS = 0.25
 PERIOD_BONUS = 1.0
 SPEAKER_BONUS = 0.25
 EPISODE_WEIGHT = 0.25
+REPLY_WEIGHT = 0.25
 
 _ASKS_WHEN = re.compile(r"^\W*(?:when\b|what (?:year|month|day|date|time)\b|which (?:year|month|day|date)\b|"
                         r"how long (?:ago|before|after|since)\b|since when\b)|\bon what (?:date|day)\b", re.I)
@@ -50,6 +55,7 @@ _TIME_ANCHOR = re.compile(
 )
 # ``Name: words`` (up to three capitalised words before a colon at the start): a transcript line.
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}):\s")
+_ASIDE = re.compile(r"\s*[\[(][^\[\]()]*[\])]\s*$")  # a bracketed note at the end: "[shares a photo: ...]"
 _NAME = re.compile(r"\b([A-Z][\w-]*)(?:['\u2019]s)?\b")
 
 
@@ -122,12 +128,43 @@ def episode_lifts(scores: Mapping[str, float], sources: Mapping[str, str]) -> di
             for rid in scores if (src := sources.get(rid, ""))}
 
 
-def record_facts(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, tuple[int | None, str]]:
-    """``(day, source)`` of each indexed id (``records.day`` and ``records.source``)."""
-    out: dict[str, tuple[int | None, str]] = {}
+def is_question(statement: str) -> bool:
+    """Whether ``statement`` ends by asking (a bracketed note after the question aside)."""
+    text = statement.rstrip()
+    while True:
+        bare = _ASIDE.sub("", text)
+        if bare == text:
+            return text.endswith("?")
+        text = bare
+
+
+def reply_lifts(scores: Mapping[str, float], facts: Mapping[str, Facts], statements: Mapping[str, str]) -> dict[str, float]:
+    """What each record that answers a question in the pool gains (see the module doc)."""
+    if len(scores) < 2:
+        return {}
+    top, bottom = max(scores.values()), min(scores.values())
+    if top <= bottom:
+        return {}
+    at = {(f[1], f[2]): rid for rid, f in facts.items() if f[1] and rid in scores}
+    out: dict[str, float] = {}
+    for rid, score in scores.items():
+        _, source, ord_ = facts.get(rid, (None, "", -1))
+        reply = at.get((source, ord_ + 1)) if source else None
+        if reply is not None and is_question(statements.get(rid, "")):
+            out[reply] = max(out.get(reply, 0.0), REPLY_WEIGHT * (score - bottom) / (top - bottom))
+    return out
+
+
+Facts = tuple[int | None, str, int]  # a record's day, source and store order
+
+
+def record_facts(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, Facts]:
+    """``(day, source, ord)`` of each indexed id (``records.day``, ``records.source``, ``records.ord``)."""
+    out: dict[str, Facts] = {}
     for i in range(0, len(ids), 500):
         chunk = list(ids[i : i + 500])
         marks = ",".join("?" * len(chunk))
-        for rid, day, source in conn.execute(f"SELECT id, day, source FROM records WHERE id IN ({marks})", chunk):  # noqa: S608
-            out[str(rid)] = (None if day is None else int(day), str(source))
+        sql = f"SELECT id, day, source, ord FROM records WHERE id IN ({marks})"  # noqa: S608
+        for rid, day, source, ord_ in conn.execute(sql, chunk):
+            out[str(rid)] = (None if day is None else int(day), str(source), int(ord_))
     return out

@@ -399,7 +399,7 @@ def _rerank(
     limit: int,
     notices: list[str],
     started: float,
-    facts: Mapping[str, tuple[int | None, str]] | None = None,
+    facts: Mapping[str, tuple[int | None, str, int]] | None = None,
 ) -> SearchResponse:
     """Min-max normalised BM25 plus cosine similarity, over the keyword candidates and the
     backend's nearest records (``extra``: their index rows; BM25 part 0, as the pool's minimum),
@@ -413,7 +413,7 @@ def _rerank(
     scored: dict[str, tuple[float, int, Result]] = {}
 
     def add(rid: str, base: float, order: int, statement: str, result: Result) -> None:
-        bonuses = cue.bonuses(statement, facts.get(rid, (None, ""))[0])
+        bonuses = cue.bonuses(statement, facts.get(rid, (None, "", -1))[0])
         result.score_provenance.update(bonuses)
         scored[rid] = (base + sum(bonuses.values()), order, result)
 
@@ -434,6 +434,13 @@ def _rerank(
         if rid in scored and lift:
             score, order, result = scored[rid]
             result.score_provenance["episode"] = lift
+            scored[rid] = (score + lift, order, result)
+    replies = cues.reply_lifts({rid: t[0] for rid, t in scored.items()}, facts,
+                               {rid: t[2].statement for rid, t in scored.items()})
+    for rid, lift in replies.items():
+        if lift:
+            score, order, result = scored[rid]
+            result.score_provenance["reply"] = lift
             scored[rid] = (score + lift, order, result)
     ranked = sorted(scored.values(), key=lambda t: (-t[0], t[1]))
     results = []
