@@ -32,7 +32,8 @@ def test_asks_when(question: str, when: bool) -> None:
     ("text", "anchor"),
     [("I went there yesterday", True), ("We met on 8 May, 2023.", True), ("last weekend was fun", True),
      ("two weeks ago I ran", True), ("We meet on Friday", True), ("I may go, maybe", False),
-     ("I loved the people there", False)],
+     ("I loved the people there", False),
+     ("paid on 08/05/23", True), ("build 1.2.3 shipped", False)],
 )
 def test_has_time_anchor(text: str, anchor: bool) -> None:
     assert has_time_anchor(text) is anchor

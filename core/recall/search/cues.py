@@ -48,7 +48,7 @@ _TIME_ANCHOR = re.compile(
     r"\b(?:yesterday|today|tonight|tomorrow|last|next|this) (?:night|week|weekend|month|year|summer|winter|spring|fall|autumn|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\b(?:yesterday|today|tonight|tomorrow|recently|ago)\b|"
     rf"\b(?:in|on|of|since|until|by|last|next|this|early|late|mid|mid-) (?:{_MONTHS})\b|\b(?:{_MONTHS}),? \d|\d(?:st|nd|rd|th)? (?:of )?(?:{_MONTHS})\b|"
-    r"\b(?:19|20)\d\d\b|\b\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d{{2,4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|"
+    r"\b(?:19|20)\d\d\b|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b|"
     r"\b(?:on|last|next|this) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\b(?:a|one|two|three|few|couple of) "
     r"(?:days?|weeks?|months?|years?) (?:ago|back|later|before|after)\b|\bsince\b",
     re.I,
