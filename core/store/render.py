@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from commonkeep.store.layout import Layout, slug
+from commonkeep.store.projection_cache import ProjectionCache
 
 HEADER = ("# Long-Term Memory", "", "> Generated from canonical JSONL. Do not edit directly.", "")
 
@@ -85,11 +86,10 @@ _SHOWN: dict[bytes, _Shown] = {}  # a record's JSON -> how it is shown, redacted
 _SHOWN_MAX = 200_000
 
 
-def _shown(r: dict[str, Any]) -> _Shown:
+def _shown(r: dict[str, Any], cache: ProjectionCache | None = None) -> _Shown:
     """``r`` redacted (records written through patches are already; this covers hand edits) and
-    rendered, remembered by its JSON so an unchanged record is not redacted and rendered again."""
-    from commonkeep.governance.secrets import redact_obj
-
+    rendered, remembered by its JSON so an unchanged record is not redacted and rendered again
+    (in this process, and across processes through ``cache``: ``projection_cache``)."""
     try:
         import orjson
 
@@ -97,13 +97,22 @@ def _shown(r: dict[str, Any]) -> _Shown:
     except (ImportError, TypeError):  # orjson.JSONEncodeError is a TypeError (an int past 64 bits)
         key = None
     hit = _SHOWN.get(key) if key is not None else None
+    if hit is None and cache is not None and key is not None:
+        kept = cache.get(key)
+        hit = _Shown(*kept) if kept is not None else None
     if hit is not None:
+        if cache is not None and key is not None:
+            cache.put(key, hit)
         return hit
+    from commonkeep.governance.secrets import redact_obj
+
     red = redact_obj(r)
     scope = red.get("scope") or {}
     project = scope.get("project") if scope.get("type") == "project" and scope.get("project") else None
     out = _Shown(render_record(red) if red.get("status") != "deleted" else "", red.get("layer"), red.get("status"), project)
     if key is not None:
+        if cache is not None:
+            cache.put(key, out)
         if len(_SHOWN) >= _SHOWN_MAX:
             _SHOWN.clear()
         _SHOWN[key] = out
@@ -138,7 +147,8 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
 
     if records_by_file is None:
         records_by_file = Store(layout.root).records_by_file()
-    ordered = [_shown(r) for path in layout.canonical_files() for r in records_by_file.get(path, [])]
+    cache = ProjectionCache(layout)
+    ordered = [_shown(r, cache) for path in layout.canonical_files() for r in records_by_file.get(path, [])]
     outputs: dict[Path, str] = {layout.rendered_memory: _page(ordered)}
     # As upstream's renderMemoryToDisk: group by the project *name* in first-seen order, skip project
     # scope without a name, and write one page per name, so when two names share a slug ("Foo Bar",
@@ -159,4 +169,5 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
             pass
         atomic_write_bytes(path, data)
         written.append(path)
+    cache.save()
     return written
