@@ -22,6 +22,7 @@ with the token measures, as medians over ``--repeat`` requests:
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import statistics
@@ -170,7 +171,11 @@ def _decisions(pool: int, records: int, repeat: int, role: str, baseline: int) -
         finally:
             running.stop()
         # the CLI, as a person runs it: a new process each time
-        out["cli_approve"] = _ms(lambda: _cli(root, role, "--approve", _take(adds, ids, "approve", pool)), max(1, min(5, n)))
+        # twice, alternating: with the bytecode compiled (as a pip install of the wheel has it; a
+        # warm-up run compiles it into a folder of this run) and as this environment runs it (an
+        # editable checkout with PYTHONDONTWRITEBYTECODE=1 compiles every module on every start)
+        out["cli_approve"], out["cli_approve_as_run"] = _cli_approves(
+            root, role, lambda: _take(adds, ids, "approve", pool), max(1, min(5, n)), Path(tmp) / "pycache")
         out["cli_approve_in_process"] = _ms(lambda: _approve_call(root, role, _take(adds, ids, "approve", pool)), max(1, min(5, n)))
         # the baseline, on the same root in the same run: the old approve, which re-curated the whole
         # inbox (review.pending) to find the ops of the one candidate it approved
@@ -232,12 +237,29 @@ def _decide_once(post: Callable[[str, list[str], bool], Any], action: str, cids:
     return post(action, cids, follow)
 
 
-def _cli(root: Path, role: str, *args: str) -> None:
+def _cli_approves(root: Path, role: str, take: Callable[[], str], repeat: int, pycache: Path) -> tuple[dict[str, float], dict[str, float]]:
+    """``commonkeep review --approve`` as a new process: with compiled bytecode, and as run here
+    (see ``_decisions``), alternating; medians over ``repeat`` each."""
+    import os
+
+    compiled = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"PYTHONPYCACHEPREFIX": str(pycache)}
+    _cli(root, role, "--approve", take(), env=compiled)  # untimed: compiles the bytecode
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeat):
+        for env, into in ((compiled, times[0]), (None, times[1])):
+            t0 = time.perf_counter()
+            _cli(root, role, "--approve", take(), env=env)
+            into.append((time.perf_counter() - t0) * 1000)
+    return tuple({"p50_ms": round(statistics.median(t), 2), "p95_ms": round(sorted(t)[max(0, int(len(t) * 0.95) - 1)], 2)}
+                 for t in times)  # type: ignore[return-value]
+
+
+def _cli(root: Path, role: str, *args: str, env: dict[str, str] | None = None) -> None:
     import subprocess
     import sys
 
     cmd = [sys.executable, "-m", "commonkeep.cli", "review", "--root", str(root), "--role", role, *args]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False, env=env)
     if done.returncode != 0:
         raise RuntimeError(done.stderr[-500:])
 
@@ -282,9 +304,13 @@ def run(args: argparse.Namespace) -> int:
     print(f"    serve: URL after {r['serve_url_seconds']} s; queue warm after {r['queue_ready_seconds']} s (pages work meanwhile)")
     for key, label in (("reject_post", "reject, POST /decide (server-side)"), ("approve_post", "approve, POST /decide (server-side)"),
                        ("approve_round_trip", "approve + next page rendered"), ("approve_batch_50", "batch approve of 50, one POST"),
-                       ("cli_approve", "commonkeep review --approve (process)"),
+                       ("cli_approve", "commonkeep review --approve (process)*"),
+                       ("cli_approve_as_run", "the same, bytecode as this env has it**"),
                        ("cli_approve_in_process", "review.approve (in process, cold)")):
         print(f"    {label:<40} p50 {r[key]['p50_ms']} ms  p95 {r[key]['p95_ms']} ms")
+    print("    * a new process, with the bytecode compiled as an installed wheel has it (one warm-up run compiles it)")
+    print(f"    ** as this environment runs it (PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}: "
+          "an editable checkout without .pyc files compiles every module it imports)")
     fresh = r["fresh_candidate_page"]
     print(f"    {'a candidate written seconds ago opens':<40} p50 {fresh['p50_ms']} ms  max {fresh['max_ms']} ms (n={fresh['n']})")
     if "old_approve_call" in r:
