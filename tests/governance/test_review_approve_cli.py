@@ -10,6 +10,7 @@ hand is redacted as before, and a purged statement leaves the cache.
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -28,19 +29,19 @@ def _files_holding(root: Path, needle: str) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and needle.encode() in p.read_bytes())
 
 
-def _approve_in_a_new_process(root: Path, *args: str) -> tuple[int, str, bool]:
+def _approve_in_a_new_process(root: Path, *args: str) -> tuple[int, str, set[str]]:
     """``commonkeep review --approve …`` run as ``main`` in a fresh interpreter: exit code, stderr,
-    and whether the provider rules were loaded in it."""
+    and what was loaded in it of the costly parts ("provider rules", "pydantic")."""
     code = (
         "import sys\n"
         "from commonkeep.cli import main\n"
         "from commonkeep.governance.secrets import provider\n"
         f"rc = main({['review', *writer_args(root), *args]!r})\n"
-        "print('loaded' if 'scanner' in provider._STATE else 'not loaded')\n"
+        "print(['provider rules'] * ('scanner' in provider._STATE) + ['pydantic'] * ('pydantic' in sys.modules))\n"
         "sys.exit(rc)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
-    return done.returncode, done.stderr, done.stdout.strip().splitlines()[-1] == "loaded"
+    return done.returncode, done.stderr, set(ast.literal_eval(done.stdout.strip().splitlines()[-1]))
 
 
 def test_an_edited_approve_is_scanned_by_the_provider_rules(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -54,19 +55,19 @@ def test_an_edited_approve_is_scanned_by_the_provider_rules(root: Path, capsys: 
     assert _files_holding(root, TOKEN) == []
 
 
-def test_an_approve_as_captured_loads_no_provider_rules_and_an_edit_does(root: Path) -> None:
+def test_an_approve_as_captured_loads_no_provider_rules_nor_pydantic_and_an_edit_does(root: Path) -> None:
     first = write_candidate(root, SHA_TEXT)
     second = write_candidate(root, "Tag every release with the build number of the pipeline run.")
     code, err, loaded = _approve_in_a_new_process(root, "--approve", first["id"])
     assert code == 0, err
-    assert not loaded  # its text was scanned when it was captured
+    assert loaded == set()  # its text was scanned when it was captured; the patch is plainly valid
     rows = read_rows(root / "memory" / "L2.playbooks.jsonl")
     assert [r["statement"] for r in rows] == [SHA_TEXT]
     assert SHA_TEXT in (root / "rendered" / "MEMORY.md").read_text(encoding="utf-8")
     # the same text given as an edit is new: scanned by every layer, the rules loaded for it
     code, err, loaded = _approve_in_a_new_process(root, "--approve", second["id"], "--text", SHA_TEXT.replace("tests", "checks"))
     assert code == 0, err
-    assert loaded
+    assert "provider rules" in loaded
 
 
 def test_a_bad_or_decided_id_is_a_clear_error_and_changes_nothing(root: Path) -> None:
