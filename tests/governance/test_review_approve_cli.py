@@ -11,6 +11,7 @@ hand is redacted as before, and a purged statement leaves the cache.
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -109,3 +110,23 @@ def test_the_projection_redacts_a_hand_edited_record_and_forgets_a_purged_one(ro
     assert "staging database" not in (root / "rendered" / "MEMORY.md").read_text(encoding="utf-8")
     assert "staging database" not in cache.read_text(encoding="utf-8")
     assert "Deploy the docs site" in cache.read_text(encoding="utf-8")
+
+
+def test_an_approve_refreshes_a_registered_hermes_home_and_imports_no_hermes_config_code_without_one(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "no-hermes-here"))
+    done = subprocess.run([sys.executable, "-c", "import sys\nfrom commonkeep.cli import main\n"
+                           f"main({['review', *writer_args(root), '--approve', write_candidate(root, 'Run mypy in strict mode.')['id']]!r})\n"
+                           "print(sorted(m for m in sys.modules if m.startswith(('commonkeep_hermes.install', 'ruamel'))))"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"  # no Hermes home: its install and YAML code stay unloaded
+    home = tmp_path / "hermes-home"
+    home.mkdir()
+    (home / "config.yaml").write_text(f"memory:\n  provider: commonkeep\n  commonkeep:\n    root: {root}\n", encoding="utf-8")
+    (root / "runtime" / "hermes-homes.json").write_text(json.dumps([str(home)]), encoding="utf-8")
+    third = write_candidate(root, "Keep the changelog in the repository root.")
+    code, _, err = run_cli(capsys, "review", "--approve", third["id"], *writer_args(root))
+    assert code == 0, err
+    assert "Keep the changelog in the repository root." in (home / "memories" / "MEMORY.md").read_text(encoding="utf-8")
