@@ -15,6 +15,7 @@ A missing, unreadable or foreign file is simply not used.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 from functools import lru_cache
@@ -91,15 +92,24 @@ class ProjectionCache:
         the cache is derived, a failed write only costs the next render its speed)."""
         if self.used.keys() == self._stored().keys():
             return
+        import os
+        import tempfile
+
         import orjson
 
-        from commonkeep.store.jsonl import atomic_write_bytes
-
-        try:
-            atomic_write_bytes(self.path, orjson.dumps({"fingerprint": fingerprint(), "records": self.used}))
+        tmp = ""
+        try:  # renamed into place, not fsynced: a file cut short by a crash reads as no cache
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{NAME}.tmp-", dir=self.path.parent)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(orjson.dumps({"fingerprint": fingerprint(), "records": self.used}))
+            os.replace(tmp, self.path)
             _LOADED[self.path] = (_stamp(self.path), self.used)
         except (OSError, TypeError):
             _LOADED.pop(self.path, None)
+            if tmp:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
 
     def _stored(self) -> dict[str, list[Any]]:
         stamp = _stamp(self.path)
