@@ -14,8 +14,7 @@ with the token measures, as medians over ``--repeat`` requests:
   warm the queue; a reject and an approve posted as the form does, server-side (the POST alone)
   and round trip (through the redirect to the rendered inbox); a batch approve of 50 in one POST;
   the candidate page of a candidate written seconds earlier; ``commonkeep review --approve`` as a
-  new process (wall and CPU time; with the bytecode compiled, as an installed wheel has it, and as
-  this environment runs it, alternating) and ``review.approve`` in process. The first decision, an approve, untimed, builds
+  new process and ``review.approve`` in process. The first decision, an approve, untimed, builds
   the search index. The baseline, on the same root in the same run (``--baseline`` times): the approve of
   before issue 23, which computed the whole review queue (``review.pending``) to approve one.
 """
@@ -313,20 +312,20 @@ def run(args: argparse.Namespace) -> int:
     print(f"    serve: URL after {r['serve_url_seconds']} s; queue warm after {r['queue_ready_seconds']} s (pages work meanwhile)")
     for key, label in (("reject_post", "reject, POST /decide (server-side)"), ("approve_post", "approve, POST /decide (server-side)"),
                        ("approve_round_trip", "approve + next page rendered"), ("approve_batch_50", "batch approve of 50, one POST"),
-                       ("cli_approve", "commonkeep review --approve (process)*"),
-                       ("cli_approve_as_run", "the same, as this environment runs it**"),
+                       ("cli_approve", "commonkeep review --approve (process)"),
                        ("cli_approve_in_process", "review.approve (in process, cold)")):
-        cpu = f"  (CPU p50 {r[key]['cpu_p50_ms']} ms)" if "cpu_p50_ms" in r[key] else ""
-        print(f"    {label:<40} p50 {r[key]['p50_ms']} ms  p95 {r[key]['p95_ms']} ms{cpu}")
-    print("    * a new process, its bytecode compiled as a pip install of the wheel has it (a warm-up run compiles it);"
-          " CPU: user + system time of the process")
-    print(f"    ** as this environment runs it (PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}: "
-          "an editable checkout without .pyc files compiles every module it imports)")
+        print(f"    {label:<40} p50 {r[key]['p50_ms']} ms  p95 {r[key]['p95_ms']} ms")
     fresh = r["fresh_candidate_page"]
     print(f"    {'a candidate written seconds ago opens':<40} p50 {fresh['p50_ms']} ms  max {fresh['max_ms']} ms (n={fresh['n']})")
     if "old_approve_call" in r:
         print(f"    {'baseline: the old approve (re-curates)':<40} p50 {r['old_approve_call']['p50_ms']} ms")
     print(f"    queue still current after the decisions (no full recompute): {r['queue_current_after_decisions']}")
+    cli, as_run = r["cli_approve"], r["cli_approve_as_run"]
+    print(f"    commonkeep review --approve as a new process, the figure above: its bytecode compiled, as a pip install of the"
+          f" wheel has it (a warm-up run compiled it); CPU (user + system) p50 {cli['cpu_p50_ms']} ms")
+    print(f"      as this environment runs it (PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}; an"
+          f" editable checkout without .pyc files compiles every module it imports): p50 {as_run['p50_ms']} ms"
+          f"  p95 {as_run['p95_ms']} ms, CPU p50 {as_run['cpu_p50_ms']} ms (the two alternated)")
     return 0
 
 
