@@ -11,7 +11,6 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -231,11 +230,7 @@ def run_review(args: argparse.Namespace) -> int:
                 if args.text is not None and not args.text.strip():
                     raise BadInput("--text is empty: give the edited statement to store, or leave --text out to store the candidate's own text")
                 edits = {args.approve[0]: args.text} if args.text else None
-                from commonkeep.governance.decide import candidates_named
-
-                rows = candidates_named(root, args.approve)  # their lines, read once
-                with _as_captured(rows, [i for i in args.approve if not edits or i not in edits]):
-                    results.append(approve(root, args.approve, role=role, edits=edits, choice=args.choice, inbox=rows))
+                results.append(approve(root, args.approve, role=role, edits=edits, choice=args.choice))
             if args.reject:
                 results.append(reject(root, args.reject, reason=args.reason or "", role=role))
         _out(args, [r.to_json() for r in results], "\n".join(_apply_text(r) for r in results))
@@ -252,27 +247,6 @@ def run_review(args: argparse.Namespace) -> int:
             print(f"{len(items)} pending. Decide with --approve ID / --reject ID --reason R, or run `commonkeep review` in a terminal.")
         return 0
     return review_terminal.interactive(root, role)
-
-
-def _as_captured(rows: list[dict[str, Any]], ids: list[str]) -> Any:
-    """The candidates ``ids`` (of ``rows``) are approved as they were captured, and capture ran the
-    secret gate over them: the maintained provider rules need not be loaded to scan their strings
-    again (``provider.scanned_at_capture``; an edited text is scanned, and our own rules always run)."""
-    from commonkeep.governance.secrets.provider import scanned_at_capture
-
-    wanted = set(ids)
-    return scanned_at_capture(s for c in rows if c.get("id") in wanted and c.get("status") == "new" for s in _strings_of(c))
-
-
-def _strings_of(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings_of(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings_of(v)
 
 
 def run_forget(args: argparse.Namespace) -> int:

@@ -1,9 +1,9 @@
 """``commonkeep review --approve`` as a person runs it: a new process that does only what approving
 one candidate needs (issue 23), and still scans whatever is new.
 
-A candidate was scanned by the secret gate when it was captured, so approving it as it is does not
-load the maintained provider rules again (0.3-0.5 s of a new process); an edited statement is new
-text and is scanned by every layer. The projection (``rendered/MEMORY.md``) is redacted and
+Approving loads the maintained provider secret rules (0.3-0.5 s of a new process) only when a
+string of the patch looks like a token (the digits of our ids and dates do not); an edited
+statement is scanned by every layer. The projection (``rendered/MEMORY.md``) is redacted and
 rendered only for records that changed (``runtime/projection-cache.json``); a record edited by
 hand is redacted as before, and a purged statement leaves the cache.
 """
@@ -56,19 +56,19 @@ def test_an_edited_approve_is_scanned_by_the_provider_rules(root: Path, capsys: 
     assert _files_holding(root, TOKEN) == []
 
 
-def test_an_approve_as_captured_loads_no_provider_rules_nor_pydantic_and_an_edit_does(root: Path) -> None:
-    first = write_candidate(root, SHA_TEXT)
-    second = write_candidate(root, "Tag every release with the build number of the pipeline run.")
-    code, err, loaded = _approve_in_a_new_process(root, "--approve", first["id"])
+def test_an_approve_loads_no_provider_rules_nor_pydantic_unless_a_string_looks_like_a_token(root: Path) -> None:
+    plain = write_candidate(root, "Tag every release with the build number of the pipeline run.")
+    code, err, loaded = _approve_in_a_new_process(root, "--approve", plain["id"])
     assert code == 0, err
-    assert loaded == set()  # its text was scanned when it was captured; the patch is plainly valid
-    rows = read_rows(root / "memory" / "L2.playbooks.jsonl")
-    assert [r["statement"] for r in rows] == [SHA_TEXT]
-    assert SHA_TEXT in (root / "rendered" / "MEMORY.md").read_text(encoding="utf-8")
-    # the same text given as an edit is new: scanned by every layer, the rules loaded for it
-    code, err, loaded = _approve_in_a_new_process(root, "--approve", second["id"], "--text", SHA_TEXT.replace("tests", "checks"))
+    assert loaded == set()  # the digits of its id and dates are no token; the patch is plainly valid
+    # a token-like run is scanned by the provider rules, approved as it is too: a candidate in the
+    # shared inbox may come from OmpKeep's memory_write, which our gate never saw
+    sha = write_candidate(root, SHA_TEXT)
+    code, err, loaded = _approve_in_a_new_process(root, "--approve", sha["id"])
     assert code == 0, err
     assert "provider rules" in loaded
+    assert [r["statement"] for r in read_rows(root / "memory" / "L2.playbooks.jsonl")] == [plain["text"], SHA_TEXT]
+    assert SHA_TEXT in (root / "rendered" / "MEMORY.md").read_text(encoding="utf-8")
 
 
 def test_a_bad_or_decided_id_is_a_clear_error_and_changes_nothing(root: Path) -> None:

@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
 
@@ -85,27 +82,7 @@ def provider_values(text: str) -> tuple[Hit, ...]:
     """The secret values the maintained rules find in ``text`` (longest first), with their kinds."""
     if len(text) < 16 or not _worth_scanning(text):  # the common case, not worth a cache entry
         return ()
-    known = _SCANNED.get()
-    if known and all(part in known or not _worth_scanning(part) for part in text.split("\n")):
-        return ()
     return _scan(text)
-
-
-_SCANNED: ContextVar[frozenset[str]] = ContextVar("commonkeep_scanned_at_capture", default=frozenset())
-
-
-@contextmanager
-def scanned_at_capture(texts: Iterable[str]) -> Iterator[None]:
-    """Within: ``texts`` (the strings of stored candidates, scanned by this layer when they were
-    captured) are not scanned again, so deciding a candidate as it is does not load the rules
-    (0.3-0.5 s in a new process). Only for the stored strings themselves: an edited text, or
-    anything else, is scanned as always; our own rules (``rules.py``) run on everything."""
-    lines = {line for t in texts for line in (t, *t.split("\n"))}
-    token = _SCANNED.set(_SCANNED.get() | lines)
-    try:
-        yield
-    finally:
-        _SCANNED.reset(token)
 
 
 @lru_cache(maxsize=16384)
