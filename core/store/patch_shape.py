@@ -82,6 +82,15 @@ def plainly_valid(patch: Any) -> bool:
     return _model(patch, "MemoryPatch")
 
 
+def validate_patch(patch: Any, where: str = "") -> None:
+    """``models.validate_as("patch", …)``, without importing pydantic when the patch is plainly
+    valid: raises ``BadInput`` naming each wrong field otherwise."""
+    if not plainly_valid(patch):
+        from commonkeep.store.models import validate_as
+
+        validate_as("patch", patch, where=where)
+
+
 def _model(value: Any, name: str) -> bool:
     if type(value) is not dict or _PYTHON_NAMES.get(name, set()) & value.keys():
         return False

@@ -101,3 +101,17 @@ def test_plainly_valid_only_when_pydantic_accepts(data: st.DataObject) -> None:
             break
     if plainly_valid(patch):
         assert _pydantic_accepts(patch)
+
+
+def test_validate_patch_names_what_is_wrong_and_passes_what_pydantic_coerces() -> None:
+    from commonkeep.store.patch_shape import validate_patch
+
+    validate_patch(PATCH)
+    bad = copy.deepcopy(PATCH)
+    bad["ops"][0]["risk"] = "urgent"
+    with pytest.raises(BadInput, match=r"invalid patch in patch p: ops\.0\.risk"):
+        validate_patch(bad, where="patch p")
+    coerced = copy.deepcopy(PATCH)
+    coerced["ops"][0]["record"]["review"]["cadence_days"] = "30"  # not plainly valid; pydantic reads it as 30.0
+    assert not plainly_valid(coerced)
+    validate_patch(coerced)
