@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from contextvars import ContextVar
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -86,10 +87,15 @@ _SHOWN: dict[bytes, _Shown] = {}  # a record's JSON -> how it is shown, redacted
 _SHOWN_MAX = 200_000
 
 
+_CACHE: ContextVar[ProjectionCache | None] = ContextVar("commonkeep_projection_cache", default=None)  # set by render_all
+
+
 def _shown(r: dict[str, Any], cache: ProjectionCache | None = None) -> _Shown:
     """``r`` redacted (records written through patches are already; this covers hand edits) and
     rendered, remembered by its JSON so an unchanged record is not redacted and rendered again
-    (in this process, and across processes through ``cache``: ``projection_cache``)."""
+    (in this process, and across processes through ``cache``, by default the one ``render_all``
+    set: ``projection_cache``; what a record shows depends on its JSON alone, so any cache fits)."""
+    cache = cache if cache is not None else _CACHE.get()
     try:
         import orjson
 
@@ -142,13 +148,14 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
 
     Files whose bytes would not change are left untouched (no churn for watchers).
     """
+    cache = ProjectionCache(layout)  # how each record is shown, kept across processes (``_shown``)
+    _CACHE.set(cache)
     from commonkeep.store.core import Store
     from commonkeep.store.jsonl import atomic_write_bytes
 
     if records_by_file is None:
         records_by_file = Store(layout.root).records_by_file()
-    cache = ProjectionCache(layout)
-    ordered = [_shown(r, cache) for path in layout.canonical_files() for r in records_by_file.get(path, [])]
+    ordered = [_shown(r) for path in layout.canonical_files() for r in records_by_file.get(path, [])]
     outputs: dict[Path, str] = {layout.rendered_memory: _page(ordered)}
     # As upstream's renderMemoryToDisk: group by the project *name* in first-seen order, skip project
     # scope without a name, and write one page per name, so when two names share a slug ("Foo Bar",
