@@ -231,10 +231,10 @@ def _resolve(layout: Layout, ref: str | Row, pre: _Pre | None) -> tuple[Row, Pat
     ``pre``: the patch read, validated and redacted before the lock was taken; used when its file
     has not changed since, read again otherwise."""
     if isinstance(ref, dict):
-        from commonkeep.store.models import validate_as
+        from commonkeep.store.patch_shape import validate_patch
 
         patch = json.loads(json.dumps(ref))
-        validate_as("patch", patch, where=f"patch {patch.get('patch_id')}")
+        validate_patch(patch, where=f"patch {patch.get('patch_id')}")  # pydantic only when not plainly valid
         path = patch_path(layout, str(patch["patch_id"]))
         if path.exists():
             raise BadInput(f"a patch with id {patch['patch_id']} already exists in {layout.patches_dir}; nothing was applied",

@@ -34,13 +34,28 @@ from commonkeep.governance.scoring import NON_DURABLE, TRUST_CLASSES, Risk, max_
 
 
 class Rule:
-    """A compiled rule with a literal prefilter: the substrings one of which every match must hold
-    (derived from the pattern's parse tree), so most texts skip the regular expression entirely."""
+    """A rule with a literal prefilter: the substrings one of which every match must hold (derived
+    from the pattern's parse tree), so most texts skip the regular expression entirely. Both are
+    worked out on first use, not at import (the rules cost a new process ~25 ms to compile, and a
+    text that holds none of a rule's literals never needs its regular expression)."""
 
     def __init__(self, pattern: str, flags: int = re.I) -> None:
-        self.rx = re.compile(pattern, flags)
-        self.needles = _required_literals(pattern, flags)
+        self.pattern, self.flags = pattern, flags
+        self._rx: re.Pattern[str] | None = None
+        self._needles: tuple[frozenset[str] | None] | None = None
         self._last: tuple[str, re.Match[str] | None] = ("\x00", None)  # the scoring and the policy ask about one text in turn
+
+    @property
+    def rx(self) -> re.Pattern[str]:
+        if self._rx is None:
+            self._rx = re.compile(self.pattern, self.flags)
+        return self._rx
+
+    @property
+    def needles(self) -> frozenset[str] | None:
+        if self._needles is None:
+            self._needles = (_required_literals(self.pattern, self.flags),)
+        return self._needles[0]
 
     def search(self, text: str) -> re.Match[str] | None:
         last = self._last

@@ -17,7 +17,7 @@ from commonkeep.errors import BadInput
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
     def to_json_dict(self) -> dict[str, Any]:
         """The record as JSON-ready dict: unset optional keys omitted, declared order kept."""

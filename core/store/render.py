@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from contextvars import ContextVar
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from commonkeep.store.layout import Layout, slug
+from commonkeep.store.projection_cache import ProjectionCache
 
 HEADER = ("# Long-Term Memory", "", "> Generated from canonical JSONL. Do not edit directly.", "")
 
@@ -85,11 +87,15 @@ _SHOWN: dict[bytes, _Shown] = {}  # a record's JSON -> how it is shown, redacted
 _SHOWN_MAX = 200_000
 
 
-def _shown(r: dict[str, Any]) -> _Shown:
-    """``r`` redacted (records written through patches are already; this covers hand edits) and
-    rendered, remembered by its JSON so an unchanged record is not redacted and rendered again."""
-    from commonkeep.governance.secrets import redact_obj
+_CACHE: ContextVar[ProjectionCache | None] = ContextVar("commonkeep_projection_cache", default=None)  # set by render_all
 
+
+def _shown(r: dict[str, Any], cache: ProjectionCache | None = None) -> _Shown:
+    """``r`` redacted (records written through patches are already; this covers hand edits) and
+    rendered, remembered by its JSON so an unchanged record is not redacted and rendered again
+    (in this process, and across processes through ``cache``, by default the one ``render_all``
+    set: ``projection_cache``; what a record shows depends on its JSON alone, so any cache fits)."""
+    cache = cache if cache is not None else _CACHE.get()
     try:
         import orjson
 
@@ -97,13 +103,22 @@ def _shown(r: dict[str, Any]) -> _Shown:
     except (ImportError, TypeError):  # orjson.JSONEncodeError is a TypeError (an int past 64 bits)
         key = None
     hit = _SHOWN.get(key) if key is not None else None
+    if hit is None and cache is not None and key is not None:
+        kept = cache.get(key)
+        hit = _Shown(*kept) if kept is not None else None
     if hit is not None:
+        if cache is not None and key is not None:
+            cache.put(key, hit)
         return hit
+    from commonkeep.governance.secrets import redact_obj
+
     red = redact_obj(r)
     scope = red.get("scope") or {}
     project = scope.get("project") if scope.get("type") == "project" and scope.get("project") else None
     out = _Shown(render_record(red) if red.get("status") != "deleted" else "", red.get("layer"), red.get("status"), project)
     if key is not None:
+        if cache is not None:
+            cache.put(key, out)
         if len(_SHOWN) >= _SHOWN_MAX:
             _SHOWN.clear()
         _SHOWN[key] = out
@@ -133,6 +148,8 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
 
     Files whose bytes would not change are left untouched (no churn for watchers).
     """
+    cache = ProjectionCache(layout)  # how each record is shown, kept across processes (``_shown``)
+    _CACHE.set(cache)
     from commonkeep.store.core import Store
     from commonkeep.store.jsonl import atomic_write_bytes
 
@@ -159,4 +176,5 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
             pass
         atomic_write_bytes(path, data)
         written.append(path)
+    cache.save()
     return written

@@ -169,11 +169,14 @@ def commonkeep_cli_commands() -> dict[str, tuple[Callable[[argparse.ArgumentPars
 @hookimpl
 def commonkeep_after_apply(root: str, patch: dict[str, Any], applied_ops: list[str]) -> None:
     """Re-render the files of every Hermes home on this root."""
-    from commonkeep_hermes.hermesfiles import refresh
-    from commonkeep_hermes.install import registered_homes
     from commonkeep_hermes.settings import HermesProfile, hermes_home
 
     target = Path(root).resolve()
+    if not (target / "runtime" / "hermes-homes.json").exists() and not HermesProfile(hermes_home()).config_path.exists():
+        return  # no Hermes home registered on this root and none in the default place: nothing to refresh
+    from commonkeep_hermes.hermesfiles import refresh
+    from commonkeep_hermes.install import registered_homes
+
     homes = {h.resolve() for h in registered_homes(target)}
     homes.add(hermes_home().resolve())
     for home in sorted(homes):

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from commonkeep.errors import BadInput
 
 
@@ -87,6 +85,8 @@ class HermesProfile:
             text = self.config_path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return {}
+        import yaml  # here, not at the top: apply's after_apply imports this module on every decision
+
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:

@@ -39,8 +39,8 @@ def worth_scanning(text: str) -> bool:
 def _worth_scanning(text: str) -> bool:
     for m in _STRETCH.finditer(text):
         s = m.group(0)
-        if not (s.isalpha() or s.isdigit()) or not (s.islower() or s.isupper()):
-            return True
+        if not (s.isalpha() or s.isdigit()) or (s.isalpha() and not (s.islower() or s.isupper())):
+            return True  # letters and digits mixed, or both cases (a run of digits alone is a date or a number)
     return False
 _SLUG = re.compile(r"[^a-z0-9]+")
 # sentence punctuation right after a token: many rules end a token at a space, a quote or the end,
