@@ -13,7 +13,6 @@ the maintained Unicode confusables table (``confusable-homoglyphs``), see ``fold
 
 from __future__ import annotations
 
-import base64
 import binascii
 import math
 import re
@@ -160,6 +159,8 @@ MIN_HEX_ENTROPY = 2.5
 _BARE_HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-f]{48,}|[0-9A-F]{48,})(?![0-9A-Za-z])")
 _HEX_RUN = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
+_HEX_PAIRS = re.compile(r"(?:[0-9a-fA-F]{2})+")
+_URLSAFE = str.maketrans("-_", "+/")
 _USER_PASS = re.compile(r"[^\s:]{1,64}:\S{4,}")
 _TOKEN = re.compile(r"[A-Za-z0-9+/_=.-]{20,}")
 
@@ -374,15 +375,17 @@ def _digest_in_context(work: str, start: int, s: int, e: int) -> bool:
 def _decoded(token: str) -> str | None:
     """The text a hex or base64 run encodes, when it is readable; else None."""
     raw: bytes | None = None
-    if re.fullmatch(r"(?:[0-9a-fA-F]{2})+", token):
+    if _HEX_PAIRS.fullmatch(token):
         raw = bytes.fromhex(token)
     else:
         if token.isalpha() and (token.islower() or token.isupper()):
             return None
         body = token.rstrip("=")
-        for decode in (base64.b64decode, base64.urlsafe_b64decode):
+        body += "=" * (-len(body) % 4)
+        # ``base64.b64decode`` then ``urlsafe_b64decode`` (each skips the other's two characters)
+        for text in (body, body.translate(_URLSAFE)):
             try:
-                raw = decode(body + "=" * (-len(body) % 4))
+                raw = binascii.a2b_base64(text.encode("ascii"))
                 break
             except (binascii.Error, ValueError):
                 continue
@@ -392,7 +395,7 @@ def _decoded(token: str) -> str | None:
         s = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    return s if s and all(c.isprintable() for c in s) else None
+    return s if s and s.isprintable() else None
 
 
 def _encoded(work: str, depth: int) -> list[Span]:
