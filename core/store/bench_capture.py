@@ -93,6 +93,11 @@ def _text(rng: random.Random, i: int) -> str:
     return _secret(rng) if i % 50 == 49 else makers[i % len(makers)]()
 
 
+def fact_calls(n: int, seed: int) -> list[tuple[str, dict[str, Any]]]:
+    """``bench store``'s calls: one short sentence and the tag ``bench`` (the figure of issue 24's goal)."""
+    return [(f"fact {seed * n + i}: the service on port {8000 + i % 1000} restarts nightly", {"tags": ["bench"]}) for i in range(n)]
+
+
 def calls(n: int, seed: int) -> list[tuple[str, dict[str, Any]]]:
     """``n`` capture calls: (text, keyword arguments) as a host or the CLI passes them."""
     rng = random.Random(seed)
@@ -111,6 +116,9 @@ def calls(n: int, seed: int) -> list[tuple[str, dict[str, Any]]]:
         }
         out.append((_text(rng, i), kwargs))
     return out
+
+
+WORKLOADS = {"mixed": calls, "fact": fact_calls}
 
 
 def _checkout(against: str, tmp: Path) -> Path:
@@ -165,7 +173,8 @@ class _Worker:
         self.proc.wait()
 
 
-def measure(captures: int, rounds: int, against: str | None, seed: int = 24) -> dict[str, Any]:
+def measure(captures: int, rounds: int, against: str | None, seed: int = 24, workload: str = "mixed") -> dict[str, Any]:
+    make = WORKLOADS[workload]
     with tempfile.TemporaryDirectory(prefix="ck-bench-capture-") as tmp_name:
         tmp = Path(tmp_name)
         versions = {"this": _Worker(None)}
@@ -174,19 +183,19 @@ def measure(captures: int, rounds: int, against: str | None, seed: int = 24) -> 
         per: dict[str, list[dict[str, Any]]] = {name: [] for name in versions}
         try:
             warm = tmp / "warm.jsonl"  # loads what each version loads lazily (rules, word lists), untimed
-            warm.write_text("".join(json.dumps(c) + "\n" for c in calls(200, seed - 1)), encoding="utf-8")
+            warm.write_text("".join(json.dumps(c) + "\n" for c in calls(200, seed - 1) + make(200, seed - 1)), encoding="utf-8")
             for w in versions.values():
                 w.run(warm)
             for r in range(rounds):
                 batch = tmp / f"round{r}.jsonl"
-                batch.write_text("".join(json.dumps(c) + "\n" for c in calls(captures, seed + r)), encoding="utf-8")
+                batch.write_text("".join(json.dumps(c) + "\n" for c in make(captures, seed + r)), encoding="utf-8")
                 order = list(versions) if r % 2 == 0 else list(reversed(versions))
                 for name in order:
                     per[name].append(versions[name].run(batch))
         finally:
             for w in versions.values():
                 w.close()
-    out: dict[str, Any] = {"captures_per_round": captures, "rounds": rounds}
+    out: dict[str, Any] = {"workload": workload, "captures_per_round": captures, "rounds": rounds}
     for name, rows in per.items():
         out[name] = {"package": versions[name].package,
                      "cpu_per_s": [round(r["n"] / r["cpu_s"]) for r in rows],
@@ -199,7 +208,7 @@ def measure(captures: int, rounds: int, against: str | None, seed: int = 24) -> 
 
 
 def run(args: argparse.Namespace) -> int:
-    result = measure(args.captures, args.rounds, args.against)
+    result = measure(args.captures, args.rounds, args.against, workload=args.workload)
     if args.json:
         from commonkeep.util.jsonout import print_json
 
@@ -209,7 +218,8 @@ def run(args: argparse.Namespace) -> int:
         row = result[name]
         label = "this code" if name == "this" else name
         print(f"capture(), {label:>12}: {row['cpu_per_s_median']:>6}/s CPU median of {result['rounds']} rounds of "
-              f"{result['captures_per_round']} ({', '.join(map(str, row['cpu_per_s']))}); wall {row['wall_per_s_median']}/s")
+              f"{result['captures_per_round']} {result['workload']} calls ({', '.join(map(str, row['cpu_per_s']))}); "
+              f"wall {row['wall_per_s_median']}/s")
     if "ratio_cpu" in result:
         print(f"this code / {args.against}: {result['ratio_cpu']:.3f} (CPU, rounds alternated in one run)")
     return 0
@@ -222,5 +232,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=positive_int, default=6, help="rounds per version, alternated (default 6)")
     parser.add_argument("--against", metavar="REV_OR_DIR",
                         help="also run a git revision of this repository (or a checkout folder) in the same rounds")
+    parser.add_argument("--workload", choices=sorted(WORKLOADS), default="mixed",
+                        help="mixed: generated memory text (default); fact: bench store's one sentence and tag")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(run=run)

@@ -33,12 +33,21 @@ def test_the_pre_check_never_skips_a_text_the_rules_would_change() -> None:
 
     rng = random.Random(3)
     alpha = string.ascii_letters + string.digits + "+/_=-.:@ '\"\n$%{}()`;,&?"
+    hexd, alnum = "0123456789abcdef", string.ascii_letters + string.digits
+
+    def r(chars: str, n: int) -> str:
+        return "".join(rng.choice(chars) for _ in range(n))
+
+    tokens = [lambda: "SK" + r(hexd, 32), lambda: "0x" + r(hexd, 64), lambda: "sk_live_" + r(alnum, 24), lambda: "x_" + r(hexd, 32),
+              lambda: "ASIA" + r(string.ascii_uppercase + string.digits, 16), lambda: r(hexd, 48), lambda: "key " + r(hexd, 32),
+              lambda: r(hexd, 32) + " token", lambda: "b3BlbnNzaC1rZXktdjE" + r(alnum, 30), lambda: r(alnum, 40),
+              lambda: "6" + r(string.digits, 8) + ":AA" + r(alnum, 32)]
     texts = []
     for _ in range(30000):
         s = "".join(rng.choice(alpha) for _ in range(rng.randint(1, 60)))
         for _ in range(rng.randint(0, 3)):
             at = rng.randint(0, len(s))
-            s = s[:at] + rng.choice(ANCHORS) + s[at:]
+            s = s[:at] + (rng.choice(ANCHORS) if rng.random() < 0.7 else rng.choice(tokens)()) + s[at:]
         texts.append(s)
     for item in corpus.planted(len(corpus.MAKERS) * 3, seed=5):
         for f in item.fields:
