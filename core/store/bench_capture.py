@@ -9,10 +9,10 @@ URLs, versions, commit hashes, UUIDs, JSON and code snippets, prose that talks a
 tokens, and one text in fifty holding a generated secret, with tags, evidence refs and a host's
 provenance (a session id shared by ten captures, as a host's turns share theirs).
 
-``--against REV`` (a git revision of this repository, extracted with ``git archive``) or
-``--against DIR`` (a checkout whose ``core/`` is the package) runs the same calls through that
-code too: each version lives in its own process, and the rounds alternate (A, B, A, B…) so load
-on the machine hits both alike. The figure is CPU time (``time.process_time``) of the capture loop
+``--against REV…`` (git revisions of this repository, extracted with ``git archive``, or
+checkout folders whose ``core/`` is the package) runs the same calls through that code too: each
+version lives in its own process, and the rounds alternate (A, B, A, B…) so load on the machine
+hits all alike. The figure is CPU time (``time.process_time``) of the capture loop
 alone, median over the rounds; wall-clock is shown beside it.
 """
 
@@ -123,6 +123,7 @@ WORKLOADS = {"mixed": calls, "fact": fact_calls}
 
 def _checkout(against: str, tmp: Path) -> Path:
     """A folder whose ``commonkeep`` is the package of ``against`` (a checkout folder or a git revision)."""
+    tmp.mkdir(parents=True)
     src = Path(against)
     if not (src / "core" / "__init__.py").is_file():
         repo = Path(__file__).resolve().parents[2]
@@ -173,13 +174,13 @@ class _Worker:
         self.proc.wait()
 
 
-def measure(captures: int, rounds: int, against: str | None, seed: int = 24, workload: str = "mixed") -> dict[str, Any]:
+def measure(captures: int, rounds: int, against: list[str] | None, seed: int = 24, workload: str = "mixed") -> dict[str, Any]:
     make = WORKLOADS[workload]
     with tempfile.TemporaryDirectory(prefix="ck-bench-capture-") as tmp_name:
         tmp = Path(tmp_name)
         versions = {"this": _Worker(None)}
-        if against:
-            versions[against] = _Worker(_checkout(against, tmp))
+        for n, other in enumerate(against or []):
+            versions[other] = _Worker(_checkout(other, tmp / f"v{n}"))
         per: dict[str, list[dict[str, Any]]] = {name: [] for name in versions}
         try:
             warm = tmp / "warm.jsonl"  # loads what each version loads lazily (rules, word lists), untimed
@@ -203,7 +204,7 @@ def measure(captures: int, rounds: int, against: str | None, seed: int = 24, wor
         out[name]["cpu_per_s_median"] = round(statistics.median(out[name]["cpu_per_s"]))
         out[name]["wall_per_s_median"] = round(statistics.median(out[name]["wall_per_s"]))
     if against:
-        out["ratio_cpu"] = round(out["this"]["cpu_per_s_median"] / out[against]["cpu_per_s_median"], 3)
+        out["ratio_cpu"] = {other: round(out["this"]["cpu_per_s_median"] / out[other]["cpu_per_s_median"], 3) for other in against}
     return out
 
 
@@ -214,14 +215,14 @@ def run(args: argparse.Namespace) -> int:
 
         print_json(result, ensure_ascii=True)
         return 0
-    for name in [k for k in result if isinstance(result[k], dict)]:
+    for name in ["this", *(args.against or [])]:
         row = result[name]
         label = "this code" if name == "this" else name
         print(f"capture(), {label:>12}: {row['cpu_per_s_median']:>6}/s CPU median of {result['rounds']} rounds of "
               f"{result['captures_per_round']} {result['workload']} calls ({', '.join(map(str, row['cpu_per_s']))}); "
               f"wall {row['wall_per_s_median']}/s")
-    if "ratio_cpu" in result:
-        print(f"this code / {args.against}: {result['ratio_cpu']:.3f} (CPU, rounds alternated in one run)")
+    for other, ratio in result.get("ratio_cpu", {}).items():
+        print(f"this code / {other}: {ratio:.3f} (CPU, rounds alternated in one run)")
     return 0
 
 
@@ -230,8 +231,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--captures", type=positive_int, default=2000, help="capture() calls in each round (default 2,000)")
     parser.add_argument("--rounds", type=positive_int, default=6, help="rounds per version, alternated (default 6)")
-    parser.add_argument("--against", metavar="REV_OR_DIR",
-                        help="also run a git revision of this repository (or a checkout folder) in the same rounds")
+    parser.add_argument("--against", metavar="REV_OR_DIR", nargs="+",
+                        help="also run these git revisions of this repository (or checkout folders) in the same rounds")
     parser.add_argument("--workload", choices=sorted(WORKLOADS), default="mixed",
                         help="mixed: generated memory text (default); fact: bench store's one sentence and tag")
     parser.add_argument("--json", action="store_true")

@@ -31,10 +31,15 @@ def test_bench_capture_runs_both_versions_in_alternating_rounds(capsys: pytest.C
     out = json.loads(capsys.readouterr().out)
     this, other = out["this"], out[str(REPO)]
     assert len(this["cpu_per_s"]) == len(other["cpu_per_s"]) == 2 and min(this["cpu_per_s"] + other["cpu_per_s"]) > 0
-    assert other["package"] == str(REPO / "core") and out["ratio_cpu"] > 0 and out["workload"] == "mixed"
+    assert other["package"] == str(REPO / "core") and out["ratio_cpu"][str(REPO)] > 0 and out["workload"] == "mixed"
     assert main(["bench", "capture", "--captures", "20", "--rounds", "1", "--workload", "fact", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["workload"] == "fact" and set(out) >= {"this"} and "ratio_cpu" not in out  # no --against: one version
+    assert main(["bench", "capture", "--captures", "20", "--rounds", "2", "--against", str(REPO), f"{REPO}/.",
+                 "--workload", "fact"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 5 and "this code:" in lines[0] and "fact calls" in lines[0]
+    assert lines[3].startswith(f"this code / {REPO}: ") and "rounds alternated in one run" in lines[4]
 
 
 def test_bench_capture_names_an_against_that_is_neither_a_checkout_nor_a_revision(
