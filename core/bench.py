@@ -14,6 +14,7 @@ from typing import Any
 # name -> (module, one-line help)
 BENCHES: dict[str, tuple[str, str]] = {
     "store": ("commonkeep.store.bench", "append throughput, rewrite time, CLI cold start"),
+    "capture": ("commonkeep.store.bench_capture", "capture() per second on generated memory text, beside another version (--against REV) in the same run"),
     "curate": ("commonkeep.governance.bench", "curate 10,000 candidates; apply a patch of 20,000 ops beside a plain JSONL rewrite"),
     "gate": ("commonkeep.governance.bench_gate", "injections auto-applied and benign candidates held by the gate, vs the rules before issue 15"),
     "userturn": ("commonkeep.governance.bench_user_turn", "user_turn stamp on 240 generated Hermes/OMP sessions: applied where the person said it, held otherwise"),

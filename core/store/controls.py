@@ -10,7 +10,6 @@ context it is rendered into. ``visible`` writes each control (except newline and
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from commonkeep.util.terminal import CONTROLS, escape_controls
@@ -28,14 +27,15 @@ def visible(value: Any) -> Any:
 
 
 def visible_candidate(cand: dict[str, Any]) -> dict[str, Any]:
-    """``visible`` for a whole candidate, with a quick look first: its JSON (which writes every C0
-    control but newline and tab as ``\\u00XX``, ``\\r``, ``\\b`` or ``\\f``, and keeps DEL and C1 as
-    they are) shows whether any
-    field holds one, so a candidate without controls (nearly all) is not walked field by field."""
+    """``visible`` for a whole candidate, with a quick look first: its ``repr`` (which writes every
+    control as ``\\xNN``, or ``\\r``; newline and tab as ``\\n`` and ``\\t``) shows whether any
+    key or string holds one, so a candidate without controls (nearly all) is not walked field by
+    field. A backslash the text holds shows as ``\\\\``, so a written ``\\x41`` takes the walk too,
+    which leaves it as it is."""
     try:
-        dumped = json.dumps(cand, ensure_ascii=False)
-    except (TypeError, ValueError):
+        shown = repr(cand)
+    except Exception:  # noqa: BLE001 - an extra value whose repr fails: walk it
         return dict(visible(cand))
-    if not any(esc in dumped for esc in ("\\u00", "\\r", "\\b", "\\f")) and not CONTROLS.search(dumped):
+    if "\\x" not in shown and "\\r" not in shown:
         return cand
     return dict(visible(cand))

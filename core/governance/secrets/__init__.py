@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from commonkeep.governance.secrets import provider, structure
+from commonkeep.governance.secrets import precheck, provider
 from commonkeep.governance.secrets.fold import fold_map, to_original
 from commonkeep.governance.secrets.rules import find, random_head, shannon_entropy
 
@@ -33,9 +33,9 @@ __all__ = ["MARKER", "Redacted", "contains_secret", "redact", "redact_name", "re
 MARKER = "[REDACTED:{kind}]"
 _MARKER_RE = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
 
-# A cheap pre-check that matches wherever any rule could (each has a literal anchor, a 16+ token
-# run, or a secret word), so most ASCII strings are scanned once and left alone. Text with
-# characters outside ASCII always takes the full path (it may be disguised).
+# The first pre-check, kept for the tests that hold the rules to it: it matches wherever any of the
+# first rules could (each has a literal anchor, a 16+ token run, or a secret word). The redactor
+# asks ``precheck.needs_scan``, which is exact per rule and lets far fewer texts through.
 _ANY = re.compile(
     r"[A-Za-z0-9]{16,}|[A-Za-z0-9+/_=-]{32,}|://|eyJ|AIza|gl[a-z]{1,5}-|sk-|SG\.|xox|-----BEGIN|bearer|basic"
     r"|hf_|npm_|AKIA|pypi-|gh[pousr]_|github_pat_|pass|pwd|secret|token|key|credential|kennwort|senha",
@@ -62,39 +62,8 @@ def redact(text: str) -> Redacted:
     return Redacted(clean, list(kinds))
 
 
-# ``_ANY`` split for speed (one case-insensitive regex of 30 alternatives tried at every position
-# cost ~1 µs per character): the token runs as one case-sensitive class regex, the literal anchors
-# as plain substring tests on the lower-cased text. Matches exactly where ``_ANY`` does.
-_RUNS = re.compile(r"[A-Za-z0-9]{16,}|[A-Za-z0-9+/_=-]{32,}")
-_ANCHORS = ("://", "eyj", "aiza", "sk-", "sg.", "xox", "-----begin", "bearer", "basic", "hf_", "npm_", "akia",
-            "pypi-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "pass", "pwd", "secret", "token", "key",
-            "credential", "kennwort", "senha")
-_GL = re.compile(r"gl[a-z]{1,5}-")
-# what the structure rules (``structure.py``) start from: a flag, SQL, a credentials file's line, key armour
-_STRUCTURE = ("identified", " -", "pass:", "pw:", "machine ", "login ", "auth", "=", "-----", "putty", "age-", "net use",
-              "$", "{ssha}", "{sha")
-_PGPASS = re.compile(r"[^\s:]+:(?:\d+|\*):[^\s:]+:[^\s:]+:\S")
-
-
-def _needs_scan(text: str) -> bool:
-    if not text.isascii():
-        return True
-    low = text.lower()
-    if any(a in low for a in _ANCHORS) or ("gl" in low and _GL.search(low) is not None):
-        return True
-    if any(a in low for a in _STRUCTURE) or (low.count(":") >= 4 and _PGPASS.search(low) is not None):
-        return True
-    if _RUNS.search(text) is not None or _LONG_RUN.search(text) is not None:
-        return True
-    return _seedlike(low)
-
-
-_LONG_RUN = re.compile(r"[A-Za-z0-9+/_=.-]{20,}")
-
-
-def _seedlike(low: str) -> bool:
-    """Twelve words or more, eight of them distinct words of a BIP-39 list (a seed phrase may be there)."""
-    return structure.seedlike(low)
+# whether ``rules.find`` could redact anything in a text: ``precheck.py``
+_needs_scan = precheck.needs_scan
 
 
 @lru_cache(maxsize=65536)
@@ -149,14 +118,15 @@ def redact_obj(value: Any, findings: list[str] | None = None) -> Any:
     """
     local: list[str] = []
     seen: list[str] = []
-    out = _walk(value, local, (), seen)
+    marked: list[str] = []  # strings that hold a marker after the walk (a half of a split token?)
+    out = _walk(value, local, (), seen, marked)
     # the maintained provider rules run once over all the strings joined, not once per string; in
     # the rare case they find something, the value is walked again with what they found
     hits = provider.provider_values("\n".join(seen)) if seen else ()
     if hits:
-        local = []
-        out = _walk(value, local, hits, None)
-    if "partial_token" in local or _holds(out):
+        local, marked = [], []
+        out = _walk(value, local, hits, None, marked)
+    if "partial_token" in local or any(_HALF.search(s) for s in marked):
         out = _other_half(out, local)
     if findings is not None:
         findings.extend(local)
@@ -171,7 +141,7 @@ _OWN = re.compile(r"(?:cap|mem|patch|op|inq|intent)_\d{8,14}(?:_[a-z0-9]{2,12})?
 _OWN_START = frozenset("cmpoi2")
 
 
-def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: list[str] | None) -> Any:
+def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: list[str] | None, marked: list[str]) -> Any:
     # hot on big patch files: short strings (ids, enums, dates' tails) cannot hold a secret
     if isinstance(value, str):
         if len(value) < 8 or (value[:1] in _OWN_START and _OWN.fullmatch(value) is not None):
@@ -185,11 +155,13 @@ def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: lis
             text, kinds = _redact_uncached(value, mine) if mine or _needs_scan(value) else (value, ())
         if kinds:
             sink.extend(kinds)
+        if "[REDACTED:" in text:
+            marked.append(text)
         return text
     if isinstance(value, dict):
-        return {k: _walk(v, sink, hits, seen) for k, v in value.items()}
+        return {k: _walk(v, sink, hits, seen, marked) for k, v in value.items()}
     if isinstance(value, list):
-        return [_walk(v, sink, hits, seen) for v in value]
+        return [_walk(v, sink, hits, seen, marked) for v in value]
     return value
 
 
@@ -202,14 +174,6 @@ _ID_KEY = re.compile(r"(?:^|_)(?:id|ids|at|on|date|status|type|kind|layer)$")
 
 def _is_half(value: Any) -> bool:
     return isinstance(value, str) and "[REDACTED:" in value and _HALF.search(value) is not None
-
-
-def _holds(value: Any) -> bool:
-    if isinstance(value, dict):
-        return any(_holds(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_holds(v) for v in value)
-    return _is_half(value)
 
 
 def _head(value: str, sink: list[str]) -> str:

@@ -15,13 +15,13 @@ rest in another; a token cut between ``--evidence`` and ``--session``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 MARKER = "[REDACTED:{kind}]"
 _PIECE = re.compile(r"[^/.:_\-+=@\s,;#?&]+")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _SPACE = re.compile(r"\s")
-_HALF_START_ANY = re.compile(r"(?m)^\s*(?:sk-|gh[pousr]_|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|hf_|npm_|AKIA|ASIA|AIza|SG\.|pypi-|eyJ)")
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{6,}")
 # a field that ends with a redacted token, or holds the first half of one
 _HALF = re.compile(r"\[REDACTED:partial_token\]|\[REDACTED:[a-z0-9_]+\][\s.,;:!?)]*$")
@@ -71,6 +71,22 @@ def _piece_of_token(value: str) -> bool:
         or (len(v) >= 6 and v.isalnum() and not v.isalpha() and not v.isdigit()))
 
 
+@lru_cache(maxsize=16384)
+def _suspect(value: str) -> bool:
+    """Could ``token_like`` or ``_piece_of_token`` say yes to ``value``? A quick superset of both,
+    asked of every single-value field (tags and refs repeat, so the answer is kept): a value that
+    starts like a token, is one run of 6+ letters and digits mixed, or has a piece ``_random_piece``
+    could call random (8+ characters, not only digits, not only hex digits, not one word)."""
+    v = value.strip()
+    if _HALF_START.match(v) or (len(v) >= 6 and v.isalnum() and not v.isalpha() and not v.isdigit()):
+        return True
+    for p in _PIECE.findall(v):
+        if len(p) < 8 or p.isdigit() or _HEX.fullmatch(p) or (p.isalpha() and (p.islower() or p.isupper())):
+            continue
+        return True
+    return False
+
+
 def strict(cand: dict[str, Any], sink: list[str]) -> None:
     """Redact, in place, the single-value fields of ``cand`` that are or hold a token, and both
     halves of a token split across two of them; the kinds go to ``sink``."""
@@ -78,9 +94,8 @@ def strict(cand: dict[str, Any], sink: list[str]) -> None:
     quick = [*(cand.get("tags") or ()), *(cand.get("evidence_refs") or ()),
              source.get("ref", "") if isinstance(source, dict) else "",
              *((prov.get("session_id") or "", prov.get("task_id") or "") if isinstance(prov, dict) else ())]
-    joined = "\n".join(v for v in quick if isinstance(v, str))
-    if _ALNUM_RUN.search(joined) is None and _HALF_START_ANY.search(joined) is None:
-        return  # the common case: no field has 6 letters or digits in a row, none starts like a token
+    if not any(_suspect(v) for v in quick if isinstance(v, str)):
+        return  # the common case: words, numbers, paths, dates; nothing random, nothing a token starts with
     every = _slots(cand)
     slots = [(c, k) for c, k in every if _ALNUM_RUN.search(c[k]) or _HALF_START.match(c[k].strip())]
     if not slots:  # no field has 6 letters or digits in a row: nothing random, nothing split

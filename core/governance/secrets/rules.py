@@ -13,11 +13,11 @@ the maintained Unicode confusables table (``confusable-homoglyphs``), see ``fold
 
 from __future__ import annotations
 
-import base64
 import binascii
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from commonkeep.governance.secrets import provider, structure
 
@@ -47,6 +47,17 @@ _PW_WORDS = (r"(?:password|passphrase|passcode|pass\s?word|pwd|mot de passe|cont
 _FILLER = r"(?:\s+(?:for|of|to|on|at|in|für|pour|para|для)\s+(?:the\s+|my\s+|our\s+)?[\w.@/:-]+(?:\s+[\w.-]+)?)?"
 _VERB = r"(?:was changed to|was set to|changed to|set to|is now|now is|is still|became|is|was|are|ist|est|es|é|=|:)"
 
+_BEARER = re.compile(r"(?i)\b(?:bearer|basic)\b\s*[:=]?\s+" + _NOT_MARKER
+                     + r"(?P<v>(?=[A-Za-z0-9._~+/=-]*[0-9A-Z+/=])[A-Za-z0-9._~+/=-]{16,})")
+# ``scheme://user:password@host``, the user may be empty (``redis://:pw@host``) and the password may
+# hold ``@`` (the host starts after the last one)
+_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@\[\]]{0,64}:" + _NOT_MARKER
+                  + r"(?P<v>[^\s/]{1,256})@(?=[^\s@/]*[A-Za-z0-9])")
+_ASSIGNMENT = re.compile(r"(?i)" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*[\"']?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER
+                         + r")(?P<v>[^\s\"',;]{6,})")
+_URL_CONTEXT = re.compile(r"://[^\s/@]*:[^\s/]*@")
+_BEARER_CONTEXT = re.compile(r"\b(?:bearer|basic)\b\s*[:=]?\s+[a-z0-9._~+/=-]{16}")
+
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "private_key",
@@ -73,24 +84,15 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("telegram_bot_token", re.compile(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{30,}")),
     ("jwt", re.compile(_START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     # ``Bearer …``, ``Basic …`` and ``Basic: …`` (a value that is not one plain lower-case word)
-    ("bearer_token", re.compile(r"(?i)\b(?:bearer|basic)\b\s*[:=]?\s+" + _NOT_MARKER
-                                + r"(?P<v>(?=[A-Za-z0-9._~+/=-]*[0-9A-Z+/=])[A-Za-z0-9._~+/=-]{16,})")),
+    ("bearer_token", _BEARER),
     # ``scheme://user:password@host``, the user may be empty (``redis://:pw@host``) and the
     # password may hold ``@`` (the host starts after the last one)
-    (
-        "password_in_url",
-        re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@\[\]]{0,64}:" + _NOT_MARKER
-                   + r"(?P<v>[^\s/]{1,256})@(?=[^\s@/]*[A-Za-z0-9])"),
-    ),
-    (
-        "password_assignment",
-        re.compile(r"(?i)" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*[\"']?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER
-                   + r")(?P<v>[^\s\"',;]{6,})"),
-    ),
+    ("password_in_url", _URL),
+    ("password_assignment", _ASSIGNMENT),
     # prose: "the admin password is …", "password for the NAS was changed to …"
     (
         "password_in_prose",
-        re.compile(r"(?i)\b" + _PW_WORDS + _FILLER + r"\s*" + _VERB + r"\s*[\"'“«]?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r")"
+        re.compile(r"(?i)(?=[pmcksп密パ])\b" + _PW_WORDS + _FILLER + r"\s*" + _VERB + r"\s*[\"'“«]?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r")"
                    + r"(?P<v>[^\s\"'”»]{4,})"),
     ),
     # a provider-style token of any provider: a short prefix word, then 32+ hex digits (``shpat_…``, ``lsv2_pt_…``)
@@ -160,6 +162,8 @@ MIN_HEX_ENTROPY = 2.5
 _BARE_HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-f]{48,}|[0-9A-F]{48,})(?![0-9A-Za-z])")
 _HEX_RUN = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
+_HEX_PAIRS = re.compile(r"(?:[0-9a-fA-F]{2})+")
+_URLSAFE = str.maketrans("-_", "+/")
 _USER_PASS = re.compile(r"[^\s:]{1,64}:\S{4,}")
 _TOKEN = re.compile(r"[A-Za-z0-9+/_=.-]{20,}")
 
@@ -170,11 +174,20 @@ _NEXT_HEAD = re.compile(r"[\s,;:]{1,4}([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
 _CASE_CHANGE = re.compile(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 
 
-# (kind, pattern, its literals, whether they are looked up lower-cased, the pattern's own gate)
+# ... and a pattern listed here only where its context holds (``structure.CONTEXTS``)
+CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
+    **structure.CONTEXTS,
+    _ASSIGNMENT: lambda low: structure.ASSIGN.search(low) is not None,
+    _URL: lambda low: _URL_CONTEXT.search(low) is not None,
+    _BEARER: lambda low: _BEARER_CONTEXT.search(low) is not None,
+}
+
+# (kind, pattern, its literals, whether they are looked up lower-cased, the pattern's own gate, its context)
 _PLAN = [(kind, pattern, frozenset(NEEDLES.get(kind, ((), False))[0]), NEEDLES.get(kind, ((), False))[1],
-          frozenset(structure.GATES[pattern]) if pattern in structure.GATES else None) for kind, pattern in PATTERNS]
-_ALL_CS = sorted({n for _, _, needles, ci, _ in _PLAN if not ci for n in needles})
-_ALL_CI = sorted({n for _, _, needles, ci, gate in _PLAN if ci for n in needles} | {n for *_, gate in _PLAN for n in gate or ()})
+          frozenset(structure.GATES[pattern]) if pattern in structure.GATES else None, CONTEXTS.get(pattern))
+         for kind, pattern in PATTERNS]
+_ALL_CS = sorted({n for _, _, needles, ci, _, _ in _PLAN if not ci for n in needles})
+_ALL_CI = sorted({n for _, _, needles, ci, _, _ in _PLAN if ci for n in needles} | {n for *_, gate, _ in _PLAN for n in gate or ()})
 
 
 def random_head(token: str) -> bool:
@@ -281,12 +294,16 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     hexy = _HEX32.search(text) is not None
     present_cs = {n for n in _ALL_CS if n in text}  # each literal looked up once, not once per rule
     present_ci = {n for n in _ALL_CI if n in low}
-    for kind, pattern, needles, fold_case, gate in _PLAN:
+    ascii = text.isascii()  # contexts read the lower-cased text: case folding outside ASCII differs
+    low_work = low  # ... of the text as the next rule sees it (claimed spans masked: a mask can join a match)
+    for kind, pattern, needles, fold_case, gate, context in _PLAN:
         if kind in ("hex_key", "prefixed_hex_token") and not hexy:
             continue
         if kind != "hex_key" and needles.isdisjoint(present_ci if fold_case else present_cs):
             continue
         if gate is not None and gate.isdisjoint(present_ci):
+            continue
+        if context is not None and ascii and not context(low_work):
             continue
         found: list[Span] = []
         for m in pattern.finditer(work):
@@ -311,6 +328,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
         if found:
             spans.extend(found)
             work = _mask(work, found)
+            low_work = work.lower()
     # the maintained provider rules' values: where one of our rules found the same token its kind
     # name stays; what they found beyond ours is claimed, the uncovered rest of a longer value too
     for s, e, kind in sorted(provider.spans(text, known), key=lambda sp: (sp[0], -sp[1])):
@@ -374,15 +392,17 @@ def _digest_in_context(work: str, start: int, s: int, e: int) -> bool:
 def _decoded(token: str) -> str | None:
     """The text a hex or base64 run encodes, when it is readable; else None."""
     raw: bytes | None = None
-    if re.fullmatch(r"(?:[0-9a-fA-F]{2})+", token):
+    if _HEX_PAIRS.fullmatch(token):
         raw = bytes.fromhex(token)
     else:
         if token.isalpha() and (token.islower() or token.isupper()):
             return None
         body = token.rstrip("=")
-        for decode in (base64.b64decode, base64.urlsafe_b64decode):
+        body += "=" * (-len(body) % 4)
+        # ``base64.b64decode`` then ``urlsafe_b64decode`` (each skips the other's two characters)
+        for text in (body, body.translate(_URLSAFE)):
             try:
-                raw = decode(body + "=" * (-len(body) % 4))
+                raw = binascii.a2b_base64(text.encode("ascii"))
                 break
             except (binascii.Error, ValueError):
                 continue
@@ -392,7 +412,7 @@ def _decoded(token: str) -> str | None:
         s = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    return s if s and all(c.isprintable() for c in s) else None
+    return s if s and s.isprintable() else None
 
 
 def _encoded(work: str, depth: int) -> list[Span]:

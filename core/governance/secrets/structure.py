@@ -12,6 +12,7 @@ password rules, so their spans are claimed first.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 
@@ -50,6 +51,21 @@ _CS_KEYS = (r"password|passwd|pwd|pass|user\s?password|secret|accountkey|shareda
 _CONNECTION = re.compile(
     r"(?i)(?:^|(?<=[;?&\s(,\"']))(?:" + _CS_KEYS + r")\s*=\s*" + _REF_CS
     + r"(?P<v>\{(?:[^}]|\}\})*\}|'[^'\n]*'|\"[^\"\n]*\"|(?:[^;&\s\"'#]|[;](?![A-Za-z][\w .-]{0,40}=)(?=[^\s;]))+)")
+_WIREGUARD = re.compile(r"(?i)\b(?:private|preshared)[_-]?key\s*[=:]\s*(?P<v>[A-Za-z0-9+/]{42,43}=)")
+_LONG_FLAG = re.compile(r"(?i)(?<![\w-])" + _LONG + r"(?:=|\s+)" + _REF + _VAL)
+_USER_FLAG = re.compile(r"(?<![\w-])(?:-u|--user|--proxy-user|-U|--username)(?:=|\s*)['\"]?[^\s:'\"/]{1,64}:" + _REF
+                        + r"(?P<v>[^\s'\"`]{3,})")
+_SHORT_FLAG = re.compile(r"(?<![\w-])-[pPwakNK]\s+['\"]?(?P<v>[^\s'\"`/:=,]{8,})")
+_AUTHORIZATION = re.compile(r"(?i)(?:^|[\s'\"])(?:proxy-)?authorization\s*:\s*(?:[A-Za-z-]+\s+)?" + _REF + r"(?P<v>[^\s'\"`]{8,})")
+_X_HEADER = re.compile(r"(?i)(?:^|[\s'\"])(?:x-[\w-]*(?:key|token|secret|auth|signature)[\w-]*|api-key|apikey"
+                       r")\s*:\s*" + _REF + r"(?P<v>[^\s'\"`][^\n'\"`]{7,}?)(?=['\"`]|\s*$|;\s)")
+_IDENTIFIED = re.compile(r"(?i)\bIDENTIFIED\s+(?:WITH\s+\w+\s+)?(?:BY|AS)\s+(?:PASSWORD\s+)?" + _VAL)
+_NETRC = re.compile(r"(?i)\b(?:machine\s+\S+|default)\b[^\n]*?\b(?:password|passwd|account)\s+" + _REF + _VAL)
+_NETRC_LOGIN = re.compile(r"(?i)\blogin\s+\S+\s+(?:password|passwd)\s+" + _REF + _VAL)
+_PGPASS_LINE = re.compile(r"(?<![\w.:*-])(?:\*|[A-Za-z][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*)"
+                          r":[\w.*$-]+:[\w.*$@-]+:(?P<v>[^\s\"'{}]{3,})(?=\s|$)")
+_AUTH_FIELD = re.compile(r"(?i)(?:^|[\s\"'{,])_?(?:auth|authToken|_password|auth_token|identitytoken|registrytoken)[\"']?\s*[=:]\s*[\"']?"
+                         + _REF + r"(?P<v>[A-Za-z0-9+/=._~-]{8,})")
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # every PEM block but the public ones; SSH2 (RFC 4716) private keys; PuTTY key files
     ("private_key", _PEM),
@@ -57,7 +73,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("private_key", re.compile(r"PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-(?:MAC|Hash):\s*\S+|\Z)")),
     ("private_key", re.compile(r"(?<![A-Za-z0-9+/])b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=\s]*")),  # a bare OpenSSH key body
     ("age_key", re.compile(r"AGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]+)-1[0-9A-Z]{20,}")),
-    ("wireguard_key", re.compile(r"(?i)\b(?:private|preshared)[_-]?key\s*[=:]\s*(?P<v>[A-Za-z0-9+/]{42,43}=)")),
+    ("wireguard_key", _WIREGUARD),
     # a JSON Web Key's private members
     ("jwk_private", re.compile(r"\"(?:d|p|q|dp|dq|qi|k)\"\s*:\s*\"(?P<v>[A-Za-z0-9_-]{16,})\"")),
     # crypt(3) hashes (htpasswd, /etc/shadow, bcrypt, argon2) and LDAP {SHA}/{SSHA}
@@ -65,34 +81,29 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                                  r"\$[A-Za-z0-9./+=$,-]{8,}")),
     ("password_hash", re.compile(r"\{(?:SSHA|SHA|SSHA256|SSHA512|SHA256|SHA512|MD5|SMD5|CRYPT|PBKDF2[\w-]*)\}[A-Za-z0-9+/=.$-]{8,}")),
     # command lines: a long credential flag, a known command's short password flag, user:password
-    ("password_flag", re.compile(r"(?i)(?<![\w-])" + _LONG + r"(?:=|\s+)" + _REF + _VAL)),
+    ("password_flag", _LONG_FLAG),
     ("password_flag", _SHORT),
-    ("password_flag", re.compile(r"(?<![\w-])(?:-u|--user|--proxy-user|-U|--username)(?:=|\s*)['\"]?[^\s:'\"/]{1,64}:" + _REF
-                                 + r"(?P<v>[^\s'\"`]{3,})")),
+    ("password_flag", _USER_FLAG),
     ("password_flag", re.compile(r"\b(?:pass|password|pw):(?P<v>[^\s'\"`]{4,})")),  # openssl pass:…
     # any command's short flag followed by a value a person would only type as a password (three
     # character classes, not a path, a port, a version or key=value)
-    ("password_short_flag", re.compile(r"(?<![\w-])-[pPwakNK]\s+['\"]?(?P<v>[^\s'\"`/:=,]{8,})")),
+    ("password_short_flag", _SHORT_FLAG),
     # a 0x hex private key with a key or wallet word before it (an address is 40 digits, a key 64)
     ("hex_private_key", re.compile(r"(?i)\b(?:private|priv|secret|signing|wallet|key)\b[^\n]{0,30}?(?<![0-9A-Za-z])0x"
                                    r"(?P<v>[0-9a-f]{64})(?![0-9A-Za-z])")),
     # HTTP headers that carry a credential: Authorization (any scheme), X-…-Key/Token/Secret
-    ("credential_header", re.compile(r"(?i)(?:^|[\s'\"])(?:proxy-)?authorization\s*:\s*(?:[A-Za-z-]+\s+)?" + _REF
-                                     + r"(?P<v>[^\s'\"`]{8,})")),
-    ("credential_header", re.compile(r"(?i)(?:^|[\s'\"])(?:x-[\w-]*(?:key|token|secret|auth|signature)[\w-]*|api-key|apikey"
-                                     r")\s*:\s*" + _REF + r"(?P<v>[^\s'\"`][^\n'\"`]{7,}?)(?=['\"`]|\s*$|;\s)")),
+    ("credential_header", _AUTHORIZATION),
+    ("credential_header", _X_HEADER),
     # SQL
-    ("sql_password", re.compile(r"(?i)\bIDENTIFIED\s+(?:WITH\s+\w+\s+)?(?:BY|AS)\s+(?:PASSWORD\s+)?" + _VAL)),
+    ("sql_password", _IDENTIFIED),
     ("sql_password", _SQL_PASSWORD),
     # config files: redis, .netrc, .pgpass, .npmrc, docker's "auth"
     ("config_password", re.compile(r"(?im)^\s*(?:requirepass|masterauth|masterpassword|rpcpassword|rpcauth|auth_pass|"
                                    r"server_password|bindpw|rootpw)\b\s*[=:]?\s*" + _REF + _VAL)),
-    ("config_password", re.compile(r"(?i)\b(?:machine\s+\S+|default)\b[^\n]*?\b(?:password|passwd|account)\s+" + _REF + _VAL)),
-    ("config_password", re.compile(r"(?i)\blogin\s+\S+\s+(?:password|passwd)\s+" + _REF + _VAL)),
-    ("config_password", re.compile(r"(?<![\w.:*-])(?:\*|[A-Za-z][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*)"
-                                   r":[\w.*$-]+:[\w.*$@-]+:(?P<v>[^\s\"'{}]{3,})(?=\s|$)")),
-    ("config_password", re.compile(r"(?i)(?:^|[\s\"'{,])_?(?:auth|authToken|_password|auth_token|identitytoken|registrytoken)[\"']?\s*[=:]\s*[\"']?"
-                                   + _REF + r"(?P<v>[A-Za-z0-9+/=._~-]{8,})")),
+    ("config_password", _NETRC),
+    ("config_password", _NETRC_LOGIN),
+    ("config_password", _PGPASS_LINE),
+    ("config_password", _AUTH_FIELD),
     # connection strings (ADO, ODBC, JDBC properties, libpq, Azure) and URL queries: a value runs to the next
     # ``;key=``, ``&`` or space, so a password holding ``;`` or ``@`` goes whole; ``{…}`` is ODBC quoting
     ("connection_string", _CONNECTION),
@@ -121,6 +132,36 @@ GATES: dict[re.Pattern[str], tuple[str, ...]] = {
     _CONNECTION: ("pass", "pwd", "secret", "key", "sig", "token", "auth", "sas", "code"),
 }
 PEM_NEEDLES = ("-----BEGIN", "---- BEGIN", "PuTTY-User-Key-File", "b3BlbnNzaC1rZXktdjE")
+
+# Contexts: on ASCII text, a pattern listed here runs only where a cheaper regex finds, in the
+# lower-cased text, what every match of it holds (a name of a secret before ``:`` or ``=``, the
+# flag, the clause). A case-insensitive regex that starts with alternatives is tried at every
+# position (~10 µs a sentence); these cost ~1. ``precheck.py`` asks the same ones.
+ASSIGN = re.compile(r"(?:pass|pw|secret|key|token|credential|auth)\w*[\"']?\s*[:=]")
+CONNECTION = re.compile(r"(?:pass|pw|secret|key|token|credential|auth|sig|sas|code)\w*\s*=")
+LONG_FLAG = re.compile(r"--[\w-]*?(?:pass|pw|token|key|secret|auth|bearer)")
+USER_FLAG = re.compile(r"(?<![\w-])(?:-u|--user|--proxy-user|--username)(?:=|\s*)['\"]?[^\s:'\"/]{1,64}:")
+SHORT_FLAG = re.compile(r"(?<![\w-])-[pwakn]\s+['\"]?[^\s'\"`/:=,]{8,}")
+HEADER = re.compile(r"(?:x-[\w-]*(?:key|token|secret|auth|signature)[\w-]*|api-key|apikey)\s*:")
+PGPASS = re.compile(r"[^\s:]+:(?:\d+|\*):[^\s:]+:[^\s:]+:\S")
+_SQL_CONTEXT = re.compile(r"password\s*[=(]?\s*['\"]")
+_NETRC_CONTEXT = re.compile(r"(?:machine|default)[^\n]*(?:passw|account)")
+_LOGIN_CONTEXT = re.compile(r"login\s+\S+\s+passw")
+CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
+    _WIREGUARD: lambda low: ASSIGN.search(low) is not None,
+    _LONG_FLAG: lambda low: "--" in low and LONG_FLAG.search(low) is not None,
+    _USER_FLAG: lambda low: "-u" in low and USER_FLAG.search(low) is not None,
+    _SHORT_FLAG: lambda low: SHORT_FLAG.search(low) is not None,
+    _AUTHORIZATION: lambda low: "authorization" in low,
+    _X_HEADER: lambda low: HEADER.search(low) is not None,
+    _IDENTIFIED: lambda low: "identified" in low,
+    _SQL_PASSWORD: lambda low: _SQL_CONTEXT.search(low) is not None,
+    _NETRC: lambda low: _NETRC_CONTEXT.search(low) is not None,
+    _NETRC_LOGIN: lambda low: _LOGIN_CONTEXT.search(low) is not None,
+    _PGPASS_LINE: lambda low: low.count(":") >= 4 and PGPASS.search(low) is not None,
+    _AUTH_FIELD: lambda low: ASSIGN.search(low) is not None,
+    _CONNECTION: lambda low: CONNECTION.search(low) is not None,
+}
 
 # --- BIP-39 seed phrases --------------------------------------------------------------------
 
