@@ -108,6 +108,8 @@ def test_the_maintained_provider_rules_find_tokens_our_own_rules_never_named() -
     ("3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e", False), ("2cc9c5a1f3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8", False),
     ("cap_20261203101010_ab12cd", False), ("/tmp/tmp.X7fa9Qz2Lk.json", True), ("build2026", False),
     ("a8Fk2LmQ9xZ7pR4t", True), ("https://ci.example.com/runs/8f3kQ29xLmPq7Rt2Vb", True),
+    ("JavaScript", False), ("GitHubActions", False), ("XMLHttpRequest", False), ("getElementById", False),
+    ("tLLCWPgEux", True), ("kQwErTzUiOpAsD", True),
 ])
 def test_token_like_tells_a_random_token_from_words_numbers_digests_and_ids(value: str, random_token: bool) -> None:
     assert token_like(value) is random_token

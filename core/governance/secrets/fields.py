@@ -3,9 +3,9 @@ one value, so a token-like value there is redacted whole, not searched for a sec
 
 ``token_like(value)`` is true when a piece of ``value`` (split at ``/ . : _ - + = @`` and spaces)
 is 8+ characters mixing letters and digits (not only hex digits: commit hashes, digests and UUIDs
-stay) or upper and lower case changing twice or more (``tLLCWPgEux``): the rest of a random
-token. Words, numbers, paths, versions, dates and commonkeep's ids (``cap_…``, ``mem_…``,
-``patch_…``) have no such piece.
+stay) or upper and lower case changing three times or more (``tLLCWPgEux``; not words run
+together, ``GitHubActions``): the rest of a random token. Words, numbers, paths, versions,
+dates and commonkeep's ids (``cap_…``, ``mem_…``, ``patch_…``) have no such piece.
 
 ``strict(cand, sink)`` applies it to a candidate's single-value fields, and removes both halves of
 a token split across two of them: each pair of fields is checked joined (``AKIA…`` in one tag, its
@@ -26,6 +26,8 @@ _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{6,}")
 # a field that ends with a redacted token, or holds the first half of one
 _HALF = re.compile(r"\[REDACTED:partial_token\]|\[REDACTED:[a-z0-9_]+\][\s.,;:!?)]*$")
 _CASE_CHANGE = re.compile(r"(?=[a-z][A-Z]|[A-Z][a-z])")
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+_VOWEL = re.compile(r"[aeiouyAEIOUY]")
 # a value that starts or ends like a provider token cut in two
 _HALF_START = re.compile(r"^(?:sk-|gh[pousr]_|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|hf_|npm_|AKIA|ASIA|AIza|SG\.|pypi-|eyJ)")
 
@@ -37,7 +39,20 @@ def _random_piece(piece: str) -> bool:
     digits = sum(c.isdigit() for c in piece)
     if letters and digits >= 2 and not re.fullmatch(r"[A-Za-z]+\d{1,4}|\d{1,4}[A-Za-z]+|[vV]?\d+[a-z]{1,3}\d*", piece):
         return True  # "build2026" or "v12rc3" are words and numbers; "a8Fk2LmQ" is not
-    return any(c.isupper() for c in piece) and any(c.islower() for c in piece) and len(_CASE_CHANGE.findall(piece)) >= 3
+    if not (any(c.isupper() for c in piece) and any(c.islower() for c in piece) and len(_CASE_CHANGE.findall(piece)) >= 3):
+        return False
+    return not (piece.isalpha() and _camel_words(piece))
+
+
+def _camel_words(piece: str) -> bool:
+    """Whether a letters-only ``piece`` reads as words run together (``GitHubActions``, ``JavaScript``,
+    ``XMLHttpRequest``, ``getElementById``): its camel-case parts are 3 letters long on average and
+    each part with lower-case letters has a vowel. A random run of upper and lower case
+    (``tLLCWPgEux``) breaks into parts of one or two letters."""
+    parts = _CAMEL_PART.findall(piece)
+    spoken = [p for p in parts if not p.isupper()]
+    return bool(parts) and sum(map(len, parts)) / len(parts) >= 3 and 2 * sum(
+        bool(_VOWEL.search(p)) for p in spoken) >= len(spoken)
 
 
 def token_like(value: str) -> bool:
