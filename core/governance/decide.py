@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,7 @@ def record_key(rec: Row) -> str:
     return f"{scope.get('type') or 'global'}|{scope.get('project') or ''}|{statement_key(str(rec.get('statement', '')))}"
 
 
+@lru_cache(maxsize=65_536)  # every apply compares every active record's statement (SameStatement)
 def statement_key(text: str) -> str:
     """A statement as compared for "the same text": folded spelling, case and spacing ignored."""
     from commonkeep.governance.normalize import plain

@@ -346,15 +346,18 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     when, day = now_iso(), today()
     before = {k: c.get("status") for k, c in st.cands.items()}  # an op whose candidate was decided since is stale
     mine = own_candidates(patch)
-    same = SameStatement(st.recs)  # never two active records with one statement
     todo = [op for op in patch["ops"] if str(op["op_id"]) in selected and str(op["op_id"]) not in done_before]
+    # never two active records with one statement (a patch of rejects alone reads no record file)
+    same = SameStatement(st.recs) if any(op.get("op") != "reject_candidate" for op in todo) else None
     with progress.bar(len(todo), f"apply {patch['patch_id']}", unit="op") as bar:
         for op in todo:
             oid = str(op["op_id"])
-            why = vetted.get(oid) or stale_reason(op, before, mine) or same.refuse(op) or _apply_op(op, st, ratify=ratify, day=day, when=when)
+            why = vetted.get(oid) or stale_reason(op, before, mine) or (same.refuse(op) if same is not None else None) \
+                or _apply_op(op, st, ratify=ratify, day=day, when=when)
             cid = op.get("candidate_id")
             if why is None:
-                same.took(op)
+                if same is not None:
+                    same.took(op)
                 result.applied.append(oid)
                 if cid and op["op"] not in ("reject_candidate", "delete") and str(cid) in st.cands:
                     st.cand_status[str(cid)] = "patched"
@@ -368,7 +371,7 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     apply_journal.refuse_targets(store, journal)  # a symlinked store file: refused before anything is written
     apply_journal.write(layout, journal)  # step 2: the decision, before any canonical byte changes
     done = _complete(store, journal, patch, path, result)
-    if not (journal.tombstones or journal.tomb_updates or journal.purge or journal.finished):
+    if journal.changed and not (journal.tombstones or journal.tomb_updates or journal.purge or journal.finished):
         done.records_after = apply_journal.records_after(st.files, st.changed)  # for the projection
     return done
 

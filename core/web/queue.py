@@ -146,6 +146,7 @@ class Queue:
         self._ctx: tuple[str, Context] | None = None
         self._ctx_lock = threading.Lock()
         self._decided: set[str] = set()  # decided through this server while a recompute ran
+        self._at: tuple[list[Row], int, dict[str, list[int]]] | None = None  # ``_index``: id -> places in the rows
         self.deciding = threading.Lock()  # one decision of this server at a time (``actions.decide``)
         _LIVE[str(self.root.resolve())] = self
 
@@ -240,7 +241,11 @@ class Queue:
         if data.count(b"\n") != len(cached[1]):
             self._raw = None  # read again (through Store) on the next page
             return False
-        rows = [{**c, "status": statuses[str(c.get("id"))]} if str(c.get("id")) in statuses else c for c in cached[1]]
+        rows = cached[1]
+        at = self._index(rows)
+        for cid, status in statuses.items():  # in place: only the decided rows change (no copy of 10,000)
+            for i in at.get(cid, ()):
+                rows[i] = {**rows[i], "status": status}
         self._raw = ((st.st_ino, st.st_mtime_ns, st.st_size), rows, cached[2], cached[3])
         self._raw_tail = data[-TAIL_BYTES:]
         return True
@@ -248,6 +253,34 @@ class Queue:
     def inbox(self) -> list[Row]:
         """Every candidate as stored (any status), from the cached read of the inbox."""
         return self._inbox()[0]
+
+    def _index(self, rows: list[Row]) -> dict[str, list[int]]:
+        """Where each candidate id is in ``rows``, the cached inbox (built once per read of it)."""
+        known = self._at
+        if known is not None and known[0] is rows and known[1] == len(rows):
+            return known[2]
+        at: dict[str, list[int]] = {}
+        for i, c in enumerate(rows):
+            at.setdefault(str(c.get("id")), []).append(i)
+        self._at = (rows, len(rows), at)
+        return at
+
+    def pending_rows(self, ids: Iterable[str]) -> dict[str, Row]:
+        """The ``new`` candidates among ``ids``, by id: scored (risk, match) when the queue has them,
+        else as stored; without going over the whole queue."""
+        out: dict[str, Row] = {}
+        for cid in ids:
+            raw = self.stored(cid)
+            if raw is None or raw.get("status") != "new":
+                continue
+            with self._lock:
+                item = self._items.get(cid)
+            out[cid] = item.candidate if item is not None else raw
+        return out
+
+    def pending_ids(self) -> set[str]:
+        """The ids of every ``new`` candidate as stored."""
+        return {str(c["id"]) for c in self._inbox()[0] if c.get("status") == "new"}
 
     def _inbox(self) -> tuple[list[Row], list[str], list[str]]:
         """Every candidate as stored, with the agents and tags there are; re-read only when the inbox file changed."""
@@ -358,8 +391,10 @@ class Queue:
         return self.fresh_item(raw)
 
     def stored(self, cid: str) -> Row | None:
-        """A candidate as stored (any status), from the cached read of the inbox."""
-        return next((c for c in self._inbox()[0] if c.get("id") == cid), None)
+        """A candidate as stored (any status), from the cached read of the inbox (its first line)."""
+        rows = self._inbox()[0]
+        first = self._index(rows).get(cid)
+        return rows[first[0]] if first and first[0] < len(rows) else None
 
     def items(self) -> list[ReviewItem]:
         """The last computed queue (every pending candidate, with its ops)."""
