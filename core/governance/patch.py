@@ -10,7 +10,8 @@
    records untouched), then evidence and the inbox (candidates become ``patched``/``rejected``);
 3. rewrite the patch file with ``status``, ``applied_at``, ``applied_ops``, ``skipped_ops`` (and
    ``skip_reasons``, a commonkeep extension naming why each op was skipped);
-4. re-render the projection, then fire ``after_apply``.
+4. re-render the projection, then fire ``after_apply`` (within ``after_apply.derived_deferred``,
+   as ``serve`` decides, the projection and the search index are left to ``after_apply.catch_up``).
 
 Checks (an op that fails one is skipped, never half-applied): an ``add`` of an existing or
 tombstoned id, or of a record citing redacted/deleted evidence; a missing, tombstoned or
@@ -284,9 +285,12 @@ def apply_patch(
             result = _apply_decided(store, patch, path, in_place, op_ids=op_ids, ratify=ratify, cleaned=cleaned)
         result.recovered_lock = got.recovered_from
         result.finished_applies = [str(r.patch["patch_id"]) for r in resumed if r is not mine]
+        from commonkeep.governance.after_apply import deferring
         from commonkeep.store.render import render_all
-        try:  # a patch that only decided candidates (a reject) leaves the projection as it is
-            result.rendered = render_all(layout, None if resumed else result.records_after) if resumed or result.records_changed else []
+        try:  # a patch that only decided candidates (a reject) leaves the projection as it is; so does a
+            # deferred apply, whose projection ``after_apply.catch_up`` renders (``serve``: right after its response)
+            redo = (resumed or result.records_changed) and not deferring()
+            result.rendered = render_all(layout, None if resumed else result.records_after) if redo else []
         except OSError as exc:  # the projection is derived: the apply stands, the next render catches up
             result.warnings.append(f"rendered/ was not refreshed ({exc.strerror or exc}); run `commonkeep render`")
     if fire_hooks:

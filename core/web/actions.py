@@ -98,22 +98,29 @@ def decide(root: Path | str, role: str | None, action: str, ids: list[str], *,
 
 def _decide(root: Path | str, role: str | None, action: str, ids: list[str], *, reason: str, edit: str, choice: str,
             queue: Any) -> str:
+    from contextlib import nullcontext
+
+    from commonkeep.governance.after_apply import derived_deferred
     from commonkeep.governance.review import approve, reject
 
     before = queue.begin() if queue is not None else None
     inbox = queue.inbox() if queue is not None else None
-    if action == "reject":
-        res = _run(reject, root, ids, reason=reason, role=role, inbox=inbox)
-        said = f"rejected {', '.join(ids)} ({_applied(res)})"
-    else:
-        edits = {ids[0]: edit} if edit.strip() else None
-        ctx = queue.context() if queue is not None else None
-        res = _run(approve, root, ids, role=role, edits=edits, ratify=action == "ratify", choice=choice.strip() or None,
-                   ctx=ctx, inbox=inbox)
-        verb = "ratified" if action == "ratify" else ("approved with an edit" if edits else "approved")
-        said = f"{verb} {', '.join(ids)} ({_applied(res)})"
+    # a server answers once the decision is written; rendered/ and the search index follow (``Queue.owe``)
+    with derived_deferred() if queue is not None else nullcontext():
+        if action == "reject":
+            res = _run(reject, root, ids, reason=reason, role=role, inbox=inbox)
+            said = f"rejected {', '.join(ids)} ({_applied(res)})"
+        else:
+            edits = {ids[0]: edit} if edit.strip() else None
+            ctx = queue.context() if queue is not None else None
+            res = _run(approve, root, ids, role=role, edits=edits, ratify=action == "ratify", choice=choice.strip() or None,
+                       ctx=ctx, inbox=inbox)
+            verb = "ratified" if action == "ratify" else ("approved with an edit" if edits else "approved")
+            said = f"{verb} {', '.join(ids)} ({_applied(res)})"
     if queue is not None:
         queue.decided(ids, res, before)
+        if res.records_changed or res.finished_applies:
+            queue.owe(str(role))
     return said
 
 

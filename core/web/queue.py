@@ -148,6 +148,12 @@ class Queue:
         self._decided: set[str] = set()  # decided through this server while a recompute ran
         self._at: tuple[list[Row], int, dict[str, list[int]]] | None = None  # ``_index``: id -> places in the rows
         self.deciding = threading.Lock()  # one decision of this server at a time (``actions.decide``)
+        # the projection and search index after decisions (``owe``): asked for, caught up, the worker
+        self._derived = threading.Condition()
+        self._owed, self._caught, self._worker = 0, 0, None  # type: tuple[int, int, threading.Thread | None]
+        self._owed_role = ""
+        self._owed_search = False
+        self.derived_errors: list[str] = []
         _LIVE[str(self.root.resolve())] = self
 
     def _records_key(self) -> str:
@@ -349,6 +355,40 @@ class Queue:
             self._ready.set()
             with self._lock:
                 self._computing = None
+
+    def owe(self, role: str, *, search: bool = True) -> None:
+        """After a decision of this server (made within ``after_apply.derived_deferred``): bring
+        ``rendered/`` and the search index up to date in a background thread, after the response
+        (``after_apply.catch_up``; decisions in a row are caught up together)."""
+        with self._derived:
+            self._owed += 1
+            self._owed_role = role
+            self._owed_search = self._owed_search or search
+            if self._worker is None:
+                self._worker = threading.Thread(target=self._catch_up, daemon=True, name="ck-web-derived")
+                self._worker.start()
+
+    def _catch_up(self) -> None:
+        from commonkeep.governance.after_apply import catch_up
+
+        while True:
+            with self._derived:
+                if self._caught == self._owed:
+                    self._worker = None
+                    self._derived.notify_all()
+                    return
+                target, role, search = self._owed, self._owed_role, self._owed_search
+                self._owed_search = False
+            errors = catch_up(str(self.root), role, search=search)
+            with self._derived:
+                self._caught = target
+                self.derived_errors = errors
+                self._derived.notify_all()
+
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait until the projection and search index owed after decisions are caught up (:meth:`owe`)."""
+        with self._derived:
+            return self._derived.wait_for(lambda: self._caught == self._owed, timeout)
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         """Wait until the first queue is computed (or failed); True when it was within ``timeout``."""
