@@ -74,7 +74,7 @@ def edit_lines(path: Path, data: bytes, ids: set[str], transform: Callable[[list
     if data and not data.endswith(b"\n"):
         return None
     lines = data.split(b"\n")[:-1] if data else []
-    if any(len(x) > MAX_LINE_BYTES for x in lines):
+    if lines and max(map(len, lines)) > MAX_LINE_BYTES:
         return None
     known = clean_prefix(path, data)
     if known:

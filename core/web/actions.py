@@ -104,7 +104,7 @@ def _decide(root: Path | str, role: str | None, action: str, ids: list[str], *, 
     from commonkeep.governance.review import approve, reject
 
     before = queue.begin() if queue is not None else None
-    inbox = queue.inbox() if queue is not None else None
+    inbox = queue.named(ids) if queue is not None else None  # the decided candidates' rows, as cached
     # a server answers once the decision is written; rendered/ and the search index follow (``Queue.owe``)
     with derived_deferred() if queue is not None else nullcontext():
         if action == "reject":

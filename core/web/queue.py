@@ -212,12 +212,14 @@ class Queue:
         statuses = {str(k): str(v) for k, v in (getattr(result, "candidates", None) or {}).items()}
         statuses.update({i: statuses.get(i, "patched") for i in ids if i not in statuses})
         ops = (getattr(result, "patch", None) or {}).get("ops") or []
-        touched = {str(o.get("target_id") or (o.get("record") or o.get("to_record") or {}).get("id")) for o in ops}
+        # the records it changed (a record it added is new: no pending candidate was matched to it yet)
+        touched = {str(o["target_id"]) for o in ops if o.get("target_id")}
         with self._lock:
             for i in statuses:
                 self._items.pop(i, None)
             self._decided.update(statuses)
-            stale = [i.candidate for i in self._items.values() if touched & set(i.candidate.get("matched_memory_ids") or [])]
+            stale = [i.candidate for i in self._items.values()
+                     if any(str(m) in touched for m in i.candidate.get("matched_memory_ids") or ())] if touched else []
         with self._ctx_lock:
             if self._ctx is not None:
                 self._ctx = (self._records_key(), self._ctx[1])  # the decision told it what changed
@@ -270,6 +272,13 @@ class Queue:
             at.setdefault(str(c.get("id")), []).append(i)
         self._at = (rows, len(rows), at)
         return at
+
+    def named(self, ids: Iterable[str]) -> list[Row]:
+        """Every stored row of the candidates ``ids`` (any status, each line of an id), in file order:
+        what a decision on them reads of the inbox, without going over the other rows."""
+        rows = self._inbox()[0]
+        at = self._index(rows)
+        return [rows[i] for i in sorted({i for cid in ids for i in at.get(cid, ())})]
 
     def pending_rows(self, ids: Iterable[str]) -> dict[str, Row]:
         """The ``new`` candidates among ``ids``, by id: scored (risk, match) when the queue has them,
