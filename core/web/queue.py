@@ -43,14 +43,14 @@ RISKS = ("low", "medium", "high")
 STATUSES = ("new", "patched", "rejected", "all")
 
 
-def stamp(root: Path | str) -> str:
+def stamp(root: Path | str, layout: Layout | None = None) -> str:
     """A cheap fingerprint of the store: changes when a candidate, record, patch or tombstone is written.
 
     Patches are fingerprinted by their folder, not file by file: every patch write is a new file
     renamed into ``patches/`` (``atomic_write_bytes``), which changes the folder's mtime, and
     stat-ing each of 10,000 patch files took ~70 ms on every poll and page.
     """
-    lay = Layout(root)
+    lay = layout or Layout(root)
     parts: list[str] = []
     for p in (lay.inbox, lay.tombstones, *lay.canonical_files(), lay.patches_dir):
         try:
@@ -134,6 +134,7 @@ class Queue:
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
+        self.layout = Layout(self.root)  # its paths, to stat (reads build a Layout again: it checks the links)
         self._lock = threading.Lock()
         self._items: dict[str, ReviewItem] = {}
         self._stamp: str | None = None
@@ -157,7 +158,7 @@ class Queue:
         _LIVE[str(self.root.resolve())] = self
 
     def _records_key(self) -> str:
-        lay = Layout(self.root)
+        lay = self.layout
         key = []
         for p in (lay.tombstones, *lay.canonical_files()):
             try:
@@ -195,7 +196,7 @@ class Queue:
         self._inbox()  # read now if it changed (an append costs only its lines)
         cached = self._raw
         try:
-            st = Layout(self.root).inbox.stat()
+            st = self.layout.inbox.stat()
             inbox_now = (st.st_ino, st.st_mtime_ns, st.st_size) == (cached[0] if cached else None)
         except OSError:
             inbox_now = False
@@ -230,13 +231,13 @@ class Queue:
                 self.fresh_item(raw)
         if before[0] and consistent:
             with self._lock:
-                self._stamp = stamp(self.root)
+                self._stamp = stamp(self.root, self.layout)
 
     def _take_statuses(self, statuses: dict[str, str], key_before: tuple[int, int, int] | None) -> bool:
         """The cached inbox with the decision's statuses, re-keyed to the file as it is now, when the
         file holds exactly the cached rows (nobody appended or changed a line meanwhile)."""
         cached = self._raw
-        path = Layout(self.root).inbox
+        path = Layout(self.root).inbox  # checked again: its bytes are read
         if cached is None or cached[0] != key_before:
             return False
         try:
@@ -299,15 +300,15 @@ class Queue:
 
     def _inbox(self) -> tuple[list[Row], list[str], list[str]]:
         """Every candidate as stored, with the agents and tags there are; re-read only when the inbox file changed."""
-        path = Layout(self.root).inbox
         try:
-            st = path.stat()
+            st = self.layout.inbox.stat()
             key = (st.st_ino, st.st_mtime_ns, st.st_size)
         except OSError:
             key = (0, 0, 0)
         cached = self._raw
         if cached is not None and cached[0] == key:
             return cached[1], cached[2], cached[3]
+        path = Layout(self.root).inbox  # checked again (the root's links): its bytes are read
         appended = self._appended(path, key) if cached is not None else None
         if appended is not None and cached is not None:
             raw = cached[1] + appended
@@ -413,12 +414,12 @@ class Queue:
         """Whether the last computed queue is of the store as it is now (nothing is started)."""
         with self._lock:
             done = self._stamp
-        return done is not None and done == stamp(self.root)
+        return done is not None and done == stamp(self.root, self.layout)
 
     def refresh(self, *, wait: bool = False) -> bool:
         """Start a recompute if the store changed (waiting for it only with ``wait``); returns True
         when the queue is current."""
-        now = stamp(self.root)
+        now = stamp(self.root, self.layout)
         with self._lock:
             if self._stamp == now:
                 return True
