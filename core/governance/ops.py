@@ -114,7 +114,13 @@ class _State:
     def _records(self) -> tuple[dict[Path, list[Row]], dict[str, Row], dict[str, Path], list[Any]]:
         """The record files, read on first use (a patch that only decides candidates reads none)."""
         if self._read is None:
-            files = self.store.records_by_file(active_only=False)  # as read: the projection after the apply starts from it
+            from commonkeep.store import (
+                record_lines,  # lines read before in this process are not parsed again
+            )
+
+            files = record_lines.records_by_file(self.store)  # as read: the projection after the apply starts from it
+            if files is None:
+                files = self.store.records_by_file(active_only=False)
             recs: dict[str, Row] = {}
             where: dict[str, Path] = {}
             for path, rows in files.items():
