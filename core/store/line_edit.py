@@ -56,6 +56,13 @@ def clean_prefix(path: Path, data: bytes) -> int:
     return len(known) if known is not None and data.startswith(known) else 0
 
 
+def known(path: Path) -> bytes | None:
+    """The bytes this process last wrote to (or found clean in) ``path``, if any (the caller
+    compares them with the file: another program may have written since)."""
+    with _lock:
+        return _clean.get(str(path))
+
+
 def remember_clean(path: Path, data: bytes) -> None:
     with _lock:
         _clean[str(path)] = data
