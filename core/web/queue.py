@@ -23,6 +23,7 @@ the server's own role.
 from __future__ import annotations
 
 import hashlib
+import sys
 import threading
 import weakref
 from collections.abc import Iterable
@@ -394,6 +395,8 @@ class Queue:
                 target, role, search = self._owed, self._owed_role, self._owed_search
                 self._owed_search = False
             errors = catch_up(str(self.root), role, search=search)
+            for e in errors:  # derived files only: said where the server's messages go, nothing is lost
+                print(f"commonkeep serve: warning: {e}", file=sys.stderr)
             with self._derived:
                 self._caught = target
                 self.derived_errors = errors
