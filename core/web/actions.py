@@ -77,7 +77,8 @@ def decide(root: Path | str, role: str | None, action: str, ids: list[str], *,
     ``keep_both``; ``contest`` is read as ``keep_both``); empty: each candidate's default, and a
     conflict, which has none, is refused with its choices named. ``queue``: the server's
     :class:`~commonkeep.web.queue.Queue`; the decision then uses its cached records and inbox and
-    updates it in place (``Queue.decided``) instead of leaving a full recompute to the next page.
+    updates it in place (``Queue.decided``) instead of leaving a full recompute to the next page,
+    and the projection and search index are caught up after the response (``Queue.owe``).
     """
     ids = [i for i in dict.fromkeys(i.strip() for i in ids) if i]
     if action not in DECISIONS:

@@ -13,7 +13,9 @@ a few milliseconds), so a candidate written seconds ago opens at once and shows 
 approving it does. A decision made through this server (``actions.decide`` with ``queue=``)
 updates the queue in place (:meth:`Queue.decided`): the decided candidates leave it, the few
 whose matched records it touched are recomputed, the records it changed are told to the cached
-:class:`~commonkeep.governance.decide.Context`, and no full recompute follows.
+:class:`~commonkeep.governance.decide.Context`, and no full recompute follows. Such a decision
+leaves ``rendered/`` and the search index to :meth:`Queue.owe`, a background catch-up right after
+the response (``after_apply.catch_up``; the rule is in ``after_apply``'s module doc).
 
 ``pending`` runs curation as a dry run (``write=False``: nothing is written), which every role
 may do (as ``commonkeep review --list``); every write goes through the governance functions with
