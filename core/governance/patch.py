@@ -10,8 +10,7 @@
    records untouched), then evidence and the inbox (candidates become ``patched``/``rejected``);
 3. rewrite the patch file with ``status``, ``applied_at``, ``applied_ops``, ``skipped_ops`` (and
    ``skip_reasons``, a commonkeep extension naming why each op was skipped);
-4. re-render the projection, then fire ``after_apply`` (within ``after_apply.derived_deferred``,
-   as ``serve`` decides, the projection and the search index are left to ``after_apply.catch_up``).
+4. re-render the projection, then fire ``after_apply`` (``serve`` leaves both to ``after_apply.catch_up``).
 
 Checks (an op that fails one is skipped, never half-applied): an ``add`` of an existing or
 tombstoned id, or of a record citing redacted/deleted evidence; a missing, tombstoned or
@@ -287,10 +286,8 @@ def apply_patch(
         result.finished_applies = [str(r.patch["patch_id"]) for r in resumed if r is not mine]
         from commonkeep.governance.after_apply import deferring
         from commonkeep.store.render import render_all
-        try:  # a patch that only decided candidates (a reject) leaves the projection as it is; so does a
-            # deferred apply, whose projection ``after_apply.catch_up`` renders (``serve``: right after its response)
-            redo = (resumed or result.records_changed) and not deferring()
-            result.rendered = render_all(layout, None if resumed else result.records_after) if redo else []
+        try:  # a reject leaves the projection as it is; a deferred apply leaves it to ``after_apply.catch_up``
+            result.rendered = render_all(layout, None if resumed else result.records_after) if (resumed or result.records_changed) and not deferring() else []
         except OSError as exc:  # the projection is derived: the apply stands, the next render catches up
             result.warnings.append(f"rendered/ was not refreshed ({exc.strerror or exc}); run `commonkeep render`")
     if fire_hooks:
@@ -351,17 +348,14 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     before = {k: c.get("status") for k, c in st.cands.items()}  # an op whose candidate was decided since is stale
     mine = own_candidates(patch)
     todo = [op for op in patch["ops"] if str(op["op_id"]) in selected and str(op["op_id"]) not in done_before]
-    # never two active records with one statement (a patch of rejects alone reads no record file)
-    same = SameStatement(st.recs) if any(op.get("op") != "reject_candidate" for op in todo) else None
+    same = SameStatement(st.recs if any(o.get("op") != "reject_candidate" for o in todo) else {})  # rejects read no record
     with progress.bar(len(todo), f"apply {patch['patch_id']}", unit="op") as bar:
         for op in todo:
             oid = str(op["op_id"])
-            why = vetted.get(oid) or stale_reason(op, before, mine) or (same.refuse(op) if same is not None else None) \
-                or _apply_op(op, st, ratify=ratify, day=day, when=when)
+            why = vetted.get(oid) or stale_reason(op, before, mine) or same.refuse(op) or _apply_op(op, st, ratify=ratify, day=day, when=when)
             cid = op.get("candidate_id")
             if why is None:
-                if same is not None:
-                    same.took(op)
+                same.took(op)
                 result.applied.append(oid)
                 if cid and op["op"] not in ("reject_candidate", "delete") and str(cid) in st.cands:
                     st.cand_status[str(cid)] = "patched"

@@ -14,7 +14,7 @@ approving it does. A decision made through this server (``actions.decide`` with 
 updates the queue in place (:meth:`Queue.decided`): the decided candidates leave it, the few
 whose matched records it touched are recomputed, the records it changed are told to the cached
 :class:`~commonkeep.governance.decide.Context`, and no full recompute follows. Such a decision
-leaves ``rendered/`` and the search index to :meth:`Queue.owe`, a background catch-up right after
+leaves ``rendered/`` and the search index to :meth:`Queue.owe` (``catch_up``), right after
 the response (``after_apply.catch_up``; the rule is in ``after_apply``'s module doc).
 
 ``pending`` runs curation as a dry run (``write=False``: nothing is written), which every role
@@ -25,7 +25,6 @@ the server's own role.
 from __future__ import annotations
 
 import hashlib
-import sys
 import threading
 import weakref
 from collections.abc import Iterable
@@ -37,6 +36,7 @@ from commonkeep.governance.decide import Context, load_context, plan
 from commonkeep.governance.review import ReviewItem, item_of, pending, session_of
 from commonkeep.store.core import Store
 from commonkeep.store.layout import Layout
+from commonkeep.web.catch_up import CatchUp
 
 Row = dict[str, Any]
 _LIVE: weakref.WeakValueDictionary[str, Queue] = weakref.WeakValueDictionary()
@@ -152,12 +152,7 @@ class Queue:
         self._decided: set[str] = set()  # decided through this server while a recompute ran
         self._at: tuple[list[Row], int, dict[str, list[int]]] | None = None  # ``_index``: id -> places in the rows
         self.deciding = threading.Lock()  # one decision of this server at a time (``actions.decide``)
-        # the projection and search index after decisions (``owe``): asked for, caught up, the worker
-        self._derived = threading.Condition()
-        self._owed, self._caught, self._worker = 0, 0, None  # type: tuple[int, int, threading.Thread | None]
-        self._owed_role = ""
-        self._owed_search = False
-        self.derived_errors: list[str] = []
+        self.catch_up = CatchUp(self.root)  # the projection and search index after decisions (``owe``)
         _LIVE[str(self.root.resolve())] = self
 
     def _records_key(self) -> str:
@@ -374,40 +369,13 @@ class Queue:
                 self._computing = None
 
     def owe(self, role: str, *, search: bool = True) -> None:
-        """After a decision of this server (made within ``after_apply.derived_deferred``): bring
-        ``rendered/`` and the search index up to date in a background thread, after the response
-        (``after_apply.catch_up``; decisions in a row are caught up together)."""
-        with self._derived:
-            self._owed += 1
-            self._owed_role = role
-            self._owed_search = self._owed_search or search
-            if self._worker is None:
-                self._worker = threading.Thread(target=self._catch_up, daemon=True, name="ck-web-derived")
-                self._worker.start()
-
-    def _catch_up(self) -> None:
-        from commonkeep.governance.after_apply import catch_up
-
-        while True:
-            with self._derived:
-                if self._caught == self._owed:
-                    self._worker = None
-                    self._derived.notify_all()
-                    return
-                target, role, search = self._owed, self._owed_role, self._owed_search
-                self._owed_search = False
-            errors = catch_up(str(self.root), role, search=search)
-            for e in errors:  # derived files only: said where the server's messages go, nothing is lost
-                print(f"commonkeep serve: warning: {e}", file=sys.stderr)
-            with self._derived:
-                self._caught = target
-                self.derived_errors = errors
-                self._derived.notify_all()
+        """After a decision of this server: ``rendered/`` and the search index caught up in the
+        background, right after the response (:class:`~commonkeep.web.catch_up.CatchUp`)."""
+        self.catch_up.owe(role, search=search)
 
     def settle(self, timeout: float | None = None) -> bool:
-        """Wait until the projection and search index owed after decisions are caught up (:meth:`owe`)."""
-        with self._derived:
-            return self._derived.wait_for(lambda: self._caught == self._owed, timeout)
+        """Wait until what :meth:`owe` asked for is caught up."""
+        return self.catch_up.settle(timeout)
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         """Wait until the first queue is computed (or failed); True when it was within ``timeout``."""

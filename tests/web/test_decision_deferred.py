@@ -72,7 +72,7 @@ def test_the_server_catches_up_the_projection_and_index_after_a_decision(root: P
     assert queue.settle(timeout=30)
     assert AUDIT in _memory_md(root)
     assert _index_current(root)  # synced by the server, not by a search
-    assert queue.derived_errors == []
+    assert queue.catch_up.errors == []
 
 
 def test_a_record_another_process_wrote_between_two_decisions_is_seen(root: Path, serve: Any) -> None:
