@@ -161,7 +161,7 @@ def _decisions(pool: int, records: int, repeat: int, role: str, baseline: int) -
             out["approve_catch_up"] = {"p50_ms": round(statistics.median(caught), 2), "max_ms": round(max(caught), 2), "n": len(caught)}
             out["approve_round_trip"] = _ms(lambda: _decide_once(post, "approve", [_take(adds, ids, "approve", pool)]), n, settle)
             batch = _batch(running.web.queue, adds, 50)
-            out["approve_batch_50"] = _ms(lambda: _decide_once(post, "approve", batch, follow=False), 1)
+            out["approve_batch_50"] = _ms(lambda: _decide_once(post, "approve", batch, follow=False), 1, settle)
             out["queue_current_after_decisions"] = running.web.queue.is_current()
             # a candidate written seconds ago, opened at once (computed for it alone)
             from commonkeep.store.candidates import new_candidate
