@@ -68,9 +68,26 @@ def contradicts(text: str, other: str) -> bool:
     return similarity(tokens(_NUMBER.sub(" ", text)), tokens(_NUMBER.sub(" ", other))) >= DUPLICATE_SIMILARITY
 
 
+_KEYS: dict[int, tuple[Row, Any, Any, str]] = {}  # id(record) -> (record, its statement, its scope, its key)
+
+
 def record_key(rec: Row) -> str:
     """What "the same record" means: the same :func:`statement_key` in the same scope (one rule may
-    hold in two projects, as two records)."""
+    hold in two projects, as two records).
+
+    Remembered per record object while its statement and scope are the same objects (an apply
+    compares every active record; ``record_lines`` hands it the same objects each time)."""
+    hit = _KEYS.get(id(rec))
+    if hit is not None and hit[0] is rec and hit[1] is rec.get("statement") and hit[2] is rec.get("scope"):
+        return hit[3]
+    key = _record_key(rec)
+    if len(_KEYS) >= 100_000:
+        _KEYS.clear()
+    _KEYS[id(rec)] = (rec, rec.get("statement"), rec.get("scope"), key)  # holds ``rec``: its id is not reused
+    return key
+
+
+def _record_key(rec: Row) -> str:
     raw = rec.get("scope")
     scope: Row = raw if isinstance(raw, dict) else {}
     return f"{scope.get('type') or 'global'}|{scope.get('project') or ''}|{statement_key(str(rec.get('statement', '')))}"

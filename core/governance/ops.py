@@ -96,14 +96,7 @@ class _State:
         self.store = store
         self.patch_id = patch_id  # the ``ref`` of the evidence a contest with a reason adds
         self.root = store.layout.root
-        self.recs: dict[str, Row] = {}
-        self.where: dict[str, Path] = {}
-        self.files = store.records_by_file(active_only=False)  # as read: the projection after the apply starts from it
-        for path, rows in self.files.items():
-            for r in rows:
-                self.recs.setdefault(str(r["id"]), r)
-                self.where.setdefault(str(r["id"]), path)
-        self.tombstoned_lines = list(store.tombstoned_lines)  # leftovers of interrupted deletions
+        self._read: tuple[dict[Path, list[Row]], dict[str, Row], dict[str, Path], list[Any]] | None = None
         self.tomb = store.tombstoned_ids()
         self.cands = cands if cands is not None else {str(c["id"]): c for c in store.candidates()}  # or those a patch names
         self.bad_evidence = {
@@ -117,6 +110,41 @@ class _State:
         self.tomb_updates: dict[str, Row] = {}
         self.promoted_elsewhere: set[str] = set()  # candidates another patch already promoted
         self.finished: list[str] = []  # tombstoned ids whose leftover lines this patch drops
+
+    def _records(self) -> tuple[dict[Path, list[Row]], dict[str, Row], dict[str, Path], list[Any]]:
+        """The record files, read on first use (a patch that only decides candidates reads none)."""
+        if self._read is None:
+            from commonkeep.store import (
+                record_lines,  # lines read before in this process are not parsed again
+            )
+
+            files = record_lines.records_by_file(self.store)  # as read: the projection after the apply starts from it
+            if files is None:
+                files = self.store.records_by_file(active_only=False)
+            recs: dict[str, Row] = {}
+            where: dict[str, Path] = {}
+            for path, rows in files.items():
+                for r in rows:
+                    recs.setdefault(str(r["id"]), r)
+                    where.setdefault(str(r["id"]), path)
+            self._read = (files, recs, where, list(self.store.tombstoned_lines))  # with leftovers of interrupted deletions
+        return self._read
+
+    @property
+    def files(self) -> dict[Path, list[Row]]:
+        return self._records()[0]
+
+    @property
+    def recs(self) -> dict[str, Row]:
+        return self._records()[1]
+
+    @property
+    def where(self) -> dict[str, Path]:
+        return self._records()[2]
+
+    @property
+    def tombstoned_lines(self) -> list[Any]:
+        return self._records()[3]
 
     def put(self, rec: Row) -> None:
         rid = str(rec["id"])

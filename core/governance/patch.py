@@ -10,7 +10,7 @@
    records untouched), then evidence and the inbox (candidates become ``patched``/``rejected``);
 3. rewrite the patch file with ``status``, ``applied_at``, ``applied_ops``, ``skipped_ops`` (and
    ``skip_reasons``, a commonkeep extension naming why each op was skipped);
-4. re-render the projection, then fire ``after_apply``.
+4. re-render the projection, then fire ``after_apply`` (``serve`` leaves both to ``after_apply.catch_up``).
 
 Checks (an op that fails one is skipped, never half-applied): an ``add`` of an existing or
 tombstoned id, or of a record citing redacted/deleted evidence; a missing, tombstoned or
@@ -284,9 +284,10 @@ def apply_patch(
             result = _apply_decided(store, patch, path, in_place, op_ids=op_ids, ratify=ratify, cleaned=cleaned)
         result.recovered_lock = got.recovered_from
         result.finished_applies = [str(r.patch["patch_id"]) for r in resumed if r is not mine]
+        from commonkeep.governance.after_apply import deferring
         from commonkeep.store.render import render_all
-        try:  # a patch that only decided candidates (a reject) leaves the projection as it is
-            result.rendered = render_all(layout, None if resumed else result.records_after) if resumed or result.records_changed else []
+        try:  # a reject leaves the projection as it is; a deferred apply leaves it to ``after_apply.catch_up``
+            result.rendered = render_all(layout, None if resumed else result.records_after) if (resumed or result.records_changed) and not deferring() else []
         except OSError as exc:  # the projection is derived: the apply stands, the next render catches up
             result.warnings.append(f"rendered/ was not refreshed ({exc.strerror or exc}); run `commonkeep render`")
     if fire_hooks:
@@ -346,8 +347,8 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     when, day = now_iso(), today()
     before = {k: c.get("status") for k, c in st.cands.items()}  # an op whose candidate was decided since is stale
     mine = own_candidates(patch)
-    same = SameStatement(st.recs)  # never two active records with one statement
     todo = [op for op in patch["ops"] if str(op["op_id"]) in selected and str(op["op_id"]) not in done_before]
+    same = SameStatement(st.recs if any(o.get("op") != "reject_candidate" for o in todo) else {})  # rejects read no record
     with progress.bar(len(todo), f"apply {patch['patch_id']}", unit="op") as bar:
         for op in todo:
             oid = str(op["op_id"])
@@ -368,7 +369,7 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     apply_journal.refuse_targets(store, journal)  # a symlinked store file: refused before anything is written
     apply_journal.write(layout, journal)  # step 2: the decision, before any canonical byte changes
     done = _complete(store, journal, patch, path, result)
-    if not (journal.tombstones or journal.tomb_updates or journal.purge or journal.finished):
+    if journal.changed and not (journal.tombstones or journal.tomb_updates or journal.purge or journal.finished):
         done.records_after = apply_journal.records_after(st.files, st.changed)  # for the projection
     return done
 

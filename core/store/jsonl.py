@@ -177,10 +177,16 @@ def _parse_all(lines: list[str]) -> list[tuple[int, Any]] | None:
     idx = [i for i, raw in enumerate(lines) if raw.strip()]
     if not idx:
         return []
-    try:
-        values = json.loads("[" + ",".join(lines[i] for i in idx) + "]")
-    except (ValueError, RecursionError, MemoryError):
-        return None
+    text = "[" + ",".join(lines[i] for i in idx) + "]"
+    try:  # orjson reads the same values twice as fast; what it refuses (NaN, huge integers, lone
+        import orjson  # surrogates, deep nesting) the standard library reads, as before
+
+        values = orjson.loads(text)
+    except (ImportError, ValueError, RecursionError, MemoryError):  # orjson.JSONDecodeError is a ValueError
+        try:
+            values = json.loads(text)
+        except (ValueError, RecursionError, MemoryError):
+            return None
     if len(values) != len(idx) or not all(isinstance(v, dict) for v in values):
         return None  # a line held two values ("1,2") or a non-object: let the slow path say where
     return list(zip(idx, values, strict=True))

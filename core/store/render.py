@@ -154,7 +154,12 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
     from commonkeep.store.jsonl import atomic_write_bytes
 
     if records_by_file is None:
-        records_by_file = Store(layout.root).records_by_file()
+        from commonkeep.store import record_lines
+
+        store = Store(layout.root)
+        records_by_file = record_lines.records_by_file(store)  # lines read before in this process: not parsed again
+        if records_by_file is None:
+            records_by_file = store.records_by_file()
     ordered = [_shown(r) for path in layout.canonical_files() for r in records_by_file.get(path, [])]
     outputs: dict[Path, str] = {layout.rendered_memory: _page(ordered)}
     # As upstream's renderMemoryToDisk: group by the project *name* in first-seen order, skip project

@@ -77,7 +77,8 @@ def decide(root: Path | str, role: str | None, action: str, ids: list[str], *,
     ``keep_both``; ``contest`` is read as ``keep_both``); empty: each candidate's default, and a
     conflict, which has none, is refused with its choices named. ``queue``: the server's
     :class:`~commonkeep.web.queue.Queue`; the decision then uses its cached records and inbox and
-    updates it in place (``Queue.decided``) instead of leaving a full recompute to the next page.
+    updates it in place (``Queue.decided``) instead of leaving a full recompute to the next page,
+    and the projection and search index are caught up after the response (``Queue.owe``).
     """
     ids = [i for i in dict.fromkeys(i.strip() for i in ids) if i]
     if action not in DECISIONS:
@@ -98,22 +99,29 @@ def decide(root: Path | str, role: str | None, action: str, ids: list[str], *,
 
 def _decide(root: Path | str, role: str | None, action: str, ids: list[str], *, reason: str, edit: str, choice: str,
             queue: Any) -> str:
+    from contextlib import nullcontext
+
+    from commonkeep.governance.after_apply import derived_deferred
     from commonkeep.governance.review import approve, reject
 
     before = queue.begin() if queue is not None else None
-    inbox = queue.inbox() if queue is not None else None
-    if action == "reject":
-        res = _run(reject, root, ids, reason=reason, role=role, inbox=inbox)
-        said = f"rejected {', '.join(ids)} ({_applied(res)})"
-    else:
-        edits = {ids[0]: edit} if edit.strip() else None
-        ctx = queue.context() if queue is not None else None
-        res = _run(approve, root, ids, role=role, edits=edits, ratify=action == "ratify", choice=choice.strip() or None,
-                   ctx=ctx, inbox=inbox)
-        verb = "ratified" if action == "ratify" else ("approved with an edit" if edits else "approved")
-        said = f"{verb} {', '.join(ids)} ({_applied(res)})"
+    inbox = queue.named(ids) if queue is not None else None  # the decided candidates' rows, as cached
+    # a server answers once the decision is written; rendered/ and the search index follow (``Queue.owe``)
+    with derived_deferred() if queue is not None else nullcontext():
+        if action == "reject":
+            res = _run(reject, root, ids, reason=reason, role=role, inbox=inbox)
+            said = f"rejected {', '.join(ids)} ({_applied(res)})"
+        else:
+            edits = {ids[0]: edit} if edit.strip() else None
+            ctx = queue.context() if queue is not None else None
+            res = _run(approve, root, ids, role=role, edits=edits, ratify=action == "ratify", choice=choice.strip() or None,
+                       ctx=ctx, inbox=inbox)
+            verb = "ratified" if action == "ratify" else ("approved with an edit" if edits else "approved")
+            said = f"{verb} {', '.join(ids)} ({_applied(res)})"
     if queue is not None:
         queue.decided(ids, res, before)
+        if res.records_changed or res.finished_applies:
+            queue.owe(str(role))
     return said
 
 

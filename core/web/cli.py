@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     print("  (the token in the URL is required; Ctrl-C stops the server)", flush=True)
     _warm_up_notice(running.web.queue)
     running._server.run(sockets=[sock])  # type: ignore[attr-defined]
+    running.web.queue.settle(timeout=10)  # rendered/ and the search index owed after the last decisions
     return 0
 
 

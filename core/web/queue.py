@@ -13,7 +13,9 @@ a few milliseconds), so a candidate written seconds ago opens at once and shows 
 approving it does. A decision made through this server (``actions.decide`` with ``queue=``)
 updates the queue in place (:meth:`Queue.decided`): the decided candidates leave it, the few
 whose matched records it touched are recomputed, the records it changed are told to the cached
-:class:`~commonkeep.governance.decide.Context`, and no full recompute follows.
+:class:`~commonkeep.governance.decide.Context`, and no full recompute follows. Such a decision
+leaves ``rendered/`` and the search index to :meth:`Queue.owe` (``catch_up``), right after
+the response (``after_apply.catch_up``; the rule is in ``after_apply``'s module doc).
 
 ``pending`` runs curation as a dry run (``write=False``: nothing is written), which every role
 may do (as ``commonkeep review --list``); every write goes through the governance functions with
@@ -34,6 +36,7 @@ from commonkeep.governance.decide import Context, load_context, plan
 from commonkeep.governance.review import ReviewItem, item_of, pending, session_of
 from commonkeep.store.core import Store
 from commonkeep.store.layout import Layout
+from commonkeep.web.catch_up import CatchUp
 
 Row = dict[str, Any]
 _LIVE: weakref.WeakValueDictionary[str, Queue] = weakref.WeakValueDictionary()
@@ -43,14 +46,14 @@ RISKS = ("low", "medium", "high")
 STATUSES = ("new", "patched", "rejected", "all")
 
 
-def stamp(root: Path | str) -> str:
+def stamp(root: Path | str, layout: Layout | None = None) -> str:
     """A cheap fingerprint of the store: changes when a candidate, record, patch or tombstone is written.
 
     Patches are fingerprinted by their folder, not file by file: every patch write is a new file
     renamed into ``patches/`` (``atomic_write_bytes``), which changes the folder's mtime, and
     stat-ing each of 10,000 patch files took ~70 ms on every poll and page.
     """
-    lay = Layout(root)
+    lay = layout or Layout(root)
     parts: list[str] = []
     for p in (lay.inbox, lay.tombstones, *lay.canonical_files(), lay.patches_dir):
         try:
@@ -134,6 +137,7 @@ class Queue:
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
+        self.layout = Layout(self.root)  # its paths, to stat (reads build a Layout again: it checks the links)
         self._lock = threading.Lock()
         self._items: dict[str, ReviewItem] = {}
         self._stamp: str | None = None
@@ -146,11 +150,13 @@ class Queue:
         self._ctx: tuple[str, Context] | None = None
         self._ctx_lock = threading.Lock()
         self._decided: set[str] = set()  # decided through this server while a recompute ran
+        self._at: tuple[list[Row], int, dict[str, list[int]]] | None = None  # ``_index``: id -> places in the rows
         self.deciding = threading.Lock()  # one decision of this server at a time (``actions.decide``)
+        self.catch_up = CatchUp(self.root)  # the projection and search index after decisions (``owe``)
         _LIVE[str(self.root.resolve())] = self
 
     def _records_key(self) -> str:
-        lay = Layout(self.root)
+        lay = self.layout
         key = []
         for p in (lay.tombstones, *lay.canonical_files()):
             try:
@@ -188,7 +194,7 @@ class Queue:
         self._inbox()  # read now if it changed (an append costs only its lines)
         cached = self._raw
         try:
-            st = Layout(self.root).inbox.stat()
+            st = self.layout.inbox.stat()
             inbox_now = (st.st_ino, st.st_mtime_ns, st.st_size) == (cached[0] if cached else None)
         except OSError:
             inbox_now = False
@@ -205,12 +211,14 @@ class Queue:
         statuses = {str(k): str(v) for k, v in (getattr(result, "candidates", None) or {}).items()}
         statuses.update({i: statuses.get(i, "patched") for i in ids if i not in statuses})
         ops = (getattr(result, "patch", None) or {}).get("ops") or []
-        touched = {str(o.get("target_id") or (o.get("record") or o.get("to_record") or {}).get("id")) for o in ops}
+        # the records it changed (a record it added is new: no pending candidate was matched to it yet)
+        touched = {str(o["target_id"]) for o in ops if o.get("target_id")}
         with self._lock:
             for i in statuses:
                 self._items.pop(i, None)
             self._decided.update(statuses)
-            stale = [i.candidate for i in self._items.values() if touched & set(i.candidate.get("matched_memory_ids") or [])]
+            stale = [i.candidate for i in self._items.values()
+                     if any(str(m) in touched for m in i.candidate.get("matched_memory_ids") or ())] if touched else []
         with self._ctx_lock:
             if self._ctx is not None:
                 self._ctx = (self._records_key(), self._ctx[1])  # the decision told it what changed
@@ -221,18 +229,22 @@ class Queue:
                 self.fresh_item(raw)
         if before[0] and consistent:
             with self._lock:
-                self._stamp = stamp(self.root)
+                self._stamp = stamp(self.root, self.layout)
 
     def _take_statuses(self, statuses: dict[str, str], key_before: tuple[int, int, int] | None) -> bool:
         """The cached inbox with the decision's statuses, re-keyed to the file as it is now, when the
         file holds exactly the cached rows (nobody appended or changed a line meanwhile)."""
         cached = self._raw
-        path = Layout(self.root).inbox
+        path = Layout(self.root).inbox  # checked again: its bytes are read
         if cached is None or cached[0] != key_before:
             return False
+        from commonkeep.store.line_edit import known
+
         try:
             st = path.stat()
-            data = path.read_bytes()
+            data = known(path) or b""  # the bytes the decision just wrote, when the file is still that size
+            if len(data) != st.st_size or not data:
+                data = path.read_bytes()
             if path.stat().st_mtime_ns != st.st_mtime_ns:
                 return False
         except OSError:
@@ -240,7 +252,11 @@ class Queue:
         if data.count(b"\n") != len(cached[1]):
             self._raw = None  # read again (through Store) on the next page
             return False
-        rows = [{**c, "status": statuses[str(c.get("id"))]} if str(c.get("id")) in statuses else c for c in cached[1]]
+        rows = cached[1]
+        at = self._index(rows)
+        for cid, status in statuses.items():  # in place: only the decided rows change (no copy of 10,000)
+            for i in at.get(cid, ()):
+                rows[i] = {**rows[i], "status": status}
         self._raw = ((st.st_ino, st.st_mtime_ns, st.st_size), rows, cached[2], cached[3])
         self._raw_tail = data[-TAIL_BYTES:]
         return True
@@ -249,17 +265,52 @@ class Queue:
         """Every candidate as stored (any status), from the cached read of the inbox."""
         return self._inbox()[0]
 
+    def _index(self, rows: list[Row]) -> dict[str, list[int]]:
+        """Where each candidate id is in ``rows``, the cached inbox (built once per read of it)."""
+        known = self._at
+        if known is not None and known[0] is rows and known[1] == len(rows):
+            return known[2]
+        at: dict[str, list[int]] = {}
+        for i, c in enumerate(rows):
+            at.setdefault(str(c.get("id")), []).append(i)
+        self._at = (rows, len(rows), at)
+        return at
+
+    def named(self, ids: Iterable[str]) -> list[Row]:
+        """Every stored row of the candidates ``ids`` (any status, each line of an id), in file order:
+        what a decision on them reads of the inbox, without going over the other rows."""
+        rows = self._inbox()[0]
+        at = self._index(rows)
+        return [rows[i] for i in sorted({i for cid in ids for i in at.get(cid, ())})]
+
+    def pending_rows(self, ids: Iterable[str]) -> dict[str, Row]:
+        """The ``new`` candidates among ``ids``, by id: scored (risk, match) when the queue has them,
+        else as stored; without going over the whole queue."""
+        out: dict[str, Row] = {}
+        for cid in ids:
+            raw = self.stored(cid)
+            if raw is None or raw.get("status") != "new":
+                continue
+            with self._lock:
+                item = self._items.get(cid)
+            out[cid] = item.candidate if item is not None else raw
+        return out
+
+    def pending_ids(self) -> set[str]:
+        """The ids of every ``new`` candidate as stored."""
+        return {str(c["id"]) for c in self._inbox()[0] if c.get("status") == "new"}
+
     def _inbox(self) -> tuple[list[Row], list[str], list[str]]:
         """Every candidate as stored, with the agents and tags there are; re-read only when the inbox file changed."""
-        path = Layout(self.root).inbox
         try:
-            st = path.stat()
+            st = self.layout.inbox.stat()
             key = (st.st_ino, st.st_mtime_ns, st.st_size)
         except OSError:
             key = (0, 0, 0)
         cached = self._raw
         if cached is not None and cached[0] == key:
             return cached[1], cached[2], cached[3]
+        path = Layout(self.root).inbox  # checked again (the root's links): its bytes are read
         appended = self._appended(path, key) if cached is not None else None
         if appended is not None and cached is not None:
             raw = cached[1] + appended
@@ -317,6 +368,15 @@ class Queue:
             with self._lock:
                 self._computing = None
 
+    def owe(self, role: str, *, search: bool = True) -> None:
+        """After a decision of this server: ``rendered/`` and the search index caught up in the
+        background, right after the response (:class:`~commonkeep.web.catch_up.CatchUp`)."""
+        self.catch_up.owe(role, search=search)
+
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait until what :meth:`owe` asked for is caught up."""
+        return self.catch_up.settle(timeout)
+
     def wait_ready(self, timeout: float | None = None) -> bool:
         """Wait until the first queue is computed (or failed); True when it was within ``timeout``."""
         return self._ready.wait(timeout)
@@ -331,12 +391,12 @@ class Queue:
         """Whether the last computed queue is of the store as it is now (nothing is started)."""
         with self._lock:
             done = self._stamp
-        return done is not None and done == stamp(self.root)
+        return done is not None and done == stamp(self.root, self.layout)
 
     def refresh(self, *, wait: bool = False) -> bool:
         """Start a recompute if the store changed (waiting for it only with ``wait``); returns True
         when the queue is current."""
-        now = stamp(self.root)
+        now = stamp(self.root, self.layout)
         with self._lock:
             if self._stamp == now:
                 return True
@@ -358,8 +418,10 @@ class Queue:
         return self.fresh_item(raw)
 
     def stored(self, cid: str) -> Row | None:
-        """A candidate as stored (any status), from the cached read of the inbox."""
-        return next((c for c in self._inbox()[0] if c.get("id") == cid), None)
+        """A candidate as stored (any status), from the cached read of the inbox (its first line)."""
+        rows = self._inbox()[0]
+        first = self._index(rows).get(cid)
+        return rows[first[0]] if first and first[0] < len(rows) else None
 
     def items(self) -> list[ReviewItem]:
         """The last computed queue (every pending candidate, with its ops)."""

@@ -29,6 +29,7 @@ class Running:
         self._server.should_exit = True  # type: ignore[attr-defined]
         if self._thread is not None:
             self._thread.join(timeout=10)
+        self.web.queue.settle(timeout=10)  # the projection and search index owed after the last decisions
 
 
 def _socket(host: str, port: int) -> socket.socket:
@@ -64,6 +65,8 @@ def prepare(root: Path, role: str | None, *, host: str = "127.0.0.1", port: int 
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{real_port}"
     web.queue.refresh()  # start computing the review queue now, not on the first page
+    if web.writer.can_write and role:  # a projection a server that died owed (``after_apply.catch_up``), in the background
+        web.queue.owe(role, search=False)
     return Running(url, f"{url}/inbox?token={settings.keys.token}", web, server, None), sock
 
 

@@ -1,0 +1,69 @@
+"""``line_edit.edit_lines``: a decision rewrites only the decided lines, and the byte search it
+takes on a file in the usual layout writes exactly what the line-by-line loop writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from commonkeep.store import line_edit
+from commonkeep.store.jsonjs import dumps_line
+
+IDS = ["c1", "c2", "c3", "cap_x", "c\u00e9", 'q"uote', "back\\slash"]
+
+
+def _line(rid: str, text: str, nested: bool, escaped: bool) -> bytes:
+    row: dict[str, object] = {"id": rid, "text": text, "status": "new"}
+    if nested:
+        row["contested"] = {"id": "c2"}  # another "id" key on the line
+    line = dumps_line(row)
+    if escaped:  # another writer's spelling of the same id
+        line = line.replace('{"id":"c', '{"id":"\\u0063', 1)
+    return line.encode("utf-8") + b"\n"
+
+
+def _mark(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [{**r, "status": "rejected"} for r in rows]
+
+
+def _slow(path: Path, data: bytes, ids: set[str], monkeypatch: pytest.MonkeyPatch) -> bytes | None:
+    with monkeypatch.context() as m:
+        m.setattr(line_edit, "_edit_plain", lambda *a, **k: None)
+        line_edit.forget(path)
+        return line_edit.edit_lines(path, data, ids, _mark)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lines=st.lists(st.tuples(st.sampled_from(IDS), st.sampled_from(["a", '{"id":"c1"}', "id", "\"id\""]),
+                             st.booleans(), st.booleans()), max_size=12),
+    ids=st.sets(st.sampled_from(IDS), min_size=1, max_size=3),
+)
+def test_the_byte_search_writes_what_the_loop_writes(lines: list[tuple[str, str, bool, bool]], ids: set[str],
+                                                      tmp_path_factory: pytest.TempPathFactory) -> None:
+    path = tmp_path_factory.mktemp("le") / "captured.jsonl"
+    data = b"".join(_line(*x) for x in lines)
+    mp = pytest.MonkeyPatch()
+    try:
+        want = _slow(path, data, ids, mp)
+    finally:
+        mp.undo()
+    line_edit.forget(path)
+    assert line_edit.edit_lines(path, data, ids, _mark) == want
+
+
+def test_only_the_decided_lines_change_in_the_usual_layout(tmp_path: Path) -> None:
+    path = tmp_path / "captured.jsonl"
+    rows = [{"id": f"cap_{i}", "text": f"note {i} mentions cap_7", "status": "new"} for i in range(50)]
+    data = b"".join(dumps_line(r).encode() + b"\n" for r in rows)
+    new = line_edit.edit_lines(path, data, {"cap_7", "cap_49"}, _mark)
+    assert new is not None
+    got = [json.loads(x) for x in new.splitlines()]
+    assert [r["id"] for r in got] == [r["id"] for r in rows]
+    assert {r["id"] for r in got if r["status"] == "rejected"} == {"cap_7", "cap_49"}
+    old_lines, new_lines = data.splitlines(), new.splitlines()
+    assert [i for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b] == [7, 49]

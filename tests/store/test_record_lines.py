@@ -1,0 +1,61 @@
+"""``record_lines``: the apply's read of the record files, parsing only lines not seen before in
+the process, gives what ``Store`` gives, sees a change another process made at once, and leaves
+anything unclean to ``Store``'s careful read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from commonkeep.governance.curate import record_from_candidate
+from commonkeep.store import jsonl, record_lines
+from commonkeep.store.core import Store
+from commonkeep.store.layout import ensure_layout
+
+
+def _root(tmp_path: Path, n: int = 30) -> Path:
+    root = tmp_path / "root"
+    lay = ensure_layout(root)
+    recs = [record_from_candidate({"id": f"cap_20261201000000_r{i:04d}", "text": f"Rule number {i} holds for the build.",
+                                   "tags": ["build"], "evidence_refs": ["ci.log"], "confidence": 0.9},
+                                  on="2026-12-01", layer="L2") for i in range(n)]
+    jsonl.append_jsonl(lay.l2, recs)
+    jsonl.append_jsonl(lay.tombstones, [{"id": "tomb_1", "deleted_record_id": recs[3]["id"], "deleted_at": "2026-12-01",
+                                         "deletion_reason": "user_requested", "deletion_mode": "audit_preserving"}])
+    return root
+
+
+def test_it_reads_what_the_store_reads(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    for _ in range(2):  # the second read comes from remembered lines
+        store, mine = Store(root, warn=False), Store(root, warn=False)
+        want = store.records_by_file(active_only=False)
+        got = record_lines.records_by_file(mine)
+        assert got == want
+        assert mine.tombstoned_lines == store.tombstoned_lines and len(mine.tombstoned_lines) == 1
+
+
+def test_a_line_another_process_changed_is_seen_at_once(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    lay = Store(root).layout
+    assert record_lines.records_by_file(Store(root, warn=False)) is not None
+    data = lay.l2.read_bytes()
+    lines = data.split(b"\n")
+    rec = json.loads(lines[5])
+    rec["statement"] = "Rule number 5 was changed by another program."
+    lines[5] = json.dumps(rec, separators=(",", ":")).encode()
+    lay.l2.write_bytes(b"\n".join(lines))  # same size class, same inode: an edit in place
+    got = record_lines.records_by_file(Store(root, warn=False))
+    assert got is not None
+    assert [r["statement"] for r in got[lay.l2] if r["id"] == rec["id"]] == [rec["statement"]]
+
+
+def test_an_unclean_file_is_left_to_the_store(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    lay = Store(root).layout
+    with lay.l2.open("ab") as fh:
+        fh.write(b'{"id": "not a record"}\n')
+    assert record_lines.records_by_file(Store(root, warn=False)) is None
+    with lay.l2.open("ab") as fh:
+        fh.write(b"\n")  # and a blank line: also the careful read's
+    assert record_lines.records_by_file(Store(root, warn=False)) is None
