@@ -30,7 +30,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = {"commonkeep": "core", "commonkeep_hermes": "plugins/hermes", "commonkeep_omp": "plugins/omp",
             "commonkeep_roundtable": "plugins/roundtable"}
-PYTEST_ARGS = ["-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-m", "not hermes and not omp and not bench"]
+PLUGIN = "tests/_mutation_plugin.py"  # scripts/mutation_plugin.py in the scratch folder: caches emptied per test
+PYTEST_ARGS = ["-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-p", "tests._mutation_plugin",
+               "-m", "not hermes and not omp and not bench"]
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,41 @@ def _toml_list(items: list[str] | tuple[str, ...]) -> str:
     return "[" + ", ".join(json.dumps(x) for x in items) + "]"
 
 
+def _config(module: Module, tests: list[str]) -> str:
+    """The repository's pyproject.toml with the module's ``[tool.mutmut]`` section."""
+    config = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    return config + (
+        "\n[tool.mutmut]\n"
+        f"source_paths = {_toml_list(list(PACKAGES))}\n"
+        f"only_mutate = {_toml_list(module.files)}\n"
+        f"pytest_add_cli_args = {_toml_list(PYTEST_ARGS)}\n"
+        f"pytest_add_cli_args_test_selection = {_toml_list(tests)}\n"
+        "use_git_change_detection = false\n"
+    )
+
+
+def same_tests(module: Module, folder: Path) -> bool:
+    """Whether a kept scratch folder was made with the ``[tool.mutmut]`` section made now (mutmut
+    forgets every result when the test selection or the pytest arguments change, so a re-run of
+    the survivors alone would leave the other mutants unchecked)."""
+    tests = [t for t in module.tests if (REPO / t).exists()]
+    kept = (folder / "pyproject.toml").read_text(encoding="utf-8").partition("\n[tool.mutmut]\n")[2]
+    return kept == _config(module, tests).partition("\n[tool.mutmut]\n")[2]
+
+
+def same_code(folder: Path) -> bool:
+    """Whether a kept scratch folder holds the code as it is now: a re-run against changed code
+    would mix mutants of the old code with tests of the new (or fail its clean run)."""
+    for package, where in PACKAGES.items():
+        for src in (REPO / where).rglob("*.py"):
+            if "__pycache__" in src.parts:
+                continue
+            copy = folder / package / src.relative_to(REPO / where)
+            if not copy.is_file() or copy.read_bytes() != src.read_bytes():
+                return False
+    return True
+
+
 def prepare(name: str, module: Module, folder: Path) -> None:
     """A fresh scratch folder: the packages under their import names, the tests, the config."""
     if folder.exists():
@@ -137,21 +174,12 @@ def prepare(name: str, module: Module, folder: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for package, where in PACKAGES.items():
         shutil.copytree(REPO / where, folder / package, ignore=ignore)
-    shutil.copytree(REPO / "tests", folder / "tests", ignore=ignore)
+    _copy_tests(folder)
     missing = [t for t in module.tests if not (folder / t).exists()]
     tests = [t for t in module.tests if t not in missing]
     if missing:
         print(f"{name}: no such test file (left out): {', '.join(missing)}", file=sys.stderr)
-    config = (REPO / "pyproject.toml").read_text(encoding="utf-8")
-    config += (
-        "\n[tool.mutmut]\n"
-        f"source_paths = {_toml_list(list(PACKAGES))}\n"
-        f"only_mutate = {_toml_list(module.files)}\n"
-        f"pytest_add_cli_args = {_toml_list(PYTEST_ARGS)}\n"
-        f"pytest_add_cli_args_test_selection = {_toml_list(tests)}\n"
-        "use_git_change_detection = false\n"
-    )
-    (folder / "pyproject.toml").write_text(config, encoding="utf-8")
+    (folder / "pyproject.toml").write_text(_config(module, tests), encoding="utf-8")
     (folder / "children").mkdir()
     for package in PACKAGES:
         (folder / "children" / package).symlink_to(folder / "mutants" / package, target_is_directory=True)
@@ -192,7 +220,7 @@ def score(name: str, module: Module, folder: Path, commit: str | None = None) ->
         if module.functions and not any(fnmatch.fnmatch(mutant, f) for f in module.functions):
             continue
         counts[status] = counts.get(status, 0) + 1
-        if status in ("survived", "no tests"):
+        if status in ("survived", "no tests", "suspicious"):  # suspicious: the test run itself died
             survivors.append(mutant)
     total = sum(n for status, n in counts.items() if status != "not checked")  # an interrupted run
     killed = counts.get("killed", 0) + counts.get("timeout", 0) + counts.get("caught by type check", 0)
@@ -201,10 +229,16 @@ def score(name: str, module: Module, folder: Path, commit: str | None = None) ->
             "date": datetime.now(UTC).strftime("%Y-%m-%d"), "commit": commit or _commit()}
 
 
+def _copy_tests(folder: Path) -> None:
+    """The repository's tests, and the plugin that empties commonkeep's caches before each test."""
+    shutil.copytree(REPO / "tests", folder / "tests", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copyfile(REPO / "scripts" / "mutation_plugin.py", folder / PLUGIN)
+
+
 def refresh_tests(folder: Path) -> None:
     """The repository's tests as they are now, for a kept scratch folder (mutmut copies them on)."""
     shutil.rmtree(folder / "tests")
-    shutil.copytree(REPO / "tests", folder / "tests", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    _copy_tests(folder)
 
 
 def run(name: str, keep: bool, children: int, survivors: bool = False) -> dict[str, object]:
@@ -213,6 +247,10 @@ def run(name: str, keep: bool, children: int, survivors: bool = False) -> dict[s
     names = list(module.functions)
     commit = _commit()  # the code and tests this run sees (copied now)
     if (keep or survivors) and (folder / "mutants").is_dir():
+        if not same_tests(module, folder) or not same_code(folder):
+            print(f"{name}: the code, or this module's files or tests in scripts/mutation.py, changed since its "
+                  f"last run in {folder}; run it from scratch: scripts/mutation {name}", file=sys.stderr)
+            raise SystemExit(2)
         refresh_tests(folder)
         if survivors:  # only the mutants that survived the last run, against the tests as they are now
             names = list(score(name, module, folder)["survivors"])  # type: ignore[call-overload]
