@@ -217,3 +217,26 @@ def test_the_word_after_a_token_goes_only_when_it_looks_like_the_rest_of_it(rest
     kept = f"the token [REDACTED:github_token] {rest} was rotated"
     cut = "the token [REDACTED:github_token] [REDACTED:partial_token] was rotated"
     assert out.text == (cut if goes else kept)
+
+
+# --- a password in prose: two kinds of character or more, six characters or more, not one word ---
+
+@pytest.mark.parametrize("value", ["hunter22", "HUNTER22", "hun!ter#", "!Winter", "Winter!X", "hunt22", "Winter2024"])
+def test_a_password_in_prose_of_two_kinds_of_character_goes(value: str) -> None:
+    assert redact(f"the password is {value}").text == "the password is [REDACTED:password_in_prose]"
+
+
+@pytest.mark.parametrize("text", ["the password is ******", "the password is expired.", "the password is Winter."])
+def test_prose_whose_value_is_a_mask_or_a_word_is_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+# --- a hex run next to a secret word is a key, unless a digest word stands right before it ---
+
+HEX64 = "9f2c4e8a1b7d3f6e0a5c9b2d4f8e1a7c3b6d0f9e2a4c8b1d7f3e6a0c5b9d2f4e"
+
+
+def test_a_hex_run_after_a_digest_word_is_kept_and_after_a_secret_word_goes() -> None:
+    for text in (f"id {HEX64} key", f"sha {HEX64} is the key", f"the key id {HEX64}"):
+        assert redact(text).text == text, text
+    assert redact(f"key: {HEX64}").text == "key: [REDACTED:hex_key]"
