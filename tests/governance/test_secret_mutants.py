@@ -10,8 +10,17 @@ from typing import Any
 
 import pytest
 
-from commonkeep.governance.secrets import contains_secret, redact, redact_name, redacted_kinds, summarize
+from commonkeep.governance.secrets import (
+    Redacted,
+    contains_secret,
+    redact,
+    redact_name,
+    redact_obj,
+    redacted_kinds,
+    summarize,
+)
 from commonkeep.governance.secrets.fields import token_like
+from commonkeep.governance.secrets.provider import kind_of
 from commonkeep.governance.secrets.scan import OVERLAP, WINDOW, scan_file
 from commonkeep.store.candidates import new_candidate
 
@@ -240,3 +249,87 @@ def test_a_hex_run_after_a_digest_word_is_kept_and_after_a_secret_word_goes() ->
     for text in (f"id {HEX64} key", f"sha {HEX64} is the key", f"the key id {HEX64}"):
         assert redact(text).text == text, text
     assert redact(f"key: {HEX64}").text == "key: [REDACTED:hex_key]"
+
+
+# --- long random runs (``rules.looks_random``), each side of each documented edge ---
+
+@pytest.mark.parametrize("token,goes", [
+    ("XxTKTkIjtuJKdpoJIKFn", True),    # 20 characters, both cases changing often: random
+    ("oLjlL3Fzjz207QC18r==", False),   # 18 without its padding: too short to tell from an id
+    ("iAXQL0gYEH69U6N69O4X", True),    # 20, two lower-case letters are enough with digits
+    ("DqbpzzJRnCzinaBzWrmt", True),    # lower-case runs just under half of it
+    ("C8CT9vxz4b4xIRAJy431QL23", True),  # many digits: two case changes are enough
+    ("KZPU8XCNKUT3GAL8XMKRKHMY", True),  # 24 upper-case letters and digits, many beyond hex
+    ("NAK2D0G9C7K3EA9AJOA8C6P1G5", True),  # six letters beyond hex: enough
+    ("0CBAA946J306FEAA6EHBJ62EC83ABHBGE==", False),  # upper-case hex with three letters beyond it
+    ("NOQJsthYGeruynAeTQxysSNzIsoYqCyx", False),  # 32 letters without a digit
+    ("RqjmuAYyvgzIhxjNbDeXkjMgafWaWAiinynV", False),  # 36 letters without a digit
+    ("redactedkyIVbNRrG1Y7jW641rifxiPEuCFI", True),  # begins with the word, not with a marker
+    ("REDACTEDG1Y8S9Q4UGNUCBASU2ZUZEEU3", False),  # what follows a marker is not read as a token
+])
+def test_a_long_run_goes_when_it_looks_random_at_each_edge_of_the_rule(token: str, goes: bool) -> None:
+    want = "the value [REDACTED:high_entropy] is set" if goes else f"the value {token} is set"
+    assert redact(f"the value {token} is set").text == want
+
+
+@pytest.mark.parametrize("text,want", [
+    ("open /srv/db/Xk3mP9qLw2Zp4Lq8Wm2Rt6Hb5Nc3Vx.md now", "open /srv/db/[REDACTED:high_entropy].md now"),
+    ("file ~/Documents/Reports/Q4.Xk3mP9qLw2Zp4Lq8Wm2Rt.pdf", "file ~/Documents/Reports/Q4.[REDACTED:high_entropy].pdf"),
+    ("see ab/Cd/Xk3mP9qLw2Zp4Lq8Wm2Rt6Hb5Nc3Vx", "see ab/Cd/[REDACTED:high_entropy]"),
+    ("see /tmp/tmp.X7fa9Qz2Lk.json for the log", "see /tmp/tmp.X7fa9Qz2Lk.json for the log"),
+])
+def test_a_path_keeps_its_words_and_loses_only_its_random_segment(text: str, want: str) -> None:
+    assert redact(text).text == want
+
+
+# --- the maintained provider rules' kinds ---
+
+@pytest.mark.parametrize("rule_id,kind", [
+    ("betterleaks.github-pat", "github_pat"), ("veles.secrets/postmanapikey", "postmanapikey"),
+    ("kingfisher.azure.storage.1", "azure_storage_1"), ("custom.acme-key", "acme_key"),
+    ("veles.secrets/gcpsak", "gcpsak"), ("betterleaks.-slack-bot-", "slack_bot"), ("custom.--", "provider_token"),
+])
+def test_a_provider_finding_is_named_after_its_rule_without_the_engine(rule_id: str, kind: str) -> None:
+    assert kind_of(rule_id) == kind
+
+
+def test_a_provider_only_token_in_a_long_text_goes() -> None:
+    a, b = "3f9a0c2b7e4d1f8a6c5b9e0d", "7a2c4e6f8b0d1a3c5e7f9b2d4a6c8e0f1b"
+    text = "notes " * 800 + f"postman PMAK-{a}-{b} for the collection runner"
+    assert len(text) > 4096
+    out = redact(text)
+    assert a not in out.text and b not in out.text and out.findings == ["postmanapikey"]
+
+
+# --- redact at its edges: short text, the cache's length limit ---
+
+def test_redact_leaves_short_text_and_reads_eight_characters() -> None:
+    for text in ("", "abc", "pwd=ab1"):
+        assert redact(text) == Redacted(text, [])
+    assert redact("pwd=abc1") == Redacted("pwd=[REDACTED:connection_string]", ["connection_string"])
+
+
+# --- a token split across two strings of one object (``redact_obj``) ---
+
+def test_the_rest_of_a_split_token_goes_in_the_object_that_holds_its_first_half_only() -> None:
+    half = GITHUB[:30]
+    record = {
+        "id": "cap_20261203101010_ab12cd", "created_at": "2026-12-03T10:10:10Z",
+        "text": f"the deploy token is {half}", "note": "Xq9LmZ2pWk7R and more",
+        "ops": [{"text": f"op token {half}", "reason": "Zk8QpL3mWx9T was the rest"},
+                {"text": "Deploy notes", "tags": ["ops", "3f2b8c1e4d5a"]}],
+        "notes": ["3f2b8c1e4d5a fixed the build", "see the log"],
+    }
+    found: list[str] = []
+    out = redact_obj(record, found)
+    assert out == {
+        "id": "cap_20261203101010_ab12cd", "created_at": "2026-12-03T10:10:10Z",  # ids and dates are never a half
+        "text": "the deploy token is [REDACTED:partial_token]", "note": "[REDACTED:partial_token] and more",
+        "ops": [{"text": "op token [REDACTED:partial_token]", "reason": "[REDACTED:partial_token] was the rest"},
+                {"text": "Deploy notes", "tags": ["ops", "3f2b8c1e4d5a"]}],  # an op of its own: nothing split there
+        "notes": ["[REDACTED:partial_token] fixed the build", "see the log"],
+    }
+    assert found == ["partial_token"] * 5
+    assert record["note"] == "Xq9LmZ2pWk7R and more"  # the caller's value is not changed
+    benign = {"notes": ["3f2b8c1e4d5a fixed the build", "see the log"]}
+    assert redact_obj(benign) == benign
