@@ -266,6 +266,12 @@ def test_a_hex_run_after_a_digest_word_is_kept_and_after_a_secret_word_goes() ->
     ("RqjmuAYyvgzIhxjNbDeXkjMgafWaWAiinynV", False),  # 36 letters without a digit
     ("redactedkyIVbNRrG1Y7jW641rifxiPEuCFI", True),  # begins with the word, not with a marker
     ("REDACTEDG1Y8S9Q4UGNUCBASU2ZUZEEU3", False),  # what follows a marker is not read as a token
+    ("0hlrWB88gpj7k2tsjs0sW5uq4", True),  # digits: two case changes are enough
+    ("KqMPrtv0mbocsspli2DDPB", True),
+    ("JKEZS2IxezulUStyCTNSF", True),     # one digit: four case changes
+    ("AWSIAMRoleARNForEKSNodes", False),  # an identifier of acronyms without a digit: five changes are not six
+    ("PostgresHAClusterNode3", False),
+    ("RedisClusterForAPIGW2", False),
 ])
 def test_a_long_run_goes_when_it_looks_random_at_each_edge_of_the_rule(token: str, goes: bool) -> None:
     want = "the value [REDACTED:high_entropy] is set" if goes else f"the value {token} is set"
@@ -277,6 +283,13 @@ def test_a_long_run_goes_when_it_looks_random_at_each_edge_of_the_rule(token: st
     ("file ~/Documents/Reports/Q4.Xk3mP9qLw2Zp4Lq8Wm2Rt.pdf", "file ~/Documents/Reports/Q4.[REDACTED:high_entropy].pdf"),
     ("see ab/Cd/Xk3mP9qLw2Zp4Lq8Wm2Rt6Hb5Nc3Vx", "see ab/Cd/[REDACTED:high_entropy]"),
     ("see /tmp/tmp.X7fa9Qz2Lk.json for the log", "see /tmp/tmp.X7fa9Qz2Lk.json for the log"),
+    ("see docs/notes/Xk3mP9qLw2Zp4Lq8Wm2Rt6Hb5Nc3Vx", "see docs/notes/[REDACTED:high_entropy]"),
+    ("see www.Xk3mP9qLw2Zp4Lq8Wm2Rt6Hb5Nc3Vx.com", "see www.[REDACTED:high_entropy].com"),
+    ("see docs/notes/Xk3mP9qLw2Zp4Lq8Wm2Rt6Hb5Nc3Vx/QzK8mP2xLw9RtY4vN7bJ6hG3",
+     "see docs/notes/[REDACTED:high_entropy]/[REDACTED:high_entropy]"),
+    # one word of two, or two of four: not a path written by a person, the whole run goes
+    ("see docs/Xk3mP9qLw2Zp4Lq8Wm2Rt6Hb5Nc3Vx", "see [REDACTED:high_entropy]"),
+    ("see srv/data/AB12/CD34/Xk3mP9qLw2Zp4Lq8Wm2Rt6Hb5Nc3Vx", "see [REDACTED:high_entropy]"),
 ])
 def test_a_path_keeps_its_words_and_loses_only_its_random_segment(text: str, want: str) -> None:
     assert redact(text).text == want
