@@ -4,6 +4,7 @@ or name is left exactly as written, a report points at the right line)."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 from commonkeep.governance.secrets import (
     Redacted,
     contains_secret,
+    provider,
     redact,
     redact_name,
     redact_obj,
@@ -346,3 +348,40 @@ def test_the_rest_of_a_split_token_goes_in_the_object_that_holds_its_first_half_
     assert record["note"] == "Xq9LmZ2pWk7R and more"  # the caller's value is not changed
     benign = {"notes": ["3f2b8c1e4d5a fixed the build", "see the log"]}
     assert redact_obj(benign) == benign
+
+
+# --- the maintained provider rules: loaded once, and found inside base64 too ---
+
+PMAK = "PMAK-3f9a0c2b7e4d1f8a6c5b9e0d-7a2c4e6f8b0d1a3c5e7f9b2d4a6c8e0f1b"  # a Postman key: only the provider rules know it
+
+
+def test_the_maintained_rules_load_once_and_find_a_token_only_they_know_also_in_base64(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(provider, "_STATE", {})  # a fresh process: nothing loaded yet
+    monkeypatch.setattr(provider, "_scan", provider._scan.__wrapped__)  # no answer from an earlier test
+    scanner = provider._scanner()
+    assert scanner is not None and provider._scanner() is scanner and provider.available()
+    assert provider.provider_values(f"postman {PMAK} for the runner") == ((PMAK, "postmanapikey"),)
+    encoded = base64.b64encode(f"key {PMAK}".encode()).decode()
+    assert provider.provider_values(f"the blob {encoded} is set") == ((PMAK, "postmanapikey"),)
+
+
+def test_provider_tokens_and_long_strings_deep_in_an_object_go() -> None:
+    long_note = "notes " * 800 + f"and the token {GITHUB}"
+    record = {"a": {"b": f"postman {PMAK} for the runner", "c": ["ops", "docs/ops.md"]}, "long": long_note,
+              "prose": "notes " * 800 + "and the password is hunter22",  # one the provider rules miss
+              "short": "pwd=abc1", "id": "cap_20261203101010_ab12cd"}
+    found: list[str] = []
+    out = redact_obj(record, found)
+    assert out == {"a": {"b": "postman [REDACTED:postmanapikey] for the runner", "c": ["ops", "docs/ops.md"]},
+                   "long": "notes " * 800 + "and the token [REDACTED:github_token]",
+                   "prose": "notes " * 800 + "and the password is [REDACTED:password_in_prose]",
+                   "short": "pwd=[REDACTED:connection_string]", "id": "cap_20261203101010_ab12cd"}
+    assert sorted(found) == ["connection_string", "github_token", "password_in_prose", "postmanapikey"]
+    benign_long = {"long": "notes " * 800}
+    assert redact_obj(benign_long) == benign_long
+
+
+def test_a_token_written_in_upper_case_hex_is_decoded_and_goes() -> None:
+    encoded = GITHUB.encode().hex().upper()
+    assert redact(f"the blob {encoded} is in the config").text == "the blob [REDACTED:encoded_github_token] is in the config"
