@@ -257,6 +257,9 @@ def run(name: str, keep: bool, children: int, survivors: bool = False) -> dict[s
             if not names:
                 print(f"{name}: no survivors to re-run")
                 return score(name, module, folder)
+            # which tests reach which function is learnt again: mutmut learns it only for tests with
+            # a new name, so a test changed in place to reach a function would not be run for it
+            (folder / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     else:
         prepare(name, module, folder)
     args = ["run", "--max-children", str(children), *names]
