@@ -385,3 +385,30 @@ def test_provider_tokens_and_long_strings_deep_in_an_object_go() -> None:
 def test_a_token_written_in_upper_case_hex_is_decoded_and_goes() -> None:
     encoded = GITHUB.encode().hex().upper()
     assert redact(f"the blob {encoded} is in the config").text == "the blob [REDACTED:encoded_github_token] is in the config"
+
+
+# --- credentials found by their place: a short flag's value, an elided value, quotes kept ---
+
+@pytest.mark.parametrize("text,want", [
+    ("mytool -p Winter2024 --host db", "mytool -p [REDACTED:password_short_flag] --host db"),  # three kinds
+    ("mytool -p Winter!x --host db", "mytool -p [REDACTED:password_short_flag] --host db"),
+    ("mytool -p WINTER2024 --host db", "mytool -p WINTER2024 --host db"),  # two kinds: any command's flag
+    ("token=Xq3Lm9P…", "token=Xq3Lm9P…"),  # the writer elided it: seven characters shown
+    ("Server=db;Pwd=Xq3Lm9P…;", "Server=db;Pwd=Xq3Lm9P…;"),
+    ("sshpass -p 'Xq3L…' ssh host", "sshpass -p 'Xq3L…' ssh host"),
+    ("token=Xq3Lm9Pz…", "token=[REDACTED:connection_string]"),  # eight shown: a value after all
+    ('password="Winter2024!"', 'password="[REDACTED:sql_password]"'),  # the quotes stay
+])
+def test_a_credential_found_by_its_place_at_the_edges(text: str, want: str) -> None:
+    assert redact(text).text == want
+
+
+# --- text outside ASCII: scanned folded and as written, the spans merged ---
+
+def test_disguised_tokens_next_to_each_other_or_to_a_password_all_go() -> None:
+    cyrillic = GITHUB.replace("a", "\u0430").replace("e", "\u0435")  # Cyrillic look-alikes
+    assert redact(f"Zugang: {GITHUB}{cyrillic}").text == "Zugang: [REDACTED:github_token]"
+    assert redact(f"токен {cyrillic} и пароль: Winter2024!").text == \
+        "токен [REDACTED:github_token] и пароль: [REDACTED:password_in_prose]!"
+    postman = PMAK.replace("a", "\u0430")  # only the provider rules know it, and only folded
+    assert redact(f"postman {postman} für den Läufer").text == "postman [REDACTED:postmanapikey] für den Läufer"
