@@ -213,6 +213,7 @@ def score(name: str, module: Module, folder: Path, commit: str | None = None) ->
     out = _mutmut(folder, "results", "--all", "true").stdout
     counts: dict[str, int] = {}
     survivors: list[str] = []
+    out_statuses: dict[str, str] = {}
     for line in out.splitlines():
         if ":" not in line:
             continue
@@ -222,8 +223,16 @@ def score(name: str, module: Module, folder: Path, commit: str | None = None) ->
         counts[status] = counts.get(status, 0) + 1
         if status in ("survived", "no tests", "suspicious"):  # suspicious: the test run itself died
             survivors.append(mutant)
+            out_statuses[mutant] = status
+    rechecked = _rechecked(folder)  # survivors a later --recheck saw killed
+    for mutant in [m for m in survivors if m in rechecked]:
+        survivors.remove(mutant)
+        status = out_statuses.get(mutant, "survived")
+        counts[status] -= 1
+        counts["killed by --recheck"] = counts.get("killed by --recheck", 0) + 1
     total = sum(n for status, n in counts.items() if status != "not checked")  # an interrupted run
-    killed = counts.get("killed", 0) + counts.get("timeout", 0) + counts.get("caught by type check", 0)
+    killed = (counts.get("killed", 0) + counts.get("timeout", 0) + counts.get("caught by type check", 0)
+              + counts.get("killed by --recheck", 0))
     return {"module": name, "killed": killed, "total": total, "counts": counts, "survivors": sorted(survivors),
             "score": round(100 * killed / total, 1) if total else None,
             "date": datetime.now(UTC).strftime("%Y-%m-%d"), "commit": commit or _commit()}
@@ -233,6 +242,51 @@ def _copy_tests(folder: Path) -> None:
     """The repository's tests, and the plugin that empties commonkeep's caches before each test."""
     shutil.copytree(REPO / "tests", folder / "tests", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     shutil.copyfile(REPO / "scripts" / "mutation_plugin.py", folder / PLUGIN)
+
+
+def _rechecked(folder: Path) -> set[str]:
+    path = folder / "recheck.json"
+    if not path.is_file():
+        return set()
+    return set(json.loads(path.read_text(encoding="utf-8")).get("killed", []))
+
+
+def recheck(name: str, module: Module, folder: Path, tests: list[str], children: int) -> None:
+    """The last run's survivors checked against ``tests`` only (``scripts/mutation_recheck.py``),
+    the verdicts kept in ``recheck.json`` and counted by ``score``: a quick look at new test files
+    where mutmut's own re-run would first run every test of the module to learn which reach what.
+    A mutant these tests kill is killed; one they miss survived every test already."""
+    if not (folder / "mutants").is_dir():
+        raise SystemExit(f"{name}: no run in {folder} to recheck; run it first: scripts/mutation {name}")
+    if not same_code(folder):
+        raise SystemExit(f"{name}: the code changed since the run in {folder}; run it from scratch")
+    missing = [t for t in tests if not (REPO / t).is_file()]
+    if missing:
+        raise SystemExit(f"{name}: no such test file: {', '.join(missing)}")
+    for test in tests:  # the tests as they are now, where the workers run them
+        shutil.copyfile(REPO / test, folder / "mutants" / test)
+    shutil.copyfile(REPO / "scripts" / "mutation_plugin.py", folder / "mutants" / PLUGIN)
+    names = list(score(name, module, folder)["survivors"])  # type: ignore[call-overload]
+    print(f"{name}: rechecking {len(names)} survivors against {', '.join(tests)} ({children} at a time)", flush=True)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(folder / "children")}
+    procs = []
+    for i in range(max(1, children)):
+        part = folder / f"recheck-{i}.txt"
+        part.write_text("\n".join(names[i :: max(1, children)]) + "\n", encoding="utf-8")
+        procs.append(subprocess.Popen([sys.executable, str(REPO / "scripts" / "mutation_recheck.py"), str(folder),
+                                       ",".join(tests), str(part)], stdout=subprocess.PIPE, text=True, env=env))
+    killed = set(_rechecked(folder))
+    with (folder / "recheck.log").open("a", encoding="utf-8") as log:
+        for proc in procs:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                log.write(line)
+                verdict, _, mutant = line.strip().partition(" ")
+                if verdict == "killed":
+                    killed.add(mutant)
+            proc.wait()
+    (folder / "recheck.json").write_text(json.dumps({"tests": tests, "killed": sorted(killed), "commit": _commit()},
+                                                    indent=2) + "\n", encoding="utf-8")
 
 
 def refresh_tests(folder: Path) -> None:
@@ -257,6 +311,7 @@ def run(name: str, keep: bool, children: int, survivors: bool = False) -> dict[s
             if not names:
                 print(f"{name}: no survivors to re-run")
                 return score(name, module, folder)
+            (folder / "recheck.json").unlink(missing_ok=True)  # mutmut's own verdicts take over
             # which tests reach which function is learnt again: mutmut learns it only for tests with
             # a new name, so a test changed in place to reach a function would not be run for it
             (folder / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
@@ -287,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="reuse the scratch folder with the tests as they are now (mutmut re-runs what changed)")
     parser.add_argument("--survivors", action="store_true",
                         help="re-run only the mutants that survived the last run, against the tests as they are now")
+    parser.add_argument("--recheck", metavar="TEST", action="append", default=[],
+                        help="check the last run's survivors against this test file only (repeatable), "
+                             "without mutmut's pass over every test; the score counts what it kills")
     parser.add_argument("--children", type=int, default=1, help="mutants tested at once (default 1)")
     parser.add_argument("--list", action="store_true", help="print each module's files and tests, run nothing")
     args = parser.parse_args(argv)
@@ -300,6 +358,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  only: {' '.join(module.functions)}")
         return 0
     for name in args.modules or list(MODULES):
+        if args.recheck:
+            folder = scratch_root() / name
+            recheck(name, MODULES[name], folder, args.recheck, args.children)
+            result = score(name, MODULES[name], folder)
+            (folder / "score.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+            print(f"{name}: {result['killed']}/{result['total']} killed ({result['score']} %) with --recheck; "
+                  f"{len(result['survivors'])} survivors")  # type: ignore[arg-type]
+            continue
         run(name, args.keep, args.children, args.survivors)
     return 0
 
