@@ -214,6 +214,7 @@ def score(name: str, module: Module, folder: Path, commit: str | None = None) ->
     counts: dict[str, int] = {}
     survivors: list[str] = []
     out_statuses: dict[str, str] = {}
+    unchecked: list[str] = []
     for line in out.splitlines():
         if ":" not in line:
             continue
@@ -224,12 +225,22 @@ def score(name: str, module: Module, folder: Path, commit: str | None = None) ->
         if status in ("survived", "no tests", "suspicious"):  # suspicious: the test run itself died
             survivors.append(mutant)
             out_statuses[mutant] = status
-    rechecked = _rechecked(folder)  # survivors a later --recheck saw killed
-    for mutant in [m for m in survivors if m in rechecked]:
+        if status == "not checked":
+            unchecked.append(mutant)
+    rechecked, rechecked_alive = _rechecked(folder), _rechecked(folder, "survived")
+    for mutant in [m for m in survivors if m in rechecked]:  # survivors a later --recheck saw killed
         survivors.remove(mutant)
         status = out_statuses.get(mutant, "survived")
         counts[status] -= 1
         counts["killed by --recheck"] = counts.get("killed by --recheck", 0) + 1
+    for mutant in unchecked:  # mutants an interrupted run never reached, checked by --recheck --unchecked
+        if mutant in rechecked or mutant in rechecked_alive:
+            counts["not checked"] -= 1
+            if mutant in rechecked:
+                counts["killed by --recheck"] = counts.get("killed by --recheck", 0) + 1
+            else:
+                counts["survived"] = counts.get("survived", 0) + 1
+                survivors.append(mutant)
     total = sum(n for status, n in counts.items() if status != "not checked")  # an interrupted run
     killed = (counts.get("killed", 0) + counts.get("timeout", 0) + counts.get("caught by type check", 0)
               + counts.get("killed by --recheck", 0))
@@ -244,14 +255,14 @@ def _copy_tests(folder: Path) -> None:
     shutil.copyfile(REPO / "scripts" / "mutation_plugin.py", folder / PLUGIN)
 
 
-def _rechecked(folder: Path) -> set[str]:
+def _rechecked(folder: Path, verdict: str = "killed") -> set[str]:
     path = folder / "recheck.json"
     if not path.is_file():
         return set()
-    return set(json.loads(path.read_text(encoding="utf-8")).get("killed", []))
+    return set(json.loads(path.read_text(encoding="utf-8")).get(verdict, []))
 
 
-def recheck(name: str, module: Module, folder: Path, tests: list[str], children: int) -> None:
+def recheck(name: str, module: Module, folder: Path, tests: list[str], children: int, unchecked: bool = False) -> None:
     """The last run's survivors checked against ``tests`` only (``scripts/mutation_recheck.py``),
     the verdicts kept in ``recheck.json`` and counted by ``score``: a quick look at new test files
     where mutmut's own re-run would first run every test of the module to learn which reach what.
@@ -266,8 +277,16 @@ def recheck(name: str, module: Module, folder: Path, tests: list[str], children:
     for test in tests:  # the tests as they are now, where the workers run them
         shutil.copyfile(REPO / test, folder / "mutants" / test)
     shutil.copyfile(REPO / "scripts" / "mutation_plugin.py", folder / "mutants" / PLUGIN)
-    names = list(score(name, module, folder)["survivors"])  # type: ignore[call-overload]
-    print(f"{name}: rechecking {len(names)} survivors against {', '.join(tests)} ({children} at a time)", flush=True)
+    if unchecked:  # an interrupted run's rest, against the module's own tests (mutmut's verdict)
+        done = _rechecked(folder) | _rechecked(folder, "survived")
+        out = _mutmut(folder, "results", "--all", "true").stdout
+        names = [m for m, _, st in (line.rpartition(":") for line in out.splitlines() if ":" in line)
+                 if st.strip() == "not checked" and m.strip() not in done]
+        names = [m.strip() for m in names]
+    else:
+        names = list(score(name, module, folder)["survivors"])  # type: ignore[call-overload]
+    what = "mutants the last run did not reach" if unchecked else "survivors"
+    print(f"{name}: rechecking {len(names)} {what} against {', '.join(tests)} ({children} at a time)", flush=True)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(folder / "children")}
     procs = []
     for i in range(max(1, children)):
@@ -275,18 +294,21 @@ def recheck(name: str, module: Module, folder: Path, tests: list[str], children:
         part.write_text("\n".join(names[i :: max(1, children)]) + "\n", encoding="utf-8")
         procs.append(subprocess.Popen([sys.executable, str(REPO / "scripts" / "mutation_recheck.py"), str(folder),
                                        ",".join(tests), str(part)], stdout=subprocess.PIPE, text=True, env=env))
-    killed = set(_rechecked(folder))
+    killed, alive = set(_rechecked(folder)), set(_rechecked(folder, "survived"))
     with (folder / "recheck.log").open("a", encoding="utf-8") as log:
         for proc in procs:
             assert proc.stdout is not None
             for line in proc.stdout:
                 log.write(line)
+                log.flush()
                 verdict, _, mutant = line.strip().partition(" ")
                 if verdict == "killed":
                     killed.add(mutant)
+                elif unchecked:  # a survivor of --recheck stays a survivor; an unchecked one becomes one
+                    alive.add(mutant)
             proc.wait()
-    (folder / "recheck.json").write_text(json.dumps({"tests": tests, "killed": sorted(killed), "commit": _commit()},
-                                                    indent=2) + "\n", encoding="utf-8")
+    (folder / "recheck.json").write_text(json.dumps({"tests": tests, "killed": sorted(killed), "survived": sorted(alive),
+                                                     "commit": _commit()}, indent=2) + "\n", encoding="utf-8")
 
 
 def refresh_tests(folder: Path) -> None:
@@ -345,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recheck", metavar="TEST", action="append", default=[],
                         help="check the last run's survivors against this test file only (repeatable), "
                              "without mutmut's pass over every test; the score counts what it kills")
+    parser.add_argument("--unchecked", action="store_true",
+                        help="with --recheck: the mutants an interrupted run did not reach, instead of its survivors "
+                             "(name every test file of the module)")
     parser.add_argument("--children", type=int, default=1, help="mutants tested at once (default 1)")
     parser.add_argument("--list", action="store_true", help="print each module's files and tests, run nothing")
     args = parser.parse_args(argv)
@@ -360,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.modules or list(MODULES):
         if args.recheck:
             folder = scratch_root() / name
-            recheck(name, MODULES[name], folder, args.recheck, args.children)
+            recheck(name, MODULES[name], folder, args.recheck, args.children, args.unchecked)
             result = score(name, MODULES[name], folder)
             (folder / "score.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
             print(f"{name}: {result['killed']}/{result['total']} killed ({result['score']} %) with --recheck; "
