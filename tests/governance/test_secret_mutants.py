@@ -412,3 +412,49 @@ def test_disguised_tokens_next_to_each_other_or_to_a_password_all_go() -> None:
         "токен [REDACTED:github_token] и пароль: [REDACTED:password_in_prose]!"
     postman = PMAK.replace("a", "\u0430")  # only the provider rules know it, and only folded
     assert redact(f"postman {postman} für den Läufer").text == "postman [REDACTED:postmanapikey] für den Läufer"
+
+
+# --- redaction is idempotent; more places a token hides ---
+
+@pytest.mark.parametrize("text", [
+    "mytool -p Winter2024 --host db", f"the token is {GITHUB} and the key {AWS}", "password=12345678",
+    f"postman {PMAK} for the runner", "the password is hunter22", 'password="Winter2024!"',
+])
+def test_redacting_a_redacted_text_finds_nothing_and_changes_nothing(text: str) -> None:
+    once = redact(text)
+    assert once.findings and once.text != text
+    again = redact(once.text)
+    assert (again.text, again.findings) == (once.text, [])
+
+
+def test_a_password_of_digits_only_in_an_assignment_goes() -> None:
+    assert redact("password=12345678").text == "password=[REDACTED:password_assignment]"
+
+
+def test_a_provider_only_token_written_three_times_goes_each_time() -> None:
+    out = redact(f"{PMAK} then {PMAK} and {PMAK}")
+    assert out.text == "[REDACTED:postmanapikey] then [REDACTED:postmanapikey] and [REDACTED:postmanapikey]"
+
+
+def test_three_pieces_of_tokens_in_tags_all_go() -> None:
+    got, found = _fields(tags=["AKIAQZTRXWBNKJ", "12ABCD", "Lp9Wk4"])
+    assert (got["tags"], found) == ([SPLIT, SPLIT, SPLIT], ["split_token"] * 3)
+
+
+def test_after_a_whole_token_at_the_end_of_a_string_the_random_start_of_another_goes() -> None:
+    out = redact_obj({"text": f"the deploy token is {GITHUB}", "note": "Xq9LmZ2pWk7R and more"})
+    assert out == {"text": "the deploy token is [REDACTED:github_token]", "note": "[REDACTED:partial_token] and more"}
+
+
+def test_a_provider_only_token_in_a_long_string_of_an_object_goes() -> None:
+    out = redact_obj({"long": "notes " * 800 + f"postman {PMAK}"})
+    assert out == {"long": "notes " * 800 + "postman [REDACTED:postmanapikey]"}
+
+
+def test_a_seed_phrase_goes_whole_and_the_words_around_it_stay() -> None:
+    from commonkeep.governance.secrets import structure
+
+    words = " ".join(sorted(structure.word_lists()[0])[:400:33][:12])  # twelve BIP-39 words
+    assert redact(f"my wallet seed: {words} and then the rest of the note").text == \
+        "my wallet [REDACTED:seed_phrase] and then the rest of the note"
+    assert redact(f"seed phrase {words}. Keep it safe.").text == "[REDACTED:seed_phrase]. Keep it safe."
