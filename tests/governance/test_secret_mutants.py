@@ -458,3 +458,18 @@ def test_a_seed_phrase_goes_whole_and_the_words_around_it_stay() -> None:
     assert redact(f"my wallet seed: {words} and then the rest of the note").text == \
         "my wallet [REDACTED:seed_phrase] and then the rest of the note"
     assert redact(f"seed phrase {words}. Keep it safe.").text == "[REDACTED:seed_phrase]. Keep it safe."
+
+
+@pytest.mark.parametrize("text,want", [
+    ("clone https://user:password@example.com/repo.git", "clone https://user:password@example.com/repo.git"),
+    ("mytool -p WINTER2024 then mytool -p Winter2024", "mytool -p WINTER2024 then mytool -p [REDACTED:password_short_flag]"),
+    ("the password is expired. The new password is Winter2024!",
+     "the password is expired. The new password is [REDACTED:password_in_prose]!"),
+])
+def test_a_placeholder_or_a_weak_first_match_does_not_hide_the_next_one(text: str, want: str) -> None:
+    assert redact(text).text == want
+
+
+def test_a_token_encoded_twice_is_decoded_twice_and_goes() -> None:
+    twice = base64.b64encode(base64.b64encode(f"token {GITHUB}".encode())).decode()
+    assert redact(f"the blob {twice} is set").text == "the blob [REDACTED:encoded_encoded_github_token] is set"
