@@ -473,3 +473,21 @@ def test_a_placeholder_or_a_weak_first_match_does_not_hide_the_next_one(text: st
 def test_a_token_encoded_twice_is_decoded_twice_and_goes() -> None:
     twice = base64.b64encode(base64.b64encode(f"token {GITHUB}".encode())).decode()
     assert redact(f"the blob {twice} is set").text == "the blob [REDACTED:encoded_encoded_github_token] is set"
+
+
+@pytest.mark.parametrize("plain,goes", [
+    ("admin:Winter2024", True), ("admin:Wi:nter2024", True), ("admin:winter:2024", True),  # user:password, base64
+    ("deploy:hunter", False),  # a user and one word: no password
+])
+def test_a_base64_user_and_password_goes_as_basic_auth(plain: str, goes: bool) -> None:
+    blob = base64.b64encode(plain.encode()).decode()
+    want = "the blob [REDACTED:basic_auth] is in the config" if goes else f"the blob {blob} is in the config"
+    assert redact(f"the blob {blob} is in the config").text == want
+
+
+def test_a_seed_phrase_of_twelve_words_alone_and_with_repeated_words_goes() -> None:
+    from commonkeep.governance.secrets import structure
+
+    words = sorted(structure.word_lists()[0])[:400:33][:12]
+    assert redact(" ".join(words)).text == "[REDACTED:seed_phrase]"  # exactly twelve
+    assert redact(" ".join(words[:8] + words[:4])).text == "[REDACTED:seed_phrase]"  # eight distinct
