@@ -496,3 +496,10 @@ def test_a_first_match_passed_over_does_not_hide_a_later_key_or_token() -> None:
     assert redact(f"fill {'0' * 48} and {bare} end").text == f"fill {'0' * 48} and [REDACTED:hex_key] end"
     assert redact("pip install hf_transfer then use hf_Xk3mP9qLw2Zp4L").text == \
         "pip install hf_transfer then use [REDACTED:partial_token]"
+
+
+def test_a_base64_run_that_decodes_to_bytes_does_not_hide_an_encoded_token_after_it() -> None:
+    binary = base64.b64encode(bytes(range(200, 240))).decode()
+    token = base64.b64encode(f"token {GITHUB}".encode()).decode()
+    assert redact(f"first {binary} then {token}").text == \
+        "first [REDACTED:high_entropy] then [REDACTED:encoded_github_token]"
