@@ -503,3 +503,14 @@ def test_a_base64_run_that_decodes_to_bytes_does_not_hide_an_encoded_token_after
     token = base64.b64encode(f"token {GITHUB}".encode()).decode()
     assert redact(f"first {binary} then {token}").text == \
         "first [REDACTED:high_entropy] then [REDACTED:encoded_github_token]"
+
+
+def test_a_token_with_one_look_alike_inside_is_named_by_its_whole_kind() -> None:
+    disguised = GITHUB[:20] + "\u0430" + GITHUB[21:]  # one Cyrillic letter: the rest alone looks like a cut token
+    assert redact(f"token {disguised} end").text == "token [REDACTED:github_token] end"
+
+
+def test_a_token_in_url_safe_base64_is_decoded_and_goes() -> None:
+    blob = base64.urlsafe_b64encode(f"token {GITHUB}??>>".encode()).decode()
+    assert "-" in blob or "_" in blob
+    assert redact(f"blob {blob} end").text == "blob [REDACTED:encoded_github_token] end"
