@@ -493,6 +493,8 @@ def test_a_first_match_passed_over_does_not_hide_a_later_key_or_token() -> None:
     key = "3b6d0f9e2a4c8b1d7f3e6a0c5b9d2f4e9f2c4e8a1b7d3f6e0a5c9b2d4f8e1a7c"
     assert key not in redact(f"the api key's sha256 is {HEX64}, the signing key {key}").text
     bare = HEX64[:48]  # a hex run of no digest's length, after padding that is no key
+    # a digest word more than 24 characters before a bare hex run does not excuse it
+    assert redact(f"commit and the next bits {bare}").text == "commit and the next bits [REDACTED:hex_key]"
     assert redact(f"fill {'0' * 48} and {bare} end").text == f"fill {'0' * 48} and [REDACTED:hex_key] end"
     assert redact("pip install hf_transfer then use hf_Xk3mP9qLw2Zp4L").text == \
         "pip install hf_transfer then use [REDACTED:partial_token]"
