@@ -516,3 +516,14 @@ def test_a_token_in_url_safe_base64_is_decoded_and_goes() -> None:
     blob = base64.urlsafe_b64encode(f"token {GITHUB}??>>".encode()).decode()
     assert "-" in blob or "_" in blob
     assert redact(f"blob {blob} end").text == "blob [REDACTED:encoded_github_token] end"
+
+
+def test_a_provider_style_hex_token_goes_with_its_prefix() -> None:
+    assert redact(f"use live_{HEX64[:40]} now").text == "use [REDACTED:prefixed_hex_token] now"
+
+
+def test_a_seed_phrase_right_after_other_list_words_and_a_full_stop_goes() -> None:
+    from commonkeep.governance.secrets import structure
+
+    words = " ".join(sorted(structure.word_lists()[0])[:400:33][:12])
+    assert redact(f"backup: abandon aerobic. {words}").text == "backup: abandon aerobic. [REDACTED:seed_phrase]"
