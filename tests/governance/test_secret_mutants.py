@@ -274,6 +274,7 @@ def test_a_hex_run_after_a_digest_word_is_kept_and_after_a_secret_word_goes() ->
     ("AWSIAMRoleARNForEKSNodes", False),  # an identifier of acronyms without a digit: five changes are not six
     ("PostgresHAClusterNode3", False),
     ("RedisClusterForAPIGW2", False),
+    ("AWSLambdaEUWEST1PRODXYZ", False),  # one digit: two case changes are not four
 ])
 def test_a_long_run_goes_when_it_looks_random_at_each_edge_of_the_rule(token: str, goes: bool) -> None:
     want = "the value [REDACTED:high_entropy] is set" if goes else f"the value {token} is set"
