@@ -119,7 +119,7 @@ MODULES: dict[str, Module] = {
               ("__init__", "fields", "fold", "provider", "rules", "scan", "structure")),
         ("tests/governance/test_secrets.py", "tests/governance/test_secrets_scan.py",
          "tests/governance/test_secrets_places.py", "tests/governance/test_secrets_quarantine.py",
-         "tests/governance/test_secret_mutants.py")),
+         "tests/governance/test_secret_mutants.py", "tests/governance/test_secret_mutants_rules.py")),
 }
 
 
