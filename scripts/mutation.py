@@ -30,7 +30,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = {"commonkeep": "core", "commonkeep_hermes": "plugins/hermes", "commonkeep_omp": "plugins/omp",
             "commonkeep_roundtable": "plugins/roundtable"}
-PYTEST_ARGS = ["-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-m", "not hermes and not omp and not bench"]
+PLUGIN = "tests/_mutation_plugin.py"  # scripts/mutation_plugin.py in the scratch folder: caches emptied per test
+PYTEST_ARGS = ["-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-p", "tests._mutation_plugin",
+               "-m", "not hermes and not omp and not bench"]
 
 
 @dataclass(frozen=True)
@@ -107,14 +109,17 @@ MODULES: dict[str, Module] = {
          "tests/governance/test_guarantees_gate_autoapply.py"),
         ("commonkeep.governance.scoring.x_auto_apply_blockers__*",
          "commonkeep.store.capture.x__unstamped__*", "commonkeep.store.capture.x_capture__*")),
-    # the secret gate: detection, redaction, quarantine (not its benchmark, bench.py, nor the
-    # benchmark's corpus, corpus*.py: a partial run over the whole folder spent most of its
-    # mutants there)
+    # the secret gate: detection, redaction, the doctor's file scan. Not its benchmark (bench.py,
+    # the corpus*.py it generates, and baseline.py, the rules before issue 15 frozen for the
+    # benchmark's comparison: the gate never calls it). The tests are the ones that call the gate
+    # directly, a few seconds each; the end-to-end runs through every entry point
+    # (test_secrets_e2e*.py, 10 s each) check the places that call it, outside these files
     "secrets": Module(
         tuple(f"commonkeep/governance/secrets/{f}.py" for f in
-              ("__init__", "baseline", "fields", "fold", "provider", "rules", "scan", "structure")),
+              ("__init__", "fields", "fold", "provider", "rules", "scan", "structure")),
         ("tests/governance/test_secrets.py", "tests/governance/test_secrets_scan.py",
-         "tests/governance/test_secrets_quarantine.py", "tests/governance/test_secrets_e2e.py")),
+         "tests/governance/test_secrets_places.py", "tests/governance/test_secrets_quarantine.py",
+         "tests/governance/test_secret_mutants.py", "tests/governance/test_secret_mutants_rules.py")),
 }
 
 
@@ -126,6 +131,41 @@ def _toml_list(items: list[str] | tuple[str, ...]) -> str:
     return "[" + ", ".join(json.dumps(x) for x in items) + "]"
 
 
+def _config(module: Module, tests: list[str]) -> str:
+    """The repository's pyproject.toml with the module's ``[tool.mutmut]`` section."""
+    config = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    return config + (
+        "\n[tool.mutmut]\n"
+        f"source_paths = {_toml_list(list(PACKAGES))}\n"
+        f"only_mutate = {_toml_list(module.files)}\n"
+        f"pytest_add_cli_args = {_toml_list(PYTEST_ARGS)}\n"
+        f"pytest_add_cli_args_test_selection = {_toml_list(tests)}\n"
+        "use_git_change_detection = false\n"
+    )
+
+
+def same_tests(module: Module, folder: Path) -> bool:
+    """Whether a kept scratch folder was made with the ``[tool.mutmut]`` section made now (mutmut
+    forgets every result when the test selection or the pytest arguments change, so a re-run of
+    the survivors alone would leave the other mutants unchecked)."""
+    tests = [t for t in module.tests if (REPO / t).exists()]
+    kept = (folder / "pyproject.toml").read_text(encoding="utf-8").partition("\n[tool.mutmut]\n")[2]
+    return kept == _config(module, tests).partition("\n[tool.mutmut]\n")[2]
+
+
+def same_code(folder: Path) -> bool:
+    """Whether a kept scratch folder holds the code as it is now: a re-run against changed code
+    would mix mutants of the old code with tests of the new (or fail its clean run)."""
+    for package, where in PACKAGES.items():
+        for src in (REPO / where).rglob("*.py"):
+            if "__pycache__" in src.parts:
+                continue
+            copy = folder / package / src.relative_to(REPO / where)
+            if not copy.is_file() or copy.read_bytes() != src.read_bytes():
+                return False
+    return True
+
+
 def prepare(name: str, module: Module, folder: Path) -> None:
     """A fresh scratch folder: the packages under their import names, the tests, the config."""
     if folder.exists():
@@ -134,21 +174,12 @@ def prepare(name: str, module: Module, folder: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for package, where in PACKAGES.items():
         shutil.copytree(REPO / where, folder / package, ignore=ignore)
-    shutil.copytree(REPO / "tests", folder / "tests", ignore=ignore)
+    _copy_tests(folder)
     missing = [t for t in module.tests if not (folder / t).exists()]
     tests = [t for t in module.tests if t not in missing]
     if missing:
         print(f"{name}: no such test file (left out): {', '.join(missing)}", file=sys.stderr)
-    config = (REPO / "pyproject.toml").read_text(encoding="utf-8")
-    config += (
-        "\n[tool.mutmut]\n"
-        f"source_paths = {_toml_list(list(PACKAGES))}\n"
-        f"only_mutate = {_toml_list(module.files)}\n"
-        f"pytest_add_cli_args = {_toml_list(PYTEST_ARGS)}\n"
-        f"pytest_add_cli_args_test_selection = {_toml_list(tests)}\n"
-        "use_git_change_detection = false\n"
-    )
-    (folder / "pyproject.toml").write_text(config, encoding="utf-8")
+    (folder / "pyproject.toml").write_text(_config(module, tests), encoding="utf-8")
     (folder / "children").mkdir()
     for package in PACKAGES:
         (folder / "children" / package).symlink_to(folder / "mutants" / package, target_is_directory=True)
@@ -182,6 +213,8 @@ def score(name: str, module: Module, folder: Path, commit: str | None = None) ->
     out = _mutmut(folder, "results", "--all", "true").stdout
     counts: dict[str, int] = {}
     survivors: list[str] = []
+    out_statuses: dict[str, str] = {}
+    unchecked: list[str] = []
     for line in out.splitlines():
         if ":" not in line:
             continue
@@ -189,19 +222,99 @@ def score(name: str, module: Module, folder: Path, commit: str | None = None) ->
         if module.functions and not any(fnmatch.fnmatch(mutant, f) for f in module.functions):
             continue
         counts[status] = counts.get(status, 0) + 1
-        if status in ("survived", "no tests"):
+        if status in ("survived", "no tests", "suspicious"):  # suspicious: the test run itself died
             survivors.append(mutant)
+            out_statuses[mutant] = status
+        if status == "not checked":
+            unchecked.append(mutant)
+    rechecked, rechecked_alive = _rechecked(folder), _rechecked(folder, "survived")
+    for mutant in [m for m in survivors if m in rechecked]:  # survivors a later --recheck saw killed
+        survivors.remove(mutant)
+        status = out_statuses.get(mutant, "survived")
+        counts[status] -= 1
+        counts["killed by --recheck"] = counts.get("killed by --recheck", 0) + 1
+    for mutant in unchecked:  # mutants an interrupted run never reached, checked by --recheck --unchecked
+        if mutant in rechecked or mutant in rechecked_alive:
+            counts["not checked"] -= 1
+            if mutant in rechecked:
+                counts["killed by --recheck"] = counts.get("killed by --recheck", 0) + 1
+            else:
+                counts["survived"] = counts.get("survived", 0) + 1
+                survivors.append(mutant)
     total = sum(n for status, n in counts.items() if status != "not checked")  # an interrupted run
-    killed = counts.get("killed", 0) + counts.get("timeout", 0) + counts.get("caught by type check", 0)
+    killed = (counts.get("killed", 0) + counts.get("timeout", 0) + counts.get("caught by type check", 0)
+              + counts.get("killed by --recheck", 0))
     return {"module": name, "killed": killed, "total": total, "counts": counts, "survivors": sorted(survivors),
             "score": round(100 * killed / total, 1) if total else None,
             "date": datetime.now(UTC).strftime("%Y-%m-%d"), "commit": commit or _commit()}
 
 
+def _copy_tests(folder: Path) -> None:
+    """The repository's tests, and the plugin that empties commonkeep's caches before each test."""
+    shutil.copytree(REPO / "tests", folder / "tests", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copyfile(REPO / "scripts" / "mutation_plugin.py", folder / PLUGIN)
+
+
+def _rechecked(folder: Path, verdict: str = "killed") -> set[str]:
+    path = folder / "recheck.json"
+    if not path.is_file():
+        return set()
+    return set(json.loads(path.read_text(encoding="utf-8")).get(verdict, []))
+
+
+def recheck(name: str, module: Module, folder: Path, tests: list[str], children: int, unchecked: bool = False) -> None:
+    """The last run's survivors checked against ``tests`` only (``scripts/mutation_recheck.py``),
+    the verdicts kept in ``recheck.json`` and counted by ``score``: a quick look at new test files
+    where mutmut's own re-run would first run every test of the module to learn which reach what.
+    A mutant these tests kill is killed; one they miss survived every test already."""
+    if not (folder / "mutants").is_dir():
+        raise SystemExit(f"{name}: no run in {folder} to recheck; run it first: scripts/mutation {name}")
+    if not same_code(folder):
+        raise SystemExit(f"{name}: the code changed since the run in {folder}; run it from scratch")
+    missing = [t for t in tests if not (REPO / t).is_file()]
+    if missing:
+        raise SystemExit(f"{name}: no such test file: {', '.join(missing)}")
+    for test in tests:  # the tests as they are now, where the workers run them
+        shutil.copyfile(REPO / test, folder / "mutants" / test)
+    shutil.copyfile(REPO / "scripts" / "mutation_plugin.py", folder / "mutants" / PLUGIN)
+    if unchecked:  # an interrupted run's rest, against the module's own tests (mutmut's verdict)
+        done = _rechecked(folder) | _rechecked(folder, "survived")
+        out = _mutmut(folder, "results", "--all", "true").stdout
+        names = [m for m, _, st in (line.rpartition(":") for line in out.splitlines() if ":" in line)
+                 if st.strip() == "not checked" and m.strip() not in done]
+        names = [m.strip() for m in names]
+    else:
+        names = list(score(name, module, folder)["survivors"])  # type: ignore[call-overload]
+    what = "mutants the last run did not reach" if unchecked else "survivors"
+    print(f"{name}: rechecking {len(names)} {what} against {', '.join(tests)} ({children} at a time)", flush=True)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(folder / "children")}
+    procs = []
+    for i in range(max(1, children)):
+        part = folder / f"recheck-{i}.txt"
+        part.write_text("\n".join(names[i :: max(1, children)]) + "\n", encoding="utf-8")
+        procs.append(subprocess.Popen([sys.executable, str(REPO / "scripts" / "mutation_recheck.py"), str(folder),
+                                       ",".join(tests), str(part)], stdout=subprocess.PIPE, text=True, env=env))
+    killed, alive = set(_rechecked(folder)), set(_rechecked(folder, "survived"))
+    with (folder / "recheck.log").open("a", encoding="utf-8") as log:
+        for proc in procs:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                log.write(line)
+                log.flush()
+                verdict, _, mutant = line.strip().partition(" ")
+                if verdict == "killed":
+                    killed.add(mutant)
+                elif unchecked:  # a survivor of --recheck stays a survivor; an unchecked one becomes one
+                    alive.add(mutant)
+            proc.wait()
+    (folder / "recheck.json").write_text(json.dumps({"tests": tests, "killed": sorted(killed), "survived": sorted(alive),
+                                                     "commit": _commit()}, indent=2) + "\n", encoding="utf-8")
+
+
 def refresh_tests(folder: Path) -> None:
     """The repository's tests as they are now, for a kept scratch folder (mutmut copies them on)."""
     shutil.rmtree(folder / "tests")
-    shutil.copytree(REPO / "tests", folder / "tests", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    _copy_tests(folder)
 
 
 def run(name: str, keep: bool, children: int, survivors: bool = False) -> dict[str, object]:
@@ -210,12 +323,20 @@ def run(name: str, keep: bool, children: int, survivors: bool = False) -> dict[s
     names = list(module.functions)
     commit = _commit()  # the code and tests this run sees (copied now)
     if (keep or survivors) and (folder / "mutants").is_dir():
+        if not same_tests(module, folder) or not same_code(folder):
+            print(f"{name}: the code, or this module's files or tests in scripts/mutation.py, changed since its "
+                  f"last run in {folder}; run it from scratch: scripts/mutation {name}", file=sys.stderr)
+            raise SystemExit(2)
         refresh_tests(folder)
         if survivors:  # only the mutants that survived the last run, against the tests as they are now
             names = list(score(name, module, folder)["survivors"])  # type: ignore[call-overload]
             if not names:
                 print(f"{name}: no survivors to re-run")
                 return score(name, module, folder)
+            (folder / "recheck.json").unlink(missing_ok=True)  # mutmut's own verdicts take over
+            # which tests reach which function is learnt again: mutmut learns it only for tests with
+            # a new name, so a test changed in place to reach a function would not be run for it
+            (folder / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     else:
         prepare(name, module, folder)
     args = ["run", "--max-children", str(children), *names]
@@ -243,6 +364,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="reuse the scratch folder with the tests as they are now (mutmut re-runs what changed)")
     parser.add_argument("--survivors", action="store_true",
                         help="re-run only the mutants that survived the last run, against the tests as they are now")
+    parser.add_argument("--recheck", metavar="TEST", action="append", default=[],
+                        help="check the last run's survivors against this test file only (repeatable), "
+                             "without mutmut's pass over every test; the score counts what it kills")
+    parser.add_argument("--unchecked", action="store_true",
+                        help="with --recheck: the mutants an interrupted run did not reach, instead of its survivors "
+                             "(name every test file of the module)")
     parser.add_argument("--children", type=int, default=1, help="mutants tested at once (default 1)")
     parser.add_argument("--list", action="store_true", help="print each module's files and tests, run nothing")
     args = parser.parse_args(argv)
@@ -256,6 +383,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  only: {' '.join(module.functions)}")
         return 0
     for name in args.modules or list(MODULES):
+        if args.recheck:
+            folder = scratch_root() / name
+            recheck(name, MODULES[name], folder, args.recheck, args.children, args.unchecked)
+            result = score(name, MODULES[name], folder)
+            (folder / "score.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+            print(f"{name}: {result['killed']}/{result['total']} killed ({result['score']} %) with --recheck; "
+                  f"{len(result['survivors'])} survivors")  # type: ignore[arg-type]
+            continue
         run(name, args.keep, args.children, args.survivors)
     return 0
 

@@ -30,3 +30,21 @@ def test_every_mutated_file_and_guarding_test_exists() -> None:
             assert (REPO / test).is_file(), f"{name}: {test}"
         for glob in module.functions:
             assert glob.startswith(tuple(f"{f.removesuffix('.py').replace('/', '.')}." for f in module.files)), glob
+
+
+def test_the_mutation_plugin_empties_commonkeep_caches_and_keeps_the_tables_read_once() -> None:
+    """Under mutmut each mutant runs in a process forked after the clean run: a cached answer of
+    the unmutated code would hide the mutant (``scripts/mutation_plugin.py``)."""
+    spec = importlib.util.spec_from_file_location("mutation_plugin", REPO / "scripts" / "mutation_plugin.py")
+    assert spec is not None and spec.loader is not None
+    plugin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plugin)
+    from commonkeep.governance import normalize
+    from commonkeep.governance.secrets import _redact_cached, redact
+
+    redact("the deploy token is ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b")
+    table = normalize._confusables()
+    assert _redact_cached.cache_info().currsize >= 1
+    assert plugin.clear_caches() >= 1
+    assert _redact_cached.cache_info().currsize == 0
+    assert normalize._confusables.cache_info().currsize == 1 and normalize._confusables() is table

@@ -135,11 +135,46 @@ def _dead_pid() -> int:
     return proc.pid
 
 
-def test_pid_alive_tells_a_living_process_from_a_dead_one() -> None:
-    assert pid_alive(os.getpid()) is True
-    assert pid_alive(1) is True  # another user's process (or init) counts as alive
+def test_pid_alive_tells_a_living_process_from_a_dead_one_and_leaves_the_living_one_running() -> None:
+    # the lock's holder is another writer: asking whether it lives must not signal it (signal 0).
+    # The holder takes the default action on SIGHUP whatever it inherited (nohup ignores it), and
+    # says so before it is asked about
+    code = "import signal, time; signal.signal(signal.SIGHUP, signal.SIG_DFL); print('ready', flush=True); time.sleep(60)"
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "ready\n"
+        assert pid_alive(holder.pid) is True
+        with pytest.raises(subprocess.TimeoutExpired):
+            holder.wait(timeout=0.5)
+    finally:
+        holder.kill()
+        holder.wait()
     assert pid_alive(_dead_pid()) is False
     assert pid_alive(0) is False and pid_alive(-5) is False
+
+
+def test_a_writer_of_another_user_counts_as_alive() -> None:
+    """A lock held by a process this user may not signal (another user's writer, or pid 1, a
+    container's main process) is not taken for a dead one and recovered: ``os.kill`` answers
+    ``PermissionError``, and that means alive."""
+    assert pid_alive(_dead_pid()) is False
+    if os.geteuid() != 0:
+        assert pid_alive(1) is True  # init, another user's process
+        return
+    # as root every process may be signalled: look from a child that dropped to ``nobody`` at
+    # this (root's) test process and at pid 1 (which ``nobody`` can never signal, whatever is asked)
+    me = os.getpid()
+    child = os.fork()
+    if child == 0:  # pragma: no cover (the child reports by its exit code)
+        code = 2
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            code = 0 if pid_alive(me) is True and pid_alive(1) is True else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
 
 
 def _lock_file(root: Path) -> Path:

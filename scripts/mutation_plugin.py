@@ -1,0 +1,38 @@
+"""pytest plugin of ``scripts/mutation``: every test starts with commonkeep's function caches empty.
+
+mutmut 3 runs each mutant's tests in a process forked from one that already ran the clean tests,
+so a cached answer of the unmutated code (``redact``'s cache of every text it saw, the provider
+scan's, the fold's) would be served to the mutant, which then never runs: it "survives" whatever
+the tests assert. Emptying the caches before each test also makes mutmut's first pass see every
+function a test reaches (a test whose texts an earlier test cached would otherwise not count as
+reaching them). Caches of one entry (``maxsize=1``) are kept: they hold tables read once from a
+package (the confusables, the BIP-39 word lists), which no mutant changes.
+
+The scratch folder holds it as ``tests/_mutation_plugin.py`` and pytest loads it with ``-p``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+_PACKAGES = ("commonkeep", "commonkeep_hermes", "commonkeep_omp", "commonkeep_roundtable")
+
+
+def clear_caches() -> int:
+    """Empty every ``functools.lru_cache`` defined in a commonkeep module; returns how many."""
+    cleared = 0
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".", 1)[0] not in _PACKAGES:
+            continue
+        for value in list(vars(module).values()):
+            params = getattr(value, "cache_parameters", None)
+            if params is None or getattr(value, "__module__", None) != name or params().get("maxsize") == 1:
+                continue
+            value.cache_clear()
+            cleared += 1
+    return cleared
+
+
+def pytest_runtest_setup(item: Any) -> None:
+    clear_caches()
