@@ -20,7 +20,6 @@ def test_an_identifier_in_prose_is_kept(name: str) -> None:
     assert redact(text).text == text
 
 
-@pytest.mark.xfail(strict=True, reason="two tags of a word and a number joined look like one random token")
 def test_two_tags_of_a_word_and_a_number_are_kept() -> None:
     found: list[str] = []
     cand = new_candidate("The build image moved to the new base.", tags=["python3", "ubuntu2204"], findings=found)

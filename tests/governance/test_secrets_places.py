@@ -110,6 +110,7 @@ def test_the_maintained_provider_rules_find_tokens_our_own_rules_never_named() -
     ("a8Fk2LmQ9xZ7pR4t", True), ("https://ci.example.com/runs/8f3kQ29xLmPq7Rt2Vb", True),
     ("JavaScript", False), ("GitHubActions", False), ("XMLHttpRequest", False), ("getElementById", False),
     ("tLLCWPgEux", True), ("kQwErTzUiOpAsD", True),
+    ("python3ubuntu2204", False), ("node18alpine3", False), ("k3jd9xq0pl2m", True), ("x9pq7kz3", True),
 ])
 def test_token_like_tells_a_random_token_from_words_numbers_digests_and_ids(value: str, random_token: bool) -> None:
     assert token_like(value) is random_token

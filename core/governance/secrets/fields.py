@@ -28,6 +28,11 @@ _HALF = re.compile(r"\[REDACTED:partial_token\]|\[REDACTED:[a-z0-9_]+\][\s.,;:!?
 _CASE_CHANGE = re.compile(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 _VOWEL = re.compile(r"[aeiouyAEIOUY]")
+# up to three lower-case words of 3+ letters, each with two vowels and no run of 3 consonants, and
+# numbers of up to 4 digits after them ("python3ubuntu2204": two tags joined); letters drawn at
+# random rarely read as such words
+_WORD = r"(?=[a-z]*[aeiouy][a-z]*[aeiouy])(?![a-z]*[b-df-hj-np-tv-xz]{3})[a-z]{3,}"
+_WORDS_AND_NUMBERS = re.compile(rf"(?:{_WORD}\d{{1,4}}){{1,3}}(?:{_WORD})?")
 # a value that starts or ends like a provider token cut in two
 _HALF_START = re.compile(r"^(?:sk-|gh[pousr]_|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|hf_|npm_|AKIA|ASIA|AIza|SG\.|pypi-|eyJ)")
 
@@ -37,8 +42,9 @@ def _random_piece(piece: str) -> bool:
         return False
     letters = any(c.isalpha() for c in piece)
     digits = sum(c.isdigit() for c in piece)
-    if letters and digits >= 2 and not re.fullmatch(r"[A-Za-z]+\d{1,4}|\d{1,4}[A-Za-z]+|[vV]?\d+[a-z]{1,3}\d*", piece):
-        return True  # "build2026" or "v12rc3" are words and numbers; "a8Fk2LmQ" is not
+    if letters and digits >= 2 and not re.fullmatch(r"[A-Za-z]+\d{1,4}|\d{1,4}[A-Za-z]+|[vV]?\d+[a-z]{1,3}\d*", piece) \
+            and not _WORDS_AND_NUMBERS.fullmatch(piece):
+        return True  # "build2026", "v12rc3" or "python3ubuntu2204" are words and numbers; "a8Fk2LmQ" is not
     if not (any(c.isupper() for c in piece) and any(c.islower() for c in piece) and len(_CASE_CHANGE.findall(piece)) >= 3):
         return False
     return not (piece.isalpha() and _camel_words(piece))
