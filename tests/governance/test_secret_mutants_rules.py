@@ -288,3 +288,10 @@ def test_a_seed_phrase_right_after_other_list_words_and_a_full_stop_goes() -> No
 
     words = " ".join(sorted(structure.word_lists()[0])[:400:33][:12])
     assert redact(f"backup: abandon aerobic. {words}").text == "backup: abandon aerobic. [REDACTED:seed_phrase]"
+
+
+@pytest.mark.parametrize("token", [GITHUB, AWS])
+def test_a_token_pasted_twice_with_nothing_between_leaves_no_character(token: str) -> None:
+    out = redact(f"x {token}{token} y").text
+    assert out.startswith("x [REDACTED:") and out.endswith("] y") and not any(
+        part in out for part in (token[-4:], token[-1] + " y")), out

@@ -361,7 +361,23 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     for m in _TOKEN.finditer(work):
         for s, e in _random_parts(m.group(0)):
             _claim(spans, m.start() + s, m.start() + e, "high_entropy")
-    return sorted(spans)
+    return _glued_tails(text, sorted(spans))
+
+
+_GLUED = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _glued_tails(text: str, spans: list[Span]) -> list[Span]:
+    """A token's span reaches over letters and digits glued to its end (a token pasted twice with
+    nothing between, ``ghp_…ghp_…``, left its last character after the marker): no word starts
+    inside a run of letters and digits."""
+    out: list[Span] = []
+    for i, (s, e, kind) in enumerate(spans):
+        glued = _GLUED.match(text, e) if kind not in _NOT_TOKENS and e > s and _GLUED.fullmatch(text[e - 1]) else None
+        if glued:
+            e = min(glued.end(), spans[i + 1][0] if i + 1 < len(spans) else len(text))
+        out.append((s, e, kind))
+    return out
 
 
 _SEGMENT = re.compile(r"[^/.]+")
