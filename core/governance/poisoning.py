@@ -32,17 +32,22 @@ from typing import Any
 from commonkeep.governance.normalize import fold, plain, rot13, unleet
 from commonkeep.governance.scoring import NON_DURABLE, TRUST_CLASSES, Risk, max_risk
 
+_ASKS_BEFORE_NEEDLES = 16  # searches of a rule before its required literals are worked out
+
 
 class Rule:
     """A rule with a literal prefilter: the substrings one of which every match must hold (derived
     from the pattern's parse tree), so most texts skip the regular expression entirely. Both are
-    worked out on first use, not at import (the rules cost a new process ~25 ms to compile, and a
-    text that holds none of a rule's literals never needs its regular expression)."""
+    worked out when needed, not at import (the rules cost a new process ~25 ms to compile, and a
+    text that holds none of a rule's literals never needs its regular expression); the literals
+    only after a rule's first searches, since finding them parses the pattern a second time, which
+    a process that checks one candidate (``review --approve``) does not earn back."""
 
     def __init__(self, pattern: str, flags: int = re.I) -> None:
         self.pattern, self.flags = pattern, flags
         self._rx: re.Pattern[str] | None = None
         self._needles: tuple[frozenset[str] | None] | None = None
+        self._asked = 0
         self._last: tuple[str, re.Match[str] | None] = ("\x00", None)  # the scoring and the policy ask about one text in turn
 
     @property
@@ -62,8 +67,9 @@ class Rule:
         if last[0] == text:
             return last[1]
         found = None
-        low = text.lower()
-        if self.needles is None or any(n in low for n in self.needles):
+        self._asked += 1
+        # finding the literals parses the pattern again: worth it only for a process that asks often
+        if self._asked <= _ASKS_BEFORE_NEEDLES or self.needles is None or any(n in text.lower() for n in self.needles):
             found = self.rx.search(text)
         self._last = (text, found)
         return found
