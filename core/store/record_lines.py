@@ -70,9 +70,9 @@ def _rows(data: bytes) -> list[Row] | None:
         if not all(x.strip() for x in missing):
             return None  # a blank line: numbered as Store numbers them only by the careful read
         try:
-            import orjson
+            from commonkeep.store.jsonl import fast_loads
 
-            values = orjson.loads(b"[" + b",".join(missing) + b"]")
+            values = fast_loads(b"[" + b",".join(missing) + b"]")
         except (ImportError, ValueError, RecursionError, MemoryError):
             return None
         if len(values) != len(missing) or any(not isinstance(v, dict) or memory_record_problem(v) for v in values):
