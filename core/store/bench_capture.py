@@ -38,15 +38,16 @@ import json, sys, tempfile, time
 from pathlib import Path
 import commonkeep
 from commonkeep.store.capture import capture
-root = Path(tempfile.mkdtemp(prefix="ck-bench-capture-")) / "root"
-capture(root, "warm-up: the bench root exists", tags=["bench"])
-print(json.dumps({"package": str(Path(commonkeep.__file__).resolve().parent)}), flush=True)
-for line in sys.stdin:
-    calls = [json.loads(row) for row in Path(line.strip()).read_text(encoding="utf-8").splitlines()]
-    cpu, wall = time.process_time(), time.perf_counter()
-    for text, kwargs in calls:
-        capture(root, text, **kwargs)
-    print(json.dumps({"cpu_s": time.process_time() - cpu, "wall_s": time.perf_counter() - wall, "n": len(calls)}), flush=True)
+with tempfile.TemporaryDirectory(prefix="ck-bench-capture-") as tmp:  # removed when the bench closes stdin
+    root = Path(tmp) / "root"
+    capture(root, "warm-up: the bench root exists", tags=["bench"])
+    print(json.dumps({"package": str(Path(commonkeep.__file__).resolve().parent)}), flush=True)
+    for line in sys.stdin:
+        calls = [json.loads(row) for row in Path(line.strip()).read_text(encoding="utf-8").splitlines()]
+        cpu, wall = time.process_time(), time.perf_counter()
+        for text, kwargs in calls:
+            capture(root, text, **kwargs)
+        print(json.dumps({"cpu_s": time.process_time() - cpu, "wall_s": time.perf_counter() - wall, "n": len(calls)}), flush=True)
 """
 
 _SERVICES = ["billing", "search", "ingest", "auth", "cache", "runner", "docs", "frontend", "worker", "scheduler",

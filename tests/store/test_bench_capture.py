@@ -27,6 +27,9 @@ def test_the_generated_calls_are_seeded_varied_and_hold_a_few_secrets() -> None:
 
 
 def test_bench_capture_runs_both_versions_in_alternating_rounds(capsys: pytest.CaptureFixture[str]) -> None:
+    import tempfile
+
+    before = set(Path(tempfile.gettempdir()).glob("ck-bench-capture-*"))
     assert main(["bench", "capture", "--captures", "30", "--rounds", "2", "--against", str(REPO), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     this, other = out["this"], out[str(REPO)]
@@ -40,6 +43,7 @@ def test_bench_capture_runs_both_versions_in_alternating_rounds(capsys: pytest.C
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 5 and "this code:" in lines[0] and "fact calls" in lines[0]
     assert lines[3].startswith(f"this code / {REPO}: ") and "rounds alternated in one run" in lines[4]
+    assert set(Path(tempfile.gettempdir()).glob("ck-bench-capture-*")) <= before  # each worker removed its root
 
 
 def test_bench_capture_names_an_against_that_is_neither_a_checkout_nor_a_revision(
