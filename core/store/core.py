@@ -226,15 +226,16 @@ class Store:
         """Rewrite ``path`` changing only the rows of ``ids`` (each through ``one``, then ``tail()``
         appended), the other lines kept byte for byte (``line_edit``); a file that is not plainly
         clean takes the full rewrite through ``transform`` (bad lines quarantined)."""
-        from commonkeep.store import line_edit
+        from commonkeep.store import clean_memo, line_edit
         from commonkeep.store.generations import replace
 
         self.ensure()
         path.parent.mkdir(parents=True, exist_ok=True)
         jsonl.refuse_symlink(path)
+        memo = self.layout.runtime_dir / clean_memo.NAME
 
         def build(data: bytes) -> bytes:
-            new = line_edit.edit_lines(path, data, ids, one, tail)
+            new = line_edit.edit_lines(path, data, ids, one, tail, memo)
             if new is None:
                 read = jsonl.parse_jsonl(data, path)
                 jsonl.quarantine_lines(self.layout.quarantine, read.bad, self.layout.rel, now_iso())
@@ -246,3 +247,4 @@ class Store:
 
         with jsonl.file_lock(path):
             replace(path, build)
+        line_edit.persist(memo, path)

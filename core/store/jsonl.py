@@ -22,7 +22,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import re
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -173,7 +172,15 @@ def parse_jsonl(data: bytes, path: Path) -> JsonlRead:
     return out
 
 
-_LONG_DIGITS, _LONG_DIGIT_BYTES = re.compile(r"\d{19}"), re.compile(rb"\d{19}")
+# Every ASCII digit to "0", every other byte to " ": a run of 19 digits is then found by a plain
+# substring search (a regex ``[0-9]{19}`` tries every position: 12 ms per MB against 1 ms).
+_DIGITS_ONLY = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_DIGIT_RUN = b"0" * 19
+
+
+def long_digit_run(data: bytes) -> bool:
+    """Whether ``data`` holds 19 ASCII digits in a row (where orjson may lose an integer)."""
+    return _DIGIT_RUN in data.translate(_DIGITS_ONLY)
 
 
 def fast_loads(text: str | bytes) -> Any:
@@ -183,7 +190,8 @@ def fast_loads(text: str | bytes) -> Any:
     digits or more is refused here too; ``ImportError`` without orjson."""
     import orjson
 
-    if (_LONG_DIGITS.search(text) if isinstance(text, str) else _LONG_DIGIT_BYTES.search(text)):
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    if long_digit_run(data):
         raise ValueError("a long run of digits: read with json, which keeps big integers exact")
     return orjson.loads(text)
 

@@ -10,7 +10,8 @@ way, which are kept as they are.
 
 Checking that every line is a JSON object costs one parse of the file (about 40 ms for 10,000
 candidates); the bytes found clean are remembered per file in this process, so the next edit
-checks only what was appended since (``clean_prefix``).
+checks only what was appended since (``clean_prefix``), and for the next process in
+``runtime/line-edit.json`` (``clean_memo``: a decision in the CLI is a new process each time).
 """
 
 from __future__ import annotations
@@ -74,15 +75,45 @@ def forget(path: Path) -> None:
         _plain.pop(str(path), None)
 
 
+def _recall(memo: Path | None, path: Path, data: bytes) -> None:
+    """Take what an earlier process found clean or plain in ``path`` (``clean_memo``), when this
+    process knows nothing of the file yet."""
+    if memo is None:
+        return
+    with _lock:
+        if str(path) in _clean or str(path) in _plain:
+            return
+    from commonkeep.store import clean_memo
+
+    entries = clean_memo.load(memo)
+    clean, plain = (clean_memo.recalled(entries, path, kind, data) for kind in clean_memo.KINDS)
+    with _lock:
+        if clean and str(path) not in _clean:
+            _clean[str(path)] = data[:clean]
+        if plain and str(path) not in _plain:
+            _plain[str(path)] = data[:plain]
+
+
+def persist(memo: Path, path: Path) -> None:
+    """Keep what this process knows of ``path`` for the next process (``clean_memo``)."""
+    from commonkeep.store import clean_memo
+
+    with _lock:
+        found = {"clean": _clean.get(str(path)), "plain": _plain.get(str(path))}
+    clean_memo.remember(memo, path, found)
+
+
 def edit_lines(path: Path, data: bytes, ids: set[str], transform: Callable[[list[Row]], list[Row]],
-               tail: Callable[[], list[Row]] | None = None) -> bytes | None:
+               tail: Callable[[], list[Row]] | None = None, memo: Path | None = None) -> bytes | None:
     """``data`` with each row whose ``id`` is in ``ids`` replaced by ``transform([row])`` (no row,
     one or more), then the rows of ``tail()`` appended; ``None`` when the full rewrite must be
-    taken (see the module doc). ``transform`` sees one row at a time, in file order."""
+    taken (see the module doc). ``transform`` sees one row at a time, in file order. ``memo``:
+    where earlier processes left what they found of the file (``clean_memo``)."""
     from commonkeep.store.jsonl import MAX_LINE_BYTES, encode_rows
 
     if data and not data.endswith(b"\n"):
         return None
+    _recall(memo, path, data)
     known = clean_prefix(path, data)
     fresh = data[known:].split(b"\n")[:-1]  # the lines not found clean before (all of them the first time)
     if (fresh and max(map(len, fresh)) > MAX_LINE_BYTES) or not _all_objects(fresh):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from commonkeep.governance.curate import record_from_candidate
 from commonkeep.store import jsonl, record_lines
 from commonkeep.store.core import Store
@@ -77,3 +79,21 @@ def test_an_integer_beyond_64_bits_stays_an_exact_integer(tmp_path: Path) -> Non
     parsed = jsonl.parse_jsonl(lay.l2.read_bytes(), lay.l2)
     assert [r["review"].get("n") for r in parsed.rows[:2]] == [10**20, -(2**63) - 1]
     assert jsonl.fast_loads("[1]") == [1]
+
+
+@pytest.mark.parametrize(("text", "refused"), [
+    ('{"n": 1234567890123456789}', True),  # 19 digits: maybe beyond 64 bits
+    ('{"n": 123456789012345678}', False),  # 18 digits: exact in orjson
+    ('{"n": -99999999999999999999}', True),
+    ('{"s": "id 1234567890123456789012"}', True),  # in a string too (refusing costs only speed)
+    ('{"a": 123456789, "b": 1234567890}', False),  # short runs apart
+    ('{"n": 1.2345678901234567e300}', False),
+    ('{"s": "١٢٣٤٥٦٧٨٩٠١٢٣٤٥٦٧٨٩٠"}', False),  # Arabic-Indic digits are not JSON numbers
+])
+def test_fast_loads_refuses_exactly_the_long_digit_runs(text: str, refused: bool) -> None:
+    for given in (text, text.encode("utf-8")):
+        if refused:
+            with pytest.raises(ValueError, match="long run of digits"):
+                jsonl.fast_loads(given)
+        else:
+            assert jsonl.fast_loads(given) == json.loads(text)
