@@ -148,11 +148,14 @@ def load_context(root: Path | str) -> Context:
     """Read the records of ``root`` once and index the active ones (about 0.1 s for 2,000 records)."""
     from commonkeep.governance.autoapply import curator_config
     from commonkeep.governance.writer import configured_writer_role
+    from commonkeep.store import record_lines
     from commonkeep.store.core import Store
 
     store = Store(root, warn=False)
     by_id: dict[str, Row] = {}
-    for rows in store.records_by_file(active_only=False).values():
+    # parsed anew (the context keeps them), checked once for this read and the apply's
+    files = record_lines.records_by_file(store, fresh=True) or store.records_by_file(active_only=False)
+    for rows in files.values():
         for r in rows:
             by_id.setdefault(str(r["id"]), r)
     index, order = MatchIndex(), []

@@ -13,6 +13,9 @@ reads, or not a valid record, or a file without a final newline.
 
 The records are shared between reads: a caller must never change one in place (the apply copies
 a record before it changes it). Only the apply (``ops._State``) and the projection use it.
+``fresh=True`` gives records parsed anew for a caller that keeps them (a decision's matching
+context): they are never shared, but a line checked then is not checked again when the apply
+reads it a moment later (``_VALID``: the bytes of lines found to be valid records).
 """
 
 from __future__ import annotations
@@ -24,20 +27,22 @@ from typing import Any
 Row = dict[str, Any]
 
 _MEMO: dict[bytes, Row] = {}  # a record line's bytes -> the valid record it holds
+_VALID: set[bytes] = set()  # the bytes of lines found to be valid records (``fresh`` reads)
 _MAX = 200_000  # lines remembered; past it the memo starts again
 _lock = threading.Lock()
 
 
-def records_by_file(store: Any) -> dict[Path, list[Row]] | None:
-    """``store.records_by_file(active_only=False)`` from remembered lines, with
-    ``store.tombstoned_lines`` set as it sets it; ``None`` when a file is not plainly clean."""
+def records_by_file(store: Any, *, fresh: bool = False) -> dict[Path, list[Row]] | None:
+    """``store.records_by_file(active_only=False)`` from remembered lines (``fresh``: parsed anew,
+    the caller's own), with ``store.tombstoned_lines`` set as it sets it; ``None`` when a file is
+    not plainly clean."""
     from commonkeep.store.jsonl import read_bytes
 
     dead = store.tombstoned_ids()
     out: dict[Path, list[Row]] = {}
     tombstoned: list[tuple[Path, int, Row]] = []
     for path in store.layout.canonical_files():
-        rows = _rows(read_bytes(path))
+        rows = _fresh(read_bytes(path)) if fresh else _rows(read_bytes(path))
         if rows is None:
             return None
         keep = []
@@ -51,31 +56,63 @@ def records_by_file(store: Any) -> dict[Path, list[Row]] | None:
     return out
 
 
-def _rows(data: bytes) -> list[Row] | None:
-    """The records of one file's bytes, or ``None`` when a line needs ``Store``'s careful read."""
+def _lines(data: bytes) -> list[bytes] | None:
+    """The lines of a record file, or ``None`` when it has no final newline or a line over the limit."""
     from commonkeep.store.jsonl import MAX_LINE_BYTES
-    from commonkeep.store.records import memory_record_problem
 
-    if not data:
-        return []
     if not data.endswith(b"\n"):
         return None
     lines = data.split(b"\n")[:-1]
-    if max(map(len, lines)) > MAX_LINE_BYTES:
+    return None if max(map(len, lines)) > MAX_LINE_BYTES else lines
+
+
+def _parse(lines: list[bytes]) -> list[Row] | None:
+    """The records of ``lines`` (each checked unless its bytes were found valid before), or ``None``
+    when one is blank, not JSON ``orjson`` reads, or not a valid record."""
+    from commonkeep.store.records import memory_record_problem
+
+    if not all(x.strip() for x in lines):
+        return None  # a blank line: numbered as Store numbers them only by the careful read
+    try:
+        from commonkeep.store.jsonl import fast_loads
+
+        values = fast_loads(b"[" + b",".join(lines) + b"]")
+    except (ImportError, ValueError, RecursionError, MemoryError):
+        return None
+    if len(values) != len(lines) or not all(isinstance(v, dict) for v in values):
+        return None
+    with _lock:
+        unchecked = [(x, v) for x, v in zip(lines, values, strict=True) if x not in _VALID and x not in _MEMO]
+    if any(memory_record_problem(v) for _, v in unchecked):
+        return None
+    with _lock:
+        if len(_VALID) + len(unchecked) > _MAX:
+            _VALID.clear()
+        _VALID.update(x for x, _ in unchecked)
+    return values
+
+
+def _fresh(data: bytes) -> list[Row] | None:
+    """The records of one file's bytes, all parsed now (never shared); ``None`` as :func:`_rows`."""
+    if not data:
+        return []
+    lines = _lines(data)
+    return None if lines is None else _parse(lines)
+
+
+def _rows(data: bytes) -> list[Row] | None:
+    """The records of one file's bytes, or ``None`` when a line needs ``Store``'s careful read."""
+    if not data:
+        return []
+    lines = _lines(data)
+    if lines is None:
         return None
     with _lock:
         memo = _MEMO
         missing = [x for x in dict.fromkeys(lines) if x not in memo]
     if missing:
-        if not all(x.strip() for x in missing):
-            return None  # a blank line: numbered as Store numbers them only by the careful read
-        try:
-            from commonkeep.store.jsonl import fast_loads
-
-            values = fast_loads(b"[" + b",".join(missing) + b"]")
-        except (ImportError, ValueError, RecursionError, MemoryError):
-            return None
-        if len(values) != len(missing) or any(not isinstance(v, dict) or memory_record_problem(v) for v in values):
+        values = _parse(missing)
+        if values is None:
             return None
         with _lock:
             if len(_MEMO) + len(missing) > _MAX:

@@ -97,3 +97,32 @@ def test_fast_loads_refuses_exactly_the_long_digit_runs(text: str, refused: bool
                 jsonl.fast_loads(given)
         else:
             assert jsonl.fast_loads(given) == json.loads(text)
+
+
+def test_a_fresh_read_is_the_callers_own_and_the_apply_does_not_check_its_lines_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from commonkeep.store import records
+
+    root = _root(tmp_path, 12)
+    record_lines._MEMO.clear()
+    record_lines._VALID.clear()
+    checked: list[str] = []
+    real = records.memory_record_problem
+    monkeypatch.setattr(records, "memory_record_problem", lambda r: checked.append(r["id"]) or real(r))
+    store = Store(root, warn=False)
+    fresh = record_lines.records_by_file(store, fresh=True)
+    assert fresh == Store(root, warn=False).records_by_file(active_only=False)
+    assert len(checked) == 12  # every line checked once (the tombstoned one too, as Store checks it)
+    shared = record_lines.records_by_file(Store(root, warn=False))
+    assert shared == fresh and len(checked) == 12  # the apply's read: not checked again
+    lay = store.layout
+    fresh[lay.l2][0]["statement"] = "changed in the caller's hands"
+    fresh[lay.l2][1]["tags"].append("mine")
+    again = record_lines.records_by_file(Store(root, warn=False))
+    assert again is not None and again[lay.l2][0]["statement"] == "Rule number 0 holds for the build."
+    assert again[lay.l2][1]["tags"] == ["build"]
+    # a line that turned invalid since is checked (its bytes differ) and sends the caller to Store
+    rows = [json.loads(x) for x in lay.l2.read_text().splitlines()]
+    rows[5]["layer"] = "L9"
+    lay.l2.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert record_lines.records_by_file(Store(root, warn=False), fresh=True) is None
