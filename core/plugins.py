@@ -160,18 +160,18 @@ def build_plugin_manager(load_entrypoints: bool = True) -> Plugins:
             stand_in = _STAND_INS.get(modname)
             pm.register(stand_in() if stand_in else importlib.import_module(modname), name=modname)
     if load_entrypoints:
-        from importlib.metadata import entry_points
+        from commonkeep import plugin_cache  # importlib.metadata's answer, remembered between processes
 
-        for ep in entry_points(group="commonkeep"):
-            if not wanted(ep.name) or pm.get_plugin(ep.name) is not None:
+        for name, value in plugin_cache.entry_points():
+            if not wanted(name) or pm.get_plugin(name) is not None:
                 continue
             try:
-                pm.register(ep.load(), name=ep.name)
+                pm.register(plugin_cache.load(value), name=name)
                 pm.check_pending()  # a hook name we do not know is a broken plugin
             except Exception as exc:
-                if pm.get_plugin(ep.name) is not None:
-                    pm.unregister(name=ep.name)
-                print(f"commonkeep: warning: plugin {ep.name!r} skipped: {exc}", file=sys.stderr)
+                if pm.get_plugin(name) is not None:
+                    pm.unregister(name=name)
+                print(f"commonkeep: warning: plugin {name!r} skipped: {exc}", file=sys.stderr)
     if os.environ.get("COMMONKEEP_TRACE_HOOKS"):
         _trace(pm)
     return Plugins(pm)

@@ -76,7 +76,7 @@ def _parse(lines: list[bytes]) -> list[Row] | None:
     try:
         from commonkeep.store.jsonl import fast_loads
 
-        values = fast_loads(b"[" + b",".join(lines) + b"]")
+        values: list[Row] = fast_loads(b"[" + b",".join(lines) + b"]")
     except (ImportError, ValueError, RecursionError, MemoryError):
         return None
     if len(values) != len(lines) or not all(isinstance(v, dict) for v in values):

@@ -1,0 +1,111 @@
+"""The entry points of the ``commonkeep`` group, remembered between processes.
+
+Finding third-party plugins through ``importlib.metadata`` costs every new process about 15 ms
+(importing it pulls in the ``email`` package, then every installed distribution's metadata is
+read), which a one-shot command such as ``commonkeep review --approve`` pays for nothing when
+no plugin changed. So the entry points found are kept in the user's cache folder
+(``$XDG_CACHE_HOME/commonkeep/``, else ``~/.cache/commonkeep/``), one file per Python
+interpreter, beside a fingerprint of where they came from: every folder and file on
+``sys.path``, and in each folder every ``*.dist-info``/``*.egg-info`` and the size, time and
+inode of its ``entry_points.txt``; and the finders on ``sys.meta_path``. Installing, removing
+or upgrading a package changes the fingerprint, and the next process asks ``importlib.metadata``
+again. A missing, unreadable or foreign cache file is simply not used; a folder that cannot be
+written to costs only the lookup. ``COMMONKEEP_NO_PLUGIN_CACHE=1`` turns the cache off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+GROUP = "commonkeep"
+_INFO = (".dist-info", ".egg-info")
+
+
+def _cache_file() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    tag = hashlib.blake2b(sys.executable.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+    return Path(base) / "commonkeep" / f"entry-points-{tag}.json"
+
+
+def fingerprint() -> str:
+    """A hash of what ``importlib.metadata`` would read entry points from (see the module doc)."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(repr([type(f).__module__ + "." + type(f).__qualname__ for f in sys.meta_path]).encode())
+    for entry in sys.path:
+        where = entry or os.getcwd()
+        h.update(f"\0{where}".encode("utf-8", "surrogateescape"))
+        try:
+            with os.scandir(where) as it:
+                names = sorted(e.name for e in it if e.name.endswith(_INFO))
+        except NotADirectoryError:
+            try:
+                st = os.stat(where)
+            except OSError:
+                continue
+            h.update(f"|file:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}".encode())
+            continue
+        except OSError:
+            continue
+        for name in names:
+            try:
+                st = os.stat(os.path.join(where, name, "entry_points.txt"))
+                mark = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+            except OSError:
+                mark = "-"
+            h.update(f"|{name}:{mark}".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def _looked_up(group: str) -> list[tuple[str, str]]:
+    from importlib.metadata import entry_points
+
+    return [(ep.name, ep.value) for ep in entry_points(group=group)]
+
+
+def entry_points(group: str = GROUP) -> list[tuple[str, str]]:
+    """``(name, value)`` of each entry point of ``group``, as ``importlib.metadata`` lists them."""
+    if os.environ.get("COMMONKEEP_NO_PLUGIN_CACHE"):
+        return _looked_up(group)
+    mark, path = fingerprint(), _cache_file()
+    try:
+        raw: Any = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        raw = None
+    if isinstance(raw, dict) and raw.get("fingerprint") == mark and isinstance(raw.get(group), list):
+        got = raw[group]
+        if all(isinstance(x, list) and len(x) == 2 and all(isinstance(y, str) for y in x) for x in got):
+            return [(str(n), str(v)) for n, v in got]
+    found = _looked_up(group)
+    _save(path, {"fingerprint": mark, group: [list(x) for x in found]})
+    return found
+
+
+def _save(path: Path, body: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(body, fh)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def load(value: str) -> Any:
+    """What an entry point's ``module:attr.path [extras]`` value names (as ``EntryPoint.load``)."""
+    spec = value.split("[", 1)[0].strip()
+    module, _, attrs = spec.partition(":")
+    obj: Any = importlib.import_module(module.strip())
+    for part in filter(None, attrs.strip().split(".")):
+        obj = getattr(obj, part)
+    return obj

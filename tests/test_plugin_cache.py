@@ -1,0 +1,72 @@
+"""``plugin_cache``: the third-party plugins a new process finds are those ``importlib.metadata``
+finds, through installs, upgrades and removals, without importing it when nothing changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+_PROBE = (
+    "import sys; sys.path.insert(0, sys.argv[1]);"
+    "from commonkeep.plugins import build_plugin_manager;"
+    "p = build_plugin_manager();"
+    "print(sorted(n for n, _ in p.pm.list_name_plugin() if n.startswith('probeck')),"
+    " 'importlib.metadata' in sys.modules)"
+)
+
+
+def _run(site: Path, cache: Path, **env: str) -> tuple[list[str], bool]:
+    out = subprocess.run([sys.executable, "-c", _PROBE, str(site)], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "XDG_CACHE_HOME": str(cache), **env})
+    assert out.returncode == 0, out.stderr
+    names, imported = out.stdout.strip().rsplit(" ", 1)
+    return json.loads(names.replace("'", '"')), imported == "True"
+
+
+def _install(site: Path, dist: str, names: list[str]) -> None:
+    info = site / f"{dist}-0.1.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[commonkeep]\n" + "".join(f"{n} = {n}_mod\n" for n in names))
+    for n in names:
+        (site / f"{n}_mod.py").write_text("X = 1\n")
+
+
+def test_installs_upgrades_and_removals_are_seen_by_the_next_process(tmp_path: Path) -> None:
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    site.mkdir()
+    assert _run(site, cache) == ([], True)  # the first process asks importlib.metadata
+    assert _run(site, cache) == ([], False)  # the next one does not: nothing changed
+    _install(site, "probeck", ["probeck"])
+    assert _run(site, cache) == (["probeck"], True)  # installed since: asked again
+    assert _run(site, cache) == (["probeck"], False)
+    _install(site, "probeck", ["probeck", "probeck_two"])  # its entry points changed in place (an upgrade)
+    assert _run(site, cache)[0] == ["probeck", "probeck_two"]
+    for f in (site / "probeck-0.1.dist-info").iterdir():
+        f.unlink()
+    (site / "probeck-0.1.dist-info").rmdir()
+    assert _run(site, cache) == ([], True)  # removed
+
+
+@pytest.mark.parametrize("text", ["", "{", '{"fingerprint": 1}', "[]", '{"fingerprint": "x", "commonkeep": [[1, 2]]}'])
+def test_a_broken_cache_file_is_not_used(tmp_path: Path, text: str) -> None:
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _install(site, "probeck", ["probeck"])
+    assert _run(site, cache)[0] == ["probeck"]
+    (made,) = (cache / "commonkeep").glob("entry-points-*.json")
+    made.write_text(text)
+    assert _run(site, cache) == (["probeck"], True)
+    assert ["probeck", "probeck_mod"] in json.loads(made.read_text())["commonkeep"]  # written again
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_only_the_lookup(tmp_path: Path) -> None:
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _install(site, "probeck", ["probeck"])
+    cache.write_text("a file where the folder would be")
+    assert _run(site, cache) == (["probeck"], True)
+    assert _run(site, cache, COMMONKEEP_NO_PLUGIN_CACHE="1") == (["probeck"], True)
