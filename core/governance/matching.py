@@ -134,8 +134,10 @@ class MatchIndex:
         if record_id in self._by_id:
             return
         i = len(self._entries)
-        toks = tokens(statement)
-        self._entries.append(_Entry(record_id, toks, frozenset(tags), key, has_contradiction_cue(statement)))
+        ws = words(statement)  # once for both: ``tokens`` and ``has_contradiction_cue``
+        toks = frozenset(w for w in ws if w not in _STOP)
+        cue = not _CUES.isdisjoint(ws) or "no longer" in statement.lower()
+        self._entries.append(_Entry(record_id, toks, frozenset(tags), key, cue))
         self._by_id[record_id] = i
         for t in toks:
             self._postings.setdefault(t, []).append(i)

@@ -76,16 +76,16 @@ class ProjectionCache:
         self.path = layout.runtime_dir / NAME
         self.used: dict[str, list[Any]] = {}
 
-    def get(self, key: bytes) -> tuple[str, Any, Any, Any] | None:
-        d = digest(key)
+    def get(self, d: str) -> tuple[str, Any, Any, Any] | None:
+        """The shown form kept for the record whose JSON has the :func:`digest` ``d``."""
         row = self._stored().get(d)
         if row is None:
             return None
         self.used[d] = row
         return (row[0], row[1], row[2], row[3])
 
-    def put(self, key: bytes, shown: tuple[str, Any, Any, Any]) -> None:
-        self.used[digest(key)] = list(shown)
+    def put(self, d: str, shown: tuple[str, Any, Any, Any]) -> None:
+        self.used[d] = list(shown)
 
     def save(self) -> None:
         """Write the entries the render used, when they differ from the stored ones (best effort:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from commonkeep.store.layout import Layout, slug
-from commonkeep.store.projection_cache import ProjectionCache
+from commonkeep.store.projection_cache import ProjectionCache, digest
 
 HEADER = ("# Long-Term Memory", "", "> Generated from canonical JSONL. Do not edit directly.", "")
 
@@ -103,12 +103,13 @@ def _shown(r: dict[str, Any], cache: ProjectionCache | None = None) -> _Shown:
     except (ImportError, TypeError):  # orjson.JSONEncodeError is a TypeError (an int past 64 bits)
         key = None
     hit = _SHOWN.get(key) if key is not None else None
-    if hit is None and cache is not None and key is not None:
-        kept = cache.get(key)
+    d = digest(key) if cache is not None and key is not None else ""  # the cache's key, worked out once
+    if hit is None and d:
+        kept = cache.get(d) if cache is not None else None
         hit = _Shown(*kept) if kept is not None else None
     if hit is not None:
-        if cache is not None and key is not None:
-            cache.put(key, hit)
+        if cache is not None and d:
+            cache.put(d, hit)
         return hit
     from commonkeep.governance.secrets import redact_obj
 
@@ -117,8 +118,8 @@ def _shown(r: dict[str, Any], cache: ProjectionCache | None = None) -> _Shown:
     project = scope.get("project") if scope.get("type") == "project" and scope.get("project") else None
     out = _Shown(render_record(red) if red.get("status") != "deleted" else "", red.get("layer"), red.get("status"), project)
     if key is not None:
-        if cache is not None:
-            cache.put(key, out)
+        if cache is not None and d:
+            cache.put(d, out)
         if len(_SHOWN) >= _SHOWN_MAX:
             _SHOWN.clear()
         _SHOWN[key] = out
