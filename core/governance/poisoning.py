@@ -33,6 +33,7 @@ from commonkeep.governance.normalize import fold, plain, rot13, unleet
 from commonkeep.governance.scoring import NON_DURABLE, TRUST_CLASSES, Risk, max_risk
 
 _ASKS_BEFORE_NEEDLES = 16  # searches of a rule before its required literals are worked out
+RULES: list[Rule] = []  # every rule made (``poisoning_literals`` works out their literals ahead)
 
 
 class Rule:
@@ -49,6 +50,14 @@ class Rule:
         self._needles: tuple[frozenset[str] | None] | None = None
         self._asked = 0
         self._last: tuple[str, re.Match[str] | None] = ("\x00", None)  # the scoring and the policy ask about one text in turn
+        RULES.append(self)
+        from commonkeep.governance.poisoning_literals import TABLE, key
+
+        k = key(pattern, flags)
+        if k in TABLE:  # worked out before (``poisoning_literals``)
+            known = TABLE[k]
+            self._needles = (frozenset(known) if known is not None else None,)
+            self._asked = _ASKS_BEFORE_NEEDLES  # the literals cost nothing now: use them from the first search
 
     @property
     def rx(self) -> re.Pattern[str]:
@@ -68,7 +77,8 @@ class Rule:
             return last[1]
         found = None
         self._asked += 1
-        # finding the literals parses the pattern again: worth it only for a process that asks often
+        # finding the literals parses the pattern again: worth it only for a process that asks
+        # often, unless ``poisoning_literals`` holds them
         if self._asked <= _ASKS_BEFORE_NEEDLES or self.needles is None or any(n in text.lower() for n in self.needles):
             found = self.rx.search(text)
         self._last = (text, found)

@@ -42,16 +42,23 @@ def load(memo: Path) -> Memo:
     return files if isinstance(files, dict) else {}
 
 
-def recalled(entries: Memo, path: Path, kind: str, data: bytes) -> int:
-    """How many leading bytes of ``data`` an earlier process found ``kind`` (0 when none match)."""
+def recalled(entries: Memo, path: Path, data: bytes) -> dict[str, int]:
+    """For each kind, how many leading bytes of ``data`` an earlier process found to be of that
+    kind (0 when none match)."""
     entry = entries.get(str(path))
-    got = entry.get(kind) if isinstance(entry, dict) else None
-    if not (isinstance(got, list) and len(got) == 3 and all(type(x) is int for x in got)):
-        return 0
-    size = got[0]
-    if not 0 < size <= len(data) or data[size - 1:size] != b"\n":
-        return 0
-    return size if digest(memoryview(data)[:size]) == got else 0
+    out = dict.fromkeys(KINDS, 0)
+    hashed: dict[int, list[int]] = {}  # the kinds mostly cover the same bytes: hashed once
+    for kind in KINDS:
+        got = entry.get(kind) if isinstance(entry, dict) else None
+        if not (isinstance(got, list) and len(got) == 3 and all(type(x) is int for x in got)):
+            continue
+        size = got[0]
+        if not 0 < size <= len(data) or data[size - 1:size] != b"\n":
+            continue
+        if size not in hashed:
+            hashed[size] = digest(memoryview(data)[:size])
+        out[kind] = size if hashed[size] == got else 0
+    return out
 
 
 def remember(memo: Path, path: Path, found: dict[str, bytes | None]) -> None:

@@ -86,7 +86,8 @@ def _recall(memo: Path | None, path: Path, data: bytes) -> None:
     from commonkeep.store import clean_memo
 
     entries = clean_memo.load(memo)
-    clean, plain = (clean_memo.recalled(entries, path, kind, data) for kind in clean_memo.KINDS)
+    found = clean_memo.recalled(entries, path, data)
+    clean, plain = found["clean"], found["plain"]
     with _lock:
         if clean and str(path) not in _clean:
             _clean[str(path)] = data[:clean]
