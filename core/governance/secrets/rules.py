@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from commonkeep.governance.secrets import provider, structure
+from commonkeep.governance.secrets.lazy import lazy
 
 Span = tuple[int, int, str]  # start, end, kind
 
@@ -39,7 +40,7 @@ _PLACEHOLDER = (
 _START = r"(?<![A-Za-z0-9])"
 _NOT_MARKER = r"(?!\[REDACTED|…|\.\.\.)"
 # a URL password that only names one (``scheme://user:pass@host`` in documentation)
-_PLACEHOLDER_PW = re.compile(r"(?i)pass|password|passwd|pwd|pw|secret|token|x{3,}|\*{3,}|<[^>]*>")
+_PLACEHOLDER_PW = lazy(r"(?i)pass|password|passwd|pwd|pw|secret|token|x{3,}|\*{3,}|<[^>]*>")
 
 # The words for "password" in prose, in the languages the injection rules score too.
 _PW_WORDS = (r"(?:password|passphrase|passcode|pass\s?word|pwd|mot de passe|contraseña|passwort|kennwort"
@@ -47,42 +48,42 @@ _PW_WORDS = (r"(?:password|passphrase|passcode|pass\s?word|pwd|mot de passe|cont
 _FILLER = r"(?:\s+(?:for|of|to|on|at|in|für|pour|para|для)\s+(?:the\s+|my\s+|our\s+)?[\w.@/:-]+(?:\s+[\w.-]+)?)?"
 _VERB = r"(?:was changed to|was set to|changed to|set to|is now|now is|is still|became|is|was|are|ist|est|es|é|=|:)"
 
-_BEARER = re.compile(r"(?i)\b(?:bearer|basic)\b\s*[:=]?\s+" + _NOT_MARKER
+_BEARER = lazy(r"(?i)\b(?:bearer|basic)\b\s*[:=]?\s+" + _NOT_MARKER
                      + r"(?P<v>(?=[A-Za-z0-9._~+/=-]*[0-9A-Z+/=])[A-Za-z0-9._~+/=-]{16,})")
 # ``scheme://user:password@host``, the user may be empty (``redis://:pw@host``) and the password may
 # hold ``@`` (the host starts after the last one)
-_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@\[\]]{0,64}:" + _NOT_MARKER
+_URL = lazy(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@\[\]]{0,64}:" + _NOT_MARKER
                   + r"(?P<v>[^\s/]{1,256})@(?=[^\s@/]*[A-Za-z0-9])")
-_ASSIGNMENT = re.compile(r"(?i)" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*[\"']?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER
+_ASSIGNMENT = lazy(r"(?i)" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*[\"']?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER
                          + r")(?P<v>[^\s\"',;]{6,})")
-_URL_CONTEXT = re.compile(r"://[^\s/@]*:[^\s/]*@")
-_BEARER_CONTEXT = re.compile(r"\b(?:bearer|basic)\b\s*[:=]?\s+[a-z0-9._~+/=-]{16}")
+_URL_CONTEXT = lazy(r"://[^\s/@]*:[^\s/]*@")
+_BEARER_CONTEXT = lazy(r"\b(?:bearer|basic)\b\s*[:=]?\s+[a-z0-9._~+/=-]{16}")
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "private_key",
-        re.compile(
+        lazy(
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
         ),
     ),
     *structure.PATTERNS,
-    ("anthropic_key", re.compile(_START + r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}")),
-    ("openai_key", re.compile(_START + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
-    ("github_token", re.compile(_START + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})")),
-    ("gitlab_runner_token", re.compile(_START + r"glrtr?-[A-Za-z0-9_-]{20,}")),
-    ("gitlab_token", re.compile(_START + r"gl(?:pat|dt|ptt|ft|imt|oas|soat|cbt|agent)-[A-Za-z0-9_-]{20,}")),
-    ("slack_token", re.compile(_START + r"xox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("slack_webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}")),
-    ("stripe_key", re.compile(_START + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("google_api_key", re.compile(_START + r"AIza[0-9A-Za-z_-]{35}")),
-    ("aws_access_key", re.compile(_START + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[0-9A-Z]{16}\b")),
-    ("huggingface_token", re.compile(_START + r"hf_[A-Za-z0-9]{30,}")),
-    ("npm_token", re.compile(_START + r"npm_[A-Za-z0-9]{36}\b")),
-    ("pypi_token", re.compile(_START + r"pypi-AgE[A-Za-z0-9_-]{40,}")),
-    ("sendgrid_key", re.compile(_START + r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
-    ("twilio_key", re.compile(_START + r"SK[0-9a-fA-F]{32}\b")),
-    ("telegram_bot_token", re.compile(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{30,}")),
-    ("jwt", re.compile(_START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("anthropic_key", lazy(_START + r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}")),
+    ("openai_key", lazy(_START + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
+    ("github_token", lazy(_START + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})")),
+    ("gitlab_runner_token", lazy(_START + r"glrtr?-[A-Za-z0-9_-]{20,}")),
+    ("gitlab_token", lazy(_START + r"gl(?:pat|dt|ptt|ft|imt|oas|soat|cbt|agent)-[A-Za-z0-9_-]{20,}")),
+    ("slack_token", lazy(_START + r"xox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("slack_webhook", lazy(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}")),
+    ("stripe_key", lazy(_START + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("google_api_key", lazy(_START + r"AIza[0-9A-Za-z_-]{35}")),
+    ("aws_access_key", lazy(_START + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[0-9A-Z]{16}\b")),
+    ("huggingface_token", lazy(_START + r"hf_[A-Za-z0-9]{30,}")),
+    ("npm_token", lazy(_START + r"npm_[A-Za-z0-9]{36}\b")),
+    ("pypi_token", lazy(_START + r"pypi-AgE[A-Za-z0-9_-]{40,}")),
+    ("sendgrid_key", lazy(_START + r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    ("twilio_key", lazy(_START + r"SK[0-9a-fA-F]{32}\b")),
+    ("telegram_bot_token", lazy(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{30,}")),
+    ("jwt", lazy(_START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     # ``Bearer …``, ``Basic …`` and ``Basic: …`` (a value that is not one plain lower-case word)
     ("bearer_token", _BEARER),
     # ``scheme://user:password@host``, the user may be empty (``redis://:pw@host``) and the
@@ -92,27 +93,27 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # prose: "the admin password is …", "password for the NAS was changed to …"
     (
         "password_in_prose",
-        re.compile(r"(?i)(?=[pmcksп密パ])\b" + _PW_WORDS + _FILLER + r"\s*" + _VERB + r"\s*[\"'“«]?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r")"
+        lazy(r"(?i)(?=[pmcksп密パ])\b" + _PW_WORDS + _FILLER + r"\s*" + _VERB + r"\s*[\"'“«]?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r")"
                    + r"(?P<v>[^\s\"'”»]{4,})"),
     ),
     # a provider-style token of any provider: a short prefix word, then 32+ hex digits (``shpat_…``, ``lsv2_pt_…``)
-    ("prefixed_hex_token", re.compile(r"(?<![A-Za-z0-9_.-])(?!(?:sha\d*|md5|commit|blob|tree|digest|hash|uuid|id|object|cache|etag"
+    ("prefixed_hex_token", lazy(r"(?<![A-Za-z0-9_.-])(?!(?:sha\d*|md5|commit|blob|tree|digest|hash|uuid|id|object|cache|etag"
                                       r"|rev|ref|build|run|trace|span|session|request|req|file|tmp|temp)[_-])"
                                       r"[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{1,8}[_-]){0,2}(?P<v>[0-9a-f]{32,}(?:[_-][0-9a-f]{6,})?)"
                                       r"(?![A-Za-z0-9])")),
     # the first half of a provider token whose rest is elsewhere (a digit and a letter after the prefix)
-    ("partial_token", re.compile(_START + r"(?:sk-(?:proj-|ant-api\d\d-)?|gh[pousr]_|github_pat_|glpat-|glrtr?-|xox[abposr]-"
+    ("partial_token", lazy(_START + r"(?:sk-(?:proj-|ant-api\d\d-)?|gh[pousr]_|github_pat_|glpat-|glrtr?-|xox[abposr]-"
                                  r"|hf_|npm_|AKIA|AIza|SG\.|pypi-|eyJ)(?P<v>[A-Za-z0-9_-]{8,})")),
     # a hex key with a secret word before it and no assignment: "signing key 4f3a…"
     (
         "hex_key",
-        re.compile(r"(?i)\b(?:key|secret|token|password|passphrase|credentials?|salt|hmac|signing|seed|pepper|api)\b"
+        lazy(r"(?i)\b(?:key|secret|token|password|passphrase|credentials?|salt|hmac|signing|seed|pepper|api)\b"
                    r"[^\n]{0,40}?(?<![0-9A-Za-z])(?P<v>[0-9a-f]{32,}|[0-9A-F]{32,})(?![0-9A-Za-z])"),
     ),
     # ... or after it: "use 4f3a… as the api key"
     (
         "hex_key",
-        re.compile(r"(?i)(?<![0-9A-Za-z])(?P<v>[0-9a-f]{32,}|[0-9A-F]{32,})(?![0-9A-Za-z])[^\n]{0,30}?"
+        lazy(r"(?i)(?<![0-9A-Za-z])(?P<v>[0-9a-f]{32,}|[0-9A-F]{32,})(?![0-9A-Za-z])[^\n]{0,30}?"
                    r"\b(?:key|secret|token|password|passphrase|credentials?|salt|hmac|seed|pepper)s?\b"),
     ),
 )
@@ -154,24 +155,24 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
 
 
 # Words that say a hex run is a digest or an id, not a key (``commit``, ``sha256:``, ``evidence``).
-_DIGEST_WORDS = re.compile(r"(?i)\b(?:sha\d*|commit|digest|checksum|hash|md5|fingerprint|evidence|uuid|id|ref|object|blob|tree)\b")
+_DIGEST_WORDS = lazy(r"(?i)\b(?:sha\d*|commit|digest|checksum|hash|md5|fingerprint|evidence|uuid|id|ref|object|blob|tree)\b")
 _DIGEST_LENGTHS = {32, 40, 56, 64, 96, 128}
-_HEX32 = re.compile(r"[0-9a-fA-F]{32}")
+_HEX32 = lazy(r"[0-9a-fA-F]{32}")
 # a random hex key carries ~4 bits a character; a run of one or two digits repeated carries ~0-1
 MIN_HEX_ENTROPY = 2.5
-_BARE_HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-f]{48,}|[0-9A-F]{48,})(?![0-9A-Za-z])")
-_HEX_RUN = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
-_B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
-_HEX_PAIRS = re.compile(r"(?:[0-9a-fA-F]{2})+")
+_BARE_HEX = lazy(r"(?<![0-9A-Za-z])(?:[0-9a-f]{48,}|[0-9A-F]{48,})(?![0-9A-Za-z])")
+_HEX_RUN = lazy(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
+_B64_RUN = lazy(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
+_HEX_PAIRS = lazy(r"(?:[0-9a-fA-F]{2})+")
 _URLSAFE = str.maketrans("-_", "+/")
-_USER_PASS = re.compile(r"[^\s:]{1,64}:\S{4,}")
-_TOKEN = re.compile(r"[A-Za-z0-9+/_=.-]{20,}")
+_USER_PASS = lazy(r"[^\s:]{1,64}:\S{4,}")
+_TOKEN = lazy(r"[A-Za-z0-9+/_=.-]{20,}")
 
 
 _NOT_TOKENS = {"password_in_url", "password_assignment", "password_in_prose", "private_key", "bearer_token", "slack_webhook",
                "seed_phrase", *structure.NEEDLES}
-_NEXT_HEAD = re.compile(r"[\s,;:]{1,4}([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
-_CASE_CHANGE = re.compile(r"(?=[a-z][A-Z]|[A-Z][a-z])")
+_NEXT_HEAD = lazy(r"[\s,;:]{1,4}([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
+_CASE_CHANGE = lazy(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 
 
 # ... and a pattern listed here only where its context holds (``structure.CONTEXTS``)
@@ -207,8 +208,8 @@ def shannon_entropy(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
 
-_UPPER, _LOWER, _DIGIT = re.compile(r"[A-Z]"), re.compile(r"[a-z]"), re.compile(r"[0-9]")
-_LOWER_RUN = re.compile(r"[a-z]{4,}")  # the words of an identifier (``EncodedStringHelper``)
+_UPPER, _LOWER, _DIGIT = lazy(r"[A-Z]"), lazy(r"[a-z]"), lazy(r"[0-9]")
+_LOWER_RUN = lazy(r"[a-z]{4,}")  # the words of an identifier (``EncodedStringHelper``)
 
 
 def looks_random(token: str) -> bool:
@@ -265,7 +266,7 @@ def _value_span(m: re.Match[str]) -> tuple[int, int]:
 
 # kinds found by their place whose value must still not be a plain word, a number or a file name
 _LOOSE_PLACE = {"connection_string", "config_password"}
-_PLAIN = re.compile(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env)")
+_PLAIN = lazy(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env)")
 
 
 def _keep(kind: str, value: str) -> bool:
@@ -364,7 +365,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     return _glued_tails(text, sorted(spans))
 
 
-_GLUED = re.compile(r"[A-Za-z0-9_]+")
+_GLUED = lazy(r"[A-Za-z0-9_]+")
 
 
 def _glued_tails(text: str, spans: list[Span]) -> list[Span]:
@@ -380,7 +381,7 @@ def _glued_tails(text: str, spans: list[Span]) -> list[Span]:
     return out
 
 
-_SEGMENT = re.compile(r"[^/.]+")
+_SEGMENT = lazy(r"[^/.]+")
 
 
 def _wordy(seg: str) -> bool:

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 
+from commonkeep.governance.secrets.lazy import lazy
+
 # what a value may not start with: a reference to a secret kept elsewhere, not the secret
 _REF = (r"(?![\"']?(?:[$<{%]|\[REDACTED|\*{3}|x{6}|\.\.\.|/|~/|\.{1,2}/|os\.environ|os\.getenv|process\.env|getenv|env\.|"
         r"(?:None|null|true|false|changeme|required|optional|secret|password|pass|passwd|pw|user|token|redacted|hidden"
@@ -39,57 +41,57 @@ _SHORT_CMDS = (r"\b(?:sshpass\s+-p|(?:mysql|mysqldump|mysqladmin|mysqlimport|mar
                r"|(?:sqlcmd|bcp|osql|isql)\b[^\n|;&`]*?\s-P|(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)\b[^\n|;&`]*?\s-p"
                r"|ssh-keygen\b[^\n|;&`]*?\s-[NP]|\bnet\s+use\b[^\n|;&`]*?/user:\S+\s|(?:^|>\s?|\s)AUTH(?=\s+\S{6})"
                r"|htpasswd\s+-\w*b\w*\s+\S+\s+\S+|(?:openssl)\b[^\n|;&`]*?\s-(?:k|pass(?:in|out)?)\s+(?:pass:|(?!pass:)))")
-_PEM = re.compile(
+_PEM = lazy(
     r"-----BEGIN (?!(?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|CERTIFICATE REQUEST|NEW CERTIFICATE REQUEST|X509 CRL"
     r"|PKCS7|CMS|TRUSTED CERTIFICATE|PGP PUBLIC KEY BLOCK|PGP SIGNATURE|PGP MESSAGE|SSH2 PUBLIC KEY)-----)"
     r"(?P<label>[A-Za-z0-9 ._-]{1,60})-----[\s\S]*?(?:-----END (?P=label)-----|-----END [^\n]{1,60}-----|\Z)")
-_SHORT = re.compile(_SHORT_CMDS + r"\s*" + _REF + _VAL)
-_SQL_PASSWORD = re.compile(r"(?i)\b(?:ENCRYPTED\s+|UNENCRYPTED\s+)?PASSWORD\s*(?:=\s*|\(\s*|\s+)(?:'(?P<q1>[^'\n]{3,})'|\"(?P<q2>[^\"\n]{3,})\")")
+_SHORT = lazy(_SHORT_CMDS + r"\s*" + _REF + _VAL)
+_SQL_PASSWORD = lazy(r"(?i)\b(?:ENCRYPTED\s+|UNENCRYPTED\s+)?PASSWORD\s*(?:=\s*|\(\s*|\s+)(?:'(?P<q1>[^'\n]{3,})'|\"(?P<q2>[^\"\n]{3,})\")")
 _CS_KEYS = (r"password|passwd|pwd|pass|user\s?password|secret|accountkey|sharedaccesskey|"
             r"sharedaccesssignature|sig|signature|x-amz-signature|x-goog-signature|access_token|refresh_token|id_token|"
             r"api[_-]?key|apikey|token|auth|authtoken|client_secret|private_key|sas|sastoken|code")
-_CONNECTION = re.compile(
+_CONNECTION = lazy(
     r"(?i)(?:^|(?<=[;?&\s(,\"']))(?:" + _CS_KEYS + r")\s*=\s*" + _REF_CS
     + r"(?P<v>\{(?:[^}]|\}\})*\}|'[^'\n]*'|\"[^\"\n]*\"|(?:[^;&\s\"'#]|[;](?![A-Za-z][\w .-]{0,40}=)(?=[^\s;]))+)")
-_WIREGUARD = re.compile(r"(?i)\b(?:private|preshared)[_-]?key\s*[=:]\s*(?P<v>[A-Za-z0-9+/]{42,43}=)")
-_LONG_FLAG = re.compile(r"(?i)(?<![\w-])" + _LONG + r"(?:=|\s+)" + _REF + _VAL)
-_USER_FLAG = re.compile(r"(?<![\w-])(?:-u|--user|--proxy-user|-U|--username)(?:=|\s*)['\"]?[^\s:'\"/]{1,64}:" + _REF
+_WIREGUARD = lazy(r"(?i)\b(?:private|preshared)[_-]?key\s*[=:]\s*(?P<v>[A-Za-z0-9+/]{42,43}=)")
+_LONG_FLAG = lazy(r"(?i)(?<![\w-])" + _LONG + r"(?:=|\s+)" + _REF + _VAL)
+_USER_FLAG = lazy(r"(?<![\w-])(?:-u|--user|--proxy-user|-U|--username)(?:=|\s*)['\"]?[^\s:'\"/]{1,64}:" + _REF
                         + r"(?P<v>[^\s'\"`]{3,})")
-_SHORT_FLAG = re.compile(r"(?<![\w-])-[pPwakNK]\s+['\"]?(?P<v>[^\s'\"`/:=,]{8,})")
-_AUTHORIZATION = re.compile(r"(?i)(?:^|[\s'\"])(?:proxy-)?authorization\s*:\s*(?:[A-Za-z-]+\s+)?" + _REF + r"(?P<v>[^\s'\"`]{8,})")
-_X_HEADER = re.compile(r"(?i)(?:^|[\s'\"])(?:x-[\w-]*(?:key|token|secret|auth|signature)[\w-]*|api-key|apikey"
+_SHORT_FLAG = lazy(r"(?<![\w-])-[pPwakNK]\s+['\"]?(?P<v>[^\s'\"`/:=,]{8,})")
+_AUTHORIZATION = lazy(r"(?i)(?:^|[\s'\"])(?:proxy-)?authorization\s*:\s*(?:[A-Za-z-]+\s+)?" + _REF + r"(?P<v>[^\s'\"`]{8,})")
+_X_HEADER = lazy(r"(?i)(?:^|[\s'\"])(?:x-[\w-]*(?:key|token|secret|auth|signature)[\w-]*|api-key|apikey"
                        r")\s*:\s*" + _REF + r"(?P<v>[^\s'\"`][^\n'\"`]{7,}?)(?=['\"`]|\s*$|;\s)")
-_IDENTIFIED = re.compile(r"(?i)\bIDENTIFIED\s+(?:WITH\s+\w+\s+)?(?:BY|AS)\s+(?:PASSWORD\s+)?" + _VAL)
-_NETRC = re.compile(r"(?i)\b(?:machine\s+\S+|default)\b[^\n]*?\b(?:password|passwd|account)\s+" + _REF + _VAL)
-_NETRC_LOGIN = re.compile(r"(?i)\blogin\s+\S+\s+(?:password|passwd)\s+" + _REF + _VAL)
-_PGPASS_LINE = re.compile(r"(?<![\w.:*-])(?:\*|[A-Za-z][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*)"
+_IDENTIFIED = lazy(r"(?i)\bIDENTIFIED\s+(?:WITH\s+\w+\s+)?(?:BY|AS)\s+(?:PASSWORD\s+)?" + _VAL)
+_NETRC = lazy(r"(?i)\b(?:machine\s+\S+|default)\b[^\n]*?\b(?:password|passwd|account)\s+" + _REF + _VAL)
+_NETRC_LOGIN = lazy(r"(?i)\blogin\s+\S+\s+(?:password|passwd)\s+" + _REF + _VAL)
+_PGPASS_LINE = lazy(r"(?<![\w.:*-])(?:\*|[A-Za-z][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*)"
                           r":[\w.*$-]+:[\w.*$@-]+:(?P<v>[^\s\"'{}]{3,})(?=\s|$)")
-_AUTH_FIELD = re.compile(r"(?i)(?:^|[\s\"'{,])_?(?:auth|authToken|_password|auth_token|identitytoken|registrytoken)[\"']?\s*[=:]\s*[\"']?"
+_AUTH_FIELD = lazy(r"(?i)(?:^|[\s\"'{,])_?(?:auth|authToken|_password|auth_token|identitytoken|registrytoken)[\"']?\s*[=:]\s*[\"']?"
                          + _REF + r"(?P<v>[A-Za-z0-9+/=._~-]{8,})")
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # every PEM block but the public ones; SSH2 (RFC 4716) private keys; PuTTY key files
     ("private_key", _PEM),
-    ("private_key", re.compile(r"---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----[\s\S]*?(?:---- END SSH2 ENCRYPTED PRIVATE KEY ----|\Z)")),
-    ("private_key", re.compile(r"PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-(?:MAC|Hash):\s*\S+|\Z)")),
-    ("private_key", re.compile(r"(?<![A-Za-z0-9+/])b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=\s]*")),  # a bare OpenSSH key body
-    ("age_key", re.compile(r"AGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]+)-1[0-9A-Z]{20,}")),
+    ("private_key", lazy(r"---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----[\s\S]*?(?:---- END SSH2 ENCRYPTED PRIVATE KEY ----|\Z)")),
+    ("private_key", lazy(r"PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-(?:MAC|Hash):\s*\S+|\Z)")),
+    ("private_key", lazy(r"(?<![A-Za-z0-9+/])b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=\s]*")),  # a bare OpenSSH key body
+    ("age_key", lazy(r"AGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]+)-1[0-9A-Z]{20,}")),
     ("wireguard_key", _WIREGUARD),
     # a JSON Web Key's private members
-    ("jwk_private", re.compile(r"\"(?:d|p|q|dp|dq|qi|k)\"\s*:\s*\"(?P<v>[A-Za-z0-9_-]{16,})\"")),
+    ("jwk_private", lazy(r"\"(?:d|p|q|dp|dq|qi|k)\"\s*:\s*\"(?P<v>[A-Za-z0-9_-]{16,})\"")),
     # crypt(3) hashes (htpasswd, /etc/shadow, bcrypt, argon2) and LDAP {SHA}/{SSHA}
-    ("password_hash", re.compile(r"(?<![\w$])\$(?:apr1|2[abxy]|1|5|6|7|y|gy|argon2(?:id|i|d)|scrypt|pbkdf2[\w-]*|sha512|sha256|md5)"
+    ("password_hash", lazy(r"(?<![\w$])\$(?:apr1|2[abxy]|1|5|6|7|y|gy|argon2(?:id|i|d)|scrypt|pbkdf2[\w-]*|sha512|sha256|md5)"
                                  r"\$[A-Za-z0-9./+=$,-]{8,}")),
-    ("password_hash", re.compile(r"\{(?:SSHA|SHA|SSHA256|SSHA512|SHA256|SHA512|MD5|SMD5|CRYPT|PBKDF2[\w-]*)\}[A-Za-z0-9+/=.$-]{8,}")),
+    ("password_hash", lazy(r"\{(?:SSHA|SHA|SSHA256|SSHA512|SHA256|SHA512|MD5|SMD5|CRYPT|PBKDF2[\w-]*)\}[A-Za-z0-9+/=.$-]{8,}")),
     # command lines: a long credential flag, a known command's short password flag, user:password
     ("password_flag", _LONG_FLAG),
     ("password_flag", _SHORT),
     ("password_flag", _USER_FLAG),
-    ("password_flag", re.compile(r"\b(?:pass|password|pw):(?P<v>[^\s'\"`]{4,})")),  # openssl pass:…
+    ("password_flag", lazy(r"\b(?:pass|password|pw):(?P<v>[^\s'\"`]{4,})")),  # openssl pass:…
     # any command's short flag followed by a value a person would only type as a password (three
     # character classes, not a path, a port, a version or key=value)
     ("password_short_flag", _SHORT_FLAG),
     # a 0x hex private key with a key or wallet word before it (an address is 40 digits, a key 64)
-    ("hex_private_key", re.compile(r"(?i)\b(?:private|priv|secret|signing|wallet|key)\b[^\n]{0,30}?(?<![0-9A-Za-z])0x"
+    ("hex_private_key", lazy(r"(?i)\b(?:private|priv|secret|signing|wallet|key)\b[^\n]{0,30}?(?<![0-9A-Za-z])0x"
                                    r"(?P<v>[0-9a-f]{64})(?![0-9A-Za-z])")),
     # HTTP headers that carry a credential: Authorization (any scheme), X-…-Key/Token/Secret
     ("credential_header", _AUTHORIZATION),
@@ -98,7 +100,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("sql_password", _IDENTIFIED),
     ("sql_password", _SQL_PASSWORD),
     # config files: redis, .netrc, .pgpass, .npmrc, docker's "auth"
-    ("config_password", re.compile(r"(?im)^\s*(?:requirepass|masterauth|masterpassword|rpcpassword|rpcauth|auth_pass|"
+    ("config_password", lazy(r"(?im)^\s*(?:requirepass|masterauth|masterpassword|rpcpassword|rpcauth|auth_pass|"
                                    r"server_password|bindpw|rootpw)\b\s*[=:]?\s*" + _REF + _VAL)),
     ("config_password", _NETRC),
     ("config_password", _NETRC_LOGIN),
@@ -137,16 +139,16 @@ PEM_NEEDLES = ("-----BEGIN", "---- BEGIN", "PuTTY-User-Key-File", "b3BlbnNzaC1rZ
 # lower-cased text, what every match of it holds (a name of a secret before ``:`` or ``=``, the
 # flag, the clause). A case-insensitive regex that starts with alternatives is tried at every
 # position (~10 µs a sentence); these cost ~1. ``precheck.py`` asks the same ones.
-ASSIGN = re.compile(r"(?:pass|pw|secret|key|token|credential|auth)\w*[\"']?\s*[:=]")
-CONNECTION = re.compile(r"(?:pass|pw|secret|key|token|credential|auth|sig|sas|code)\w*\s*=")
-LONG_FLAG = re.compile(r"--[\w-]*?(?:pass|pw|token|key|secret|auth|bearer)")
-USER_FLAG = re.compile(r"(?<![\w-])(?:-u|--user|--proxy-user|--username)(?:=|\s*)['\"]?[^\s:'\"/]{1,64}:")
-SHORT_FLAG = re.compile(r"(?<![\w-])-[pwakn]\s+['\"]?[^\s'\"`/:=,]{8,}")
-HEADER = re.compile(r"(?:x-[\w-]*(?:key|token|secret|auth|signature)[\w-]*|api-key|apikey)\s*:")
-PGPASS = re.compile(r"[^\s:]+:(?:\d+|\*):[^\s:]+:[^\s:]+:\S")
-_SQL_CONTEXT = re.compile(r"password\s*[=(]?\s*['\"]")
-_NETRC_CONTEXT = re.compile(r"(?:machine|default)[^\n]*(?:passw|account)")
-_LOGIN_CONTEXT = re.compile(r"login\s+\S+\s+passw")
+ASSIGN = lazy(r"(?:pass|pw|secret|key|token|credential|auth)\w*[\"']?\s*[:=]")
+CONNECTION = lazy(r"(?:pass|pw|secret|key|token|credential|auth|sig|sas|code)\w*\s*=")
+LONG_FLAG = lazy(r"--[\w-]*?(?:pass|pw|token|key|secret|auth|bearer)")
+USER_FLAG = lazy(r"(?<![\w-])(?:-u|--user|--proxy-user|--username)(?:=|\s*)['\"]?[^\s:'\"/]{1,64}:")
+SHORT_FLAG = lazy(r"(?<![\w-])-[pwakn]\s+['\"]?[^\s'\"`/:=,]{8,}")
+HEADER = lazy(r"(?:x-[\w-]*(?:key|token|secret|auth|signature)[\w-]*|api-key|apikey)\s*:")
+PGPASS = lazy(r"[^\s:]+:(?:\d+|\*):[^\s:]+:[^\s:]+:\S")
+_SQL_CONTEXT = lazy(r"password\s*[=(]?\s*['\"]")
+_NETRC_CONTEXT = lazy(r"(?:machine|default)[^\n]*(?:passw|account)")
+_LOGIN_CONTEXT = lazy(r"login\s+\S+\s+passw")
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _WIREGUARD: lambda low: ASSIGN.search(low) is not None,
     _LONG_FLAG: lambda low: "--" in low and LONG_FLAG.search(low) is not None,
@@ -166,9 +168,9 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
 # --- BIP-39 seed phrases --------------------------------------------------------------------
 
 SEED_LENGTHS = (12, 15, 18, 21, 24)
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = lazy(r"[^\W\d_]+")
 # between two words of a phrase: spaces, commas, dashes, or a list number ("1. abandon 2) ability")
-_GAP = re.compile(r"[\s,;:|/-]*(?:\d{1,2}[.):]?[\s,;:|/-]*)?")
+_GAP = lazy(r"[\s,;:|/-]*(?:\d{1,2}[.):]?[\s,;:|/-]*)?")
 _LANGUAGES = ("english", "spanish", "french", "italian", "portuguese", "czech")
 
 
