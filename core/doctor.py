@@ -117,6 +117,11 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = (), *, plu
         add("interrupted_rewrite", "info", f"leftover temp file {lay.rel(tmp)} from an interrupted rewrite; the original is intact, the temp file can be deleted", file=lay.rel(tmp))
     if plugins:
         findings.extend(_plugin_findings(root))
+        from commonkeep.util.bytecode import finding
+
+        slow = finding()  # an editable install in a shell that never writes bytecode
+        if slow is not None:
+            findings.append(slow)
     if any(f["code"] == "other_curator_may_apply" and f["severity"] == "warning" for f in findings):  # the OMP plugin's, said once
         findings = [f for f in findings if not (f["code"] == "other_curator_may_apply" and f["severity"] == "info")]
     findings.sort(key=lambda f: f.get("kind") != "host_root")  # which root each host uses, first
