@@ -150,3 +150,15 @@ def test_version_answers_without_loading_plugins() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_bench_web_times_the_cli_approve_against_another_revision(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--cli-against REV`` runs ``review --approve`` with that revision's package (git archive of this
+    repository), alternated with this code on the same root; each figure is there with its CPU time."""
+    code, out, err = _run(capsys, "bench", "web", "--candidates", "5", "--decide-candidates", "80", "--decide-records", "10",
+                          "--repeat", "2", "--baseline", "0", "--cli-against", "HEAD", "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert set(got["cli_approve_against"]) == {"HEAD"}
+    for figure in (got["cli_approve"], got["cli_approve_as_run"], got["cli_approve_against"]["HEAD"]):
+        assert figure["p50_ms"] > 0 and figure["cpu_p50_ms"] > 0

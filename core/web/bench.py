@@ -90,7 +90,7 @@ def _take(adds: list[str], rest: Iterator[str], action: str, pool: int) -> str:
 
 
 def run_bench(candidates: int, decide_candidates: int, decide_records: int, repeat: int, inbox: Path | None,
-              baseline: int = 2) -> dict[str, Any]:
+              baseline: int = 2, cli_against: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
     from commonkeep.governance.writer import configured_writer_role
     from commonkeep.store.core import Store
     from commonkeep.web.server import start
@@ -128,11 +128,12 @@ def run_bench(candidates: int, decide_candidates: int, decide_records: int, repe
                                           "n": len(times)}
         finally:
             running.stop()
-    out.update(_decisions(decide_candidates, decide_records, repeat, role, baseline))
+    out.update(_decisions(decide_candidates, decide_records, repeat, role, baseline, cli_against))
     return out
 
 
-def _decisions(pool: int, records: int, repeat: int, role: str, baseline: int) -> dict[str, Any]:
+def _decisions(pool: int, records: int, repeat: int, role: str, baseline: int,
+               against: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
     """Decisions on a root of ``pool`` pending candidates and ``records`` records (see the module doc)."""
     from commonkeep.web.server import start
 
@@ -185,8 +186,10 @@ def _decisions(pool: int, records: int, repeat: int, role: str, baseline: int) -
         # twice, alternating: with the bytecode compiled (as a pip install of the wheel has it; a
         # warm-up run compiles it into a folder of this run) and as this environment runs it (an
         # editable checkout with PYTHONDONTWRITEBYTECODE=1 compiles every module on every start)
-        out["cli_approve"], out["cli_approve_as_run"] = _cli_approves(
-            root, role, lambda: _take(adds, ids, "approve", pool), max(1, min(5, n)), Path(tmp) / "pycache")
+        clis = _cli_approves(root, role, lambda: _take(adds, ids, "approve", pool), max(1, min(10, n)),
+                             Path(tmp) / "pycache", against)
+        out["cli_approve"], out["cli_approve_as_run"] = clis.pop("this"), clis.pop("this_as_run")
+        out["cli_approve_against"] = clis  # the code of each --cli-against revision, alternated with these
         out["cli_approve_in_process"] = _ms(lambda: _approve_call(root, role, _take(adds, ids, "approve", pool)), max(1, min(5, n)))
         # the baseline, on the same root in the same run: the old approve, which re-curated the whole
         # inbox (review.pending) to find the ops of the one candidate it approved
@@ -266,29 +269,39 @@ def _decide_once(post: Callable[[str, list[str], bool], Any], action: str, cids:
     return post(action, cids, follow)
 
 
-def _cli_approves(root: Path, role: str, take: Callable[[], str], repeat: int, pycache: Path) -> tuple[dict[str, float], dict[str, float]]:
-    """``commonkeep review --approve`` as a new process: with compiled bytecode, and as run here
-    (see ``_decisions``), alternating; medians over ``repeat`` each."""
+def _cli_approves(root: Path, role: str, take: Callable[[], str], repeat: int, pycache: Path,
+                  against: list[str] | tuple[str, ...] = ()) -> dict[str, dict[str, float]]:
+    """``commonkeep review --approve`` as a new process: with compiled bytecode (``this``), as run
+    here (``this_as_run``, see ``_decisions``), and the code of each revision in ``against`` (its
+    package extracted with ``git archive``, compiled), alternating; medians over ``repeat`` each."""
     import resource
+
+    from commonkeep.store.bench_capture import _checkout
 
     def cpu() -> float:  # the CPU time of finished child processes (user + system), which a loaded box does not inflate
         r = resource.getrusage(resource.RUSAGE_CHILDREN)
         return r.ru_utime + r.ru_stime
 
     compiled = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"PYTHONPYCACHEPREFIX": str(pycache)}
-    _cli(root, role, "--approve", take(), env=compiled)  # untimed: compiles the bytecode
-    runs: tuple[list[tuple[float, float]], list[tuple[float, float]]] = ([], [])
+    envs: dict[str, dict[str, str] | None] = {"this": compiled, "this_as_run": None}
+    for n, rev in enumerate(against):
+        path = _checkout(rev, pycache.parent / f"against-{n}")
+        envs[rev] = compiled | {"PYTHONPATH": os.pathsep.join([str(path), *filter(None, [compiled.get("PYTHONPATH")])])}
+    for env in envs.values():
+        if env is not None:
+            _cli(root, role, "--approve", take(), env=env)  # untimed: compiles the bytecode
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in envs}
     for _ in range(repeat):
-        for env, into in ((compiled, runs[0]), (None, runs[1])):
+        for name, env in envs.items():
             t0, c0 = time.perf_counter(), cpu()
             _cli(root, role, "--approve", take(), env=env)
-            into.append(((time.perf_counter() - t0) * 1000, (cpu() - c0) * 1000))
-    out = []
-    for r in runs:
+            runs[name].append(((time.perf_counter() - t0) * 1000, (cpu() - c0) * 1000))
+    out = {}
+    for name, r in runs.items():
         wall = sorted(w for w, _ in r)
-        out.append({"p50_ms": round(statistics.median(wall), 2), "p95_ms": round(wall[max(0, int(len(wall) * 0.95) - 1)], 2),
-                    "cpu_p50_ms": round(statistics.median(c for _, c in r), 2)})
-    return out[0], out[1]
+        out[name] = {"p50_ms": round(statistics.median(wall), 2), "p95_ms": round(wall[max(0, int(len(wall) * 0.95) - 1)], 2),
+                     "cpu_p50_ms": round(statistics.median(c for _, c in r), 2)}
+    return out
 
 
 def _cli(root: Path, role: str, *args: str, env: dict[str, str] | None = None) -> None:
@@ -325,7 +338,8 @@ def run(args: argparse.Namespace) -> int:
         from commonkeep.errors import BadInput
 
         raise BadInput(f"--inbox {args.inbox}: no such file", hint="give a captured.jsonl (one candidate per line)")
-    r = run_bench(args.candidates, args.decide_candidates, args.decide_records, args.repeat, inbox, args.baseline)
+    r = run_bench(args.candidates, args.decide_candidates, args.decide_records, args.repeat, inbox, args.baseline,
+                  args.cli_against or ())
     if args.json:
         print_json(r, ensure_ascii=True)
         return 0
@@ -358,6 +372,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"      as this environment runs it (PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}; an"
           f" editable checkout without .pyc files compiles every module it imports): p50 {as_run['p50_ms']} ms"
           f"  p95 {as_run['p95_ms']} ms, CPU p50 {as_run['cpu_p50_ms']} ms (the two alternated)")
+    for rev, got in r.get("cli_approve_against", {}).items():
+        print(f"      the code of {rev} (--cli-against), compiled, alternated with them: p50 {got['p50_ms']} ms"
+              f"  p95 {got['p95_ms']} ms, CPU p50 {got['cpu_p50_ms']} ms")
     return 0
 
 
@@ -373,5 +390,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", type=int, default=2,
                         help="times to run the old approve (the whole queue re-curated) as the baseline; 0 skips it (default 2)")
     parser.add_argument("--repeat", type=positive_int, default=20, help="requests per figure (default 20)")
+    parser.add_argument("--cli-against", metavar="REV_OR_DIR", nargs="+",
+                        help="also time `review --approve` with the code of these git revisions (or checkout folders), "
+                             "alternated with this code on the same root")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(run=run)
