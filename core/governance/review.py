@@ -127,6 +127,10 @@ def pending(root: Path | str, *, role: str | None) -> list[ReviewItem]:
     """The review queue: every ``new`` candidate, oldest first."""
     prop, records = _proposal(root, role)
     items = []
+    by_candidate: dict[str, list[Row]] = {}  # each candidate's ops, found in one pass (not 10,000 x 10,000)
+    for o in [*prop.ops, *prop.held]:
+        if isinstance(o.get("candidate_id"), str):
+            by_candidate.setdefault(o["candidate_id"], []).append(o)
     for cid, cand in prop.scored.items():
         cand = dict(cand)
         worth = memory_worth(str(cand["text"]), evidence_count=len(cand.get("evidence_refs") or []),
@@ -135,7 +139,7 @@ def pending(root: Path | str, *, role: str | None) -> list[ReviewItem]:
         cand.setdefault("worth_score", worth.score)
         # a candidate already waiting in a patch is not proposed again (``held``), yet it is shown
         # here with the ops curation computes for it, as for any other pending candidate
-        ops = [o for o in [*prop.ops, *prop.held] if o.get("candidate_id") == cid]
+        ops = by_candidate.get(cid, []) if isinstance(cid, str) else []
         below = cid in prop.pending
         if below:
             ops = [_plain_add(cand)]
