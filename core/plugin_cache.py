@@ -3,9 +3,10 @@
 Finding third-party plugins through ``importlib.metadata`` costs every new process about 15 ms
 (importing it pulls in the ``email`` package, then every installed distribution's metadata is
 read), which a one-shot command such as ``commonkeep review --approve`` pays for nothing when
-no plugin changed. So the entry points found are kept in the user's cache folder
-(``$XDG_CACHE_HOME/commonkeep/``, else ``~/.cache/commonkeep/``), one file per Python
-interpreter, beside a fingerprint of where they came from: every folder and file on
+no plugin changed. So the entry points found are kept in a file (in a virtual environment,
+``<venv>/var/cache/commonkeep/entry-points.json``; else in the user's cache folder,
+``$XDG_CACHE_HOME/commonkeep/`` or ``~/.cache/commonkeep/``, one file per Python interpreter;
+``COMMONKEEP_PLUGIN_CACHE`` names another), beside a fingerprint of where they came from: every folder and file on
 ``sys.path``, and in each folder every ``*.dist-info``/``*.egg-info`` and the size, time and
 inode of its ``entry_points.txt``; and the finders on ``sys.meta_path``. Installing, removing
 or upgrading a package changes the fingerprint, and the next process asks ``importlib.metadata``
@@ -28,6 +29,13 @@ _INFO = (".dist-info", ".egg-info")
 
 
 def _cache_file() -> Path:
+    """``COMMONKEEP_PLUGIN_CACHE``; else, in a virtual environment, a file inside it (its packages
+    are what the file describes; nothing is written to the user's home); else the user's cache."""
+    given = os.environ.get("COMMONKEEP_PLUGIN_CACHE")
+    if given:
+        return Path(given)
+    if sys.prefix != sys.base_prefix:
+        return Path(sys.prefix) / "var" / "cache" / "commonkeep" / "entry-points.json"
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     tag = hashlib.blake2b(sys.executable.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
     return Path(base) / "commonkeep" / f"entry-points-{tag}.json"

@@ -22,7 +22,7 @@ _PROBE = (
 
 def _run(site: Path, cache: Path, **env: str) -> tuple[list[str], bool]:
     out = subprocess.run([sys.executable, "-c", _PROBE, str(site)], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "XDG_CACHE_HOME": str(cache), **env})
+                         env={**os.environ, "COMMONKEEP_PLUGIN_CACHE": str(cache / "commonkeep" / "entry-points.json"), **env})
     assert out.returncode == 0, out.stderr
     names, imported = out.stdout.strip().rsplit(" ", 1)
     return json.loads(names.replace("'", '"')), imported == "True"
@@ -58,7 +58,7 @@ def test_a_broken_cache_file_is_not_used(tmp_path: Path, text: str) -> None:
     site, cache = tmp_path / "site", tmp_path / "cache"
     _install(site, "probeck", ["probeck"])
     assert _run(site, cache)[0] == ["probeck"]
-    (made,) = (cache / "commonkeep").glob("entry-points-*.json")
+    made = cache / "commonkeep" / "entry-points.json"
     made.write_text(text)
     assert _run(site, cache) == (["probeck"], True)
     assert ["probeck", "probeck_mod"] in json.loads(made.read_text())["commonkeep"]  # written again
@@ -67,6 +67,15 @@ def test_a_broken_cache_file_is_not_used(tmp_path: Path, text: str) -> None:
 def test_a_cache_folder_that_cannot_be_written_costs_only_the_lookup(tmp_path: Path) -> None:
     site, cache = tmp_path / "site", tmp_path / "cache"
     _install(site, "probeck", ["probeck"])
-    cache.write_text("a file where the folder would be")
+    cache.write_text("a file where the folder would be")  # the cache file's folder cannot be made
     assert _run(site, cache) == (["probeck"], True)
     assert _run(site, cache, COMMONKEEP_NO_PLUGIN_CACHE="1") == (["probeck"], True)
+
+
+def test_in_a_virtual_environment_the_cache_is_kept_inside_it_not_in_the_home(tmp_path: Path) -> None:
+    code = "import sys; from commonkeep import plugin_cache; print(plugin_cache._cache_file(), sys.prefix)"
+    env = {k: v for k, v in os.environ.items() if k != "COMMONKEEP_PLUGIN_CACHE"} | {"HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env, check=True)
+    where, prefix = out.stdout.split()
+    assert sys.prefix != sys.base_prefix, "the tests run in the project's virtual environment"
+    assert Path(where).is_relative_to(prefix) and not Path(where).is_relative_to(tmp_path)
