@@ -76,7 +76,7 @@ def test_sigkill_between_temp_write_and_rename_leaves_the_original_intact(tmp_pa
     )
     proc = subprocess.Popen([sys.executable, "-c", child])
     deadline = time.monotonic() + 60
-    while not ready.exists():
+    while not (ready.exists() and ready.read_text()):  # created, then written: wait for both
         assert proc.poll() is None, "child died before reaching the rename"
         assert time.monotonic() < deadline
         time.sleep(0.02)
