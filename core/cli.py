@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from commonkeep.errors import EXIT_USAGE, CommonkeepError
+from commonkeep.util.repeated_options import RepeatCheckingParser
 
 # name -> (module exposing configure(parser), one-line help). Keep sorted by workflow, not alphabet.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -57,9 +58,10 @@ class UsageError(Exception):
         self.prog, self.usage, self.message = prog, usage, message
 
 
-class Parser(argparse.ArgumentParser):
+class Parser(RepeatCheckingParser):
     """An ``ArgumentParser`` whose errors reach ``main``, which prints them plainly or, with
-    ``--json``, as a JSON object (the same shape as every other error)."""
+    ``--json``, as a JSON object (the same shape as every other error). A repeated option never
+    loses a value: see ``commonkeep.util.repeated_options``."""
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(self.prog, self.format_usage(), message)

@@ -16,13 +16,14 @@ from typing import Any
 
 from commonkeep.errors import EXIT_USAGE, CommonkeepError, RoleRefused
 from commonkeep.util.jsonout import print_json
+from commonkeep.util.repeated_options import RepeatCheckingParser
 
 WRITES = frozenset({"ingest", "gardener"})
 # set by `commonkeep memory` (commonkeep_roundtable.memory.BACKEND_MARK) in the backend it starts after its gate
 MEMORY_BACKEND_MARK = "COMMONKEEP_MEMORY_BACKEND_OF"
 
 
-class _TextArgumentParser(argparse.ArgumentParser):
+class _TextArgumentParser(RepeatCheckingParser):
     """``query`` and ``ingest``: a lone argument is always the question or the source path.
 
     Orphus runs ``<command> query <question>`` with no ``--`` (contracts/roundtable.md §8.1), so
@@ -170,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m commonkeep.dossier``."""
-    parser = argparse.ArgumentParser(prog="dossier", description="Dossier-compatible wiki memory (commonkeep).")
+    parser = RepeatCheckingParser(prog="dossier", description="Dossier-compatible wiki memory (commonkeep).")
     configure(parser)
     args: Any = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     try:

@@ -21,6 +21,7 @@ from commonkeep.governance.show import op_lines, patch_lines, written_lines
 from commonkeep.governance.writer import acting_role
 from commonkeep.store.root import resolve_root
 from commonkeep.util.jsonout import print_json
+from commonkeep.util.repeated_options import ListOption
 
 if TYPE_CHECKING:
     from commonkeep.store.layout import Layout
@@ -214,6 +215,13 @@ def run_review(args: argparse.Namespace) -> int:
     from commonkeep.governance.review import approve, pending, reject
     from commonkeep.governance.writer import require_writer
 
+    for flag in ("approve", "reject", "undo"):
+        if getattr(args, flag) == []:  # `--approve ""`: not the same as no --approve (which lists the queue)
+            raise BadInput(f"--{flag} is empty: name the candidate id(s), comma-separated (e.g. --{flag} cap_…)",
+                           hint="`commonkeep review --list` shows the pending ids")
+    if args.text is not None and args.approve and len(args.approve) > 1:
+        raise BadInput(f"--text edits one candidate, but --approve names {len(args.approve)} ({', '.join(args.approve)}); "
+                       "nothing was decided", hint="approve the one to edit with its own `review --approve ID --text ...`")
     root, role = _root(args), _role(args)
     if args.approve or args.reject or args.undo or not (args.list or args.json or not (args.interactive or sys.stdin.isatty())):
         require_writer("review", role, root)  # deciding is the writer's; reading the queue is for everyone
@@ -417,25 +425,27 @@ def configure(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("patch", nargs="?", help="patch id (patch_…) or path to a patch file "
                             "(default: the latest proposed patch)")
         parser.add_argument("--latest", action="store_true", help="apply the latest proposed patch (the same as no patch)")
-        parser.add_argument("--ops", action="append", metavar="OP_IDS", help="op ids to apply, comma-separated (default: the default-selected ones)")
+        parser.add_argument("--ops", action=ListOption, metavar="OP_IDS",
+                            help="op ids to apply, comma-separated, repeatable (default: the default-selected ones)")
         wait_option()
         parser.set_defaults(run=run_apply)
     elif name == "ratify":
         parser.add_argument("id", help="an L1 candidate id (cap_…), or a patch id with --ops")
-        parser.add_argument("--ops", action="append", metavar="OP_IDS", help="L1 op ids of the patch to ratify")
+        parser.add_argument("--ops", action=ListOption, metavar="OP_IDS", help="L1 op ids of the patch to ratify, comma-separated, repeatable")
         wait_option()
         parser.set_defaults(run=run_ratify)
     elif name == "review":
         parser.add_argument("--list", action="store_true", help="print the queue and exit")
-        parser.add_argument("--approve", action="append", metavar="ID", help="approve a candidate (repeatable)")
+        parser.add_argument("--approve", action=ListOption, metavar="ID", help="approve candidates (comma-separated, repeatable)")
         parser.add_argument("--text", help="with one --approve: the edited statement to store instead")
-        parser.add_argument("--reject", action="append", metavar="ID", help="reject a candidate (repeatable; needs --reason)")
+        parser.add_argument("--reject", action=ListOption, metavar="ID", help="reject candidates (comma-separated, repeatable; needs --reason)")
         parser.add_argument("--reason", help="why the candidates are rejected (or a decision undone)")
         parser.add_argument("--choice", choices=["add", "reinforce", "replace", "keep_both"],
                             help="with --approve: what approving does (a duplicate: reinforce or replace the existing record; "
                                  "a conflict: replace it or keep_both, marked contested); default: the candidate's own")
-        parser.add_argument("--undo", action="append", metavar="ID",
-                            help="undo the decision on a candidate: a reversing patch, and the candidate back in the queue (repeatable)")
+        parser.add_argument("--undo", action=ListOption, metavar="ID",
+                            help="undo the decision on a candidate: a reversing patch, and the candidate back in the queue "
+                                 "(comma-separated, repeatable)")
         parser.add_argument("--interactive", action="store_true", help="prompt even when standard input is not a terminal")
         parser.set_defaults(run=run_review)
     elif name == "forget":

@@ -15,6 +15,7 @@ from commonkeep.errors import BadInput
 from commonkeep.store.root import RootChoice, resolve_root
 from commonkeep.store.vocabulary import DURABILITIES, RULE_TYPES, TRUST_CLASSES
 from commonkeep.util.jsonout import print_json
+from commonkeep.util.repeated_options import ListOption
 
 
 def root_of(args: argparse.Namespace) -> RootChoice:
@@ -92,7 +93,7 @@ def run_write(args: argparse.Namespace) -> int:
         from commonkeep.store.candidates import default_provenance
         from commonkeep.store.capture import capture
 
-        tags = [t.strip() for t in (args.tags or "").split(",") if t.strip()]
+        tags = args.tags or []  # repeats add up: util.repeated_options.ListOption
         prov = default_provenance(agent=args.agent, role=args.role, host=args.host, session_id=args.session)
         done = capture(
             choice.path,
@@ -184,7 +185,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--daily", action="store_true", help="append to today's daily log instead of the inbox")
         parser.add_argument("--init", action="store_true",
                             help="create the memory root if it does not exist yet (else a missing root is an error)")
-        parser.add_argument("--tags", help="comma-separated tags")
+        parser.add_argument("--tags", action=ListOption, help="comma-separated tags (repeatable: they add up)")
         parser.add_argument("--evidence", action="append", metavar="REF", help="evidence reference (repeatable)")
         parser.add_argument("--confidence", type=float, help="0..1, how sure the writer is (default: scored by the curator)")
         parser.add_argument("--trust", choices=TRUST_CLASSES, metavar="CLASS",

@@ -51,8 +51,11 @@ def test_export_through_the_cli_with_role_from_flag_or_environment(agent_base: P
         bad = ck("roundtable", "export", "ops", "/etc/ops.md", "--role", "librarian")
         assert bad.returncode == 2 and "absolute paths are not allowed" in bad.stderr and "Traceback" not in bad.stderr
 
-        # the role given after the action wins over one given before it
-        done = ck("roundtable", "--role", "planner", "export", "ops", "raw/ops.md", "--json", "--role", "librarian")
+        # two different roles, before and after the action: refused, none of them silently dropped
+        clash = ck("roundtable", "--role", "planner", "export", "ops", "raw/ops.md", "--json", "--role", "librarian")
+        assert clash.returncode == 2 and json.loads(clash.stdout)["ok"] is False
+        assert "argument --role: given twice with different values, 'planner' and 'librarian'" in clash.stderr
+        done = ck("roundtable", "export", "ops", "raw/ops.md", "--json", "--role", "librarian")
         assert done.returncode == 0, done.stderr
         details = json.loads(done.stdout)
         assert details["messages"] == 1 and details["droppedBefore"] == 0 and details["truncated"] is False

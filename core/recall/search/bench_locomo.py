@@ -24,6 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from commonkeep.util.repeated_options import ListOption
+
 KS = (1, 5, 10)
 BOOTSTRAP_RESAMPLES = 1000
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -262,7 +264,7 @@ def split_mode(spec: str) -> tuple[str, bool]:
 def run(args: argparse.Namespace) -> int:
     from commonkeep.recall.search.hybrid import MODES
 
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    modes = list(args.modes)  # comma-separated, repeats add up: util.repeated_options.ListOption
     for m in modes:
         if split_mode(m)[0] not in MODES:
             from commonkeep.errors import BadInput
@@ -307,8 +309,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--modes",
-        default="keyword",
-        help="comma-separated search modes to score besides the BM25 baseline (auto, keyword, semantic, deep, "
+        action=ListOption,
+        default=["keyword"],
+        help="comma-separated search modes (repeatable: they add up) to score besides the BM25 baseline (auto, keyword, semantic, deep, "
         "rerank, llm; default keyword); append :expand to score one with pseudo-relevance feedback "
         "(e.g. keyword,keyword:expand); llm asks the LLM at $COMMONKEEP_RERANK_LLM_URL once per question "
         "(unset or failing: auto's results, and the table's used column says so)",
