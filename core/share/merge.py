@@ -205,8 +205,17 @@ def _deletion_kept(rid: str, bline: bytes | None, oline: bytes | None,
         return None
     kept = deleted[0]  # both machines deleted it: the smaller line, the same on every machine
     contested = [Contested(rid, kind, line, kept) for kind, line in ((DELETED_THEIRS, oline), (DELETED_OURS, tline))
-                 if line is not None and line != bline and not _is_deleted(line)]
+                 if line is not None and line != bline and not _is_deleted(line) and not _held_by(line, kept)]
     return kept, contested
+
+
+def _held_by(line: bytes, kept: bytes) -> bool:
+    """``line`` says nothing the deletion line does not: they differ in ``status`` and
+    ``updated_at`` only (e.g. both machines promoted the same candidate, then one deleted it)."""
+    a, b = _as_object(line), _as_object(kept)
+    skip = ("status", "updated_at")
+    return a is not None and b is not None and ({k: v for k, v in a.items() if k not in skip}
+                                                == {k: v for k, v in b.items() if k not in skip})
 
 
 def merge_bytes(base: bytes, ours: bytes, theirs: bytes, purged: frozenset[str] = frozenset(),

@@ -120,6 +120,27 @@ def test_a_deletion_wins_over_an_edit_on_the_other_machine_and_keeps_its_line(
     _settled(capsys, a, b, rid, TEXT, EDITED)
 
 
+def test_a_deletion_of_a_candidate_both_machines_promoted_keeps_its_line_and_asks_nothing(
+        three: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    from commonkeep.governance.review import approve
+    from commonkeep.store.capture import capture
+    from commonkeep.store.ids import memory_id_for
+
+    a, b, _ = three
+    cid = str(capture(a, TEXT, evidence_refs=["chat:1", "chat:2"]).candidate["id"])
+    _sync(capsys, a)
+    _sync(capsys, b)
+    for root in (a, b):  # offline, both promote the shared candidate
+        approve(root, [cid], role=WRITER)
+    rid = memory_id_for(cid)
+    kept = _forget(capsys, a, rid)
+    for root in (b, a, b):
+        _sync(capsys, root)
+    assert _lines(a, rid) == [kept] and _lines(b, rid) == [kept]
+    assert [c for root in (a, b) for c in contested(root)] == []  # B's copy said nothing the deletion line lacks
+    _settled(capsys, a, b, rid, TEXT)
+
+
 def test_deleted_on_both_machines_keeps_one_line_the_same_on_both(
         three: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     a, b, rid = _two_machines(capsys, three)
@@ -190,6 +211,16 @@ def test_the_driver_keeps_the_deletion_line_byte_for_byte(ours: bytes | None, th
     res = merge_bytes(BASE + b"\n", (ours or b"") + b"\n", (theirs or b"") + b"\n", deleted=frozenset({RID}))
     assert res.data == GONE + b"\n"
     assert [(c.kind, c.line) for c in res.contested] == ([(kind, EDIT)] if kind else [])
+
+
+def test_the_driver_sets_nothing_aside_when_the_other_line_says_nothing_new() -> None:
+    """Both machines promoted the same candidate (no base), then one deleted it: the other's line
+    holds nothing the deletion line does not, so no contested candidate is made of it."""
+    for ours, theirs in ((GONE, BASE), (BASE, GONE)):
+        res = merge_bytes(b"", ours, theirs, deleted=frozenset({RID}))
+        assert res.data == GONE + b"\n" and res.contested == []
+    res = merge_bytes(b"", GONE, EDIT, deleted=frozenset({RID}))
+    assert [c.line for c in res.contested] == [EDIT]
 
 
 def test_the_driver_keeps_nothing_of_a_purged_record_and_the_smaller_of_two_deletion_lines() -> None:
