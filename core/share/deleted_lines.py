@@ -9,7 +9,9 @@ An audit-preserving deletion (``deletion_mode: audit_preserving``) keeps the rec
 - every other line of the record (an old active version a merge brought back, another machine's
   edit) is dropped;
 - a deletion line the merged files lack (a machine that dropped it, or a merge that took the
-  other side's file) is put back from the two commits being merged, in the file it was in.
+  other side's file) is put back from the two commits being merged, in the file it was in, or
+  else from the history (a sync of an older commonkeep dropped it everywhere; each id is looked
+  for once per clone).
 
 A privacy purge (``privacy_purge``) keeps nothing: every line of the record is dropped.
 """
@@ -17,6 +19,7 @@ A privacy purge (``privacy_purge``) keeps nothing: every line of the record is d
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +31,8 @@ from commonkeep.store import jsonl
 from commonkeep.store.layout import Layout
 
 _GREP_CHUNK = 400  # ids per `git grep` (its argument list stays short)
+HISTORY_COMMITS = 200  # the newest commits that name a lacking id, searched for its deletion line
+SEARCHED_NAME = "commonkeep-deleted-lines.json"
 
 
 def is_record_file(path: str) -> bool:
@@ -141,6 +146,58 @@ def found_at(root: Path, rev: str, ids: set[str]) -> dict[str, tuple[str, bytes]
                         and (rid not in out or line < out[rid][1])):
                     out[rid] = (path, line)
     return out
+
+
+def _searched_file(root: Path) -> Path | None:
+    res = run_git(root, "rev-parse", "--absolute-git-dir", check=False)
+    return Path(res.out.strip()) / SEARCHED_NAME if res.code == 0 and res.out.strip() else None
+
+
+def _searched(path: Path) -> set[str]:
+    try:
+        doc: Any = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return set()
+    ids = doc.get("searched") if isinstance(doc, dict) else None
+    return {x for x in ids if isinstance(x, str)} if isinstance(ids, list) else set()
+
+
+def in_history(root: Path, ids: set[str]) -> dict[str, tuple[str, bytes]]:
+    """The deletion lines of ``ids`` found in the history of ``HEAD`` (newest first, the commits
+    whose changes name one of them; at most ``HISTORY_COMMITS``). Each id is searched once per
+    clone: the ids searched are kept in ``<git dir>/commonkeep-deleted-lines.json`` (ids only)."""
+    marker = _searched_file(root)
+    if marker is None:
+        return {}
+    done = _searched(marker)
+    todo = {i for i in ids if re.fullmatch(r"[\w.:-]+", i)} - done
+    out: dict[str, tuple[str, bytes]] = {}
+    if not todo:
+        return out
+    ordered = sorted(todo)
+    for start in range(0, len(ordered), _GREP_CHUNK):
+        chunk = set(ordered[start:start + _GREP_CHUNK])
+        pattern = "|".join(re.escape(i) for i in sorted(chunk))
+        log = run_git(root, "log", "--format=%H", "-E", f"-G{pattern}", f"-{HISTORY_COMMITS}", "HEAD", "--",
+                      "memory", check=False)
+        for commit in log.out.split():
+            out.update(found_at(root, commit, chunk - set(out)))
+            if not chunk - set(out):
+                break
+    jsonl.atomic_write_bytes(marker, (json.dumps({"searched": sorted(done | todo)}) + "\n").encode("utf-8"))
+    return out
+
+
+def recover(lay: Layout, lacking: set[str], revs: list[str]) -> dict[str, tuple[str, bytes]]:
+    """id -> (file, line): the deletion lines the working tree lacks, from the commits being
+    merged (``revs``), else from the history (an older sync dropped them)."""
+    wanted = with_content(lay, lacking) if lacking and (revs or (lay.root / ".git").exists()) else set()
+    found: dict[str, tuple[str, bytes]] = {}
+    for rev in revs if wanted else ():
+        found.update(found_at(lay.root, rev, wanted - set(found)))
+    if wanted - set(found) and (lay.root / ".git").exists():
+        found.update(in_history(lay.root, wanted - set(found)))
+    return found
 
 
 def put_back(lay: Layout, lines: dict[str, tuple[str, bytes]]) -> list[str]:

@@ -293,7 +293,7 @@ def settle(lay: Layout, tombs: Tombs, extra_texts: Iterable[str] = (), *, held_h
     """Make every tombstone in ``tombs`` win in the working tree (see the module docstring).
     ``held_here``: this machine held a record purged elsewhere, so its own copies (the search
     databases too) are scrubbed even where no text is found by value. ``revs``: the commits being
-    merged, where a deletion line the merged files lack is found again."""
+    merged, where a deletion line the merged files lack is found first (then in the history)."""
     revs = list(dict.fromkeys(revs))
     done = Settled()
     dead, purged = tombs.tombstoned, tombs.purged
@@ -361,12 +361,7 @@ def settle(lay: Layout, tombs: Tombs, extra_texts: Iterable[str] = (), *, held_h
         for path in sorted({p for p, _ in lines.drop}):
             _rewrite_lines(path, deleted_lines.keeper(lines.kept, dead, path))
         done.dropped = [f"{lay.rel(p)}#{rid}" for p, rid in lines.drop]
-    wanted = deleted_lines.with_content(lay, lines.lacking) if revs else set()
-    found: dict[str, tuple[str, bytes]] = {}
-    for rev in revs if wanted else ():
-        for rid, hit in deleted_lines.found_at(lay.root, rev, wanted - set(found)).items():
-            found[rid] = hit
-    done.restored = deleted_lines.put_back(lay, found)
+    done.restored = deleted_lines.put_back(lay, deleted_lines.recover(lay, lines.lacking, revs))
     if needles and (lay.root / ".git").is_dir():  # this clone's audit copies of versions that lost a merge
         for local in sorted((lay.root / ".git").glob("commonkeep-contested*.jsonl")):
             data = local.read_bytes()

@@ -229,3 +229,25 @@ def test_the_driver_keeps_nothing_of_a_purged_record_and_the_smaller_of_two_dele
     for ours, theirs in ((GONE, other), (other, GONE)):
         res = merge_bytes(BASE, ours, theirs, deleted=frozenset({RID}))
         assert res.data == GONE + b"\n" and res.contested == []
+
+
+def test_a_deletion_line_an_older_sync_dropped_everywhere_is_put_back_from_the_history(
+        three: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """Both machines and the remote lost the line (what an older commonkeep's sync did): the next
+    sync finds it in the history, once per clone, and both machines end with it again."""
+    a, b, rid = _two_machines(capsys, three)
+    kept = _forget(capsys, a, rid)
+    _sync(capsys, a)
+    _sync(capsys, b)
+    (a / L2).write_bytes(b"".join(ln + b"\n" for ln in (a / L2).read_bytes().split(b"\n") if ln.strip() and ln != kept))
+    git(a, "commit", "-q", "-am", "an older sync dropped the deletion line")
+    git(a, "push", "-q", "origin", "HEAD")
+    git(b, "pull", "-q", "--no-rebase", "origin", git(b, "branch", "--show-current").strip())
+    assert _lines(b, rid) == []
+    rep = _sync(capsys, b)
+    assert _lines(b, rid) == [kept] and rep["restored"] == [f"{L2}#{rid}"]
+    assert rid in json.loads((b / ".git/commonkeep-deleted-lines.json").read_text(encoding="utf-8"))["searched"]
+    _sync(capsys, a)
+    assert _lines(a, rid) == [kept]
+    assert _sync(capsys, b)["restored"] == []
+    _settled(capsys, a, b, rid, TEXT)
