@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from commonkeep.share.merge import DELETED_OURS, DELETED_THEIRS, merge_bytes
-from tests.share.helpers import L2, WRITER, cli, git, holders, manual_patch, remote_holders
+from tests.share.helpers import L2, WRITER, cli, git, holders, manual_patch, remote_holders, sync_killed
 from tests.store.test_share import contested
 
 TEXT = "The deploy script lives in tools/deploy.sh and needs the ops VPN."
@@ -139,6 +139,23 @@ def test_a_deletion_of_a_candidate_both_machines_promoted_keeps_its_line_and_ask
     assert _lines(a, rid) == [kept] and _lines(b, rid) == [kept]
     assert [c for root in (a, b) for c in contested(root)] == []  # B's copy said nothing the deletion line lacks
     _settled(capsys, a, b, rid, TEXT)
+
+
+@pytest.mark.parametrize("step", ["merged", "settled"])
+def test_a_sync_killed_mid_merge_still_keeps_the_deletion_line(
+        three: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str], step: str) -> None:
+    """A real SIGKILL of B's sync after its merge (before the settle, or before the merge commit):
+    the next sync finishes it, and the deletion line stays, the edit waiting for review."""
+    a, b, rid = _two_machines(capsys, three)
+    kept = _forget(capsys, a, rid)
+    _edit(b, rid, EDITED, "edit03")
+    _sync(capsys, a)
+    assert sync_killed(b, step) == -9
+    _sync(capsys, b)
+    _sync(capsys, a)
+    assert _lines(a, rid) == [kept] and _lines(b, rid) == [kept]
+    assert [c["text"] for c in contested(b) if c["matched_memory_ids"] == [rid]] == [EDITED]
+    _settled(capsys, a, b, rid, TEXT, EDITED)
 
 
 def test_deleted_on_both_machines_keeps_one_line_the_same_on_both(
