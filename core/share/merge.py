@@ -16,7 +16,11 @@ is written into OURS and the exit code is 0. Rules, per id:
 - deleted on one side, unchanged on the other: deleted.
 
 An id the running sync lists as purged (``<git dir>/commonkeep-sync.json``, written before the
-merge) is dropped from every side and never set aside: a tombstone wins over every version.
+merge) is dropped from every side and never set aside: a tombstone wins over every version. An id
+it lists as deleted but not purged (an audit-preserving deletion) keeps the one line the deletion
+wrote (``status: "deleted"``, byte for byte; both machines deleted it: the smaller line, so every
+machine keeps the same) wherever a side still has it; the other side's changed version goes to
+the side file (``deleted_ours``/``deleted_theirs``), as for a deletion that removed the line.
 
 Order: ours' lines in their order, then theirs' new lines in theirs' order. Lines are copied
 byte for byte. Lines that do not parse or carry no ``id`` (and a second line with an id already
@@ -186,17 +190,55 @@ def _merge_line(bline: bytes | None, oline: bytes, tline: bytes) -> tuple[bytes,
     return encode_line(merged), conflicts or None
 
 
-def merge_bytes(base: bytes, ours: bytes, theirs: bytes, purged: frozenset[str] = frozenset()) -> MergeResult:
-    """Merge three versions of a JSONL file (pure); ids in ``purged`` are dropped from every side."""
+def _is_deleted(line: bytes | None) -> bool:
+    obj = _as_object(line)
+    return obj is not None and obj.get("status") == "deleted"
+
+
+def _deletion_kept(rid: str, bline: bytes | None, oline: bytes | None,
+                   tline: bytes | None) -> tuple[bytes, list[Contested]] | None:
+    """An audit-preserving deletion of ``rid``: the line it wrote (``status: "deleted"``) wins over
+    every other version, and a side's changed version is set aside; ``None`` when neither side has
+    such a line (the ordinary rules apply, and the sync drops what is left)."""
+    deleted = sorted({x for x in (oline, tline) if x is not None and _is_deleted(x)})
+    if not deleted:
+        return None
+    kept = deleted[0]  # both machines deleted it: the smaller line, the same on every machine
+    contested = [Contested(rid, kind, line, kept) for kind, line in ((DELETED_THEIRS, oline), (DELETED_OURS, tline))
+                 if line is not None and line != bline and not _is_deleted(line) and not _held_by(line, kept)]
+    return kept, contested
+
+
+def _held_by(line: bytes, kept: bytes) -> bool:
+    """``line`` says nothing the deletion line does not: they differ in ``status`` and
+    ``updated_at`` only (e.g. both machines promoted the same candidate, then one deleted it)."""
+    a, b = _as_object(line), _as_object(kept)
+    skip = ("status", "updated_at")
+    return a is not None and b is not None and ({k: v for k, v in a.items() if k not in skip}
+                                                == {k: v for k, v in b.items() if k not in skip})
+
+
+def merge_bytes(base: bytes, ours: bytes, theirs: bytes, purged: frozenset[str] = frozenset(),
+                deleted: frozenset[str] = frozenset()) -> MergeResult:
+    """Merge three versions of a JSONL file (pure); ids in ``purged`` are dropped from every side,
+    ids in ``deleted`` (and not in ``purged``) keep the line their deletion wrote."""
     b, o, t = parse(base), parse(ours), parse(theirs)
     out: list[bytes] = []
     seen_plain: set[bytes] = set()
     contested: list[Contested] = []
+    kept_only = deleted - purged
 
     def plain(line: bytes) -> None:
         if line not in seen_plain:
             seen_plain.add(line)
             out.append(line)
+
+    def deletion(rid: str, oline: bytes | None, tline: bytes | None) -> bool:
+        won = _deletion_kept(rid, b.keyed.get(rid), oline, tline) if rid in kept_only else None
+        if won is not None:
+            out.append(won[0])
+            contested.extend(won[1])
+        return won is not None
 
     for rid, oline in o.order:
         if rid is None:
@@ -205,6 +247,8 @@ def merge_bytes(base: bytes, ours: bytes, theirs: bytes, purged: frozenset[str] 
         if rid in purged:
             continue  # a tombstone wins over every version, and nothing of it is set aside
         tline = t.keyed.get(rid)
+        if deletion(rid, oline, tline):
+            continue
         bline = b.keyed.get(rid)
         if tline is not None:
             if tline == oline or bline == tline:
@@ -224,7 +268,7 @@ def merge_bytes(base: bytes, ours: bytes, theirs: bytes, purged: frozenset[str] 
         if rid is None:
             plain(tline)
             continue
-        if rid in o.keyed or rid in purged:
+        if rid in o.keyed or rid in purged or deletion(rid, None, tline):
             continue
         bline = b.keyed.get(rid)
         if bline is None:
@@ -238,14 +282,20 @@ def merge_bytes(base: bytes, ours: bytes, theirs: bytes, purged: frozenset[str] 
 JOURNAL_NAME = "commonkeep-sync.json"
 
 
-def purged_ids(gitdir: Path) -> frozenset[str]:
-    """The record ids the running sync lists as purged (its journal; no journal: none)."""
+def journal_ids(gitdir: Path, key: str) -> frozenset[str]:
+    """The record ids the running sync lists under ``key`` (``purged``, ``tombstoned``) in its
+    journal; no journal: none."""
     try:
         doc: Any = json.loads((gitdir / JOURNAL_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return frozenset()
-    ids = doc.get("purged") if isinstance(doc, dict) else None
+    ids = doc.get(key) if isinstance(doc, dict) else None
     return frozenset(x for x in ids if isinstance(x, str)) if isinstance(ids, list) else frozenset()
+
+
+def purged_ids(gitdir: Path) -> frozenset[str]:
+    """The record ids the running sync lists as purged (its journal; no journal: none)."""
+    return journal_ids(gitdir, "purged")
 
 
 def side_file(cwd: Path | None = None) -> Path:
@@ -300,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 1
     side = side_file()
-    result = merge_bytes(base, ours, theirs, purged_ids(side.parent))
+    result = merge_bytes(base, ours, theirs, purged_ids(side.parent), journal_ids(side.parent, "tombstoned"))
     try:
         append_side(side, path, result.contested)  # first: a contested line is never lost
         Path(ours_p).write_bytes(result.data)

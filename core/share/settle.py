@@ -4,7 +4,9 @@ A merge can bring back what a deletion removed: the other machine promoted the s
 edited the record through a patch, or kept its own copy of the candidate, the patch or a daily
 log. ``settle`` runs on the merged working tree before the merge is committed (and again by the
 next sync when one was cut off). For every tombstoned record it drops the record's lines from the
-record files; for every record purged for privacy (``deletion_mode: privacy_purge``) it also
+record files, all but the line an audit-preserving deletion keeps (``status: "deleted"``, byte
+for byte, once; put back when the merge lost it: :mod:`commonkeep.share.deleted_lines`); for
+every record purged for privacy (``deletion_mode: privacy_purge``) it drops every line and also
 scrubs what still holds the text: candidates in the inbox (their text, and contested candidates
 about the record), the ops of every patch file, linked evidence, daily logs, and this machine's
 own copies (runtime files, reports, session summaries, the search databases). Duplicate
@@ -26,21 +28,16 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.governance import purge
+from commonkeep.share import deleted_lines
+from commonkeep.share.deleted_lines import is_record_file
 from commonkeep.share.git import run_git
-from commonkeep.share.merge import PURGE_MODE, record_id
+from commonkeep.share.merge import PURGE_MODE
 from commonkeep.store import jsonl
 from commonkeep.store.ids import memory_id_for
 from commonkeep.store.layout import Layout
 
 TOMBSTONES = "memory/tombstones.jsonl"
 INBOX = "inbox/captured.jsonl"
-
-
-def is_record_file(path: str) -> bool:
-    """A canonical record file (L1, L2, a project file): only their lines are memory statements."""
-    return path in ("memory/L1.identity.jsonl", "memory/L2.playbooks.jsonl") or (
-        path.startswith("memory/projects/") and path.endswith(".jsonl") and "/" not in path[len("memory/projects/"):]
-    )
 
 
 @dataclass
@@ -176,6 +173,7 @@ def texts_in(name: str, data: bytes, ids: set[str]) -> dict[str, set[str]]:
 @dataclass
 class Settled:
     dropped: list[str] = field(default_factory=list)  # "path#id" of record lines dropped
+    restored: list[str] = field(default_factory=list)  # "path#id" of deletion lines put back (audit-preserving)
     scrubbed: list[str] = field(default_factory=list)  # files whose copies of purged text were scrubbed
     texts: int = 0  # how many distinct statements were scrubbed (never the text)
     tombstones_merged: int = 0
@@ -261,24 +259,6 @@ def traces(lay: Layout, purged: set[str]) -> list[tuple[str, str, str]]:
     return found
 
 
-def _record_traces(lay: Layout, dead: set[str], purged: set[str]) -> tuple[list[tuple[Path, str]], list[str]]:
-    lines: list[tuple[Path, str]] = []
-    texts: list[str] = []
-    for path in lay.canonical_files():
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        for line in data.split(b"\n"):
-            rid = record_id(line) if line.strip() else None
-            if rid is not None and rid in dead:
-                lines.append((path, rid))
-                if rid in purged:
-                    obj = json.loads(line)
-                    texts.append(str(obj.get("statement", "")))
-    return lines, texts
-
-
 def _record_hashes(lay: Layout, hashes: list[str]) -> None:
     """Daily-log lines this scrub changed, by sha256, in a patch file of their own (no op, no text)."""
     from commonkeep.governance.patch import write_patch
@@ -308,13 +288,17 @@ def _derived_hit(lay: Layout, needles: list[str]) -> bool:
     return False
 
 
-def settle(lay: Layout, tombs: Tombs, extra_texts: Iterable[str] = (), *, held_here: bool = False) -> Settled:
+def settle(lay: Layout, tombs: Tombs, extra_texts: Iterable[str] = (), *, held_here: bool = False,
+           revs: Iterable[str] = ()) -> Settled:
     """Make every tombstone in ``tombs`` win in the working tree (see the module docstring).
     ``held_here``: this machine held a record purged elsewhere, so its own copies (the search
-    databases too) are scrubbed even where no text is found by value."""
+    databases too) are scrubbed even where no text is found by value. ``revs``: the commits being
+    merged, where a deletion line the merged files lack is found first (then in the history)."""
+    revs = list(dict.fromkeys(revs))
     done = Settled()
     dead, purged = tombs.tombstoned, tombs.purged
-    rec_lines, texts = _record_traces(lay, dead, purged)
+    lines = deleted_lines.plan(lay, dead, purged)
+    texts = [str(json.loads(line).get("statement", "")) for line in lines.purged_lines]
     copies = traces(lay, purged)
     texts += [t for _, _, t in copies]
     texts += list(extra_texts)
@@ -373,15 +357,11 @@ def settle(lay: Layout, tombs: Tombs, extra_texts: Iterable[str] = (), *, held_h
         for path in (lay.evidence, lay.inquiries, lay.reinforcement):
             if _rewrite_lines(path, evidence if path == lay.evidence else (lambda ln: _replace_text(ln, needles))):
                 done.scrubbed.append(lay.rel(path))
-    if rec_lines:
-        for path in sorted({p for p, _ in rec_lines}):
-
-            def drop(line: bytes) -> bytes | None:
-                rid = record_id(line) if line.strip() else None
-                return None if rid is not None and rid in dead else line
-
-            _rewrite_lines(path, drop)
-        done.dropped = [f"{lay.rel(p)}#{rid}" for p, rid in rec_lines]
+    if lines.drop:  # every line of a purged record; of an audit-preserving deletion, all but its deletion line
+        for path in sorted({p for p, _ in lines.drop}):
+            _rewrite_lines(path, deleted_lines.keeper(lines.kept, dead, path))
+        done.dropped = [f"{lay.rel(p)}#{rid}" for p, rid in lines.drop]
+    done.restored = deleted_lines.put_back(lay, deleted_lines.recover(lay, lines.lacking, revs))
     if needles and (lay.root / ".git").is_dir():  # this clone's audit copies of versions that lost a merge
         for local in sorted((lay.root / ".git").glob("commonkeep-contested*.jsonl")):
             data = local.read_bytes()

@@ -12,7 +12,8 @@ Steps, under the writer lock, with the work owed recorded first in the sync jour
    the commit and the merge makes git refuse: the new change is committed and the merge tried
    again (a few times);
 3. settle (:mod:`commonkeep.share.settle`): every tombstone wins over every other version of its
-   record, in records, inbox, patches, evidence, daily logs and this machine's own copies; a
+   record, in records, inbox, patches, evidence, daily logs and this machine's own copies (an
+   audit-preserving deletion keeps its line with ``status: "deleted"``); a
    rejection for poisoning wins over a promotion (:mod:`commonkeep.share.rejections`); the
    driver's side file becomes contested candidates (:mod:`commonkeep.share.contested`);
 4. commit the merge (so no merge commit this sync makes holds purged text), rebuild the index
@@ -73,6 +74,7 @@ class SyncReport:
     pushed: bool = False
     recovered: list[str] = field(default_factory=list)  # what an interrupted sync left, and was recovered
     dropped: list[str] = field(default_factory=list)  # "path#id" of tombstoned record lines the merge brought back
+    restored: list[str] = field(default_factory=list)  # "path#id" of deletion lines (audit-preserving) put back
     rejected_poisoned: list[str] = field(default_factory=list)  # records deleted: their candidate was rejected as poisoned
     notes: list[str] = field(default_factory=list)
     next_step: str = ""
@@ -213,7 +215,7 @@ def _finish_merge(root: Path, lay: Layout, gitdir: Path, prev: journal.Journal, 
     from commonkeep.share.rejections import rejections_win
 
     tombs = tombs_here(lay) | Tombs(set(prev.tombstoned), set(prev.purged))
-    settle(lay, tombs, [t for rev in revs for t in statements_at(root, rev, tombs.purged)], held_here=True)
+    settle(lay, tombs, [t for rev in revs for t in statements_at(root, rev, tombs.purged)], held_here=True, revs=revs)
     report.rejected_poisoned += rejections_win(root, role)
     from_side = candidates_from_side(root, gitdir / SIDE_FILE_NAME, name, prev.theirs, role, tombs.purged)
     report.contested += from_side.created
@@ -251,7 +253,7 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
     if prev is not None and prev.stage in ("merge", "settle") and prev.purged:
         # the scrub an interrupted sync owes is finished first, offline (the remote may be unreachable now)
         settle(lay, tombs_here(lay) | Tombs(set(prev.tombstoned), set(prev.purged)),
-               [t for rev in revs for t in statements_at(root, rev, set(prev.purged))], held_here=True)
+               [t for rev in revs for t in statements_at(root, rev, set(prev.purged))], held_here=True, revs=revs)
         from commonkeep.store.render import render_all
 
         render_all(lay)  # rendered/ is a copy too
@@ -305,15 +307,19 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
     tombs = tombs_here(lay) | Tombs(set(owed.tombstoned), set(owed.purged))
     extra = [t for rev in dict.fromkeys(revs) for t in statements_at(root, rev, tombs.purged)]
     incoming = tombs.purged - dead_before.purged
-    settled = settle(lay, tombs, extra, held_here=bool(incoming & set(before)))
-    report.dropped = settled.dropped
+    settled = settle(lay, tombs, extra, held_here=bool(incoming & set(before)), revs=revs)
+    report.dropped, report.restored = settled.dropped, settled.restored
     if settled.texts and incoming & set(before):
         report.notes.append(f"{len(incoming & set(before))} record(s) purged for privacy on another machine: scrubbed "
                             "from this machine's local copies too (runtime files, reports, session summaries, "
                             "search databases)")
     if settled.dropped:
         report.notes.append(f"{len(settled.dropped)} line(s) of deleted records the merge brought back were dropped "
-                            "(a tombstone wins over every other version)")
+                            "(a tombstone wins over every other version; an audit-preserving deletion keeps its "
+                            "line with status deleted)")
+    if settled.restored:
+        report.notes.append(f"{len(settled.restored)} line(s) kept by audit-preserving deletions were missing after "
+                            "the merge and were put back from the commits being merged")
     if settled.scrubbed and not incoming & set(before):
         report.notes.append("copies of purged memory the merge brought back were scrubbed again "
                             f"({_describe(settled.scrubbed)})")
