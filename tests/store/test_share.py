@@ -225,9 +225,9 @@ def test_same_record_changed_on_both_sides_becomes_one_contested_candidate(
 
 
 def _only_deleted(root: Path, rid: str) -> bool:
-    """No live line of ``rid`` in L2: none, or the one an audit-preserving delete keeps (status deleted, as OmpKeep)."""
+    """No live line of ``rid`` in L2: exactly the one an audit-preserving delete keeps (status deleted, as OmpKeep)."""
     rows = [json.loads(x) for x in (root / L2).read_text(encoding="utf-8").splitlines() if rid in x]
-    return all(r["status"] == "deleted" for r in rows)
+    return len(rows) == 1 and rows[0]["status"] == "deleted"
 
 
 def test_deleted_on_one_side_changed_on_the_other_deletion_wins(
