@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -33,19 +34,41 @@ def print_item(item: Any) -> None:
         print("      after:\n" + "\n".join("        " + line for line in ba["after"]))
 
 
+def _items(root: str) -> Iterator[Any]:
+    """The review items of the ``new`` candidates, oldest first, each planned when it is reached
+    (``decide.plan``, as the web app's queue does): the first is asked about at once, not after
+    the whole queue is curated (10,000 pending: about 5 s)."""
+    from commonkeep.governance.decide import load_context, plan
+    from commonkeep.governance.review import item_of
+    from commonkeep.governance.scoring import memory_worth
+    from commonkeep.governance.secrets import redacted_kinds
+    from commonkeep.store.core import Store
+
+    pending = Store(root, warn=False).candidates(status="new")
+    if not pending:
+        return
+    ctx = load_context(root)
+    for cand in pending:
+        item = item_of(plan(ctx, cand), ctx.by_id)
+        text = str(item.candidate["text"])  # the curator's worth, as the queue shows it (``review.pending``)
+        worth = memory_worth(text, evidence_count=len(item.candidate.get("evidence_refs") or []),
+                             secret_kinds=redacted_kinds(text))
+        item.candidate.setdefault("worth_decision", worth.decision)
+        item.candidate.setdefault("worth_score", worth.score)
+        yield item
+
+
 def interactive(root: str, role: str | None) -> int:
     """Plain `commonkeep review` in a terminal: ask about each candidate in turn."""
     from commonkeep.governance.cli import _apply_text
-    from commonkeep.governance.review import approve, pending, reject
+    from commonkeep.governance.review import approve, reject
 
-    items = pending(root, role=role)
-    if not items:
-        print("review queue empty: no new candidates")
-        return 0
     approved: list[str] = []
     edits: dict[str, str] = {}
     rejected: dict[str, str] = {}
-    for item in items:
+    seen = 0
+    for item in _items(root):
+        seen += 1
         print_item(item)
         while True:
             try:
@@ -69,6 +92,9 @@ def interactive(root: str, role: str | None) -> int:
             break
         if answer in ("q", "quit"):
             break
+    if not seen:
+        print("review queue empty: no new candidates")
+        return 0
     if approved:
         res = approve(root, approved, role=role, edits=edits)
         print(_apply_text(res))

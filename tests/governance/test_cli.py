@@ -80,6 +80,26 @@ def test_terminal_review_approves_edits_and_rejects(root: Path) -> None:
     assert statements == {"Use black for formatting Python code.", "Prefer PRs under 300 changed lines."}
 
 
+def test_terminal_review_plans_each_candidate_when_it_is_reached(root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The first candidate is asked about at once: the queue is not curated whole first (at 10,000
+    pending that took seconds before the first question); quitting at the first plans only it."""
+    import io
+
+    from commonkeep.governance import decide
+
+    for i in range(25):
+        write_candidate(root, f"Service {i} logs through the shared collector.", tags=[f"svc{i}"])
+    planned: list[str] = []
+    real = decide.plan
+    monkeypatch.setattr(decide, "plan", lambda ctx, cand, *a, **k: planned.append(cand["id"]) or real(ctx, cand, *a, **k))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("s\nq\n"))
+    code, out, _ = _run(capsys, "review", "--interactive", "--root", str(root), "--role", WRITER)
+    assert code == 0 and out.count("== cap_") == 2 and "Service 0 logs" in out and "Service 1 logs" in out
+    assert planned == [c["id"] for c in Store(root).candidates()][:2]
+    assert "nothing decided; the queue is unchanged" in out
+
+
 def test_review_list_reinforce_inquiries_and_auto(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     r = ["--root", str(root), "--role", WRITER]
     write_candidate(root, "Use tabs for indentation in Makefiles.", tags=["style"])
