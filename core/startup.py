@@ -39,8 +39,8 @@ def _seed(root: Path, n: int) -> None:
     from commonkeep.governance.patch import apply_patch
 
     prop = curate(root, role="librarian")
-    if prop.ops:
-        apply_patch(root, prop.patch["patch_id"], role="librarian")
+    if prop.ops:  # every op: the gate holds an agent's candidates for a person, who approves them here
+        apply_patch(root, prop.patch["patch_id"], role="librarian", op_ids=[str(o["op_id"]) for o in prop.ops])
     for i in range(n):
         capture(root, f"Pending note {i}: the staging port is {5400 + i}.", evidence_refs=["c"], confidence=0.5)
 

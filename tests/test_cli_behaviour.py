@@ -162,3 +162,12 @@ def test_bench_web_times_the_cli_approve_against_another_revision(capsys: pytest
     assert set(got["cli_approve_against"]) == {"HEAD"}
     for figure in (got["cli_approve"], got["cli_approve_as_run"], got["cli_approve_against"]["HEAD"]):
         assert figure["p50_ms"] > 0 and figure["cpu_p50_ms"] > 0
+
+
+def test_bench_startup_runs_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
+    """Its seed applies the curated records although the gate holds an agent's candidates for a
+    person (it stopped at "nothing to apply" since the gate decides by provenance)."""
+    code, out, err = _run(capsys, "bench", "startup", "--runs", "1", "--records", "3", "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert "search tests" in json.dumps(got) and "Traceback" not in err
