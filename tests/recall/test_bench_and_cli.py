@@ -199,3 +199,10 @@ def test_the_bootstrap_interval_brackets_hit_at_5_and_is_reproducible() -> None:
 def test_bench_store_refuses_zero_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "store", "--runs", "0"]) == 2
     assert "argument --runs: must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_bench_search_runs_on_a_small_store(capsys: pytest.CaptureFixture[str]) -> None:
+    """Its patch-sync step changed record 1,000 and up: under 1,000 records it was an IndexError traceback."""
+    assert main(["bench", "search", "--records", "150", "--queries", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["sync_after_one_op_patch_ms"] >= 0

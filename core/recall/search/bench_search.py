@@ -173,7 +173,8 @@ def patch_sync(root: Path, runs: int = 5) -> dict[str, float]:
             i = 1000 + 2 * run + (label == "whole")
 
             def change(rs: list[dict[str, Any]], i: int = i, label: str = label) -> list[dict[str, Any]]:
-                rs[i] = {**rs[i], "statement": f"Patched statement number {i}, {label}."}
+                k = i % len(rs)  # a small --records run changes the records it has (was an IndexError)
+                rs[k] = {**rs[k], "statement": f"Patched statement number {i}, {label}."}
                 return rs
 
             Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl", change)
