@@ -122,3 +122,38 @@ def test_the_records_of_the_tail_are_appended(tmp_path: Path, monkeypatch: pytes
     got = [json.loads(x) for x in new.splitlines()]
     assert [(r["id"], r.get("status")) for r in got] == [("mem_0", "active"), ("mem_1", "active"), ("mem_2", "deprecated"),
                                                          ("mem_9", None)]
+
+
+@pytest.mark.parametrize(("data", "plain"), [
+    (b"", True),
+    (b'{"id":"a","s":1}\n{"id":"b","s":2}\n', True),
+    (b'{"id":"a","s":1}\n{"id":"b","s":2}', False),  # no final newline
+    (b'{"id":"a","s":1}\n{"s":2,"id":"b"}\n', False),  # an id not first
+    (b'{"id":"a","x":{"id":"b"}}\n', False),  # another "id" key
+    (b'{"id":"\\u0061","s":1}\n', False),  # an escaped id
+    (b'{"id":"a"}\n\n{"id":"b"}\n', False),  # a blank line
+    (b' {"id":"a"}\n', False),
+])
+def test_the_usual_layout_is_recognised_exactly(data: bytes, plain: bool) -> None:
+    assert line_edit._is_plain(data) is plain
+
+
+@pytest.mark.parametrize("slow", [False, True])
+def test_a_blank_line_or_a_repeated_id_loses_no_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slow: bool) -> None:
+    path = tmp_path / "captured.jsonl"
+    rows = [dumps_line({"id": rid, "text": f"t{i}", "status": "new"}).encode() for i, rid in enumerate(["a", "b", "b", "c", "d"])]
+    for data in (b"\n".join(rows) + b"\n", b"\n".join([rows[0], b"", *rows[1:]]) + b"\n"):
+        line_edit.forget(path)
+        new = _slow(path, data, {"b"}, monkeypatch) if slow else line_edit.edit_lines(path, data, {"b"}, _mark)
+        assert new is not None
+        got = [json.loads(x) for x in new.splitlines()]
+        assert [(r["id"], r["text"], r["status"]) for r in got] == [
+            ("a", "t0", "new"), ("b", "t1", "rejected"), ("b", "t2", "rejected"), ("c", "t3", "new"), ("d", "t4", "new")]
+
+
+def test_record_changes_as_a_whole_file_transform() -> None:
+    rows = [{"id": "m1", "s": 1}, {"id": "m2", "s": 2}, {"id": "m2", "s": 22}, {"id": "m3", "s": 3}, {"id": 7, "s": 7}]
+    changes = line_edit.RecordChanges({"m2": {"id": "m2", "s": 200}, "m3": None, "m9": {"id": "m9", "s": 9}})
+    assert changes.ids == {"m2", "m3", "m9"}
+    assert changes(rows) == [{"id": "m1", "s": 1}, {"id": "m2", "s": 200}, {"id": 7, "s": 7}, {"id": "m9", "s": 9}]
+    assert rows[1] == {"id": "m2", "s": 2}  # the rows given are not changed in place
