@@ -59,6 +59,11 @@ MODULES: dict[str, Module] = {
     "web-security": Module(
         ("commonkeep/web/security.py",),
         ("tests/web/test_guarantees_guard.py",)),
+    # a decision's line edit: what this process (or an earlier one, ``clean_memo``) found clean, and
+    # the record lines parsed and checked once: skipping a check must never pass a broken line
+    "store-edits": Module(
+        ("commonkeep/store/clean_memo.py", "commonkeep/store/line_edit.py", "commonkeep/store/record_lines.py"),
+        ("tests/store/test_clean_memo.py", "tests/store/test_line_edit.py", "tests/store/test_record_lines.py")),
     # the commonkeep-jsonl git merge driver (a purge wins; field merge; side file)
     "share-merge": Module(
         ("commonkeep/share/merge.py",),

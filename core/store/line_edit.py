@@ -131,7 +131,7 @@ def edit_lines(path: Path, data: bytes, ids: set[str], transform: Callable[[list
                 _plain.pop(str(path), None)
         return result
     lines = data.split(b"\n")[:-1] if data else []
-    needles = [json.dumps(i).encode("utf-8") for i in ids]
+    needles = [json.dumps(i, ensure_ascii=a).encode("utf-8") for i in ids for a in (True, False)]  # "c\u00e9", "cé"
     keys = {json.dumps(i).encode("utf-8") for i in ids}
     out: list[bytes] = []
     for line in lines:
@@ -141,7 +141,9 @@ def edit_lines(path: Path, data: bytes, ids: set[str], transform: Callable[[list
         if first is not None and first.group(1) not in keys and b'"id"' not in line[first.end():]:
             out.append(line + b"\n")
             continue
-        if first is not None or any(n in line for n in needles):
+        # any other line is read: its id may be one of ``ids`` spelled another way (escaped as
+        # ``\u0063``, or not ASCII: ``"cé"`` as JavaScript writes it), which no needle finds
+        if first is not None or _FIRST_ID_ANY.match(line) is None or any(n in line for n in needles):
             row = json.loads(line.decode("utf-8", "surrogateescape"))
             if row.get("id") in ids:
                 out.append(encode_rows(transform([row])))
@@ -153,10 +155,11 @@ def edit_lines(path: Path, data: bytes, ids: set[str], transform: Callable[[list
 
 
 def _is_plain(data: bytes) -> bool:
-    """Whether ``data`` is whole lines in the usual layout (see :func:`_edit_plain`)."""
+    """Whether ``data`` is whole lines in the usual layout (see :func:`_edit_plain`), every id
+    written without escapes (so the byte search finds each line by the id as ``json.dumps`` writes it)."""
     n = data.count(b"\n")
     return not data or (data.endswith(b"\n") and data.startswith(_HEAD) and data.count(b"\n" + _HEAD) == n - 1
-                        and data.count(b'"id"') == n)
+                        and data.count(b'"id"') == n and _ESCAPED_ID.search(data) is None)
 
 
 def _edit_plain(path: Path, data: bytes, ids: set[str],
@@ -203,6 +206,9 @@ _PLAIN_ID = re.compile(r'[\x20\x21\x23-\x5b\x5d-\x7e]*')  # printable ASCII but 
 
 # ``{"id":"…",`` at the start of a line: the id, as JSON.stringify writes it
 _FIRST_ID = re.compile(rb'\{"id":("[\x20\x21\x23-\x5b\x5d-\x7e]*")[,}]')
+# ... and a line starting with an id in any spelling but one with an escape (``{"id":"c\u00e9"``)
+_FIRST_ID_ANY = re.compile(rb'\{"id":"[^"\\]*"[,}]')
+_ESCAPED_ID = re.compile(rb'\{"id":"[^"\n]*\\')  # an id written with an escape
 
 
 class RecordChanges:

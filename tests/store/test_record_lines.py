@@ -126,3 +126,28 @@ def test_a_fresh_read_is_the_callers_own_and_the_apply_does_not_check_its_lines_
     rows[5]["layer"] = "L9"
     lay.l2.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert record_lines.records_by_file(Store(root, warn=False), fresh=True) is None
+
+
+@pytest.mark.parametrize("fresh", [True, False])
+def test_a_line_the_careful_read_would_not_take_sends_the_caller_to_store(tmp_path: Path, fresh: bool) -> None:
+    root = _root(tmp_path, 4)
+    lay = Store(root).layout
+    lines = lay.l2.read_bytes().splitlines()
+    for bad in (lines[0] + b"," + lines[1],  # two records on one line
+                lines[0][:-1] + b', "pad": "' + b"x" * jsonl.MAX_LINE_BYTES + b'"}'):  # over the line limit
+        record_lines._MEMO.clear()
+        record_lines._VALID.clear()
+        lay.l2.write_bytes(b"\n".join([bad, *lines[2:]]) + b"\n")
+        assert record_lines.records_by_file(Store(root, warn=False), fresh=fresh) is None
+
+
+def test_a_line_of_exactly_the_limit_is_read(tmp_path: Path) -> None:
+    root = _root(tmp_path, 4)
+    lay = Store(root).layout
+    lines = lay.l2.read_bytes().splitlines()
+    head = lines[0][:-1] + b', "pad": "'
+    big = head + b"x" * (jsonl.MAX_LINE_BYTES - len(head) - 2) + b'"}'
+    assert len(big) == jsonl.MAX_LINE_BYTES
+    lay.l2.write_bytes(b"\n".join([big, *lines[1:]]) + b"\n")
+    got = record_lines.records_by_file(Store(root, warn=False), fresh=True)
+    assert got is not None and len(got[lay.l2][0]["pad"]) > 2_000_000
