@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import time
@@ -158,7 +159,9 @@ def test_memory_tab_in_the_real_hermes_dashboard(browser: Any, dashboard: Dashbo
     l1 = data.add(Store(root), "The user is called Ana and prefers British spelling.", "hermes", tags=["identity"])
     _row(browser, l1).find_element(By.CSS_SELECTOR, ".ck-approve").click()
     said = _wait(browser).until(lambda b: _row(b, l1).find_element(By.CSS_SELECTOR, ".ck-row-error"))
-    assert "L1 is never applied by review" in said.text and "400" not in said.text and "{" not in said.text and "hint" not in said.text
+    # no raw status code ("400: {...}"); a candidate id written just after midnight holds the digits 400
+    assert "L1 is never applied by review" in said.text and not re.search(r"\b400\b", said.text)
+    assert "{" not in said.text and "hint" not in said.text
     assert not browser.find_elements(By.CSS_SELECTOR, ".ck-error")
     # a high-risk candidate asks once more before it is approved
     inj = _row(browser, ids[data.INJECTION])
