@@ -17,10 +17,11 @@ code spells and prose seldom does (``auth``, ``config``, ``json``).
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from importlib import resources
+
+import orjson
 
 # words of code that the vocabulary lacks (each also written ``Auth``, ``Json``, ``Impl``): the most
 # common parts of the identifiers in a Python environment's installed packages that it does not
@@ -84,8 +85,8 @@ _SUFFIXES = ("s", "es", "ed", "ing", "er", "ers")
 def vocabulary() -> frozenset[str]:
     """The whole lower-case words (three letters or more) of the shipped WordPiece vocabulary."""
     try:
-        raw = (resources.files("commonkeep.recall.search.data") / "minilm-tokenizer.json").read_text(encoding="utf-8")
-        vocab = json.loads(raw)["model"]["vocab"]
+        raw = (resources.files("commonkeep.recall.search.data") / "minilm-tokenizer.json").read_bytes()
+        vocab = orjson.loads(raw)["model"]["vocab"]
     except (ModuleNotFoundError, FileNotFoundError, OSError, ValueError, KeyError, TypeError):
         return CODE_WORDS
     return CODE_WORDS | {w for w in vocab if len(w) >= 3 and w.isascii() and w.isalpha() and w.islower()}
