@@ -32,8 +32,10 @@ IDENTIFIERS = [
     "SQLServerCDCJobForETL2", "URLSessionTaskForIOS16", "JWTAuthGuardForAPIv2", "VPCEndpointForS3InEU1",
     "CSVRowToJSONMapperV3", "X509CRLEntryForOCSPv2", "IDPMetadataForSAML20", "TOTPCodeForMFAv2Login",
     "gRPCStubForTLSv12Conn", "ToJSONBytesForUTF8v2", "HTTPAdapterForS3v4Sig", "X-Amz-Meta-SHA256-V2",
-    "AWS::KMS::KeyAliasForS3v2", "Sec-WebSocket-Key-V13-Hdr", "IHTTPClientFactoryForDIv2",
+    "AWS::IAM::OIDCProviderForEKSv2", "Sec-WebSocket-Key-V13-Hdr", "IHTTPClientFactoryForDIv2",
     "IPv6CIDRBlockForVPCv2",
+    # a part no list holds beside three words (a library prefix, a word the vocabulary lacks)
+    "wxGridCellFloatRendererV2", "GetDistGainFromSoundLevel3", "SandboxWidgetForIOS17View",
 ]
 ALNUM = string.ascii_letters + string.digits
 # words a provider puts before the random part of a token (``sk_live_…`` without its ``sk_``)

@@ -54,7 +54,9 @@ CODE_WORDS = frozenset((
     "instantiate", "retry", "retries", "retried", "proc", "cmd", "exc", "fmt", "ext", "misc", "orig", "prev",
     "pos", "addr", "seq", "desc", "diff", "perf", "std", "cwd", "pkg", "lib", "txt", "eof", "max", "min",
     "abs", "dest", "cur", "rel", "mem", "ref", "refs", "ttl", "uid", "gid", "pid", "tid", "rgb", "nan",
-    "login", "logout", "signin", "signup", "conn", "sig", "stub", "amz", "goog", "hdr", "hdrs",
+    "login", "logout", "signin", "signup", "conn", "sig", "stub", "amz", "goog", "hdr", "hdrs", "arg", "cert",
+    "certs", "widget", "widgets", "sandbox", "redirect", "emit", "disable", "mismatch", "insecure", "infra",
+    "resolver", "elem", "avg",
 ))
 # two-letter words an identifier spells out (``IsReady``, ``ById``, ``ForEUWest``, ``Io``, ``Db``)
 SHORT_WORDS = frozenset((
@@ -115,9 +117,11 @@ def _acronyms(run: str) -> bool:
 
 
 def identifier(token: str) -> bool:
-    """Is ``token`` built of words, acronyms and short numbers, two words of 3+ letters at least
-    and one unknown all-caps run at most?"""
-    words = unknown = 0
+    """Is ``token`` built of words, acronyms and short numbers: two words of 3+ letters at least,
+    and one part at most that no list holds (an all-caps run of two or three letters, ``ORC``; or,
+    beside three words, a word of its own, ``gsnXYFillColors``)?"""
+    words = 0
+    unknown = ""
     for piece in _PIECE.findall(token):
         if not piece.isascii() or not piece.isalnum():
             return False
@@ -127,19 +131,21 @@ def identifier(token: str) -> bool:
             if part.isdigit():
                 if len(part) > 4:
                     return False
-            elif part.isupper() or (len(part) >= 3 and part[-1] == "s" and part[:-1].isupper()):  # ``SPAs``
+                continue
+            if part.isupper() or (len(part) >= 3 and part[-1] == "s" and part[:-1].isupper()):  # ``SPAs``
                 run = part.rstrip("s")
-                if len(run) > 1 and not _acronyms(run):
-                    unknown += 1  # one all-caps run of two or three letters no list holds (``ORC``)
-                    if unknown > 1 or len(run) > 3:
-                        return False
+                known = len(run) == 1 or _acronyms(run)
+                if not known and len(run) > 3:
+                    return False
             elif len(part) >= 3:
-                if not _word(part.lower()):
-                    return False
-                words += 1
+                known = _word(part.lower())
+                words += known
             elif len(part) == 2:
-                if part.lower() not in SHORT_WORDS and part.lower() not in ACRONYMS:
+                known = part.lower() in SHORT_WORDS or part.lower() in ACRONYMS
+            else:  # one letter: ``v2``, ``x64``, or a prefix (``iOS``, ``kMaxRetries``)
+                known = (part in "vx" and nxt.isdigit()) or (i == 0 and part.islower())
+            if not known:
+                if unknown:
                     return False
-            elif not ((part in "vx" and nxt.isdigit()) or (i == 0 and part.islower())):
-                return False  # one letter: ``v2``, ``x64``, or a prefix (``iOS``, ``kMaxRetries``)
-    return words >= 2
+                unknown = part
+    return words >= 3 or (words >= 2 and (not unknown or unknown.isupper()))
