@@ -3,11 +3,11 @@
 An identifier is built of parts a person chose: it splits at its case changes, digits and
 ``_``/``-``/``.`` into dictionary words (``Connection``, ``get``), acronyms (``HTTPS``, ``IAM``,
 ``SPAs``) and short numbers (``V2``, ``AES256``, ``v13``). A random token splits into pieces no
-dictionary holds (``Xq``, ``bNz``, ``Rkw``). ``identifier`` says yes only when every part is one of
-those, two of them at least are words of three letters or more and one all-caps run at most is
-unknown, so a random token passes only when each of its lower-case pieces happens to be a word and
-its capitals are acronyms (``rules.looks_random`` asks it last; of 2,000,000 seeded random tokens of
-20 to 40 characters none passed, ``docs/security.md``).
+dictionary holds (``Xq``, ``bNz``, ``Rkw``). ``identifier`` says yes only when every part but one
+at most is one of those and two of them at least are words of three letters or more, so a random
+token passes only when its lower-case pieces happen to be words and its capitals acronyms
+(``rules.looks_random`` asks it last; of 1,000,000 seeded random tokens of 20 to 40 letters and
+digits none passed, of 1,000,000 URL-safe base64 ones one: ``docs/security.md``).
 
 The words are the whole words of the WordPiece vocabulary shipped with commonkeep for semantic
 search (``commonkeep/recall/search/data/minilm-tokenizer.json``, 21,000 lower-case words of English
