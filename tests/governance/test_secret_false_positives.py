@@ -72,6 +72,35 @@ def test_no_random_token_of_forty_thousand_reads_as_an_identifier() -> None:
     assert [t for t in tokens if identifier(t)] == []
 
 
+@pytest.mark.parametrize("token,name", [
+    ("ConnectionPoolV2024Beta", True),    # a number of four digits
+    ("ConnectionPoolV20245Beta", False),  # ... not five
+    ("HTTPConnectionPoolV2", True),       # two words of three letters or more
+    ("HTTPSPoolV2XML", False),            # ... not one
+    ("kTableReaderV2", True),             # a one-letter prefix, first only
+    ("Table2qReader", False),             # ... a letter alone elsewhere is the one unknown part
+    ("TLSv13CipherSuite", True),          # ``v`` before a number
+    ("TLSq13CipherSuite", False),         # ... not another letter
+    ("QZXReaderTableV2", True),           # one unknown all-caps run of three letters, beside two words
+    ("QZXWReaderTableV2", False),         # ... not of four
+    ("QZReaderTableKQ", False),           # ... not two of them
+    ("wxGridCellFloat", True),            # an unknown lower-case part beside three words
+    ("wxGridCell", False),                # ... not beside two
+    ("EUsReaderTable", True),             # an acronym's plural
+    ("Md5HashTable", True),               # a two-letter acronym written as a word
+    ("TableVecsReader", True),            # a plural of a three-letter word
+    ("TablexReader", False),              # a word with a letter glued on is not a plural
+    ("TablexerReaderV2", False),          # ... nor an ``-er`` form
+    ("QxxsTableReader", False),           # a doubled letter before a suffix still needs the word
+    ("ReplicaForEUWESTTableV2", True),    # acronyms and words run together in capitals
+    ("ReplicaForAWSEUTableV2", True),
+    ("ReplicaForAWSBIGTableV2", True),    # ... a three-letter word among them
+    ("TableReader+ForWidget", False),     # not a character of a name
+])
+def test_a_name_is_read_at_each_edge_of_the_rule(token: str, name: bool) -> None:
+    assert identifier(token) is name
+
+
 def test_two_tags_of_a_word_and_a_number_are_kept() -> None:
     found: list[str] = []
     cand = new_candidate("The build image moved to the new base.", tags=["python3", "ubuntu2204"], findings=found)
