@@ -79,6 +79,7 @@ def test_no_random_token_of_forty_thousand_reads_as_an_identifier() -> None:
     ("HTTPSPoolV2XML", False),            # ... not one
     ("kTableReaderV2", True),             # a one-letter prefix, first only
     ("Table2qReader", False),             # ... a letter alone elsewhere is the one unknown part
+    ("Table2q3Reader", False),            # ... even before a number
     ("TLSv13CipherSuite", True),          # ``v`` before a number
     ("TLSq13CipherSuite", False),         # ... not another letter
     ("QZXReaderTableV2", True),           # one unknown all-caps run of three letters, beside two words
@@ -87,11 +88,14 @@ def test_no_random_token_of_forty_thousand_reads_as_an_identifier() -> None:
     ("wxGridCellFloat", True),            # an unknown lower-case part beside three words
     ("wxGridCell", False),                # ... not beside two
     ("EUsReaderTable", True),             # an acronym's plural
+    ("ECDHsTableReader", True),
+    ("TableOpsReader", True),             # a word of three letters ending in ``s`` is a word
     ("Md5HashTable", True),               # a two-letter acronym written as a word
     ("TableVecsReader", True),            # a plural of a three-letter word
     ("TablexReader", False),              # a word with a letter glued on is not a plural
     ("TablexerReaderV2", False),          # ... nor an ``-er`` form
     ("QxxsTableReader", False),           # a doubled letter before a suffix still needs the word
+    ("TablebsReaderV2", False),
     ("ReplicaForEUWESTTableV2", True),    # acronyms and words run together in capitals
     ("ReplicaForAWSEUTableV2", True),
     ("ReplicaForAWSBIGTableV2", True),    # ... a three-letter word among them
