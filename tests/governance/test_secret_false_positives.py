@@ -105,6 +105,14 @@ def test_a_name_is_read_at_each_edge_of_the_rule(token: str, name: bool) -> None
     assert identifier(token) is name
 
 
+# A run of letters without a digit that is no name (its capitals are no acronyms) goes at six case
+# changes and stays at five: ``AWSIAMRoleARNForEKSNodes`` guarded that edge until it read as a name.
+@pytest.mark.parametrize("token,goes", [("QZXJRoleWKQForPLMNodes", False), ("QZXJRoleWKQForPLMNodesVB", True)])
+def test_a_run_without_a_digit_that_is_no_name_goes_at_six_case_changes(token: str, goes: bool) -> None:
+    want = "the value [REDACTED:high_entropy] is set" if goes else f"the value {token} is set"
+    assert redact(f"the value {token} is set").text == want
+
+
 def test_two_tags_of_a_word_and_a_number_are_kept() -> None:
     found: list[str] = []
     cand = new_candidate("The build image moved to the new base.", tags=["python3", "ubuntu2204"], findings=found)
