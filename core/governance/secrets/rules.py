@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from commonkeep.governance.secrets import provider, structure
+from commonkeep.governance.secrets.identifier import identifier
 from commonkeep.governance.secrets.lazy import lazy
 
 Span = tuple[int, int, str]  # start, end, kind
@@ -217,7 +218,8 @@ def looks_random(token: str) -> bool:
     or 20 to 31 characters of upper and lower case (two of each at least) changing case twice or
     more with two digits or more (four times with one digit, six with none), entropy ≥ 3.5 and under half of it in runs of four lower-case
     letters (the words of ``CamelCase`` identifiers); or 24+ upper-case letters (many beyond hex) and digits with entropy
-    ≥ 3.6."""
+    ≥ 3.6. A name from code (``HTTPSConnectionPoolV2``: words, acronyms, short numbers) is not random
+    (``identifier.py``)."""
     core = token.strip("=")
     if len(core) < 20 or core.startswith("REDACTED"):
         return False
@@ -225,13 +227,13 @@ def looks_random(token: str) -> bool:
     if upper and digit and not lower and len(core) >= 24:  # upper case and digits only (``NRAK-…``), not hex
         return digit >= 3 and len(set(core) - set("ABCDEF0123456789_-")) >= 6 and shannon_entropy(core) >= 3.6
     if len(core) >= 32:
-        return bool(upper and lower and digit) and shannon_entropy(core) >= 4.2
+        return bool(upper and lower and digit) and shannon_entropy(core) >= 4.2 and not identifier(core)
     if min(upper, lower) < 2 or sum(map(len, _LOWER_RUN.findall(core))) > 0.45 * len(core):
         return False
     changes = len(_CASE_CHANGE.findall(core))
     if changes < (6 if not digit else 4 if digit < 2 else 2):
         return False
-    return shannon_entropy(core) >= 3.5
+    return shannon_entropy(core) >= 3.5 and not identifier(core)
 
 
 def _strong(value: str) -> bool:
