@@ -27,7 +27,8 @@ from commonkeep.store.layout import Layout
 NAME = "projection-cache.json"
 _HERE = Path(__file__).resolve().parent
 # the code a record's shown form depends on: rendering, and redaction (ours and the packages it loads)
-_SOURCES = ("store/render.py", "store/projection_cache.py", "governance/secrets")
+_SOURCES = ("store/render.py", "store/projection_cache.py", "governance/secrets",
+            "recall/search/data/minilm-tokenizer.json")  # the words ``secrets.identifier`` knows names by
 _PACKAGES = ("kingfisher_sdk", "mnemonic", "confusable_homoglyphs")
 
 
