@@ -10,6 +10,7 @@ pieces no dictionary holds, goes as before.
 from __future__ import annotations
 
 import base64
+import json
 import random
 import string
 
@@ -117,3 +118,19 @@ def test_two_tags_of_a_word_and_a_number_are_kept() -> None:
     found: list[str] = []
     cand = new_candidate("The build image moved to the new base.", tags=["python3", "ubuntu2204"], findings=found)
     assert (cand["tags"], found) == (["python3", "ubuntu2204"], [])
+
+
+@pytest.mark.parametrize("name", IDENTIFIERS)
+def test_an_identifier_as_a_tag_or_an_evidence_ref_is_kept(name: str) -> None:
+    found: list[str] = []
+    cand = new_candidate("The pool settings moved to the new module.", tags=[name], evidence_refs=[f"src/{name}.java"],
+                         findings=found)
+    assert (cand["tags"], cand["evidence_refs"], found) == ([name], [f"src/{name}.java"], [])
+
+
+@pytest.mark.parametrize("token", _random_tokens())
+def test_a_random_token_as_a_tag_still_goes(token: str) -> None:
+    found: list[str] = []
+    cand = new_candidate("The pool settings moved to the new module.", tags=[token], findings=found)
+    assert token not in json.dumps(cand)
+    assert cand["tags"][0].startswith("[REDACTED:") and found

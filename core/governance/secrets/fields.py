@@ -18,6 +18,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from commonkeep.governance.secrets.identifier import identifier
+
 MARKER = "[REDACTED:{kind}]"
 _PIECE = re.compile(r"[^/.:_\-+=@\s,;#?&]+")
 _HEX = re.compile(r"[0-9a-fA-F]+")
@@ -39,6 +41,8 @@ _HALF_START = re.compile(r"^(?:sk-|gh[pousr]_|github_pat_|gl[a-z]{2,5}-|xox[a-z]
 
 def _random_piece(piece: str) -> bool:
     if len(piece) < 8 or _HEX.fullmatch(piece):
+        return False
+    if identifier(piece):  # a name from code (``HTTPSConnectionPoolV2`` as a tag), as in prose
         return False
     letters = any(c.isalpha() for c in piece)
     digits = sum(c.isdigit() for c in piece)
