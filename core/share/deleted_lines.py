@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,11 +61,8 @@ class Plan:
     purged_lines: list[bytes] = field(default_factory=list)  # the lines of purged ids (their texts get scrubbed)
 
 
-def plan(lay: Layout, dead: set[str], purged: set[str]) -> Plan:
-    """Which line of each tombstoned id stays (see the module docstring)."""
-    out = Plan()
-    audit = dead - purged
-    lines: list[tuple[Path, str, bytes]] = []
+def id_lines(lay: Layout) -> Iterator[tuple[Path, str, bytes]]:
+    """``(file, record id, line bytes)`` of every line of the record files that names a record."""
     for path in lay.canonical_files():
         try:
             data = path.read_bytes()
@@ -73,13 +70,23 @@ def plan(lay: Layout, dead: set[str], purged: set[str]) -> Plan:
             continue
         for line in data.split(b"\n"):
             rid = record_id(line) if line.strip() else None
-            if rid is None or rid not in dead:
-                continue
-            lines.append((path, rid, line))
-            if rid in purged:
-                out.purged_lines.append(line)
-            if rid in audit and is_deleted_line(line) and (rid not in out.kept or line < out.kept[rid][1]):
-                out.kept[rid] = (path, line)
+            if rid is not None:
+                yield path, rid, line
+
+
+def plan(lay: Layout, dead: set[str], purged: set[str]) -> Plan:
+    """Which line of each tombstoned id stays (see the module docstring)."""
+    out = Plan()
+    audit = dead - purged
+    lines: list[tuple[Path, str, bytes]] = []
+    for path, rid, line in id_lines(lay):
+        if rid not in dead:
+            continue
+        lines.append((path, rid, line))
+        if rid in purged:
+            out.purged_lines.append(line)
+        if rid in audit and is_deleted_line(line) and (rid not in out.kept or line < out.kept[rid][1]):
+            out.kept[rid] = (path, line)
     taken: set[str] = set()
     for path, rid, line in lines:
         if rid in out.kept and rid not in taken and out.kept[rid] == (path, line):

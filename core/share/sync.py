@@ -30,9 +30,10 @@ from typing import Any
 
 from commonkeep.governance.writer import pid_alive
 from commonkeep.share import journal
+from commonkeep.share.deleted_lines import id_lines
 from commonkeep.share.git import ShareError, run_git
 from commonkeep.share.history import rewritten
-from commonkeep.share.merge import SIDE_FILE_NAME, record_id
+from commonkeep.share.merge import SIDE_FILE_NAME
 from commonkeep.share.settle import Tombs, settle, statements_at, tombs_at, tombs_here
 from commonkeep.share.setup import (
     CANONICAL_PATHS,
@@ -86,15 +87,8 @@ class SyncReport:
 def _records_snapshot(lay: Layout) -> dict[str, bytes]:
     """id -> line bytes of every record file (canonical files), for what-came-in counts."""
     out: dict[str, bytes] = {}
-    for path in lay.canonical_files():
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        for line in data.split(b"\n"):
-            rid = record_id(line) if line.strip() else None
-            if rid is not None:
-                out.setdefault(rid, line)
+    for _, rid, line in id_lines(lay):
+        out.setdefault(rid, line)
     return out
 
 
