@@ -96,7 +96,7 @@ def new_candidate(
         "source": source,
         "text": text.strip(),
         "tags": [t.strip() for t in tags or [] if t.strip()],
-        "evidence_refs": list(evidence_refs or [ref]),
+        "evidence_refs": [r.strip() for r in evidence_refs or [] if r.strip()] or [ref],  # a blank ref names nothing
         "status": "new",
     }
     if confidence is not None:

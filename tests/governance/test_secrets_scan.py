@@ -25,7 +25,11 @@ ANCHORS = ["sshpass -p ", " --token ", "IDENTIFIED BY ", "machine h login u pass
            "{SSHA}", '"d": "', "://u:", "@h", "Pwd=", "sig=", "SharedAccessSignature=", "x-api-key: ", "Authorization: ",
            "PASSWORD '", "0x", "auth=", "_authToken=", "account ", "default ", "a:5432:db:u:", " 7z a -p", "keytool -storepass ",
            "docker login -u u -p ", "ssh-keygen -N ", "openssl enc -k ", "htpasswd -b f u ", "private_key = ", "PrivateKey = ",
-           "pass word is ", "mot de passe est ", ":AA", "AKIA", "code=", "sas=", "rpcauth=", "bindpw ", "x-goog-signature="]
+           "pass word is ", "mot de passe est ", ":AA", "AKIA", "code=", "sas=", "rpcauth=", "bindpw ", "x-goog-signature=",
+           # named.py: other operators and names, markup, quoted prose, codes
+           " := ", "=> ", " <- ", "password%3D", "_PASS=", "smtp.pwd: ", "ENV DB_PASS ", "\nset -x API_TOKEN ", "<password>",
+           "</password>", "<DbPass>", "key=\"ApiKey\" value=\"", "name: DB_PASS\n  value: ", "<input type=password value='",
+           "passphrase is '", "pass word to \"", "PIN is ", "pin: ", "recovery codes: ", "door code is "]
 
 
 def _texts_around_every_rule(n: int) -> list[str]:

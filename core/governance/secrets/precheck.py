@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from commonkeep.governance.secrets import structure
+from commonkeep.governance.secrets import named, structure
 from commonkeep.governance.secrets.rules import _BEARER_CONTEXT, _URL_CONTEXT, _decoded
 from commonkeep.governance.secrets.structure import (
     ASSIGN,
@@ -123,11 +123,13 @@ def _in_context(text: str, low: str, words: list[bytes]) -> bool:
         return True
     if "0x" in low and _HEX_PRIVATE.search(low):
         return True
+    if named.maybe(low):  # other operators and names, markup, quoted prose, codes (``named.py``)
+        return True
     return colon and low.count(":") >= 4 and PGPASS.search(low) is not None
 
 
 def _runs(text: str, low: str, words: list[bytes]) -> bool:
-    if len(text) >= 16 and max(map(len, parts := text.split())) >= 16:  # every run rule wants 16 characters in a row
+    if len(text) >= 16 and max(map(len, parts := text.split()), default=0) >= 16:  # every run rule wants 16 characters in a row
         for part in parts:
             if len(part) >= 16 and _run(part, low):
                 return True

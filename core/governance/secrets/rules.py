@@ -19,7 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from commonkeep.governance.secrets import provider, structure
+from commonkeep.governance.secrets import named, provider, structure
 from commonkeep.governance.secrets.identifier import identifier
 from commonkeep.governance.secrets.lazy import lazy
 
@@ -97,6 +97,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         lazy(r"(?i)(?=[pmcksп密パ])\b" + _PW_WORDS + _FILLER + r"\s*" + _VERB + r"\s*[\"'“«]?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r")"
                    + r"(?P<v>[^\s\"'”»]{4,})"),
     ),
+    # the same values in the places these do not read: other operators and names, markup, quoted prose, codes
+    *named.PATTERNS,
     # a provider-style token of any provider: a short prefix word, then 32+ hex digits (``shpat_…``, ``lsv2_pt_…``)
     ("prefixed_hex_token", lazy(r"(?<![A-Za-z0-9_.-])(?!(?:sha\d*|md5|commit|blob|tree|digest|hash|uuid|id|object|cache|etag"
                                       r"|rev|ref|build|run|trace|span|session|request|req|file|tmp|temp)[_-])"
@@ -122,12 +124,13 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _GITLAB = ("glpat-", "gldt-", "glptt-", "glft-", "glimt-", "gloas-", "glsoat-", "glcbt-", "glagent-")
 _GITHUB = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
 _AWS = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA")
-_SECRET_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
+_SECRET_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "credential")
 _PROSE_WORDS = ("pass", "pwd", "contraseña", "kennwort", "senha", "пароль", "密码", "パスワード")
 # A rule runs only on a text holding one of its literals (case-sensitive, or in the lower-cased
 # text for the words): most texts hold none, and a regex that cannot match is skipped unread.
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     **structure.NEEDLES,
+    **named.NEEDLES,
     "private_key": (("PRIVATE KEY", *structure.PEM_NEEDLES), False),
     "anthropic_key": (("sk-ant-",), False),
     "openai_key": (("sk-",), False),
@@ -170,7 +173,7 @@ _USER_PASS = lazy(r"[^\s:]{1,64}:\S{4,}")
 _TOKEN = lazy(r"[A-Za-z0-9+/_=.-]{20,}")
 
 
-_NOT_TOKENS = {"password_in_url", "password_assignment", "password_in_prose", "private_key", "bearer_token", "slack_webhook",
+_NOT_TOKENS = {"password_in_url", "password_assignment", "password_in_prose", "access_code", "private_key", "bearer_token", "slack_webhook",
                "seed_phrase", *structure.NEEDLES}
 _NEXT_HEAD = lazy(r"[\s,;:]{1,4}([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
 _CASE_CHANGE = lazy(r"(?=[a-z][A-Z]|[A-Z][a-z])")
@@ -179,6 +182,7 @@ _CASE_CHANGE = lazy(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 # ... and a pattern listed here only where its context holds (``structure.CONTEXTS``)
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     **structure.CONTEXTS,
+    **named.CONTEXTS,
     _ASSIGNMENT: lambda low: structure.ASSIGN.search(low) is not None,
     _URL: lambda low: _URL_CONTEXT.search(low) is not None,
     _BEARER: lambda low: _BEARER_CONTEXT.search(low) is not None,
@@ -314,7 +318,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
             value = text[s:e]
             if MASK in work[s:e] or not _keep(kind, value) or (kind == "password_in_url" and _PLACEHOLDER_PW.fullmatch(value)):
                 continue
-            if kind == "password_in_prose":
+            if kind == "password_in_prose" and pattern is not named.PROSE_QUOTED:  # a quoted value may be words
                 value = value.rstrip(".,;:!?)")
                 e = s + len(value)
                 if not _strong(value):
