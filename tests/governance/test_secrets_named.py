@@ -93,3 +93,20 @@ def test_a_named_secret_written_through_the_cli_never_reaches_the_inbox(tmp_path
     stored = "".join(p.read_text(encoding="utf-8") for p in root.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".md"))
     assert PW not in stored
     assert "ENV DB_PASS [REDACTED:password_assignment]" in stored.replace("\\n", "\n")
+
+
+@pytest.mark.parametrize("tag", ["1ADi~k31gT#M", "0kNH+*v3Ng", "+LczBMMJN6?D4wp", "v^*cxnx4FY"])
+def test_a_generated_password_as_a_tag_goes_though_its_symbols_cut_it_short(tag: str) -> None:
+    """Cut at ``# + ?`` (as a path or a version is), a generated password left pieces too short to
+    read as random, and the field was stored as written."""
+    from commonkeep.store.candidates import new_candidate
+
+    cand = new_candidate("Tagged fact about deploys.", tags=["ops", tag])
+    assert cand["tags"] == ["ops", "[REDACTED:token_in_field]"]
+
+
+@pytest.mark.parametrize("tag", ["C++17", "node.js", "x86_64-linux-gnu", "iOS17+iPadOS", "v1.2.3-rc1", "AT&T", "~/.config", "100%"])
+def test_names_versions_and_paths_as_tags_stay(tag: str) -> None:
+    from commonkeep.store.candidates import new_candidate
+
+    assert new_candidate("Tagged fact about deploys.", tags=["ops", tag])["tags"] == ["ops", tag]

@@ -128,6 +128,22 @@ M: dict[str, Callable[[random.Random], Made]] = {
     "seed_phrase_24": lambda r: _seed(r, 24),
     "short_random_token": lambda r: (lambda v: _one(f"the one-time code for the staging vault is {v}", v))(rand(r, 22)),
     "aws_id_split_across_tags": _split_tags,
+    # a value given a secret name in the places ``password = …`` does not cover (``named.py``)
+    "operator_assignment": lambda r: (lambda v: _one(r.choice([f'dbPassword := "{v}"', f"'smtp_password' => '{v}',",
+                                                               f'api_token <- "{v}"']), v))(password(r)),
+    "short_name_assignment": lambda r: (lambda v: _one(r.choice([f"DB_PASS={v}", f"smtp_pass: {v}", f'const mailPwd = "{v}";']), v))(password(r)),
+    "env_line": lambda r: (lambda v: _one(r.choice([f"FROM python:3.12\nENV DB_PASS {v}\nRUN make", f"set -x GITHUB_TOKEN {v}",
+                                                    f"setenv SMTP_PASSWORD {v}"]), v))(password(r)),
+    "markup_password": lambda r: (lambda v: _one(r.choice([f"<password>{v}</password>", f'<add key="DbPassword" value="{v}" />',
+                                                           f"env:\n  - name: DB_PASS\n    value: {v}",
+                                                           f'<input type="password" value="{v}">']), v))(password(r)),
+    # (words drawn at random: a lone lower-case word, say as a tag, cannot be told from any word, so the
+    # phrase is never the text's last word)
+    "quoted_prose_password": lambda r: (lambda a, b: _one(r.choice([f"my gpg passphrase is '{a} {b}' on the laptop",
+                                                                    f'set the wifi password to "{a} {b}" today']), a, b))(
+        rand(r, 8, string.ascii_lowercase), rand(r, 8, string.ascii_lowercase)),
+    "recovery_codes": lambda r: (lambda a, b: _one(f"GitHub recovery codes: {a} {b}", a, b))(
+        f"{rand(r, 5, HEX)}-{rand(r, 5, HEX)}", f"{rand(r, 5, HEX)}-{rand(r, 5, HEX)}"),
 }
 
 
@@ -136,7 +152,8 @@ PLACED = frozenset({
     "sql_password", "redis_requirepass", "netrc_line", "pgpass_line", "htpasswd_line", "npmrc_token", "docker_auth",
     "jdbc_password_at", "odbc_braced_password", "url_password_colon", "url_query_token", "libpq_dsn", "ec_private_key",
     "pgp_private_key", "openvpn_static_key", "ssh2_private_key", "putty_private_key", "wireguard_private_key",
-    "jwk_private_member", "seed_phrase_12", "seed_phrase_24", "short_random_token", "mailchimp_key",
+    "jwk_private_member", "seed_phrase_12", "seed_phrase_24", "short_random_token", "mailchimp_key", "operator_assignment",
+    "short_name_assignment", "env_line", "markup_password", "quoted_prose_password", "recovery_codes",
 })
 
 _WORDS = ["build", "deploy", "billing", "search", "ingest", "cache", "runner", "docs", "worker"]
@@ -172,4 +189,9 @@ def benign_more(rng: random.Random) -> list[Callable[[], str]]:
         lambda: f"Photo IMG_{rng.randint(1000, 9999)}.HEIC and report_{w()}_{rng.randint(2020, 2026)}Q{rng.randint(1, 4)}.pdf are attached.",
         lambda: f"Container {rand(rng, 12, HEX)} restarted; image {w()}@sha256:{rand(rng, 64, HEX)}.",
         lambda: f"SELECT id, name FROM {w()} WHERE created_at > now() - interval '{rng.randint(1, 30)} days';",
+        # code and references beside secret names: nothing to redact (``named.py``)
+        lambda: f"{w()}Users.map(user => user.passwordHash).filter(Boolean) in {w()}.ts",
+        lambda: f"token := get{w().title()}Token(ctx) // then retry {rng.randint(2, 9)} times",
+        lambda: f"DB_PASS_FILE=/run/secrets/{w()} and ENV API_TOKEN_FILE /run/secrets/{w()}_token",
+        lambda: f"The {w()} API returns error code: {rng.randint(400, 599)}; pin the client to {rng.randint(1, 9)}.{rng.randint(0, 20)}.",
     ]

@@ -25,6 +25,10 @@ _PIECE = re.compile(r"[^/.:_\-+=@\s,;#?&]+")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _SPACE = re.compile(r"\s")
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{6,}")
+_LONG_PIECE = re.compile(r"[^/.:_\-+=@\s,;#?&]{8,}")  # a piece ``_random_piece`` may read: symbols do not cut it
+_SYMBOL = re.compile(r"[!$%^*~]")  # the symbols of a generated password, rare in names, paths and versions
+_PASSWORD_SYMBOL = re.compile(r"[!$%^*~?#&|]")  # not "+", which joins words in a tag ("iOS17+iPadOS")
+_SPACE_OR_SLASH = re.compile(r"[\s/]")
 # a field that ends with a redacted token, or holds the first half of one
 _HALF = re.compile(r"\[REDACTED:partial_token\]|\[REDACTED:[a-z0-9_]+\][\s.,;:!?)]*$")
 _CASE_CHANGE = re.compile(r"(?=[a-z][A-Z]|[A-Z][a-z])")
@@ -49,7 +53,10 @@ def _random_piece(piece: str) -> bool:
     if letters and digits >= 2 and not re.fullmatch(r"[A-Za-z]+\d{1,4}|\d{1,4}[A-Za-z]+|[vV]?\d+[a-z]{1,3}\d*", piece) \
             and not _WORDS_AND_NUMBERS.fullmatch(piece):
         return True  # "build2026", "v12rc3" or "python3ubuntu2204" are words and numbers; "a8Fk2LmQ" is not
-    if not (any(c.isupper() for c in piece) and any(c.islower() for c in piece) and len(_CASE_CHANGE.findall(piece)) >= 3):
+    upper, lower = any(c.isupper() for c in piece), any(c.islower() for c in piece)
+    if letters and _SYMBOL.search(piece) and (digits or (upper and lower)):
+        return True  # a generated password: letters, a password symbol, and digits or both cases ("v^*cxnx4FY")
+    if not (upper and lower and len(_CASE_CHANGE.findall(piece)) >= 3):
         return False
     return not (piece.isalpha() and _camel_words(piece))
 
@@ -65,11 +72,20 @@ def _camel_words(piece: str) -> bool:
         bool(_VOWEL.search(p)) for p in spoken) >= len(spoken)
 
 
+def _generated_password(value: str) -> bool:
+    """A whole value of 8 to 64 characters, no space or ``/``, with lower case, upper case, a digit and a
+    password symbol (``0kNH+*v3Ng``, ``+LczBMMJN6?D4wp``): the separators that cut a path or a version
+    into pieces cut a generated password too, into pieces too short to read as random."""
+    v = value.strip()
+    return (8 <= len(v) <= 64 and _PASSWORD_SYMBOL.search(v) is not None and _SPACE_OR_SLASH.search(v) is None
+            and any(c.islower() for c in v) and any(c.isupper() for c in v) and any(c.isdigit() for c in v))
+
+
 def token_like(value: str) -> bool:
     """True when ``value`` is, or holds, a random token (see the module doc)."""
     if "[REDACTED:" in value:
         value = re.sub(r"\[REDACTED:[a-z0-9_]+\]", " ", value)
-    return any(_random_piece(p) for p in _PIECE.findall(value))
+    return _generated_password(value) or any(_random_piece(p) for p in _PIECE.findall(value))
 
 
 def _slots(cand: dict[str, Any]) -> list[tuple[Any, Any]]:
@@ -103,7 +119,7 @@ def _suspect(value: str) -> bool:
     starts like a token, is one run of 6+ letters and digits mixed, or has a piece ``_random_piece``
     could call random (8+ characters, not only digits, not only hex digits, not one word)."""
     v = value.strip()
-    if _HALF_START.match(v) or (len(v) >= 6 and v.isalnum() and not v.isalpha() and not v.isdigit()):
+    if _HALF_START.match(v) or (len(v) >= 6 and v.isalnum() and not v.isalpha() and not v.isdigit()) or _generated_password(v):
         return True
     for p in _PIECE.findall(v):
         if len(p) < 8 or p.isdigit() or _HEX.fullmatch(p) or (p.isalpha() and (p.islower() or p.isupper())):
@@ -122,8 +138,9 @@ def strict(cand: dict[str, Any], sink: list[str]) -> None:
     if not any(_suspect(v) for v in quick if isinstance(v, str)):
         return  # the common case: words, numbers, paths, dates; nothing random, nothing a token starts with
     every = _slots(cand)
-    slots = [(c, k) for c, k in every if _ALNUM_RUN.search(c[k]) or _HALF_START.match(c[k].strip())]
-    if not slots:  # no field has 6 letters or digits in a row: nothing random, nothing split
+    slots = [(c, k) for c, k in every
+             if _ALNUM_RUN.search(c[k]) or _LONG_PIECE.search(c[k]) or _HALF_START.match(c[k].strip()) or _generated_password(c[k])]
+    if not slots:  # no field has 6 letters or digits in a row, nor a piece of 8: nothing random, nothing split
         return
     from commonkeep.governance.secrets import redact
 

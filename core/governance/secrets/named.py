@@ -32,9 +32,10 @@ _STRONG = (r"password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_
            r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|credentials?")
 _NAME = (r"(?:[\w.-]*?(?:" + _STRONG + r")|[\w.-]*?[A-Za-z0-9][_.-](?:pass|pwd|pw)|[\w.-]*?(?-i:[a-z0-9](?:Pass|Pwd|Pw)))"
          r"(?![A-Za-z0-9])")
-# a value in quotes (spaces allowed), or one run of characters that is not code
+# a value in quotes (spaces allowed), or one run of characters that is not code (an ``&`` ends it only
+# before the next ``name=`` of a query string)
 _QUOTED = r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\")"
-_PLAIN = r"(?P<v>(?![\w.]*\()(?![A-Za-z_]\w*\.[A-Za-z_][\w.]*(?:[\s,;)]|$))[^\s\"'`,;&<>()]{4,})"
+_PLAIN = r"(?P<v>(?![\w.]*\()(?![A-Za-z_]\w*\.[A-Za-z_][\w.]*(?:[\s,;)]|$))(?:[^\s\"'`,;&<>()]|&(?!\w+=)){4,})"
 _NOT_VALUE = r"(?!\[REDACTED|…|\.\.\.)"
 
 # ``name := "…"``, ``"name" => '…'``, ``name <- "…"``: code, so the value must be quoted
@@ -44,8 +45,9 @@ _SHORT_NAME = lazy(r"(?i)(?<![\w.-])[\"']?(?:[\w.-]*?[A-Za-z0-9][_.-](?:pass|pwd
                    + _NOT_VALUE + r"(?:" + _QUOTED + r"|" + _PLAIN + r")")
 # a URL-encoded ``=``: ``password%3D…`` up to the next ``&`` or ``%26``
 _ENCODED = lazy(r"(?i)(?<![\w.-])" + _NAME + r"%3D" + _NOT_VALUE + r"(?P<v>(?:(?!%26)[^\s&\"'])+)")
-# ``ENV DB_PASS value`` (a Dockerfile), ``setenv``, ``set -x`` / ``set -gx`` (fish), without ``=``
-_SET_LINE = lazy(r"(?im)^[ \t]*(?:ENV|setenv|set\s+-[gxU]+)[ \t]+" + _NAME + r"[ \t]+" + _REF + _NOT_VALUE
+# ``ENV DB_PASS value`` (a Dockerfile; ``ENV`` in capitals), ``setenv``, ``set -x`` / ``set -gx`` (fish), without ``=``,
+# on a line of its own or quoted in a sentence
+_SET_LINE = lazy(r"(?i)(?<![\w-])(?:(?-i:ENV)|setenv|set\s+-[gxU]+)[ \t]+" + _NAME + r"[ \t]+" + _REF + _NOT_VALUE
                  + r"(?:" + _QUOTED + r"|(?P<v>[^\s\"'`]{3,}))")
 # ``<password>…</password>``, ``<DbPass>…</DbPass>``
 _ELEMENT = lazy(r"(?i)<(?P<tag>" + _NAME + r")(?:\s[^<>]*)?>\s*" + _REF + _NOT_VALUE + r"(?P<v>[^<>\n]{3,200}?)\s*</(?P=tag)>")
@@ -83,7 +85,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {"access_code": (("pin", "cod
 _WORDS = r"(?:pass|pw|secret|key|token|credential)"
 _OPERATOR_CONTEXT = lazy(_WORDS + r"[\w.-]*[\"']?\s*(?::=|=>|<-)")
 _SHORT_CONTEXT = lazy(r"[a-z0-9][_.-]?(?:pass|pwd|pw)[\"']?\s*[:=]")
-_SET_CONTEXT = lazy(r"(?m)^[ \t]*(?:env|setenv|set\s+-[gxu]+)[ \t]+[\w.-]*" + _WORDS)
+_SET_CONTEXT = lazy(r"(?<![\w-])(?:env|setenv|set\s+-[gxu]+)[ \t]+[\w.-]*" + _WORDS)
 _MARKUP_CONTEXT = lazy(r"<[\w.-]*" + _WORDS + r"|" + _WORDS + r"[\w.-]*[\"']?[ \t]*(?:\r?\n[ \t]*(?:-[ \t]*)?)?[ \t]*value\s*[=:]")
 _PROSE_CONTEXT = lazy(r"(?:passw|passph|passc|pass\sw|pwd|mot de passe|kennwort|senha)[^\"'“«‘\n]{0,80}[\"'“«‘]")
 _CODE_CONTEXT = lazy(r"\bpin\b|\b(?:recovery|backup|unlock|door|alarm|safe|gate|entry|access)\s+codes?\b")

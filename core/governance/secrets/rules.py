@@ -33,7 +33,7 @@ _ASSIGN_NAMES = (
 )
 # values that name where a secret comes from rather than being one (code and config templates)
 _PLACEHOLDER = (
-    r"\$|\{\{|<|%\(|os\.environ|os\.getenv|process\.env|getenv|env\.|None\b|null\b|true\b|false\b|\*{3,}"
+    r"\$|\{\{|<|%\(|%\w+%|os\.environ|os\.getenv|process\.env|getenv|env\.|None\b|null\b|true\b|false\b|\*{3,}"
     r"|x{6,}|changeme\b|required\b|\[REDACTED"
 )
 # Where a token may start: not inside a longer word or number, but right after ``_`` too

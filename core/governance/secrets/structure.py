@@ -18,12 +18,13 @@ from importlib import resources
 
 from commonkeep.governance.secrets.lazy import lazy
 
-# what a value may not start with: a reference to a secret kept elsewhere, not the secret
-_REF = (r"(?![\"']?(?:[$<{%]|\[REDACTED|\*{3}|x{6}|\.\.\.|/|~/|\.{1,2}/|os\.environ|os\.getenv|process\.env|getenv|env\.|"
+# what a value may not start with: a reference to a secret kept elsewhere, not the secret (a template's
+# ``%(name)s``, ``%s``, Windows' ``%NAME%``; a password may start with any other ``%``)
+_REF = (r"(?![\"']?(?:[$<{]|%\(|%\w+%|%[sdr]\b|\[REDACTED|\*{3}|x{6}|\.\.\.|/|~/|\.{1,2}/|os\.environ|os\.getenv|process\.env|getenv|env\.|"
         r"(?:None|null|true|false|changeme|required|optional|secret|password|pass|passwd|pw|user|token|redacted|hidden"
         r"|example)\b))")
 # in a connection string ``{…}`` is ODBC quoting; ``{{name}}`` and ``{name}`` are templates
-_REF_CS = _REF.replace("[$<{%]", "[$<%]|\\{\\{|\\{\\w+\\}")
+_REF_CS = _REF.replace("[$<{]", "[$<]|\\{\\{|\\{\\w+\\}")
 # a value after a flag: quoted (spaces allowed) or one run of non-space characters
 _VAL = r"(?:'(?P<q1>[^'\n]{3,})'|\"(?P<q2>[^\"\n]{3,})\"|(?P<v>[^\s'\"`]{3,}))"
 
