@@ -110,3 +110,10 @@ def test_names_versions_and_paths_as_tags_stay(tag: str) -> None:
     from commonkeep.store.candidates import new_candidate
 
     assert new_candidate("Tagged fact about deploys.", tags=["ops", tag])["tags"] == ["ops", tag]
+
+
+def test_product_names_joined_by_slashes_stay_and_random_segments_still_go() -> None:
+    """``age/WireGuard/OpenVPN/PuTTY`` (a line of docs/benchmarks.md) was one high-entropy token: a
+    path whose segments are names of words run together is judged segment by segment."""
+    assert redact("keys: age/WireGuard/OpenVPN/PuTTY keys").text == "keys: age/WireGuard/OpenVPN/PuTTY keys"
+    assert redact("key KCFAzvvhRr/Xv1Or2/uCWWLTq9Zp2Lk8Wm ok").text == "key [REDACTED:high_entropy] ok"
