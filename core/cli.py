@@ -53,9 +53,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 class UsageError(Exception):
     """Bad usage found by argparse, raised instead of printing and exiting (see ``main``)."""
 
-    def __init__(self, prog: str, usage: str, message: str) -> None:
+    def __init__(self, prog: str, usage: str, message: str, hint: str | None = None) -> None:
         super().__init__(message)
-        self.prog, self.usage, self.message = prog, usage, message
+        self.prog, self.usage, self.message, self.hint = prog, usage, message, hint
 
 
 class Parser(RepeatCheckingParser):
@@ -199,6 +199,21 @@ def _unknown_command(command: str, choices: set[str], as_json: bool) -> int:
     return _fail(None, f"{command!r} is not a commonkeep command", EXIT_USAGE, as_json=as_json, kind="usage", hint=hint)
 
 
+def _near_options(parser: argparse.ArgumentParser, unknown: list[str]) -> str | None:
+    """For each unknown ``--option`` (a typo: ``--aprove``), the command's options nearest to it."""
+    import difflib
+
+    known = sorted({o for a in parser._actions for o in a.option_strings if o.startswith("--")})
+    hints = []
+    for arg in unknown:
+        name = arg.split("=", 1)[0]
+        if name.startswith("--") and name not in known:
+            near = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
+            if near:
+                hints.append(f"{name}: did you mean {' or '.join(near)}?")
+    return "; ".join(hints) + f" `{parser.prog} --help` lists the options" if hints else None
+
+
 def _not_utf8(argv: Sequence[str]) -> str | None:
     """What is wrong with the first argument that is not valid UTF-8 (Python hands such bytes over
     as lone surrogates, which would be stored as ``\\udcXX`` escapes), or ``None``."""
@@ -269,10 +284,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args, unknown = parser.parse_known_args(args_list)
         if unknown:
-            (_subparser(parser, getattr(args, "command", None)) or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
+            sub = _subparser(parser, getattr(args, "command", None)) or parser
+            raise UsageError(sub.prog, sub.format_usage(), f"unrecognized arguments: {' '.join(unknown)}; nothing was done",
+                             _near_options(sub, unknown))
     except UsageError as exc:
         return _fail(command if command in (COMMANDS.keys() | _choices(parser)) else None, exc.message, EXIT_USAGE,
-                     as_json=as_json, kind="usage", usage=exc.usage)
+                     as_json=as_json, kind="usage", usage=exc.usage, hint=exc.hint)
     run: Callable[[Any], int] | None = getattr(args, "run", None)
     if run is None:
         return _short_help()

@@ -180,3 +180,23 @@ def test_dossier_query_and_ingest_help_print_help_for_a_person() -> None:
     backend = subprocess.run([sys.executable, "-m", "commonkeep.dossier", "query", "--help"], capture_output=True,
                              text=True, timeout=60, cwd=REPO)
     assert backend.stdout.startswith("question: --help\n")
+
+
+def test_a_misspelt_option_names_the_nearest_and_nothing_is_done(root: Path) -> None:
+    """``review --aprove ID`` was a bare "unrecognized arguments": now the option nearest to the
+    typo is named (plain and in ``--json``), exit 2, and nothing was decided or written."""
+    cid = _write(root, "Prefer small commits.", *GOOD)
+    before = (root / "inbox" / "captured.jsonl").read_bytes()
+    out = ck("review", "--aprove", cid, "--root", str(root))
+    assert out.returncode == 2
+    assert "unrecognized arguments: --aprove" in out.stderr
+    assert "hint: --aprove: did you mean --approve? `commonkeep review --help` lists the options" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert (root / "inbox" / "captured.jsonl").read_bytes() == before
+    as_json = ck("write", "A fact.", "--evidnce", "ci.log", "--json", "--root", str(root))
+    assert as_json.returncode == 2
+    error = json.loads(as_json.stdout)["error"]
+    assert error["hint"].startswith("--evidnce: did you mean --evidence?")
+    assert (root / "inbox" / "captured.jsonl").read_bytes() == before
+    far = ck("review", "--zzzzzz", "--root", str(root))
+    assert far.returncode == 2 and "did you mean" not in far.stderr
