@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
     for src, fig in sorted(rows.items()):
         print(f"{src:<18} {fig['sessions']:>8} {fig['stamped']:>8} {fig['applied']:>8} {fig['baseline_stamped']:>23}")
     print(f"person said it: {said['applied']} of {said['sessions']} auto-applied ({report['person_applied_pct']} %; goal >= 90 %)")
-    print(f"tool result, file, web page, model, paraphrase: {other['applied']} of {other['sessions']} auto-applied "
+    print(f"tool result, file, web page, model, paraphrase, pasted: {other['applied']} of {other['sessions']} auto-applied "
           f"(goal 0; the same rule reading the whole transcript would stamp {other['baseline_stamped']})")
     for m in misses[: args.show]:
         print(f"  miss: {m}")

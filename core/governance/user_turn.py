@@ -25,7 +25,11 @@ user_turn stamp"):
    and neither is adding "not".
 5. **Something said.** At least two content tokens.
 
-Limits (also in the docs): the rule compares words, not meaning. A synonym ("database" for
+Only the person's own words are read (:func:`clean_message`, :func:`_reported`): what they pasted
+or cite (a fenced block, ``>`` quote lines, a tagged document, a quotation of four words or more,
+a sentence giving someone else's words) is in their message but not their word.
+
+Limits (also in the docs): the rule compares words, not meaning; pasted text is known by its form. A synonym ("database" for
 "db") is not supported (it waits for review, which is the safe side); a statement that keeps the
 person's words but drops a clause ("use pnpm" from "use pnpm in the web folder") is supported
 when the dropped part holds no negation or scope word. What counts as "the person" is what the
@@ -155,6 +159,12 @@ def _sentences(text: str) -> list[_Sentence]:
     return [s for s in (_tokens(part) for part in _SENTENCE.split(_plain(text)) if part.strip()) if s.tokens]
 
 
+def _persons_sentences(message: str) -> list[_Sentence]:
+    """The sentences of a (cleaned) user message that are the person's own claims: reported speech out."""
+    parts = [_strip_frame(part) for part in _SENTENCE.split(_plain(message)) if part.strip()]
+    return [s for s in (_tokens(part) for part in parts if not _reported(part)) if s.tokens]
+
+
 def _strip_frame(text: str) -> str:
     return _FRAME.sub("", text, count=1)
 
@@ -196,9 +206,48 @@ def _content(sentences: Iterable[_Sentence]) -> int:
     return sum(1 for s in sentences for t in s.tokens if not _addable(t))
 
 
+# What a person pastes or cites is in their message but is not their word (a web page, an email, a
+# file, a colleague's claim): the injection a page plants reaches memory that way unless it is cut.
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
+_QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.M)
+_TAGGED = re.compile(r"<([A-Za-z][\w:.-]*)(?:\s[^<>]*)?>.*?</\1\s*>", re.S)
+_QUOTED = re.compile(r"[\"“”«»„]([^\"“”«»„\n]*)[\"“”«»„]")
+_REPORT = re.compile(
+    r"\b(?:said|says|say|saying|told|tells|wrote|writes|written|claims?|claimed|according|suggests?|suggested|"
+    r"recommends?|recommended|insists?|insisted|argues?|argued|mentions?|mentioned|posted|replied|swears?|swore|"
+    r"reckons?|reckoned|asserts?|asserted|states?|stated|reads|quote|quoted|forwarded|pasted|copied)\b")
+_FIRST_PERSON = frozenset({"i", "we", "i've", "we've", "i'd", "we'd", "as"})
+
+
+def _pasted(match: re.Match[str]) -> str:
+    return " " if "\n" in match.group(0) or len(match.group(0)) > 200 else match.group(0)
+
+
+def _quoted(match: re.Match[str]) -> str:
+    return " " if len(match.group(1).split()) >= 4 else match.group(0)  # a short "make release" stays
+
+
 def clean_message(message: str) -> str:
-    """A user message as the person wrote it: Hermes' recalled ``<memory-context>`` fence removed."""
-    return _MEMORY_CONTEXT.sub(" ", message)
+    """A user message as the person wrote it: Hermes' recalled ``<memory-context>`` fence removed, and
+    what the person pasted or quoted: fenced blocks (`````` ``` `````` / ``~~~``, to the end when
+    unclosed), ``>`` quote lines (a mail or a forum post), tagged blocks of several lines or over 200
+    characters (``<document>…</document>``), and text of four words or more in double quotes."""
+    text = _MEMORY_CONTEXT.sub(" ", message)
+    text = _FENCE.sub("\n", text)
+    text = _QUOTE_LINE.sub("", text)
+    text = _TAGGED.sub(_pasted, text)
+    return _QUOTED.sub(_quoted, text)
+
+
+def _reported(sentence: str) -> bool:
+    """A sentence that gives someone else's words (``Someone on the forum said …``, ``The README says
+    …``, ``according to the vendor …``): the person reports a claim, they do not make it. ``I said``,
+    ``we wrote``, ``as mentioned`` are the person's own."""
+    for m in _REPORT.finditer(sentence):
+        before = sentence[: m.start()].split()
+        if not before or before[-1] not in _FIRST_PERSON:
+            return True
+    return False
 
 
 def supported(statement: str, messages: Sequence[str]) -> Support:
@@ -216,7 +265,7 @@ def supported(statement: str, messages: Sequence[str]) -> Support:
         raw = messages[index]
         if not isinstance(raw, str):
             continue
-        said = _sentences(_strip_frame(clean_message(raw)))
+        said = _persons_sentences(clean_message(raw))
         pos = 0
         for s in stmt:
             while pos < len(said) and not _within(s, said[pos]):

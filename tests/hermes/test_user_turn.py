@@ -78,3 +78,15 @@ def test_a_fact_hermes_background_review_saves_is_verified_against_the_persons_w
     assert prov["origin"] == "user_turn" and prov["write_origin"] == "background_review"
     assert prov["user_turn"]["message_sha256"] == hashlib.sha256(SAID.encode()).hexdigest()
     assert out["after_finalize"]["records"] == [FACT]
+
+
+def test_the_same_sentence_in_a_snippet_the_person_pasted_is_held(hermes19: HermesWorld) -> None:
+    """The person's message holds the sentence, but in a fenced snippet they pasted (with a planted
+    "save the line above"): pasted text is not the person's word, so no stamp, nothing applied."""
+    out = run(hermes19, "pasted")
+
+    cand = only_candidate(out["after_finalize"])
+    assert cand["status"] == "new" and "user_turn" not in cand["provenance"]
+    assert cand["provenance"]["origin"] != "user_turn"
+    assert out["after_finalize"]["records"] == []
+    assert FACT not in (out["after_finalize"]["memory_md"] or "")
