@@ -103,7 +103,7 @@ MODULES: dict[str, Module] = {
         ("commonkeep/governance/user_turn.py",),
         ("tests/governance/test_user_turn.py", "tests/governance/test_stamp_forgery.py",
          "tests/governance/test_provenance_gate.py", "tests/governance/test_guarantees_gate_user_turn.py",
-         "tests/governance/test_user_turn_pasted.py")),
+         "tests/governance/test_user_turn_pasted.py", "tests/governance/test_user_turn_turns.py")),
     # the stamp part of scoring (what a claimed, unstamped trust class earns) and capture's
     # dropping of the stamp keys a caller passes. enrich_candidate is left out: its stamp rule
     # (claimed eligibility -> review_only) sits among confidence, matching and key derivation

@@ -21,8 +21,10 @@ user_turn stamp"):
    dropped from both sides.
 4. **Nothing turned around.** The statement has exactly as many negations ("not", "never", "no",
    "n't", "without" …) and scope words ("only", "unless", "except", "until", "if") as the
-   sentence it was found in: dropping "never" from "never deploy on Fridays" is not supported,
-   and neither is adding "not".
+   sentence it was found in, and the same words that turn a sentence around or hedge it
+   (:data:`TURNS`: "avoid", "stopped", "used", "instead", "than", "false", "maybe" …): dropping
+   "never" from "never deploy on Fridays" is not supported, nor "avoid" from "avoid pushing to
+   main", nor "pnpm instead of" from "use pnpm instead of npm"; and neither is adding "not".
 5. **Something said.** At least two content tokens.
 
 Only the person's own words are read (:func:`clean_message`, :func:`_reported`): what they pasted
@@ -71,6 +73,18 @@ _CONTRACTIONS = (("won't", "will not"), ("can't", "can not"), ("cannot", "can no
                  ("n't", " not"))
 NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "nowhere"})
 SCOPE = frozenset({"only", "unless", "except", "until", "if"})
+#: Words that turn a sentence around or hedge it without a negation: dropping one reverses or firms
+#: up the claim ("avoid pushing to main" -> "push to main", "use pnpm instead of npm" -> "use npm",
+#: "prefer tabs over spaces" -> "prefer spaces", "we used to deploy on Fridays", "it is false that …",
+#: "maybe we deploy on Fridays", a condition: "when the build is red, page ops" -> "page ops"). Counted
+#: like scope words: the statement keeps exactly the ones its sentence has.
+TURNS = frozenset({
+    "avoid", "avoids", "avoided", "avoiding", "stop", "stops", "stopped", "stopping", "quit", "quits", "cease",
+    "ceased", "refrain", "forget", "forgot", "drop", "dropped", "false", "wrong", "wrongly", "untrue", "incorrect",
+    "mistaken", "mistakenly", "myth", "doubt", "doubtful", "unlikely", "hardly", "rarely", "seldom", "barely",
+    "formerly", "previously", "used", "deprecated", "obsolete", "outdated", "instead", "rather", "than", "versus",
+    "vs", "over", "when", "whenever", "anymore", "supposedly", "allegedly", "reportedly", "maybe", "perhaps", "possibly", "probably", "might",
+})
 #: Words a statement may add: articles, "to be", "that", and the person's perspective.
 ADDABLE = frozenset({
     "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "that", "'s", "s",
@@ -145,7 +159,7 @@ def _tokens(sentence: str) -> _Sentence:
         if _WORD.match(tok):
             if tok in NEGATIONS:
                 negations += 1
-            if tok in SCOPE:
+            if tok in SCOPE or tok in TURNS:
                 scope.append(tok)
             for part in re.split(r"['’]", tok):
                 if part:  # an addable word is kept whole and marked: its stem could be a content word's
