@@ -180,6 +180,9 @@ def run_apply(args: argparse.Namespace) -> int:
         progress.set_quiet()  # the output is for a program: no bar on stderr either
     if args.patch and args.latest:
         raise BadInput("give a patch or --latest, not both")
+    from commonkeep.governance.agent_shell import refuse_inside_agent
+
+    refuse_inside_agent("`apply`")
     root = _root(args)
     if not args.patch:
         from commonkeep.governance.latest import latest_proposed
@@ -193,9 +196,11 @@ def run_apply(args: argparse.Namespace) -> int:
 
 
 def run_ratify(args: argparse.Namespace) -> int:
+    from commonkeep.governance.agent_shell import refuse_inside_agent
     from commonkeep.governance.patch import apply_patch
     from commonkeep.governance.review import approve
 
+    refuse_inside_agent("`ratify`")
     root, role = _root(args), _role(args)
     if args.id.startswith("cap_"):
         res = approve(root, [args.id], role=role, ratify=True)
@@ -224,6 +229,9 @@ def run_review(args: argparse.Namespace) -> int:
                        "nothing was decided", hint="approve the one to edit with its own `review --approve ID --text ...`")
     root, role = _root(args), _role(args)
     if args.approve or args.reject or args.undo or not (args.list or args.json or not (args.interactive or sys.stdin.isatty())):
+        from commonkeep.governance.agent_shell import refuse_inside_agent
+
+        refuse_inside_agent("`review` (approve, reject, undo)")  # a person decides, never an agent's shell tool
         require_writer("review", role, root)  # deciding is the writer's; reading the queue is for everyone
     if args.undo:
         from commonkeep.governance.undo import undo
@@ -277,10 +285,12 @@ def _no_cycle_collection() -> Iterator[None]:
 
 
 def run_forget(args: argparse.Namespace) -> int:
+    from commonkeep.governance.agent_shell import refuse_inside_agent
     from commonkeep.governance.forget import forget
     from commonkeep.store.core import Store
     from commonkeep.store.ids import memory_id_for
 
+    refuse_inside_agent("`forget`")
     root = _root(args)
     target = memory_id_for(args.id) if args.id.startswith("cap_") else args.id
     store = Store(root)

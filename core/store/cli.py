@@ -95,6 +95,11 @@ def run_write(args: argparse.Namespace) -> int:
 
         tags = args.tags or []  # repeats add up: util.repeated_options.ListOption
         prov = default_provenance(agent=args.agent, role=args.role, host=args.host, session_id=args.session)
+        from commonkeep.governance.agent_shell import agent_host
+
+        shell_of = agent_host()
+        if shell_of is not None:  # an agent's shell tool ran this: the writer's own stamp is never earned here
+            prov = {**(prov or {}), "tool": f"{shell_of} shell"}
         done = capture(
             choice.path,
             text,
@@ -111,11 +116,15 @@ def run_write(args: argparse.Namespace) -> int:
         )
         findings = done.redacted
         result = {"target": "long_term", "candidate": done.candidate["id"], "file": str(done.inbox), "redacted": findings}
+        if shell_of is not None:
+            result["agent_shell"] = shell_of
     if args.json:
         _print_json(result)
     else:
         where = result.get("candidate") or result["file"]
         print(f"wrote {result['target']} entry: {where}")
+        if result.get("agent_shell"):
+            print(f"note: written from inside {result['agent_shell']} (an agent's shell): it waits for a person's review")
         if findings:
             print(f"redacted {len(findings)} secret(s): {', '.join(sorted(set(findings)))}")
     return 0
