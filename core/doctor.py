@@ -39,7 +39,10 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = (), *, plu
         findings.append({"code": code, "severity": severity, "message": message, **where})
 
     for note in root_notes:
-        add("root_settings_skipped", "warning", f"{note}; the root came from the next rule ({rule})")
+        if note.startswith("$"):  # a root variable's value that is likely a mistake (``root._env_notes``)
+            add("root_variable", "warning", note)
+        else:
+            add("root_settings_skipped", "warning", f"{note}; the root came from the next rule ({rule})")
     if not lay.memory_dir.is_dir():
         # which root each host uses comes before the hint, so nobody creates a second store by mistake
         hosts = [f for f in _plugin_findings(root) if f.get("kind") == "host_root"]

@@ -40,6 +40,8 @@ def run_init(args: argparse.Namespace) -> int:
         _print_json({"root": str(lay.root), "rule": choice.rule, "created": not existed, "curators": curators})
     else:
         print(f"{'ready' if existed else 'created'}: {lay.root}  (chosen by {choice.rule})")
+        for note in choice.notes:
+            print(f"commonkeep: warning: {note}", file=sys.stderr)
         if curators["changed"]:
             print(f"  config.json: OmpKeep's session-end curation off (curator.autoCurate \"off\"); commonkeep's own: "
                   f"commonkeep.autoCurate \"{curators['commonkeep']['autoCurate']}\"")

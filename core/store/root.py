@@ -65,6 +65,18 @@ def _settings_value(path: Path, key: str, notes: list[str]) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
+def _env_notes(var: str, value: str, path: Path) -> tuple[str, ...]:
+    """Why a root variable's value is likely a mistake. It is used as written, as OmpKeep uses it (so
+    both still agree), but a relative path moves with the folder a command runs in: each agent
+    started elsewhere would use another root, silently."""
+    if value != value.strip():
+        return (f"${var} has spaces around its value ({value!r}): they are part of the path; remove them",)
+    if not path.is_absolute():
+        return (f"${var} is a relative path ({value!r}): the root depends on the folder a command runs in "
+                f"(here {Path.cwd()}), so agents started elsewhere use other roots; set an absolute path",)
+    return ()
+
+
 def resolve_root(
     env: Mapping[str, str] | None = None,
     cwd: Path | str | None = None,
@@ -82,7 +94,8 @@ def resolve_root(
     for var in ENV_RULES:
         value = env.get(var)
         if value:
-            return RootChoice(Path(value).expanduser().resolve(), f"${var}")
+            path = Path(value).expanduser()
+            return RootChoice(path.resolve(), f"${var}", _env_notes(var, value, path))
     base = Path(cwd) if cwd is not None else Path.cwd()
     notes: list[str] = []
     for rel, key, sub in SETTINGS_RULES:

@@ -65,3 +65,36 @@ def test_a_broken_settings_file_is_ignored_not_fatal(home: Path, cwd: Path) -> N
     (cwd / ".omp").mkdir()
     (cwd / ".omp/settings.json").write_text("{not json")
     assert resolve_root({"HOME": str(home)}, cwd).rule.startswith("default")
+
+
+def test_a_relative_or_padded_root_variable_is_used_as_written_and_named(home: Path, cwd: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """OmpKeep uses ``$OMP_MEMORY_ROOT`` as written, so commonkeep does too (both agree), but a
+    relative path moves with the folder a command runs in: each agent started elsewhere would use
+    another root without a word. The choice says so (``root``, ``init`` and ``doctor`` show it)."""
+    monkeypatch.chdir(cwd)
+    rel = resolve_root(env={"HOME": str(home), "OMP_MEMORY_ROOT": "mem"}, cwd=cwd)
+    assert rel.path == (cwd / "mem").resolve()
+    [note] = rel.notes
+    assert note.startswith("$OMP_MEMORY_ROOT is a relative path ('mem')") and "set an absolute path" in note
+    padded = resolve_root(env={"HOME": str(home), "OMPKEEP_ROOT": f" {home}/m"}, cwd=cwd)
+    assert padded.notes == (f"$OMPKEEP_ROOT has spaces around its value (' {home}/m'): they are part of the path; remove them",)
+    assert resolve_root(env={"HOME": str(home), "OMP_MEMORY_ROOT": str(home / "m")}, cwd=cwd).notes == ()
+    assert resolve_root(env={"HOME": str(home), "OMP_MEMORY_ROOT": "~/m"}, cwd=cwd).notes == ()  # ~ is the home
+
+
+def test_doctor_names_a_relative_root_variable(home: Path, cwd: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from commonkeep.cli import main
+
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("OMP_MEMORY_ROOT", "mem")
+    for var in ("OMPKEEP_ROOT", "PI_MEMORY_ROOT"):
+        monkeypatch.delenv(var, raising=False)
+    assert main(["init"]) == 0
+    assert "warning: $OMP_MEMORY_ROOT is a relative path ('mem')" in capsys.readouterr().err
+    main(["doctor", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    [finding] = [f for f in report["findings"] if f["code"] == "root_variable"]
+    assert finding["severity"] == "warning" and "agents started elsewhere use other roots" in finding["message"]
