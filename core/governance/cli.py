@@ -253,7 +253,11 @@ def run_review(args: argparse.Namespace) -> int:
                 results.append(reject(root, args.reject, reason=args.reason or "", role=role))
         _out(args, [r.to_json() for r in results], "\n".join(_apply_text(r) for r in results))
         return 0
+    if args.limit is not None and args.limit < 0:
+        raise BadInput(f"--limit must be 0 (all) or more, got {args.limit}")
     if args.list or args.json or not (args.interactive or sys.stdin.isatty()):
+        if args.limit:  # the first N only, each planned when reached: at 10,000 pending the whole queue costs seconds
+            return review_terminal.list_first(root, args.limit, (lambda rows: _out(args, rows, "")) if args.json else None)
         items = pending(root, role=role)
         if args.json:
             _out(args, [i.to_json() for i in items], "")
@@ -446,6 +450,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         parser.set_defaults(run=run_ratify)
     elif name == "review":
         parser.add_argument("--list", action="store_true", help="print the queue and exit")
+        parser.add_argument("--limit", type=int, metavar="N",
+                            help="with --list or --json: the first N pending only (oldest first), quick at any queue size; 0: all")
         parser.add_argument("--approve", action=ListOption, metavar="ID", help="approve candidates (comma-separated, repeatable)")
         parser.add_argument("--text", help="with one --approve: the edited statement to store instead")
         parser.add_argument("--reject", action=ListOption, metavar="ID", help="reject candidates (comma-separated, repeatable; needs --reason)")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -56,6 +56,30 @@ def _items(root: str) -> Iterator[Any]:
         item.candidate.setdefault("worth_decision", worth.decision)
         item.candidate.setdefault("worth_score", worth.score)
         yield item
+
+
+def list_first(root: str, limit: int, as_json: Callable[[list[Any]], None] | None) -> int:
+    """``review --list --limit N``: the first ``limit`` pending candidates, oldest first, planned one by
+    one (as the terminal review and the web app do), and how many more wait; ``as_json`` prints the
+    items' JSON instead."""
+    from itertools import islice
+
+    from commonkeep.store.core import Store
+
+    total = len(Store(root, warn=False).candidates(status="new"))
+    items = list(islice(_items(root), limit))
+    if as_json is not None:
+        as_json([i.to_json() for i in items])
+        return 0
+    if not items:
+        print("review queue empty: no new candidates")
+        return 0
+    for item in items:
+        print_item(item)
+    more = total - len(items)
+    print(f"{len(items)} of {total} pending" + (f" shown; {more} more (--limit 0 lists all)" if more > 0 else "")
+          + ". Decide with --approve ID / --reject ID --reason R, or run `commonkeep review` in a terminal.")
+    return 0
 
 
 def interactive(root: str, role: str | None) -> int:
