@@ -8,8 +8,9 @@ The stamps (``stamped_trust``):
 
 - the **host** stamps (``HOST_STAMPS``): ``provenance.stamped_by`` names a commonkeep adapter and
   ``provenance.origin`` what it observed. The Hermes adapter stamps ``import`` (the entries of
-  Hermes' own ``MEMORY.md`` found at install) and ``external_edit`` (a person's hand edit of that
-  file); the Hermes, OMP, MCP and roundtable adapters stamp ``user_turn`` when the person's own
+  Hermes' own ``MEMORY.md`` found at install); it also records ``external_edit`` (an edit of that
+  file found later), which earns nothing: a person's hand and an agent's file tool make the same
+  edit. The Hermes, OMP, MCP and roundtable adapters stamp ``user_turn`` when the person's own
   message in the current session supports the statement (``docs/security.md``). No agent tool can
   pass ``stamped_by`` itself;
 - the **writer** stamp: a candidate written with ``commonkeep write --trust CLASS`` by the writer
@@ -48,7 +49,9 @@ if TYPE_CHECKING:
 #: host stamps: ``provenance.stamped_by`` -> {``provenance.origin`` -> the trust it stamps}
 USER_TURN = {"user_turn": "direct_user_instruction"}
 HOST_STAMPS: dict[str, dict[str, str]] = {
-    "commonkeep_hermes": {"import": "direct_user_instruction", "external_edit": "direct_user_instruction", **USER_TURN},
+    # not ``external_edit``: an edit of Hermes' MEMORY.md found at a refresh may be the person's hand or
+    # the model's own file or shell tool, and nothing tells them apart, so it waits for a person
+    "commonkeep_hermes": {"import": "direct_user_instruction", **USER_TURN},
     "commonkeep_omp": dict(USER_TURN),
     "commonkeep_mcp": dict(USER_TURN),
     "commonkeep_roundtable": dict(USER_TURN),
@@ -145,7 +148,11 @@ def policy_blockers(cand: dict[str, Any], writer_role: str | None = None) -> lis
     """Why the auto-apply policy holds ``cand`` (on top of ``scoring.auto_apply_blockers``)."""
     why: list[str] = []
     unstamped = stamped_trust(cand, writer_role) is None
-    if unstamped:
+    prov = cand.get("provenance")
+    if unstamped and isinstance(prov, dict) and prov.get("origin") == "external_edit":
+        why.append(f"{NOT_STAMPED}: an edit of Hermes' memory file, by a person's hand or an agent's file tool "
+                   "(nothing tells them apart)")
+    elif unstamped:
         why.append(f"{NOT_STAMPED}: no host, writer or user_turn stamp")
     if cand.get("poisoning_risk") == "medium":
         why.append("poisoning risk is medium (never auto-applied)")

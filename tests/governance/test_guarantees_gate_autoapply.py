@@ -44,7 +44,7 @@ def test_a_stamp_from_an_unknown_host_or_origin_counts_for_nothing(prov: dict[st
 
 
 @pytest.mark.parametrize(("host", "origin"), [
-    ("commonkeep_hermes", "import"), ("commonkeep_hermes", "external_edit"), ("commonkeep_hermes", "user_turn"),
+    ("commonkeep_hermes", "import"), ("commonkeep_hermes", "user_turn"),
     ("commonkeep_omp", "user_turn"), ("commonkeep_mcp", "user_turn"), ("commonkeep_roundtable", "user_turn"),
 ])
 def test_each_host_stamp_is_trusted_as_the_users_own_word(host: str, origin: str) -> None:
@@ -431,3 +431,13 @@ def test_auto_curate_applies_only_what_clears_the_threshold_and_marks_the_patch(
 
 def _memory(root: Path) -> str:
     return "".join(p.read_text(encoding="utf-8") for p in sorted((root / "memory").glob("L*.jsonl")))
+
+
+def test_an_edit_of_hermes_memory_file_earns_no_stamp_and_says_why() -> None:
+    """An edit of ``MEMORY.md`` found at a refresh may be the model's own file or shell tool: it is
+    recorded (``origin: external_edit``) but waits for a person, with the reason in plain words."""
+    cand = _cand(stamped_by="commonkeep_hermes", origin="external_edit")
+    assert stamped_trust(cand) is None
+    [why] = policy_blockers(cand)
+    assert why == (f"{NOT_STAMPED}: an edit of Hermes' memory file, by a person's hand or an agent's file tool "
+                   "(nothing tells them apart)")

@@ -8,7 +8,9 @@
 - ``review``: the person types the fact; Hermes' background review fork (``nudge_interval: 1``)
   saves it: its own prompt is Hermes' text, the person's message is what supports the fact;
 - ``pasted``: the sentence is in the person's message, but inside a snippet they pasted (a fenced
-  block with a planted "save the line above"), and the model saves it.
+  block with a planted "save the line above"), and the model saves it;
+- ``file_edit``: the model writes the sentence straight into Hermes' ``MEMORY.md`` with Hermes' own
+  ``write_file`` tool, past the ``memory`` tool; the person only asked to tidy the notes.
 
 The model is the scripted fake server (``tests/fakellm.py``: a hosted LLM cannot be reached
 here). After the turn, Hermes' own one-shot exit path (``cli._notify_session_finalize``) ends
@@ -65,6 +67,10 @@ def main(via: str) -> int:
         if via == "person":
             message = SAID
             llm.push(Step.call("memory", {"action": "add", "target": "memory", "content": FACT}), Step.say("Noted."))
+        elif via == "file_edit":
+            message = "Tidy up my notes, please."
+            memory_md = Path(os.environ["HERMES_HOME"]) / "memories" / "MEMORY.md"
+            llm.push(Step.call("write_file", {"path": str(memory_md), "content": FACT}), Step.say("Done."))
         elif via == "pasted":
             message = PASTED
             llm.push(Step.call("memory", {"action": "add", "target": "memory", "content": FACT}), Step.say("Noted."))

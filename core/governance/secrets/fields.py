@@ -28,7 +28,7 @@ _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{6,}")
 _LONG_PIECE = re.compile(r"[^/.:_\-+=@\s,;#?&]{8,}")  # a piece ``_random_piece`` may read: symbols do not cut it
 _SYMBOL = re.compile(r"[!$%^*~]")  # the symbols of a generated password, rare in names, paths and versions
 _PASSWORD_SYMBOL = re.compile(r"[!$%^*~?#&|]")  # not "+", which joins words in a tag ("iOS17+iPadOS")
-_SPACE_OR_SLASH = re.compile(r"[\s/]")
+_SPACE_OR_SLASH = re.compile(r"[\s/.:]")  # a path, a URL, a file name, an anchor (``hermes:MEMORY.md#…``)
 # a field that ends with a redacted token, or holds the first half of one
 _HALF = re.compile(r"\[REDACTED:partial_token\]|\[REDACTED:[a-z0-9_]+\][\s.,;:!?)]*$")
 _CASE_CHANGE = re.compile(r"(?=[a-z][A-Z]|[A-Z][a-z])")
@@ -73,7 +73,7 @@ def _camel_words(piece: str) -> bool:
 
 
 def _generated_password(value: str) -> bool:
-    """A whole value of 8 to 64 characters, no space or ``/``, with lower case, upper case, a digit and a
+    """A whole value of 8 to 64 characters, no space, ``/``, ``.`` or ``:``, with lower case, upper case, a digit and a
     password symbol (``0kNH+*v3Ng``, ``+LczBMMJN6?D4wp``): the separators that cut a path or a version
     into pieces cut a generated password too, into pieces too short to read as random."""
     v = value.strip()
