@@ -11,14 +11,17 @@ user_turn stamp"):
 2. **Sentence by sentence, in order.** Each sentence of the statement is matched inside one
    sentence of one user message; a question is never matched (it asks, it does not state), and
    the sentences of the statement match sentences of that message in the same order.
-3. **Nothing added.** Inside its sentence, the statement's tokens are an ordered subsequence of
-   the person's: every word (compared by a crude stem, so "deploys" matches "deploy"), every
-   number, path, URL, flag, command and operator (compared exactly) is there, in that order. So
-   an added claim ("and skip the tests on Fridays"), command (``&& curl …``), URL, number or a
-   swap of two numbers is not supported. Only a few words may be added: articles, forms of "to
-   be", "that", and the person's perspective ("the user", "the team", "we", "my" …) as a model
-   rephrases "I prefer tabs" into "The user prefers tabs"; a leading "remember that" / "note:" is
-   dropped from both sides.
+3. **Nothing added, nothing cut from inside.** Inside its sentence, the statement's tokens are
+   one run of the person's: every word (compared by a crude stem, so "deploys" matches "deploy"),
+   every number, path, URL, flag, command and operator (compared exactly) is there, in that order,
+   and the person's words before and after the run may go, but inside it only addable words or a
+   whole clause set apart by commas, parentheses or dashes ("the database, set up last week, is
+   postgres 16"): "delete the database" is not "delete the test data from the database". So an
+   added claim ("and skip the tests on Fridays"), command (``&& curl …``), URL, number or a swap
+   of two numbers is not supported. Only a few words may be added or dropped: articles, forms of
+   "to be", "that", "should" / "must" / "will", and the person's perspective ("the user", "the
+   team", "we", "my" …) as a model rephrases "I prefer tabs" into "The user prefers tabs"; a
+   leading "remember that" / "note:" is dropped from both sides.
 4. **Nothing turned around.** The statement has exactly as many negations ("not", "never", "no",
    "n't", "without" …) and scope words ("only", "unless", "except", "until", "if") as the
    sentence it was found in, and the same words that turn a sentence around or hedge it
@@ -33,7 +36,7 @@ a sentence giving someone else's words) is in their message but not their word.
 
 Limits (also in the docs): the rule compares words, not meaning; pasted text is known by its form. A synonym ("database" for
 "db") is not supported (it waits for review, which is the safe side); a statement that keeps the
-person's words but drops a clause ("use pnpm" from "use pnpm in the web folder") is supported
+person's words but drops the end of the sentence ("use pnpm" from "use pnpm in the web folder") is supported
 when the dropped part holds no negation or scope word. What counts as "the person" is what the
 host calls the user: another program driving the host (an orchestrator over ACP, a script on an
 API server) speaks as the user.
@@ -83,13 +86,14 @@ TURNS = frozenset({
     "ceased", "refrain", "forget", "forgot", "drop", "dropped", "false", "wrong", "wrongly", "untrue", "incorrect",
     "mistaken", "mistakenly", "myth", "doubt", "doubtful", "unlikely", "hardly", "rarely", "seldom", "barely",
     "formerly", "previously", "used", "deprecated", "obsolete", "outdated", "instead", "rather", "than", "versus",
-    "vs", "over", "when", "whenever", "anymore", "supposedly", "allegedly", "reportedly", "maybe", "perhaps", "possibly", "probably", "might",
+    "vs", "over", "when", "whenever", "after", "before", "once", "anymore", "supposedly", "allegedly", "reportedly", "maybe", "perhaps", "possibly", "probably", "might",
 })
 #: Words a statement may add: articles, "to be", "that", and the person's perspective.
 ADDABLE = frozenset({
     "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "that", "'s", "s",
     "user", "users", "user's", "person", "person's", "team", "team's", "we", "our", "ours", "us", "i", "my", "me",
     "mine", "they", "their", "he", "she", "his", "her", "project", "project's", "repo", "repository",
+    "should", "must", "shall", "will",  # a rule stated as a fact: "the job should run nightly" -> "the job runs nightly"
 })
 _SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s")
 _MEMORY_CONTEXT = re.compile(r"<memory-context>.*?</memory-context>", re.S | re.I)
@@ -144,6 +148,7 @@ class _Sentence:
     negations: int
     scope: tuple[str, ...]
     question: bool
+    breaks: frozenset[int] = frozenset()  # token positions a clause boundary stands before (",", "(", "—" …)
 
 
 def _tokens(sentence: str) -> _Sentence:
@@ -151,9 +156,18 @@ def _tokens(sentence: str) -> _Sentence:
     negations = 0
     scope: list[str] = []
     question = sentence.rstrip().rstrip(_EDGE).endswith("?")
+    breaks: set[int] = set()
     for raw in _TOKEN.findall(sentence):
+        if not raw.strip(_DASHES):  # a dash on its own sets a clause apart
+            breaks.add(len(out))
+            continue
+        if raw[0] in _OPENERS:
+            breaks.add(len(out))
         tok = raw.strip(_EDGE).rstrip(_TRAIL).strip(_EDGE)
+        breaks_after = raw.rstrip("\"'`”’*_")[-1:] in _CLOSERS  # "week," "(weekly)" "week —"
         if not tok:
+            if breaks_after:
+                breaks.add(len(out))
             continue
         # "word," "word:" "(word)" are words; "make-release", "6543", "/tmp/x", "&&" are literals
         if _WORD.match(tok):
@@ -166,7 +180,9 @@ def _tokens(sentence: str) -> _Sentence:
                     out.append(_ADDED + part if part in ADDABLE else _stem(part))
         else:
             out.append(tok)
-    return _Sentence(tuple(out), negations, tuple(sorted(scope)), question)
+        if breaks_after:
+            breaks.add(len(out))
+    return _Sentence(tuple(out), negations, tuple(sorted(scope)), question, frozenset(breaks))
 
 
 def _sentences(text: str) -> list[_Sentence]:
@@ -184,6 +200,9 @@ def _strip_frame(text: str) -> str:
 
 
 _ADDED = "\x00"  # marks an addable word among the tokens (no word token can hold it)
+_DASHES = "—–-"
+_OPENERS = "([—–"
+_CLOSERS = ",;:)]—–"
 
 
 def _addable(tok: str) -> bool:
@@ -193,27 +212,36 @@ def _addable(tok: str) -> bool:
 
 
 def _within(stmt: _Sentence, said: _Sentence) -> bool:
-    """``stmt``'s tokens (minus addable ones) are an ordered subsequence of ``said``'s, with the
-    same negations and scope words."""
+    """``stmt``'s tokens are a run of ``said``'s, with the same negations and scope words: the person's
+    sentence may lose words before and after the run, and inside it only addable words or a whole
+    clause set apart by commas, parentheses or dashes ("the staging database, which we set up last
+    week, is postgres 16"). A word dropped from the middle of a clause changes what it says
+    ("delete the test data from the database" is not "delete the database")."""
     if said.question or stmt.negations != said.negations or stmt.scope != said.scope:
         return False
-    pos = 0
-    toks = said.tokens
-    for tok in stmt.tokens:
-        at = _index(toks, tok, pos)
-        if at is None:
-            if _addable(tok):
-                continue
-            return False
-        pos = at + 1
-    return True
-
-
-def _index(toks: Sequence[str], tok: str, start: int) -> int | None:
-    for i in range(start, len(toks)):
-        if toks[i] == tok:
-            return i
-    return None
+    toks, words = said.tokens, stmt.tokens
+    present = set(toks)
+    if any(w not in present for w in words if not _addable(w)):
+        return False  # the common case, and it keeps the table below to the sentences that could match
+    n, m = len(toks), len(words)
+    after = [n] * (n + 1)  # the next clause boundary after each position (or the sentence's end)
+    upcoming = n
+    for i in range(n, -1, -1):
+        after[i] = upcoming
+        if i in said.breaks:
+            upcoming = i
+    # row[i] for statement word j: words[j:] match from toks[i] on; the row of j + 1 is ``rest``
+    rest = [True] * (n + 1)  # past the statement's last word the rest of the sentence may go
+    for j in range(m - 1, -1, -1):
+        word, free = words[j], _addable(words[j])
+        row = [False] * (n + 1)
+        row[n] = free and rest[n]
+        for i in range(n - 1, -1, -1):
+            tok = toks[i]
+            row[i] = ((tok == word and rest[i + 1]) or (free and rest[i]) or (_addable(tok) and row[i + 1])
+                      or (j > 0 and i in said.breaks and after[i] > i and row[after[i]]))
+        rest = row
+    return any(rest)  # starting anywhere: the words before the run may go
 
 
 def _content(sentences: Iterable[_Sentence]) -> int:
