@@ -261,12 +261,18 @@ _REPORT = re.compile(
 _FIRST_PERSON = frozenset({"i", "we", "i've", "we've", "i'd", "we'd", "as"})
 
 
+# What is cut becomes a line break, so the person's words around it stay two sentences: a statement
+# cannot join them across the cut ('we deploy "unless the build is red" on Fridays' never supports
+# "we deploy on Fridays").
+_CUT = "\n"
+
+
 def _pasted(match: re.Match[str]) -> str:
-    return " " if "\n" in match.group(0) or len(match.group(0)) > 200 else match.group(0)
+    return _CUT if "\n" in match.group(0) or len(match.group(0)) > 200 else match.group(0)
 
 
 def _quoted(match: re.Match[str]) -> str:
-    return " " if len(match.group(1).split()) >= 4 else match.group(0)  # a short "make release" stays
+    return _CUT if len(match.group(1).split()) >= 4 else match.group(0)  # a short "make release" stays
 
 
 def clean_message(message: str) -> str:
@@ -274,8 +280,8 @@ def clean_message(message: str) -> str:
     what the person pasted or quoted: fenced blocks (`````` ``` `````` / ``~~~``, to the end when
     unclosed), ``>`` quote lines (a mail or a forum post), tagged blocks of several lines or over 200
     characters (``<document>…</document>``), and text of four words or more in double quotes."""
-    text = _MEMORY_CONTEXT.sub(" ", message)
-    text = _FENCE.sub("\n", text)
+    text = _MEMORY_CONTEXT.sub(_CUT, message)
+    text = _FENCE.sub(_CUT, text)
     text = _QUOTE_LINE.sub("", text)
     text = _TAGGED.sub(_pasted, text)
     return _QUOTED.sub(_quoted, text)

@@ -103,6 +103,13 @@ def test_a_question_is_never_a_statement() -> None:
     ("The database is postgres 16.", "The database, set up last week, is postgres 16.", True),  # a clause set apart
     ("The cache lives in /srv/c.", "The cache (on the CI box) lives in /srv/c.", True),
     ("Run the migrations.", "After the backup, run the migrations.", False),          # a condition dropped
+    ("Builds use ninja.", "Builds, as a rule, use ninja.", True),                    # a clause right after the first word
+    ("Builds use ninja.", "Builds , as a rule , use ninja.", True),                  # commas standing alone
+    ("The cache lives in /srv/c.", "The cache — on the CI box — lives in /srv/c.", True),  # dashes set a clause apart
+    ("Delete, then restart.", "Delete the test data from staging, then restart.", False),  # a cut must start at a boundary
+    ("Builds use ninja, that is.", "Builds use ninja.", True),                       # addable words may follow the end
+    ("We never deploy on Fridays.", "We never deploy on Fridays without tests.", False),  # a negation in the dropped end
+    ("Sam's laptop runs Linux.", "Sam laptop runs Linux.", True),                     # "'s" is split off and may be added
     ("We deploy on Fridays.", "**We deploy on Fridays?** ", False),                   # a question in bold
 ])
 def test_what_counts_as_the_same_words(statement: str, said: str, ok: bool) -> None:

@@ -62,3 +62,37 @@ def test_no_generated_pasted_session_is_stamped_and_the_persons_still_are() -> N
     assert len(pasted) >= 40 and len(person) >= 250
     assert [s["id"] for s in pasted if supported(s["statement"], users(s)).ok] == []
     assert [s["id"] for s in person if not supported(s["statement"], users(s)).ok] == []
+
+
+@pytest.mark.parametrize(("statement", "said", "ok"), [
+    # a cut leaves the person's words around it as two sentences: no statement joins them
+    ("We deploy on Fridays.", 'We deploy "unless the build is red, of course" on Fridays.', False),
+    ("We deploy on Fridays.", "We deploy <note>\nonly after review\n</note> on Fridays.", False),
+    ("Builds use ninja.", "<memory-context>x</memory-context> Builds use ninja.", True),
+    # a short tagged span on one line is the person's text; a long one (over 200 characters) is a paste
+    ("The banner shows <b>Beta</b> on staging.", "Remember: the banner shows <b>Beta</b> on staging.", True),
+    ("Builds use ninja.", "<p>" + "a" * 193 + "</p> Builds use ninja.", True),
+    ("Builds use ninja on staging.", "<p>Builds use ninja on staging." + " x" * 80 + "</p>", False),
+    # a quotation of three words stays, of four is cut
+    ('The motto is "ship small daily".', 'Remember: the motto is "ship small daily".', True),
+    ('The motto is "ship small every day".', 'Remember: the motto is "ship small every day".', False),
+])
+def test_where_a_cut_falls(statement: str, said: str, ok: bool) -> None:
+    assert supported(statement, [said]).ok is ok
+
+
+def test_a_tagged_span_of_exactly_200_characters_stays_and_of_201_goes() -> None:
+    span = "<i>" + "w" * 193 + "</i>"
+    assert len(span) == 200 and span in clean_message(f"Look {span} here")
+    longer = "<i>" + "w" * 194 + "</i>"
+    assert longer not in clean_message(f"Look {longer} here")
+
+
+def test_the_text_of_a_host_message_in_either_shape() -> None:
+    from commonkeep.governance.user_turn import message_text
+
+    assert message_text("plain words") == "plain words"
+    parts = [{"type": "text", "text": "first"}, {"type": "image", "text": "not words"}, {"type": "text", "text": "second"},
+             {"text": "no type"}, "not a part", {"type": "text"}]
+    assert message_text(parts) == "first\nsecond\n"
+    assert message_text(None) == "" and message_text(42) == "" and message_text({"type": "text", "text": "x"}) == ""
