@@ -115,6 +115,10 @@ MODULES: dict[str, Module] = {
          "tests/governance/test_guarantees_gate_autoapply.py"),
         ("commonkeep.governance.scoring.x_auto_apply_blockers__*",
          "commonkeep.store.capture.x__unstamped__*", "commonkeep.store.capture.x_capture__*")),
+    # an agent's shell is not a person: the agent host among a command's parents (read from /proc)
+    "agent-shell": Module(
+        ("commonkeep/governance/agent_shell.py",),
+        ("tests/governance/test_agent_shell.py",)),
     # the secret gate: detection, redaction, the doctor's file scan. Not its benchmark (bench.py,
     # the corpus*.py it generates, and baseline.py, the rules before issue 15 frozen for the
     # benchmark's comparison: the gate never calls it). The tests are the ones that call the gate

@@ -53,7 +53,7 @@ def agent_host(pid: int | None = None, proc: Path = Path("/proc")) -> str | None
     pid = os.getppid() if pid is None else pid
     seen: set[int] = set()
     for _ in range(_MAX_DEPTH):
-        if pid <= 1 or pid in seen:
+        if pid <= 0 or pid in seen:  # pid 1 is read too: in a container an agent can be the first process
             return None
         seen.add(pid)
         found = _parent(pid, proc)

@@ -72,3 +72,70 @@ def test_a_decision_from_inside_an_agent_is_refused_and_changes_nothing(tmp_path
     listed = subprocess.run([str(launcher), *ck, "review", "--list", "--root", str(root)], env=env, capture_output=True,
                             text=True, timeout=60)
     assert listed.returncode == 0 and "Prefer short commit messages." in listed.stdout
+
+
+def _proc(tmp_path: Path, table: dict[int, tuple[int, list[str]]], comm: str = "x") -> Path:
+    """A /proc-shaped folder (``stat`` and ``cmdline`` per pid) for the parsing: real files."""
+    proc = tmp_path / "proc"
+    for pid, (ppid, argv) in table.items():
+        d = proc / str(pid)
+        d.mkdir(parents=True)
+        (d / "stat").write_text(f"{pid} ({comm}) S {ppid} {pid} {pid} 0 -1 4194560 1 0 0 0\n", encoding="utf-8")
+        (d / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
+    return proc
+
+
+def test_the_walk_up_the_process_tree(tmp_path: Path) -> None:
+    proc = _proc(tmp_path, {300: (200, ["bash", "-c", "commonkeep review"]), 200: (100, ["/bin/sh"]),
+                            100: (1, ["/usr/local/bin/omp", "acp"]), 1: (0, ["/sbin/init"])})
+    assert agent_host(300, proc) == "omp"
+    assert agent_host(200, proc) == "omp"
+    assert agent_host(1, proc) is None
+
+
+def test_an_agent_that_is_the_first_process_of_a_container_counts(tmp_path: Path) -> None:
+    proc = _proc(tmp_path, {50: (1, ["bash"]), 1: (0, ["/usr/bin/python3", "-m", "hermes_cli.main", "gateway"])})
+    assert agent_host(50, proc) == "hermes"
+
+
+def test_a_process_name_with_brackets_and_spaces_is_read_from_its_last_bracket(tmp_path: Path) -> None:
+    proc = _proc(tmp_path, {30: (20, ["worker"]), 20: (1, ["/usr/local/bin/omp"])}, comm="a) (b c")
+    assert agent_host(30, proc) == "omp"
+
+
+@pytest.mark.parametrize("broken", ["missing", "no parent", "not a number", "no cmdline"])
+def test_what_cannot_be_read_ends_the_walk_without_a_host(tmp_path: Path, broken: str) -> None:
+    proc = _proc(tmp_path, {30: (20, ["worker"]), 20: (1, ["/usr/local/bin/omp"])})
+    stat = proc / "30" / "stat"
+    if broken == "missing":
+        stat.unlink()
+    elif broken == "no parent":
+        stat.write_text("30 (worker) S\n")
+    elif broken == "not a number":
+        stat.write_text("30 (worker) S x1 30 30\n")
+    else:
+        (proc / "30" / "cmdline").unlink()
+    assert agent_host(30, proc) is None
+
+
+def test_a_loop_or_an_endless_chain_ends_the_walk(tmp_path: Path) -> None:
+    loop = _proc(tmp_path / "a", {30: (20, ["worker"]), 20: (30, ["sh"])})
+    assert agent_host(30, loop) is None
+    chain = {pid: (pid - 1, ["sh"]) for pid in range(2, 100)}
+    chain[1] = (0, ["/usr/local/bin/omp"])
+    assert agent_host(99, _proc(tmp_path / "b", chain)) is None  # 64 levels at most: never reaches pid 1
+    assert agent_host(40, _proc(tmp_path / "c", chain)) == "omp"
+
+
+def test_the_refusal_names_the_host_and_where_to_decide(monkeypatch: pytest.MonkeyPatch) -> None:
+    from commonkeep.errors import RoleRefused
+    from commonkeep.governance import agent_shell
+
+    agent_shell.refuse_inside_agent("`apply`")  # no agent among this test's parents: nothing happens
+    monkeypatch.setattr(agent_shell, "agent_host", lambda: "hermes")
+    with pytest.raises(RoleRefused) as info:
+        agent_shell.refuse_inside_agent("`apply`")
+    assert info.value.message == ("refused: `apply` is a person's decision, and this command runs inside hermes "
+                                  "(an agent's shell tool); nothing was changed")
+    assert info.value.hint == "decide in your own terminal (`commonkeep review`) or in the review app (`commonkeep serve`)"
+    assert info.value.exit_code == 3
