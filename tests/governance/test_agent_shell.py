@@ -139,3 +139,18 @@ def test_the_refusal_names_the_host_and_where_to_decide(monkeypatch: pytest.Monk
                                   "(an agent's shell tool); nothing was changed")
     assert info.value.hint == "decide in your own terminal (`commonkeep review`) or in the review app (`commonkeep serve`)"
     assert info.value.exit_code == 3
+
+
+def test_bytes_that_are_not_utf8_in_a_name_or_an_argument_are_read_not_a_traceback(tmp_path: Path) -> None:
+    """A process's name and arguments are bytes; one that is not UTF-8 among a command's parents
+    must not end the command with a decoding error."""
+    proc = _proc(tmp_path, {30: (20, ["worker"]), 20: (1, ["/usr/local/bin/omp"])})
+    (proc / "30" / "stat").write_bytes(b"30 (w\xff\xfe) S 20 30 30 0\n")
+    (proc / "30" / "cmdline").write_bytes(b"/tmp/\xff\xfetool\0--flag\0")
+    assert agent_host(30, proc) == "omp"
+
+
+def test_a_stat_line_of_just_the_state_and_the_parent_is_enough(tmp_path: Path) -> None:
+    proc = _proc(tmp_path, {30: (20, ["worker"]), 20: (1, ["/usr/local/bin/omp"])})
+    (proc / "30" / "stat").write_text("30 (worker) S 20")
+    assert agent_host(30, proc) == "omp"
