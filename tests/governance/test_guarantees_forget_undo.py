@@ -295,6 +295,25 @@ def test_an_interrupted_purge_is_finished_as_a_purge_even_without_its_patch(
     assert len(_tombstones(root)) == 1
 
 
+def test_finishing_an_interrupted_purge_applies_that_purge_not_an_older_proposal(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An older pending proposal would delete A keeping its line; the purge cut off after it must be
+    the one finished (the line removed, the purge's patch applied)."""
+    _two(root)
+    proposal = manual_patch("old001", {"op": "delete", "target": L2, "target_id": A, "reason": "other",
+                                       "deletion_mode": "audit_preserving", "deletion_reason": "other"})
+    (root / "patches" / f"{proposal['patch_id']}.json").write_text(json.dumps(proposal), encoding="utf-8")
+    with monkeypatch.context() as m:
+        _interrupt(m)
+        with pytest.raises(OSError):
+            forget(root, A, reason="privacy_sensitive", role=WRITER, purge=True)
+    [cut] = [p for p in (root / "patches").glob("*.json") if "old001" not in p.name]
+    forget(root, A, reason="other", role=WRITER)
+    assert A not in _records(root) and "staging bucket" not in (root / L2).read_text(encoding="utf-8")
+    assert json.loads(cut.read_text(encoding="utf-8"))["status"] == "applied"
+
+
 def test_an_interrupted_forget_then_purge_writes_a_purge_patch_of_its_own(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -401,7 +420,10 @@ def test_undo_of_two_adds_deprecates_both(root: Path) -> None:
     assert len(done.applied) == 2 and len(Store(root).candidates(status="new")) == 2
 
 
-def test_undo_of_a_replace_restores_a_copy_under_a_fresh_id_never_a_forgotten_one(root: Path) -> None:
+def test_undo_of_a_replace_restores_a_copy_under_a_fresh_id_never_a_forgotten_one(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COMMONKEEP_NOW", "2026-12-02T10:00:00Z")
     old = write_candidate(root, TABS)
     approve(root, [old["id"]], role=WRITER)
     oid = memory_id_for(str(old["id"]))
@@ -412,6 +434,7 @@ def test_undo_of_a_replace_restores_a_copy_under_a_fresh_id_never_a_forgotten_on
     approve(root, [con["id"]], role=WRITER, choice="replace")
     nid = memory_id_for(str(con["id"]))
     was = _records(root)[oid]
+    monkeypatch.setenv("COMMONKEEP_NOW", "2026-12-03T10:00:00Z")
     done = undo(root, [str(con["id"])], role=WRITER)
     ops = _patch(root, done.patch_id)["ops"]
     assert [(o["op"], o["target"], o.get("target_id", o.get("record", {}).get("id"))) for o in ops] == [
@@ -421,7 +444,7 @@ def test_undo_of_a_replace_restores_a_copy_under_a_fresh_id_never_a_forgotten_on
     copy = recs[f"{oid}_r2"]
     assert (copy["status"], copy["superseded_by"], copy["restored_from"], recs[nid]["status"]) == (
         "active", [], oid, "deprecated")
-    assert copy["updated_at"] == ops[1]["record"]["updated_at"] and recs[oid]["status"] == "superseded"
+    assert was["updated_at"] == "2026-12-02" and copy["updated_at"] == "2026-12-03" and recs[oid]["status"] == "superseded"
     assert {k: v for k, v in copy.items() if k not in ("id", "status", "superseded_by", "updated_at", "restored_from")} \
         == {k: v for k, v in was.items() if k not in ("id", "status", "superseded_by", "updated_at")}
 
@@ -454,6 +477,23 @@ def test_undo_of_keep_both_puts_the_record_back_to_active(root: Path) -> None:
     assert [(o["op"], o["target"], o["target_id"]) for o in ops if o["op"] == "uncontest"] == [("uncontest", L2, oid)]
     assert all(o["reason"].startswith(f"undo of the decision on {con['id']}") for o in ops)
     assert _records(root)[oid]["status"] == "active"
+
+
+def test_undo_of_an_add_and_its_later_keep_both_together_deprecates_both_records(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keep-both is reversed first (its record deprecated, the first one back to active), then
+    the add, on the record as that reversal leaves it."""
+    monkeypatch.setenv("COMMONKEEP_NOW", "2026-12-02T10:00:00Z")
+    first = write_candidate(root, TABS)
+    approve(root, [first["id"]], role=WRITER)
+    monkeypatch.setenv("COMMONKEEP_NOW", "2026-12-02T10:05:00Z")
+    con = write_candidate(root, NO_TABS)
+    approve(root, [con["id"]], role=WRITER, choice="keep_both")
+    monkeypatch.setenv("COMMONKEEP_NOW", "2026-12-02T10:10:00Z")
+    done = undo(root, [str(first["id"]), str(con["id"])], role=WRITER)
+    assert {r["statement"]: r["status"] for r in _records(root).values()} == {TABS: "deprecated", NO_TABS: "deprecated"}
+    assert len(done.requeued) == 2 and done.applied == [op["op_id"] for op in _patch(root, done.patch_id)["ops"]]
 
 
 @pytest.mark.parametrize("purge", [False, True])
