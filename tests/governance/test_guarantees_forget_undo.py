@@ -410,6 +410,29 @@ def test_undo_of_an_add_and_its_later_reinforce_together_puts_both_back(
     assert _patch(root, done.patch_id)["summary"] == f"undo approved of {a['id']}, approved of {b['id']}"
 
 
+def test_undo_of_two_reinforces_together_restores_the_values_before_the_first(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The later reinforce is reversed first; the earlier one is then checked against the values
+    that reversal puts back, not refused as "changed again since"."""
+    monkeypatch.setenv("COMMONKEEP_NOW", "2026-12-02T10:00:00Z")
+    first = write_candidate(root, TABS)
+    approve(root, [first["id"]], role=WRITER)
+    rid = memory_id_for(str(first["id"]))
+    was = _records(root)[rid]
+    ids = []
+    for n, ref in enumerate(("ci.log", "docs/style.md"), 1):
+        monkeypatch.setenv("COMMONKEEP_NOW", f"2026-12-0{2 + n}T10:00:00Z")
+        dup = write_candidate(root, TABS, evidence_refs=[ref])
+        approve(root, [dup["id"]], role=WRITER)
+        ids.append(str(dup["id"]))
+    monkeypatch.setenv("COMMONKEEP_NOW", "2026-12-05T10:00:00Z")
+    done = undo(root, ids, role=WRITER)
+    assert len(done.applied) == 2
+    back = _records(root)[rid]
+    assert back["evidence"] == was["evidence"] and back["confidence"] == was["confidence"] and back["status"] == "active"
+
+
 def test_undo_of_two_adds_deprecates_both(root: Path) -> None:
     a = write_candidate(root, TABS)
     b = write_candidate(root, "Run the linter before every commit.")
