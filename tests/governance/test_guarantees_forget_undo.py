@@ -441,6 +441,11 @@ def test_undo_of_two_adds_deprecates_both(root: Path) -> None:
     done = undo(root, [str(a["id"]), str(b["id"]), str(a["id"])], role=WRITER)
     assert [r["status"] for r in _records(root).values()] == ["deprecated", "deprecated"]
     assert len(done.applied) == 2 and len(Store(root).candidates(status="new")) == 2
+    copies = {c["provenance"]["requeued_from"]: c["id"] for c in Store(root).candidates(status="new")}
+    pa, pb = (outcome(root, str(c["id"])).patch_id for c in (a, b))
+    assert done.sentence() == (f"undid approved {a['id']} (patch {pa}); undid approved {b['id']} (patch {pb}): "
+                               f"reversed by patch {done.patch_id} (2 op(s) applied); back in the queue: "
+                               f"{a['id']} as {copies[a['id']]}, {b['id']} as {copies[b['id']]}")
 
 
 def test_undo_of_a_replace_restores_a_copy_under_a_fresh_id_never_a_forgotten_one(
@@ -538,13 +543,18 @@ def test_undo_of_a_reinforce_changed_again_since_is_refused(root: Path) -> None:
     rid = memory_id_for(str(first["id"]))
     dup = write_candidate(root, TABS, evidence_refs=["ci.log"])
     approve(root, [dup["id"]], role=WRITER)
+    changed = _records(root)[rid]
     apply_patch(root, manual_patch("upd009", {"op": "update", "target": L2, "target_id": rid,
-                                              "updates": {"confidence": 0.31}}), role=WRITER)
+                                              "updates": {"confidence": 0.31, "evidence": changed["evidence"][:1]}}),
+                role=WRITER)
+    [op] = [o for o in outcome(root, str(dup["id"])).ops if o["op"] == "update"]
+    again = [k for k in op["updates"] if k in ("confidence", "evidence")]
+    assert len(again) == 2
     before = _snapshot(root)
     with pytest.raises(BadInput) as info:
         undo(root, [str(dup["id"])], role=WRITER)
     assert info.value.message == (f"cannot undo the decision on {dup['id']}: {rid} was changed again since "
-                                  "(confidence); nothing was applied")
+                                  f"({', '.join(again)}); nothing was applied")
     assert _snapshot(root) == before
 
 
@@ -635,3 +645,14 @@ def test_the_cli_prints_what_undo_did(root: Path, capsys: pytest.CaptureFixture[
     assert code == 0, err
     shown = json.loads(out)
     assert set(shown) >= {"patch_id", "undid", "requeued", "applied_ops"} and shown["applied_ops"] == ["op_001"]
+
+
+def test_undo_of_a_replace_restores_the_old_record_as_its_first_copy(root: Path) -> None:
+    old = write_candidate(root, TABS)
+    approve(root, [old["id"]], role=WRITER)
+    con = write_candidate(root, NO_TABS)
+    approve(root, [con["id"]], role=WRITER, choice="replace")
+    oid = memory_id_for(str(old["id"]))
+    undo(root, [str(con["id"])], role=WRITER)
+    active = [r for r in _records(root).values() if r["status"] == "active"]
+    assert [(r["id"], r["restored_from"], r["statement"]) for r in active] == [(f"{oid}_r1", oid, TABS)]
