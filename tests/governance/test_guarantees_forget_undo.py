@@ -251,13 +251,12 @@ def _interrupt(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_finishing_an_interrupted_deletion_touches_no_other_pending_op(
     root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A curator's patch deleting A and adding C, of which the person selected only the delete, was
-    cut off; a newer pending patch would delete B. Finishing A applies A's delete and nothing else."""
+    """A patch deleting A and lowering B's confidence, of which the person selected only the delete,
+    was cut off; a newer pending patch would delete B. Finishing A applies A's delete and nothing else."""
     _two(root)
-    c = record("mem_20261202000033_cccccccc", "A record the person did not choose.")
     mixed = manual_patch("mix001", {"op": "delete", "target": L2, "target_id": A, "reason": "other",
                                     "deletion_mode": "audit_preserving", "deletion_reason": "other"},
-                         {"op": "add", "target": L2, "record": c})
+                         {"op": "update", "target": L2, "target_id": B, "updates": {"confidence": 0.1}})
     with monkeypatch.context() as m:
         _interrupt(m)
         with pytest.raises(OSError):
@@ -273,7 +272,7 @@ def test_finishing_an_interrupted_deletion_touches_no_other_pending_op(
     assert (f"commonkeep forget: finishing an interrupted deletion of {A} (tombstone {tomb['id']} at "
             f"{tomb['deleted_at']}; its line is still in {L2}:1)") in err
     recs = _records(root)
-    assert recs[A]["status"] == "deleted" and recs[B]["status"] == "active" and c["id"] not in recs
+    assert recs[A]["status"] == "deleted" and (recs[B]["status"], recs[B]["confidence"]) == ("active", 0.8)
     doc = _patch(root, "patch_202612020000_ckmix001")
     assert doc["applied_ops"] == ["op_001"]
 
