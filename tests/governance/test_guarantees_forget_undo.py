@@ -655,3 +655,17 @@ def test_undo_of_a_replace_restores_the_old_record_as_its_first_copy(root: Path)
     undo(root, [str(con["id"])], role=WRITER)
     active = [r for r in _records(root).values() if r["status"] == "active"]
     assert [(r["id"], r["restored_from"], r["statement"]) for r in active] == [(f"{oid}_r1", oid, TABS)]
+
+
+def test_an_undo_that_put_nothing_back_in_the_queue_is_named_without_a_copy(root: Path) -> None:
+    """The state the batch-undo bug left (an undo patch, no requeued copy): a second undo names the
+    patch and claims no copy in the queue."""
+    cand = write_candidate(root, TABS)
+    reject(root, [cand["id"]], reason="not durable", role=WRITER)
+    lost = manual_patch("und001")
+    lost.update({"ops": [], "status": "applied", "applied_at": "2026-12-02T00:00:00.000Z",
+                 "undoes_candidates": [cand["id"]]})
+    (root / "patches" / f"{lost['patch_id']}.json").write_text(json.dumps(lost), encoding="utf-8")
+    with pytest.raises(BadInput) as info:
+        undo(root, [str(cand["id"])], role=WRITER)
+    assert info.value.message == f"the decision on {cand['id']} was already undone by patch {lost['patch_id']}"
