@@ -73,6 +73,15 @@ MODULES: dict[str, Module] = {
         ("commonkeep/governance/purge.py",),
         ("tests/share/test_forget_selection.py", "tests/governance/test_secrets_purge_copies.py",
          "tests/governance/test_interrupted_forget.py", "tests/governance/test_guarantees_purge.py")),
+    # forget (the audit-preserving deletion: the tombstone, its mode and reason, the record's line kept
+    # as deleted; what is selected; finishing an interrupted deletion) and undo (a decision reversed
+    # by an audited patch, the candidate back in the queue). The purge's scrub itself is ``purge``
+    "forget-undo": Module(
+        ("commonkeep/governance/forget.py", "commonkeep/governance/undo.py"),
+        ("tests/governance/test_guarantees_forget_undo.py", "tests/share/test_forget_selection.py",
+         "tests/governance/test_interrupted_forget.py", "tests/governance/test_apply.py",
+         "tests/governance/test_decide.py", "tests/governance/test_user_feedback.py",
+         "tests/governance/test_secrets_purge_copies.py", "tests/store/test_bad_input_audit.py")),
     # what fits a host's character budget: the projection, and the per-prompt selection's section
     # packing and daily digest
     "select-budgets": Module(

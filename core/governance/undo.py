@@ -16,7 +16,11 @@ The undo patch names what it reverses (``undoes``: the patch ids, ``undoes_candi
 the explanation of the requeue). The candidate itself cannot go back to ``new`` through a patch
 (no op does that), so a copy of it is appended to the inbox (``provenance.requeued_from``; any
 ``provenance.stamped_by`` dropped, so the copy waits for a person and is never auto-applied).
-A record changed again since the decision, or gone, is refused: nothing is applied.
+A record changed again since the decision, or gone, is refused: nothing is applied. Several
+decisions undone together are reversed latest first, each checked against the records as the
+reversals before it leave them (an add and a later reinforce of the same record: the values put
+back, then the record deprecated), so a batch that cannot be applied whole is refused before
+anything is written.
 
 Public: :func:`undo`, :class:`Undone`.
 """
@@ -103,7 +107,22 @@ def _reversal(o: Outcome, recs: dict[str, Row], taken: set[str]) -> list[Row]:
             out.append({"op": "uncontest", "target": route(rec), "target_id": rec["id"], "risk": "low", "reason": why})
         else:
             raise BadInput(f"cannot undo the decision on {o.candidate_id}: its {kind} op has no reversal; nothing was applied")
+    for rev in out:
+        _note(recs, rev)
     return out
+
+
+def _note(recs: dict[str, Row], op: Row) -> None:
+    """What a reversing op will do to the records, noted in ``recs``: the next decision of the same
+    undo is checked against the records as this patch leaves them (undoing an add and a later
+    reinforce of its record together once deprecated the record, then refused the update back
+    after applying half the patch, and put neither candidate back in the queue)."""
+    if op["op"] == "add":
+        recs[str(op["record"]["id"])] = op["record"]
+        return
+    status = {"deprecate": "deprecated", "uncontest": "active"}.get(str(op["op"]))
+    rid = str(op["target_id"])
+    recs[rid] = {**recs[rid], **(op.get("updates") or {}), **({"status": status} if status else {})}
 
 
 def undo(root: Path | str, ids: list[str], *, role: str | None, reason: str = "") -> Undone:
@@ -133,6 +152,8 @@ def undo(root: Path | str, ids: list[str], *, role: str | None, reason: str = ""
             raise BadInput(f"the decision on {cid} was already undone by patch {o.undone_by}"
                            + (f"; the candidate is back in the queue as {o.requeued_as}" if o.requeued_as else ""))
         found.append(o)
+    # the latest decision first: each is reversed on the records as the later ones left them
+    for o in sorted(found, key=lambda o: (o.when or "", o.patch_id or ""), reverse=True):
         ops += _reversal(o, recs, taken)
     said = redact(reason.strip()).text if reason.strip() else ""
     patch = _manual_patch(ops, "undo " + ", ".join(f"{o.decision} of {o.candidate_id}" for o in found), role,
