@@ -101,6 +101,10 @@ def statement_key(text: str) -> str:
     return re.sub(r"\s+", " ", plain(str(text))).strip().casefold().rstrip(".")
 
 
+#: the statuses of a record that says its statement: an add of the same statement makes a second copy
+_SAYS = ("active", "contested")
+
+
 @dataclass
 class Context:
     """The records a decision is matched against (read once; see :func:`load_context`)."""
@@ -110,7 +114,7 @@ class Context:
     index: MatchIndex  # the active records, by token
     order: list[str]  # index entry -> record id
     tombstoned: set[str]
-    statements: dict[str, str]  # record_key -> an active record's id
+    statements: dict[str, str]  # record_key -> the id of a record that says it (active or contested)
     governance_mode: str = "compatibility"
     writer_role: str | None = None
     extra: dict[str, Row] = field(default_factory=dict)  # records added or changed since the index was built
@@ -123,13 +127,13 @@ class Context:
         """Take a record added or changed by a decision into account (no re-read of the files)."""
         rid = str(rec["id"])
         old = self.by_id.get(rid)
-        if old is not None and old.get("status") == "active":
+        if old is not None and old.get("status") in _SAYS:
             key = record_key(old)
             if self.statements.get(key) == rid:
                 del self.statements[key]
         self.by_id[rid] = rec
         self.extra[rid] = rec
-        if rec.get("status") == "active":
+        if rec.get("status") in _SAYS:
             self.statements.setdefault(record_key(rec), rid)
 
     def relevant(self, text: str, tags: list[str]) -> list[Row]:
@@ -164,6 +168,7 @@ def load_context(root: Path | str) -> Context:
         if r.get("status") == "active":
             index.add_record(r)
             order.append(rid)
+        if r.get("status") in _SAYS:
             statements.setdefault(record_key(r), rid)
     return Context(Path(root), by_id, index, order, store.tombstoned_ids(), statements,
                    str(curator_config(root)["governanceMode"]), configured_writer_role(root))
@@ -256,6 +261,10 @@ def plan(ctx: Context, raw: Row, choice: str | None = None) -> Plan:
         if which == "add":
             same = ctx.statements.get(record_key(record))
             if same:
+                held = ctx.by_id.get(same) or {}
+                if held.get("status") == "contested":  # a second copy would outlive the contest's settling
+                    raise _Refuse(f"a contested record ({same}) already says this; approving would add a second copy: "
+                                  "settle that record first (replace or reject what contradicts it), or reject this candidate")
                 raise _Refuse(f"an active record ({same}) already says this; approving would add a second copy: "
                               "reinforce the existing record or reject this candidate")
             return [{**base, "op": "add", "target": route(record), "record": record, "reason": CHOICES["add"]}]

@@ -1,5 +1,5 @@
 """Property: no sequence of review decisions, undos, curations and applies of older (stale) patch ops
-ever leaves two active records with the same statement (issue 23)."""
+ever leaves two records with the same statement standing (active or contested; issue 23)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def _pick(rows: list[Any], n: int) -> Any:
 
 
 def _active_keys(root: Path) -> list[str]:
-    return [record_key(r) for r in Store(root, warn=False).records(active_only=False) if r["status"] == "active"]
+    return [record_key(r) for r in Store(root, warn=False).records(active_only=False) if r["status"] in ("active", "contested")]
 
 
 def _run(root: Path, s: tuple[Any, ...]) -> None:
@@ -86,6 +86,9 @@ def _run(root: Path, s: tuple[Any, ...]) -> None:
 @given(st.lists(step, min_size=4, max_size=16))
 # issue 23: a candidate approved in the inbox, then its op applied from the older proposed patch
 @example([("write", 0), ("curate", 0), ("write", 1), ("approve", 0, None), ("approve", 0, None), ("apply_old", 0, 0)])
+# a statement approved again while a contested record says it, then the contest undone: two copies
+@example([("write", 2), ("write", 0), ("write", 0), ("approve", 0, None), ("approve", 1, "keep_both"), ("approve", 0, None),
+          ("undo", 2)])
 # the same statement approved from another candidate while the first one's patch still waits
 @example([("write", 0), ("curate", 0), ("write", 1), ("approve", 0, None), ("apply_old", 0, 0)])
 def test_no_sequence_of_decisions_and_stale_applies_makes_a_duplicate(steps: list[tuple[Any, ...]]) -> None:
