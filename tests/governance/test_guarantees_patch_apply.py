@@ -335,3 +335,193 @@ def test_a_stale_add_of_a_candidate_approved_since_adds_no_second_record(root: P
     assert res.applied == []
     assert res.skipped == {"op_001": f"its candidate {cid} was already promoted by another patch"}
     assert len(_rows(root)) == 1 and _inbox(root)[cid] == "patched"
+
+
+def _cand(root: Path, text: str) -> tuple[str, dict[str, Any]]:
+    """A new candidate, and a record of its text (its own id, as ``curate`` names it)."""
+    cid = str(write_candidate(root, text)["id"])
+    return cid, make_record("mem_" + cid[4:], text)
+
+
+def test_a_reject_after_the_add_of_the_same_candidate_leaves_it_patched(root: Path) -> None:
+    cid, rec = _cand(root, "Run the linters before every push.")
+    res = _apply(root, {"op": "add", "record": rec, "candidate_id": cid}, {"op": "reject_candidate", "candidate_id": cid})
+    assert res.applied == ["op_001"] and res.skipped == {"op_002": f"candidate {cid} was already patched"}
+    assert _inbox(root) == {cid: "patched"} and _rows(root) == [rec]
+
+
+def test_an_add_after_the_reject_of_its_candidate_is_refused(root: Path) -> None:
+    cid, rec = _cand(root, "Run the linters before every push.")
+    res = _apply(root, {"op": "reject_candidate", "candidate_id": cid}, {"op": "add", "record": rec, "candidate_id": cid})
+    assert res.applied == ["op_001"] and res.skipped == {"op_002": f"its candidate {cid} was rejected"}
+    assert _inbox(root) == {cid: "rejected"} and _rows(root) == []
+
+
+def test_a_delete_still_applies_after_the_reject_of_its_candidate(root: Path) -> None:
+    cid, rec = _cand(root, "Run the linters before every push.")
+    _seed(root, rec)
+    res = _apply(root, {"op": "reject_candidate", "candidate_id": cid},
+                 {"op": "delete", "target_id": rec["id"], "candidate_id": cid})
+    assert res.applied == ["op_001", "op_002"]
+    assert _inbox(root) == {cid: "rejected"} and _by_id(root)[rec["id"]]["status"] == "deleted"
+
+
+def test_a_delete_of_a_new_candidates_record_rejects_the_candidate_not_patches_it(root: Path) -> None:
+    cid, rec = _cand(root, "Run the linters before every push.")
+    _seed(root, rec)
+    res = _apply(root, {"op": "delete", "target_id": rec["id"], "candidate_id": cid})
+    assert res.applied == ["op_001"] and res.candidates == {cid: "rejected"} and _inbox(root) == {cid: "rejected"}
+
+
+def test_a_reject_of_a_candidate_not_in_the_inbox_is_refused_by_name(root: Path) -> None:
+    res = _apply(root, {"op": "reject_candidate", "candidate_id": "cap_20261204093000_nothere1"})
+    assert res.skipped == {"op_001": "candidate cap_20261204093000_nothere1 not found in the inbox"}
+
+
+def test_an_add_refused_because_its_id_exists_rejects_its_new_candidate(root: Path) -> None:
+    cid, rec = _cand(root, "Run the linters before every push.")
+    _seed(root, rec)
+    res = _apply(root, {"op": "add", "record": rec, "candidate_id": cid})
+    assert res.skipped == {"op_001": f"{rec['id']} already exists"}
+    assert _inbox(root) == {cid: "rejected"} and _rows(root) == [rec]
+
+
+def test_a_supersede_refused_because_its_id_is_tombstoned_rejects_its_new_candidate(root: Path) -> None:
+    cid, rec = _cand(root, "Run the linters before every push.")
+    _seed(root, make_record("mem_old", "Lint when you remember."), rec)
+    _apply(root, {"op": "delete", "target_id": rec["id"]})
+    assert _inbox(root) == {cid: "new"}
+    res = _apply(root, {"op": "supersede", "target_id": "mem_old", "to_record": rec, "candidate_id": cid})
+    assert res.skipped == {"op_001": f"{rec['id']} is tombstoned and can never come back"}
+    assert _inbox(root) == {cid: "rejected"} and _by_id(root)["mem_old"]["status"] == "active"
+
+
+def test_an_add_refused_for_another_reason_leaves_its_candidate_waiting(root: Path) -> None:
+    cid, rec = _cand(root, "The user is Alice, a backend engineer.")
+    res = _apply(root, {"op": "add", "record": {**rec, "layer": "L1"}, "candidate_id": cid})
+    assert "ratify" in res.skipped["op_001"]
+    assert _inbox(root) == {cid: "new"} and res.candidates == {}
+
+
+def test_an_update_refused_on_a_tombstoned_target_leaves_its_candidate_waiting(root: Path) -> None:
+    cid, rec = _cand(root, "Run the linters before every push.")
+    _seed(root, rec)
+    _apply(root, {"op": "delete", "target_id": rec["id"]})
+    res = _apply(root, {"op": "update", "target_id": rec["id"], "updates": {"tags": ["x"]}, "candidate_id": cid})
+    assert res.skipped == {"op_001": f"target {rec['id']} is tombstoned"} and _inbox(root) == {cid: "new"}
+
+
+def test_a_second_add_of_a_patched_candidate_keeps_it_patched(root: Path) -> None:
+    cid, rec = _cand(root, "Run the linters before every push.")
+    res = _apply(root, {"op": "add", "record": rec, "candidate_id": cid}, {"op": "add", "record": rec, "candidate_id": cid})
+    assert res.applied == ["op_001"] and res.skipped == {"op_002": f"{rec['id']} already exists"}
+    assert _inbox(root) == {cid: "patched"} and _rows(root) == [rec]
+
+
+def test_an_add_and_the_contest_that_goes_with_it_apply_in_two_runs(root: Path) -> None:
+    cid, rec = _cand(root, "Rebase feature branches, never merge main into them.")
+    _seed(root, make_record("mem_old", "Merge main into feature branches."))
+    patch = _patch({"op": "add", "record": rec, "candidate_id": cid},
+                   {"op": "contest", "target_id": "mem_old", "candidate_id": cid, "default_selected": False})
+    first = apply_patch(root, patch, role=WRITER)
+    assert first.applied == ["op_001"] and first.not_selected == ["op_002"] and _inbox(root) == {cid: "patched"}
+    second = apply_patch(root, patch["patch_id"], role=WRITER, op_ids=["op_002"])
+    assert second.applied == ["op_002"] and second.skipped == {}
+    assert _by_id(root)["mem_old"]["status"] == "contested" and len(_rows(root)) == 2
+
+
+def test_an_update_of_a_candidate_another_patch_promoted_is_stale(root: Path) -> None:
+    cid, rec = _cand(root, "Run the linters before every push.")
+    _apply(root, {"op": "add", "record": rec, "candidate_id": cid})
+    res = _apply(root, {"op": "update", "target_id": rec["id"], "updates": {"tags": ["x"]}, "candidate_id": cid})
+    assert res.skipped == {"op_001": f"its candidate {cid} was already promoted by another patch"}
+    assert _rows(root) == [rec]
+
+
+# --- the same statement twice, in one patch or across patches --------------------------------------
+
+
+def test_an_add_of_a_statement_an_active_record_says_is_refused(root: Path) -> None:
+    _seed(root, make_record("mem_a", "Squash before merging."))
+    res = _apply(root, {"op": "add", "record": make_record("mem_b", "squash  before   merging")})
+    assert res.skipped == {"op_001": "an active record (mem_a) already says this; a second copy is not added"}
+    assert list(_by_id(root)) == ["mem_a"]
+
+
+def test_two_adds_of_one_statement_in_one_patch_add_it_once(root: Path) -> None:
+    res = _apply(root, {"op": "add", "record": make_record("mem_a", "Squash before merging.")},
+                 {"op": "add", "record": make_record("mem_b", "Squash before merging.")})
+    assert res.applied == ["op_001"] and "(mem_a) already says this" in res.skipped["op_002"]
+    assert list(_by_id(root)) == ["mem_a"]
+
+
+# --- which ops run, and the errors that say why none does ---------------------------------------------
+
+
+def test_only_the_selected_ops_apply_and_the_rest_wait_named(root: Path) -> None:
+    from commonkeep.errors import BadInput
+
+    patch = _patch({"op": "add", "record": make_record("mem_a", "Squash before merging.")},
+                   {"op": "contest", "target_id": "mem_a", "default_selected": False})
+    pid = patch["patch_id"]
+    first = apply_patch(root, patch, role=WRITER)
+    assert (first.applied, first.not_selected, first.already_applied) == (["op_001"], ["op_002"], [])
+    assert list(_by_id(root)) == ["mem_a"]
+    with pytest.raises(BadInput) as default:
+        apply_patch(root, pid, role=WRITER)
+    assert default.value.message == (f"nothing to apply in patch {pid}: op_001 already applied by an earlier run; "
+                                  "op_002 not selected by default")
+    assert default.value.hint == f"select ops: commonkeep apply {pid} --ops op_002"
+    with pytest.raises(BadInput) as explicit:
+        apply_patch(root, pid, role=WRITER, op_ids=["op_001"])
+    assert explicit.value.message == f"nothing to apply in patch {pid}: op_001 already applied by an earlier run; op_002 not selected"
+    with pytest.raises(BadInput) as unknown:
+        apply_patch(root, pid, role=WRITER, op_ids=["op_002", "op_007"])
+    assert unknown.value.message == f"patch {pid} has no op op_007; its ops are op_001, op_002"
+    second = apply_patch(root, pid, role=WRITER, op_ids=["op_002", "op_001"])
+    assert (second.applied, second.already_applied, second.not_selected) == (["op_002"], ["op_001"], [])
+    assert _by_id(root)["mem_a"]["status"] == "contested"
+    saved = json.loads((root / "patches" / f"{pid}.json").read_text(encoding="utf-8"))
+    assert (saved["status"], saved["applied_ops"], saved["skipped_ops"]) == ("applied", ["op_001", "op_002"], [])
+    with pytest.raises(BadInput) as done:
+        apply_patch(root, pid, role=WRITER)
+    assert done.value.message == f"patch {pid} was already applied at {NOW}; nothing to do"
+
+
+def test_a_patch_with_nothing_selected_says_so_and_changes_nothing(root: Path) -> None:
+    from commonkeep.errors import BadInput
+
+    patch = _patch({"op": "add", "record": make_record("mem_a", "Squash before merging."), "default_selected": False})
+    with pytest.raises(BadInput) as err:
+        apply_patch(root, patch, role=WRITER)
+    assert err.value.message == f"nothing to apply in patch {patch['patch_id']}: op_001 not selected by default"
+    assert _rows(root) == []
+    empty = _patch()
+    with pytest.raises(BadInput) as none:
+        apply_patch(root, empty, role=WRITER)
+    assert none.value.message == f"nothing to apply in patch {empty['patch_id']}: the patch has no ops"
+    assert none.value.hint == f"see the patch with `commonkeep patches --show {empty['patch_id']}`"
+
+
+def test_a_patch_whose_every_op_is_refused_stays_proposed_with_the_reasons(root: Path) -> None:
+    res = _apply(root, {"op": "update", "target_id": "mem_nope", "updates": {"tags": ["x"]}})
+    saved = _saved(root, res)
+    assert (saved["status"], saved["applied_at"], saved["applied_ops"], saved["skipped_ops"]) == ("proposed", None, [], ["op_001"])
+    assert saved["skip_reasons"] == {"op_001": "target mem_nope not found"}
+
+
+def test_a_secret_in_a_patch_never_reaches_memory(root: Path) -> None:
+    from commonkeep.governance.verify import sha256
+
+    token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
+    handed = _apply(root, {"op": "add", "record": make_record("mem_a", f"The deploy token is {token} for staging.")})
+    statement = f"The registry token is {token} for builds."
+    stored = _patch({"op": "add", "record": make_record("mem_b", statement),
+                     "edited": {"by": WRITER, "via": "apply --edited", "sha256": sha256(statement)}})
+    path = root / "patches" / f"{stored['patch_id']}.json"
+    path.write_text(json.dumps(stored, indent=2), encoding="utf-8")
+    res = apply_patch(root, stored["patch_id"], role=WRITER)
+    assert handed.applied == res.applied == ["op_001"]
+    assert token not in (root / L2).read_text(encoding="utf-8")
+    assert all("[REDACTED:" in r["statement"] for r in _rows(root)) and len(_rows(root)) == 2
+    assert token not in path.read_text(encoding="utf-8") and token not in handed.path.read_text(encoding="utf-8")
