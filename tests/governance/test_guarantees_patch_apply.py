@@ -258,6 +258,44 @@ def test_a_contest_without_a_reason_adds_no_evidence(root: Path) -> None:
     assert _rows(root) == [{**a, "status": "contested", "updated_at": DAY}]
 
 
+def test_an_uncontest_with_a_reason_records_it_as_evidence(root: Path) -> None:
+    u = make_record("mem_u", "Was contested.", status="contested")
+    _seed(root, u)
+    res = _apply(root, {"op": "uncontest", "target_id": "mem_u", "reason": "checked with the team"})
+    assert _rows(root) == [{**u, "status": "active", "updated_at": DAY, "evidence": [
+        *u["evidence"], {"type": "manual", "ref": res.patch["patch_id"], "note": "checked with the team"}]}]
+
+
+def test_an_add_or_supersede_without_a_record_is_refused(root: Path) -> None:
+    a = make_record("mem_a", "Use black.")
+    _seed(root, a)
+    res = _apply(root, {"op": "add"}, {"op": "supersede", "target_id": "mem_a"})
+    assert res.skipped == {"op_001": "op carries no record", "op_002": "op carries no record"}
+    assert _rows(root) == [a]
+
+
+def test_each_op_sees_the_ones_before_it_in_the_patch(root: Path) -> None:
+    a = make_record("mem_a", "Squash before merging.")
+    res = _apply(root, {"op": "add", "record": a},
+                 {"op": "update", "target_id": "mem_a", "updates": {"tags": ["git"]}},
+                 {"op": "update", "target_id": "mem_a", "updates": {"confidence": 0.95}},
+                 {"op": "deprecate", "target_id": "mem_a"},
+                 {"op": "update", "target_id": "mem_a", "updates": {"tags": ["late"]}})
+    assert res.applied == ["op_001", "op_002", "op_003", "op_004"]
+    assert res.skipped == {"op_005": "target mem_a is deprecated; update needs active or contested"}
+    assert _rows(root) == [{**a, "tags": ["git"], "confidence": 0.95, "status": "deprecated", "updated_at": DAY}]
+
+
+def test_a_record_moved_away_and_back_in_one_patch_is_in_one_file_once(root: Path) -> None:
+    a, b = make_record("mem_a", "Run make lint first."), make_record("mem_b", "Keep functions short.")
+    _seed(root, a, b)
+    res = _apply(root, {"op": "update", "target_id": "mem_a", "updates": {"scope": {"type": "project", "project": "web"}}},
+                 {"op": "update", "target_id": "mem_a", "updates": {"scope": {"type": "global"}, "tags": ["lint"]}})
+    assert res.applied == ["op_001", "op_002"]
+    assert _rows(root, "memory/projects/web.jsonl") == []
+    assert _rows(root) == [{**a, "tags": ["lint"], "updated_at": DAY}, b]
+
+
 def test_the_vault_op_is_refused_and_changes_nothing(root: Path) -> None:
     a = make_record("mem_a", "Squash before merging.")
     _seed(root, a)
@@ -272,11 +310,15 @@ def test_the_vault_op_is_refused_and_changes_nothing(root: Path) -> None:
 def test_a_supersede_links_both_records_once_and_dates_them_by_the_apply(root: Path) -> None:
     a = make_record("mem_a", "Use black.", superseded_by=["mem_x"])
     _seed(root, a)
-    new = make_record("mem_b", "Use ruff format.", supersedes=["mem_a", "mem_q"], updated_at="2026-12-01")
+    new = make_record("mem_b", "Use ruff format.", supersedes=["mem_q", "mem_a"], updated_at="2026-12-01")
     res = _apply(root, {"op": "supersede", "target_id": "mem_a", "to_record": new})
     assert res.applied == ["op_001"]
     assert _rows(root) == [{**a, "status": "superseded", "superseded_by": ["mem_x", "mem_b"], "updated_at": DAY},
-                           {**new, "supersedes": ["mem_a", "mem_q"], "updated_at": DAY}]
+                           {**new, "supersedes": ["mem_q", "mem_a"], "updated_at": DAY}]
+    _seed(root, make_record("mem_c", "Use yapf."))
+    newer = make_record("mem_d", "Use ruff.")
+    _apply(root, {"op": "supersede", "target_id": "mem_c", "to_record": newer})
+    assert _by_id(root)["mem_d"]["supersedes"] == ["mem_c"] and _by_id(root)["mem_c"]["superseded_by"] == ["mem_d"]
 
 
 def test_supersede_refusals_leave_both_records_as_they_were(root: Path) -> None:
