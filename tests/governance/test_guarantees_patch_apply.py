@@ -567,3 +567,61 @@ def test_a_secret_in_a_patch_never_reaches_memory(root: Path) -> None:
     assert token not in (root / L2).read_text(encoding="utf-8")
     assert all("[REDACTED:" in r["statement"] for r in _rows(root)) and len(_rows(root)) == 2
     assert token not in path.read_text(encoding="utf-8") and token not in handed.path.read_text(encoding="utf-8")
+
+
+def _disk_full_under(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """Every ``os.write`` to a file under ``folder`` fails as a full disk does (the real cause of
+    a real interruption; the rest of the root is written as usual)."""
+    import errno
+    import os
+
+    real = os.write
+
+    def write(fd: int, data: Any) -> int:
+        try:
+            where = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            where = ""
+        if where.startswith(str(folder)):
+            raise OSError(errno.ENOSPC, "No space left on device", where)
+        return real(fd, data)
+
+    monkeypatch.setattr(os, "write", write)
+
+
+def test_the_patch_that_explains_a_change_is_written_before_memory_is(root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      tmp_path: Path) -> None:
+    from commonkeep.governance.patch import ApplyInterrupted
+    from commonkeep.governance.verify import sha256
+
+    token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
+    handed = _patch({"op": "add", "record": make_record("mem_a", "Squash before merging.")})
+    statement = f"The registry token is {token} for builds."
+    stored = _patch({"op": "add", "record": make_record("mem_b", statement),
+                     "edited": {"by": WRITER, "via": "apply --edited", "sha256": sha256(statement)}})
+    stored_path = root / "patches" / f"{stored['patch_id']}.json"
+    stored_path.write_text(json.dumps(stored, indent=2), encoding="utf-8")
+    outside = tmp_path / "elsewhere.json"
+    outside_patch = _patch({"op": "contest", "target_id": "mem_a"})
+    outside.write_text(json.dumps(outside_patch, indent=2), encoding="utf-8")
+    def interrupted(ref: Any) -> None:
+        with monkeypatch.context() as m:
+            _disk_full_under(m, root / "memory")
+            with pytest.raises(ApplyInterrupted, match="No space left on device"):
+                apply_patch(root, ref, role=WRITER)
+
+    interrupted(handed)
+    assert _rows(root) == []  # nothing reached memory, yet the decision is explained in patches/
+    saved = json.loads((root / "patches" / f"{handed['patch_id']}.json").read_text(encoding="utf-8"))
+    assert saved["ops"][0]["record"]["id"] == "mem_a"
+    assert apply_patch(root, handed["patch_id"], role=WRITER).applied == ["op_001"]  # finished from its journal
+    interrupted(stored["patch_id"])
+    assert token not in stored_path.read_text(encoding="utf-8") and "[REDACTED:" in stored_path.read_text(encoding="utf-8")
+    apply_patch(root, stored["patch_id"], role=WRITER)
+    interrupted(str(outside))
+    copied = root / "patches" / f"{outside_patch['patch_id']}.json"
+    assert json.loads(copied.read_text(encoding="utf-8"))["ops"][0]["op"] == "contest"
+    assert json.loads(outside.read_text(encoding="utf-8")) == outside_patch  # the file given is left as it was
+    apply_patch(root, outside_patch["patch_id"], role=WRITER)  # as the interruption says: by its id
+    assert [(r["id"], r["status"]) for r in _rows(root)] == [("mem_a", "contested"), ("mem_b", "active")]
+    assert token not in (root / L2).read_text(encoding="utf-8")
