@@ -296,6 +296,15 @@ def test_a_record_moved_away_and_back_in_one_patch_is_in_one_file_once(root: Pat
     assert _rows(root) == [{**a, "tags": ["lint"], "updated_at": DAY}, b]
 
 
+def test_an_exception_given_only_as_a_reason_is_recorded_as_one(root: Path) -> None:
+    a = make_record("mem_a", "Squash before merging.")
+    _seed(root, a)
+    res = _apply(root, {"op": "add_exception", "target_id": "mem_a", "reason": "release branches keep their history"},
+                 {"op": "add_exception", "target_id": "mem_a"})
+    assert res.applied == ["op_001"] and res.skipped["op_002"].startswith("add_exception needs updates with ")
+    assert _rows(root) == [{**a, "known_exceptions": ["release branches keep their history"], "updated_at": DAY}]
+
+
 def test_the_vault_op_is_refused_and_changes_nothing(root: Path) -> None:
     a = make_record("mem_a", "Squash before merging.")
     _seed(root, a)
