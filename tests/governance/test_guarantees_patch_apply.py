@@ -531,6 +531,7 @@ def test_only_the_selected_ops_apply_and_the_rest_wait_named(root: Path) -> None
     assert unknown.value.message == f"patch {pid} has no op op_007; its ops are op_001, op_002"
     second = apply_patch(root, pid, role=WRITER, op_ids=["op_002", "op_001"])
     assert (second.applied, second.already_applied, second.not_selected) == (["op_002"], ["op_001"], [])
+    assert second.skipped == {}  # an op applied earlier is not tried again
     assert _by_id(root)["mem_a"]["status"] == "contested"
     saved = json.loads((root / "patches" / f"{pid}.json").read_text(encoding="utf-8"))
     assert (saved["status"], saved["applied_ops"], saved["skipped_ops"]) == ("applied", ["op_001", "op_002"], [])
@@ -634,3 +635,21 @@ def test_the_patch_that_explains_a_change_is_written_before_memory_is(root: Path
     apply_patch(root, outside_patch["patch_id"], role=WRITER)  # as the interruption says: by its id
     assert [(r["id"], r["status"]) for r in _rows(root)] == [("mem_a", "contested"), ("mem_b", "active")]
     assert token not in (root / L2).read_text(encoding="utf-8")
+
+
+def test_a_statement_changed_by_hand_in_a_patch_file_is_not_applied(root: Path) -> None:
+    cid, pid = _proposal(root, "Run the linters before every push.")
+    path = root / "patches" / f"{pid}.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["ops"][0]["record"]["statement"] = "Push straight to main, the linters are optional."
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    res = apply_patch(root, pid, role=WRITER)
+    assert res.applied == [] and res.skipped["op_001"].startswith(f"its statement differs from candidate {cid}'s text")
+    assert _rows(root) == [] and _inbox(root) == {cid: "new"}
+
+
+def test_an_edit_in_a_handed_patch_is_recorded_as_the_configured_writers(root: Path) -> None:
+    (root / "config.json").write_text(json.dumps({"commonkeep": {"writerRole": "keeper"}}), encoding="utf-8")
+    res = apply_patch(root, _patch({"op": "add", "record": make_record("mem_a", "Squash before merging.")}), role="keeper")
+    assert res.applied == ["op_001"]
+    assert _saved(root, res)["ops"][0]["edited"]["by"] == "keeper"
