@@ -653,3 +653,38 @@ def test_an_edit_in_a_handed_patch_is_recorded_as_the_configured_writers(root: P
     res = apply_patch(root, _patch({"op": "add", "record": make_record("mem_a", "Squash before merging.")}), role="keeper")
     assert res.applied == ["op_001"]
     assert _saved(root, res)["ops"][0]["edited"]["by"] == "keeper"
+
+
+def test_the_projection_shows_what_the_apply_left(root: Path) -> None:
+    def shown() -> str:
+        return (root / "rendered" / "MEMORY.md").read_text(encoding="utf-8")
+
+    _seed(root, make_record("mem_a", "Alpha rule for the projection."), make_record("mem_b", "Beta rule for the projection."),
+          make_record("mem_c", "Gamma rule for the projection."))
+    _apply(root, {"op": "update", "target_id": "mem_a", "updates": {"statement": "Delta rule for the projection."}},
+           {"op": "add", "record": make_record("mem_d", "Epsilon rule for the projection.")})
+    assert "Delta rule" in shown() and "Epsilon rule" in shown() and "Alpha rule" not in shown()
+    _apply(root, {"op": "delete", "target_id": "mem_b"}, {"op": "update", "target_id": "mem_c", "updates": {"tags": ["x"]}})
+    assert "Beta rule" not in shown() and "Gamma rule" in shown()
+    _apply(root, {"op": "delete", "target_id": "mem_c", "deletion_mode": "privacy_purge"})
+    assert "Gamma rule" not in shown() and "Delta rule" in shown()
+
+
+def test_a_reject_left_for_later_does_not_reject_a_candidate_its_patch_added(root: Path) -> None:
+    cid, rec = _cand(root, "Run the linters before every push.")
+    patch = _patch({"op": "add", "record": rec, "candidate_id": cid},
+                   {"op": "reject_candidate", "candidate_id": cid, "default_selected": False})
+    apply_patch(root, patch, role=WRITER)
+    later = apply_patch(root, patch["patch_id"], role=WRITER, op_ids=["op_002"])
+    assert later.skipped == {"op_002": f"candidate {cid} was already patched"}
+    assert _inbox(root) == {cid: "patched"} and _rows(root) == [rec]
+
+
+def test_an_add_left_for_later_is_refused_once_its_patch_rejected_the_candidate(root: Path) -> None:
+    cid, rec = _cand(root, "Run the linters before every push.")
+    patch = _patch({"op": "reject_candidate", "candidate_id": cid},
+                   {"op": "add", "record": rec, "candidate_id": cid, "default_selected": False})
+    apply_patch(root, patch, role=WRITER)
+    later = apply_patch(root, patch["patch_id"], role=WRITER, op_ids=["op_002"])
+    assert later.skipped == {"op_002": f"its candidate {cid} was rejected"}
+    assert _inbox(root) == {cid: "rejected"} and _rows(root) == []
