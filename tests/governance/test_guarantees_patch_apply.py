@@ -688,3 +688,26 @@ def test_an_add_left_for_later_is_refused_once_its_patch_rejected_the_candidate(
     later = apply_patch(root, patch["patch_id"], role=WRITER, op_ids=["op_002"])
     assert later.skipped == {"op_002": f"its candidate {cid} was rejected"}
     assert _inbox(root) == {cid: "rejected"} and _rows(root) == []
+
+
+def test_a_ratified_supersede_may_replace_an_l1_record_with_an_l1_record(root: Path) -> None:
+    who = make_record("mem_who", "The user is Alice.", layer="L1")
+    _seed(root, who, rel=L1)
+    new = make_record("mem_who2", "The user is Alice, a backend engineer.", layer="L1")
+    res = _apply(root, {"op": "supersede", "target_id": "mem_who", "to_record": new}, ratify=True)
+    assert res.applied == ["op_001"]
+    assert [(r["id"], r["status"]) for r in _rows(root, L1)] == [("mem_who", "superseded"), ("mem_who2", "active")]
+
+
+def test_unknown_op_ids_are_all_named(root: Path) -> None:
+    from commonkeep.errors import BadInput
+
+    patch = _patch({"op": "add", "record": make_record("mem_a", "Squash before merging.")})
+    with pytest.raises(BadInput) as two:
+        apply_patch(root, patch, role=WRITER, op_ids=["op_008", "op_009"])
+    assert two.value.message == f"patch {patch['patch_id']} has no op op_008, op_009; its ops are op_001"
+    empty = _patch()
+    with pytest.raises(BadInput) as none:
+        apply_patch(root, empty, role=WRITER, op_ids=["op_001"])
+    assert none.value.message == f"patch {empty['patch_id']} has no op op_001; its ops are (none)"
+    assert _rows(root) == []
