@@ -711,3 +711,23 @@ def test_unknown_op_ids_are_all_named(root: Path) -> None:
         apply_patch(root, empty, role=WRITER, op_ids=["op_001"])
     assert none.value.message == f"patch {empty['patch_id']} has no op op_001; its ops are (none)"
     assert _rows(root) == []
+
+
+def test_apply_says_which_secrets_it_redacted_from_the_patch(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A patch that held a secret is applied redacted, and apply says so (it once said nothing:
+    the findings were taken from a second pass over the patch already redacted)."""
+    from commonkeep.governance.verify import sha256
+    from tests.governance.conftest import run_cli, writer_args
+
+    token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
+    handed = _apply(root, {"op": "add", "record": make_record("mem_a", f"The deploy token is {token} for staging.")})
+    assert handed.redacted == ["github_token"]
+    statement = f"The registry token is {token} for builds."
+    stored = _patch({"op": "add", "record": make_record("mem_b", statement),
+                     "edited": {"by": WRITER, "via": "apply --edited", "sha256": sha256(statement)}})
+    (root / "patches" / f"{stored['patch_id']}.json").write_text(json.dumps(stored, indent=2), encoding="utf-8")
+    code, out, err = run_cli(capsys, "apply", stored["patch_id"], *writer_args(root))
+    assert code == 0, err
+    assert "redacted secrets: " in out and "github_token" in out and token not in out
+    clean = _apply(root, {"op": "add", "record": make_record("mem_c", "Nothing secret here at all.")})
+    assert clean.redacted == []
