@@ -64,6 +64,21 @@ MODULES: dict[str, Module] = {
     "store-edits": Module(
         ("commonkeep/store/clean_memo.py", "commonkeep/store/line_edit.py", "commonkeep/store/record_lines.py"),
         ("tests/store/test_clean_memo.py", "tests/store/test_line_edit.py", "tests/store/test_record_lines.py")),
+    # applying a patch's ops to canonical memory: adds, updates, supersedes, duplicates and tombstoned
+    # ids refused, stale ops of a candidate decided since skipped with the reason. Only that path:
+    # patch.py and ops.py hold 2065 mutants in all; the rest is the deletion path (forget,
+    # interrupted deletions, the purge), the journal and its resume, the patch file's reading and
+    # writing, each with tests of its own (test_apply_resume.py's kill -9 test takes 17 s under
+    # mutmut, so the journal's resume is left to the ordinary suite)
+    "patch-apply": Module(
+        ("commonkeep/governance/patch.py", "commonkeep/governance/ops.py"),
+        ("tests/governance/test_apply.py", "tests/governance/test_decide.py",
+         "tests/governance/test_no_repeat_proposals.py", "tests/governance/test_parity_apply.py",
+         "tests/store/test_parity_ops.py", "tests/governance/test_decide_property.py",
+         "tests/governance/test_guarantees_patch_apply.py"),
+        ("commonkeep.governance.patch.x__apply_decided__*", "commonkeep.governance.ops.x__apply_op__*",
+         "commonkeep.governance.ops.x__refuse_new_record__*", "commonkeep.governance.ops.x__change__*",
+         "commonkeep.governance.ops.xǁ_Stateǁput__*")),
     # the commonkeep-jsonl git merge driver (a purge wins; field merge; side file)
     "share-merge": Module(
         ("commonkeep/share/merge.py",),

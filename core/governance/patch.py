@@ -299,7 +299,6 @@ def apply_patch(
     return result
 
 
-
 def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_ids: list[str] | None,
                    ratify: bool, cleaned: tuple[Row, list[str]] | None = None) -> ApplyResult:
     """Decide every selected op, journal the decision, then write it (under the writer lock)."""
@@ -341,7 +340,8 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     if findings or not in_place or not path.exists():
         patch.clear()
         patch.update(clean)
-        path, result.redacted = write_patch(layout, patch)
+        path, _ = write_patch(layout, patch)
+    result.redacted = findings  # what was redacted from the patch itself (write_patch sees it clean already)
     own = {str(ops_by_id[o].get("candidate_id")) for o in done_before if o in ops_by_id}
     st.promoted_elsewhere = {cid for cid, c in st.cands.items() if c.get("status") == "patched"} - own
     when, day = now_iso(), today()
