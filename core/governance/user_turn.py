@@ -85,8 +85,10 @@ TURNS = frozenset({
     "avoid", "avoids", "avoided", "avoiding", "stop", "stops", "stopped", "stopping", "quit", "quits", "cease",
     "ceased", "refrain", "forget", "forgot", "drop", "dropped", "false", "wrong", "wrongly", "untrue", "incorrect",
     "mistaken", "mistakenly", "myth", "doubt", "doubtful", "unlikely", "hardly", "rarely", "seldom", "barely",
-    "formerly", "previously", "used", "deprecated", "obsolete", "outdated", "instead", "rather", "than", "versus",
-    "vs", "over", "when", "whenever", "after", "before", "once", "anymore", "supposedly", "allegedly", "reportedly", "maybe", "perhaps", "possibly", "probably", "might",
+    "formerly", "previously", "used", "deprecated", "obsolete", "outdated", "anymore",  # it no longer holds
+    "instead", "rather", "than", "versus", "vs", "over",  # one thing against another
+    "when", "whenever", "after", "before", "once",  # a condition or an order
+    "supposedly", "allegedly", "reportedly", "maybe", "perhaps", "possibly", "probably", "might",  # a hedge
 })
 #: Words a statement may add: articles, "to be", "that", and the person's perspective.
 ADDABLE = frozenset({

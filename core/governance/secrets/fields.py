@@ -26,9 +26,10 @@ _HEX = re.compile(r"[0-9a-fA-F]+")
 _SPACE = re.compile(r"\s")
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{6,}")
 _LONG_PIECE = re.compile(r"[^/.:_\-+=@\s,;#?&]{8,}")  # a piece ``_random_piece`` may read: symbols do not cut it
-_SYMBOL = re.compile(r"[!$%^*~]")  # the symbols of a generated password, rare in names, paths and versions
-_PASSWORD_SYMBOL = re.compile(r"[!$%^*~?#&|]")  # not "+", which joins words in a tag ("iOS17+iPadOS")
-_SPACE_OR_SLASH = re.compile(r"[\s/.:]")  # a path, a URL, a file name, an anchor (``hermes:MEMORY.md#…``)
+# the symbols of a generated password, rare in names, paths and versions; not "+", which joins words
+# in a tag ("iOS17+iPadOS")
+_PASSWORD_SYMBOL = re.compile(r"[!$%^*~?#&|]")
+_PATHLIKE = re.compile(r"[\s/.:]")  # a path, a URL, a file name, an anchor (``hermes:MEMORY.md#…``)
 # a field that ends with a redacted token, or holds the first half of one
 _HALF = re.compile(r"\[REDACTED:partial_token\]|\[REDACTED:[a-z0-9_]+\][\s.,;:!?)]*$")
 _CASE_CHANGE = re.compile(r"(?=[a-z][A-Z]|[A-Z][a-z])")
@@ -54,7 +55,7 @@ def _random_piece(piece: str) -> bool:
             and not _WORDS_AND_NUMBERS.fullmatch(piece):
         return True  # "build2026", "v12rc3" or "python3ubuntu2204" are words and numbers; "a8Fk2LmQ" is not
     upper, lower = any(c.isupper() for c in piece), any(c.islower() for c in piece)
-    if letters and _SYMBOL.search(piece) and (digits or (upper and lower)):
+    if letters and _PASSWORD_SYMBOL.search(piece) and (digits or (upper and lower)):
         return True  # a generated password: letters, a password symbol, and digits or both cases ("v^*cxnx4FY")
     if not (upper and lower and len(_CASE_CHANGE.findall(piece)) >= 3):
         return False
@@ -77,7 +78,7 @@ def _generated_password(value: str) -> bool:
     password symbol (``0kNH+*v3Ng``, ``+LczBMMJN6?D4wp``): the separators that cut a path or a version
     into pieces cut a generated password too, into pieces too short to read as random."""
     v = value.strip()
-    return (8 <= len(v) <= 64 and _PASSWORD_SYMBOL.search(v) is not None and _SPACE_OR_SLASH.search(v) is None
+    return (8 <= len(v) <= 64 and _PASSWORD_SYMBOL.search(v) is not None and _PATHLIKE.search(v) is None
             and any(c.islower() for c in v) and any(c.isupper() for c in v) and any(c.isdigit() for c in v))
 
 

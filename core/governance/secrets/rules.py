@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from commonkeep.governance.secrets import named, provider, structure
+from commonkeep.governance.secrets.fields import _CAMEL_PART
 from commonkeep.governance.secrets.identifier import identifier
 from commonkeep.governance.secrets.lazy import lazy
 
@@ -396,17 +397,17 @@ def _wordy(seg: str) -> bool:
     return len(seg) >= 2 and (seg.islower() or (seg[:1].isupper() and seg[1:].islower()) or _camel_name(seg))
 
 
-_CAMEL_PARTS = lazy(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 _SPOKEN = lazy(r"[A-Z]?(?=[a-z]*[aeiouy])(?![a-z]*[b-df-hj-np-tv-xz]{4})[a-z]{2,}")
 
 
 def _camel_name(seg: str) -> bool:
     """Words run together, as a product is named (``WireGuard``, ``OpenVPN``, ``GitHub``): letters only,
     each part a spoken word of 3+ letters (a lower-case vowel, no four consonants in a row) or an
-    acronym of 2 to 4 capitals, one word of 4+ letters at least. Random letters break into parts that are neither (``KCFAzvvhRr``)."""
+    acronym of 2 to 4 capitals, one word of 4+ letters at least. Random letters break into parts
+    that are neither (``KCFAzvvhRr``), which ``fields._camel_words`` (tags) still reads as words."""
     if not seg.isalpha() or not seg.isascii():
         return False
-    parts = _CAMEL_PARTS.findall(seg)
+    parts = _CAMEL_PART.findall(seg)  # split as ``fields`` splits a tag
     spoken = [p for p in parts if len(p) >= 3 and _SPOKEN.fullmatch(p)]
     return (len(parts) >= 2 and any(len(p) >= 4 for p in spoken)
             and all(p in spoken or (p.isupper() and 2 <= len(p) <= 4) for p in parts))
