@@ -160,7 +160,7 @@ def digest_header(room: str, body: DigestBody, *, peek: bool) -> str:
         f"#{room} · {body.total} unread · showing {body.verbatim} verbatim, "
         f"{body.headlines} headline(s), {body.collapsed} collapsed · {body.chars} chars"
     )
-    return header + (" · peek (cursor unchanged)" if peek else "")
+    return utf8_text(header + (" · peek (cursor unchanged)" if peek else ""))
 
 
 def digest_room(
@@ -189,4 +189,4 @@ def digest_room(
         "consumedSeq": body.consumed_seq,
         "chars": body.chars,
     }
-    return DigestResult(f"{utf8_text(digest_header(room, body, peek=peek))}\n{body.text}", details)
+    return DigestResult(f"{digest_header(room, body, peek=peek)}\n{body.text}", details)
