@@ -14,6 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from commonkeep.util.oneline import brief
+
 
 class Narrator:
     def __init__(self) -> None:
@@ -28,17 +30,6 @@ class Narrator:
             print(f"   {line}")
 
 
-def brief(text: str, limit: int) -> str:
-    """``text`` on one line, cut at a word boundary within ``limit`` characters, with an ellipsis."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    cut = flat[: limit - 1]
-    if " " in cut[limit // 2:]:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip(" ,;:.") + "…"
-
-
 def counted(statuses: Any) -> str:
     """``{"cap_1": "patched", "cap_2": "patched"}`` as ``2 patched``."""
     from collections import Counter
@@ -48,7 +39,7 @@ def counted(statuses: Any) -> str:
 
 
 def _store_part(n: Narrator, root: Path) -> dict[str, Any]:
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
     from commonkeep.store.layout import ensure_layout
 
     n.title("A fresh shared root in the OmpKeep layout")
@@ -93,8 +84,8 @@ def _store_part(n: Narrator, root: Path) -> dict[str, Any]:
 
 def _governance_part(n: Narrator, root: Path, made: list[dict[str, Any]]) -> dict[str, Any]:
     from commonkeep.errors import RoleRefused
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_patch
 
     n.title("Only the librarian turns candidates into memory")
     try:
@@ -102,7 +93,7 @@ def _governance_part(n: Narrator, root: Path, made: list[dict[str, Any]]) -> dic
     except RoleRefused as exc:
         n.say(f"planner tries to curate -> refused: {exc.message}")
     prop = curate(root, role="librarian")
-    from commonkeep.governance.show import op_lines
+    from commonkeep.patches.show import op_lines
 
     n.say(f"librarian: `commonkeep curate` proposed {prop.patch['patch_id']} with {len(prop.ops)} op(s)"
           " ([x] = selected by default, applied by a plain `commonkeep apply`):")
@@ -124,7 +115,7 @@ def _governance_part(n: Narrator, root: Path, made: list[dict[str, Any]]) -> dic
 
 
 def _review_part(n: Narrator, root: Path) -> None:
-    from commonkeep.governance.review import approve, pending, reject
+    from commonkeep.reviews.review import approve, pending, reject
 
     n.title("Review: what is left waits for a person")
     items = pending(root, role="librarian")
@@ -164,7 +155,7 @@ def _recall_part(n: Narrator, root: Path) -> None:
 
 def _forget_part(n: Narrator, root: Path, record_id: str | None) -> None:
     from commonkeep.doctor import diagnose
-    from commonkeep.governance.forget import forget
+    from commonkeep.patches.forget import forget
 
     n.title("Forgetting leaves a content-free tombstone")
     if record_id:

@@ -161,7 +161,7 @@ def _withhold_risky(lines: list[str], where: str) -> list[str]:
 
 
 def _withheld(line: str, where: str) -> str:
-    from commonkeep.governance.poisoning import assess_text
+    from commonkeep.gate.poisoning import assess_text
 
     found = assess_text(line) if line.strip() else None
     if found is not None and found.risk in ("medium", "high"):
@@ -285,10 +285,10 @@ def _read_records(root: Path, ids: list[str]) -> dict[str, dict[str, Any]]:
 def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> Selection:
     """Select memory for ``prompt`` and (``write``) write the three runtime files."""
     from commonkeep.recall.projection import neutralize
-    from commonkeep.recall.search.index import require_root
     from commonkeep.store.core import Store
     from commonkeep.store.jsonjs import dumps_pretty
     from commonkeep.store.layout import Layout
+    from commonkeep.store.root import require_root
     from commonkeep.util.timeutil import now_iso, today
 
     started = time.perf_counter()
@@ -355,7 +355,7 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         if text:
             sections.append(text)
         order = {"high": 0, "medium": 1, "low": 2}
-        from commonkeep.governance.inquiries import describe
+        from commonkeep.store.inquiries import describe
 
         inquiries = [q for q in store.rows(lay.inquiries) if q.get("status") == "open" and q.get("question")]
         inquiries.sort(key=lambda q: str(q.get("id")))

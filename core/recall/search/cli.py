@@ -19,8 +19,8 @@ from typing import Any
 
 def _root(args: argparse.Namespace) -> str:
     """The chosen root; exit 2 (creating nothing) when it is not a memory root."""
-    from commonkeep.recall.search.index import require_root
     from commonkeep.store.cli import root_of
+    from commonkeep.store.root import require_root
 
     return str(require_root(root_of(args).path))
 
@@ -55,8 +55,8 @@ def run_search(args: argparse.Namespace) -> int:
 def note_line(note: Any) -> str:
     """``- <ref> [<kind>, <date>] <snippet>``: one terminal-safe line, secrets redacted, role
     markers neutralised."""
-    from commonkeep.governance.secrets import redact
     from commonkeep.recall.projection import neutralize
+    from commonkeep.secrets import redact
     from commonkeep.store.render import terminal_safe
 
     where = f"{note.kind}, {note.date}" if note.date else note.kind
