@@ -3,7 +3,7 @@
 One process holds every room in memory and serves length-prefixed JSON over the Unix socket
 ``<agentDir>/roundtable/broker.sock`` (mode 0600). Beside the socket it keeps a pid file and a
 start-up lock; it refuses to start while another broker holds the lock or answers on the
-socket, and exits ``linger`` seconds (default 5) after its last client disconnects. Rooms die
+socket, and exits ``linger`` seconds (default 5) after its last session disconnects. Rooms die
 with it: they are working memory, and durable knowledge leaves through ``export``.
 
 Run it with ``commonkeep roundtable broker`` or ``python -m commonkeep_roundtable.broker``;
@@ -151,7 +151,14 @@ class Broker:
             self._idle.cancel()
             self._idle = None
         if delay is not None and self._stop is not None:
-            self._idle = asyncio.get_running_loop().call_later(delay, self._stop.set)
+            self._idle = asyncio.get_running_loop().call_later(delay, self._idle_check)
+
+    def _idle_check(self) -> None:
+        """Stop unless a session is registered (a connection that never registers, such as a
+        probe asking whether the broker answers, neither keeps it alive nor restarts its wait)."""
+        self._idle = None
+        if not self.sessions and self._stop is not None:
+            self._stop.set()
 
     def stop(self) -> None:
         if self._stop is not None:
@@ -184,7 +191,6 @@ class Broker:
     # -- connections --------------------------------------------------------------------------
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
-        self._arm_idle(None)
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
@@ -216,8 +222,8 @@ class Broker:
             with contextlib.suppress(ConnectionError, OSError):
                 await writer.wait_closed()
             self.connections -= 1
-            if self.connections == 0:
-                self._arm_idle(self.linger)
+            if conn.session_id is not None and not self.sessions:
+                self._arm_idle(self.linger)  # the last session left; as Orphus, sessions are what count
 
     @staticmethod
     def _reply(conn: _Conn, reply: dict[str, Any]) -> None:

@@ -132,6 +132,7 @@ class Report:
     rooms_read: int = 0
     messages_read: int = 0
     rss_kib: list[int] = field(default_factory=list)
+    retained: list[int] = field(default_factory=list)  # messages the rooms held at each check
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -298,6 +299,7 @@ def _check(observer: BrokerClient, base: Path, report: Report) -> None:
         rooms, messages = read_every_room(observer)
         report.rooms_read += rooms
         report.messages_read += messages
+        report.retained.append(messages)
     except (AssertionError, UnicodeEncodeError) as exc:
         report.failures.append(f"after {report.frames} frames: {exc}")
     report.checks += 1
@@ -342,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     if rss:
         settled = rss[len(rss) // 5]
         print(f"broker RSS: first check {rss[0]} KiB, at 20 % {settled} KiB, last {rss[-1]} KiB, peak {max(rss)} KiB")
+        print("RSS MiB at each check:", " ".join(f"{r / 1024:.0f}" for r in rss))
+        print("messages held at each check:", " ".join(map(str, report.retained)))
     if "Traceback" in stderr:
         report.failures.append("the broker printed a traceback:\n" + stderr[-2000:])
     for failure in report.failures:

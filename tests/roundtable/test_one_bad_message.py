@@ -123,3 +123,18 @@ def test_a_member_that_never_reads_holds_up_nobody(agent_base: Path, broker: sub
         assert critic.fetch("design", after_seq=2000)["lastSeq"] == 2005
         assert critic.rooms()[0]["messageCount"] == 500
     slow.close()
+
+
+def test_a_probe_neither_keeps_the_broker_alive_nor_restarts_its_wait(
+        agent_base: Path, broker: subprocess.Popen[bytes]) -> None:
+    from commonkeep_roundtable.broker import socket_answers
+
+    with connect(agent_base, "planner") as planner:
+        planner.join("design")
+    # the last session left: the broker exits after its linger (0.5 s here) although something
+    # keeps asking whether it answers, as Orphus's does (only sessions count)
+    for _ in range(20_000):  # far longer than the linger, however fast the machine
+        if broker.poll() is not None:
+            break
+        socket_answers(socket_path(agent_base))
+    assert broker.poll() == 0  # it left while being probed
