@@ -33,9 +33,6 @@ MAX_ROOM_TEXT_BYTES = 8 * 1024 * 1024
 # A fetch reply stops adding messages past this many bytes of text (always at least one message);
 # the caller reads on from the last seq it got, as after any limited fetch.
 MAX_FETCH_TEXT_BYTES = 4 * 1024 * 1024
-# The name pattern Orphus's roles manifest uses for role and room names (contracts §5); the
-# broker does not apply it, and commonkeep uses it only where a name becomes a path.
-NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*$", re.IGNORECASE)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
