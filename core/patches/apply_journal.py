@@ -185,6 +185,7 @@ def execute(store: Store, j: Journal, record_lines: Callable[[list[str]], None] 
                     e = {k: v for k, v in e.items() if k not in ("source_excerpt", "excerpt_hash")}
                     e["source_summary"] = purge.DELETED
                     e["redaction_status"] = "deleted"
+                    e["notes"] = purge.EVIDENCE_NOTE  # as OmpKeep's redactEvidenceForMemory writes it
                 out.append(e)
             return out
 

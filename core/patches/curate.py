@@ -110,6 +110,16 @@ def route(record: dict[str, Any]) -> str:
     return "memory/L1.identity.jsonl" if record.get("layer") == "L1" else "memory/L2.playbooks.jsonl"
 
 
+def add_target(record: dict[str, Any]) -> str:
+    """The ``target`` of an ``add`` op: the layer's file, as OmpKeep's curator names it (§14.4).
+
+    Informational in both writers (neither's apply reads it): a record lands where its scope
+    says, so a project playbook proposed as ``memory/L2.playbooks.jsonl`` is written to
+    ``memory/projects/<slug>.jsonl``, by OmpKeep and by commonkeep.
+    """
+    return "memory/L1.identity.jsonl" if record.get("layer") == "L1" else "memory/L2.playbooks.jsonl"
+
+
 def _revived_by_share(cand: dict[str, Any], tombstoned: set[str]) -> str | None:
     """The tombstoned record id a contested candidate from ``commonkeep share sync`` would bring
     back (the ``contested`` field it carries names the merged record), else ``None``."""
@@ -287,12 +297,17 @@ def propose(
         layer = proposed_layer(cand)
         record = record_from_candidate(cand, on=day, layer=layer)
         record["confidence"] = conf
-        if kind in parity.INQUIRY_PRIORITY and sink is ops:  # as OmpKeep, whatever op the candidate gets
+        # OmpKeep keeps the match a candidate was captured with (applyCandidateMatch), so a conflict
+        # its capture found opens the inquiry even where this run's matching finds none
+        asked, asked_ids = (raw["match_kind"], list(raw.get("matched_memory_ids") or [])) if raw.get("match_kind") else (kind, matched)
+        if asked in parity.INQUIRY_PRIORITY and sink is ops:  # as OmpKeep, whatever op the candidate gets
             # by id only: the candidate's text is not vetted, and open inquiries reach agents' context
             # (a held candidate's inquiry was opened when it was first proposed)
-            inquiries.append({"question": f"Which holds: candidate {cid} or {', '.join(matched) or 'the matching memory'}?",
-                              "context": parity.inquiry_context(cand), "related_memory_ids": matched,
-                              "tags": record["tags"], "priority": parity.INQUIRY_PRIORITY[kind]})
+            seen = cand if asked == kind else {**cand, "match_kind": asked, "matched_memory_ids": asked_ids,
+                                                  "match_reasons": list(raw.get("match_reasons") or [])}
+            inquiries.append({"question": f"Which holds: candidate {cid} or {', '.join(asked_ids) or 'the matching memory'}?",
+                              "context": parity.inquiry_context(seen), "related_memory_ids": asked_ids,
+                              "tags": record["tags"], "priority": parity.INQUIRY_PRIORITY[asked]})
         replaces = parity.supersede_target(raw, targets) if layer != "L1" and kind != "duplicate" else None
         if replaces is not None:  # OmpKeep's supersession (named, or a contradiction cue with shared tags)
             kind, matched, why = "supersedes_existing", [replaces[0], *[m for m in matched if m != replaces[0]]], replaces[1]
@@ -303,7 +318,7 @@ def propose(
                      confidence=1.0, candidate_id=cid, reason=f"duplicate: {why}")
             continue
         if layer == "L1" and kind in ("new", "strengthens_existing", "updates_existing"):
-            sink.add("add", target=route(record), record=record, rationale=parity.add_rationale(raw, auto=False),
+            sink.add("add", target=add_target(record), record=record, rationale=parity.add_rationale(raw, auto=False),
                      risk=max_risk(risk, "medium"), selected=False, confidence=conf, candidate_id=cid,
                      reason="L1 identity: needs commonkeep ratify")
         elif kind in ("strengthens_existing", "updates_existing") and matched and matched[0] in by_id:
@@ -324,13 +339,13 @@ def propose(
                      rationale=parity.supersede_rationale(raw, matched[0]),
                      risk=max_risk(risk, "medium"), selected=False, confidence=conf, candidate_id=cid)
         elif kind in ("potential_conflict", "ambiguous"):
-            sink.add("add", target=route(record), record=record, rationale=parity.add_rationale(raw, auto=False),
+            sink.add("add", target=add_target(record), record=record, rationale=parity.add_rationale(raw, auto=False),
                      risk=max_risk(risk, "medium"), selected=False, confidence=conf, candidate_id=cid, reason=f"{kind}: {why}")
             if kind == "potential_conflict" and matched and matched[0] in by_id:
                 sink.add("contest", target=route(by_id[matched[0]]), target_id=matched[0], risk="medium", selected=False,
                          confidence=conf, candidate_id=cid, reason=f"contradicted by candidate {cid}")
         else:
-            sink.add("add", target=route(record), record=record, rationale=parity.add_rationale(raw, auto=auto), risk=risk,
+            sink.add("add", target=add_target(record), record=record, rationale=parity.add_rationale(raw, auto=auto), risk=risk,
                      selected=auto, confidence=conf, candidate_id=cid, reason="; ".join(blockers) if blockers else None)
         index.add_record(record)
         proposed_ids.add(mem_id)

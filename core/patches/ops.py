@@ -337,7 +337,7 @@ def _delete(op: Row, st: _State, target: str, when: str, day: str) -> str | None
     mode = op.get("deletion_mode") or "audit_preserving"
     tomb: Row = {"id": tombstone_id(target, when)}
     for key in ("resource_id", "profile_id"):
-        if old and isinstance(old.get(key), str) and mode != "privacy_purge":  # a purge keeps no identity (as OmpKeep)
+        if old and isinstance(old.get(key), str):  # a purge's tombstone names them too, as OmpKeep's does
             tomb[key] = old[key]
     tomb.update({
         "deleted_record_id": target,

@@ -23,6 +23,8 @@ from commonkeep.store.jsonjs import dumps_pretty
 from commonkeep.store.layout import Layout, is_record_file
 
 DELETED = "[deleted]"
+# the notes of evidence whose memory was purged, OmpKeep's words (contracts/ompkeep-store.md §4.4)
+EVIDENCE_NOTE = "Linked memory was privacy-purged."
 MIN_SCRUB_CHARS = 12  # shorter statements are too likely to match unrelated text to scrub by value
 DERIVED_TEXT_DIRS = ("daily", "runtime", "reports", "sessions/summaries", "quarantine")
 ROOT_TEXT_FILES = ("scratchpad.md",)  # copies a person or an agent keeps at the top of the root

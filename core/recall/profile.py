@@ -9,7 +9,9 @@ root (``gitroot-<sha256(path)[:16]>``, ``git_root``); the nearest ``package.json
 runs outside ``[a-z0-9]`` become ``-``, an empty result becomes ``default``).
 
 The upsert keeps the line of the same ``profile_id`` and ``resource_id`` in its place, its
-``created_at`` kept and every other field refreshed; a new profile is appended. OmpKeep stamps it
+``created_at`` kept and every other field refreshed; failing that, the first line of the same
+``profile_id`` (its ``resource_id`` kept: never two lines for one profile); a new profile is
+appended. The user is ``$USER``, as OmpKeep under Bun names it (:func:`resource_id`). OmpKeep stamps it
 with the wall clock; commonkeep with its clock (``COMMONKEEP_NOW`` pins it), the same instant the
 handoff carries.
 """
@@ -107,13 +109,14 @@ def project_identity(cwd: Path | str) -> Row:
 
 
 def resource_id() -> str:
-    """``user:<slug(login name)>`` (``user:local`` when the name cannot be read), as OmpKeep."""
-    try:
-        import pwd
+    """``user:<slug($USER)>``, ``user:unknown`` when ``USER`` is unset: what OmpKeep writes.
 
-        return f"user:{slug(pwd.getpwuid(os.getuid()).pw_name)}"
-    except (ImportError, KeyError, OSError):
-        return "user:local"
+    OmpKeep takes ``os.userInfo().username``, and OMP runs it under Bun, whose ``userInfo()``
+    returns ``$USER`` (``"unknown"`` without it), where Node reads the passwd entry of the uid
+    (checked with Bun 1.4.5 and Node 20: ``USER=x`` gives ``x`` under Bun, the login name under
+    Node). commonkeep follows Bun, so both writers name the same user the same way.
+    """
+    return f"user:{slug(os.environ.get('USER', 'unknown'))}"
 
 
 def resolve_profile(root: Path | str, cwd: Path | str, now: str) -> Row:
@@ -134,11 +137,16 @@ def resolve_profile(root: Path | str, cwd: Path | str, now: str) -> Row:
     out: list[Row] = []
 
     def upsert(rows: list[Row]) -> list[Row]:
-        for i, row in enumerate(rows):
-            if row.get("profile_id") == profile["profile_id"] and row.get("resource_id") == profile["resource_id"]:
-                rows[i] = {**row, **profile, "created_at": row.get("created_at", now), "updated_at": now}
-                out.append(rows[i])
-                return rows
+        same = [i for i, row in enumerate(rows) if row.get("profile_id") == profile["profile_id"]]
+        # the line of this user, else any line of this profile: its resource_id is kept, so a
+        # process with another $USER (a service, sudo) never adds a second line for one profile
+        mine = [i for i in same if rows[i].get("resource_id") == profile["resource_id"]] or same
+        if mine:
+            row = rows[mine[0]]
+            rows[mine[0]] = {**row, **profile, "resource_id": row.get("resource_id", profile["resource_id"]),
+                             "created_at": row.get("created_at", now), "updated_at": now}
+            out.append(rows[mine[0]])
+            return rows
         out.append(profile)
         return [*rows, profile]
 

@@ -190,7 +190,7 @@ def plan(ctx: Context, raw: Row, choice: str | None = None) -> Plan:
     """
     from commonkeep.gate.scoring import candidate_confidence, proposed_layer
     from commonkeep.gate.trust import max_risk
-    from commonkeep.patches.curate import _merge_evidence, record_from_candidate, route
+    from commonkeep.patches.curate import _merge_evidence, add_target, record_from_candidate, route
     from commonkeep.util.timeutil import today
 
     cid = str(raw["id"])
@@ -234,7 +234,7 @@ def plan(ctx: Context, raw: Row, choice: str | None = None) -> Plan:
                                   "settle that record first (replace or reject what contradicts it), or reject this candidate")
                 raise _Refuse(f"an active record ({same}) already says this; approving would add a second copy: "
                               "reinforce the existing record or reject this candidate")
-            return [{**base, "op": "add", "target": route(record), "record": record, "reason": CHOICES["add"]}]
+            return [{**base, "op": "add", "target": add_target(record), "record": record, "reason": CHOICES["add"]}]
         assert first is not None
         merged = _merge_evidence(list(first.get("evidence") or []), list(cand.get("evidence_refs") or []))
         if which == "reinforce":
@@ -250,7 +250,7 @@ def plan(ctx: Context, raw: Row, choice: str | None = None) -> Plan:
             return [{**base, "op": "supersede", "target": route(first), "target_id": first["id"], "to_record": to,
                      "risk": max_risk(risk, "medium"), "reason": f"{kind}: {CHOICES['replace']}"}]
         # keep_both: the new record and every record it contradicts, all contested
-        ops = [{**base, "op": "add", "target": route(record), "record": {**record, "status": "contested"},
+        ops = [{**base, "op": "add", "target": add_target(record), "record": {**record, "status": "contested"},
                 "risk": max_risk(risk, "medium"), "reason": f"{kind}: {CHOICES['keep_both']}"}]
         for m in matched:
             rec = ctx.live(m)

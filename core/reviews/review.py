@@ -19,7 +19,7 @@ from typing import Any
 from commonkeep.errors import BadInput
 from commonkeep.gate.scoring import memory_worth, proposed_layer
 from commonkeep.gate.writer import require_writer
-from commonkeep.patches.curate import Proposal, curate, record_from_candidate, route
+from commonkeep.patches.curate import Proposal, add_target, curate, record_from_candidate
 from commonkeep.patches.patch import ApplyResult, apply_patch
 from commonkeep.secrets import redact, redacted_kinds
 from commonkeep.store.core import Store
@@ -93,7 +93,7 @@ def item_of(plan: Any, records: dict[str, Row]) -> ReviewItem:
 def _plain_add(cand: Row) -> Row:
     layer = proposed_layer(cand)
     rec = record_from_candidate(cand, on=today(), layer=layer)
-    return {"op_id": "op_000", "op": "add", "target": route(rec), "record": rec, "risk": cand.get("poisoning_risk") or "low",
+    return {"op_id": "op_000", "op": "add", "target": add_target(rec), "record": rec, "risk": cand.get("poisoning_risk") or "low",
             "default_selected": False, "candidate_id": cand["id"], "reason": "approved by a reviewer below the curator's gate"}
 
 

@@ -59,7 +59,7 @@ class Undone:
 
 def _reversal(o: Outcome, recs: dict[str, Row], taken: set[str]) -> list[Row]:
     """The ops that reverse the decision ``o`` (refused with ``BadInput`` when they cannot)."""
-    from commonkeep.patches.curate import route
+    from commonkeep.patches.curate import add_target, route
     from commonkeep.util.timeutil import today
 
     def live(rid: str, *, want: tuple[str, ...] = ("active", "contested")) -> Row:
@@ -101,7 +101,7 @@ def _reversal(o: Outcome, recs: dict[str, Row], taken: set[str]) -> list[Row]:
             copy = {**json.loads(json.dumps(old)), "id": f"{old['id']}_r{n}", "status": "active", "superseded_by": [],
                     "updated_at": today(), "restored_from": old["id"]}
             taken.add(copy["id"])
-            out.append({"op": "add", "target": route(copy), "record": copy, "risk": "low", "reason": why})
+            out.append({"op": "add", "target": add_target(copy), "record": copy, "risk": "low", "reason": why})
         elif kind == "contest":
             rec = live(str(op["target_id"]), want=("contested",))
             out.append({"op": "uncontest", "target": route(rec), "target_id": rec["id"], "risk": "low", "reason": why})

@@ -256,6 +256,7 @@ def settle(lay: Layout, tombs: Tombs, extra_texts: Iterable[str] = (), *, held_h
 
                 e = {k: v for k, v in e.items() if k not in ("source_excerpt", "excerpt_hash")}
                 e["source_summary"], e["redaction_status"] = purge.DELETED, "deleted"
+                e["notes"] = purge.EVIDENCE_NOTE  # the old notes could quote the purged memory
                 return encode_line(e)
             return _replace_text(line, needles)
 

@@ -3,7 +3,7 @@
 One process holds every room in memory and serves length-prefixed JSON over the Unix socket
 ``<agentDir>/roundtable/broker.sock`` (mode 0600). Beside the socket it keeps a pid file and a
 start-up lock; it refuses to start while another broker holds the lock or answers on the
-socket, and exits ``linger`` seconds (default 5) after its last client disconnects. Rooms die
+socket, and exits ``linger`` seconds (default 5) after its last session disconnects. Rooms die
 with it: they are working memory, and durable knowledge leaves through ``export``.
 
 Run it with ``commonkeep roundtable broker`` or ``python -m commonkeep_roundtable.broker``;
@@ -28,7 +28,7 @@ from typing import IO, Any
 from commonkeep.errors import CommonkeepError, LockHeld
 from commonkeep_roundtable.framing import FrameDecoder, FrameError, encode_frame
 from commonkeep_roundtable.paths import agent_dir, broker_dir, socket_path
-from commonkeep_roundtable.rooms import DEFAULT_ROOM_CAPACITY, RoomError, RoomStore
+from commonkeep_roundtable.rooms import DEFAULT_ROOM_CAPACITY, MAX_NAME_CHARS, RoomError, RoomStore
 
 DEFAULT_LINGER_SECONDS = 5.0
 LINGER_ENV = "COMMONKEEP_BROKER_LINGER"
@@ -38,6 +38,12 @@ STARTUP_GRACE_SECONDS = 5.0
 # ``from`` of the membership push when a member leaves, cleanly or by a dropped connection (as
 # Orphus sends it: the others learn that someone left, not who).
 LEFT = "(left)"
+# The largest request frame: a post at rooms.MAX_TEXT_BYTES, every character escaped, fits.
+MAX_REQUEST_BYTES = 8 * 1024 * 1024
+# Replies to a client that does not read wait for it (the broker stops reading its requests);
+# activity pushes beyond this many unsent bytes are dropped, since a push is only a hint that
+# the digest makes good, and a member that never reads must not grow the broker's memory.
+MAX_UNSENT_BYTES = 1024 * 1024
 
 
 def _now_ms() -> int:
@@ -66,6 +72,16 @@ class _Conn:
     def send(self, message: dict[str, Any]) -> None:
         if not self.writer.is_closing():
             self.writer.write(encode_frame(message))
+
+    @property
+    def unsent(self) -> int:
+        """Bytes written to this connection that the client has not taken yet."""
+        return self.writer.transport.get_write_buffer_size()
+
+    def push(self, message: dict[str, Any]) -> None:
+        """Send an activity push unless the client has stopped reading."""
+        if self.unsent <= MAX_UNSENT_BYTES:
+            self.send(message)
 
 
 def _field(msg: dict[str, Any], key: str, kind: type, *, required: bool = True) -> Any:
@@ -135,7 +151,14 @@ class Broker:
             self._idle.cancel()
             self._idle = None
         if delay is not None and self._stop is not None:
-            self._idle = asyncio.get_running_loop().call_later(delay, self._stop.set)
+            self._idle = asyncio.get_running_loop().call_later(delay, self._idle_check)
+
+    def _idle_check(self) -> None:
+        """Stop unless a session is registered (a connection that never registers, such as a
+        probe asking whether the broker answers, neither keeps it alive nor restarts its wait)."""
+        self._idle = None
+        if not self.sessions and self._stop is not None:
+            self._stop.set()
 
     def stop(self) -> None:
         if self._stop is not None:
@@ -168,14 +191,13 @@ class Broker:
     # -- connections --------------------------------------------------------------------------
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
-        self._arm_idle(None)
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         self._writers.add(writer)
         conn = _Conn(writer)
-        decoder = FrameDecoder()
+        decoder = FrameDecoder(MAX_REQUEST_BYTES)
         try:
             while True:
                 data = await reader.read(65536)
@@ -187,7 +209,9 @@ class Broker:
                     conn.send({"type": "error", "error": f"protocol error: {exc}"})
                     break
                 for message in messages:
-                    conn.send(self.dispatch(conn, message))
+                    self._reply(conn, self.dispatch(conn, message))
+                    if conn.unsent > MAX_UNSENT_BYTES:
+                        await writer.drain()  # a client that does not read waits here, alone
                 await writer.drain()
         except (ConnectionError, OSError):
             pass
@@ -198,8 +222,18 @@ class Broker:
             with contextlib.suppress(ConnectionError, OSError):
                 await writer.wait_closed()
             self.connections -= 1
-            if self.connections == 0:
-                self._arm_idle(self.linger)
+            if conn.session_id is not None and not self.sessions:
+                self._arm_idle(self.linger)  # the last session left; as Orphus, sessions are what count
+
+    @staticmethod
+    def _reply(conn: _Conn, reply: dict[str, Any]) -> None:
+        try:
+            conn.send(reply)
+        except FrameError as exc:  # cannot happen within the rooms' bounds; say so if it does
+            error = {"type": "error", "error": f"The reply could not be sent: {exc}"}
+            if "requestId" in reply:
+                error["requestId"] = reply["requestId"]
+            conn.send(error)
 
     def _disconnect(self, conn: _Conn) -> None:
         if conn.session_id is None:
@@ -216,7 +250,7 @@ class Broker:
         for member in room.members:
             target = self.sessions.get(member.session_id)
             if target is not None and member.session_id != exclude:
-                target.send(push)
+                target.push(push)
 
     def dispatch(self, conn: _Conn, msg: dict[str, Any]) -> dict[str, Any]:
         """Answer one request; every failure becomes an ``error`` reply, never a crash."""
@@ -225,6 +259,8 @@ class Broker:
             reply = self._answer(conn, msg)
         except RoomError as exc:
             reply = {"type": "error", "error": str(exc)}
+        except Exception as exc:  # noqa: BLE001 - a bug of ours must cost one reply, not the broker
+            reply = {"type": "error", "error": f"The broker could not answer this {str(msg.get('type'))[:40]} request: {exc!r}"[:500]}
         if request_id is not None:
             reply["requestId"] = request_id
         return reply
@@ -235,6 +271,8 @@ class Broker:
             name = _field(msg, "name", str).strip()
             if not name:
                 raise RoomError('Bad register request: "name" must not be blank')
+            if len(name) > MAX_NAME_CHARS:
+                raise RoomError(f'Bad register request: "name" is longer than {MAX_NAME_CHARS} characters')
             if conn.session_id is not None:
                 # one connection, one session, as Orphus: a second register would rename the
                 # session, so a post could be credited to one name while the members show another
@@ -245,7 +283,7 @@ class Broker:
             conn.name = name
             return {"type": "registered", "sessionId": conn.session_id}
         if conn.session_id is None or conn.name is None:
-            raise RoomError('Register first: send {"type": "register", "name", "pid", "cwd"}')
+            raise RoomError("Register before sending requests")  # Orphus's words
         sid, name = conn.session_id, conn.name
         now = _now_ms()
         if kind == "rooms":
@@ -253,11 +291,10 @@ class Broker:
         if kind == "join":
             room_name = _field(msg, "room", str)
             topic = _field(msg, "topic", str, required=False)
-            was_member = room_name in self.store.rooms and self.store.rooms[room_name].is_member(sid)
             room = self.store.join(room_name, sid, name, now, topic)
-            if not was_member:
-                self._push(room_name, name, 0, exclude=sid)
-            return {"type": "joined", "room": room.info(viewer=name), "cursor": self.store.cursor(room_name, name)}
+            # as Orphus: every join is announced, and the RoomInfo carries no viewer's unread
+            self._push(room_name, name, 0, exclude=sid)
+            return {"type": "joined", "room": room.info(), "cursor": self.store.cursor(room_name, name)}
         if kind == "leave":
             room_name = _field(msg, "room", str)
             self._push(room_name, LEFT, 0, exclude=sid)
@@ -287,7 +324,7 @@ class Broker:
             room_name = _field(msg, "room", str)
             seq = _field(msg, "seq", int)
             return {"type": "cursor_set", "room": room_name, "seq": self.store.set_cursor(room_name, name, seq)}
-        raise RoomError(f'Unknown request type "{kind}"')
+        raise RoomError(f"Unknown message type: {kind if isinstance(kind, str) else '?'}"[:200])  # Orphus's words
 
 
 class BrokerThread:

@@ -19,6 +19,7 @@ from commonkeep_roundtable import broker as broker_module
 from commonkeep_roundtable.client import BrokerClient
 from commonkeep_roundtable.digest import DEFAULT_BUDGET, DEFAULT_PER_MESSAGE, digest_room
 from commonkeep_roundtable.export import export_room
+from commonkeep_roundtable.jsunits import utf8_text
 from commonkeep_roundtable.memory import ACTIONS, memory_call
 from commonkeep_roundtable.paths import agent_dir
 
@@ -52,7 +53,7 @@ def _say(text: str) -> None:
         from commonkeep.store.render import terminal_safe
 
         text = "\n".join(terminal_safe(line) for line in text.split("\n"))
-    print(text)
+    print(utf8_text(text))  # a lone surrogate from the wire has no UTF-8 form: U+FFFD, as Node
 
 
 def _print(details: Any, text: str, as_json: bool) -> None:
@@ -79,7 +80,7 @@ def _run_post(args: argparse.Namespace) -> int:
 
 
 def _run_digest(args: argparse.Namespace) -> int:
-    with _client(args) as client:  # no join: a digest never creates a room (No room "x")
+    with _client(args) as client:  # no join: a digest never creates a room (Room "x" does not exist)
         result = digest_room(client, args.room, budget=args.budget, per_message=args.per_message, peek=args.peek)
     _print(result.details, result.text, args.json)
     return 0

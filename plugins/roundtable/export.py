@@ -26,9 +26,9 @@ from commonkeep.errors import BadInput
 from commonkeep.secrets import redact, summarize
 from commonkeep_roundtable.client import BrokerClient
 from commonkeep_roundtable.gate import require_role
-from commonkeep_roundtable.jsunits import js_len
+from commonkeep_roundtable.jsunits import js_len, utf8_text
 from commonkeep_roundtable.paths import MemoryConfig, resolve_memory_config
-from commonkeep_roundtable.rooms import DEFAULT_ROOM_CAPACITY, NAME_PATTERN
+from commonkeep_roundtable.rooms import DEFAULT_ROOM_CAPACITY
 
 _RULE = "give a relative path of a file under raw/, e.g. raw/design.md or raw/nested/design.md"
 
@@ -154,7 +154,8 @@ def render_transcript(messages: list[dict[str, Any]], findings: list[str] | None
         if findings is not None:
             findings.extend(line.findings)
         lines.append(line.text)
-    return "\n".join(lines) + "\n" if lines else ""
+    # a lone surrogate from the wire is written as U+FFFD, the bytes Node's writeFile writes
+    return utf8_text("\n".join(lines) + "\n") if lines else ""
 
 
 def _write(memory_dir: Path, path: str, target: Path, content: str) -> None:
@@ -194,8 +195,6 @@ def export_room(
     """
     config = resolve_memory_config(base=base) if config is None else config
     require_role("export", role, config.writer_role)
-    if not NAME_PATTERN.match(room):
-        raise BadInput(f"room name {room!r} is not valid", hint="room names match ^[a-z0-9][a-z0-9_-]*$")
     config.memory_dir.mkdir(parents=True, exist_ok=True)
     target = check_export_path(config.memory_dir, path)
     own = client is None

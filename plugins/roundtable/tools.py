@@ -23,6 +23,7 @@ from commonkeep.tools.agent import CoreTool as AgentTool  # one tool shape for e
 from commonkeep_roundtable.client import BrokerClient, BrokerConnectionLost
 from commonkeep_roundtable.digest import DEFAULT_BUDGET, DEFAULT_PER_MESSAGE, digest_room
 from commonkeep_roundtable.export import export_room
+from commonkeep_roundtable.jsunits import js_len, utf8_text
 from commonkeep_roundtable.memory import ACTIONS, memory_call
 from commonkeep_roundtable.paths import agent_dir
 
@@ -107,8 +108,9 @@ def _rooms(arguments: dict[str, Any], role: str | None) -> str:
     lines = []
     for info in rooms:
         topic = f" — {info['topic']}" if info.get("topic") else ""
-        members = ", ".join(m["name"] for m in info.get("members", []))
-        lines.append(f"#{info['name']}{topic} · {info.get('unread', 0)} unread · {info['messageCount']} msgs · members: {members}")
+        members = ", ".join(m["name"] for m in info.get("members", [])) or "none"
+        unread = f"{info['unread']} unread · " if "unread" in info else ""
+        lines.append(f"#{info['name']}{topic} · {unread}{info['messageCount']} msgs · members: {members}")
     return "\n".join(lines)
 
 
@@ -119,7 +121,8 @@ def _join(arguments: dict[str, Any], role: str | None) -> str:
     info = reply["room"]
     about = f" — {info['topic']}" if info.get("topic") else ""
     unread = int(info["lastSeq"]) - int(reply["cursor"])
-    return f"Joined #{room}{about}. {len(info['members'])} member(s), {unread} unread message(s). Use digest to catch up."
+    catch_up = " Use digest to catch up." if unread > 0 else ""
+    return f"Joined #{room}{about}. {len(info['members'])} member(s), {unread} unread message(s).{catch_up}"
 
 
 def _leave(arguments: dict[str, Any], role: str | None) -> str:
@@ -169,7 +172,7 @@ def _fetch(arguments: dict[str, Any], role: str | None) -> str:
     if not messages:
         return f"#{room} · nothing after seq {after} (latest is {last})."
     lines = "\n".join(f"[{m['from']['name']}#{m['seq']}] {m['text']}" for m in messages)
-    return f"#{room} · {len(messages)} message(s) after seq {after} (latest is {last}) · {len(lines)} chars · cursor unchanged\n{lines}"
+    return f"#{room} · {len(messages)} message(s) after seq {after} (latest is {last}) · {js_len(lines)} chars · cursor unchanged\n{lines}"
 
 
 _ROOM = {"type": "string", "description": "room name, e.g. design"}
@@ -184,8 +187,21 @@ def _digest_schema() -> dict[str, Any]:
     }
 
 
+def _encodable(run: Callable[[dict[str, Any], str | None], str]) -> Callable[[dict[str, Any], str | None], str]:
+    """``run`` with each lone surrogate from the wire (a room name, a message) shown as U+FFFD."""
+
+    def call(arguments: dict[str, Any], role: str | None) -> str:
+        return utf8_text(run(arguments, role))
+
+    return call
+
+
 def roundtable_tools() -> list[AgentTool]:
-    """Every tool of this plugin, fresh objects each call."""
+    """Every tool of this plugin, fresh objects each call; their texts always encode as UTF-8."""
+    return [AgentTool(t.name, t.description, t.input_schema, _encodable(t.run)) for t in _tools()]
+
+
+def _tools() -> list[AgentTool]:
     return [
         AgentTool(
             "roundtable_export",

@@ -63,6 +63,16 @@ def stop_broker_of(base: Path) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
+@pytest.fixture(autouse=True)
+def utc_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Digest lines show local ``HH:MM`` as Orphus does; the tests read them in UTC."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
 @pytest.fixture
 def agent_base(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A fresh, short agent dir with the roundtable variables pointing into it."""

@@ -42,10 +42,15 @@ def test_join_post_fetch_replies_have_the_contract_shapes(agent_base: Path, brok
         assert planner.rooms()[0]["messageCount"] == 2
 
 
-def test_posting_without_joining_is_refused_with_the_contract_text(agent_base: Path, broker: subprocess.Popen[bytes]) -> None:
-    with connect(agent_base, "critic") as critic, pytest.raises(BrokerError) as err:
-        critic.post("design", "hi")
-    assert str(err.value) == 'Not a member of room "design"; join it first'
+def test_posting_without_joining_is_refused_with_orphus_text(agent_base: Path, broker: subprocess.Popen[bytes]) -> None:
+    with connect(agent_base, "critic") as critic, connect(agent_base, "planner") as planner:
+        with pytest.raises(BrokerError) as err:
+            critic.post("design", "hi")
+        assert str(err.value) == 'Room "design" does not exist; join it first'
+        planner.join("design")
+        with pytest.raises(BrokerError) as err:
+            critic.post("design", "hi")
+        assert str(err.value) == 'Not a member of room "design"; join it first'
 
 
 def test_ring_buffer_keeps_the_newest_500_messages(agent_base: Path, broker: subprocess.Popen[bytes]) -> None:
@@ -126,7 +131,7 @@ def test_raw_socket_partial_frames_requests_before_register_and_bad_payloads(
     sock.sendall(frame[:3])
     sock.sendall(frame[3:])
     early = read_one()
-    assert early["type"] == "error" and early["requestId"] == "r1" and "Register first" in str(early["error"])
+    assert early["type"] == "error" and early["requestId"] == "r1" and early["error"] == "Register before sending requests"
     both = encode_frame({"type": "register", "name": "raw", "pid": 1, "cwd": "/"}) + encode_frame({"type": "rooms", "requestId": "r2"})
     sock.sendall(both)
     assert read_one()["type"] == "registered"

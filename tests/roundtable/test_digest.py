@@ -63,4 +63,6 @@ def test_digest_advances_the_cursor_and_peek_does_not(agent_base: Path, broker: 
         digest = digest_room(reviewer, "design")
         assert digest.details == {"room": "design", "lastSeq": 3, "cursorBefore": 0, "consumedSeq": 3, "chars": peek.details["chars"]}
         assert reviewer.cursor("design") == 3
-        assert digest_room(reviewer, "design").text == "No new messages."
+        empty = digest_room(reviewer, "design")
+        assert empty.text == "#design · 0 unread · showing 0 verbatim, 0 headline(s), 0 collapsed · 0 chars\nNo new messages."
+        assert empty.details == {"room": "design", "lastSeq": 3, "cursorBefore": 3, "consumedSeq": 0, "chars": 0}

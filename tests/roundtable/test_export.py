@@ -89,7 +89,7 @@ def test_empty_room_exports_an_empty_file(agent_base: Path, broker: subprocess.P
 
 
 def test_unknown_room_writes_nothing(agent_base: Path, broker: subprocess.Popen[bytes]) -> None:
-    with pytest.raises(BrokerError, match='No room "ghost"'):
+    with pytest.raises(BrokerError, match='Room "ghost" does not exist'):
         export_room("ghost", "raw/ghost.md", role="librarian")
     assert not (agent_base / "memory" / "raw" / "ghost.md").exists()
 

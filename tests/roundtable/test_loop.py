@@ -41,7 +41,7 @@ def test_four_roles_deliberate_and_the_collapsed_decision_reaches_the_wiki(agent
         assert body[0] == f"({collapsed} older messages collapsed — fetch with after_seq 0 to read them)"
         assert "GCRA locally" not in late.text  # the decision is not in what the reviewer saw
         assert late.details["consumedSeq"] == 7
-        assert rt.digest("reviewer", "ratelimit", peek=True).text == "No new messages."
+        assert rt.digest("reviewer", "ratelimit", peek=True).text.endswith(" collapsed · 0 chars · peek (cursor unchanged)\nNo new messages.")
 
         with pytest.raises(RoleRefused) as denied:
             rt.export("planner", "ratelimit", "raw/ratelimit.md")

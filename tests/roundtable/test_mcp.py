@@ -76,7 +76,7 @@ def test_sdk_client_lists_and_calls_the_tools_over_stdio(agent_base: Path, broke
     assert not outcomes["post"].is_error and text_of(outcomes["post"]) == "Posted to #mcp as planner#1."
     assert outcomes["denied"].is_error and text_of(outcomes["denied"]) == DENIAL
     # posting moved the planner's own cursor past its message
-    assert text_of(outcomes["digest"]) == "No new messages."
+    assert text_of(outcomes["digest"]) == "#mcp · 0 unread · showing 0 verbatim, 0 headline(s), 0 collapsed · 0 chars\nNo new messages."
     assert outcomes["unknown"].is_error and "Unknown tool 'no_such_tool'" in text_of(outcomes["unknown"])
 
     exported = text_of(outcomes["export"])

@@ -41,18 +41,18 @@ def tools(agent_base: Path) -> Any:
 
 
 @pytest.mark.parametrize("tool", ["roundtable_digest", "roundtable_peek"])
-def test_digest_and_peek_of_a_missing_room_answer_no_room_and_create_nothing(tools: Any, tool: str) -> None:
+def test_digest_and_peek_of_a_missing_room_answer_does_not_exist_and_create_nothing(tools: Any, tool: str) -> None:
     with pytest.raises(BrokerError) as err:
         tools[tool].call({"room": "ghost"}, "planner")
-    assert str(err.value) == 'No room "ghost"'
+    assert str(err.value) == 'Room "ghost" does not exist'
     assert tools["roundtable_rooms"].call({}, "planner") == "No active rooms. Use join to create one."
 
 
-def test_cli_digest_of_a_missing_room_answers_no_room_and_creates_nothing(agent_base: Path, broker: subprocess.Popen[bytes]) -> None:
+def test_cli_digest_of_a_missing_room_answers_does_not_exist_and_creates_nothing(agent_base: Path, broker: subprocess.Popen[bytes]) -> None:
     with BrokerClient.connect("watcher", base=agent_base, start=False) as watcher:  # keeps the broker up
         for extra in ([], ["--peek"]):
             out = run("-m", "commonkeep.cli", "roundtable", "digest", "ghost", "--role", "planner", *extra)
-            assert out.returncode != 0 and 'No room "ghost"' in out.stderr and "Traceback" not in out.stderr
+            assert out.returncode != 0 and 'Room "ghost" does not exist' in out.stderr and "Traceback" not in out.stderr
         assert watcher.rooms() == []
 
 

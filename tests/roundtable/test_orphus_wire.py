@@ -11,7 +11,7 @@ from pathlib import Path
 from commonkeep_roundtable.client import BrokerClient
 from commonkeep_roundtable.digest import build_digest, headline_line, verbatim_line
 from commonkeep_roundtable.export import export_room
-from commonkeep_roundtable.jsunits import js_cut, js_len
+from commonkeep_roundtable.jsunits import js_len, js_slice
 
 ROCKET = "\U0001F680"
 
@@ -53,17 +53,18 @@ def test_the_truncation_marker_has_a_space_before_it_as_orphus() -> None:
     assert line.endswith("x" * 600 + " …(+200 chars)")
 
 
-def test_lengths_are_javascript_units_and_no_character_is_cut_in_half() -> None:
+def test_lengths_are_javascript_units_and_a_split_emoji_is_written_as_node_writes_it() -> None:
     assert js_len(ROCKET) == 2 and js_len("a" + ROCKET + "é") == 4
-    assert js_cut("ab" + ROCKET, 3) == "ab" and js_cut("ab" + ROCKET, 4) == "ab" + ROCKET
+    # JavaScript's slice keeps the first half of the emoji; Node writes that half as U+FFFD
+    assert js_slice("ab" + ROCKET, 3) == "ab\ufffd" and js_slice("ab" + ROCKET, 4) == "ab" + ROCKET
     text = "a" * 599 + ROCKET + "b" * 100  # the 600-unit cap falls inside the emoji
     line = verbatim_line(_message(text), 600)
     body = line.split(": ", 1)[1]
-    assert body == "a" * 599 + " …(+102 chars)"  # 701 units, 599 kept
+    assert body == "a" * 599 + "\ufffd …(+101 chars)"  # 701 units, 600 kept, as Orphus counts
     line.encode("utf-8")  # a half surrogate pair would not encode
     assert verbatim_line(_message(ROCKET * 300), 600).endswith(ROCKET * 300)  # 600 units: fits, no marker
     head = headline_line(_message("c" * 39 + ROCKET * 2), 40)
-    assert head == "· planner#1: " + "c" * 39 + " …"
+    assert head == "· planner#1: " + "c" * 39 + "\ufffd …"
     # the digest's budget counts units: 30 rockets are 60 units
     body_ = build_digest([_message(ROCKET * 30, seq=s) for s in range(1, 60)], budget=200)
     assert all(js_len(line) <= 200 for line in body_.lines[1:])

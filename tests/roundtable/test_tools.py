@@ -32,7 +32,7 @@ def test_room_tools_speak_the_contract_texts(tools: dict[str, Any], agent_base: 
     peek = tools["roundtable_peek"].call({"room": "design"}, "planner")
     assert peek.splitlines()[0].endswith("· peek (cursor unchanged)")
     assert tools["roundtable_digest"].call({"room": "design"}, "planner").startswith("#design · 1 unread · showing 1 verbatim")
-    assert tools["roundtable_digest"].call({"room": "design"}, "planner") == "No new messages."
+    assert tools["roundtable_digest"].call({"room": "design"}, "planner") == "#design · 0 unread · showing 0 verbatim, 0 headline(s), 0 collapsed · 0 chars\nNo new messages."
     assert tools["roundtable_join"].call({"room": "design"}, "reviewer") == (
         "Joined #design — limits. 3 member(s), 2 unread message(s). Use digest to catch up."
     )
