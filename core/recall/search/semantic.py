@@ -256,50 +256,6 @@ class LocalMiniLM:
                 _mark_refreshed(conn, stamp)
             return len(todo)
 
-    def refresh_ids(self, root: str, ids: Sequence[str], synced_from: str) -> int:
-        """Embed the records ``ids`` a delta sync just wrote, and nothing else; returns how many.
-
-        ``synced_from`` is the fingerprint the index had before that sync: when every vector was
-        current then, it is current now too and the stamp moves on (no later pass hashes all
-        records); otherwise the backlog stays for searches (``QUERY_EMBED_LIMIT``) and ``reindex``.
-        """
-        from commonkeep.recall.search.health import transaction
-        from commonkeep.recall.search.index import borrowed, recall_db_path
-
-        with borrowed(recall_db_path(root)) as conn:
-            model = root_model(root)
-            mid = model.spec.id
-
-            def stamped(fp: str) -> str:
-                return fp if mid == MODEL_ID else f"{mid}:{fp}"
-
-            fp = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
-            done = conn.execute("SELECT value FROM meta WHERE key = 'vectors_fingerprint'").fetchone()
-            was_current = done is not None and done[0] == stamped(synced_from)
-            todo: list[tuple[str, str, str]] = []
-            for start in range(0, len(ids), 500):
-                part = list(ids[start : start + 500])
-                marks = ",".join("?" * len(part))
-                have = dict(conn.execute(
-                    f"SELECT id, text_hash FROM vectors WHERE model = ? AND id IN ({marks})", (mid, *part)))  # noqa: S608
-                for rid, statement, context in conn.execute(
-                        f"SELECT id, statement, context FROM records WHERE id IN ({marks})", part):  # noqa: S608
-                    text = embed_text(statement, context)
-                    h = text_hash(text, mid)
-                    if have.get(rid) != h:
-                        todo.append((rid, h, text))
-            for start in range(0, len(todo), 1024):
-                chunk = todo[start : start + 1024]
-                vecs = model.embed([t for _, _, t in chunk])
-                with transaction(conn):
-                    conn.executemany(
-                        "INSERT OR REPLACE INTO vectors (id, model, text_hash, dim, vec) VALUES (?, ?, ?, ?, ?)",
-                        ((rid, mid, h, int(vecs.shape[1]), vecs[i].astype("<f4").tobytes())
-                         for i, (rid, h, _) in enumerate(chunk)))
-            if was_current and fp is not None:
-                _mark_refreshed(conn, (stamped(str(fp[0])),))
-            return len(todo)
-
     def search(self, root: str, query: str, limit: int) -> list[str]:
         import numpy as np
 
@@ -487,16 +443,3 @@ def refresh_vectors_if_available(root: Path | str, limit: int | None = None) -> 
         )
         return 0
 
-
-def embed_changed_if_available(root: Path | str, ids: Sequence[str], synced_from: str) -> int:
-    """Embed just the records a delta sync wrote (``ids``) when the local embedder is installed."""
-    backend = BUILTIN_BACKENDS[0]
-    if not ids or os.environ.get("COMMONKEEP_SEMANTIC", "") in ("off", "qmd") or backend.available(str(root)) is not None:
-        return 0
-    try:
-        return int(backend.refresh_ids(str(root), ids, synced_from))
-    except Exception as exc:
-        warn_once(
-            "refresh", f"could not embed records ({type(exc).__name__}: {exc}); keyword search still works"
-        )
-        return 0

@@ -256,9 +256,9 @@ def sync_root(
                 total = int(docs[0]) if docs else 0
                 vectors = 0
                 if embed:  # the records this change wrote, never the backlog (a search or reindex embeds that)
-                    from commonkeep.recall.search import semantic
+                    from commonkeep.recall.search.changed_vectors import embed_changed_if_available
 
-                    vectors = semantic.embed_changed_if_available(root, done.ids, str(before[0]))
+                    vectors = embed_changed_if_available(root, done.ids, str(before[0]))
                 return SyncReport(fts.SyncResult(done.added, done.removed, total), done.added,
                                   done.removed, total, vectors)
         if full:
