@@ -23,7 +23,7 @@ from commonkeep.util.repeated_options import RepeatCheckingParser
 COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("commonkeep.store.cli", "create the memory root layout (idempotent)"),
     "root": ("commonkeep.store.cli", "print the memory root and the rule that chose it"),
-    "write": ("commonkeep.store.cli", "write a daily log entry or a long-term candidate"),
+    "write": ("commonkeep.gate.cli", "write a daily log entry or a long-term candidate"),
     "inbox": ("commonkeep.store.cli", "list capture candidates"),
     "render": ("commonkeep.store.cli", "re-render rendered/MEMORY.md and project projections"),
     "curate": ("commonkeep.governance.cli", "propose a patch from the inbox (writer only); --auto applies per policy"),
@@ -34,7 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reinforce": ("commonkeep.governance.cli", "record that a memory helped or was corrected (writer only)"),
     "inquiries": ("commonkeep.governance.cli", "list, answer or withdraw open inquiries"),
     "patches": ("commonkeep.governance.cli", "list patch files, or --show one"),
-    "audit": ("commonkeep.governance.audit", "list record lines no patch explains; --apply-edited PATCH applies an edited patch"),
+    "audit": ("commonkeep.patches.audit", "list record lines no patch explains; --apply-edited PATCH applies an edited patch"),
     "share": ("commonkeep.share.cli", "share the root through a git remote: init [--remote URL] | sync (merge by id, writer only)"),
     "doctor": ("commonkeep.doctor", "check the root: resolution, files, quarantine, index"),
     "search": ("commonkeep.recall.search.cli", "search memory by keyword (by meaning too with --mode auto|rerank|deep): QUERY [--mode MODE] [--limit N] [--json]"),
@@ -238,7 +238,7 @@ def _fail(command: str | None, message: str, code: int, *, as_json: bool, hint: 
     ``{"ok": false, "error": {...}}`` on stdout, so a script reading stdout sees the failure too."""
     prog = f"commonkeep {command}" if command else "commonkeep"
     if kind == "usage":  # argparse echoes what it refused, which may be a secret typed into the wrong flag
-        from commonkeep.governance.secrets import redact
+        from commonkeep.secrets import redact
 
         message = redact(message).text
     if as_json:

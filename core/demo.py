@@ -48,7 +48,7 @@ def counted(statuses: Any) -> str:
 
 
 def _store_part(n: Narrator, root: Path) -> dict[str, Any]:
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
     from commonkeep.store.layout import ensure_layout
 
     n.title("A fresh shared root in the OmpKeep layout")
@@ -93,8 +93,8 @@ def _store_part(n: Narrator, root: Path) -> dict[str, Any]:
 
 def _governance_part(n: Narrator, root: Path, made: list[dict[str, Any]]) -> dict[str, Any]:
     from commonkeep.errors import RoleRefused
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_patch
 
     n.title("Only the librarian turns candidates into memory")
     try:
@@ -102,7 +102,7 @@ def _governance_part(n: Narrator, root: Path, made: list[dict[str, Any]]) -> dic
     except RoleRefused as exc:
         n.say(f"planner tries to curate -> refused: {exc.message}")
     prop = curate(root, role="librarian")
-    from commonkeep.governance.show import op_lines
+    from commonkeep.patches.show import op_lines
 
     n.say(f"librarian: `commonkeep curate` proposed {prop.patch['patch_id']} with {len(prop.ops)} op(s)"
           " ([x] = selected by default, applied by a plain `commonkeep apply`):")
@@ -124,7 +124,7 @@ def _governance_part(n: Narrator, root: Path, made: list[dict[str, Any]]) -> dic
 
 
 def _review_part(n: Narrator, root: Path) -> None:
-    from commonkeep.governance.review import approve, pending, reject
+    from commonkeep.reviews.review import approve, pending, reject
 
     n.title("Review: what is left waits for a person")
     items = pending(root, role="librarian")
@@ -164,7 +164,7 @@ def _recall_part(n: Narrator, root: Path) -> None:
 
 def _forget_part(n: Narrator, root: Path, record_id: str | None) -> None:
     from commonkeep.doctor import diagnose
-    from commonkeep.governance.forget import forget
+    from commonkeep.patches.forget import forget
 
     n.title("Forgetting leaves a content-free tombstone")
     if record_id:

@@ -27,7 +27,7 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = (), *, plu
     """
     from pathlib import Path
 
-    from commonkeep.governance.patch import finish_command, leftover_lines
+    from commonkeep.patches.patch import finish_command, leftover_lines
     from commonkeep.store.core import Store
     from commonkeep.store.jsonl import read_jsonl
 
@@ -97,7 +97,7 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = (), *, plu
         except (OSError, ValueError, RecursionError) as exc:
             add("config_invalid", "error", f"cannot be read ({exc}); its settings are ignored", file="config.json")
     if not any(f["code"] == "config_invalid" for f in findings):
-        from commonkeep.governance.autoapply import curator_findings
+        from commonkeep.store.curators import curator_findings
 
         findings.extend(curator_findings(root))  # another curator (OmpKeep) could apply what commonkeep holds
     for patch_file in sorted(lay.patches_dir.glob("*.json")):

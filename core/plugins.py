@@ -38,9 +38,9 @@ class _WikiExtractors:
 
     @hookspecs.hookimpl(tryfirst=True)
     def commonkeep_wiki_extractors(self) -> list[Any]:
-        from commonkeep.wiki.extractors import builtin_extractors
-
-        return builtin_extractors()
+        # by name, as DEFAULT_PLUGINS are: the registry sits beneath every part it registers
+        extractors: list[Any] = importlib.import_module("commonkeep.wiki.extractors").builtin_extractors()
+        return extractors
 
 
 # Default plugins registered as a light stand-in object instead of their (heavy) module.

@@ -76,9 +76,9 @@ MODULES: dict[str, Module] = {
          "tests/governance/test_no_repeat_proposals.py", "tests/governance/test_parity_apply.py",
          "tests/store/test_parity_ops.py", "tests/governance/test_decide_property.py",
          "tests/governance/test_guarantees_patch_apply.py"),
-        ("commonkeep.governance.patch.x__apply_decided__*", "commonkeep.governance.ops.x__apply_op__*",
-         "commonkeep.governance.ops.x__refuse_new_record__*", "commonkeep.governance.ops.x__change__*",
-         "commonkeep.governance.ops.xǁ_Stateǁput__*")),
+        ("commonkeep.patches.patch.x__apply_decided__*", "commonkeep.patches.ops.x__apply_op__*",
+         "commonkeep.patches.ops.x__refuse_new_record__*", "commonkeep.patches.ops.x__change__*",
+         "commonkeep.patches.ops.xǁ_Stateǁput__*")),
     # the commonkeep-jsonl git merge driver (a purge wins; field merge; side file)
     "share-merge": Module(
         ("commonkeep/share/merge.py",),
@@ -137,8 +137,8 @@ MODULES: dict[str, Module] = {
          "tests/governance/test_stamp_forgery.py", "tests/governance/test_injection_policy.py",
          "tests/governance/test_scoring.py", "tests/governance/test_guarantees_gate_stamps.py",
          "tests/governance/test_guarantees_gate_autoapply.py"),
-        ("commonkeep.governance.scoring.x_auto_apply_blockers__*",
-         "commonkeep.store.capture.x__unstamped__*", "commonkeep.store.capture.x_capture__*")),
+        ("commonkeep.gate.scoring.x_auto_apply_blockers__*",
+         "commonkeep.gate.capture.x__unstamped__*", "commonkeep.gate.capture.x_capture__*")),
     # an agent's shell is not a person: the agent host among a command's parents (read from /proc)
     "agent-shell": Module(
         ("commonkeep/governance/agent_shell.py",),

@@ -26,7 +26,7 @@ MODULE = re.compile(r"`(commonkeep(?:_hermes|_omp|_roundtable)?(?:\.[a-z_][a-z0-
 
 def _importable(dotted: str) -> bool:
     """A module (found, not imported: a module for a host may need that host's libraries), or an
-    attribute of one (``commonkeep.store.capture.capture``)."""
+    attribute of one (``commonkeep.gate.capture.capture``)."""
     parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
         try:
@@ -90,7 +90,7 @@ def test_only_the_modules_architecture_names_import_a_part() -> None:
         str(p.relative_to(REPO)) for p in (REPO / "core").rglob("*.py")
         if re.search(r"^\s*(?:from|import) commonkeep_(?:hermes|omp|roundtable)\b", p.read_text(encoding="utf-8"), re.M)
     )
-    assert importing == ["core/demo.py", "core/governance/bench_user_turn.py"]
+    assert importing == ["core/demo.py", "core/bench/userturn.py"]
     assert all(f"`{path}`" in doc for path in importing)
 
 

@@ -23,9 +23,9 @@ def test_an_old_module_path_is_the_moved_module_itself(old: str) -> None:
 def test_importing_an_old_name_leaves_the_module_its_own_spec() -> None:
     """The module keeps its real ``__spec__`` after an import by its old name, so
     ``importlib.reload`` (through either name) runs its code again."""
-    real = importlib.import_module("commonkeep.governance.inquiries")
+    real = importlib.import_module("commonkeep.store.inquiries")
     old = importlib.import_module("commonkeep.inquiries")
-    assert old is real and real.__spec__ is not None and real.__spec__.name == "commonkeep.governance.inquiries"
+    assert old is real and real.__spec__ is not None and real.__spec__.name == "commonkeep.store.inquiries"
     real.__dict__.pop("describe")
     assert importlib.reload(old) is real and callable(real.describe)
 

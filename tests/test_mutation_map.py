@@ -39,8 +39,8 @@ def test_the_mutation_plugin_empties_commonkeep_caches_and_keeps_the_tables_read
     assert spec is not None and spec.loader is not None
     plugin = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(plugin)
-    from commonkeep.governance import normalize
-    from commonkeep.governance.secrets import _redact_cached, redact
+    from commonkeep.secrets import _redact_cached, redact
+    from commonkeep.util import normalize
 
     redact("the deploy token is ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b")
     table = normalize._confusables()

@@ -94,7 +94,7 @@ def _gate(command: str, role: str | None) -> None:
     ``ORPHUS_MEMORY_WRITER_ROLE`` (blank counts as unset, exact match, as Orphus's gate), else
     commonkeep's configured writer role.
     """
-    from commonkeep.governance.writer import acting_role, configured_writer_role
+    from commonkeep.gate.writer import acting_role, configured_writer_role
 
     if command not in WRITES:
         return

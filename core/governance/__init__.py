@@ -1,9 +1,7 @@
-"""Governance: nothing becomes memory without a gate a person can audit.
+"""Governance: the librarian's commands over the gate, the patch path and the review path.
 
-- ``curate``: turn inbox candidates into a proposed patch (scoring, matching, poisoning, secrets).
-- ``patch``: apply a patch's selected ops, the only path into canonical records; ``purge``: the
-  privacy scrub a purging deletion runs over every copy.
-- ``review``, ``forget``, ``reinforce``, ``inquiries``: the librarian's other decisions.
-- ``writer``: the writer role and the writer lock.
-- ``cli``: the governance commands; ``plugin``: its hook implementations; ``bench``: its benchmark.
+The rules and mechanisms live in their own packages (``commonkeep.gate``, ``commonkeep.patches``,
+``commonkeep.reviews``; ``commonkeep.secrets`` beneath the store). What is left here sits on top of
+them: ``cli`` (curate, apply, ratify, review, forget, reinforce, inquiries, patches) and ``plugin``
+(the hook implementations: doctor checks, the secret scan of a root).
 """

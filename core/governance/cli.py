@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from commonkeep.errors import EXIT_FINDINGS, BadInput
-from commonkeep.governance.show import op_lines, patch_lines, written_lines
-from commonkeep.governance.writer import acting_role
+from commonkeep.gate.writer import acting_role
+from commonkeep.patches.show import op_lines, patch_lines
 from commonkeep.store.root import resolve_root
 from commonkeep.util.jsonout import print_json
 from commonkeep.util.repeated_options import ListOption
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from commonkeep.store.layout import Layout
 
 _PATCH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
+
+from commonkeep.patches.report import apply_text as _apply_text  # noqa: E402
+from commonkeep.patches.report import safe as _safe  # noqa: E402
 
 
 def _root(args: argparse.Namespace) -> str:
@@ -53,54 +56,6 @@ def _out(args: argparse.Namespace, data: Any, text: str) -> None:
         print(text)
 
 
-def _safe(obj: Any) -> Any:
-    """``obj`` with every string made safe for one terminal line (``commonkeep.store.render.terminal_safe``):
-    stored text is shown, never obeyed (no escape sequences, carriage returns or hidden characters)."""
-    from commonkeep.store.render import terminal_safe
-
-    if isinstance(obj, str):
-        return terminal_safe(obj)
-    if isinstance(obj, dict):
-        return {_safe(k): _safe(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_safe(v) for v in obj]
-    return obj
-
-
-def _safe_block(text: str) -> list[str]:
-    """A multi-line stored rendering as safe lines (split on newlines only, so a CR is shown, not obeyed)."""
-    return [_safe(line) for line in text.split("\n")]
-
-
-def _apply_text(res: Any) -> str:
-    d = _safe(res.to_json())
-    lines = [f"patch {d['patch_id']}: {d['status']} — applied {len(d['applied_ops'])} op(s)"]
-    applied = set(d["applied_ops"])
-    for op in res.patch.get("ops") or []:  # the text each applied op wrote, so a person sees what went in
-        if isinstance(op, dict) and op.get("op_id") in applied:
-            lines += ["  " + line for line in written_lines(op)]
-    lines += [f"  skipped {k}: {v}" for k, v in d["skipped"].items()]
-    if d.get("already_applied"):
-        lines.append(f"  already applied by an earlier run: {', '.join(d['already_applied'])}")
-    if d.get("not_selected"):
-        ops = ",".join(d["not_selected"])
-        lines.append(f"  not selected: {', '.join(d['not_selected'])} (apply with `commonkeep apply {d['patch_id']} --ops {ops}`)")
-    lines += [f"  candidate {k} -> {v}" for k, v in d["candidates"].items()]
-    lines += [f"  tombstone {t}" for t in d["tombstones"]]
-    if d["redacted"]:
-        from commonkeep.governance.secrets import summarize
-
-        lines.append(f"  redacted secrets: {summarize(d['redacted'])}")
-    if d["recovered_lock"]:
-        lines.append(f"  recovered a writer lock left by a dead process ({d['recovered_lock']})")
-    lines += [f"  warning: after_apply listener failed: {e}" for e in d["hook_errors"]]
-    if d.get("resumed"):
-        lines.insert(1, "  finished an apply that had been interrupted, from its journal (runtime/journal/)")
-    lines += [f"  first finished the interrupted apply of patch {p}" for p in d.get("finished_applies") or []]
-    lines += [f"  warning: {w}" for w in d.get("warnings") or []]
-    return "\n".join(lines)
-
-
 def _seconds(text: str) -> float:
     """``--wait``: a number of seconds, zero or more."""
     try:
@@ -123,7 +78,7 @@ def _ops_list(values: list[str] | None) -> list[str] | None:
 
 
 def run_curate(args: argparse.Namespace) -> int:
-    from commonkeep.governance.curate import auto_curate, curate
+    from commonkeep.patches.curate import auto_curate, curate
 
     root, role = _root(args), _role(args)
     if args.auto:
@@ -173,19 +128,19 @@ def _rows_for_show(root: str) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def run_apply(args: argparse.Namespace) -> int:
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.patch import apply_patch
     from commonkeep.util import progress
 
     if args.json:
         progress.set_quiet()  # the output is for a program: no bar on stderr either
     if args.patch and args.latest:
         raise BadInput("give a patch or --latest, not both")
-    from commonkeep.governance.agent_shell import refuse_inside_agent
+    from commonkeep.gate.agent_shell import refuse_inside_agent
 
     refuse_inside_agent("`apply`")
     root = _root(args)
     if not args.patch:
-        from commonkeep.governance.latest import latest_proposed
+        from commonkeep.patches.latest import latest_proposed
 
         print(f"applying the latest proposed patch: {(patch := latest_proposed(root))}", file=sys.stderr)
     else:
@@ -196,9 +151,9 @@ def run_apply(args: argparse.Namespace) -> int:
 
 
 def run_ratify(args: argparse.Namespace) -> int:
-    from commonkeep.governance.agent_shell import refuse_inside_agent
-    from commonkeep.governance.patch import apply_patch
-    from commonkeep.governance.review import approve
+    from commonkeep.gate.agent_shell import refuse_inside_agent
+    from commonkeep.patches.patch import apply_patch
+    from commonkeep.reviews.review import approve
 
     refuse_inside_agent("`ratify`")
     root, role = _root(args), _role(args)
@@ -216,9 +171,9 @@ def run_ratify(args: argparse.Namespace) -> int:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    from commonkeep.governance import review_terminal
-    from commonkeep.governance.review import approve, pending, reject
-    from commonkeep.governance.writer import require_writer
+    from commonkeep.gate.writer import require_writer
+    from commonkeep.reviews import terminal as review_terminal
+    from commonkeep.reviews.review import approve, pending, reject
 
     for flag in ("approve", "reject", "undo"):
         if getattr(args, flag) == []:  # `--approve ""`: not the same as no --approve (which lists the queue)
@@ -229,18 +184,18 @@ def run_review(args: argparse.Namespace) -> int:
                        "nothing was decided", hint="approve the one to edit with its own `review --approve ID --text ...`")
     root, role = _root(args), _role(args)
     if args.approve or args.reject or args.undo or not (args.list or args.json or not (args.interactive or sys.stdin.isatty())):
-        from commonkeep.governance.agent_shell import refuse_inside_agent
+        from commonkeep.gate.agent_shell import refuse_inside_agent
 
         refuse_inside_agent("`review` (approve, reject, undo)")  # a person decides, never an agent's shell tool
         require_writer("review", role, root)  # deciding is the writer's; reading the queue is for everyone
     if args.undo:
-        from commonkeep.governance.undo import undo
+        from commonkeep.reviews.undo import undo
 
         done = undo(root, args.undo, role=role, reason=args.reason or "")
         _out(args, done.to_json(), done.sentence())
         return 0
     if args.approve or args.reject:
-        from commonkeep.governance.after_apply import embedding_deferred
+        from commonkeep.patches.after_apply import embedding_deferred
 
         results = []
         with embedding_deferred(), _no_cycle_collection():  # a search embeds the new record: no model loaded for one decision
@@ -289,8 +244,8 @@ def _no_cycle_collection() -> Iterator[None]:
 
 
 def run_forget(args: argparse.Namespace) -> int:
-    from commonkeep.governance.agent_shell import refuse_inside_agent
-    from commonkeep.governance.forget import forget
+    from commonkeep.gate.agent_shell import refuse_inside_agent
+    from commonkeep.patches.forget import forget
     from commonkeep.store.core import Store
     from commonkeep.store.ids import memory_id_for
 
@@ -313,7 +268,7 @@ def run_forget(args: argparse.Namespace) -> int:
 
 
 def run_reinforce(args: argparse.Namespace) -> int:
-    from commonkeep.governance.reinforce import reinforce
+    from commonkeep.patches.reinforce import reinforce
 
     done = reinforce(_root(args), args.id, outcome=args.outcome, role=_role(args), notes=args.notes, evidence_id=args.evidence_id)
     _out(args, {"event": done.event, "score": done.score, "suggested_stability": done.suggested_stability,
@@ -324,8 +279,8 @@ def run_reinforce(args: argparse.Namespace) -> int:
 
 
 def run_inquiries(args: argparse.Namespace) -> int:
-    from commonkeep.governance.inquiries import close_inquiry, list_inquiries
-    from commonkeep.governance.writer import require_writer
+    from commonkeep.gate.writer import require_writer
+    from commonkeep.store.inquiries import close_inquiry, list_inquiries
 
     root = _root(args)
     for flag, value in (("--answer", args.answer), ("--withdraw", args.withdraw), ("--memory", args.memory)):

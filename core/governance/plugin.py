@@ -31,8 +31,8 @@ def _finding(code: str, severity: str, message: str, **where: Any) -> dict[str, 
 
 
 def _secret_findings(root: Path) -> list[dict[str, Any]]:
-    from commonkeep.governance.secrets import summarize
-    from commonkeep.governance.secrets.scan import scan_file
+    from commonkeep.secrets import summarize
+    from commonkeep.secrets.scan import scan_file
 
     out = []
     for rel in SCANNED_DIRS:
@@ -59,7 +59,7 @@ def _secret_findings(root: Path) -> list[dict[str, Any]]:
 def _unfinished_applies(lay: Any) -> list[dict[str, Any]]:
     """An apply that was cut off left its journal (``runtime/journal/``): the store is half-written
     until the next writer finishes it; say so, and how (read only: nothing is finished here)."""
-    from commonkeep.governance.apply_journal import SUFFIX, journal_dir
+    from commonkeep.patches.apply_journal import SUFFIX, journal_dir
 
     folder = journal_dir(lay)
     if not folder.is_dir():
@@ -77,8 +77,8 @@ def _unfinished_applies(lay: Any) -> list[dict[str, Any]]:
 
 @hookimpl
 def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
-    from commonkeep.governance.curate import waiting_in
-    from commonkeep.governance.writer import pid_alive, read_lock_info
+    from commonkeep.patches.curate import waiting_in
+    from commonkeep.patches.lock import pid_alive, read_lock_info
     from commonkeep.store.core import Store
 
     store = Store(root, warn=False)
@@ -115,7 +115,7 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
         except (OSError, ValueError, RecursionError):
             continue
         waiting += isinstance(doc, dict) and bool(waiting_in(doc, statuses))  # stale ops (candidate decided) do not wait
-    from commonkeep.governance.audit import audit
+    from commonkeep.patches.audit import audit
 
     unexplained = audit(lay.root).problems
     if unexplained:

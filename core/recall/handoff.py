@@ -18,7 +18,7 @@
   ``selected_memory`` (the records relevant to the goal, chosen by search: id, layer,
   confidence, statement, search sources). ``selected_memory_ids`` lists them (upstream: ``[]``).
   The markdown stays within ``max_chars``; records that do not fit are left out of both files.
-  Every text taken from memory or the goal passes ``commonkeep.governance.secrets.redact`` and
+  Every text taken from memory or the goal passes ``commonkeep.secrets.redact`` and
   ``commonkeep.recall.projection.neutralize`` (role markers / chat-template tokens broken up).
 
 ``write_handoff(root, goal=None, max_chars=4000) -> Path`` returns the JSON file's path.
@@ -49,8 +49,8 @@ def stamp_of(iso: str) -> str:
 
 def _clean(text: str) -> str:
     """Secrets redacted, role markers neutralised: the snapshot is read by a delegated agent."""
-    from commonkeep.governance.secrets import redact
     from commonkeep.recall.projection import neutralize
+    from commonkeep.secrets import redact
 
     return neutralize(redact(text).text)
 
@@ -98,8 +98,8 @@ def _selected_brief(root: Path, live: set[str]) -> list[str]:
 
 def plain_snapshot(root: Path | str, now: str | None = None, profile_id: str | None = None) -> dict[str, Any]:
     """The §8.1 JSON object (field order as upstream)."""
-    from commonkeep.governance.inquiries import describe
     from commonkeep.store.ids import handoff_id
+    from commonkeep.store.inquiries import describe
     from commonkeep.util.timeutil import now_iso
 
     root = Path(root)

@@ -161,7 +161,7 @@ def _withhold_risky(lines: list[str], where: str) -> list[str]:
 
 
 def _withheld(line: str, where: str) -> str:
-    from commonkeep.governance.poisoning import assess_text
+    from commonkeep.gate.poisoning import assess_text
 
     found = assess_text(line) if line.strip() else None
     if found is not None and found.risk in ("medium", "high"):
@@ -355,7 +355,7 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         if text:
             sections.append(text)
         order = {"high": 0, "medium": 1, "low": 2}
-        from commonkeep.governance.inquiries import describe
+        from commonkeep.store.inquiries import describe
 
         inquiries = [q for q in store.rows(lay.inquiries) if q.get("status") == "open" and q.get("question")]
         inquiries.sort(key=lambda q: str(q.get("id")))

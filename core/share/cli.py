@@ -74,7 +74,7 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def run_sync(args: argparse.Namespace) -> int:
-    from commonkeep.governance.writer import acting_role
+    from commonkeep.gate.writer import acting_role
     from commonkeep.share.sync import sync
 
     rep = sync(_root(args), role=acting_role(args.role), remote=args.remote, push=not args.no_push)
@@ -98,7 +98,7 @@ def run_sync(args: argparse.Namespace) -> int:
 
 
 def run_purge_history(args: argparse.Namespace) -> int:
-    from commonkeep.governance.writer import acting_role
+    from commonkeep.gate.writer import acting_role
     from commonkeep.share.history import rewrite
 
     rep = rewrite(_root(args), role=acting_role(args.role), remote=args.remote, push=not args.no_push)
@@ -120,7 +120,7 @@ def run_purge_history(args: argparse.Namespace) -> int:
 
 
 def run_adopt_history(args: argparse.Namespace) -> int:
-    from commonkeep.governance.writer import acting_role
+    from commonkeep.gate.writer import acting_role
     from commonkeep.share.history import adopt
 
     for line in adopt(_root(args), role=acting_role(args.role), remote=args.remote):

@@ -60,9 +60,9 @@ def _already(root: Path) -> set[tuple[str, str, str, str]]:
 
 def candidates_from_side(root: Path, side: Path, remote: str | None, commit: str | None,
                          role: str | None, purged: set[str]) -> FromSide:
-    from commonkeep.governance.secrets import redact
+    from commonkeep.gate.capture import capture
+    from commonkeep.secrets import redact
     from commonkeep.store.candidates import default_provenance
-    from commonkeep.store.capture import capture
     from commonkeep.store.limits import MAX_TEXT_CHARS
 
     rep = FromSide()

@@ -35,13 +35,6 @@ HISTORY_COMMITS = 200  # the newest commits that name a lacking id, searched for
 SEARCHED_NAME = "commonkeep-deleted-lines.json"
 
 
-def is_record_file(path: str) -> bool:
-    """A canonical record file (L1, L2, a project file): only their lines are memory statements."""
-    return path in ("memory/L1.identity.jsonl", "memory/L2.playbooks.jsonl") or (
-        path.startswith("memory/projects/") and path.endswith(".jsonl") and "/" not in path[len("memory/projects/"):]
-    )
-
-
 def is_deleted_line(line: bytes) -> bool:
     """A record line with ``status: "deleted"`` (what an audit-preserving deletion keeps)."""
     try:
@@ -223,3 +216,6 @@ def put_back(lay: Layout, lines: dict[str, tuple[str, bytes]]) -> list[str]:
             jsonl.atomic_write_bytes(path, data + b"".join(line + b"\n" for _, line in items))
         done += [f"{rel}#{rid}" for rid, _ in items]
     return done
+
+
+from commonkeep.store.layout import is_record_file  # noqa: E402,F401  (moved there in 0.3; the old name keeps working)

@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from commonkeep.governance import purge
+from commonkeep.patches import purge
 from commonkeep.share.git import ShareError, run_git
 from commonkeep.share.settle import _needles, texts_in, tombs_here
 from commonkeep.store.layout import Layout
@@ -88,7 +88,8 @@ def _expressions(texts: set[str]) -> str:
 
 def rewrite(root: Path, *, role: str | None, remote: str | None = None, push: bool = True) -> Rewrite:
     """``commonkeep share purge-history`` (see the module docstring)."""
-    from commonkeep.governance.writer import require_writer, writer_lock
+    from commonkeep.gate.writer import require_writer
+    from commonkeep.patches.lock import writer_lock
     from commonkeep.share.setup import require_initialised
     from commonkeep.share.sync import _branch, _choose_remote, _commit_canonical
 
@@ -168,7 +169,8 @@ def rewrite(root: Path, *, role: str | None, remote: str | None = None, push: bo
 
 def adopt(root: Path, *, role: str | None, remote: str | None = None) -> list[str]:
     """``commonkeep share adopt-history``: move this clone onto the remote's rewritten history."""
-    from commonkeep.governance.writer import require_writer, writer_lock
+    from commonkeep.gate.writer import require_writer
+    from commonkeep.patches.lock import writer_lock
     from commonkeep.share.setup import require_initialised
     from commonkeep.share.sync import CANONICAL_PATHS, _branch, _choose_remote
 

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from commonkeep.governance.waiting import applied_op_ids
+from commonkeep.patches.waiting import applied_op_ids
 from commonkeep.store.core import Store
 from commonkeep.store.ids import memory_id_for
 
@@ -54,7 +54,7 @@ def poisoning_rejections(store: Store) -> dict[str, str]:
 
 def rejections_win(root: Path, role: str | None) -> list[str]:
     """Delete every live record whose candidate was rejected for poisoning; returns their ids."""
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.patch import apply_patch
     from commonkeep.store.ids import patch_id
     from commonkeep.util.timeutil import now, now_iso
 

@@ -27,17 +27,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from commonkeep.governance import purge
+from commonkeep.patches import purge
+from commonkeep.patches.purge import (  # moved there in 0.3 (forget scrubs with them); the old names keep working
+    _about_id,
+    _candidate_about,
+    _derived_hit,
+    _named,
+    _needles,
+    _objects,
+    _strs,
+    texts_in,
+)
 from commonkeep.share import deleted_lines
-from commonkeep.share.deleted_lines import is_record_file
 from commonkeep.share.git import run_git
 from commonkeep.share.merge import PURGE_MODE
 from commonkeep.store import jsonl
-from commonkeep.store.ids import memory_id_for
 from commonkeep.store.layout import Layout
 
 TOMBSTONES = "memory/tombstones.jsonl"
-INBOX = "inbox/captured.jsonl"
 
 
 @dataclass
@@ -47,18 +54,6 @@ class Tombs:
 
     def __or__(self, other: Tombs) -> Tombs:
         return Tombs(self.tombstoned | other.tombstoned, self.purged | other.purged)
-
-
-def _objects(data: bytes) -> Iterable[dict[str, Any]]:
-    for line in data.split(b"\n"):
-        if not line.strip():
-            continue
-        try:
-            obj: Any = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(obj, dict):
-            yield obj
 
 
 def tombs_in(data: bytes) -> Tombs:
@@ -88,37 +83,6 @@ def tombs_at(root: Path, rev: str) -> Tombs:
     return tombs_in(_show(root, rev, TOMBSTONES))
 
 
-def _strs(value: Any) -> set[str]:
-    """The strings of a JSON list (a line from another machine or a hand edit may hold anything)."""
-    return {x for x in value if isinstance(x, str)} if isinstance(value, list) else set()
-
-
-def _named(value: Any, ids: set[str]) -> bool:
-    """``value`` is one of ``ids`` (an id that is not a string names none, and never raises)."""
-    return isinstance(value, str) and value in ids
-
-
-def _candidate_about(c: dict[str, Any], ids: set[str]) -> bool:
-    """A candidate that holds a statement of one of ``ids``: its source candidate, or a
-    contested candidate ``share sync`` made of another machine's version of it."""
-    cid = c.get("id")
-    if isinstance(cid, str) and memory_id_for(cid) in ids:
-        return True
-    contested = c.get("contested")
-    if isinstance(contested, dict) and _named(contested.get("id"), ids):
-        return True
-    return "contested" in _strs(c.get("tags")) and bool(ids & _strs(c.get("matched_memory_ids")))
-
-
-def _about_id(c: dict[str, Any], ids: set[str]) -> str:
-    """The record id (of ``ids``) candidate ``c`` holds a statement of."""
-    con = c.get("contested")
-    if isinstance(con, dict) and _named(con.get("id"), ids):
-        return str(con["id"])
-    rid = memory_id_for(str(c.get("id")))
-    return rid if rid in ids else next(iter(sorted(ids & _strs(c.get("matched_memory_ids")))), rid)
-
-
 def statements_at(root: Path, rev: str, ids: set[str]) -> list[str]:
     """The statements of ``ids`` that commit ``rev`` holds (record files, inbox, patch files);
     only the files that name one of the ids are read (``git grep``)."""
@@ -131,42 +95,6 @@ def statements_at(root: Path, rev: str, ids: set[str]) -> list[str]:
         name = line.split(":", 1)[1] if ":" in line else line
         for texts in texts_in(name, _show(root, rev, name), ids).values():
             out += sorted(texts)
-    return out
-
-
-def texts_in(name: str, data: bytes, ids: set[str]) -> dict[str, set[str]]:
-    """record id -> the statements of ``ids`` that file ``name`` (its bytes ``data``) holds: record
-    lines, candidates about them, patch ops."""
-    out: dict[str, set[str]] = {}
-
-    def put(rid: str, text: Any) -> None:
-        if isinstance(text, str) and text != purge.DELETED and len(text.strip()) >= purge.MIN_SCRUB_CHARS:
-            out.setdefault(rid, set()).add(text)
-
-    if is_record_file(name):
-        for r in _objects(data):
-            if _named(r.get("id"), ids):
-                put(str(r["id"]), r.get("statement"))
-    elif name == INBOX:
-        for c in _objects(data):
-            if _candidate_about(c, ids):
-                put(_about_id(c, ids), c.get("text"))
-    elif name.startswith("patches/") and name.endswith(".json"):
-        try:
-            doc: Any = json.loads(data)
-        except (ValueError, RecursionError):
-            return out
-        ops = doc.get("ops") if isinstance(doc, dict) else None
-        for op in ops if isinstance(ops, list) else []:
-            if not isinstance(op, dict):
-                continue
-            for key in ("record", "to_record"):
-                rec = op.get(key)
-                if isinstance(rec, dict) and _named(rec.get("id"), ids):
-                    put(str(rec["id"]), rec.get("statement"))
-            upd = op.get("updates")
-            if _named(op.get("target_id"), ids) and isinstance(upd, dict):
-                put(str(op["target_id"]), upd.get("statement"))
     return out
 
 
@@ -201,15 +129,6 @@ def _rewrite_lines(path: Path, fn: Callable[[bytes], bytes | None]) -> bool:
         if changed:
             jsonl.atomic_write_bytes(path, b"\n".join(out))
         return changed
-
-
-def _needles(texts: Iterable[str]) -> list[str]:
-    keep = {n for t in texts for n in (t, t[:80]) if len(n.strip()) >= purge.MIN_SCRUB_CHARS and n != purge.DELETED}
-    forms = set(keep)
-    for n in keep:
-        forms.add(json.dumps(n, ensure_ascii=False)[1:-1])
-        forms.add(json.dumps(n, ensure_ascii=True)[1:-1])
-    return sorted(forms, key=len, reverse=True)
 
 
 def _replace_text(data: bytes, needles: list[str]) -> bytes:
@@ -261,7 +180,7 @@ def traces(lay: Layout, purged: set[str]) -> list[tuple[str, str, str]]:
 
 def _record_hashes(lay: Layout, hashes: list[str]) -> None:
     """Daily-log lines this scrub changed, by sha256, in a patch file of their own (no op, no text)."""
-    from commonkeep.governance.patch import write_patch
+    from commonkeep.patches.patch import write_patch
     from commonkeep.store.ids import patch_id
     from commonkeep.util.timeutil import now, now_iso
 
@@ -272,20 +191,6 @@ def _record_hashes(lay: Layout, hashes: list[str]) -> None:
         "ops": [], "status": "applied", "applied_at": when, "applied_ops": [], "skipped_ops": [],
         "scrubbed_lines": sorted(set(hashes)),
     })
-
-
-def _derived_hit(lay: Layout, needles: list[str]) -> bool:
-    for rel in purge.DERIVED_TEXT_DIRS:
-        base = lay.root / rel
-        for path in base.rglob("*") if base.is_dir() else []:
-            if path.is_file() and path.suffix in (".md", ".json", ".jsonl", ".txt"):
-                try:
-                    text = path.read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    continue
-                if any(n in text for n in needles):
-                    return True
-    return False
 
 
 def settle(lay: Layout, tombs: Tombs, extra_texts: Iterable[str] = (), *, held_here: bool = False,
@@ -409,3 +314,5 @@ def _one_tombstone_each(lay: Layout) -> int:
 
     _rewrite_lines(lay.tombstones, one)
     return sum(len(ts) - 1 for ts in extra.values())
+
+

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from commonkeep.governance.writer import pid_alive
+from commonkeep.patches.lock import pid_alive
 from commonkeep.share import journal
 from commonkeep.share.deleted_lines import id_lines
 from commonkeep.share.git import ShareError, require_identity, run_git
@@ -138,7 +138,8 @@ def _rev(root: Path, ref: str) -> str | None:
 def sync(root: Path | str, *, role: str | None, remote: str | None = None, push: bool = True,
          wait: float | None = None) -> SyncReport:
     """Commit, merge by id, settle tombstones, turn contested lines into candidates, reindex, render, push."""
-    from commonkeep.governance.writer import require_writer, writer_lock
+    from commonkeep.gate.writer import require_writer
+    from commonkeep.patches.lock import writer_lock
 
     root = Path(root).resolve()
     lay = _require_root(root)
@@ -294,7 +295,7 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
     checkpoint("merged")
     owed.stage = "settle"
     journal.save(gitdir, owed)
-    from commonkeep.governance.purge import rescrub_lines
+    from commonkeep.patches.purge import rescrub_lines
 
     again = rescrub_lines(lay)  # daily-log lines a purge scrubbed (by hash) that a union merge brought back
     if again:

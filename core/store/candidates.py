@@ -12,8 +12,8 @@ import os
 from typing import Any
 
 from commonkeep.errors import BadInput
-from commonkeep.governance.secrets import redact_obj
-from commonkeep.governance.secrets.fields import strict
+from commonkeep.secrets import redact_obj
+from commonkeep.secrets.fields import strict
 from commonkeep.store.ids import candidate_id
 from commonkeep.store.limits import (
     MAX_EVIDENCE_REFS as MAX_EVIDENCE_REFS,  # re-exported: callers import them from here

@@ -1,4 +1,4 @@
-"""CLI commands of the shared store: ``init``, ``root``, ``write``, ``inbox``, ``render``.
+"""CLI commands of the shared store: ``init``, ``root``, ``inbox``, ``render`` (``write`` is the gate's).
 
 ``inbox --json`` and ``write`` sit on hosts' hot path (a subprocess per tool call): they import
 only the JSONL layer, never pydantic.
@@ -7,15 +7,12 @@ only the JSONL layer, never pydantic.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
 from commonkeep.errors import BadInput
 from commonkeep.store.root import RootChoice, resolve_root
-from commonkeep.store.vocabulary import DURABILITIES, RULE_TYPES, TRUST_CLASSES
 from commonkeep.util.jsonout import print_json
-from commonkeep.util.repeated_options import ListOption
 
 
 def root_of(args: argparse.Namespace) -> RootChoice:
@@ -33,7 +30,7 @@ def run_init(args: argparse.Namespace) -> int:
     choice = root_of(args)
     existed = (choice.path / "memory").is_dir()
     lay = ensure_layout(choice.path)
-    from commonkeep.governance.autoapply import configure_curators
+    from commonkeep.store.curators import configure_curators
 
     curators = configure_curators(lay.root)  # OmpKeep's own curator applies nothing; commonkeep's policy runs (issue 22)
     if args.json:
@@ -75,61 +72,6 @@ def _read_text(value: str) -> str:
         raise BadInput(f"standard input is not valid UTF-8 (byte {data[exc.start]:#04x} at offset {exc.start}); nothing was written",
                        hint="pass the text as UTF-8") from None
     return text.replace("\r\n", "\n").replace("\r", "\n")  # what text-mode stdin did (universal newlines)
-
-
-def run_write(args: argparse.Namespace) -> int:
-    from commonkeep.store.core import Store
-
-    choice = root_of(args)
-    if not (choice.path / "memory").is_dir() and not args.init:
-        # a mistyped --root (or $OMP_MEMORY_ROOT) must not become a fresh store nobody reads
-        raise BadInput(f"no memory root at {choice.path} (chosen by {choice.rule}); nothing was written",
-                       hint="check --root / $OMP_MEMORY_ROOT, or create the root: `commonkeep init` first, "
-                            "or add --init to this write")
-    store = Store(choice.path)
-    text = _read_text(args.text)
-    if args.daily:
-        path, findings = store.append_daily(text)
-        result: dict[str, Any] = {"target": "daily", "file": str(path), "redacted": findings}
-    else:
-        from commonkeep.store.candidates import default_provenance
-        from commonkeep.store.capture import capture
-
-        tags = args.tags or []  # repeats add up: util.repeated_options.ListOption
-        prov = default_provenance(agent=args.agent, role=args.role, host=args.host, session_id=args.session)
-        from commonkeep.governance.agent_shell import agent_host
-
-        shell_of = agent_host()
-        if shell_of is not None:  # an agent's shell tool ran this: the writer's own stamp is never earned here
-            prov = {**(prov or {}), "tool": f"{shell_of} shell"}
-        done = capture(
-            choice.path,
-            text,
-            source_type=args.source_type,
-            source_ref=args.source_ref,
-            cwd=args.cwd,
-            tags=tags,
-            evidence_refs=args.evidence or None,
-            confidence=args.confidence,
-            provenance=prov,
-            primary_trust_class=args.trust,
-            durability_signal=args.durability,
-            ruleType=args.rule_type,
-        )
-        findings = done.redacted
-        result = {"target": "long_term", "candidate": done.candidate["id"], "file": str(done.inbox), "redacted": findings}
-        if shell_of is not None:
-            result["agent_shell"] = shell_of
-    if args.json:
-        _print_json(result)
-    else:
-        where = result.get("candidate") or result["file"]
-        print(f"wrote {result['target']} entry: {where}")
-        if result.get("agent_shell"):
-            print(f"note: written from inside {result['agent_shell']} (an agent's shell): it waits for a person's review")
-        if findings:
-            print(f"redacted {len(findings)} secret(s): {', '.join(sorted(set(findings)))}")
-    return 0
 
 
 def run_inbox(args: argparse.Namespace) -> int:
@@ -191,26 +133,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         parser.set_defaults(run=run_init)
     elif name == "root":
         parser.set_defaults(run=run_root)
-    elif name == "write":
-        parser.add_argument("text", help="the text, or - to read standard input")
-        parser.add_argument("--daily", action="store_true", help="append to today's daily log instead of the inbox")
-        parser.add_argument("--init", action="store_true",
-                            help="create the memory root if it does not exist yet (else a missing root is an error)")
-        parser.add_argument("--tags", action=ListOption, help="comma-separated tags (repeatable: they add up)")
-        parser.add_argument("--evidence", action="append", metavar="REF", help="evidence reference (repeatable)")
-        parser.add_argument("--confidence", type=float, help="0..1, how sure the writer is (default: scored by the curator)")
-        parser.add_argument("--trust", choices=TRUST_CLASSES, metavar="CLASS",
-                            help=f"trust class the writer claims (a claim: it never earns auto-apply); one of {', '.join(TRUST_CLASSES)}")
-        parser.add_argument("--durability", choices=DURABILITIES, metavar="SIGNAL",
-                            help=f"how long the fact should last; one of {', '.join(DURABILITIES)}")
-        parser.add_argument("--rule-type", choices=RULE_TYPES, metavar="TYPE", help=f"ruleType; one of {', '.join(RULE_TYPES)}")
-        parser.add_argument("--agent", default=os.environ.get("COMMONKEEP_AGENT"), help="writing agent (provenance)")
-        parser.add_argument("--host", help="host program (provenance)")
-        parser.add_argument("--session", help="session id (provenance)")
-        parser.add_argument("--source-type", default="manual", help="where the fact came from (default manual)")
-        parser.add_argument("--source-ref", help="reference of the source (default: today's daily log)")
-        parser.add_argument("--cwd", help="project folder the fact is about (project scope)")
-        parser.set_defaults(run=run_write)
     elif name == "inbox":
         parser.add_argument("--status", default="new", choices=["new", "patched", "rejected"],
                             help="list candidates with this status (default: new, the ones waiting)")

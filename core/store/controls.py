@@ -5,7 +5,7 @@ sequences or other C0/C1 controls (an OSC 8 hyperlink to a collector, a cursor m
 what follows). Stored raw, they would reach every terminal that later prints the memory and every
 context it is rendered into. ``visible`` writes each control (except newline and tab) as its
 ``\\xNN`` escape: the text keeps what it said, a person sees it, and the poisoning score counts it
-(``commonkeep.governance.poisoning``: ``terminal_control_characters``).
+(``commonkeep.gate.poisoning``: ``terminal_control_characters``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Reads work on plain dicts and never import pydantic. Every bad line met on a read is reported
 (file and line) and copied to ``quarantine/lines.jsonl``; the rest loads. Canonical record files
-change only through ``rewrite_records`` (the patch path, see ``commonkeep.governance.patch``); everyone may
+change only through ``rewrite_records`` (the patch path, see ``commonkeep.patches.patch``); everyone may
 append candidates and daily-log entries.
 """
 
@@ -157,7 +157,7 @@ class Store:
         """Append candidates, every field redacted again first unless ``redacted`` says the caller's
         own pass just did (``capture``: built by ``new_candidate``, which redacts every field, then only
         scored, which adds fields derived from that redacted text)."""
-        from commonkeep.governance.secrets import redact_obj
+        from commonkeep.secrets import redact_obj
 
         if not redacted:
             candidates = [redact_obj(c) for c in candidates]  # every field, provenance and extras too
@@ -171,7 +171,7 @@ class Store:
 
     def append_daily(self, content: str, date: str | None = None) -> tuple[Path, list[str]]:
         """Append to ``daily/<date>.md`` (§2.3), secrets redacted; returns the file and findings."""
-        from commonkeep.governance.secrets import redact
+        from commonkeep.secrets import redact
         from commonkeep.store.limits import MAX_DAILY_ENTRY_CHARS
 
         if len(content) > MAX_DAILY_ENTRY_CHARS:

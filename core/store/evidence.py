@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import BadInput
-from commonkeep.governance.secrets import redact
+from commonkeep.secrets import redact
 from commonkeep.store import jsonl
 from commonkeep.store.core import Store
 from commonkeep.store.ids import evidence_id, h

@@ -307,7 +307,7 @@ def append_jsonl(path: Path, rows: list[Row], *, fsync: bool | None = None) -> N
 
 def _spill(quarantine: Path, key: str, raw: bytes | memoryview) -> str:
     """Keep a line too long for ``lines.jsonl`` in a file of its own; returns its name."""
-    from commonkeep.governance.secrets import redact
+    from commonkeep.secrets import redact
 
     dest = quarantine.with_name(f"line-{key}.txt")
     if not dest.exists():  # the line as it was, its secrets redacted (bytes that are not UTF-8 kept)
@@ -320,7 +320,7 @@ def quarantine_lines(quarantine: Path, bad: list[BadLine], rel: Callable[[Path],
     """Copy bad lines into the quarantine file (once each, secrets redacted); returns how many were new."""
     if not bad:
         return 0
-    from commonkeep.governance.secrets import redact
+    from commonkeep.secrets import redact
 
     seen = {r.get("key") for r in read_jsonl(quarantine).rows}
     fresh = []

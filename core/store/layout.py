@@ -211,3 +211,9 @@ def _create(path: Path, data: bytes) -> None:
     finally:
         os.close(fd)
 
+
+def is_record_file(path: str) -> bool:
+    """A canonical record file (L1, L2, a project file): only their lines are memory statements."""
+    return path in ("memory/L1.identity.jsonl", "memory/L2.playbooks.jsonl") or (
+        path.startswith("memory/projects/") and path.endswith(".jsonl") and "/" not in path[len("memory/projects/"):]
+    )

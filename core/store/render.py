@@ -111,7 +111,7 @@ def _shown(r: dict[str, Any], cache: ProjectionCache | None = None) -> _Shown:
         if cache is not None and d:
             cache.put(d, hit)
         return hit
-    from commonkeep.governance.secrets import redact_obj
+    from commonkeep.secrets import redact_obj
 
     red = redact_obj(r)
     scope = red.get("scope") or {}

@@ -97,7 +97,7 @@ def _search(arguments: dict[str, Any], role: str | None) -> str:
     if not lines:
         head = f"No memory record matches {query!r} ({how})."
     if response.notes is not None:
-        from commonkeep.governance.secrets import redact
+        from commonkeep.secrets import redact
 
         found = [
             f'- [{n.ref} · {n.kind}{" · " + n.date if n.date else ""}] "{neutralize(redact(n.snippet or n.text).text)}"'
@@ -113,8 +113,8 @@ def _search(arguments: dict[str, Any], role: str | None) -> str:
 
 
 def _write(arguments: dict[str, Any], role: str | None) -> str:
+    from commonkeep.gate.capture import capture
     from commonkeep.store.candidates import default_provenance
-    from commonkeep.store.capture import capture
 
     _known("commonkeep_write", arguments, WRITE_ARGS)
     text = _string(arguments, "text") or ""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import CommonkeepError, RoleRefused
-from commonkeep.governance.writer import configured_writer_role, require_writer
+from commonkeep.gate.writer import configured_writer_role, require_writer
 
 DECISIONS = ("approve", "reject", "ratify")
 
@@ -101,8 +101,8 @@ def _decide(root: Path | str, role: str | None, action: str, ids: list[str], *, 
             queue: Any) -> str:
     from contextlib import nullcontext
 
-    from commonkeep.governance.after_apply import derived_deferred
-    from commonkeep.governance.review import approve, reject
+    from commonkeep.patches.after_apply import derived_deferred
+    from commonkeep.reviews.review import approve, reject
 
     before = queue.begin() if queue is not None else None
     inbox = queue.named(ids) if queue is not None else None  # the decided candidates' rows, as cached
@@ -128,7 +128,7 @@ def _decide(root: Path | str, role: str | None, action: str, ids: list[str], *, 
 def undo(root: Path | str, role: str | None, ids: list[str], *, reason: str = "", queue: Any = None) -> str:
     """Undo the decisions on candidates ``ids`` (``commonkeep review --undo``): a reversing patch,
     applied now, and each candidate back in the queue as a new copy (``governance.undo``)."""
-    from commonkeep.governance.undo import undo as undo_decisions
+    from commonkeep.reviews.undo import undo as undo_decisions
 
     ids = [i for i in dict.fromkeys(i.strip() for i in ids) if i]
     if not ids:
@@ -145,7 +145,7 @@ def undo(root: Path | str, role: str | None, ids: list[str], *, reason: str = ""
 
 def apply_ops(root: Path | str, role: str | None, patch_id: str, op_ids: list[str]) -> str:
     """Apply the selected ops of a proposed patch (``commonkeep apply PATCH --ops …``)."""
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.patch import apply_patch
 
     if not op_ids:
         raise Refused("select at least one op to apply")
@@ -155,7 +155,7 @@ def apply_ops(root: Path | str, role: str | None, patch_id: str, op_ids: list[st
 
 def forget_record(root: Path | str, role: str | None, record_id: str, *, reason: str, purge: bool) -> str:
     """Tombstone a record, optionally with a privacy purge (``commonkeep forget``)."""
-    from commonkeep.governance.forget import forget
+    from commonkeep.patches.forget import forget
 
     res = _run(forget, root, record_id, reason=reason, role=role, purge=purge)
     what = "forgotten and purged" if purge else "forgotten"

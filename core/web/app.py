@@ -27,7 +27,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from commonkeep.governance.forget import REASONS
+from commonkeep.patches.forget import REASONS
 from commonkeep.web import actions, decisions, flow, views
 from commonkeep.web import wiki as wiki_view
 from commonkeep.web.queue import PAGE_SIZE, RISKS, STATUSES, Queue, stamp

@@ -39,7 +39,7 @@ class CatchUp:
                 self._worker.start()
 
     def _run(self) -> None:
-        from commonkeep.governance.after_apply import catch_up
+        from commonkeep.patches.after_apply import catch_up
 
         while True:
             with self._cond:

@@ -17,8 +17,8 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise BadInput(f"commonkeep serve needs the web extra ({exc.name} is not installed)",
                        hint=install_hint("web")) from exc
+    from commonkeep.gate.writer import acting_role
     from commonkeep.governance.cli import _root
-    from commonkeep.governance.writer import acting_role
     from commonkeep.web.server import prepare
 
     root = Path(_root(args))

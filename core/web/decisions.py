@@ -121,7 +121,7 @@ def _split(root: Path | str, role: str | None, action: str, ids: list[str], *, r
 
 def same_text(cand: Row) -> str:
     """A candidate's statement with case, spacing and punctuation folded (two agents' identical captures)."""
-    from commonkeep.governance.matching import words
+    from commonkeep.gate.matching import words
 
     return " ".join(words(str(cand.get("text", ""))))
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
-from commonkeep.governance.words import CODES
+from commonkeep.reviews.words import CODES
 from commonkeep.web.queue import RISKS, Filters, Queue, agent_of
 
 Row = dict[str, Any]
@@ -49,7 +49,7 @@ def plain_reason(code: str) -> str:
 
 def secrets_removed(cand: Row) -> list[str]:
     """The kinds of secret removed from the candidate's text before it was stored."""
-    from commonkeep.governance.secrets import redacted_kinds
+    from commonkeep.secrets import redacted_kinds
 
     return sorted(set(redacted_kinds(str(cand.get("text", "")))))
 
@@ -64,7 +64,7 @@ def asks_twice(cand: Row) -> str:
     why = []
     risk, reasons = cand.get("poisoning_risk"), cand.get("poisoning_risk_reasons") or []
     if not risk:  # not scored yet (the queue is warming up): scored here, so an unscored row never skips the question
-        from commonkeep.governance.poisoning import assess_candidate
+        from commonkeep.gate.poisoning import assess_candidate
 
         found = assess_candidate(cand)
         risk, reasons = found.risk, found.reasons

@@ -1,6 +1,6 @@
 """The review queue as the web app shows it: filtered, searched, paginated, kept fresh.
 
-The queue itself is ``commonkeep.governance.review.pending`` — the same one ``commonkeep review``
+The queue itself is ``commonkeep.reviews.review.pending`` — the same one ``commonkeep review``
 shows (scoring, matches, the ops curation would propose with before/after). Computing it reads
 and scores the whole inbox (seconds at 10,000 candidates), so :class:`Queue` keeps the last
 computed queue and recomputes it in a background thread whenever the store's stamp changes.
@@ -13,7 +13,7 @@ a few milliseconds), so a candidate written seconds ago opens at once and shows 
 approving it does. A decision made through this server (``actions.decide`` with ``queue=``)
 updates the queue in place (:meth:`Queue.decided`): the decided candidates leave it, the few
 whose matched records it touched are recomputed, the records it changed are told to the cached
-:class:`~commonkeep.governance.decide.Context`, and no full recompute follows. Such a decision
+:class:`~commonkeep.reviews.decide.Context`, and no full recompute follows. Such a decision
 leaves ``rendered/`` and the search index to :meth:`Queue.owe` (``catch_up``), right after
 the response (``after_apply.catch_up``; the rule is in ``after_apply``'s module doc).
 
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from commonkeep.governance.decide import Context, load_context, plan
-from commonkeep.governance.review import ReviewItem, item_of, pending, session_of
+from commonkeep.reviews.decide import Context, load_context, plan
+from commonkeep.reviews.review import ReviewItem, item_of, pending, session_of
 from commonkeep.store.core import Store
 from commonkeep.store.layout import Layout
 from commonkeep.web.catch_up import CatchUp

@@ -93,8 +93,8 @@ def diff(before: str, after: str) -> list[tuple[str, str]]:
 
 def op_views(patch: Row, records: dict[str, Row], root: Path | str | None = None) -> list[Row]:
     """Each op of a patch with its before/after diff (as the record stands now for a proposed patch)."""
-    from commonkeep.governance.review import _before_after  # the same rendering `review` shows
-    from commonkeep.governance.waiting import applied_op_ids
+    from commonkeep.patches.waiting import applied_op_ids
+    from commonkeep.reviews.review import _before_after  # the same rendering `review` shows
 
     applied = applied_op_ids(patch)
     views = []
@@ -122,8 +122,8 @@ def patches_before(root: Path | str, patch: Row) -> list[Row]:
 def statement_then(record_id: str, earlier: list[Row]) -> str | None:
     """What record ``record_id`` said after the ``earlier`` patches (oldest first): the last applied
     op that wrote its statement (an add, a supersede's new record, an update of the statement)."""
-    from commonkeep.governance.purge import patch_ops
-    from commonkeep.governance.waiting import applied_op_ids
+    from commonkeep.patches.purge import patch_ops
+    from commonkeep.patches.waiting import applied_op_ids
 
     said: str | None = None
     for p in earlier:
@@ -195,8 +195,8 @@ def search(root: Path | str, q: str, records: dict[str, Row], mode: str = "auto"
 
 def history(root: Path | str, record_id: str) -> list[Row]:
     """The patches with an op that touched ``record_id`` (oldest first)."""
-    from commonkeep.governance.purge import patch_ops
-    from commonkeep.governance.waiting import applied_op_ids
+    from commonkeep.patches.purge import patch_ops
+    from commonkeep.patches.waiting import applied_op_ids
 
     out = []
     for p in reversed(read_patches(root)):
@@ -260,8 +260,8 @@ def health(root: Path | str) -> dict[str, Any]:
 def outcome(root: Path | str, candidate_id: str) -> list[Row]:
     """What deciding a candidate did, newest first: each applied op naming it, with its patch, the
     record it wrote (if any), the reason (of a rejection) and when."""
-    from commonkeep.governance.purge import patch_ops
-    from commonkeep.governance.waiting import applied_op_ids
+    from commonkeep.patches.purge import patch_ops
+    from commonkeep.patches.waiting import applied_op_ids
 
     out = []
     for p in read_patches(root):

@@ -6,7 +6,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from commonkeep.governance.secrets import redact
+from commonkeep.secrets import redact
 from commonkeep.wiki.layout import PAGE_KINDS, project_layout
 from commonkeep.wiki.llm import configured_extractor
 

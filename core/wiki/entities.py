@@ -51,7 +51,7 @@ def plausible_name(name: str) -> bool:
     """True when ``name`` can be an entity: not a stopword, version, ordinal or lowercase word."""
     name = _clean(name)
     if not name or len(name) > 60 or _NOT_NAMES.match(name) or "REDACTED" in name:
-        return False  # a redaction marker ([REDACTED:<kind>], commonkeep.governance.secrets) names nothing
+        return False  # a redaction marker ([REDACTED:<kind>], commonkeep.secrets) names nothing
     first = name.split()[0]
     if len(name.split()) == 1 and (first.casefold() in STOPWORDS or first.casefold() in _COMMON_CAPS):
         return False

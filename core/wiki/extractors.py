@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from commonkeep.errors import CommonkeepError
-from commonkeep.governance.secrets import contains_secret, redact
+from commonkeep.secrets import contains_secret, redact
 from commonkeep.wiki.extract import Extraction, Fact
 from commonkeep.wiki.quantities import find_quantities
 from commonkeep.wiki.text import collapse, normalise, slugify

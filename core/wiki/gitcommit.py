@@ -4,7 +4,7 @@ Pages can hold anything a source said (including things nobody should read in ``
 the message names the pass, the source path, the files touched and counts - never page text.
 
 Secrets never enter a git object: before anything is staged, every changed file under ``raw/``
-and ``wiki/`` is scanned (``commonkeep.governance.secrets``), and a file that still holds a secret (a raw
+and ``wiki/`` is scanned (``commonkeep.secrets``), and a file that still holds a secret (a raw
 source dropped in but not ingested yet, a hand-edited page) is left out of the commit, which
 names it with the kinds found, never the values. A file whose *path* holds a secret is left out
 the same way (a tree object would keep the name), and every path in the message is redacted.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import git
 
-from commonkeep.governance.secrets import redact, summarize
+from commonkeep.secrets import redact, summarize
 from commonkeep.wiki.paths import redacted_rel
 
 MAX_LISTED = 40

@@ -6,7 +6,7 @@ store facts, regenerate the pages the source touched (and those whose facts chan
 rebuild ``index.md``, append to ``log.md``, commit once.
 
 Secrets: under the lock and before anything else, the raw source is redacted
-(``commonkeep.governance.secrets``) and, when it held a secret, atomically rewritten in place, so the secret
+(``commonkeep.secrets``) and, when it held a secret, atomically rewritten in place, so the secret
 never reaches ``facts.db``, a page, the index, the log, any extractor or a git object; every
 sentence is then grounded against the redacted file. A secret in the source's path is handled
 the same way, first: the file is moved to its redacted path (``paths.redact_source_name``), so
@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 from commonkeep.errors import BadInput
-from commonkeep.governance.secrets import redact, summarize
+from commonkeep.secrets import redact, summarize
 from commonkeep.util import timeutil
 from commonkeep.wiki.extract import Extraction, extract
 from commonkeep.wiki.factsdb import FactsDB

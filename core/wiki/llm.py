@@ -1,5 +1,5 @@
 """The optional LLM extractor over an OpenAI-compatible ``/chat/completions`` endpoint
-(``commonkeep.util.llm.chat_json``).
+(``commonkeep.llm.chat_json``).
 
 Off unless ``COMMONKEEP_WIKI_LLM_URL`` is set (e.g. ``http://127.0.0.1:8080/v1``); the model is
 ``COMMONKEEP_WIKI_LLM_MODEL`` and an optional bearer key ``COMMONKEEP_WIKI_LLM_KEY``. It only
@@ -7,7 +7,7 @@ Off unless ``COMMONKEEP_WIKI_LLM_URL`` is set (e.g. ``http://127.0.0.1:8080/v1``
 verbatim in the source: a paraphrase or an invented sentence is dropped, so the grounding
 guarantee holds whatever the model says. The model only ever sees the redacted source, and what
 it returns is redacted too: a fact whose name holds a secret is dropped, a value is redacted
-(``commonkeep.governance.secrets``), so no secret is stored whatever the model says. These checks are
+(``commonkeep.secrets``), so no secret is stored whatever the model says. These checks are
 ``commonkeep.wiki.extractors.admit``, the gate every extractor's proposals pass.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from commonkeep.util.llm import chat_json
+from commonkeep.llm import chat_json
 from commonkeep.wiki.extract import Extraction
 from commonkeep.wiki.extractors import KINDS, admit
 

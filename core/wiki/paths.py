@@ -16,7 +16,7 @@ import os
 from pathlib import Path, PurePosixPath
 
 from commonkeep.errors import BadInput
-from commonkeep.governance.secrets import redact_name
+from commonkeep.secrets import redact_name
 from commonkeep.wiki.layout import WikiLayout
 
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
@@ -70,7 +70,7 @@ def read_source(path: Path, rel: str) -> str:
 
 
 def redacted_rel(rel: str) -> tuple[str, list[str]]:
-    """``rel`` with a secret in any of its parts redacted (``commonkeep.governance.secrets.redact_name``), and the kinds."""
+    """``rel`` with a secret in any of its parts redacted (``commonkeep.secrets.redact_name``), and the kinds."""
     parts, kinds = [], []
     for part in rel.split("/"):
         red = redact_name(part)

@@ -120,12 +120,12 @@ USER_TURN_ORIGINS = ("foreground", "background_review")
 
 def user_turn_support(op: MemoryOp, prov: Provenance) -> Any:
     """The ``user_turn`` verification of an ``add`` whose text the person said in this session
-    (``commonkeep.governance.user_turn.supported``), else ``None``. Replacements and removals
+    (``commonkeep.gate.user_turn.supported``), else ``None``. Replacements and removals
     are never stamped: they change what is already remembered and wait for a person."""
     if op.action != "add" or prov.origin not in USER_TURN_ORIGINS or not prov.said or not prov.session_id:
         return None
     try:
-        from commonkeep.governance.user_turn import supported
+        from commonkeep.gate.user_turn import supported
     except ImportError:  # the governance part is not installed: nothing is stamped
         return None
     found = supported(op.content, prov.said)
@@ -134,7 +134,7 @@ def user_turn_support(op: MemoryOp, prov: Provenance) -> Any:
 
 def candidate_for(op: MemoryOp, prov: Provenance, rendered: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Build one CaptureCandidate dict through the core's ``new_candidate`` (ids, redaction)."""
-    from commonkeep.governance.secrets import redact
+    from commonkeep.secrets import redact
     from commonkeep.store.candidates import new_candidate
 
     rendered = rendered or {}
@@ -157,7 +157,7 @@ def candidate_for(op: MemoryOp, prov: Provenance, rendered: Mapping[str, str] | 
     trust = "direct_user_instruction" if prov.origin in ("import", "external_edit") else "agent_inference"
     verified = user_turn_support(op, prov)
     if verified is not None:
-        from commonkeep.governance.user_turn import CONFIDENCE, TRUST
+        from commonkeep.gate.user_turn import CONFIDENCE, TRUST
 
         trust = TRUST
     extra: dict[str, Any] = {
@@ -174,7 +174,7 @@ def candidate_for(op: MemoryOp, prov: Provenance, rendered: Mapping[str, str] | 
         extra.update(confidence=CONFIDENCE, verification_status="verified")
     provenance = {**prov.as_dict(op), "entry_key": entry_key(op.target, op.content or op.old_text)}
     if verified is not None:
-        from commonkeep.governance.user_turn import stamp
+        from commonkeep.gate.user_turn import stamp
 
         provenance = stamp(provenance, host="hermes", stamped_by=STAMP, session_id=prov.session_id, support=verified)
     if op.action in ("replace", "remove"):
@@ -289,7 +289,7 @@ def harvest_pending(pending_dir: Path, done_dir: Path, root: Path) -> list[str]:
         new_ids += [str(c["id"]) for c in cands]
         done_dir.mkdir(parents=True, exist_ok=True)
         # kept as a record of what was harvested, with its secrets redacted like the candidates
-        from commonkeep.governance.secrets import redact_obj
+        from commonkeep.secrets import redact_obj
         from commonkeep.store.jsonl import atomic_write_bytes
 
         atomic_write_bytes(done_dir / path.name, (json.dumps(redact_obj(record), ensure_ascii=False) + "\n").encode("utf-8"))

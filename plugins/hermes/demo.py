@@ -95,7 +95,7 @@ def _inbox(root: Path) -> list[dict[str, Any]]:
 
 
 def _approve(root: Path, cands: list[dict[str, Any]]) -> list[str]:
-    from commonkeep.governance.review import approve
+    from commonkeep.reviews.review import approve
 
     ids = [str(c["id"]) for c in cands]
     if ids:

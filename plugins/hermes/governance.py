@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from commonkeep.errors import CommonkeepError
-from commonkeep.governance.user_turn import message_text
+from commonkeep.gate.user_turn import message_text
 from commonkeep_hermes.settings import PROVIDER_NAME, HermesProfile, current_profile
 
 log = logging.getLogger("commonkeep_hermes")
@@ -153,7 +153,7 @@ AUTO_CURATE_LOCK_WAIT = 2.0
 
 
 def auto_curate_at_finalize(profile: HermesProfile, lock_wait: float = AUTO_CURATE_LOCK_WAIT) -> str | None:
-    """Run ``commonkeep.governance.curate.auto_curate`` per ``memory.commonkeep.auto_curate``.
+    """Run ``commonkeep.patches.curate.auto_curate`` per ``memory.commonkeep.auto_curate``.
 
     Returns what was done (``None`` when nothing ran); failures, a role that is not the writer
     and a busy writer lock are logged as warnings, never raised into Hermes.
@@ -168,8 +168,9 @@ def auto_curate_at_finalize(profile: HermesProfile, lock_wait: float = AUTO_CURA
         if policy == "off":
             return None
         from commonkeep.errors import LockHeld
-        from commonkeep.governance.curate import auto_curate
-        from commonkeep.governance.writer import acting_role, configured_writer_role, writer_lock
+        from commonkeep.gate.writer import acting_role, configured_writer_role
+        from commonkeep.patches.curate import auto_curate
+        from commonkeep.patches.lock import writer_lock
 
         root, _rule = profile.shared_root()
         role = acting_role(profile.configured_role())

@@ -10,7 +10,7 @@ rendered from those records, so it sees the same memory.
 
 The gate still wins. Capture redacts secrets (the record holds ``[REDACTED:<kind>]``, never the
 secret), and an entry the poisoning score holds (risk ``medium`` or ``high``, the same rule as
-``commonkeep.governance.autoapply``) is not imported: it stays a ``new`` candidate for review.
+``commonkeep.gate.autoapply``) is not imported: it stays a ``new`` candidate for review.
 The patch is applied in the name of the writer role (installing is the person's own decision,
 like ``commonkeep ratify``); the patch file says so.
 """
@@ -71,10 +71,10 @@ def _entries(profile: HermesProfile) -> dict[str, list[str]]:
 
 def import_existing(profile: HermesProfile, root: Path) -> ImportResult:
     """Capture the entries of both files and apply what the gate lets through (see module doc)."""
-    from commonkeep.governance.curate import record_from_candidate, route
-    from commonkeep.governance.patch import apply_patch
-    from commonkeep.governance.scoring import enrich_candidate
-    from commonkeep.governance.writer import configured_writer_role
+    from commonkeep.gate.scoring import enrich_candidate
+    from commonkeep.gate.writer import configured_writer_role
+    from commonkeep.patches.curate import record_from_candidate, route
+    from commonkeep.patches.patch import apply_patch
     from commonkeep.store.core import Store
     from commonkeep.store.ids import patch_id
     from commonkeep.util.timeutil import now, now_iso

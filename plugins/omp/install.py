@@ -266,7 +266,7 @@ def _configure_curators(root: Path, out: Outcome) -> None:
     commonkeep's policy (``commonkeep.autoCurate``) at session end instead.
     """
     from commonkeep.errors import BadInput
-    from commonkeep.governance.autoapply import configure_curators
+    from commonkeep.store.curators import configure_curators
     from commonkeep.store.layout import DIR_MODE
 
     root.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)

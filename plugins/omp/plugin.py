@@ -43,7 +43,7 @@ def _omp_root_check(root: Path) -> list[dict[str, Any]]:
     seen = resolve(baked, agent=agent, home=home_of(), launch=os.environ)
     mine = str(root.expanduser().resolve())
     if seen.root == mine:
-        from commonkeep.governance.autoapply import curator_findings
+        from commonkeep.store.curators import curator_findings
 
         return [{"code": "omp_root", "kind": "host_root", "severity": "ok", "message": f"OMP uses this root ({seen.rule})"},
                 *[f for f in curator_findings(root, omp_uses_root=True) if f["severity"] == "warning"]]
@@ -66,7 +66,7 @@ def _extension_check(root: Path) -> dict[str, Any]:
 
 def _hermes_auto_curate(profile: Any, root: Path) -> dict[str, Any]:
     """Will Hermes curate at session end (``memory.commonkeep.auto_curate``), and can it (writer role)?"""
-    from commonkeep.governance.writer import configured_writer_role
+    from commonkeep.gate.writer import configured_writer_role
 
     code = "hermes_auto_curate"
     try:

@@ -3,7 +3,7 @@
 The extension (``commonkeep.ts``) runs it on OMP's ``session_shutdown`` (not on a reload), in
 place of OmpKeep's own session-end curation, which ``init`` and ``omp install`` switch off
 (``config.json`` ``curator.autoCurate: "off"``): OmpKeep judges a candidate by what it claims,
-commonkeep by who stamped it (``commonkeep.governance.autoapply``). The policy is
+commonkeep by who stamped it (``commonkeep.gate.autoapply``). The policy is
 ``config.json`` ``commonkeep.autoCurate`` (``high-only`` unless set); the extension is host code
 the model does not control, so it curates as the configured writer role. Only stamped
 candidates can be applied; everything else waits for ``commonkeep review``.
@@ -24,8 +24,10 @@ LOCK_WAIT = 2.0
 def session_end(root: Path | str, *, lock_wait: float = LOCK_WAIT) -> dict[str, Any]:
     """Auto-curate ``root`` per ``commonkeep.autoCurate`` as the writer role; what was done, as a dict."""
     from commonkeep.errors import CommonkeepError
-    from commonkeep.governance.autoapply import auto_curate, curator_config
-    from commonkeep.governance.writer import configured_writer_role, writer_lock
+    from commonkeep.gate.writer import configured_writer_role
+    from commonkeep.patches.auto import auto_curate
+    from commonkeep.patches.lock import writer_lock
+    from commonkeep.store.curators import curator_config
 
     root = Path(root)
     policy = str(curator_config(root)["autoCurate"])

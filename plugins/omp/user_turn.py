@@ -8,7 +8,7 @@ unstamped candidate with a ``source.cwd``, it looks for the OMP session in that 
 running when the candidate was written (``<agent dir>/sessions/*/*.jsonl``: header ``cwd``,
 entries' ``timestamp``), reads the person's messages of it that came *before* the candidate, and
 stamps the candidate ``stamped_by: commonkeep_omp``, ``origin: user_turn`` when
-``commonkeep.governance.user_turn.supported`` finds the statement there.
+``commonkeep.gate.user_turn.supported`` finds the statement there.
 
 "The person's messages" are transcript entries ``{"type": "message", "message": {"role": "user"}}``
 that are not ``synthetic`` and not ``attribution: "agent"`` (OMP marks the prompts its own subagents
@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from commonkeep.governance.user_turn import message_text
+from commonkeep.gate.user_turn import message_text
 
 STAMP = "commonkeep_omp"
 #: How long after a session's last entry a candidate still counts as written in it (OmpKeep
@@ -165,7 +165,7 @@ def _cwd(cand: dict[str, Any]) -> str | None:
 
 def verify(cand: dict[str, Any], sessions: Iterable[Session]) -> dict[str, Any] | None:
     """The stamped copy of ``cand`` when an OMP session's person said its statement, else ``None``."""
-    from commonkeep.governance.user_turn import CONFIDENCE, TRUST, stamp, supported
+    from commonkeep.gate.user_turn import CONFIDENCE, TRUST, stamp, supported
 
     created = _when(cand.get("created_at"))
     cwd = _cwd(cand)

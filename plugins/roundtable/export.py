@@ -5,7 +5,7 @@ reads straight from the broker (``fetch(room, 0, 500)``), never through a digest
 collapse messages) and never moving a cursor (so it cannot steal anyone's catch-up). It returns
 metadata only; the transcript never enters the caller's context.
 
-Secrets never reach the file: every line is redacted (``commonkeep.governance.secrets``) before the first
+Secrets never reach the file: every line is redacted (``commonkeep.secrets``) before the first
 byte is written, and the result reports how many were redacted and of which kinds (never the
 values) as an extra sentence of ``text`` and, only when something was redacted, an extra
 ``redacted`` key in ``details`` (the contract's keys stay as they are).
@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from commonkeep.errors import BadInput
-from commonkeep.governance.secrets import redact, summarize
+from commonkeep.secrets import redact, summarize
 from commonkeep_roundtable.client import BrokerClient
 from commonkeep_roundtable.gate import require_role
 from commonkeep_roundtable.jsunits import js_len

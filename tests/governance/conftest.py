@@ -17,13 +17,13 @@ def _governance_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def write_candidate(root: Path, text: str, **kw: Any) -> dict[str, Any]:
-    """Capture one candidate the way every host does (``commonkeep.store.capture``).
+    """Capture one candidate the way every host does (``commonkeep.gate.capture``).
 
     By default as ``commonkeep write --trust direct_user_instruction`` run by the writer role: the
-    writer's stamp, so the policy may auto-apply it (``commonkeep.governance.autoapply``). Pass
+    writer's stamp, so the policy may auto-apply it (``commonkeep.gate.autoapply``). Pass
     ``provenance`` to write it as someone else (an agent's candidate waits for a person).
     """
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
 
     kw.setdefault("provenance", {"agent": "cli", "role": WRITER})
     kw.setdefault("tags", ["testing"])
@@ -38,8 +38,8 @@ def adapter_candidate(root: Path, text: str, provenance: dict[str, Any], **kw: A
     """Write one candidate the way a host adapter does once it has verified a stamp (the Hermes
     plugin, OMP's stamping pass): built and scored like ``capture``'s, appended to the inbox with
     its stamped provenance (``capture`` drops a caller's stamp; no agent tool reaches this path)."""
+    from commonkeep.gate.capture import score, store_for
     from commonkeep.store.candidates import new_candidate
-    from commonkeep.store.capture import score, store_for
 
     store = store_for(root)
     cand = score(store, new_candidate(text, provenance=provenance, **kw))

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.governance.agent_shell import _host_of, agent_host
+from commonkeep.gate.agent_shell import _host_of, agent_host
 
-PROBE = "from commonkeep.governance.agent_shell import agent_host; print(agent_host())"
+PROBE = "from commonkeep.gate.agent_shell import agent_host; print(agent_host())"
 
 
 @pytest.mark.parametrize(("argv", "host"), [
@@ -129,7 +129,7 @@ def test_a_loop_or_an_endless_chain_ends_the_walk(tmp_path: Path) -> None:
 
 def test_the_refusal_names_the_host_and_where_to_decide(monkeypatch: pytest.MonkeyPatch) -> None:
     from commonkeep.errors import RoleRefused
-    from commonkeep.governance import agent_shell
+    from commonkeep.gate import agent_shell
 
     agent_shell.refuse_inside_agent("`apply`")  # no agent among this test's parents: nothing happens
     monkeypatch.setattr(agent_shell, "agent_host", lambda: "hermes")

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from commonkeep.errors import BadInput, RoleRefused
-from commonkeep.governance.curate import auto_curate, curate
-from commonkeep.governance.forget import forget
-from commonkeep.governance.patch import apply_patch
-from commonkeep.governance.review import approve, pending, reject
+from commonkeep.patches.curate import auto_curate, curate
+from commonkeep.patches.forget import forget
+from commonkeep.patches.patch import apply_patch
+from commonkeep.reviews.review import approve, pending, reject
 from commonkeep.store.core import Store
 from tests.governance.conftest import WRITER, read_rows, write_candidate
 
@@ -300,8 +300,8 @@ def test_forget_an_unpromoted_candidate_keeps_it_from_coming_back(root: Path) ->
 
 
 def test_reinforcement_proposes_update_stability_and_inquiries_for_conflicts(root: Path) -> None:
-    from commonkeep.governance.inquiries import close_inquiry, list_inquiries
-    from commonkeep.governance.reinforce import reinforce
+    from commonkeep.patches.reinforce import reinforce
+    from commonkeep.store.inquiries import close_inquiry, list_inquiries
 
     a = _promote(root, "Use tabs for indentation in Makefiles.", tags=["style"])
     done = reinforce(root, a, outcome="explicit_reinforcement", role=WRITER, notes="helped twice")

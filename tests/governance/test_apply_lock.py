@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from commonkeep.errors import LockHeld
-from commonkeep.governance.writer import writer_lock
+from commonkeep.patches.lock import writer_lock
 from tests.governance.conftest import WRITER, run_cli, write_candidate, writer_args
 
 PROBE = """
 import sys
 from commonkeep.errors import LockHeld
-from commonkeep.governance.writer import writer_lock
+from commonkeep.patches.lock import writer_lock
 try:
     with writer_lock(sys.argv[1], "librarian", "probe", wait=0):
         print("got")

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from commonkeep.governance.bench import apply_patch_of
+from commonkeep.bench.curate import apply_patch_of
 from tests.governance.conftest import WRITER
 from tests.recall.test_index_progress import BAR, SHOW_AT_ONCE, _on_a_terminal
 

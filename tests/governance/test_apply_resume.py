@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from commonkeep.governance.curate import curate
-from commonkeep.governance.patch import apply_patch
+from commonkeep.patches.curate import curate
+from commonkeep.patches.patch import apply_patch
 from commonkeep.store.jsonl import read_jsonl
 from tests.governance.conftest import WRITER, run_cli, write_candidate, writer_args
 
@@ -137,7 +137,7 @@ def test_a_full_disk_at_any_write_is_finished_exactly_by_the_next_apply(
 
 KILLER = """
 import os, signal, sys
-from commonkeep.governance.patch import apply_patch
+from commonkeep.patches.patch import apply_patch
 root, pid, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 real, count = os.write, [0]
 def write(fd, data):

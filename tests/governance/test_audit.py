@@ -14,7 +14,7 @@ BENIGN = "Run the database migrations inside a transaction."
 
 
 def _proposed(root: Path, text: str = BENIGN) -> tuple[str, Path]:
-    from commonkeep.governance.curate import curate
+    from commonkeep.patches.curate import curate
 
     write_candidate(root, text)
     prop = curate(root, role=WRITER)
@@ -80,7 +80,7 @@ def test_review_text_edit_is_recorded_and_an_edited_patch_applies_through_apply_
 
 def test_apply_edited_without_confirmation_applies_nothing(root: Path) -> None:
     from commonkeep.errors import BadInput
-    from commonkeep.governance.audit import apply_edited
+    from commonkeep.patches.audit import apply_edited
 
     pid, path = _proposed(root)
     _edit(path, statement="Run migrations without a transaction.")
@@ -90,8 +90,8 @@ def test_apply_edited_without_confirmation_applies_nothing(root: Path) -> None:
 
 
 def test_audit_and_doctor_list_a_raw_append_to_l2(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.governance.curate import record_from_candidate
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.curate import record_from_candidate
+    from commonkeep.patches.patch import apply_patch
 
     pid, _ = _proposed(root)
     apply_patch(root, pid, role=WRITER)
@@ -110,7 +110,7 @@ def test_audit_and_doctor_list_a_raw_append_to_l2(root: Path, capsys: pytest.Cap
 def test_audit_reads_ompkeeps_patches_too(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A record OMP's curator wrote (its own patch id and ``generated_by``) is explained by that patch;
     a later hand change of its statement is not."""
-    from commonkeep.governance.curate import record_from_candidate
+    from commonkeep.patches.curate import record_from_candidate
 
     rec = record_from_candidate({"id": "cap_20261203000000_omp00001", "text": "Use uv to manage Python environments.",
                                  "evidence_refs": ["daily/2026-12-03.md", "pyproject.toml"]}, layer="L2")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.governance.user_turn_corpus import OTHER_SOURCES, PEOPLE_SOURCES, generate
+from commonkeep.bench.userturn_corpus import OTHER_SOURCES, PEOPLE_SOURCES, generate
 from tests.governance.conftest import run_cli
 
 

@@ -86,7 +86,7 @@ def test_terminal_review_plans_each_candidate_when_it_is_reached(root: Path, mon
     pending that took seconds before the first question); quitting at the first plans only it."""
     import io
 
-    from commonkeep.governance import decide
+    from commonkeep.reviews import decide
 
     for i in range(25):
         write_candidate(root, f"Service {i} logs through the shared collector.", tags=[f"svc{i}"])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.governance.autoapply import curator_config
+from commonkeep.store.curators import curator_config
 
 
 @pytest.mark.parametrize(

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from commonkeep.errors import BadInput
-from commonkeep.governance.curate import curate
-from commonkeep.governance.decide import load_context, plan, record_key
-from commonkeep.governance.outcome import outcome
-from commonkeep.governance.patch import apply_patch
-from commonkeep.governance.review import approve, reject
-from commonkeep.governance.undo import undo
-from commonkeep.governance.waiting import waiting_in
+from commonkeep.patches.curate import curate
+from commonkeep.patches.patch import apply_patch
+from commonkeep.patches.waiting import waiting_in
+from commonkeep.reviews.decide import load_context, plan, record_key
+from commonkeep.reviews.outcome import outcome
+from commonkeep.reviews.review import approve, reject
+from commonkeep.reviews.undo import undo
 from commonkeep.store.core import Store
 from tests.governance.conftest import WRITER, run_cli, write_candidate, writer_args
 
@@ -190,7 +190,7 @@ def test_a_different_number_is_a_conflict_not_agreement(root: Path) -> None:
 
 
 def test_reasons_read_as_plain_words(root: Path) -> None:
-    from commonkeep.governance.words import plain_reason
+    from commonkeep.reviews.words import plain_reason
 
     a = write_candidate(root, TABS)
     pid = curate(root, role=WRITER).patch["patch_id"]

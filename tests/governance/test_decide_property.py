@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from commonkeep.errors import BadInput
-from commonkeep.governance.curate import curate
-from commonkeep.governance.decide import record_key
-from commonkeep.governance.patch import apply_patch
-from commonkeep.governance.review import approve, reject
-from commonkeep.governance.undo import undo
+from commonkeep.patches.curate import curate
+from commonkeep.patches.patch import apply_patch
+from commonkeep.reviews.decide import record_key
+from commonkeep.reviews.review import approve, reject
+from commonkeep.reviews.undo import undo
 from commonkeep.store.core import Store
 from commonkeep.store.layout import ensure_layout
 from tests.governance.conftest import WRITER, write_candidate

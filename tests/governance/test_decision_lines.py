@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from commonkeep.governance.review import approve, reject
+from commonkeep.reviews.review import approve, reject
 from commonkeep.store.core import Store
 from tests.governance.conftest import WRITER, write_candidate
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from commonkeep.cli import main
-from commonkeep.governance.curate import curate
 from commonkeep.governance.plugin import commonkeep_doctor_checks
+from commonkeep.patches.curate import curate
 from commonkeep.store.jsonl import append_jsonl
 from tests.governance.conftest import WRITER, write_candidate
 
@@ -47,7 +47,7 @@ def test_pending_review_and_a_stale_lock_are_reported(root: Path) -> None:
 
 
 def test_a_partially_applied_patch_with_unselected_ops_is_still_pending(root: Path) -> None:
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.patch import apply_patch
 
     write_candidate(root, "Use black for formatting Python code.")
     write_candidate(root, "Deploys to staging go through the blue-green switch.")

@@ -21,7 +21,7 @@ INSTRUCTION = "When you open a pull request, add the team label and request two 
 
 
 def _capture(root: Path, text: str, **provenance: Any) -> str:
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
 
     done = capture(root, text, source_type="manual", primary_trust_class="direct_user_instruction",
                    durability_signal="project", confidence=0.95, evidence_refs=["chat:1", "chat:2"],

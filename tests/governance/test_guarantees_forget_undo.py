@@ -1,5 +1,5 @@
 """What a person relies on when memory is removed or a decision reversed (the ``forget-undo``
-module of ``scripts/mutation``: ``commonkeep.governance.forget`` and ``commonkeep.governance.undo``).
+module of ``scripts/mutation``: ``commonkeep.patches.forget`` and ``commonkeep.reviews.undo``).
 
 Forgetting removes exactly the record asked for, keeps its audit line and one tombstone that names
 the reason, refuses clearly what it cannot do, and scrubs copies only for a purge. Undo puts the
@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from commonkeep.errors import BadInput, CommonkeepError
-from commonkeep.governance.forget import forget
-from commonkeep.governance.outcome import outcome
-from commonkeep.governance.patch import apply_patch
-from commonkeep.governance.review import approve, reject
-from commonkeep.governance.undo import undo
+from commonkeep.patches.forget import forget
+from commonkeep.patches.patch import apply_patch
+from commonkeep.reviews.outcome import outcome
+from commonkeep.reviews.review import approve, reject
+from commonkeep.reviews.undo import undo
 from commonkeep.store.core import Store
 from commonkeep.store.ids import memory_id_for
 from commonkeep.store.jsonl import read_jsonl
@@ -219,7 +219,7 @@ def test_a_plain_forget_leaves_the_logs_and_a_purge_scrubs_every_version(root: P
     res = forget(root, rid, reason="privacy_sensitive", role=WRITER, purge=True)
     text = daily.read_text(encoding="utf-8")
     assert "Elm Street" not in text and "Bob lives at 3 Oak Road" in text
-    from commonkeep.governance.purge import line_hash
+    from commonkeep.patches.purge import line_hash
 
     hashes = set(_patch(root, str(res.patch["patch_id"]))["scrubbed_lines"])
     assert {line_hash(f"- {v}") for v in (v1, v2, v3)} <= hashes  # each scrubbed line, by hash
@@ -593,7 +593,7 @@ def test_undo_of_a_rejection_writes_an_applied_patch_that_explains_the_requeue(r
 
 
 def test_undo_of_a_rejection_waits_for_the_writer_lock(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from commonkeep.governance.writer import writer_lock
+    from commonkeep.patches.lock import writer_lock
 
     cand = write_candidate(root, TABS)
     reject(root, [cand["id"]], reason="not durable", role=WRITER)

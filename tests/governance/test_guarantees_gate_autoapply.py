@@ -1,5 +1,5 @@
 """The provenance gate's promises, each as a user depends on it (issue 28: written for the
-mutants of ``core/governance/autoapply.py`` that the other gate tests let live).
+mutants of ``core/gate/autoapply.py`` that the other gate tests let live).
 
 Only a stamp set by code the model does not control lets a candidate auto-apply: a claim of
 trust, an unknown host or origin, or a writer-looking candidate that an agent tool wrote counts
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from commonkeep.governance.autoapply import (
+from commonkeep.gate.autoapply import (
     NOT_STAMPED,
     addresses_agent,
     auto_select,
@@ -256,7 +256,7 @@ def test_doctor_finding_names_what_config_json_says(root: Path) -> None:
 
 def _prop(ops: list[dict[str, Any]], conf: dict[str, float], scored: dict[str, dict[str, Any]] | None = None,
           **kw: Any) -> Any:
-    from commonkeep.governance.curate import Proposal
+    from commonkeep.patches.curate import Proposal
 
     return Proposal({"patch_id": "patch_1", "ops": ops}, scored=scored or {}, op_confidence=conf, **kw)
 
@@ -284,7 +284,7 @@ def _scored(n: int, **kw: Any) -> dict[str, Any]:
 
 
 def test_held_reasons_names_the_first_reason_that_holds_each_candidate() -> None:
-    from commonkeep.governance import autoapply as a
+    from commonkeep.gate import autoapply as a
 
     ops = [_op(n) for n in range(1, 14)]
     ops[6]["record"] = {"layer": "L1"}                    # c7
@@ -326,7 +326,7 @@ def _daily(root: Path) -> str:
 
 
 def test_auto_curate_applies_the_writers_candidates_and_logs_what_it_did(root: Path) -> None:
-    from commonkeep.governance.autoapply import auto_curate
+    from commonkeep.patches.auto import auto_curate
     from tests.governance.conftest import WRITER, adapter_candidate, write_candidate
 
     write_candidate(root, FACTS[0], confidence=0.9)
@@ -350,7 +350,7 @@ def test_auto_curate_applies_the_writers_candidates_and_logs_what_it_did(root: P
 
 
 def test_auto_curate_threshold_argument_is_the_bar(root: Path) -> None:
-    from commonkeep.governance.autoapply import auto_curate
+    from commonkeep.patches.auto import auto_curate
     from tests.governance.conftest import WRITER, write_candidate
 
     write_candidate(root, FACTS[0], confidence=0.9)
@@ -361,7 +361,7 @@ def test_auto_curate_threshold_argument_is_the_bar(root: Path) -> None:
 
 def test_auto_curate_off_does_nothing_and_an_unknown_policy_is_named(root: Path) -> None:
     from commonkeep.errors import BadInput
-    from commonkeep.governance.autoapply import AutoCuration, auto_curate
+    from commonkeep.patches.auto import AutoCuration, auto_curate
     from tests.governance.conftest import write_candidate
 
     write_candidate(root, FACTS[0], confidence=0.9)
@@ -378,7 +378,7 @@ def test_auto_curate_off_does_nothing_and_an_unknown_policy_is_named(root: Path)
 
 
 def test_auto_curate_with_nothing_to_propose_holds_nothing(root: Path) -> None:
-    from commonkeep.governance.autoapply import auto_curate
+    from commonkeep.patches.auto import auto_curate
     from tests.governance.conftest import WRITER
 
     done = auto_curate(root, role=WRITER)
@@ -388,7 +388,7 @@ def test_auto_curate_with_nothing_to_propose_holds_nothing(root: Path) -> None:
 
 
 def test_held_reasons_counts_contests_and_high_risk_as_changes_and_the_threshold_as_inclusive() -> None:
-    from commonkeep.governance import autoapply as a
+    from commonkeep.gate import autoapply as a
 
     ops = [_op(1, op="contest"), _op(2, risk="high"), _op(3), _op(4)]
     scored = {f"c{n}": _scored(n) for n in range(1, 5)}
@@ -399,7 +399,7 @@ def test_held_reasons_counts_contests_and_high_risk_as_changes_and_the_threshold
 
 def test_auto_curate_follows_a_configured_writer_role(root: Path) -> None:
     from commonkeep.errors import RoleRefused
-    from commonkeep.governance.autoapply import auto_curate
+    from commonkeep.patches.auto import auto_curate
     from tests.governance.conftest import write_candidate
 
     _config(root, {"commonkeep": {"writerRole": "curator"}})
@@ -411,7 +411,7 @@ def test_auto_curate_follows_a_configured_writer_role(root: Path) -> None:
 
 
 def test_auto_curate_applies_only_what_clears_the_threshold_and_marks_the_patch(root: Path) -> None:
-    from commonkeep.governance.autoapply import auto_curate
+    from commonkeep.patches.auto import auto_curate
     from tests.governance.conftest import WRITER, write_candidate
 
     write_candidate(root, FACTS[0], confidence=0.9)

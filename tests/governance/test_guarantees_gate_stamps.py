@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from commonkeep.governance.autoapply import stamped_trust
-from commonkeep.store.capture import capture
+from commonkeep.gate.autoapply import stamped_trust
+from commonkeep.gate.capture import capture
 from tests.governance.conftest import WRITER, read_rows
 
 TEXT = "The staging database is refreshed from production every Sunday night."
@@ -48,7 +48,7 @@ def _ok(**kw: Any) -> dict[str, Any]:
 
 
 def test_a_stamped_candidate_passes_and_each_hold_back_is_named() -> None:
-    from commonkeep.governance.scoring import auto_apply_blockers as blockers
+    from commonkeep.gate.scoring import auto_apply_blockers as blockers
 
     assert blockers(_ok()) == [] and blockers(_ok(promotion_eligibility="auto_apply_l2")) == []
     assert blockers(_ok(text="key [REDACTED:api_key]")) == ["secrets were redacted from the text"]
@@ -65,7 +65,7 @@ def test_a_stamped_candidate_passes_and_each_hold_back_is_named() -> None:
 
 
 def test_a_claim_without_a_stamp_only_holds_back_never_lifts() -> None:
-    from commonkeep.governance.scoring import auto_apply_blockers as blockers
+    from commonkeep.gate.scoring import auto_apply_blockers as blockers
 
     claimed = _ok(provenance={"agent": "planner"})
     assert blockers(claimed) == ["not stamped by a person: no host, writer or user_turn stamp"]
@@ -77,7 +77,7 @@ def test_a_claim_without_a_stamp_only_holds_back_never_lifts() -> None:
 
 
 def test_strict_governance_asks_a_stamped_candidate_for_verification_and_evidence() -> None:
-    from commonkeep.governance.scoring import auto_apply_blockers as blockers
+    from commonkeep.gate.scoring import auto_apply_blockers as blockers
 
     inferred = _ok(primary_trust_class="agent_inference")
     assert blockers(inferred, "strict") == ["strict governance requires a non-legacy verification",
@@ -99,7 +99,7 @@ def test_the_writers_own_capture_keeps_its_eligibility_and_says_where_it_went(ro
 
 
 def test_a_writer_stamped_candidate_without_an_eligibility_is_held_for_it() -> None:
-    from commonkeep.governance.scoring import auto_apply_blockers as blockers
+    from commonkeep.gate.scoring import auto_apply_blockers as blockers
 
     cand = {**_ok(provenance={"agent": "cli", "role": WRITER}, promotion_eligibility=None), "source": {"type": "manual"}}
     assert blockers(cand, writer_role=WRITER) == ["eligibility is missing"]  # stamped: a missing eligibility holds

@@ -1,11 +1,11 @@
 """The ``user_turn`` stamp's promises as a user depends on them (issue 28: written for the
-mutants of ``core/governance/user_turn.py`` that the other gate tests let live)."""
+mutants of ``core/gate/user_turn.py`` that the other gate tests let live)."""
 
 from __future__ import annotations
 
 import pytest
 
-from commonkeep.governance.user_turn import ORIGIN, RULE, message_digest, stamp, stamp_from_hosts, supported
+from commonkeep.gate.user_turn import ORIGIN, RULE, message_digest, stamp, stamp_from_hosts, supported
 from commonkeep.hookspecs import hookimpl
 
 

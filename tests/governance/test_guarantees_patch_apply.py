@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from commonkeep.governance.curate import curate
-from commonkeep.governance.patch import apply_patch
+from commonkeep.patches.curate import curate
+from commonkeep.patches.patch import apply_patch
 from commonkeep.store.jsonl import append_jsonl, read_jsonl
 from tests.governance.conftest import WRITER, write_candidate
 from tests.recall.conftest import make_record
@@ -563,7 +563,7 @@ def test_a_patch_whose_every_op_is_refused_stays_proposed_with_the_reasons(root:
 
 
 def test_a_secret_in_a_patch_never_reaches_memory(root: Path) -> None:
-    from commonkeep.governance.verify import sha256
+    from commonkeep.patches.verify import sha256
 
     token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
     handed = _apply(root, {"op": "add", "record": make_record("mem_a", f"The deploy token is {token} for staging.")})
@@ -601,8 +601,8 @@ def _disk_full_under(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
 
 def test_the_patch_that_explains_a_change_is_written_before_memory_is(root: Path, monkeypatch: pytest.MonkeyPatch,
                                                                       tmp_path: Path) -> None:
-    from commonkeep.governance.patch import ApplyInterrupted
-    from commonkeep.governance.verify import sha256
+    from commonkeep.patches.patch import ApplyInterrupted
+    from commonkeep.patches.verify import sha256
 
     token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
     handed = _patch({"op": "add", "record": make_record("mem_a", "Squash before merging.")})
@@ -716,7 +716,7 @@ def test_unknown_op_ids_are_all_named(root: Path) -> None:
 def test_apply_says_which_secrets_it_redacted_from_the_patch(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A patch that held a secret is applied redacted, and apply says so (it once said nothing:
     the findings were taken from a second pass over the patch already redacted)."""
-    from commonkeep.governance.verify import sha256
+    from commonkeep.patches.verify import sha256
     from tests.governance.conftest import run_cli, writer_args
 
     token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"

@@ -1,4 +1,4 @@
-"""The privacy purge's scrub (``commonkeep.governance.purge``): every copy of a purged statement
+"""The privacy purge's scrub (``commonkeep.patches.purge``): every copy of a purged statement
 outside the canonical records becomes ``[deleted]``, and nothing else changes (issue 28's
 mutation testing of purge.py). Real roots, real files; the end-to-end ``forget --purge`` runs are
 in ``test_secrets_purge_copies.py``, ``test_interrupted_forget.py`` and ``tests/share``.
@@ -10,7 +10,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from commonkeep.governance.purge import (
+from commonkeep.patches.purge import (
     DELETED,
     line_hash,
     patch_ops,

@@ -44,7 +44,7 @@ def test_reinforce_is_refused_to_a_role_that_is_not_the_writer(
 
 def test_the_reinforce_api_refuses_too(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from commonkeep.errors import RoleRefused
-    from commonkeep.governance.reinforce import reinforce
+    from commonkeep.patches.reinforce import reinforce
 
     mid = _promoted(root, capsys)
     with pytest.raises(RoleRefused):
@@ -53,7 +53,7 @@ def test_the_reinforce_api_refuses_too(root: Path, capsys: pytest.CaptureFixture
 
 
 def _inquiry(root: Path) -> str:
-    from commonkeep.governance.inquiries import upsert_inquiries
+    from commonkeep.store.inquiries import upsert_inquiries
 
     (iid,) = upsert_inquiries(root, [{"question": "Which formatter does the project use?", "context": "two answers"}])
     return iid

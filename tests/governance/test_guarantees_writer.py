@@ -21,16 +21,8 @@ from pathlib import Path
 import pytest
 
 from commonkeep.errors import BadInput, LockHeld, RoleRefused
-from commonkeep.governance.writer import (
-    LockInfo,
-    acting_role,
-    configured_writer_role,
-    lock_wait_seconds,
-    pid_alive,
-    read_lock_info,
-    require_writer,
-    writer_lock,
-)
+from commonkeep.gate.writer import acting_role, configured_writer_role, require_writer
+from commonkeep.patches.lock import LockInfo, lock_wait_seconds, pid_alive, read_lock_info, writer_lock
 
 
 def _config(root: Path, role: str) -> None:
@@ -319,7 +311,7 @@ def test_the_next_writer_finishes_an_interrupted_apply_when_it_takes_the_lock(
         root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An apply cut off by a full disk leaves its journal; whoever takes the lock next finishes it
     before doing anything else (so nothing it decides sees a half-written apply)."""
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.patch import apply_patch
     from tests.governance.test_apply_resume import _fail_at, _scenario
 
     pid = _scenario(root)

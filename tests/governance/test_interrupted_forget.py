@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from commonkeep.errors import BadInput
-from commonkeep.governance.forget import forget
+from commonkeep.patches.forget import forget
 from commonkeep.store.core import Store
 from commonkeep.store.jsonl import append_jsonl, read_jsonl
 from tests.governance.conftest import WRITER, run_cli, write_candidate, writer_args
@@ -290,7 +290,7 @@ def test_a_purge_cut_off_in_its_scrub_is_finished_by_purging_again(
 ) -> None:
     """The record's line is gone and the tombstone says privacy_purge, but copies are left:
     ``forget --purge`` again runs the scrub to the end."""
-    import commonkeep.governance.purge as purge_module
+    import commonkeep.patches.purge as purge_module
 
     rid = _promote(root, capsys)
     Store(root).append_daily(f"user said: {SECRET}")

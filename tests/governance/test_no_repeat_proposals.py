@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from commonkeep.governance.curate import curate
-from commonkeep.governance.patch import apply_patch
-from commonkeep.governance.review import approve
+from commonkeep.patches.curate import curate
+from commonkeep.patches.patch import apply_patch
+from commonkeep.reviews.review import approve
 from commonkeep.store.core import Store
 from tests.governance.conftest import INJECTION, WRITER, run_cli, write_candidate, writer_args
 

@@ -21,7 +21,7 @@ def config(root: Path) -> dict[str, object]:
 
 
 def test_init_switches_ompkeeps_curator_off_and_keeps_commonkeeps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.governance.autoapply import curator_config
+    from commonkeep.store.curators import curator_config
 
     root = tmp_path / "r"
     code, out, err = run_cli(capsys, "init", "--root", str(root))
@@ -67,7 +67,8 @@ def test_doctor_warns_when_ompkeep_could_apply_what_commonkeep_holds(tmp_path: P
 
 
 def test_commonkeep_section_wins_over_ompkeeps(root: Path) -> None:
-    from commonkeep.governance.autoapply import auto_curate, curator_config
+    from commonkeep.patches.auto import auto_curate
+    from commonkeep.store.curators import curator_config
 
     (root / "config.json").write_text('{"curator": {"autoCurate": "off"}, "commonkeep": {"autoCurate": "propose"}}')
     assert curator_config(root)["autoCurate"] == "propose"
@@ -78,7 +79,7 @@ def test_commonkeep_section_wins_over_ompkeeps(root: Path) -> None:
 
 def _ompkeep_applies(root: Path, cand: dict[str, object]) -> dict[str, object]:
     """What OmpKeep's session end does with a candidate it finds eligible: its own patch, applied."""
-    from commonkeep.governance.curate import record_from_candidate
+    from commonkeep.patches.curate import record_from_candidate
 
     rec = record_from_candidate(cand, layer="L2")
     patch = {"patch_id": "patch_202612030000_001", "created_at": "2026-12-03T00:00:00.000Z", "generated_by": "curator",

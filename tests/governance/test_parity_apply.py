@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from commonkeep.errors import BadInput
-from commonkeep.governance.patch import apply_patch
+from commonkeep.patches.patch import apply_patch
 from commonkeep.store.jsonl import append_jsonl, read_jsonl
 from tests.governance.conftest import WRITER
 from tests.recall.conftest import make_record

@@ -8,13 +8,13 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commonkeep.governance import autoapply, poisoning, poisoning_literals  # noqa: F401  (autoapply: its rules)
+from commonkeep.gate import autoapply, poisoning, poisoning_literals  # noqa: F401  (autoapply: its rules)
 
 
 def test_every_rule_has_its_literals_worked_out_ahead() -> None:
     computed = poisoning_literals.compute()
     missing = sorted(set(computed) - set(poisoning_literals.TABLE))
-    assert not missing, f"{len(missing)} rule(s) changed: run python -m commonkeep.governance.poisoning_literals"
+    assert not missing, f"{len(missing)} rule(s) changed: run python -m commonkeep.gate.poisoning_literals"
     if sys.version_info[:2] == poisoning_literals.PYTHON:  # another Python's parser may find other (sound) literals
         assert computed == poisoning_literals.TABLE
     for rule in poisoning.RULES:

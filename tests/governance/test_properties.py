@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from commonkeep.errors import BadInput
-from commonkeep.governance.curate import auto_curate, curate
-from commonkeep.governance.forget import forget
-from commonkeep.governance.patch import apply_patch
-from commonkeep.governance.review import reject
+from commonkeep.patches.curate import auto_curate, curate
+from commonkeep.patches.forget import forget
+from commonkeep.patches.patch import apply_patch
+from commonkeep.reviews.review import reject
 from commonkeep.store.core import Store
 from commonkeep.store.layout import ensure_layout
 from tests.governance.conftest import WRITER, write_candidate

@@ -36,7 +36,7 @@ def _approve_in_a_new_process(root: Path, *args: str) -> tuple[int, str, set[str
     code = (
         "import sys\n"
         "from commonkeep.cli import main\n"
-        "from commonkeep.governance.secrets import provider\n"
+        "from commonkeep.secrets import provider\n"
         f"rc = main({['review', *writer_args(root), *args]!r})\n"
         "print(['provider rules'] * ('scanner' in provider._STATE) + ['pydantic'] * ('pydantic' in sys.modules))\n"
         "sys.exit(rc)\n"

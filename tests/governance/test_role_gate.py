@@ -39,7 +39,7 @@ def test_commonkeep_role_with_spaces_is_refused_too(root: Path, capsys: pytest.C
 
 
 def test_mcp_passes_the_role_as_given_so_the_gate_sees_the_spaces() -> None:
-    from commonkeep.governance.writer import require_writer
+    from commonkeep.gate.writer import require_writer
     from commonkeep.tools.mcp import resolve_role
 
     role = resolve_role(" librarian ", None, env={})

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.governance.matching import MatchIndex, normalized_key, similarity, tokens
-from commonkeep.governance.poisoning import assess_candidate, assess_text
-from commonkeep.governance.scoring import (
+from commonkeep.gate.matching import MatchIndex, normalized_key, similarity, tokens
+from commonkeep.gate.poisoning import assess_candidate, assess_text
+from commonkeep.gate.scoring import (
     TRUST_CLASSES,
     auto_apply_blockers,
     compute_confidence,
@@ -159,8 +159,8 @@ def test_enrich_fills_trust_fields_and_keeps_stored_values() -> None:
 
 
 def test_review_shows_a_candidate_whose_secret_was_redacted_at_capture_as_not_worth_keeping(tmp_path: Path) -> None:
-    from commonkeep.governance.review import pending
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
+    from commonkeep.reviews.review import pending
     from commonkeep.store.layout import ensure_layout
 
     root = ensure_layout(tmp_path / "r").root

@@ -16,8 +16,8 @@ import string
 
 import pytest
 
-from commonkeep.governance.secrets import redact
-from commonkeep.governance.secrets.identifier import identifier
+from commonkeep.secrets import redact
+from commonkeep.secrets.identifier import identifier
 from commonkeep.store.candidates import new_candidate
 
 # the six the mutation run found, then names of other shapes: Java/C#/Go/Rust/Python classes and

@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from commonkeep.governance.secrets import (
+from commonkeep.secrets import (
     contains_secret,
     redact,
     redact_name,
     redacted_kinds,
     summarize,
 )
-from commonkeep.governance.secrets.fields import token_like
-from commonkeep.governance.secrets.scan import OVERLAP, WINDOW, scan_file
+from commonkeep.secrets.fields import token_like
+from commonkeep.secrets.scan import OVERLAP, WINDOW, scan_file
 from commonkeep.store.candidates import new_candidate
 
 GITHUB = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"

@@ -9,8 +9,8 @@ import base64
 
 import pytest
 
-from commonkeep.governance.secrets import Redacted, provider, redact, redact_obj
-from commonkeep.governance.secrets.provider import kind_of
+from commonkeep.secrets import Redacted, provider, redact, redact_obj
+from commonkeep.secrets.provider import kind_of
 from tests.governance.test_secret_mutants import AWS, GITHUB, HEX64, SPLIT, _fields
 
 # --- long random runs (``rules.looks_random``), each side of each documented edge ---
@@ -213,7 +213,7 @@ def test_a_provider_only_token_in_a_long_string_of_an_object_goes() -> None:
 
 
 def test_a_seed_phrase_goes_whole_and_the_words_around_it_stay() -> None:
-    from commonkeep.governance.secrets import structure
+    from commonkeep.secrets import structure
 
     words = " ".join(sorted(structure.word_lists()[0])[:400:33][:12])  # twelve BIP-39 words
     assert redact(f"my wallet seed: {words} and then the rest of the note").text == \
@@ -243,7 +243,7 @@ def test_a_base64_user_and_password_goes_as_basic_auth(plain: str) -> None:
 
 
 def test_a_seed_phrase_of_twelve_words_alone_and_with_repeated_words_goes() -> None:
-    from commonkeep.governance.secrets import structure
+    from commonkeep.secrets import structure
 
     words = sorted(structure.word_lists()[0])[:400:33][:12]
     assert redact(" ".join(words)).text == "[REDACTED:seed_phrase]"  # exactly twelve
@@ -284,7 +284,7 @@ def test_a_provider_style_hex_token_goes_with_its_prefix() -> None:
 
 
 def test_a_seed_phrase_right_after_other_list_words_and_a_full_stop_goes() -> None:
-    from commonkeep.governance.secrets import structure
+    from commonkeep.secrets import structure
 
     words = " ".join(sorted(structure.word_lists()[0])[:400:33][:12])
     assert redact(f"backup: abandon aerobic. {words}").text == "backup: abandon aerobic. [REDACTED:seed_phrase]"

@@ -16,7 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commonkeep.governance.secrets import contains_secret, corpus, corpus_more, redact, redact_obj, summarize
+from commonkeep.bench import secrets_corpus as corpus
+from commonkeep.bench import secrets_corpus_more as corpus_more
+from commonkeep.secrets import contains_secret, redact, redact_obj, summarize
 from tests.governance.conftest import write_candidate
 
 ALNUM = string.ascii_letters + string.digits
@@ -39,7 +41,7 @@ def _maker(kind: str) -> Callable[[random.Random], tuple[str, str]]:
 
 
 # kind -> maker(rng) returning (text to write, the secret as written): the one-field kinds of the
-# generated corpus (``commonkeep.governance.secrets.corpus``), for the tests that plant secrets
+# generated corpus (``commonkeep.bench.secrets_corpus``), for the tests that plant secrets
 MAKERS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
     kind: _maker(kind) for kind in corpus.MAKERS if kind not in ("split_secret", "aws_id_split_across_tags")
 }
@@ -209,7 +211,7 @@ def test_evidence_excerpts_and_rendered_files_are_redacted(root: Path) -> None:
 @given(st.lists(st.sampled_from([*(ALNUM + "+/_=-.:@ '\"\n"), "sk-", "ghp_", "://", "key=", "AKIA", "eyJ", "Bearer ",
                                                                  "glrt-", "pypi-AgE", "hf_", "Basic: ", "password is ", "://:", "@"]), max_size=120))
 def test_the_fast_precheck_never_hides_a_secret(parts: list[str]) -> None:
-    from commonkeep.governance.secrets import _needs_scan, _redact_uncached
+    from commonkeep.secrets import _needs_scan, _redact_uncached
 
     text = "".join(parts)
     if not _needs_scan(text):
@@ -236,7 +238,7 @@ def test_bench_secrets_reads_a_corpus_file_and_prints_each_kind_beside_the_old_r
 
 def test_a_long_run_of_one_or_two_hex_digits_is_padding_not_a_key() -> None:
     """A 4,000-character 'dddd…' (or '0000…') was redacted as a hex key: low entropy is no secret."""
-    from commonkeep.governance.secrets import redact
+    from commonkeep.secrets import redact
 
     for text in ("d" * 4001, "0" * 64, "ab" * 40, f"separator {'f' * 80} end"):
         assert redact(text).findings == [], text

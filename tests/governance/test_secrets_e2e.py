@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from commonkeep.bench import secrets_corpus as corpus
 from commonkeep.errors import CommonkeepError
-from commonkeep.governance.secrets import corpus
 from tests.governance.conftest import WRITER, write_candidate
 
 
@@ -66,14 +66,14 @@ def test_two_hundred_and_ten_secrets_through_every_entry_point_reach_no_file(
 ) -> None:
     from commonkeep import wiki
     from commonkeep.cli import main
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.forget import forget
-    from commonkeep.governance.inquiries import upsert_inquiries
-    from commonkeep.governance.patch import apply_patch
-    from commonkeep.governance.reinforce import reinforce
-    from commonkeep.governance.review import approve, reject
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.forget import forget
+    from commonkeep.patches.patch import apply_patch
+    from commonkeep.patches.reinforce import reinforce
     from commonkeep.recall.select import select_for_prompt
+    from commonkeep.reviews.review import approve, reject
     from commonkeep.store.core import Store
+    from commonkeep.store.inquiries import upsert_inquiries
     from commonkeep.tools.agent import core_tools
     from commonkeep_hermes.capture import Provenance, capture_entries, stage_memory_call
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.governance.secrets import corpus
+from commonkeep.bench import secrets_corpus as corpus
 from tests.governance.conftest import WRITER
 from tests.governance.test_secrets_e2e import leaks
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from commonkeep.governance.secrets import corpus
+from commonkeep.bench import secrets_corpus as corpus
 from tests.governance.test_secrets_e2e import leaks
 
 

@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from commonkeep.governance.secrets import lazy, rules, structure  # noqa: F401  (their patterns register)
+from commonkeep.secrets import lazy, rules, structure  # noqa: F401  (their patterns register)
 
 
 def test_every_lazy_pattern_compiles_to_what_re_compiles() -> None:
@@ -31,7 +31,7 @@ def test_a_lazy_pattern_answers_as_the_compiled_one() -> None:
 
 
 def test_redacting_plain_text_in_a_new_process_compiles_few_rules() -> None:
-    code = ("from commonkeep.governance.secrets import redact, lazy;"
+    code = ("from commonkeep.secrets import redact, lazy;"
             "redact('The release job runs the integration tests before merging on Fridays.');"
             "print(sum(p._rx is not None for p in lazy.MADE), len(lazy.MADE))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.governance.secrets import redact
+from commonkeep.secrets import redact
 
 PW = "Kx9!mQ2vLp"
 

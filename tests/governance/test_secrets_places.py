@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.governance.secrets import corpus, provider, redact, structure
-from commonkeep.governance.secrets.corpus_base import HEX, password, rand
-from commonkeep.governance.secrets.fields import token_like
+from commonkeep.bench import secrets_corpus as corpus
+from commonkeep.bench.secrets_corpus_base import HEX, password, rand
+from commonkeep.secrets import provider, redact, structure
+from commonkeep.secrets.fields import token_like
 from tests.governance.conftest import write_candidate
 
 R = random.Random(41)
@@ -92,7 +93,7 @@ def test_benign_look_alikes_are_left_exactly_as_written(text: str) -> None:
 
 def test_the_maintained_provider_rules_find_tokens_our_own_rules_never_named() -> None:
     assert provider.available(), "kingfisher-secret-scanner is a dependency (pyproject.toml)"
-    from commonkeep.governance.secrets.rules import find
+    from commonkeep.secrets.rules import find
 
     a, b = rand(R, 24, HEX), rand(R, 34, HEX)
     text = f"postman PMAK-{a}-{b} for the collection runner"

@@ -11,8 +11,8 @@ STATEMENT = "The on-call phone for the Kestrel billing cluster is +44 7700 90046
 
 
 def _apply_one(root: Path) -> str:
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_patch
 
     write_candidate(root, STATEMENT, tags=["oncall"])
     prop = curate(root, role=WRITER, min_evidence=1, min_confidence=0.0)
@@ -24,7 +24,7 @@ def _apply_one(root: Path) -> str:
 
 
 def test_forget_purge_scrubs_the_quarantine_and_the_scratchpad(root: Path) -> None:
-    from commonkeep.governance.forget import forget
+    from commonkeep.patches.forget import forget
     from commonkeep.store.core import Store
 
     rid = _apply_one(root)
@@ -54,7 +54,7 @@ def test_a_line_omp_appends_to_a_daily_log_while_the_purge_scrubs_it_is_kept(tmp
     between must survive, and be scrubbed too if it quotes the purged text."""
     import os
 
-    from commonkeep.governance import purge
+    from commonkeep.patches import purge
     from commonkeep.store.layout import ensure_layout
 
     lay = ensure_layout(tmp_path / "root")

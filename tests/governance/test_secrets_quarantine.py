@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.governance.secrets import corpus
+from commonkeep.bench import secrets_corpus as corpus
 from tests.governance.conftest import WRITER, write_candidate
 from tests.governance.test_secrets_e2e import leaks
 
 
 def test_quarantined_lines_and_spilled_lines_hold_no_secret(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_patch
     from commonkeep.store import jsonl
     from commonkeep.store.core import Store
 

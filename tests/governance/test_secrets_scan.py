@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.governance.secrets import _ANY, _needs_scan
-from commonkeep.governance.secrets.rules import find
-from commonkeep.governance.secrets.scan import WINDOW, scan_file
+from commonkeep.secrets import _ANY, _needs_scan
+from commonkeep.secrets.rules import find
+from commonkeep.secrets.scan import WINDOW, scan_file
 
 TOKEN = "ghp_" + "".join(random.Random(7).choice(string.ascii_letters + string.digits) for _ in range(36))
 
@@ -35,7 +35,7 @@ ANCHORS = ["sshpass -p ", " --token ", "IDENTIFIED BY ", "machine h login u pass
 def _texts_around_every_rule(n: int) -> list[str]:
     """Random texts built around every rule's anchors and generated tokens, and every planted
     secret of the corpus with pieces of it."""
-    from commonkeep.governance.secrets import corpus
+    from commonkeep.bench import secrets_corpus as corpus
 
     rng = random.Random(3)
     alpha = string.ascii_letters + string.digits + "+/_=-.:@ '\"\n$%{}()`;,&?"
@@ -73,7 +73,7 @@ def test_the_pre_check_never_skips_a_text_the_rules_would_change() -> None:
 def test_the_rules_contexts_never_change_what_find_finds(monkeypatch: pytest.MonkeyPatch) -> None:
     """A rule skipped where its cheap context regex finds nothing (``structure.CONTEXTS``) would
     have found nothing there either: the same spans with every context dropped."""
-    from commonkeep.governance.secrets import rules
+    from commonkeep.secrets import rules
 
     texts = _texts_around_every_rule(15000)
     # a claimed span is masked before the next rule runs, and the mask can join a match the text

@@ -25,7 +25,7 @@ def active(root: object) -> list[str]:
     ("Line length is 110 characters in this project.", "Line length is 120 characters in this project.", "changes 110 to 120"),
 ])
 def test_an_edit_of_a_record_is_an_update_for_review_even_when_stamped(root: object, first: str, then: str, why: str) -> None:
-    from commonkeep.governance.autoapply import HELD_CHANGES, auto_curate
+    from commonkeep.patches.auto import HELD_CHANGES, auto_curate
 
     # no topic tag, so no shared normalized_key: the match is by text alone
     write_candidate(root, first, tags=[])  # type: ignore[arg-type]
@@ -41,7 +41,7 @@ def test_an_edit_of_a_record_is_an_update_for_review_even_when_stamped(root: obj
 
 
 def test_the_same_rule_again_only_strengthens(root: object) -> None:
-    from commonkeep.governance.autoapply import auto_curate
+    from commonkeep.patches.auto import auto_curate
 
     write_candidate(root, RULE)  # type: ignore[arg-type]
     auto_curate(root, role=WRITER, policy="high-only", log=False)  # type: ignore[arg-type]
@@ -52,7 +52,7 @@ def test_the_same_rule_again_only_strengthens(root: object) -> None:
 
 
 def test_candidates_of_one_session_share_a_review_group(root: object) -> None:
-    from commonkeep.governance.curate import curate
+    from commonkeep.patches.curate import curate
 
     agent = {"agent": "hermes", "host": "hermes", "role": "planner", "session_id": "s-42"}
     write_candidate(root, "The deploy script reads its target from DEPLOY_HOST.", provenance=agent)  # type: ignore[arg-type]

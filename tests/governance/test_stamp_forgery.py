@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from commonkeep.errors import BadInput
-from commonkeep.governance.autoapply import stamped_trust
-from commonkeep.store.capture import capture
+from commonkeep.gate.autoapply import stamped_trust
+from commonkeep.gate.capture import capture
 from tests.governance.conftest import WRITER, read_rows, run_cli
 
 FORGED = {"stamped_by": "commonkeep_hermes", "origin": "user_turn",

@@ -39,7 +39,7 @@ def test_capture_stores_controls_visible_and_scores_them(root: Path, capsys: pyt
 
 
 def test_a_cursor_sequence_alone_scores_medium() -> None:
-    from commonkeep.governance.poisoning import assess_text
+    from commonkeep.gate.poisoning import assess_text
 
     assert assess_text(f"Build with {ESC}[2Kmake.").risk == "medium"
     assert assess_text("Build with \\x1b[2Kmake.").risk == "medium"  # as capture stored it
@@ -47,7 +47,7 @@ def test_a_cursor_sequence_alone_scores_medium() -> None:
 
 
 def test_no_cli_path_prints_a_raw_control_another_writer_stored(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.governance.curate import record_from_candidate
+    from commonkeep.patches.curate import record_from_candidate
 
     rec = record_from_candidate({"id": "cap_20261203000000_ctl00001", "text": f"Deploy with make release. {LINK}",
                                  "evidence_refs": ["a"]}, layer="L2")

@@ -194,7 +194,7 @@ def test_inquiries_memory_without_answer_is_refused_with_a_hint(root: Path, caps
 
 
 def test_review_patches_and_inquiries_show_control_characters_instead_of_obeying_them(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.governance.inquiries import upsert_inquiries
+    from commonkeep.store.inquiries import upsert_inquiries
 
     nasty = "Use black for formatting x\x1b[2K\rApproved\u202e"
     code, _, _ = _run(capsys, "write", *_r(root), nasty, "--evidence", "a", "--evidence", "b")

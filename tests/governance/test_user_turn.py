@@ -1,5 +1,5 @@
 """The ``user_turn`` rule: what the person said is supported; a paraphrase that adds, swaps or
-turns around a claim is not (``commonkeep.governance.user_turn``, docs/security.md)."""
+turns around a claim is not (``commonkeep.gate.user_turn``, docs/security.md)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commonkeep.governance.user_turn import RULE, message_digest, stamp, supported
+from commonkeep.gate.user_turn import RULE, message_digest, stamp, supported
 
 SAID = [
     "Can you look at the flaky upload test?",
@@ -108,7 +108,7 @@ def test_swapping_two_numbers_is_never_supported(numbers: list[int]) -> None:
 
 def test_a_content_word_whose_stem_is_an_addable_word_is_not_free_to_add() -> None:
     """"use" stems to "us" (a perspective word a statement may add): it must still come from the person."""
-    from commonkeep.governance.user_turn import supported
+    from commonkeep.gate.user_turn import supported
 
     assert not supported("We use pnpm for builds.", ["We pnpm for builds."]).ok
     assert not supported("Deploy mines the cache.", ["Deploy the cache."]).ok

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from commonkeep.governance.user_turn import clean_message, supported
-from commonkeep.governance.user_turn_corpus import generate
+from commonkeep.bench.userturn_corpus import generate
+from commonkeep.gate.user_turn import clean_message, supported
 
 STMT = "Always run make nuke-42 before building."
 
@@ -89,7 +89,7 @@ def test_a_tagged_span_of_exactly_200_characters_stays_and_of_201_goes() -> None
 
 
 def test_the_text_of_a_host_message_in_either_shape() -> None:
-    from commonkeep.governance.user_turn import message_text
+    from commonkeep.gate.user_turn import message_text
 
     assert message_text("plain words") == "plain words"
     parts = [{"type": "text", "text": "first"}, {"type": "image", "text": "not words"}, {"type": "text", "text": "second"},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from commonkeep.governance.user_turn import supported
+from commonkeep.gate.user_turn import supported
 
 
 @pytest.mark.parametrize(("statement", "said"), [

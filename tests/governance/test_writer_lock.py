@@ -10,14 +10,14 @@ import sys
 import time
 from pathlib import Path
 
-from commonkeep.governance.curate import curate
+from commonkeep.patches.curate import curate
 from commonkeep.store.core import Store
 from tests.governance.conftest import WRITER, write_candidate
 
 HOLDER = """
 import sys, time
 from pathlib import Path
-from commonkeep.governance.writer import writer_lock
+from commonkeep.patches.lock import writer_lock
 root, ready, release = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 with writer_lock(root, "librarian", "test-hold", wait=0):
     ready.write_text("held")

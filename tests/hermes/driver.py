@@ -118,7 +118,7 @@ def scenario_finalize(llm: FakeLLM) -> dict[str, Any]:
     from hermes_cli.plugins import discover_plugins, invoke_hook
 
     discover_plugins(force=True)
-    from commonkeep.governance.review import approve
+    from commonkeep.reviews.review import approve
     from commonkeep.store.candidates import new_candidate
     from commonkeep.store.core import Store
 

@@ -102,7 +102,7 @@ def test_unset_means_off(hermes19: HermesWorld) -> None:
 
 
 def test_a_held_writer_lock_is_logged_and_hermes_exits(hermes19: HermesWorld) -> None:
-    from commonkeep.governance.writer import writer_lock
+    from commonkeep.patches.lock import writer_lock
 
     _install(hermes19, "--auto-curate", "high-only", "--role", "librarian")
     with writer_lock(hermes19.root, "librarian", "test holds the lock", wait=0):

@@ -15,8 +15,8 @@ from commonkeep_hermes.settings import HermesProfile
 
 
 def _approve(root: Path, *texts: str, layer: str = "L2") -> None:
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_patch
     from commonkeep.store.candidates import new_candidate
     from commonkeep.store.core import Store
 

@@ -136,7 +136,7 @@ def test_entries_are_captured_once_whatever_the_origin(root: Path) -> None:
 
 
 def test_captured_keys_are_those_of_hermes_candidates_only(root: Path) -> None:
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
 
     capture(root, "Not from Hermes.", provenance={"entry_key": "k_other"})
     assert captured_keys(root) == set()

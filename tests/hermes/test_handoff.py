@@ -33,8 +33,8 @@ CHILD = textwrap.dedent("""\
 @pytest.fixture
 def root_with_record(root: Path) -> Path:
     """A root with one applied record, made the way the librarian does it."""
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_patch
     from commonkeep.store.candidates import new_candidate
     from commonkeep.store.core import Store
 

@@ -278,8 +278,8 @@ def test_a_plugin_context_without_a_profile_name_stamps_none(
 def apply_all(root: Path) -> None:
     """Curate, then apply every op as a person who selected them all would (an agent's candidate
     is never default-selected: the gate goes by provenance)."""
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_patch
 
     patch = curate(root, role="librarian").patch
     apply_patch(root, patch["patch_id"], role="librarian", op_ids=[o["op_id"] for o in patch["ops"]], fire_hooks=False)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from commonkeep.store.capture import capture
+from commonkeep.gate.capture import capture
 from commonkeep.store.core import Store
 from commonkeep_omp.user_turn import stamp_candidates
 

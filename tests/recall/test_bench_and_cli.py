@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from commonkeep.bench import locomo as bench_locomo
+from commonkeep.bench import search as bench_search
 from commonkeep.cli import main
-from commonkeep.recall.search import bench_locomo, bench_search
 from tests.recall.conftest import make_record, seed
 
 TOY = Path(__file__).parent / "data" / "locomo_toy.json"

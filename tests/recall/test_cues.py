@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from commonkeep.bench.locomo import session_day, turn_records
 from commonkeep.recall.search import cues, semantic, sync
-from commonkeep.recall.search.bench_locomo import session_day, turn_records
 from commonkeep.recall.search.hybrid import search
 from commonkeep.recall.search.timeframe import record_day
 from tests.recall.conftest import make_record, seed

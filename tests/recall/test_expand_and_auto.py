@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
+from commonkeep.bench import locomo as bench_locomo
 from commonkeep.cli import main
 from commonkeep.errors import BadInput
-from commonkeep.recall.search import bench_locomo, index, semantic
+from commonkeep.recall.search import index, semantic
 from commonkeep.recall.search.hybrid import search
 from commonkeep.tools.agent import core_tools
 from tests.recall.conftest import make_record, seed

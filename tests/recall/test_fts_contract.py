@@ -201,8 +201,8 @@ def test_source_context_is_built_from_neighbours_of_the_same_source() -> None:
 
 def test_a_patch_applied_by_the_librarian_reaches_the_index(root: Path) -> None:
     """The whole write path: candidate -> curate -> apply_patch -> after_apply -> memory_fts."""
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_patch
     from commonkeep.store.candidates import new_candidate
     from commonkeep.store.core import Store
 

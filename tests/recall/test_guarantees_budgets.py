@@ -188,8 +188,8 @@ def test_a_markdown_entry_with_its_prefix_stays_within_max_entry_chars() -> None
 
 
 def test_render_projection_reads_the_root_with_its_defaults_and_options(root: Path) -> None:
+    from commonkeep.gate.capture import capture
     from commonkeep.recall.projection import build_projection, render_projection
-    from commonkeep.store.capture import capture
 
     capture(root, "Deploys go through the staging host before production, always.", tags=["deploy"],
             evidence_refs=["a", "b"], confidence=0.9, primary_trust_class="direct_user_instruction",
@@ -220,8 +220,8 @@ def test_a_one_character_last_line_is_not_led_by_half_a_line(tmp_path: Path) -> 
 def apply_all(root: Path) -> None:
     """Curate, then apply every op as a person who selected them all would (an agent's candidate
     is never default-selected: the gate goes by provenance)."""
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_patch
 
     patch = curate(root, role="librarian").patch
     apply_patch(root, patch["patch_id"], role="librarian", op_ids=[o["op_id"] for o in patch["ops"]], fire_hooks=False)

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
+from commonkeep.bench.search import synthetic_records
 from commonkeep.recall.search import fts, index, notes, sync
-from commonkeep.recall.search.bench_search import synthetic_records
 from commonkeep.store.jsonl import append_jsonl
 
 WORD_RECORD = 5

@@ -13,7 +13,7 @@ import sys
 import termios
 from pathlib import Path
 
-from commonkeep.recall.search.bench_search import synthetic_records
+from commonkeep.bench.search import synthetic_records
 from commonkeep.store.jsonl import append_jsonl
 
 BAR = "%|"  # tqdm's bar: "reindex:  42%|████▏     | 1.2M/2.9M"

@@ -22,8 +22,9 @@ from typing import Any
 
 import pytest
 
+from commonkeep.bench import locomo as bench_locomo
 from commonkeep.cli import main
-from commonkeep.recall.search import bench_locomo, llm_rerank, semantic
+from commonkeep.recall.search import llm_rerank, semantic
 from commonkeep.recall.search.hybrid import MODES, search
 from commonkeep.tools.agent import SEARCH_MODES, core_tools
 from tests.fakellm import FakeLLM, Step

@@ -205,7 +205,7 @@ def test_plain_search_does_not_touch_the_notes_index(root: Path) -> None:
 
 
 def test_forget_purge_leaves_nothing_findable_through_notes(root: Path) -> None:
-    from commonkeep.governance.forget import forget
+    from commonkeep.patches.forget import forget
 
     statement = "The vault combination is heliotrope at the east door."
     seed(root, [make_record("mem_vault", statement)])

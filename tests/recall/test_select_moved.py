@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from commonkeep.bench.search import synthetic_records
 from commonkeep.recall import select
 from commonkeep.recall.search import index, sync
-from commonkeep.recall.search.bench_search import synthetic_records
 from commonkeep.store.jsonl import append_jsonl
 from commonkeep.store.layout import ensure_layout
 

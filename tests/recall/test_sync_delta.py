@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from commonkeep.bench.search import synthetic_records
 from commonkeep.recall.search import delta, rows, sync
-from commonkeep.recall.search.bench_search import synthetic_records
 from commonkeep.store.core import Store
 from commonkeep.store.jsonl import append_jsonl
 from commonkeep.store.layout import ensure_layout

@@ -13,7 +13,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
-from commonkeep.governance.secrets import redact, summarize
+from commonkeep.secrets import redact, summarize
 from commonkeep_roundtable import LocalRoundtable
 from tests.governance.test_secrets import MAKERS, planted
 

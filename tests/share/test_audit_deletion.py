@@ -36,8 +36,8 @@ def _forget(capsys: pytest.CaptureFixture[str], root: Path, rid: str, *purge: st
 
 def _promoted(root: Path, text: str) -> str:
     """A record promoted the ordinary way (a candidate, approved through a patch); returns its id."""
-    from commonkeep.governance.review import approve
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
+    from commonkeep.reviews.review import approve
     from commonkeep.store.ids import memory_id_for
 
     cid = str(capture(root, text, evidence_refs=["chat:1", "chat:2"]).candidate["id"])
@@ -46,7 +46,7 @@ def _promoted(root: Path, text: str) -> str:
 
 
 def _edit(root: Path, rid: str, text: str, suffix: str) -> None:
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.patch import apply_patch
 
     result = apply_patch(root, manual_patch(suffix, {"op": "update", "target": L2, "target_id": rid,
                                                      "updates": {"statement": text}}), role=WRITER)
@@ -122,8 +122,8 @@ def test_a_deletion_wins_over_an_edit_on_the_other_machine_and_keeps_its_line(
 
 def test_a_deletion_of_a_candidate_both_machines_promoted_keeps_its_line_and_asks_nothing(
         three: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.governance.review import approve
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
+    from commonkeep.reviews.review import approve
     from commonkeep.store.ids import memory_id_for
 
     a, b, _ = three

@@ -23,7 +23,7 @@ from tests.share.test_purge_property import PRELUDE, World, _apply, _world, kill
 
 
 def _forget(w: World, m: Path, k: int, purge: bool, deleted: dict[str, set[str]]) -> None:
-    from commonkeep.governance.forget import forget
+    from commonkeep.patches.forget import forget
     from commonkeep.store.core import Store
 
     live = sorted(str(r["id"]) for r in Store(m, warn=False).records() if r.get("status") == "active")

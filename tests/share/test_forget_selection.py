@@ -36,7 +36,7 @@ def test_a_plainly_forgotten_record_is_not_in_the_next_plain_handoff(
 def test_a_record_deprecated_by_a_patch_is_not_in_the_next_plain_handoff_either(
         root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The handoff lists only records still live, whatever changed them since the selection."""
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.patch import apply_patch
     from commonkeep.recall.select import select_for_prompt
     from tests.share.helpers import L2, manual_patch
 
@@ -56,11 +56,11 @@ def test_a_purge_scrubs_earlier_versions_of_the_record_from_local_copies(root: P
     """The runtime files quote the statement as it was when selected; an update changed it since.
     The purge must scrub every version this root holds, not only the last (the property test of
     sharing found this: a clone that edits and then purges)."""
-    from commonkeep.governance.forget import forget
-    from commonkeep.governance.patch import apply_patch
-    from commonkeep.governance.review import approve
+    from commonkeep.gate.capture import capture
+    from commonkeep.patches.forget import forget
+    from commonkeep.patches.patch import apply_patch
     from commonkeep.recall.select import select_for_prompt
-    from commonkeep.store.capture import capture
+    from commonkeep.reviews.review import approve
     from commonkeep.store.ids import memory_id_for
     from tests.share.helpers import holders, manual_patch
 

@@ -53,7 +53,7 @@ def test_forget_purge_on_a_shared_root_says_the_history_still_holds_the_text(
 
 def test_purge_history_rewrites_every_commit_pushes_and_other_clones_adopt_it(
         remote: Path, three: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.governance.forget import forget
+    from commonkeep.patches.forget import forget
 
     a, b, c = three
     add(a, record(RID, SECRET))
@@ -93,7 +93,7 @@ def test_purge_history_rewrites_every_commit_pushes_and_other_clones_adopt_it(
 
 def test_purge_history_refuses_to_overwrite_a_push_it_has_not_seen(
         remote: Path, three: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.governance.forget import forget
+    from commonkeep.patches.forget import forget
 
     a, b, _ = three
     add(a, record(RID, SECRET))
@@ -111,13 +111,13 @@ def test_purge_history_refuses_to_overwrite_a_push_it_has_not_seen(
 
 def test_doctor_flags_purged_text_in_the_inbox_and_the_patches(
         three: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.governance.forget import forget
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
+    from commonkeep.patches.forget import forget
     from commonkeep.store.ids import memory_id_for
 
     a, _, _ = three
     cid = str(capture(a, SECRET, evidence_refs=["chat:1", "chat:2"]).candidate["id"])
-    from commonkeep.governance.review import approve
+    from commonkeep.reviews.review import approve
 
     approve(a, [cid], role=WRITER)
     rid = memory_id_for(cid)

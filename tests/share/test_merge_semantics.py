@@ -31,7 +31,7 @@ def contested(root: Path) -> list[dict[str, Any]]:
 
 
 def _apply(root: Path, suffix: str, op: dict[str, Any]) -> None:
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.patch import apply_patch
 
     res = apply_patch(root, manual_patch(suffix, op), role=WRITER)
     assert res.applied == ["op_001"], res.skipped
@@ -79,7 +79,7 @@ def test_a_conflicting_status_leaves_a_candidate_that_can_restore_the_supersessi
     assert updates == {"status": "superseded"}  # the other machine's value of the field in conflict
     # the librarian restores it through review: approving the contested candidate takes the other
     # machine's fields, not only its statement
-    from commonkeep.governance.review import approve, pending
+    from commonkeep.reviews.review import approve, pending
 
     [item] = [i for i in pending(a, role=WRITER) if i.candidate["id"] == cand["id"]]
     assert any(o["op"] == "update" and o["updates"].get("status") == "superseded" for o in item.ops), item.ops
@@ -90,8 +90,8 @@ def test_a_conflicting_status_leaves_a_candidate_that_can_restore_the_supersessi
 
 
 def test_a_rejection_for_poisoning_wins_over_a_promotion_on_another_machine(three: tuple[Path, Path, Path]) -> None:
-    from commonkeep.governance.review import approve, reject
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
+    from commonkeep.reviews.review import approve, reject
     from commonkeep.store.core import Store
     from commonkeep.store.ids import memory_id_for
 
@@ -119,8 +119,8 @@ def test_a_rejection_for_poisoning_wins_over_a_promotion_on_another_machine(thre
 
 def test_the_same_candidate_promoted_on_different_days_is_not_contested(
         three: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    from commonkeep.governance.review import approve
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
+    from commonkeep.reviews.review import approve
     from commonkeep.store.ids import memory_id_for
 
     a, b, _ = three
@@ -173,8 +173,8 @@ def test_a_sync_killed_inside_the_merge_driver_recovers(three: tuple[Path, Path,
 
 def test_a_write_landing_between_the_local_commit_and_the_merge_does_not_make_it_refuse(
         three: tuple[Path, Path, Path]) -> None:
+    from commonkeep.gate.capture import capture
     from commonkeep.store.candidates import new_candidate
-    from commonkeep.store.capture import capture
     from commonkeep.store.jsonjs import dumps_line
 
     a, b, _ = three

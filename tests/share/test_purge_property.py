@@ -100,10 +100,10 @@ def _noop(step: str) -> None:
 
 
 def _apply(w: World, op: tuple[Any, ...]) -> None:
-    from commonkeep.governance.forget import forget
-    from commonkeep.governance.patch import apply_patch
-    from commonkeep.governance.review import approve
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
+    from commonkeep.patches.forget import forget
+    from commonkeep.patches.patch import apply_patch
+    from commonkeep.reviews.review import approve
     from commonkeep.store.core import Store
     from commonkeep.store.ids import memory_id_for
 

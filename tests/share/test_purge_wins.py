@@ -38,7 +38,7 @@ def _everywhere(remote: Path, *roots: Path, texts: tuple[str, ...] = (SECRET,)) 
 
 
 def _purge(root: Path, rid: str) -> None:
-    from commonkeep.governance.forget import forget
+    from commonkeep.patches.forget import forget
 
     forget(root, rid, reason="privacy_sensitive", role=WRITER, purge=True)
 
@@ -57,8 +57,8 @@ def _purged_on_a_after_b_selected_it(a: Path, b: Path) -> None:
 
 def test_a_purge_is_not_undone_when_both_machines_promoted_the_same_candidate(
         remote: Path, three: tuple[Path, Path, Path]) -> None:
-    from commonkeep.governance.review import approve
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
+    from commonkeep.reviews.review import approve
     from commonkeep.store.ids import memory_id_for
 
     a, b, _ = three
@@ -82,7 +82,7 @@ def test_a_purge_is_not_undone_when_both_machines_promoted_the_same_candidate(
 
 def test_a_purge_against_a_concurrent_edit_scrubs_the_edit_and_its_patch(
         remote: Path, three: tuple[Path, Path, Path]) -> None:
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.patch import apply_patch
 
     a, b, _ = three
     add(a, record(RID, SECRET))
@@ -147,7 +147,7 @@ def test_the_owed_scrub_is_on_disk_without_text_and_a_later_sync_finishes_it(
 
 def test_both_machines_deleting_one_record_leaves_one_tombstone_and_the_purge_wins(
         remote: Path, three: tuple[Path, Path, Path]) -> None:
-    from commonkeep.governance.forget import forget
+    from commonkeep.patches.forget import forget
     from commonkeep.store.core import Store
 
     a, b, c = three
@@ -172,7 +172,7 @@ def test_an_edit_made_here_after_the_purge_elsewhere_leaves_no_local_copy(
     """A edits the record twice (not knowing B purged it) and its runtime files quote the first
     edit, which only A's first patch holds; that patch comes back to A already scrubbed by B, so A
     finds the text in its own last commit's patch files."""
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.patch import apply_patch
     from commonkeep.recall.select import select_for_prompt
 
     a, b, _ = three

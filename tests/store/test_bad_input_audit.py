@@ -24,9 +24,9 @@ def _sha(root: Path) -> dict[str, str]:
 
 def _seeded(root: Path) -> str:
     """One applied record in ``root``; returns its id."""
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_patch
 
     capture(root, "Always run pytest -q before committing.", tags=["testing"],
             evidence_refs=["daily/2026-12-02.md", "pyproject.toml"], confidence=0.9,
@@ -120,7 +120,7 @@ def test_governance_commands_on_a_root_that_is_a_file_say_so(tmp_path: Path, cap
 def test_empty_ids_and_texts_are_refused_not_ignored(
     root: Path, argv: list[str], flag: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
 
     cap = capture(root, "Maybe the deploy uses docker?", evidence_refs=["a"]).candidate["id"]
     before = _sha(root)
@@ -257,7 +257,7 @@ def test_project_shows_a_stored_lone_surrogate_as_a_replacement_character(
 def test_answering_an_inquiry_with_a_record_that_does_not_exist_is_refused(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from commonkeep.governance.inquiries import upsert_inquiries
+    from commonkeep.store.inquiries import upsert_inquiries
 
     rid = _seeded(root)
     (iid,) = upsert_inquiries(root, [{"question": "Which deploy target?", "context": "c"}])
@@ -302,8 +302,8 @@ def test_roundtable_export_writes_under_the_agent_dir_it_was_given(
 def test_review_refuses_an_edited_statement_over_the_candidate_limit(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from commonkeep.gate.capture import capture
     from commonkeep.store.candidates import MAX_TEXT_CHARS
-    from commonkeep.store.capture import capture
 
     cap = capture(root, "Maybe the deploy uses docker?", evidence_refs=["a"]).candidate["id"]
     before = _sha(root)

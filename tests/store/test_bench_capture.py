@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from commonkeep.bench.capture import calls
 from commonkeep.cli import main
-from commonkeep.store.bench_capture import calls
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -19,7 +19,7 @@ def test_the_generated_calls_are_seeded_varied_and_hold_a_few_secrets() -> None:
     assert first == calls(200, seed=3) and first != calls(200, seed=4)
     texts = [t for t, _ in first]
     assert len(set(texts)) >= 195  # every text its own: no cache makes a repeat free
-    from commonkeep.governance.secrets import redact
+    from commonkeep.secrets import redact
 
     assert 2 <= sum(bool(redact(t).findings) for t in texts) <= 10  # one in fifty holds a generated secret
     sessions = {kw["provenance"]["session_id"] for _, kw in first}

@@ -68,9 +68,9 @@ def test_the_line_reader_keeps_every_good_line_and_names_every_other(parts: list
 @pytest.fixture(scope="module")
 def template() -> Iterator[Path]:
     """A root with one applied record, one new candidate, evidence and a patch."""
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_patch
 
     with tempfile.TemporaryDirectory(prefix="ck-fuzz-") as tmp:
         root = Path(tmp) / "root"

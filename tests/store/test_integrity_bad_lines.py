@@ -25,9 +25,9 @@ COMMANDS = [
 
 
 def _seeded(root: Path) -> str:
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_patch
 
     capture(root, "Always run pytest -q before committing.", tags=["testing"],
             evidence_refs=["daily/2026-12-02.md", "pyproject.toml"], confidence=0.9,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from commonkeep.errors import BadInput
-from commonkeep.store.capture import capture
+from commonkeep.gate.capture import capture
 from commonkeep.store.core import Store
 
 

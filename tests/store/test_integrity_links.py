@@ -22,7 +22,7 @@ WRITER = "librarian"
 
 
 def _seeded(root: Path) -> None:
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
 
     capture(root, "Always run pytest -q before committing.", tags=["testing"],
             evidence_refs=["daily/2026-12-02.md", "pyproject.toml"], confidence=0.9,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.governance.curate import record_from_candidate
+from commonkeep.patches.curate import record_from_candidate
 from commonkeep.store import jsonl, record_lines
 from commonkeep.store.core import Store
 from commonkeep.store.layout import ensure_layout

@@ -207,8 +207,8 @@ def test_same_record_changed_on_both_sides_becomes_one_contested_candidate(
     side = Path(git(b, "rev-parse", "--absolute-git-dir").strip()) / "commonkeep-contested.jsonl"
     assert side.read_text(encoding="utf-8") == ""
     # the librarian is offered the other version as an update of that record, never by default
-    from commonkeep.governance.curate import curate
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_patch
 
     prop = curate(b, role=WRITER)
     [op] = [o for o in prop.ops if o.get("candidate_id") == cand["id"]]
@@ -232,9 +232,9 @@ def _only_deleted(root: Path, rid: str) -> bool:
 
 def test_deleted_on_one_side_changed_on_the_other_deletion_wins(
         machines: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.governance.curate import auto_curate
-    from commonkeep.governance.forget import forget
-    from commonkeep.governance.patch import apply_patch
+    from commonkeep.patches.curate import auto_curate
+    from commonkeep.patches.forget import forget
+    from commonkeep.patches.patch import apply_patch
     from commonkeep.store.core import Store
 
     a, b = machines
@@ -255,7 +255,7 @@ def test_deleted_on_one_side_changed_on_the_other_deletion_wins(
     sync(capsys, a)
     assert (a / L2).read_bytes() == (b / L2).read_bytes()
     # the librarian's curation never brings the record back: the contested candidate is rejected
-    from commonkeep.governance.curate import curate
+    from commonkeep.patches.curate import curate
 
     prop = curate(b, role=WRITER, write=False)
     [op] = [o for o in prop.ops if o.get("candidate_id") == cand["id"]]
@@ -361,7 +361,7 @@ def test_driver_keeps_bytes_and_bad_lines(tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_a_privacy_purge_is_not_undone_by_another_machines_edit(
         machines: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    from commonkeep.governance.forget import forget
+    from commonkeep.patches.forget import forget
 
     a, b = machines
     rid = "mem_20261202000009_pppppppp"

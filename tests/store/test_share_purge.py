@@ -43,7 +43,7 @@ def _purged_and_appended_next_to(machines: tuple[Path, Path], capsys: pytest.Cap
     """Both machines have the record and a daily log whose last line quotes it; A purges it,
     B appends a line right after that last line: the two changes touch adjacent lines, so git
     sees a conflict in the daily log and the union driver keeps both sides."""
-    from commonkeep.governance.forget import forget
+    from commonkeep.patches.forget import forget
 
     a, b = machines
     add(a, record(RID, SECRET))
@@ -106,7 +106,7 @@ def test_a_sync_with_nothing_to_scrub_again_says_nothing_about_it(
 
 def test_forget_purge_again_scrubs_a_line_that_came_back(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The purged statement's other copies are scrubbed, so only the recorded hash finds the line."""
-    from commonkeep.governance.forget import forget
+    from commonkeep.patches.forget import forget
 
     add(root, record(RID, SECRET))
     (root / DAY).parent.mkdir(parents=True, exist_ok=True)
@@ -123,7 +123,7 @@ def test_a_purge_from_another_machine_scrubs_this_machines_local_copies(
         machines: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     """Runtime files, reports and the search databases are machine-local (never shared): B's copies
     of a record A purged are scrubbed by B's sync, with the statement B held before the merge."""
-    from commonkeep.governance.forget import forget
+    from commonkeep.patches.forget import forget
     from commonkeep.recall.search.hybrid import search
     from commonkeep.recall.select import select_for_prompt
 

@@ -65,7 +65,7 @@ def test_host_entry_points_still_create_their_root_on_first_use(tmp_path: Path) 
     """Hosts are configured for their root (Hermes' config, MCP's environment, OMP's extension), so
     their writes create it on first use: capture() and the agent tool keep doing so, and OMP's
     /commonkeep-remember passes --init."""
-    from commonkeep.store.capture import capture
+    from commonkeep.gate.capture import capture
     from commonkeep.tools.agent import core_tools
 
     done = capture(tmp_path / "hermes-root", "Use uv for Python environments here.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from commonkeep.governance.review import approve
+from commonkeep.reviews.review import approve
 from commonkeep.store.candidates import new_candidate
 from commonkeep.store.core import Store
 from commonkeep.store.layout import ensure_layout

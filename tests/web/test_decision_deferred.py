@@ -43,8 +43,8 @@ def test_a_process_that_dies_before_the_catch_up_loses_nothing(root: Path, serve
     sync_root(root, embed=False)  # the index as it was before the decision
     cid = data.add(Store(root), AUDIT, "omp", primary_trust_class="direct_user_instruction")
     code = ("import os\n"
-            "from commonkeep.governance.after_apply import derived_deferred\n"
-            "from commonkeep.governance.review import approve\n"
+            "from commonkeep.patches.after_apply import derived_deferred\n"
+            "from commonkeep.reviews.review import approve\n"
             "with derived_deferred():\n"
             f"    approve({str(root)!r}, [{cid!r}], role={data.WRITER!r})\n"
             "os._exit(0)  # dies right after the decision, before anything caught up\n")

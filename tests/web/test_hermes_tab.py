@@ -27,7 +27,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from commonkeep.governance.curate import curate
+from commonkeep.patches.curate import curate
 from commonkeep.store.core import Store
 from tests.hosts import hermes as hermes_host
 from tests.web import seed as data

@@ -81,7 +81,7 @@ def test_memory_search_history_and_health(root: Path, serve: Any) -> None:
     detail = c.get(f"{server.url}/candidates/{cand['id']}").text
     assert "What approving does" in detail and 'class="diff"' in detail
     # a decided candidate is shown as stored (from the cached inbox), a missing one is 404
-    from commonkeep.governance.review import reject
+    from commonkeep.reviews.review import reject
 
     reject(root, [cand["id"]], reason="not durable", role=data.WRITER)
     shown = c.get(f"{server.url}/candidates/{cand['id']}")
@@ -147,7 +147,7 @@ def test_every_gate_injection_shows_as_escaped_text(tmp_path: Path, serve: Any) 
 
 
 def test_memory_pages_through_many_records(tmp_path: Path) -> None:
-    from commonkeep.governance.bench import fill
+    from commonkeep.bench.curate import fill
     from commonkeep.web.server import start
 
     root = tmp_path / "big"

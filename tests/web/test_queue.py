@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from commonkeep.governance.review import reject
+from commonkeep.reviews.review import reject
 from commonkeep.store.core import Store
 from commonkeep.web.queue import Filters, Queue
 from tests.web import seed as data
@@ -53,8 +53,8 @@ def test_the_stamp_changes_when_a_patch_is_written_or_rewritten(root: Path) -> N
     patch file rewritten in place by ``write_patch`` (as apply does) each change it."""
     import json
 
-    from commonkeep.governance.patch import write_patch
-    from commonkeep.governance.review import approve
+    from commonkeep.patches.patch import write_patch
+    from commonkeep.reviews.review import approve
     from commonkeep.store.layout import Layout
     from commonkeep.web.queue import stamp
 

@@ -14,7 +14,7 @@ from typing import Any
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from commonkeep.governance.curate import curate
+from commonkeep.patches.curate import curate
 from commonkeep.store.core import Store
 from tests.web import seed as data
 

@@ -13,9 +13,9 @@ from urllib.parse import parse_qs, urlparse
 
 import httpx
 
-from commonkeep.governance.forget import forget
-from commonkeep.governance.patch import apply_patch
-from commonkeep.governance.review import reject
+from commonkeep.patches.forget import forget
+from commonkeep.patches.patch import apply_patch
+from commonkeep.reviews.review import reject
 from commonkeep.store.core import Store
 from tests.web import seed as data
 
@@ -155,7 +155,7 @@ def test_diffs_read_as_diffs_and_applied_patches_show_old_and_new(root: Path, se
 
 
 def test_a_waiting_op_whose_candidate_was_decided_is_not_offered(root: Path, serve: Any) -> None:
-    from commonkeep.governance.curate import curate
+    from commonkeep.patches.curate import curate
 
     store = Store(root)
     for text in data.PATCH_ME:

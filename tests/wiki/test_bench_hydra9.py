@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from commonkeep.bench.hydra9 import MAX_CONTEXT_CHARS, bench
 from commonkeep.wiki import judge
-from commonkeep.wiki.bench_hydra9 import MAX_CONTEXT_CHARS, bench
 
 DATA = Path(__file__).parent / "data"  # vendored with its MIT notice (data/NOTICE.md)
 

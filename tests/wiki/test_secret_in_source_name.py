@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 from commonkeep import wiki
-from commonkeep.governance.secrets import redact_name
+from commonkeep.secrets import redact_name
 from commonkeep.wiki.text import slugify
 from tests.governance.test_secrets import MAKERS
 

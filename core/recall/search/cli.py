@@ -55,8 +55,8 @@ def run_search(args: argparse.Namespace) -> int:
 def note_line(note: Any) -> str:
     """``- <ref> [<kind>, <date>] <snippet>``: one terminal-safe line, secrets redacted, role
     markers neutralised."""
-    from commonkeep.governance.secrets import redact
     from commonkeep.recall.projection import neutralize
+    from commonkeep.secrets import redact
     from commonkeep.store.render import terminal_safe
 
     where = f"{note.kind}, {note.date}" if note.date else note.kind

@@ -2,7 +2,7 @@
 
 The first stage is what ``auto`` resolves to (``rerank`` with the local embedder, else
 ``keyword``), asked for :func:`pool_size` results. One ``POST {url}/chat/completions``
-(``commonkeep.util.llm.chat_json``: temperature 0, non-streaming) shows the model the query and the
+(``commonkeep.llm.chat_json``: temperature 0, non-streaming) shows the model the query and the
 pool's statements, numbered from 1, and asks for ``{"ranking": [3, 1, 7]}`` — pool numbers, not
 record ids. The reply is parsed strictly (:func:`parse_ranking`): integers in range, each once;
 anything else is ignored. The records the model ranked come first in its order; the rest follow
@@ -14,7 +14,7 @@ unset = off), ``COMMONKEEP_RERANK_LLM_MODEL``, ``COMMONKEEP_RERANK_LLM_KEY`` (a 
 optional), ``COMMONKEEP_RERANK_LLM_TIMEOUT`` (seconds, default 20). Only the explicit mode
 ``llm`` uses it: never ``auto``, selection, prefetch or any per-turn path.
 
-What leaves the machine: the query, redacted (``commonkeep.governance.secrets.redact``), and each pool
+What leaves the machine: the query, redacted (``commonkeep.secrets.redact``), and each pool
 statement cut to :data:`STATEMENT_CHARS` characters, redacted, with role markers and
 chat-template tokens broken up (``commonkeep.recall.projection.neutralize``) and JSON-quoted, under a
 system prompt that says record text is data, not instructions.
@@ -98,16 +98,16 @@ def pool_size(limit: int) -> int:
 def statement_text(statement: str) -> str:
     """A statement as the model sees it: one line, cut to ``STATEMENT_CHARS``, redacted, role markers
     broken up (before quoting; the quoting escapes quotes and backslashes)."""
-    from commonkeep.governance.secrets import redact
     from commonkeep.recall.projection import entry_text
+    from commonkeep.secrets import redact
 
     return entry_text(redact(statement).text, STATEMENT_CHARS)
 
 
 def build_messages(query: str, statements: Sequence[str]) -> list[dict[str, str]]:
     """The system prompt and one user message: the redacted query and the numbered, quoted statements."""
-    from commonkeep.governance.secrets import redact
     from commonkeep.recall.projection import neutralize
+    from commonkeep.secrets import redact
 
     lines = [
         "Query (quoted data): " + json.dumps(neutralize(redact(query).text), ensure_ascii=False),
@@ -151,9 +151,9 @@ def rerank(resp: Any, query: str, limit: int, config: RerankConfig | None) -> No
     on stderr); ``resp.used`` gains ``+llm`` only when the model's ranking was applied.
     """
     from commonkeep.errors import CommonkeepError
-    from commonkeep.governance.secrets import redact
+    from commonkeep.llm import chat_json
     from commonkeep.recall.search.semantic import warn_once
-    from commonkeep.util.llm import chat_json
+    from commonkeep.secrets import redact
 
     def fall_back(msg: str) -> None:
         msg = f"{msg}; using the {resp.used} results"

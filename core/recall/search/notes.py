@@ -14,7 +14,7 @@ they go to commonkeep's own derived ``search/recall.db``, table ``notes_fts`` (F
   ``source_summary``, ``source_excerpt``, ``notes`` and ``source_ref`` (one per line). Records a
   privacy purge blanked (``redaction_status: "deleted"``) are left out.
 
-Text is redacted (``commonkeep.governance.secrets.redact``) before it is indexed, so no secret sits in the
+Text is redacted (``commonkeep.secrets.redact``) before it is indexed, so no secret sits in the
 index or in a snippet cut from it; it is redacted again on output.
 
 Freshness, cheaply and only when notes are asked for (plain ``search`` never looks at these
@@ -119,8 +119,8 @@ def fingerprint(stamps: dict[str, str]) -> str:
 
 
 def _redacted(text: str) -> str:
-    from commonkeep.governance.secrets import redact
     from commonkeep.recall.search.fts import encodable
+    from commonkeep.secrets import redact
 
     return encodable(redact(text).text)
 

@@ -14,8 +14,8 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from commonkeep.governance.forget import REASONS
-from commonkeep.governance.writer import acting_role
+from commonkeep.gate.writer import acting_role
+from commonkeep.patches.forget import REASONS
 from commonkeep.web import actions, decisions, flow, views
 from commonkeep.web.queue import Filters, Queue, stamp
 

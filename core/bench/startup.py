@@ -1,0 +1,103 @@
+"""``commonkeep bench startup``: how long the CLI's read commands take to start, beside a bare
+Python start measured in the same run.
+
+Hosts run the CLI as a subprocess on every tool call (OMP's extension, Orphus' memory tool), so
+what a read command costs over ``python -c pass`` is paid on every turn. Each command runs
+``--runs`` times, interleaved with the bare start so machine load hits both alike, on a
+throwaway root seeded with ``--records`` records and candidates. The figure is the median
+difference (and the ratio); the goal is at most 60 ms over the bare start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+GOAL_MS = 60.0
+READ_COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("--version",), ("root",), ("inbox", "--json"), ("search", "tests"), ("select", "--prompt", "run the tests"),
+    ("project", "--format", "hermes"), ("patches",), ("inquiries",), ("review", "--list"), ("doctor",),
+)
+
+
+def _seed(root: Path, n: int) -> None:
+    from commonkeep.gate.capture import capture
+    from commonkeep.store.layout import ensure_layout
+
+    ensure_layout(root)
+    for i in range(n):
+        capture(root, f"Convention {i}: run the tests with pytest -q before commit {i}.", tags=["testing"],
+                evidence_refs=["a", "b"], confidence=0.9)
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_patch
+
+    prop = curate(root, role="librarian")
+    if prop.ops:  # every op: the gate holds an agent's candidates for a person, who approves them here
+        apply_patch(root, prop.patch["patch_id"], role="librarian", op_ids=[str(o["op_id"]) for o in prop.ops])
+    for i in range(n):
+        capture(root, f"Pending note {i}: the staging port is {5400 + i}.", evidence_refs=["c"], confidence=0.5)
+
+
+def _time(argv: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, env=env, capture_output=True, check=False, timeout=120)
+    return time.perf_counter() - started
+
+
+def measure(runs: int = 15, records: int = 200) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="commonkeep-startup-") as tmp:
+        root = Path(tmp) / "root"
+        _seed(root, records)
+        env = {**os.environ, "OMP_MEMORY_ROOT": str(root), "COMMONKEEP_ROLE": "coder"}
+        cli = [sys.executable, "-m", "commonkeep.cli"]
+        for cmd in READ_COMMANDS:  # warm the index and the page cache once
+            subprocess.run([*cli, *cmd], env=env, capture_output=True, check=False, timeout=120)
+        bare: list[float] = []
+        took: dict[str, list[float]] = {" ".join(c): [] for c in READ_COMMANDS}
+        for _ in range(runs):
+            for cmd in READ_COMMANDS:
+                bare.append(_time([sys.executable, "-c", "pass"], env))
+                took[" ".join(cmd)].append(_time([*cli, *cmd], env))
+    base = statistics.median(bare) * 1000
+    rows = []
+    for name, times in took.items():
+        ms = statistics.median(times) * 1000
+        rows.append({"command": name, "median_ms": round(ms, 1), "over_bare_ms": round(ms - base, 1),
+                     "ratio": round(ms / base, 2), "within_goal": ms - base <= GOAL_MS})
+    return {"bare_python_ms": round(base, 1), "goal_over_bare_ms": GOAL_MS, "runs": runs, "records": records, "commands": rows}
+
+
+def format_report(report: dict[str, Any]) -> str:
+    lines = [f"bare python start: {report['bare_python_ms']} ms (median of {report['runs'] * len(report['commands'])}); "
+             f"goal: at most {report['goal_over_bare_ms']:.0f} ms over it; {report['records']} records seeded"]
+    for r in report["commands"]:
+        mark = "ok" if r["within_goal"] else "OVER"
+        lines.append(f"  commonkeep {r['command']:<32} {r['median_ms']:>7.1f} ms  +{r['over_bare_ms']:>6.1f} ms  x{r['ratio']:<5} {mark}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    report = measure(runs=args.runs, records=args.records)
+    if args.json:
+        from commonkeep.util.jsonout import print_json
+
+        print_json(report)
+    else:
+        print(format_report(report))
+    return 0
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from commonkeep.bench import positive_int
+
+    parser.add_argument("--runs", type=positive_int, default=15, help="runs of each command (default 15)")
+    parser.add_argument("--records", type=int, default=200, help="records and candidates seeded (default 200)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.set_defaults(run=run)

@@ -1,0 +1,106 @@
+"""The one path by which any agent writes a long-term candidate.
+
+The CLI (``commonkeep write``), the Hermes plugin, the MCP server and scripts all call
+``capture``: build the candidate (secrets redacted, provenance stamped), score it with the
+governance rules when that part is present, append it to the shared inbox.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from commonkeep.store.candidates import new_candidate
+from commonkeep.store.core import Store
+
+
+@dataclass
+class Captured:
+    """What ``capture`` wrote: the candidate and the kinds of secrets it redacted."""
+
+    candidate: dict[str, Any]
+    redacted: list[str] = field(default_factory=list)
+    inbox: Path | None = None
+
+
+def score(store: Store, cand: dict[str, Any]) -> dict[str, Any]:
+    """Attach the governance scores (trust, worth, risk, matches) when that part is installed."""
+    try:
+        from commonkeep.gate import scoring
+    except ImportError:
+        return cand
+    fn = getattr(scoring, "score_candidate", None)
+    if fn is None:
+        return cand
+    scored: dict[str, Any] = fn(cand, store)
+    return scored
+
+
+#: Provenance keys only a host adapter sets (``commonkeep.gate.user_turn``).
+STAMP_KEYS = ("stamped_by", "origin", "user_turn", "write_origin")
+
+_STORES: dict[str, tuple[Store, tuple[int, ...]]] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def _stamp(root: str) -> tuple[int, ...]:
+    """What changes when a folder of the root is created, removed, renamed or replaced by a link
+    (the root's own entry list), or when the inbox folder's entries change."""
+    out: list[int] = []
+    for p in (root, os.path.join(root, "inbox")):
+        try:
+            st = os.lstat(p)
+        except OSError:
+            return ()
+        out += (st.st_ino, st.st_mtime_ns, st.st_mode)
+    return tuple(out)
+
+
+def store_for(root: Path | str) -> Store:
+    """A ready ``Store`` for ``root``, kept per root for the life of the process: a host calls
+    ``capture`` thousands of times, and the layout check (~50 system calls) need not run each
+    time. Two ``lstat`` calls re-validate it; any change to the root's folders redoes the check."""
+    key = os.fspath(root)
+    stamp = _stamp(key)
+    with _STORES_LOCK:
+        hit = _STORES.get(key)
+    if hit is not None and stamp and hit[1] == stamp:
+        hit[0].problems.clear()
+        return hit[0]
+    store = Store(root)
+    store.ensure()
+    with _STORES_LOCK:
+        _STORES[key] = (store, _stamp(key))
+    return store
+
+
+def capture(root: Path | str, text: str, **kwargs: Any) -> Captured:
+    """Write one candidate into the inbox of ``root``; keyword arguments as ``new_candidate``.
+
+    A caller never stamps: ``provenance.stamped_by`` / ``origin`` / ``user_turn`` are set only by
+    a host adapter from what it observed (``commonkeep.gate.user_turn``), so they are dropped
+    here from whatever the CLI, an agent tool or the MCP server passes (``stamp_dropped`` says so).
+    """
+    kwargs = _unstamped(kwargs)
+    store = store_for(root)
+    findings: list[str] = []
+    cand = new_candidate(text, findings=findings, **kwargs)
+    cand = score(store, cand)
+    store.append_candidate(cand, redacted=True)  # new_candidate redacted every field; scoring only derives
+    return Captured(cand, findings, store.layout.inbox)
+
+
+def _unstamped(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with the stamp keys removed from ``provenance`` (named in ``stamp_dropped``)."""
+    prov = kwargs.get("provenance")
+    if not isinstance(prov, dict):
+        return kwargs
+    dropped = [k for k in STAMP_KEYS if k in prov]
+    if not dropped:
+        return kwargs
+    clean = {k: v for k, v in prov.items() if k not in STAMP_KEYS}
+    clean["stamp_dropped"] = ",".join(dropped)
+    return {**kwargs, "provenance": clean}

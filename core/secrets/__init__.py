@@ -1,0 +1,260 @@
+"""Secret scanning and redaction: nothing that looks like a credential is ever written to disk.
+
+``redact(text)`` returns the text with every secret replaced by ``[REDACTED:<kind>]`` and the
+list of kinds found, one entry per secret (never the values), so callers can report what was
+redacted. ``redact_obj`` does the same for every string inside a JSON-like value (patch files,
+records, evidence), and also finds a secret split across two of its strings. Redaction is
+idempotent: the markers themselves never match.
+
+Where the secrets are is decided by ``rules.find`` (the kinds are listed there): provider tokens,
+private keys, ``Bearer``/``Basic`` credentials, passwords in URLs (an empty user, an ``@`` inside),
+in assignments and in prose, hex keys next to a secret word, hex or base64 runs that decode to a
+secret, and long random-looking runs. A text with characters outside ASCII is scanned as folded
+(``fold.py``: full-width letters, zero-width characters, Cyrillic look-alikes) and the spans are
+mapped back, so the disguised characters are what is removed. ``docs/security.md`` has the
+measured figures (``commonkeep bench secrets``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from commonkeep.secrets import precheck, provider
+from commonkeep.secrets.fold import fold_map, to_original
+from commonkeep.secrets.rules import find, random_head, shannon_entropy
+
+__all__ = ["MARKER", "Redacted", "contains_secret", "redact", "redact_name", "redact_obj", "redacted_kinds",
+           "shannon_entropy", "summarize"]
+
+MARKER = "[REDACTED:{kind}]"
+_MARKER_RE = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
+
+# The first pre-check, kept for the tests that hold the rules to it: it matches wherever any of the
+# first rules could (each has a literal anchor, a 16+ token run, or a secret word). The redactor
+# asks ``precheck.needs_scan``, which is exact per rule and lets far fewer texts through.
+_ANY = re.compile(
+    r"[A-Za-z0-9]{16,}|[A-Za-z0-9+/_=-]{32,}|://|eyJ|AIza|gl[a-z]{1,5}-|sk-|SG\.|xox|-----BEGIN|bearer|basic"
+    r"|hf_|npm_|AKIA|pypi-|gh[pousr]_|github_pat_|pass|pwd|secret|token|key|credential|kennwort|senha",
+    re.I,
+)
+
+
+@dataclass
+class Redacted:
+    """The redacted text and the kinds of secret found in it (one entry per secret)."""
+
+    text: str
+    findings: list[str] = field(default_factory=list)
+
+
+def redact(text: str) -> Redacted:
+    """Replace every secret in ``text``; ``findings`` lists the kinds, one per secret."""
+    if len(text) < 8:
+        return Redacted(text, [])
+    hits = provider.provider_values(text)
+    if len(text) > 4096:
+        return Redacted(*_split(_redact_uncached(text, hits) if hits or _needs_scan(text) else (text, ())))
+    clean, kinds = _redact_cached(text, hits)
+    return Redacted(clean, list(kinds))
+
+
+# whether ``rules.find`` could redact anything in a text: ``precheck.py``
+_needs_scan = precheck.needs_scan
+
+
+@lru_cache(maxsize=65536)
+def _redact_cached(text: str, hits: tuple[provider.Hit, ...] = ()) -> tuple[str, tuple[str, ...]]:
+    # patch files and records repeat the same strings (refs, notes, change conditions) many times
+    if not hits and not _needs_scan(text):  # the common case: one scan, nothing to replace
+        return text, ()
+    return _redact_uncached(text, hits)
+
+
+def _split(result: tuple[str, tuple[str, ...]]) -> tuple[str, list[str]]:
+    return result[0], list(result[1])
+
+
+def _redact_uncached(text: str, hits: tuple[provider.Hit, ...] = ()) -> tuple[str, tuple[str, ...]]:
+    spans: list[tuple[int, int, str]] = []
+    if text.isascii():
+        spans = find(text, known=hits)
+    else:
+        # scanned folded (disguised tokens) and as written (words in other scripts, e.g. "пароль")
+        folded, origin = fold_map(text)
+        found = [(*to_original(origin, s, e, len(text)), kind)
+                 for s, e, kind in find(folded, known=hits + provider.provider_values(folded))]
+        found += find(text, known=hits)
+        for o_s, o_e, kind in sorted(found, key=lambda sp: (sp[0], -sp[1])):  # overlaps merge, the longer kind names it
+            if spans and o_s < spans[-1][1]:
+                if o_e > spans[-1][1]:
+                    spans[-1] = (spans[-1][0], o_e, spans[-1][2])
+                continue
+            spans.append((o_s, o_e, kind))
+    if not spans:
+        return text, ()
+    out: list[str] = []
+    last = 0
+    for s, e, kind in spans:
+        out.append(text[last:s])
+        out.append(MARKER.format(kind=kind))
+        last = e
+    out.append(text[last:])
+    return "".join(out), tuple(kind for _, _, kind in spans)
+
+
+def contains_secret(text: str) -> bool:
+    """True when ``redact`` would change ``text``."""
+    return bool(redact(text).findings)
+
+
+def redact_obj(value: Any, findings: list[str] | None = None) -> Any:
+    """A copy of a JSON-like value with every string redacted; kinds are appended to ``findings``.
+
+    Dict keys are kept (they are field names), dict key order is preserved.
+    """
+    local: list[str] = []
+    seen: list[str] = []
+    marked: list[str] = []  # strings that hold a marker after the walk (a half of a split token?)
+    out = _walk(value, local, (), seen, marked)
+    # the maintained provider rules run once over all the strings joined, not once per string; in
+    # the rare case they find something, the value is walked again with what they found
+    hits = provider.provider_values("\n".join(seen)) if seen else ()
+    if hits:
+        local, marked = [], []
+        out = _walk(value, local, hits, None, marked)
+    if "partial_token" in local or any(_HALF.search(s) for s in marked):
+        out = _other_half(out, local)
+    if findings is not None:
+        findings.extend(local)
+    return out
+
+
+# commonkeep's own ids and ISO times: their shape leaves no room for a secret
+_OWN = re.compile(r"(?:cap|mem|patch|op|inq|intent)_\d{8,14}(?:_[a-z0-9]{2,12})?"
+                  r"|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,6})?)?(?:Z|[+-]\d\d:?\d\d)?)?")
+
+
+_OWN_START = frozenset("cmpoi2")
+
+
+def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: list[str] | None, marked: list[str]) -> Any:
+    # hot on big patch files: short strings (ids, enums, dates' tails) cannot hold a secret
+    if isinstance(value, str):
+        if len(value) < 8 or (value[:1] in _OWN_START and _OWN.fullmatch(value) is not None):
+            return value
+        if seen is not None and provider.worth_scanning(value):
+            seen.append(value)
+        mine = tuple(h for h in hits if h[0] in value) if hits else ()
+        if len(value) <= 4096:
+            text, kinds = _redact_cached(value, mine)
+        else:
+            text, kinds = _redact_uncached(value, mine) if mine or _needs_scan(value) else (value, ())
+        if kinds:
+            sink.extend(kinds)
+        if "[REDACTED:" in text:
+            marked.append(text)
+        return text
+    if isinstance(value, dict):
+        return {k: _walk(v, sink, hits, seen, marked) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_walk(v, sink, hits, seen, marked) for v in value]
+    return value
+
+
+# the rest of a split token, at the start of another string (``rules.random_head``)
+_HEAD = re.compile(r"^(\s*)([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
+# a string that ends with a redacted token (or holds the first half of one) may be one half
+_HALF = re.compile(r"\[REDACTED:partial_token\]|\[REDACTED:[a-z0-9_]+\][\s.,;:!?)]*$")
+_ID_KEY = re.compile(r"(?:^|_)(?:id|ids|at|on|date|status|type|kind|layer)$")
+
+
+def _is_half(value: Any) -> bool:
+    return isinstance(value, str) and "[REDACTED:" in value and _HALF.search(value) is not None
+
+
+def _head(value: str, sink: list[str]) -> str:
+    m = _HEAD.match(value)
+    if m is None or not random_head(m.group(2)):
+        return value
+    sink.append("partial_token")
+    return m.group(1) + MARKER.format(kind="partial_token") + value[m.end() :]
+
+
+def _other_half(value: Any, sink: list[str]) -> Any:
+    """Where one string of an object ends with a redacted token or holds the first half of one,
+    the rest may start another of its strings (a secret split across two fields): such a
+    random-looking head is redacted too. An object's strings are its own, those of its lists of
+    strings and those of the objects inside it; ids, dates and enums are left alone; the items of
+    a list of objects are groups of their own. ``value`` is a fresh copy (``_walk``), changed in place."""
+    if isinstance(value, list):
+        if all(isinstance(v, str) for v in value):
+            return [_head(v, sink) for v in value] if any(_is_half(v) for v in value) else value
+        return [_other_half(v, sink) for v in value]
+    if not isinstance(value, dict):
+        return value
+    slots: list[tuple[Any, Any]] = []  # (container, key or index) of each string of the group
+    inner: list[tuple[Any, Any]] = []  # lists of objects: groups of their own
+
+    def collect(d: dict[Any, Any]) -> None:
+        for k, v in d.items():
+            if _ID_KEY.search(str(k)):
+                continue
+            if isinstance(v, str):
+                slots.append((d, k))
+            elif isinstance(v, dict):
+                collect(v)
+            elif isinstance(v, list) and all(isinstance(x, str) for x in v):
+                slots.extend((v, i) for i in range(len(v)))
+            elif isinstance(v, list):
+                inner.append((d, k))
+
+    collect(value)
+    if any(_is_half(c[k]) for c, k in slots):
+        for c, k in slots:
+            c[k] = _head(c[k], sink)
+    for c, k in inner:
+        c[k] = _other_half(c[k], sink)
+    return value
+
+
+def summarize(findings: list[str]) -> str:
+    """``"2 openai_key, 1 password_in_url"`` (kinds and counts, never values); ``""`` when none."""
+    counts = Counter(findings)
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+
+
+def redacted_kinds(text: str) -> list[str]:
+    """The kinds of secrets already redacted out of ``text`` (its ``[REDACTED:<kind>]`` markers).
+
+    Text on its way to scoring was redacted at capture; this reads what was found there instead
+    of scanning the clean text again (which can never find anything).
+    """
+    return _MARKER_RE.findall(text)
+
+
+_NAME_MARKER = "REDACTED-{kind}"
+_NAME_MARKER_RE = re.compile(r"REDACTED-([a-z0-9_]+)")
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,8}$")
+
+
+def redact_name(name: str) -> Redacted:
+    """``redact`` for one file or folder name; markers become the file-name-safe ``REDACTED-<kind>``.
+
+    A token right after ``_`` (``aws_AKIA….md``, ``x_sk_live_….md``) is found as in any text (the
+    patterns start at ``_START``, not ``\\b``). An extension the redaction
+    swallowed (``password=hunter22.md``) is put back when it holds nothing itself. Idempotent: a
+    redacted name redacts to itself.
+    """
+    red = redact(_NAME_MARKER_RE.sub(r"[REDACTED:\1]", name))
+    text, findings = red.text, red.findings
+    if not findings:
+        return Redacted(name, [])
+    ext = _EXTENSION.search(name)
+    if ext and not text.endswith(ext.group(0)) and not redact(text + ext.group(0)).findings:
+        text += ext.group(0)
+    return Redacted(_MARKER_RE.sub(lambda m: _NAME_MARKER.format(kind=m.group(1)), text), findings)
+

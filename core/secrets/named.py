@@ -1,0 +1,111 @@
+"""Credentials known by the name they are given, in the places the assignment rule does not read.
+
+``rules`` finds ``password = …`` and ``"api_key": "…"``: a name that says secret, ``=`` or ``:``,
+a value. The same value is written many other ways, and each is a place, not a provider:
+
+- other assignment operators: Go's ``:=``, PHP's and Ruby's ``=>``, R's ``<-``, a URL-encoded
+  ``%3D`` (``password%3D…`` in a logged query string);
+- names that say secret by a short last part: ``DB_PASS``, ``smtp_pass``, ``ldap.pwd``;
+- a shell or image line that sets a variable without ``=``: ``ENV DB_PASS …`` (Dockerfile),
+  ``setenv``, ``set -x`` (fish);
+- markup: ``<password>…</password>``, ``<add key="DbPassword" value="…"/>`` (.NET settings), and
+  the name/value pairs of an environment list (``- name: DB_PASS`` then ``value: …``);
+- prose with the value in quotes, spaces and all: ``the wifi password is "correct horse"``;
+- codes that unlock something: ``the PIN is 4821``, ``recovery codes: 5f2a1-9c3b7 …``.
+
+A value that names where the secret is kept (``${DB_PASSWORD}``, ``os.environ[…]``, ``None``,
+``changeme``) is not redacted, nor is code (``token := getToken(ctx)``): an unquoted value of
+code (a call, a dotted name) stays. ``rules.find`` runs these after its own password rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from commonkeep.secrets.lazy import lazy
+from commonkeep.secrets.structure import _REF
+
+# a name that says secret: a whole word of it anywhere in the name, or a short last part after a
+# separator or a change of case (``DB_PASS``, ``smtp-pwd``, ``DbPass``; not ``bypass``, ``compass``, ``passenger``)
+_STRONG = (r"password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|account[_-]?key|auth[_-]?key"
+           r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|credentials?")
+_NAME = (r"(?:[\w.-]*?(?:" + _STRONG + r")|[\w.-]*?[A-Za-z0-9][_.-](?:pass|pwd|pw)|[\w.-]*?(?-i:[a-z0-9](?:Pass|Pwd|Pw)))"
+         r"(?![A-Za-z0-9])")
+# a value in quotes (spaces allowed), or one run of characters that is not code (an ``&`` ends it only
+# before the next ``name=`` of a query string)
+_QUOTED = r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\")"
+_PLAIN = r"(?P<v>(?![\w.]*\()(?![A-Za-z_]\w*\.[A-Za-z_][\w.]*(?:[\s,;)]|$))(?:[^\s\"'`,;&<>()]|&(?!\w+=)){4,})"
+_NOT_VALUE = r"(?!\[REDACTED|…|\.\.\.)"
+
+# ``name := "…"``, ``"name" => '…'``, ``name <- "…"``: code, so the value must be quoted
+_OPERATOR = lazy(r"(?i)(?<![\w.-])[\"']?" + _NAME + r"[\"']?\s*(?::=|=>|<-)\s*" + _REF + _NOT_VALUE + _QUOTED)
+# ``DB_PASS=…``, ``smtp_pass: "…"``: the short names with ``=`` or ``:`` (the long ones are ``rules``')
+_SHORT_NAME = lazy(r"(?i)(?<![\w.-])[\"']?(?:[\w.-]*?[A-Za-z0-9][_.-](?:pass|pwd|pw)|[\w.-]*?(?-i:[a-z0-9](?:Pass|Pwd|Pw)))(?![A-Za-z0-9])[\"']?\s*[:=]\s*" + _REF
+                   + _NOT_VALUE + r"(?:" + _QUOTED + r"|" + _PLAIN + r")")
+# a URL-encoded ``=``: ``password%3D…`` up to the next ``&`` or ``%26``
+_ENCODED = lazy(r"(?i)(?<![\w.-])" + _NAME + r"%3D" + _NOT_VALUE + r"(?P<v>(?:(?!%26)[^\s&\"'])+)")
+# ``ENV DB_PASS value`` (a Dockerfile; ``ENV`` in capitals), ``setenv``, ``set -x`` / ``set -gx`` (fish), without ``=``,
+# on a line of its own or quoted in a sentence
+_SET_LINE = lazy(r"(?i)(?<![\w-])(?:(?-i:ENV)|setenv|set\s+-[gxU]+)[ \t]+" + _NAME + r"[ \t]+" + _REF + _NOT_VALUE
+                 + r"(?:" + _QUOTED + r"|(?P<v>[^\s\"'`]{3,}))")
+# ``<password>…</password>``, ``<DbPass>…</DbPass>``
+_ELEMENT = lazy(r"(?i)<(?P<tag>" + _NAME + r")(?:\s[^<>]*)?>\s*" + _REF + _NOT_VALUE + r"(?P<v>[^<>\n]{3,200}?)\s*</(?P=tag)>")
+# ``key="DbPassword" value="…"`` (.NET appSettings), ``name: DB_PASS`` then ``value: …`` (a container's env list)
+_PAIR = lazy(r"(?i)\b(?:key|name)\s*[=:]\s*[\"']?" + _NAME + r"[\"']?[ \t]*(?:\r?\n[ \t]*(?:-[ \t]*)?)?[ \t]*\bvalue\s*[=:]\s*"
+             + _REF + _NOT_VALUE + r"(?:" + _QUOTED + r"|(?P<v>[^\s\"'`]{3,}))")
+# a password box filled in: ``<input type="password" value="…">`` (either attribute first)
+_INPUT = lazy(r"(?i)<input\b(?=[^<>]*\btype\s*=\s*[\"']?password\b)[^<>]*?\bvalue\s*=\s*" + _REF + _NOT_VALUE + _QUOTED)
+# prose, the value quoted: ``the wifi password is "correct horse battery"``, ``changed my passphrase to 'x y z'``
+_PW_WORDS = r"(?:password|passphrase|passcode|pass\s?word|pwd|mot de passe|contraseña|passwort|kennwort|senha|пароль)"
+PROSE_QUOTED = lazy(r"(?i)\b" + _PW_WORDS + r"(?:\s+(?:for|of|on|at|in)\s+(?:the\s+|my\s+|our\s+)?[\w.@/:-]+(?:\s+[\w.-]+)?)?"
+                     r"\s*(?:was changed to|was set to|changed to|set to|is now|now is|is still|became|is|was|are|to|ist|est|es|é|=|:)"
+                     r"\s*[\"'“«‘]" + _REF + _NOT_VALUE + r"(?P<v>[^\"'”»’\n]{4,120}?)[\"'”»’]")
+# codes that unlock something: a PIN, a door or safe code, 2FA recovery or backup codes (one or a list)
+_CODE = lazy(r"(?i)\b(?:pin(?:\s?code)?|(?:recovery|backup|unlock|door|alarm|safe|gate|entry|access)\s+codes?)\b"
+             r"(?:\s+(?:for|of|on|at|to)\s+(?:the\s+|my\s+|our\s+)?[\w.@/:-]+)?\s*(?:is now|is|was|are|were|=|:)\s*[\"']?"
+             r"(?P<v>(?=[\w-]*\d)[A-Za-z0-9]{2,10}(?:-[A-Za-z0-9]{2,10})?(?:[ \t,;]+(?=[\w-]*\d)[A-Za-z0-9]{2,10}(?:-[A-Za-z0-9]{2,10})?)*)"
+             r"(?![\w-])")
+
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("password_assignment", _OPERATOR),
+    ("password_assignment", _SHORT_NAME),
+    ("password_assignment", _ENCODED),
+    ("password_assignment", _SET_LINE),
+    ("password_assignment", _ELEMENT),
+    ("password_assignment", _PAIR),
+    ("password_assignment", _INPUT),
+    ("password_in_prose", PROSE_QUOTED),
+    ("access_code", _CODE),
+)
+NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {"access_code": (("pin", "code"), True)}
+
+# the cheap regex every match of a pattern holds, in the lower-cased text (``rules`` skips a
+# pattern where it finds nothing; ``precheck`` asks ``maybe``)
+_WORDS = r"(?:pass|pw|secret|key|token|credential)"
+_OPERATOR_CONTEXT = lazy(_WORDS + r"[\w.-]*[\"']?\s*(?::=|=>|<-)")
+_SHORT_CONTEXT = lazy(r"[a-z0-9][_.-]?(?:pass|pwd|pw)[\"']?\s*[:=]")
+_SET_CONTEXT = lazy(r"(?<![\w-])(?:env|setenv|set\s+-[gxu]+)[ \t]+[\w.-]*" + _WORDS)
+_MARKUP_CONTEXT = lazy(r"<[\w.-]*" + _WORDS + r"|" + _WORDS + r"[\w.-]*[\"']?[ \t]*(?:\r?\n[ \t]*(?:-[ \t]*)?)?[ \t]*value\s*[=:]")
+_PROSE_CONTEXT = lazy(r"(?:passw|passph|passc|pass\sw|pwd|mot de passe|kennwort|senha)[^\"'“«‘\n]{0,80}[\"'“«‘]")
+_CODE_CONTEXT = lazy(r"\bpin\b|\b(?:recovery|backup|unlock|door|alarm|safe|gate|entry|access)\s+codes?\b")
+_QUOTES = ("\"", "'", "“", "«", "‘")
+CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {  # each asks for a literal first: no regex compiled for plain text
+    _OPERATOR: lambda low: (":=" in low or "=>" in low or "<-" in low) and _OPERATOR_CONTEXT.search(low) is not None,
+    _SHORT_NAME: lambda low: ("pass" in low or "pw" in low) and _SHORT_CONTEXT.search(low) is not None,
+    _ENCODED: lambda low: "%3d" in low,
+    _SET_LINE: lambda low: ("env" in low or "set" in low) and _SET_CONTEXT.search(low) is not None,
+    _ELEMENT: lambda low: "</" in low and _MARKUP_CONTEXT.search(low) is not None,
+    _PAIR: lambda low: "value" in low and _MARKUP_CONTEXT.search(low) is not None,
+    _INPUT: lambda low: "<input" in low and "password" in low,
+    PROSE_QUOTED: lambda low: any(q in low for q in _QUOTES) and _PROSE_CONTEXT.search(low) is not None,
+    _CODE: lambda low: ("pin" in low or "code" in low) and _CODE_CONTEXT.search(low) is not None,
+}
+
+
+def maybe(low: str) -> bool:
+    """Could one of these patterns match the lower-cased ASCII text? (``precheck``: never no where
+    one would.)"""
+    if "%3d" in low and ("pass" in low or "pw" in low or "secret" in low or "key" in low or "token" in low or "credential" in low):
+        return True
+    return any(context(low) for pattern, context in CONTEXTS.items() if pattern is not _ENCODED)

@@ -1,0 +1,182 @@
+"""The redactor's pre-check: could ``rules.find`` redact anything in this text?
+
+Nearly every text a host captures holds no secret, and ``find`` runs some fifty rules, so the
+redactor first asks this cheaper question and leaves a text alone when the answer is no. It must
+never say no where ``find`` would redact something, so it is built rule by rule from what every
+match of a rule holds:
+
+- a literal of the rule (a provider prefix, key armour, ``identified``, ``passw``, ``pwd``,
+  ``/user:``…), looked up as a substring of the lower-cased text;
+- for the rules that start from a common character or word (``=``, ``:``, ``--``, ``-u``,
+  `` -``, ``$``, ``{``, ``"``, ``://``, ``key``, ``token``, ``bearer``…), that character or word
+  first and then a short regex of the context the rule needs (``token`` followed by ``:`` or
+  ``=``, a long flag naming a password or token, a URL with ``:`` and ``@`` in its authority…);
+- for the rules that read runs of token characters: a hex run of 48 digits, or of 32 beside a
+  secret word, or after a provider-style prefix (``shpat_…``); a run of 20 token characters with
+  an upper-case letter and a digit or a change of case (``looks_random`` wants them); a hex or
+  base64 run that decodes to readable text (``encoded_*``); twelve words of a BIP-39 list or
+  more (seed phrases). Provider tokens are known by their prefixes (literals above).
+
+Text with characters outside ASCII always gets the full scan (it may be disguised). Scanning a
+text this lets through costs tens of microseconds; the pre-check costs a few.
+``tests/governance/test_secrets_scan.py`` holds it to ``find`` on the whole generated corpus and
+on random texts built around every rule's anchors.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from commonkeep.secrets import named, structure
+from commonkeep.secrets.rules import _BEARER_CONTEXT, _URL_CONTEXT, _decoded
+from commonkeep.secrets.structure import (
+    ASSIGN,
+    CONNECTION,
+    HEADER,
+    LONG_FLAG,
+    PGPASS,
+    SHORT_FLAG,
+    USER_FLAG,
+)
+
+# provider prefixes and key armour, written as the rules want them (case-sensitive)
+_PREFIXES = re.compile(r"A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|Iza)|eyJ|xox|glrt|SG\.|hf_|npm_|sk-|pypi-|gh[pousr]_|github_pat_"
+                       r"|_live_|_test_|hooks\.slack\.com|:AA|b3BlbnNzaC1rZXktdjE|AGE-|-----BEGIN|---- BEGIN|PuTTY-User")
+# the commands whose short flag takes a password (``structure._SHORT_CMDS``), as words of letters
+# (``redis-cli`` is ``redis``, ``ssh-keygen`` ``keygen``, registry logins ``login``; ``7z`` is looked up as written)
+_COMMANDS = frozenset(w.encode("ascii") for w in (
+    "sshpass", "mysql", "mysqldump", "mysqladmin", "mysqlimport", "mariadb", "ldapsearch", "ldapadd", "ldapmodify",
+    "ldapdelete", "ldappasswd", "ldapwhoami", "ldapcompare", "ldapmodrdn", "redis", "unzip", "zip", "zipcloak", "rar",
+    "unrar", "smbclient", "keytool", "login", "sqlcmd", "bcp", "osql", "isql", "mongo", "mongosh", "mongodump",
+    "mongorestore", "mongoexport", "mongoimport", "keygen", "htpasswd", "openssl"))
+_HASH = re.compile(r"\$(?:apr1|2[abxy]|[1567y]|gy|argon2|scrypt|pbkdf2|sha512|sha256|md5)\$|\{(?:S?SHA|S?MD5|CRYPT|PBKDF2)")
+_PASS_WORD = re.compile(r"pass\sword")  # "pass word" in prose
+_JWK = re.compile(r"\"(?:d|p|q|dp|dq|qi|k)\"\s*:")
+_GITLAB = re.compile(r"gl[a-z]{1,5}-")
+_TWILIO = re.compile(r"SK[0-9a-fA-F]{32}")
+_HEX_PRIVATE = re.compile(r"0x[0-9a-f]{64}")
+# runs of token characters
+_HEX_RUN = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{24,}(?![0-9A-Za-z])")
+_PREFIXED_HEX = re.compile(r"[_-][0-9a-f]{32}")
+# a hex key is redacted beside one of these words (``rules`` hex_key), else only at 48 digits or more
+_HEX_WORDS = ("key", "secret", "token", "pass", "credential", "salt", "hmac", "signing", "seed", "pepper", "api")
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9+/_=.-]{20,}")  # ``rules._TOKEN``
+_B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")  # ``rules._B64_RUN``
+
+
+def needs_scan(text: str) -> bool:
+    """False only when ``rules.find(text)`` finds nothing (see the module doc)."""
+    if not text.isascii():
+        return True
+    if _PREFIXES.search(text) is not None:
+        return True
+    low = text.lower()
+    # the words of a password, a clause, a config line (each rule's literal; lower-cased)
+    if "pass" in low and ("passw" in low or "passph" in low or "passc" in low or "pass:" in low or "requirepass" in low
+                          or "auth_pass" in low or _PASS_WORD.search(low) is not None):
+        return True
+    if "pw" in low and ("pwd" in low or "pw:" in low or "bindpw" in low or "rootpw" in low):
+        return True
+    if "auth" in low and ("masterauth" in low or "rpcauth" in low or "authorization" in low):
+        return True
+    if ("kennwort" in low or "senha" in low or "mot de passe" in low or "identified" in low or "apikey" in low
+            or "api-key" in low or "/user:" in low):
+        return True
+    words = low.encode("ascii").translate(_LETTERS).split()  # its words of letters
+    return _in_context(text, low, words) or _runs(text, low, words)
+
+
+def _in_context(text: str, low: str, words: list[bytes]) -> bool:
+    colon, equals, dash = ":" in low, "=" in low, "-" in low
+    if (colon or equals) and ("pw" in low or "secret" in low or "key" in low or "token" in low or "credential" in low
+                              or "auth" in low or "pass" in low) and ASSIGN.search(low):
+        return True
+    if equals and ("sig" in low or "sas" in low or "code" in low) and CONNECTION.search(low):
+        return True
+    if dash:
+        if "--" in low and LONG_FLAG.search(low):
+            return True
+        if "-u" in low and colon and USER_FLAG.search(low):
+            return True
+        if " -" in low and SHORT_FLAG.search(low):
+            return True
+        if "gl" in low and _GITLAB.search(low):
+            return True
+    if (dash or "%" in low) and ("7z" in low or not _COMMANDS.isdisjoint(words)):
+        return True
+    if "AUTH" in text:  # redis's AUTH command, upper case as the rule wants it
+        return True
+    if ("$" in text or "{" in text) and _HASH.search(text):
+        return True
+    if '":' in text and _JWK.search(text):
+        return True
+    if "://" in text and _URL_CONTEXT.search(text):
+        return True
+    if ("bearer" in low or "basic" in low) and _BEARER_CONTEXT.search(low):
+        return True
+    if "x-" in low and colon and HEADER.search(low):
+        return True
+    if "account" in low and ("machine" in low or "default" in low):  # .netrc: machine … account …
+        return True
+    if "SK" in text and _TWILIO.search(text):
+        return True
+    if "0x" in low and _HEX_PRIVATE.search(low):
+        return True
+    if named.maybe(low):  # other operators and names, markup, quoted prose, codes (``named.py``)
+        return True
+    return colon and low.count(":") >= 4 and PGPASS.search(low) is not None
+
+
+def _runs(text: str, low: str, words: list[bytes]) -> bool:
+    if len(text) >= 16 and max(map(len, parts := text.split()), default=0) >= 16:  # every run rule wants 16 characters in a row
+        for part in parts:
+            if len(part) >= 16 and _run(part, low):
+                return True
+    return len(text) >= _seed_chars() and _seedlike(words)
+
+
+def _run(part: str, low: str) -> bool:
+    """Could a rule that reads runs want something in ``part`` (a piece of the text between spaces)?"""
+    for m in _HEX_RUN.finditer(part):  # hex keys: long, beside a secret word, or hex-encoded text
+        run = m.group(0)
+        if len(run) >= 48 or (len(run) >= 32 and any(w in low for w in _HEX_WORDS)) or _readable(run):
+            return True
+    if ("_" in part or "-" in part) and _PREFIXED_HEX.search(part):  # a provider-style prefix before 32 hex digits
+        return True
+    for m in _TOKEN_RUN.finditer(part):
+        run = m.group(0)
+        if run != run.lower() and _RANDOM_HINT.search(run):
+            return True
+    return any(_readable(m.group(0)) for m in _B64_RUN.finditer(part))
+
+
+# ``looks_random`` says yes only to a run with an upper-case letter and a digit or a change of case
+_RANDOM_HINT = re.compile(r"[0-9]|[a-z][A-Z]|[A-Z][a-z]")
+
+
+@lru_cache(maxsize=16384)
+def _readable(run: str) -> bool:
+    """Does a base64 run decode to readable text (``rules._decoded``)? Paths and ids repeat: kept."""
+    return _decoded(run) is not None
+
+
+# lower-case ASCII letters stay, every other byte becomes a space: the words ``structure._WORD`` finds
+_LETTERS = bytes(c if 97 <= c <= 122 else 32 for c in range(256))
+
+
+def _seedlike(words: list[bytes]) -> bool:
+    """``structure.seedlike`` for ASCII text, on its words as bytes (a quarter of the time)."""
+    return len(words) >= structure.SEED_LENGTHS[0] and len(_ascii_words().intersection(words)) >= 8
+
+
+@lru_cache(maxsize=1)
+def _ascii_words() -> frozenset[bytes]:
+    return frozenset(w.encode("ascii") for w in structure.any_list() if w.isascii())
+
+
+@lru_cache(maxsize=1)
+def _seed_chars() -> int:
+    """The shortest a seed phrase can be written: its words at their shortest, one character between."""
+    shortest = min((len(w) for wl in structure.word_lists() for w in wl), default=1)
+    return structure.SEED_LENGTHS[0] * (shortest + 1) - 1

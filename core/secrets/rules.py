@@ -1,0 +1,474 @@
+"""Where the secrets are in a text: ``find(text)`` returns the spans to redact, by kind.
+
+The rules run most specific first over one text; a span a rule claimed is masked (same length,
+so offsets hold) before the next rule runs, so a URL password is not claimed again as an
+assignment. After the rules: runs of hex or base64 that *decode* to a secret (or to
+``user:password``) are claimed whole, then long random-looking runs (``high_entropy``).
+
+Measured on the generated corpus (``commonkeep bench secrets``), Yelp's detect-secrets
+keyword, entropy and Basic-auth plugins found fewer of these and changed more benign text than
+these rules (``docs/security.md``), so the rules are ours; the look-alike letters are folded with
+the maintained Unicode confusables table (``confusable-homoglyphs``), see ``fold.py``.
+"""
+
+from __future__ import annotations
+
+import binascii
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+
+from commonkeep.secrets import named, provider, structure
+from commonkeep.secrets.fields import _CAMEL_PART
+from commonkeep.secrets.identifier import identifier
+from commonkeep.secrets.lazy import lazy
+
+Span = tuple[int, int, str]  # start, end, kind
+
+MASK = "\x00"
+
+_ASSIGN_NAMES = (
+    r"(?:(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|account[_-]?key"
+    r"|auth[_-]?key|private[_-]?key|client[_-]?secret|credentials?|sas[_-]?token|shared[_-]?access[_-]?key))"
+)
+# values that name where a secret comes from rather than being one (code and config templates)
+_PLACEHOLDER = (
+    r"\$|\{\{|<|%\(|%\w+%|os\.environ|os\.getenv|process\.env|getenv|env\.|None\b|null\b|true\b|false\b|\*{3,}"
+    r"|x{6,}|changeme\b|required\b|\[REDACTED"
+)
+# Where a token may start: not inside a longer word or number, but right after ``_`` too
+# (``key_AKIA…``, ``token_ghp_…``), which ``\b`` would miss (``_`` is a word character).
+_START = r"(?<![A-Za-z0-9])"
+_NOT_MARKER = r"(?!\[REDACTED|…|\.\.\.)"
+# a URL password that only names one (``scheme://user:pass@host`` in documentation)
+_PLACEHOLDER_PW = lazy(r"(?i)pass|password|passwd|pwd|pw|secret|token|x{3,}|\*{3,}|<[^>]*>")
+
+# The words for "password" in prose, in the languages the injection rules score too.
+_PW_WORDS = (r"(?:password|passphrase|passcode|pass\s?word|pwd|mot de passe|contraseña|passwort|kennwort"
+             r"|senha|пароль|密码|パスワード)")
+_FILLER = r"(?:\s+(?:for|of|to|on|at|in|für|pour|para|для)\s+(?:the\s+|my\s+|our\s+)?[\w.@/:-]+(?:\s+[\w.-]+)?)?"
+_VERB = r"(?:was changed to|was set to|changed to|set to|is now|now is|is still|became|is|was|are|ist|est|es|é|=|:)"
+
+_BEARER = lazy(r"(?i)\b(?:bearer|basic)\b\s*[:=]?\s+" + _NOT_MARKER
+                     + r"(?P<v>(?=[A-Za-z0-9._~+/=-]*[0-9A-Z+/=])[A-Za-z0-9._~+/=-]{16,})")
+# ``scheme://user:password@host``, the user may be empty (``redis://:pw@host``) and the password may
+# hold ``@`` (the host starts after the last one)
+_URL = lazy(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@\[\]]{0,64}:" + _NOT_MARKER
+                  + r"(?P<v>[^\s/]{1,256})@(?=[^\s@/]*[A-Za-z0-9])")
+_ASSIGNMENT = lazy(r"(?i)" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*[\"']?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER
+                         + r")(?P<v>[^\s\"',;]{6,})")
+_URL_CONTEXT = lazy(r"://[^\s/@]*:[^\s/]*@")
+_BEARER_CONTEXT = lazy(r"\b(?:bearer|basic)\b\s*[:=]?\s+[a-z0-9._~+/=-]{16}")
+
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "private_key",
+        lazy(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
+        ),
+    ),
+    *structure.PATTERNS,
+    ("anthropic_key", lazy(_START + r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}")),
+    ("openai_key", lazy(_START + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
+    ("github_token", lazy(_START + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})")),
+    ("gitlab_runner_token", lazy(_START + r"glrtr?-[A-Za-z0-9_-]{20,}")),
+    ("gitlab_token", lazy(_START + r"gl(?:pat|dt|ptt|ft|imt|oas|soat|cbt|agent)-[A-Za-z0-9_-]{20,}")),
+    ("slack_token", lazy(_START + r"xox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("slack_webhook", lazy(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}")),
+    ("stripe_key", lazy(_START + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("google_api_key", lazy(_START + r"AIza[0-9A-Za-z_-]{35}")),
+    ("aws_access_key", lazy(_START + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[0-9A-Z]{16}\b")),
+    ("huggingface_token", lazy(_START + r"hf_[A-Za-z0-9]{30,}")),
+    ("npm_token", lazy(_START + r"npm_[A-Za-z0-9]{36}\b")),
+    ("pypi_token", lazy(_START + r"pypi-AgE[A-Za-z0-9_-]{40,}")),
+    ("sendgrid_key", lazy(_START + r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    ("twilio_key", lazy(_START + r"SK[0-9a-fA-F]{32}\b")),
+    ("telegram_bot_token", lazy(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{30,}")),
+    ("jwt", lazy(_START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    # ``Bearer …``, ``Basic …`` and ``Basic: …`` (a value that is not one plain lower-case word)
+    ("bearer_token", _BEARER),
+    # ``scheme://user:password@host``, the user may be empty (``redis://:pw@host``) and the
+    # password may hold ``@`` (the host starts after the last one)
+    ("password_in_url", _URL),
+    ("password_assignment", _ASSIGNMENT),
+    # prose: "the admin password is …", "password for the NAS was changed to …"
+    (
+        "password_in_prose",
+        lazy(r"(?i)(?=[pmcksп密パ])\b" + _PW_WORDS + _FILLER + r"\s*" + _VERB + r"\s*[\"'“«]?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r")"
+                   + r"(?P<v>[^\s\"'”»]{4,})"),
+    ),
+    # the same values in the places these do not read: other operators and names, markup, quoted prose, codes
+    *named.PATTERNS,
+    # a provider-style token of any provider: a short prefix word, then 32+ hex digits (``shpat_…``, ``lsv2_pt_…``)
+    ("prefixed_hex_token", lazy(r"(?<![A-Za-z0-9_.-])(?!(?:sha\d*|md5|commit|blob|tree|digest|hash|uuid|id|object|cache|etag"
+                                      r"|rev|ref|build|run|trace|span|session|request|req|file|tmp|temp)[_-])"
+                                      r"[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{1,8}[_-]){0,2}(?P<v>[0-9a-f]{32,}(?:[_-][0-9a-f]{6,})?)"
+                                      r"(?![A-Za-z0-9])")),
+    # the first half of a provider token whose rest is elsewhere (a digit and a letter after the prefix)
+    ("partial_token", lazy(_START + r"(?:sk-(?:proj-|ant-api\d\d-)?|gh[pousr]_|github_pat_|glpat-|glrtr?-|xox[abposr]-"
+                                 r"|hf_|npm_|AKIA|AIza|SG\.|pypi-|eyJ)(?P<v>[A-Za-z0-9_-]{8,})")),
+    # a hex key with a secret word before it and no assignment: "signing key 4f3a…"
+    (
+        "hex_key",
+        lazy(r"(?i)\b(?:key|secret|token|password|passphrase|credentials?|salt|hmac|signing|seed|pepper|api)\b"
+                   r"[^\n]{0,40}?(?<![0-9A-Za-z])(?P<v>[0-9a-f]{32,}|[0-9A-F]{32,})(?![0-9A-Za-z])"),
+    ),
+    # ... or after it: "use 4f3a… as the api key"
+    (
+        "hex_key",
+        lazy(r"(?i)(?<![0-9A-Za-z])(?P<v>[0-9a-f]{32,}|[0-9A-F]{32,})(?![0-9A-Za-z])[^\n]{0,30}?"
+                   r"\b(?:key|secret|token|password|passphrase|credentials?|salt|hmac|seed|pepper)s?\b"),
+    ),
+)
+
+_GITLAB = ("glpat-", "gldt-", "glptt-", "glft-", "glimt-", "gloas-", "glsoat-", "glcbt-", "glagent-")
+_GITHUB = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
+_AWS = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA")
+_SECRET_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "credential")
+_PROSE_WORDS = ("pass", "pwd", "contraseña", "kennwort", "senha", "пароль", "密码", "パスワード")
+# A rule runs only on a text holding one of its literals (case-sensitive, or in the lower-cased
+# text for the words): most texts hold none, and a regex that cannot match is skipped unread.
+NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
+    **structure.NEEDLES,
+    **named.NEEDLES,
+    "private_key": (("PRIVATE KEY", *structure.PEM_NEEDLES), False),
+    "anthropic_key": (("sk-ant-",), False),
+    "openai_key": (("sk-",), False),
+    "github_token": (_GITHUB, False),
+    "gitlab_runner_token": (("glrt",), False),
+    "gitlab_token": (_GITLAB, False),
+    "slack_token": (("xox",), False),
+    "slack_webhook": (("hooks.slack.com",), False),
+    "stripe_key": (("_live_", "_test_"), False),
+    "google_api_key": (("AIza",), False),
+    "aws_access_key": (_AWS, False),
+    "huggingface_token": (("hf_",), False),
+    "npm_token": (("npm_",), False),
+    "pypi_token": (("pypi-",), False),
+    "sendgrid_key": (("SG.",), False),
+    "twilio_key": (("SK",), False),
+    "telegram_bot_token": ((":AA",), False),
+    "jwt": (("eyJ",), False),
+    "bearer_token": (("bearer", "basic"), True),
+    "password_in_url": (("://",), False),
+    "password_assignment": (_SECRET_WORDS, True),
+    "password_in_prose": (_PROSE_WORDS, True),
+    "prefixed_hex_token": (("_", "-"), False),
+    "partial_token": (("sk-", "gh", "github_pat_", "glpat-", "glrt", "xox", "hf_", "npm_", "AKIA", "AIza", "SG.", "pypi-", "eyJ"), False),
+}
+
+
+# Words that say a hex run is a digest or an id, not a key (``commit``, ``sha256:``, ``evidence``).
+_DIGEST_WORDS = lazy(r"(?i)\b(?:sha\d*|commit|digest|checksum|hash|md5|fingerprint|evidence|uuid|id|ref|object|blob|tree)\b")
+_DIGEST_LENGTHS = {32, 40, 56, 64, 96, 128}
+_HEX32 = lazy(r"[0-9a-fA-F]{32}")
+# a random hex key carries ~4 bits a character; a run of one or two digits repeated carries ~0-1
+MIN_HEX_ENTROPY = 2.5
+_BARE_HEX = lazy(r"(?<![0-9A-Za-z])(?:[0-9a-f]{48,}|[0-9A-F]{48,})(?![0-9A-Za-z])")
+_HEX_RUN = lazy(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
+_B64_RUN = lazy(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
+_HEX_PAIRS = lazy(r"(?:[0-9a-fA-F]{2})+")
+_URLSAFE = str.maketrans("-_", "+/")
+_USER_PASS = lazy(r"[^\s:]{1,64}:\S{4,}")
+_TOKEN = lazy(r"[A-Za-z0-9+/_=.-]{20,}")
+
+
+_NOT_TOKENS = {"password_in_url", "password_assignment", "password_in_prose", "access_code", "private_key", "bearer_token", "slack_webhook",
+               "seed_phrase", *structure.NEEDLES}
+_NEXT_HEAD = lazy(r"[\s,;:]{1,4}([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
+_CASE_CHANGE = lazy(r"(?=[a-z][A-Z]|[A-Z][a-z])")
+
+
+# ... and a pattern listed here only where its context holds (``structure.CONTEXTS``)
+CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
+    **structure.CONTEXTS,
+    **named.CONTEXTS,
+    _ASSIGNMENT: lambda low: structure.ASSIGN.search(low) is not None,
+    _URL: lambda low: _URL_CONTEXT.search(low) is not None,
+    _BEARER: lambda low: _BEARER_CONTEXT.search(low) is not None,
+}
+
+# (kind, pattern, its literals, whether they are looked up lower-cased, the pattern's own gate, its context)
+_PLAN = [(kind, pattern, frozenset(NEEDLES.get(kind, ((), False))[0]), NEEDLES.get(kind, ((), False))[1],
+          frozenset(structure.GATES[pattern]) if pattern in structure.GATES else None, CONTEXTS.get(pattern))
+         for kind, pattern in PATTERNS]
+_ALL_CS = sorted({n for _, _, needles, ci, _, _ in _PLAN if not ci for n in needles})
+_ALL_CI = sorted({n for _, _, needles, ci, _, _ in _PLAN if ci for n in needles} | {n for *_, gate, _ in _PLAN for n in gate or ()})
+
+
+def random_head(token: str) -> bool:
+    """The rest of a split token: letters and digits, or upper and lower case changing more than
+    once (``tLLCWPgEux``, not ``hf_transfer`` or ``Kestrel``)."""
+    upper, lower, digit = (any(f(c) for c in token) for f in (str.isupper, str.islower, str.isdigit))
+    if digit:
+        return upper or lower
+    return upper and lower and len(_CASE_CHANGE.findall(token)) >= 2
+
+
+def shannon_entropy(s: str) -> float:
+    """Bits per character of ``s``."""
+    if not s:
+        return 0.0
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+_UPPER, _LOWER, _DIGIT = lazy(r"[A-Z]"), lazy(r"[a-z]"), lazy(r"[0-9]")
+_LOWER_RUN = lazy(r"[a-z]{4,}")  # the words of an identifier (``EncodedStringHelper``)
+
+
+def looks_random(token: str) -> bool:
+    """32+ characters mixing upper case, lower case and digits with entropy ≥ 4.2 bits a character;
+    or 20 to 31 characters of upper and lower case (two of each at least) changing case twice or
+    more with two digits or more (four times with one digit, six with none), entropy ≥ 3.5 and under half of it in runs of four lower-case
+    letters (the words of ``CamelCase`` identifiers); or 24+ upper-case letters (many beyond hex) and digits with entropy
+    ≥ 3.6. A name from code (``HTTPSConnectionPoolV2``: words, acronyms, short numbers) is not random
+    (``identifier.py``)."""
+    core = token.strip("=")
+    if len(core) < 20 or core.startswith("REDACTED"):
+        return False
+    upper, lower, digit = (len(r.findall(core)) for r in (_UPPER, _LOWER, _DIGIT))
+    if upper and digit and not lower and len(core) >= 24:  # upper case and digits only (``NRAK-…``), not hex
+        return digit >= 3 and len(set(core) - set("ABCDEF0123456789_-")) >= 6 and shannon_entropy(core) >= 3.6
+    if len(core) >= 32:
+        return bool(upper and lower and digit) and shannon_entropy(core) >= 4.2 and not identifier(core)
+    if min(upper, lower) < 2 or sum(map(len, _LOWER_RUN.findall(core))) > 0.45 * len(core):
+        return False
+    changes = len(_CASE_CHANGE.findall(core))
+    if changes < (6 if not digit else 4 if digit < 2 else 2):
+        return False
+    return shannon_entropy(core) >= 3.5 and not identifier(core)
+
+
+def _strong(value: str) -> bool:
+    """A prose value that looks like a password: two character classes or more, not one word."""
+    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w\s]"))
+    if value.rstrip(".,;:!?)").isalpha():
+        return False
+    return classes >= 2 and len(value.rstrip(".,;:!?)")) >= 6
+
+
+def _mask(text: str, spans: list[Span]) -> str:
+    if not spans:
+        return text
+    chars = list(text)
+    for s, e, _ in spans:
+        chars[s:e] = MASK * (e - s)
+    return "".join(chars)
+
+
+def _claim(spans: list[Span], s: int, e: int, kind: str) -> None:
+    if e > s and not any(s < e2 and s2 < e for s2, e2, _ in spans):
+        spans.append((s, e, kind))
+
+
+def _value_span(m: re.Match[str]) -> tuple[int, int]:
+    """The span of the value group that matched (``v``, or a quoted ``q1``/``q2``), else the match."""
+    for g in ("v", "q1", "q2"):
+        if g in m.re.groupindex and m.start(g) >= 0:
+            return m.start(g), m.end(g)
+    return m.span()
+
+
+# kinds found by their place whose value must still not be a plain word, a number or a file name
+_LOOSE_PLACE = {"connection_string", "config_password"}
+_PLAIN = lazy(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env)")
+
+
+def _keep(kind: str, value: str) -> bool:
+    """False when a structure rule's value is not a credential after all."""
+    if "…" in value or "..." in value:
+        shown = value.replace("…", "").replace("...", "").strip("`'\"()[]{}.,;:")
+        if len(shown) < 8:
+            return False  # a value the writer elided ("token=Xq3…"), not the value
+    if kind == "password_short_flag":  # any command: only a value with three character classes
+        classes = sum(bool(re.search(c, value)) for c in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w.\-]"))
+        return classes >= 3 and "[REDACTED" not in value
+    if kind in structure.NEEDLES or kind in _LOOSE_PLACE:
+        if value.isdigit() or not value.strip() or "[REDACTED" in value:
+            return False
+        if kind in _LOOSE_PLACE and (_PLAIN.fullmatch(value) or len(value) < 4):
+            return False
+    return True
+
+
+def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> list[Span]:
+    """The spans of ``text`` to redact, sorted, not overlapping; ``known``: the values the
+    maintained provider rules found (``provider.provider_values``), claimed first."""
+    spans: list[Span] = []
+    work = text
+    low = text.lower()
+    hexy = _HEX32.search(text) is not None
+    present_cs = {n for n in _ALL_CS if n in text}  # each literal looked up once, not once per rule
+    present_ci = {n for n in _ALL_CI if n in low}
+    ascii = text.isascii()  # contexts read the lower-cased text: case folding outside ASCII differs
+    low_work = low  # ... of the text as the next rule sees it (claimed spans masked: a mask can join a match)
+    for kind, pattern, needles, fold_case, gate, context in _PLAN:
+        if kind in ("hex_key", "prefixed_hex_token") and not hexy:
+            continue
+        if kind != "hex_key" and needles.isdisjoint(present_ci if fold_case else present_cs):
+            continue
+        if gate is not None and gate.isdisjoint(present_ci):
+            continue
+        if context is not None and ascii and not context(low_work):
+            continue
+        found: list[Span] = []
+        for m in pattern.finditer(work):
+            s, e = _value_span(m)
+            value = text[s:e]
+            if MASK in work[s:e] or not _keep(kind, value) or (kind == "password_in_url" and _PLACEHOLDER_PW.fullmatch(value)):
+                continue
+            if kind == "password_in_prose" and pattern is not named.PROSE_QUOTED:  # a quoted value may be words
+                value = value.rstrip(".,;:!?)")
+                e = s + len(value)
+                if not _strong(value):
+                    continue
+            if kind == "hex_key" and _digest_in_context(work, m.start(), s, e):
+                continue
+            if kind == "prefixed_hex_token":
+                s = m.start()
+            if kind == "partial_token":  # the prefix goes too; the rest must look random (not ``hf_transfer``)
+                if not random_head(value):
+                    continue
+                s = m.start()
+            _claim(found, s, e, kind)
+        if found:
+            spans.extend(found)
+            work = _mask(work, found)
+            low_work = work.lower()
+    # the maintained provider rules' values: where one of our rules found the same token its kind
+    # name stays; what they found beyond ours is claimed, the uncovered rest of a longer value too
+    for s, e, kind in sorted(provider.spans(text, known), key=lambda sp: (sp[0], -sp[1])):
+        inside = sorted(sp for sp in spans if sp[0] < e and s < sp[1])
+        if inside:  # one secret, one finding: the spans it overlaps grow into one, named as ours
+            for sp in inside:
+                spans.remove(sp)
+            spans.append((min(s, inside[0][0]), max(e, *(sp[1] for sp in inside)), inside[0][2]))
+        else:
+            spans.append((s, e, kind))
+    work = _mask(work, spans)
+    for s, e, kind in structure.seed_spans(work):
+        _claim(spans, s, e, kind)
+    for m in _BARE_HEX.finditer(work):
+        if shannon_entropy(m.group(0)) < MIN_HEX_ENTROPY:  # "dddd…", "0000…": padding, not a key
+            continue
+        if len(m.group(0)) not in _DIGEST_LENGTHS and not _DIGEST_WORDS.search(work[max(0, m.start() - 24) : m.start()]):
+            _claim(spans, m.start(), m.end(), "hex_key")
+    work = _mask(work, spans)
+    for _s, e, kind in list(spans):
+        if kind not in _NOT_TOKENS:  # the rest of a split token may follow on the next line or after a space
+            head = _NEXT_HEAD.match(work, e)
+            if head and random_head(head.group(1)):
+                _claim(spans, head.start(1), head.end(1), "partial_token")
+    work = _mask(work, spans)
+    if depth < 2:
+        for s, e, kind in _encoded(work, depth):
+            _claim(spans, s, e, kind)
+        work = _mask(work, spans)
+    for m in _TOKEN.finditer(work):
+        for s, e in _random_parts(m.group(0)):
+            _claim(spans, m.start() + s, m.start() + e, "high_entropy")
+    return _glued_tails(text, sorted(spans))
+
+
+_GLUED = lazy(r"[A-Za-z0-9_]+")
+
+
+def _glued_tails(text: str, spans: list[Span]) -> list[Span]:
+    """A token's span reaches over letters and digits glued to its end (a token pasted twice with
+    nothing between, ``ghp_…ghp_…``, left its last character after the marker): no word starts
+    inside a run of letters and digits."""
+    out: list[Span] = []
+    for i, (s, e, kind) in enumerate(spans):
+        glued = _GLUED.match(text, e) if kind not in _NOT_TOKENS and e > s and _GLUED.fullmatch(text[e - 1]) else None
+        if glued:
+            e = min(glued.end(), spans[i + 1][0] if i + 1 < len(spans) else len(text))
+        out.append((s, e, kind))
+    return out
+
+
+_SEGMENT = lazy(r"[^/.]+")
+
+
+def _wordy(seg: str) -> bool:
+    """A path segment written by a person: lower case (digits, ``-`` and ``_`` allowed), Capitalised, or
+    words run together (``WireGuard``, ``OpenVPN``)."""
+    return len(seg) >= 2 and (seg.islower() or (seg[:1].isupper() and seg[1:].islower()) or _camel_name(seg))
+
+
+_SPOKEN = lazy(r"[A-Z]?(?=[a-z]*[aeiouy])(?![a-z]*[b-df-hj-np-tv-xz]{4})[a-z]{2,}")
+
+
+def _camel_name(seg: str) -> bool:
+    """Words run together, as a product is named (``WireGuard``, ``OpenVPN``, ``GitHub``): letters only,
+    each part a spoken word of 3+ letters (a lower-case vowel, no four consonants in a row) or an
+    acronym of 2 to 4 capitals, one word of 4+ letters at least. Random letters break into parts
+    that are neither (``KCFAzvvhRr``), which ``fields._camel_words`` (tags) still reads as words."""
+    if not seg.isalpha() or not seg.isascii():
+        return False
+    parts = _CAMEL_PART.findall(seg)  # split as ``fields`` splits a tag
+    spoken = [p for p in parts if len(p) >= 3 and _SPOKEN.fullmatch(p)]
+    return (len(parts) >= 2 and any(len(p) >= 4 for p in spoken)
+            and all(p in spoken or (p.isupper() and 2 <= len(p) <= 4) for p in parts))
+
+
+def _random_parts(token: str) -> list[tuple[int, int]]:
+    """Where a run of token characters is random: the whole run, or for a file path
+    (``/tmp/tmp.X7fa9Qz2Lk.json``: segments between ``/`` and ``.``, two of them plain words)
+    only its segments that are random on their own."""
+    if "/" in token or "." in token:
+        segs = list(_SEGMENT.finditer(token))
+        wordy = sum(1 for g in segs if _wordy(g.group(0)))
+        if len(segs) >= 2 and wordy >= 2 and 2 * wordy >= len(segs):
+            return [g.span() for g in segs if looks_random(g.group(0))]
+    return [(0, len(token))] if looks_random(token) else []
+
+
+def _digest_in_context(work: str, start: int, s: int, e: int) -> bool:
+    before = work[max(0, start - 8) : s]
+    return bool(_DIGEST_WORDS.search(before)) and (e - s) in _DIGEST_LENGTHS
+
+
+def _decoded(token: str) -> str | None:
+    """The text a hex or base64 run encodes, when it is readable; else None."""
+    raw: bytes | None = None
+    if _HEX_PAIRS.fullmatch(token):
+        raw = bytes.fromhex(token)
+    else:
+        if token.isalpha() and (token.islower() or token.isupper()):
+            return None
+        body = token.rstrip("=")
+        body += "=" * (-len(body) % 4)
+        # ``base64.b64decode`` then ``urlsafe_b64decode`` (each skips the other's two characters)
+        for text in (body, body.translate(_URLSAFE)):
+            try:
+                raw = binascii.a2b_base64(text.encode("ascii"))
+                break
+            except (binascii.Error, ValueError):
+                continue
+    if raw is None:
+        return None
+    try:
+        s = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return s if s and s.isprintable() else None
+
+
+def _encoded(work: str, depth: int) -> list[Span]:
+    """Hex and base64 runs that decode to a secret, or to ``user:password``."""
+    out: list[Span] = []
+    for regex in (_HEX_RUN, _B64_RUN):
+        for m in regex.finditer(work):
+            if MASK in m.group(0):
+                continue
+            plain = _decoded(m.group(0))
+            if plain is None:
+                continue
+            inner = find(plain, depth + 1, provider.provider_values(plain))
+            if inner:
+                out.append((m.start(), m.end(), "encoded_" + inner[0][2]))
+            elif regex is _B64_RUN and _USER_PASS.fullmatch(plain) and _strong(plain.split(":", 1)[1]):
+                out.append((m.start(), m.end(), "basic_auth"))
+    return out
