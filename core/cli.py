@@ -321,6 +321,10 @@ def _main(argv: Sequence[str] | None) -> int:
     run: Callable[[Any], int] | None = getattr(args, "run", None)
     if run is None:
         return _short_help()
+    role = getattr(args, "role", None)
+    if isinstance(role, str) and not role.strip():  # never a silent fall-back to $COMMONKEEP_ROLE
+        return _fail(args.command, "--role is empty; nothing was done", EXIT_USAGE, as_json=as_json, kind="usage",
+                     hint="name the role (e.g. --role librarian), or leave --role out to act as $COMMONKEEP_ROLE")
     as_json = bool(getattr(args, "json", False)) or as_json
     if as_json:  # the output is for a program: no progress bar on stderr either
         from commonkeep.util import progress

@@ -96,6 +96,11 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = (), *, plu
                 file="config.json", line=exc.lineno)
         except (OSError, ValueError, RecursionError) as exc:
             add("config_invalid", "error", f"cannot be read ({exc}); its settings are ignored", file="config.json")
+    from commonkeep.store.config_check import problems as config_problems
+
+    for problem in config_problems(root):
+        add("config_invalid", "error", problem.split(": ", 1)[1] + "; writer actions are refused until it is fixed",
+            file="config.json")
     if not any(f["code"] == "config_invalid" for f in findings):
         from commonkeep.store.curators import curator_findings
 
