@@ -64,7 +64,24 @@ class Parser(RepeatCheckingParser):
     loses a value: see ``commonkeep.util.repeated_options``."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(self.prog, self.format_usage(), message)
+        raise UsageError(self.prog, self.format_usage(), message, _near_choice(self.prog, message))
+
+
+def _near_choice(prog: str, message: str) -> str | None:
+    """``share snyc`` -> did you mean ``share sync``? (argparse names the choices, never the nearest)."""
+    import re
+
+    found = re.search(r"argument ([^:]*): invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if not found:
+        return None
+    import difflib
+
+    option = found.group(1).split("/")[-1] if found.group(1).startswith("-") else None
+    choices = re.findall(r"'([^']*)'", found.group(3))
+    near = difflib.get_close_matches(found.group(2), choices, n=2, cutoff=0.6)
+    if not near:
+        return f"`{prog} --help` lists them"
+    return "did you mean " + " or ".join(f"`{option} {n}`" if option else f"`{prog} {n}`" for n in near) + "?"
 
 
 def _common_options(p: argparse.ArgumentParser) -> None:
