@@ -289,16 +289,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _escape_what_cannot_be_encoded(stream: Any) -> None:
-    """A terminal or pipe whose encoding lacks a character (``PYTHONIOENCODING=ascii``) gets its
-    backslash escape (``\\xe9``) instead of a ``UnicodeEncodeError``: nothing is lost."""
-    if stream is None or getattr(stream, "errors", "strict") != "strict":
-        return
-    encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("_", "-")
-    if encoding in ("utf-8", "utf8"):
-        return
-    reconfigure = getattr(stream, "reconfigure", None)
-    if reconfigure is not None:
-        reconfigure(errors="backslashreplace")
+    """What a stream's encoding cannot write (``PYTHONIOENCODING=ascii``, or a byte of a file that
+    was not UTF-8, kept as a lone surrogate) is written as a backslash escape (``\\xe9``) instead of
+    ending in a ``UnicodeEncodeError``: nothing is lost."""
+    if stream is not None and getattr(stream, "errors", "strict") == "strict":
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 def _main(argv: Sequence[str] | None) -> int:
