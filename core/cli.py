@@ -37,7 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("commonkeep.patches.audit", "list record lines no patch explains; --apply-edited PATCH applies an edited patch"),
     "share": ("commonkeep.share.cli", "share the root through a git remote: init [--remote URL] | sync (merge by id, writer only)"),
     "doctor": ("commonkeep.doctor", "check the root: resolution, files, quarantine, index"),
-    "search": ("commonkeep.recall.search.cli", "search memory by keyword (by meaning too with --mode auto|rerank|deep): QUERY [--mode MODE] [--limit N] [--json]"),
+    "search": ("commonkeep.recall.search.cli", "search memory by keyword (by meaning too with --mode): QUERY [--mode MODE] [--limit N] [--json]"),
     "reindex": ("commonkeep.recall.search.cli", "rebuild search/memory-fts.db and search/recall.db from the canonical files"),
     "select": ("commonkeep.recall.cli", "select memory for a prompt (writes runtime/context.md and friends)"),
     "project": ("commonkeep.recall.cli", "print the budgeted projection of memory in a host's format (hermes §)"),
