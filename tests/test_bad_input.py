@@ -500,3 +500,15 @@ def test_share_without_a_git_identity_is_named(mem: Path, tmp_path: Path, capsys
     code, text = run(capsys, "share", "init", "--root", str(mem))
     assert code == 2 and "no git identity" in text and not (mem / ".git").exists()
 
+
+
+@pytest.mark.parametrize("action", ["sync", "status", "uninstall"])
+def test_hermes_without_hermes_creates_nothing(
+    mem: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], action: str
+) -> None:
+    home = tmp_path / "no-hermes-here"
+    extra = ["--root", str(mem)] if action == "sync" else []
+    code, text = run(capsys, "hermes", action, "--hermes-home", str(home), *extra)
+    assert not home.exists(), f"hermes {action} created {home}"
+    if action == "sync":
+        assert code == 2 and "no Hermes home" in text, text
