@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from commonkeep.errors import EXIT_USAGE, CommonkeepError
+from commonkeep.errors import EXIT_INTERRUPTED, EXIT_USAGE, CommonkeepError
 from commonkeep.util.repeated_options import RepeatCheckingParser
 
 # name -> (module exposing configure(parser), one-line help). Keep sorted by workflow, not alphabet.
@@ -37,7 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("commonkeep.patches.audit", "list record lines no patch explains; --apply-edited PATCH applies an edited patch"),
     "share": ("commonkeep.share.cli", "share the root through a git remote: init [--remote URL] | sync (merge by id, writer only)"),
     "doctor": ("commonkeep.doctor", "check the root: resolution, files, quarantine, index"),
-    "search": ("commonkeep.recall.search.cli", "search memory by keyword and by meaning: QUERY [--mode MODE] [--limit N] [--json]"),
+    "search": ("commonkeep.recall.search.cli", "search memory by keyword (by meaning too with --mode): QUERY [--mode MODE] [--limit N] [--json]"),
     "reindex": ("commonkeep.recall.search.cli", "rebuild search/memory-fts.db and search/recall.db from the canonical files"),
     "select": ("commonkeep.recall.cli", "select memory for a prompt (writes runtime/context.md and friends)"),
     "project": ("commonkeep.recall.cli", "print the budgeted projection of memory in a host's format (hermes §)"),
@@ -64,7 +64,24 @@ class Parser(RepeatCheckingParser):
     loses a value: see ``commonkeep.util.repeated_options``."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(self.prog, self.format_usage(), message)
+        raise UsageError(self.prog, self.format_usage(), message, _near_choice(self.prog, message))
+
+
+def _near_choice(prog: str, message: str) -> str | None:
+    """``share snyc`` -> did you mean ``share sync``? (argparse names the choices, never the nearest)."""
+    import re
+
+    found = re.search(r"argument ([^:]*): invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if not found:
+        return None
+    import difflib
+
+    option = found.group(1).split("/")[-1] if found.group(1).startswith("-") else None
+    choices = re.findall(r"'([^']*)'", found.group(3))
+    near = difflib.get_close_matches(found.group(2), choices, n=2, cutoff=0.6)
+    if not near:
+        return f"`{prog} --help` lists them"
+    return "did you mean " + " or ".join(f"`{option} {n}`" if option else f"`{prog} {n}`" for n in near) + "?"
 
 
 def _common_options(p: argparse.ArgumentParser) -> None:
@@ -91,7 +108,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = Parser(
         prog="commonkeep",
         description="One governed long-term memory shared by the agents on this host.",
-        epilog="Exit codes: 0 ok, 1 findings, 2 bad usage or input, 3 refused by the role gate, 4 writer lock held.",
+        epilog="Exit codes: 0 ok, 1 findings, 2 bad usage or input, 3 refused by the role gate, 4 writer lock held, "
+               "130 interrupted (Ctrl-C).",
     )
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -257,6 +275,30 @@ def _fail(command: str | None, message: str, code: int, *, as_json: bool, hint: 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (see ``commonkeep --help``)."""
+    try:
+        if sys.stdout is None:  # started with standard output closed (`commonkeep inbox >&-`)
+            if sys.stderr is not None:
+                print("commonkeep: standard output is closed, so nothing could be printed; nothing was done\n"
+                      "  hint: send it somewhere (`>/dev/null` to discard it)", file=sys.stderr)
+            return EXIT_USAGE
+        for stream in (sys.stdout, sys.stderr):
+            _escape_what_cannot_be_encoded(stream)
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C, however early: the shell's code, no traceback
+        return EXIT_INTERRUPTED
+
+
+def _escape_what_cannot_be_encoded(stream: Any) -> None:
+    """What a stream's encoding cannot write (``PYTHONIOENCODING=ascii``, or a byte of a file that
+    was not UTF-8, kept as a lone surrogate) is written as a backslash escape (``\\xe9``) instead of
+    ending in a ``UnicodeEncodeError``: nothing is lost."""
+    if stream is not None and getattr(stream, "errors", "strict") == "strict":
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     as_json = _wants_json(args_list)
     bad = _not_utf8(args_list)
@@ -293,6 +335,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     run: Callable[[Any], int] | None = getattr(args, "run", None)
     if run is None:
         return _short_help()
+    role = getattr(args, "role", None)
+    if isinstance(role, str) and not role.strip():  # never a silent fall-back to $COMMONKEEP_ROLE
+        return _fail(args.command, "--role is empty; nothing was done", EXIT_USAGE, as_json=as_json, kind="usage",
+                     hint="name the role (e.g. --role librarian), or leave --role out to act as $COMMONKEEP_ROLE")
     as_json = bool(getattr(args, "json", False)) or as_json
     if as_json:  # the output is for a program: no progress bar on stderr either
         from commonkeep.util import progress
@@ -313,13 +359,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommonkeepError as exc:
         return _fail(args.command, exc.message, exc.exit_code, as_json=as_json, hint=exc.hint, kind=type(exc).__name__)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return 0
     except OSError as exc:  # the file system said no (permissions, a file where a folder should be, disk full)
         message = str(exc.strerror or exc) + (f": {exc.filename}" if exc.filename else "")
         hint = "check that the path exists, is the right kind (file or folder) and that you may write it" if exc.filename else None
         return _fail(args.command, message, EXIT_USAGE, as_json=as_json, hint=hint, kind="OSError")
+    except RuntimeError as exc:  # Python 3.11's pathlib: a symlink loop anywhere under the root
+        if "Symlink loop" not in str(exc):
+            raise
+        return _fail(args.command, f"{exc}: a symlink points back at itself; nothing was done", EXIT_USAGE,
+                     as_json=as_json, hint="fix or remove that symlink, then run the command again", kind="SymlinkLoop")
+    except Exception as exc:  # a database the file system or SQLite refuses (read-only root, corrupt file)
+        if not _is_sqlite_error(exc):
+            raise
+        message, hint = _index_failure(args, exc)
+        return _fail(args.command, message, EXIT_USAGE, as_json=as_json, hint=hint, kind="IndexUnusable")
+
+
+def _is_sqlite_error(exc: BaseException) -> bool:
+    sqlite3 = sys.modules.get("sqlite3")  # never imported here for nothing: only a command that used it fails so
+    return sqlite3 is not None and isinstance(exc, sqlite3.Error)
+
+
+def _index_failure(args: argparse.Namespace, exc: BaseException) -> tuple[str, str]:
+    """What to tell a person when SQLite refused the search index: which folder, and that the
+    canonical files were not touched (the index is derived from them)."""
+    where = "the root's search/ folder"
+    try:
+        from commonkeep.store.root import resolve_root
+
+        where = str(resolve_root(explicit=getattr(args, "root", None)).path / "search")
+    except Exception:  # the root itself is the problem: the message still says what SQLite said
+        pass
+    return (f"the search index in {where} could not be used ({type(exc).__name__}: {exc}); "
+            "the memory files themselves were not changed",
+            f"check that {where} and its files are writable by this account (a read-only root can be "
+            "searched only after a writable copy is indexed), then run `commonkeep reindex`")
 
 
 def _choices(parser: argparse.ArgumentParser) -> set[str]:

@@ -32,6 +32,7 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = (), *, plu
     from commonkeep.store.jsonl import read_jsonl
 
     store = Store(Path(root), warn=False, check=False)  # doctor lists folders that link outside; others refuse
+    store.unreadable = {}  # one file that cannot be read is a finding, never the end of the report
     lay = store.layout
     findings: list[dict[str, Any]] = []
 
@@ -63,6 +64,9 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = (), *, plu
     dead = store.tombstoned_ids()
     for path in (lay.profiles, lay.evidence, lay.reinforcement, lay.inquiries):
         store.read(path)  # bad lines in every store file, not only those the checks below use
+    for rel, why in store.unreadable.items():
+        add("unreadable_file", "error", f"{rel} cannot be read ({why}); its lines are left out of every check "
+            "and every command that needs it fails until it is fixed", file=rel)
     for p in dict.fromkeys(store.problems):  # a file read twice (tombstones) reports its bad lines twice
         add("bad_line", "error", p.message, file=p.file, line=p.line)
     seen: dict[str, str] = {}
@@ -96,6 +100,11 @@ def diagnose(root: str, rule: str = "", root_notes: tuple[str, ...] = (), *, plu
                 file="config.json", line=exc.lineno)
         except (OSError, ValueError, RecursionError) as exc:
             add("config_invalid", "error", f"cannot be read ({exc}); its settings are ignored", file="config.json")
+    from commonkeep.store.config_check import problems as config_problems
+
+    for problem in config_problems(root):
+        add("config_invalid", "error", problem.split(": ", 1)[1] + "; writer actions are refused until it is fixed",
+            file="config.json")
     if not any(f["code"] == "config_invalid" for f in findings):
         from commonkeep.store.curators import curator_findings
 

@@ -11,6 +11,7 @@ EXIT_FINDINGS = 1  # the command ran and found problems (doctor, review queue no
 EXIT_USAGE = 2  # bad arguments or bad input
 EXIT_REFUSED = 3  # the role gate refused the action
 EXIT_LOCKED = 4  # the writer lock is held by another live process
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as a shell reports it; no traceback
 
 
 class CommonkeepError(Exception):

@@ -1,5 +1,5 @@
-"""What a newcomer meets first (issue 27): `scripts/test` on a machine without npm names what is
-missing and how to get it, with no traceback and nothing installed."""
+"""What a newcomer meets first (issue 27): `scripts/test --hosts` on a machine without npm names what
+is missing and how to get it, with no traceback and nothing installed (the fast tier needs no npm)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def test_scripts_test_without_npm_says_what_is_missing_and_installs_nothing(tmp_path: Path) -> None:
+def test_the_host_tier_without_npm_says_what_is_missing_and_installs_nothing(tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     real_python = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
@@ -22,7 +22,7 @@ def test_scripts_test_without_npm_says_what_is_missing_and_installs_nothing(tmp_
         assert found, tool
         (bin_dir / tool).symlink_to(found)
     venv = tmp_path / "venv"
-    out = subprocess.run(["bash", str(REPO / "scripts" / "test"), "-k", "nothing"], capture_output=True, text=True,
+    out = subprocess.run(["bash", str(REPO / "scripts" / "test"), "--hosts", "-k", "nothing"], capture_output=True, text=True,
                          timeout=120, env={"PATH": str(bin_dir), "HOME": str(tmp_path), "COMMONKEEP_VENV": str(venv)})
     assert out.returncode == 2, out.stderr
     assert "scripts/test: cannot run the tests yet; missing:" in out.stderr

@@ -121,8 +121,10 @@ def test_the_readme_test_command_is_the_one_ci_runs() -> None:
     """`.ci/run` runs `scripts/test` "as in the README": the README's "Run the tests" block is exactly that."""
     text = README.read_text(encoding="utf-8")
     section = text.split("## Run the tests", 1)[1].split("\n## ", 1)[0]
-    assert FENCE.search(section) is not None and FENCE.search(section).group(1).strip() == "scripts/test"
-    assert "\nscripts/test" in (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    fence = FENCE.search(section)
+    assert fence is not None and fence.group(1).split() == ["scripts/test", "scripts/test", "--hosts"]
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert "scripts/test -q\n" in ci and "scripts/test --hosts -q\n" in ci  # both tiers
 
 
 def test_no_page_points_outside_the_repository() -> None:

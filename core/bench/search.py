@@ -248,6 +248,9 @@ def run_bench(n: int, queries: int = 200, cli_runs: int = 10) -> dict[str, Any]:
         why = backend.available()
         if why is None:
             report["vectors_seeded"] = _seed_vectors(root, rng)
+            from commonkeep.bench.search_embed import patch_sync_embedded
+
+            report.update(patch_sync_embedded(root))
             search(root, qs[0], "deep", 8, backends=[backend])  # loads the model and the matrix once
             lat = []
             for q in qs[:50]:

@@ -5,7 +5,9 @@ Hosts run the CLI as a subprocess on every tool call (OMP's extension, Orphus' m
 what a read command costs over ``python -c pass`` is paid on every turn. Each command runs
 ``--runs`` times, interleaved with the bare start so machine load hits both alike, on a
 throwaway root seeded with ``--records`` records and candidates. The figure is the median
-difference (and the ratio); the goal is at most 60 ms over the bare start.
+difference (and the ratio); the goal is at most 60 ms over the bare start. Every run's exit code
+is checked: a command that fails (a usage error, a crash) is reported as FAILED with what it said,
+never timed as if it had worked, and the bench exits 1.
 """
 
 from __future__ import annotations
@@ -22,9 +24,15 @@ from typing import Any
 
 GOAL_MS = 60.0
 READ_COMMANDS: tuple[tuple[str, ...], ...] = (
-    ("--version",), ("root",), ("inbox", "--json"), ("search", "tests"), ("select", "--prompt", "run the tests"),
+    ("--version",), ("root",), ("inbox", "--json"), ("search", "tests"), ("select", "run the tests"),
     ("project", "--format", "hermes"), ("patches",), ("inquiries",), ("review", "--list"), ("doctor",),
 )
+#: exit codes that are answers, not failures (``doctor``: 1 means it found something to report)
+ANSWERS: dict[str, frozenset[int]] = {"doctor": frozenset({0, 1})}
+
+
+class Failed(Exception):
+    """A timed command exited with a code that is not one of its answers."""
 
 
 def _seed(root: Path, n: int) -> None:
@@ -45,10 +53,14 @@ def _seed(root: Path, n: int) -> None:
         capture(root, f"Pending note {i}: the staging port is {5400 + i}.", evidence_refs=["c"], confidence=0.5)
 
 
-def _time(argv: list[str], env: dict[str, str]) -> float:
+def _time(argv: list[str], env: dict[str, str], ok: frozenset[int] = frozenset({0})) -> float:
     started = time.perf_counter()
-    subprocess.run(argv, env=env, capture_output=True, check=False, timeout=120)
-    return time.perf_counter() - started
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False, timeout=120)
+    took = time.perf_counter() - started
+    if done.returncode not in ok:
+        said = (done.stderr.strip() or done.stdout.strip()).splitlines()[-3:]
+        raise Failed(f"exit {done.returncode}: {' | '.join(said) or '(no output)'}")
+    return took
 
 
 def measure(runs: int = 15, records: int = 200) -> dict[str, Any]:
@@ -57,27 +69,46 @@ def measure(runs: int = 15, records: int = 200) -> dict[str, Any]:
         _seed(root, records)
         env = {**os.environ, "OMP_MEMORY_ROOT": str(root), "COMMONKEEP_ROLE": "coder"}
         cli = [sys.executable, "-m", "commonkeep.cli"]
-        for cmd in READ_COMMANDS:  # warm the index and the page cache once
-            subprocess.run([*cli, *cmd], env=env, capture_output=True, check=False, timeout=120)
+        failed: dict[str, str] = {}
+        for cmd in READ_COMMANDS:  # warm the index and the page cache once; a failing command is out
+            try:
+                _time([*cli, *cmd], env, ANSWERS.get(cmd[0], frozenset({0})))
+            except Failed as exc:
+                failed[" ".join(cmd)] = str(exc)
         bare: list[float] = []
-        took: dict[str, list[float]] = {" ".join(c): [] for c in READ_COMMANDS}
+        took: dict[str, list[float]] = {" ".join(c): [] for c in READ_COMMANDS if " ".join(c) not in failed}
         for _ in range(runs):
             for cmd in READ_COMMANDS:
+                name = " ".join(cmd)
+                if name in failed:
+                    continue
                 bare.append(_time([sys.executable, "-c", "pass"], env))
-                took[" ".join(cmd)].append(_time([*cli, *cmd], env))
-    base = statistics.median(bare) * 1000
-    rows = []
-    for name, times in took.items():
-        ms = statistics.median(times) * 1000
+                try:
+                    took[name].append(_time([*cli, *cmd], env, ANSWERS.get(cmd[0], frozenset({0}))))
+                except Failed as exc:  # failed on a later run: reported, never half-timed
+                    failed[name] = str(exc)
+                    del took[name]
+    base = statistics.median(bare) * 1000 if bare else 0.0
+    rows: list[dict[str, Any]] = []
+    for cmd in READ_COMMANDS:
+        name = " ".join(cmd)
+        if name in failed:
+            rows.append({"command": name, "failed": failed[name]})
+            continue
+        ms = statistics.median(took[name]) * 1000
         rows.append({"command": name, "median_ms": round(ms, 1), "over_bare_ms": round(ms - base, 1),
-                     "ratio": round(ms / base, 2), "within_goal": ms - base <= GOAL_MS})
-    return {"bare_python_ms": round(base, 1), "goal_over_bare_ms": GOAL_MS, "runs": runs, "records": records, "commands": rows}
+                     "ratio": round(ms / base, 2) if base else None, "within_goal": ms - base <= GOAL_MS})
+    return {"bare_python_ms": round(base, 1), "goal_over_bare_ms": GOAL_MS, "runs": runs, "records": records,
+            "commands": rows, "ok": not failed}
 
 
 def format_report(report: dict[str, Any]) -> str:
-    lines = [f"bare python start: {report['bare_python_ms']} ms (median of {report['runs'] * len(report['commands'])}); "
+    lines = [f"bare python start: {report['bare_python_ms']} ms (median of the runs beside each command); "
              f"goal: at most {report['goal_over_bare_ms']:.0f} ms over it; {report['records']} records seeded"]
     for r in report["commands"]:
+        if "failed" in r:
+            lines.append(f"  commonkeep {r['command']:<32} FAILED ({r['failed']})")
+            continue
         mark = "ok" if r["within_goal"] else "OVER"
         lines.append(f"  commonkeep {r['command']:<32} {r['median_ms']:>7.1f} ms  +{r['over_bare_ms']:>6.1f} ms  x{r['ratio']:<5} {mark}")
     return "\n".join(lines)
@@ -91,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(report)
     else:
         print(format_report(report))
-    return 0
+    return 0 if report["ok"] else 1
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

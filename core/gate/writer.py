@@ -48,7 +48,12 @@ def acting_role(explicit: str | None = None, host_role: str | None = None) -> st
 
 
 def require_writer(action: str, role: str | None, root: Path | str | None = None) -> str:
-    """Refuse (``RoleRefused``) unless ``role`` is the writer role; returns the role."""
+    """Refuse (``RoleRefused``) unless ``role`` is the writer role; returns the role. An ill-typed
+    or unknown setting in ``config.json`` refuses too (``BadConfig``): the writer role may be one."""
+    if root is not None:
+        from commonkeep.store.config_check import require_valid
+
+        require_valid(root, action)
     writer = configured_writer_role(root)
     if root is not None:
         from commonkeep.gate.audit_log import note_writer_role

@@ -179,6 +179,12 @@ def run_review(args: argparse.Namespace) -> int:
         if getattr(args, flag) == []:  # `--approve ""`: not the same as no --approve (which lists the queue)
             raise BadInput(f"--{flag} is empty: name the candidate id(s), comma-separated (e.g. --{flag} cap_…)",
                            hint="`commonkeep review --list` shows the pending ids")
+    lone = [flag for flag, needs in (("--text", args.approve), ("--choice", args.approve),
+                                     ("--reason", args.reject or args.undo))
+            if getattr(args, flag[2:]) is not None and not needs]
+    if lone:  # an edit or a reason with no decision to carry it would be dropped in silence
+        raise BadInput(f"{' and '.join(lone)} given without a decision to go with it; nothing was decided",
+                       hint="--text and --choice go with --approve ID, --reason with --reject ID or --undo ID")
     if args.text is not None and args.approve and len(args.approve) > 1:
         raise BadInput(f"--text edits one candidate, but --approve names {len(args.approve)} ({', '.join(args.approve)}); "
                        "nothing was decided", hint="approve the one to edit with its own `review --approve ID --text ...`")

@@ -281,7 +281,7 @@ def propose(
                      reason=f"contested: another machine's version of {other['id']} lost the git merge; select this "
                             "op to take it, or reject the candidate to keep the local statement")
             continue
-        if conf < min_confidence or len(cand.get("evidence_refs") or []) < min_evidence:
+        if conf < min_confidence or len(set(cand.get("evidence_refs") or [])) < min_evidence:  # a repeated ref counts once
             pending.append(cid)
             continue
         risk = str(cand.get("poisoning_risk") or "low")

@@ -12,28 +12,27 @@
    ``skip_reasons``, a commonkeep extension naming why each op was skipped);
 4. re-render the projection, then fire ``after_apply`` (``serve`` leaves both to ``after_apply.catch_up``).
 
-Checks (an op that fails one is skipped, never half-applied): an ``add`` of an existing or
-tombstoned id, or of a record citing redacted/deleted evidence; a missing, tombstoned or
-wrong-status target; any op on an L1 record without ``ratify`` (L1 is never auto-applied) except
-``delete`` and ``contest`` (OmpKeep contests an L1 record in any patch); a record that would not pass ``isMemoryRecord``; an op on a record whose candidate
-another patch already promoted (the same ``update`` waiting in two patches applies once). ``reject_candidate`` really rejects
-(upstream lists it as applied and does nothing, §14.1). A refused op that carries a candidate id
-because the id exists or is tombstoned rejects that candidate, as upstream does.
+Checks (an op that fails one is skipped, never half-applied): an ``add`` of an existing or tombstoned id, or
+of a record citing redacted/deleted evidence; a missing, tombstoned or wrong-status target; any op on an L1
+record without ``ratify`` (L1 is never auto-applied) except ``delete`` and ``contest`` (OmpKeep contests an
+L1 record in any patch); a record that would not pass ``isMemoryRecord``; an op on a record whose candidate
+another patch already promoted (the same ``update`` waiting in two patches applies once).
+``reject_candidate`` really rejects (upstream lists it as applied and does nothing, §14.1). A refused op
+that carries a candidate id because the id exists or is tombstoned rejects that candidate, as upstream does.
 
-``delete`` writes one content-free tombstone and keeps the record's line with ``status:
-"deleted"`` (audit-preserving, as OmpKeep: §14.9); with ``deletion_mode: privacy_purge`` it
-removes the line and scrubs linked evidence (§4.4), the source candidate's
-text, the record's statement in older patch files, daily logs, runtime files, reports and
-session summaries, and drops the derived search databases so they are rebuilt without it.
+``delete`` writes one content-free tombstone and keeps the record's line with ``status: "deleted"`` (audit-
+preserving, as OmpKeep: §14.9); with ``deletion_mode: privacy_purge`` it removes the line and scrubs linked
+evidence (§4.4), the source candidate's text, the record's statement in older patch files, daily logs,
+runtime files, reports and session summaries, and drops the derived search databases so they are rebuilt
+without it.
 
-The tombstone is appended before the record's file is rewritten, so a deletion that dies in
-between never lets the record come back, but leaves its line on disk, not marked deleted
-(``leftover_lines``). A ``delete`` of such a tombstoned id finishes it (listed in the patch's
-``finished_deletions``, a commonkeep extension): the line is marked deleted, or dropped with the
-scrub run when either the op or the tombstone says ``privacy_purge``, with no second tombstone.
-A rewrite never drops the line of a record its patch did not delete. An ``OSError``
-after a tombstone was appended is raised as ``DeletionInterrupted``, naming the lines left and
-the command that finishes them; ``commonkeep doctor`` reports such lines too.
+The tombstone is appended before the record's file is rewritten, so a deletion that dies in between never
+lets the record come back, but leaves its line on disk, not marked deleted (``leftover_lines``). A
+``delete`` of such a tombstoned id finishes it (listed in the patch's ``finished_deletions``, a commonkeep
+extension): the line is marked deleted, or dropped with the scrub run when either the op or the tombstone
+says ``privacy_purge``, with no second tombstone. A rewrite never drops the line of a record its patch did
+not delete. An ``OSError`` after a tombstone was appended is raised as ``DeletionInterrupted``, naming the
+lines left and the command that finishes them; ``commonkeep doctor`` reports such lines too.
 """
 
 from __future__ import annotations
@@ -59,6 +58,7 @@ from commonkeep.store.core import Store
 from commonkeep.store.jsonjs import _normalise, dumps_pretty
 from commonkeep.store.layout import Layout
 from commonkeep.util import progress
+from commonkeep.util.listing import capped
 from commonkeep.util.timeutil import now_iso, today
 
 __all__ = ["OPS", "ApplyInterrupted", "ApplyResult", "DeletionInterrupted", "Leftover", "apply_patch", "finish_command",
@@ -303,9 +303,8 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     if op_ids is not None:
         unknown = [o for o in op_ids if o not in ops_by_id]
         if unknown:
-            raise BadInput(
-                f"patch {patch['patch_id']} has no op {', '.join(unknown)}; its ops are {', '.join(ops_by_id) or '(none)'}"
-            )
+            raise BadInput(f"patch {patch['patch_id']} has no op {capped(unknown)}; its ops are {capped(list(ops_by_id))}",
+                           hint="`commonkeep patches --show PATCH_ID` lists every op")
         selected = set(op_ids)
     else:
         selected = {i for i, o in ops_by_id.items() if o.get("default_selected")}

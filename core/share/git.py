@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -15,6 +16,10 @@ TIMEOUT = 120.0
 
 class ShareError(CommonkeepError):
     """Sharing cannot proceed (no git, root not initialised, remote unreachable, git refused)."""
+
+
+class GitIdentityMissing(ShareError):
+    """git has no author identity (user.name, user.email) for this account, so it cannot commit."""
 
 
 @dataclass
@@ -51,3 +56,17 @@ def run_git(root: Path, *args: str, check: bool = True, timeout: float = TIMEOUT
     if check and result.code != 0:
         raise ShareError(f"git {' '.join(args)} failed in {root}:\n    {result.said}")
     return result
+
+
+def require_identity(root: Path, command: str) -> None:
+    """Refuse before any change when git cannot commit here for want of an identity (a fresh account)."""
+    res = run_git(root, "var", "GIT_COMMITTER_IDENT", check=False)
+    if res.code == 0:
+        return
+    q = "\n    ".join(line for line in res.err.strip().splitlines()[-2:] if line) or f"exit {res.code}"
+    raise GitIdentityMissing(
+        f"{command}: git cannot commit in {root}: this account has no git identity (user.name, user.email); "
+        f"nothing was changed\n    git said: {q}",
+        hint='set one once: `git config --global user.name "Your Name"` and '
+             '`git config --global user.email you@example.com` (or only for this root: '
+             f'`git -C {shlex.quote(str(root))} config user.email ...`), then run the command again')

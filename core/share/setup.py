@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from commonkeep.errors import BadInput
-from commonkeep.share.git import ShareError, run_git
+from commonkeep.share.git import ShareError, require_identity, run_git
 from commonkeep.store.layout import Layout
 
 DRIVER = "commonkeep-jsonl"
@@ -94,6 +94,7 @@ def init(root: Path | str, remote_url: str | None = None) -> InitReport:
     """Make ``root`` a repository ready for sharing (idempotent)."""
     root = Path(root).resolve()
     _require_root(root)
+    require_identity(root, "share init")  # every later sync commits: say so now, before anything changes
     top = _toplevel(root)
     created = False
     if top is None:

@@ -31,7 +31,7 @@ from typing import Any
 from commonkeep.patches.lock import pid_alive
 from commonkeep.share import journal
 from commonkeep.share.deleted_lines import id_lines
-from commonkeep.share.git import ShareError, run_git
+from commonkeep.share.git import ShareError, require_identity, run_git
 from commonkeep.share.history import rewritten
 from commonkeep.share.merge import SIDE_FILE_NAME
 from commonkeep.share.settle import Tombs, settle, statements_at, tombs_at, tombs_here
@@ -146,6 +146,7 @@ def sync(root: Path | str, *, role: str | None, remote: str | None = None, push:
     run_git(root, "--version")  # no git on PATH -> a clear error before anything else
     require_initialised(root)
     acting = require_writer("share sync", role, root)
+    require_identity(root, "share sync")
     with writer_lock(root, acting, "share sync", wait=wait):
         return _sync_locked(root, lay, acting, remote, push)
 

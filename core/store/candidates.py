@@ -96,7 +96,8 @@ def new_candidate(
         "source": source,
         "text": text.strip(),
         "tags": [t.strip() for t in tags or [] if t.strip()],
-        "evidence_refs": [r.strip() for r in evidence_refs or [] if r.strip()] or [ref],  # a blank ref names nothing
+        # a blank ref names nothing; the same ref twice is one piece of evidence (the two-evidence gate counts them)
+        "evidence_refs": list(dict.fromkeys(r.strip() for r in evidence_refs or [] if r.strip())) or [ref],
         "status": "new",
     }
     if confidence is not None:

@@ -58,11 +58,20 @@ class Store:
         # ``records_by_file`` read them (a deletion interrupted before its file was rewritten).
         self.tombstoned_lines: list[tuple[Path, int, Row]] = []
         self._ensured = False
+        # ``doctor`` sets it: a file that cannot be read (a folder in its place, no permission) is
+        # reported here (path -> why) and read as empty, so one such file never hides the others
+        self.unreadable: dict[str, str] | None = None
 
     # -- reading -------------------------------------------------------------------------
     def read(self, path: Path) -> jsonl.JsonlRead:
         """Read one JSONL file; bad lines are reported and quarantined, the rest returned."""
-        result = jsonl.read_jsonl(path)
+        try:
+            result = jsonl.read_jsonl(path)
+        except OSError as exc:
+            if self.unreadable is None:
+                raise
+            self.unreadable[self.layout.rel(path)] = f"{exc.strerror or exc}"
+            return jsonl.JsonlRead()
         if result.bad:
             fresh = self._quarantine(result.bad)
             for b in result.bad:

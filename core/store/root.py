@@ -77,6 +77,17 @@ def _env_notes(var: str, value: str, path: Path) -> tuple[str, ...]:
     return ()
 
 
+def _resolved(path: Path, rule: str) -> Path:
+    """``path`` made absolute with its symlinks followed; a symlink loop is named, not a traceback."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError) as exc:  # Python 3.11 raises RuntimeError("Symlink loop from ...")
+        from commonkeep.errors import BadInput
+
+        raise BadInput(f"the memory root {path} (from {rule}) cannot be resolved: {exc}; nothing was done",
+                       hint="a symlink in that path points back at itself: fix or remove it, or name another root") from None
+
+
 def resolve_root(
     env: Mapping[str, str] | None = None,
     cwd: Path | str | None = None,
@@ -90,12 +101,12 @@ def resolve_root(
         raise BadInput("--root is empty; nothing was done",
                        hint="name the memory root folder (`commonkeep root` shows the one the rules choose), or leave --root out")
     if explicit:
-        return RootChoice(Path(explicit).expanduser().resolve(), "--root")
+        return RootChoice(_resolved(Path(explicit).expanduser(), "--root"), "--root")
     for var in ENV_RULES:
         value = env.get(var)
         if value:
             path = Path(value).expanduser()
-            return RootChoice(path.resolve(), f"${var}", _env_notes(var, value, path))
+            return RootChoice(_resolved(path, f"${var}"), f"${var}", _env_notes(var, value, path))
     base = Path(cwd) if cwd is not None else Path.cwd()
     notes: list[str] = []
     for rel, key, sub in SETTINGS_RULES:
@@ -106,7 +117,7 @@ def resolve_root(
                 root = base / root
             if sub:
                 root = root / sub
-            return RootChoice(root.resolve(), f"{rel} {key}.localPath", tuple(notes))
+            return RootChoice(_resolved(root, f"{rel} {key}.localPath"), f"{rel} {key}.localPath", tuple(notes))
     home = home_dir(env)
     if (home / LEGACY).is_dir():
         return RootChoice(home / LEGACY, f"legacy ~/{LEGACY} (exists)", tuple(notes))

@@ -19,12 +19,22 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# controls a terminal obeys, and lone surrogates: bytes of a file that were not UTF-8 (read with
+# ``surrogateescape``), which no terminal encoding can write
+CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # the byte ``surrogateescape`` kept: shown as that byte
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}" if code > 0xFF else f"\\x{code:02x}"
 
 
 def escape_controls(text: str) -> str:
-    """``text`` with every control a terminal obeys (newline and tab aside) as a visible ``\\xNN``."""
-    return CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """``text`` with every control a terminal obeys (newline and tab aside) as a visible ``\\xNN``,
+    and every byte that was not UTF-8 as ``\\xNN`` too."""
+    return CONTROLS.sub(lambda m: _escaped(m.group()), text)
 
 
 class _Guarded:

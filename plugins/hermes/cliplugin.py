@@ -52,7 +52,7 @@ def run_install(args: argparse.Namespace) -> int:
         raise BadInput(f"{missing}; nothing was changed",
                        hint="install Hermes Agent and run it once (it creates its home), name the home with "
                             "--hermes-home DIR, or add --force to prepare this home anyway")
-    if args.root:
+    if getattr(args, "root", None):
         root = Path(args.root).expanduser().resolve()
     else:
         root, _ = profile.shared_root()
@@ -65,9 +65,19 @@ def run_install(args: argparse.Namespace) -> int:
     return 0
 
 
+def _no_root(args: argparse.Namespace, action: str) -> None:
+    """``status`` and ``uninstall`` read the root from Hermes' config: a ``--root`` is refused, not ignored."""
+    if getattr(args, "root", None) is not None:
+        raise BadInput(f"--root does not apply to `hermes {action}`: it uses the root in Hermes' config "
+                       "(memory.commonkeep.root); nothing was done",
+                       hint="leave --root out; `commonkeep hermes install --root DIR` changes Hermes' root, "
+                            "`commonkeep doctor --root DIR` checks another root")
+
+
 def run_uninstall(args: argparse.Namespace) -> int:
     from commonkeep_hermes.install import uninstall
 
+    _no_root(args, "uninstall")
     profile = _profile(args)
     report = uninstall(profile)
     lines = [f"commonkeep hermes uninstall: {profile.home}"]
@@ -79,6 +89,7 @@ def run_uninstall(args: argparse.Namespace) -> int:
 def run_status(args: argparse.Namespace) -> int:
     from commonkeep_hermes.install import status
 
+    _no_root(args, "status")
     st = status(_profile(args))
     yes = {True: "yes", False: "no"}
     lines = [
@@ -112,7 +123,11 @@ def run_sync(args: argparse.Namespace) -> int:
     from commonkeep_hermes.hermesfiles import refresh
 
     profile = _profile(args)
-    root = Path(args.root).expanduser() if args.root else profile.shared_root()[0]
+    if not profile.home.is_dir():  # rendering would create it, and `hermes install` would then stop refusing
+        raise BadInput(f"no Hermes home at {profile.home}; nothing was written",
+                       hint="install Hermes Agent and run it once (it creates its home), or name the home with "
+                            "--hermes-home DIR / --profile NAME")
+    root = Path(args.root).expanduser() if getattr(args, "root", None) else profile.shared_root()[0]
     if not (root / "memory").is_dir():  # rendering an empty or mistyped root would empty Hermes' files
         raise BadInput(f"no memory root at {root} (no memory/ folder); MEMORY.md and USER.md were left as they are",
                        hint="check --root or memory.commonkeep.root in config.yaml; `commonkeep init --root DIR` creates a root")

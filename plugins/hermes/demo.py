@@ -54,7 +54,11 @@ def hermes_step(root: Path, workdir: Path, say: Callable[[str], None] = print, *
 
     py = python or find_hermes_python()
     if py is None or not py.exists() or not DRIVER.exists():
-        reason = "hermes-agent is not installed (python -m tests.hosts.setup installs it into the host cache)"
+        if not DRIVER.exists():  # an installed wheel: the driver lives in the source checkout's tests/
+            reason = ("the Hermes step runs from a source checkout only (it drives Hermes with tests/hermes/driver.py); "
+                      "`commonkeep demo --no-hosts` runs the rest")
+        else:
+            reason = "hermes-agent is not installed (in this checkout, python -m tests.hosts.setup installs it into the host cache)"
         say(f"Hermes: skipped — {reason}")
         return {"skipped": reason}
     home = workdir / "hermes-home"

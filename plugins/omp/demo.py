@@ -48,7 +48,9 @@ def omp_step(
     """
     exe = omp or find_omp()
     if not exe:
-        reason = "omp is not installed (python -m tests.hosts.setup installs it, or npm i bun @oh-my-pi/pi-coding-agent@18.2.3)"
+        checkout = (Path(__file__).resolve().parents[2] / "tests" / "hosts" / "setup.py").exists()
+        reason = ("omp is not installed (" + ("in this checkout, python -m tests.hosts.setup installs it; or " if checkout else "")
+                  + "npm i -g bun @oh-my-pi/pi-coding-agent@18.2.3)")
         say(f"OMP: skipped — {reason}")
         return {"skipped": reason}
     home = workdir / "omp-home"

@@ -75,9 +75,10 @@ def test_every_kind_through_single_value_fields_review_web_handoff_and_share_rea
     printed: list[str] = []
 
     def run(*args: str) -> None:
-        main([*args, *r])
+        code = main([*args, *r])
         out = capsys.readouterr()
         printed.append(out.out + out.err)
+        assert code == 0, f"commonkeep {' '.join(args)} exited {code}:\n{out.out}{out.err}"
 
     # 1. write: the secret as the text, as a tag, as evidence, as the session, as the source ref
     for n, item in enumerate(singles):

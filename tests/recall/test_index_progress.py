@@ -75,3 +75,13 @@ def test_a_short_command_never_imports_tqdm(root: Path) -> None:
              "print('tqdm loaded' if 'tqdm' in sys.modules else 'no tqdm')\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     assert done.stdout.strip().endswith("no tqdm"), done.stdout + done.stderr
+
+
+def test_the_first_notes_index_build_shows_a_bar_on_a_terminal(root: Path) -> None:
+    """Issue 38: the first build over megabytes of daily logs took seconds with nothing shown."""
+    for day in range(1, 6):
+        (root / "daily" / f"2026-11-0{day}.md").write_text(f"## notes\n\nDeployed the staging port {day}.\n" * 50,
+                                                             encoding="utf-8")
+    code, out = _on_a_terminal("search", "--notes", "staging", "--root", str(root), env=SHOW_AT_ONCE)
+    assert code == 0, out
+    assert "notes index" in out and BAR in out

@@ -238,3 +238,26 @@ def test_a_search_embeds_a_bounded_batch_of_missing_vectors(
     assert count() == 10
     index.sync_root(root)  # reindex / after-apply embed the rest
     assert count() == 12
+
+
+def test_the_sync_after_a_one_op_change_embeds_that_record_alone(root: Path) -> None:
+    """A one-op apply embeds the record it wrote, not the store's backlog of records without a vector
+    (issue 38: 2,048 re-embedded, 51-79 s at 100,000 records); a search or `reindex` embeds those."""
+    from commonkeep.store.core import Store
+
+    seed(root, [make_record(f"mem_{i:02d}", f"Fact number {i} about deploys.") for i in range(12)])
+    index.sync_root(root, embed=False)  # a backlog: no record has a vector
+    path = next(p for p in (root / "memory").rglob("*.jsonl") if "mem_03" in p.read_text(encoding="utf-8"))
+
+    def change(rs: list[dict[str, object]]) -> list[dict[str, object]]:
+        return [{**r, "statement": "Deploys moved to Wednesday."} if r["id"] == "mem_03" else r for r in rs]
+
+    Store(root).rewrite_records(path, change)
+    report = index.sync_root(root)
+    conn = index.connect_recall(index.recall_db_path(root))
+    try:
+        assert [r[0] for r in conn.execute("SELECT id FROM vectors")] == ["mem_03"]
+    finally:
+        conn.close()
+    assert report.vectors == 1
+    assert index.sync_root(root, full=True).vectors == 11  # reindex embeds the backlog

@@ -124,7 +124,8 @@ def test_search_one_line_help_names_no_mode_list_that_can_go_stale() -> None:
     import re
 
     top = " ".join(ck("--help").stdout.split())
-    assert "search memory by keyword and by meaning: QUERY [--mode MODE]" in top
+    # keyword is the default (issue 38: "by keyword and by meaning" misled); the modes live in search --help
+    assert "search memory by keyword (by meaning too with --mode): QUERY [--mode MODE]" in top
     accepted = re.search(r"--mode \{([a-z,]+)\}", ck("search", "--help").stdout)
     assert accepted and {"keyword", "semantic", "deep", "rerank"} <= set(accepted.group(1).split(","))
 

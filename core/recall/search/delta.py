@@ -24,6 +24,7 @@ import sqlite3
 import zlib
 from array import array
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -142,11 +143,21 @@ def save_state(conn: sqlite3.Connection, root: Path | str, fingerprint: str) -> 
                              (name, stamp, crcs.tobytes(), lens.tobytes(), _blocks(_view(data), lens).tobytes()))
 
 
+@dataclass(frozen=True)
+class DeltaResult:
+    """What a delta sync changed: rows added and removed, and the ids of the records it (re)wrote
+    (so the vectors of those records alone are embedded)."""
+
+    added: int
+    removed: int
+    ids: tuple[str, ...]
+
+
 class Declined(Exception):
     """The change is not one :func:`try_delta` handles exactly; sync as before."""
 
 
-def try_delta(rconn: sqlite3.Connection, root: Path | str, old_fp: str, new_fp: str) -> dict[str, int] | None:
+def try_delta(rconn: sqlite3.Connection, root: Path | str, old_fp: str, new_fp: str) -> DeltaResult | None:
     """Sync ``recall.db`` (``rconn``) and ``memory-fts.db`` by the changed lines of the one record
     file that moved between ``old_fp`` and ``new_fp``; ``None`` when declined (nothing changed)."""
     try:
@@ -155,7 +166,7 @@ def try_delta(rconn: sqlite3.Connection, root: Path | str, old_fp: str, new_fp: 
         return None
 
 
-def _delta(rconn: sqlite3.Connection, root: Path | str, old_fp: str, new_fp: str) -> dict[str, int]:
+def _delta(rconn: sqlite3.Connection, root: Path | str, old_fp: str, new_fp: str) -> DeltaResult:
     old, new = _stamps(old_fp), _stamps(new_fp)
     moved = [n for n in new if old.get(n) != new[n]]
     if old_fp.split("|")[0] != new_fp.split("|")[0] or set(old) != set(new) or len(moved) != 1:
@@ -179,7 +190,7 @@ def _delta(rconn: sqlite3.Connection, root: Path | str, old_fp: str, new_fp: str
 
 
 def _delta_read(rconn: sqlite3.Connection, root: Path | str, name: str, path: Path, fd: int,
-                state: tuple[Any, ...], old_stamp: str, new_stamp: str, new_fp: str) -> dict[str, int]:
+                state: tuple[Any, ...], old_stamp: str, new_stamp: str, new_fp: str) -> DeltaResult:
     """:func:`_delta` on the open record file ``fd``: read by position, block by block (never
     the whole file at once but to look for an id), and only if it is the file of ``new_stamp``
     before and after."""
@@ -360,7 +371,7 @@ def _check_unique(root: Path | str, name: str, whole: Callable[[], bytes], start
 
 def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[tuple[Any, ...]],
            added: list[tuple[dict[str, Any], int, int]], start: int, old_stop: int, grew: int,
-           finish: Any) -> dict[str, int]:
+           finish: Any) -> DeltaResult:
     from commonkeep.recall.search import fts, health, index
     from commonkeep.recall.search.rows import IndexRow
     from commonkeep.recall.search.sync import _count_terms, _insert
@@ -407,7 +418,7 @@ def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[
         conn.executemany(f"DELETE FROM {fts.TABLE} WHERE rowid = ?", gone)  # noqa: S608
         conn.executemany(f"INSERT INTO {fts.TABLE} ({', '.join(fts.COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",  # noqa: S608
                          (r.row for r in fresh))
-    return {"added": len(fresh), "removed": len(removed)}
+    return DeltaResult(len(fresh), len(removed), tuple(str(rec["id"]) for rec, _, _ in added))
 
 
 def _count_before(rconn: sqlite3.Connection, root: Path | str, rel: str, start: int) -> int:

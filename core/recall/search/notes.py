@@ -310,14 +310,19 @@ def sync_notes(root: Path | str, conn: sqlite3.Connection, *, full: bool = False
             _, rm = _replace_source(conn, name, ())
             removed += rm
             conn.execute("DELETE FROM notes_files WHERE name = ?", (name,))
-        for name, st in sorted(stamps.items()):
-            if known.get(name) == st:
-                continue
-            rows, problems = _evidence_rows(base) if name == EVIDENCE else _daily_rows(base, name)
-            notices += problems
-            add, rm = _replace_source(conn, name, rows)
-            files, added, removed = files + 1, added + add, removed + rm
-            conn.execute("INSERT OR REPLACE INTO notes_files (name, stamp) VALUES (?, ?)", (name, st))
+        todo = [(name, st) for name, st in sorted(stamps.items()) if known.get(name) != st]
+        from commonkeep.util import progress
+
+        # the first build over megabytes of logs takes seconds (each new block is redacted): say so on a terminal
+        with progress.bar(sum(int(st.split(":", 1)[0]) for _, st in todo), "notes index", unit="B",
+                          unit_scale=True) as shown:
+            for name, st in todo:
+                rows, problems = _evidence_rows(base) if name == EVIDENCE else _daily_rows(base, name)
+                notices += problems
+                add, rm = _replace_source(conn, name, rows)
+                files, added, removed = files + 1, added + add, removed + rm
+                conn.execute("INSERT OR REPLACE INTO notes_files (name, stamp) VALUES (?, ?)", (name, st))
+                shown.update(int(st.split(":", 1)[0]))
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (FINGERPRINT_KEY, stamp))
     for notice in notices:
         print(f"commonkeep: notice: {notice}", file=sys.stderr)

@@ -442,3 +442,4 @@ def refresh_vectors_if_available(root: Path | str, limit: int | None = None) -> 
             "refresh", f"could not embed records ({type(exc).__name__}: {exc}); keyword search still works"
         )
         return 0
+

@@ -255,12 +255,12 @@ def sync_root(
                 docs = rconn.execute("SELECT value FROM meta WHERE key = 'docs'").fetchone()
                 total = int(docs[0]) if docs else 0
                 vectors = 0
-                if embed:
-                    from commonkeep.recall.search import semantic
+                if embed:  # the records this change wrote, never the backlog (a search or reindex embeds that)
+                    from commonkeep.recall.search.changed_vectors import embed_changed_if_available
 
-                    vectors = semantic.refresh_vectors_if_available(root, embed_limit)
-                return SyncReport(fts.SyncResult(done["added"], done["removed"], total), done["added"],
-                                  done["removed"], total, vectors)
+                    vectors = embed_changed_if_available(root, done.ids, str(before[0]))
+                return SyncReport(fts.SyncResult(done.added, done.removed, total), done.added,
+                                  done.removed, total, vectors)
         if full:
             scan, removed = _rebuild_recall(rconn, root)
             added = len(scan.rows)
