@@ -28,6 +28,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from commonkeep.patches.forget import REASONS
+from commonkeep.store.backlog import ago, backlog
 from commonkeep.web import actions, decisions, flow, views
 from commonkeep.web import wiki as wiki_view
 from commonkeep.web.queue import PAGE_SIZE, RISKS, STATUSES, Queue, stamp
@@ -56,6 +57,7 @@ class Web:
         self.queue = Queue(settings.root)
         self.writer = actions.writer_for(settings.root, settings.role)
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
+        self.templates.env.filters["ago"] = ago  # "3 h ago", the ISO time in the title attribute
 
     # -- helpers ------------------------------------------------------------------------
     def page(self, request: Request, name: str, status: int = 200, **ctx: Any) -> Response:
@@ -63,7 +65,8 @@ class Web:
                 "writer_role": self.writer.writer_role, "root": str(self.s.root),
                 "read_only_reason": "" if self.writer.can_write else read_only_words(self.writer, self.s.root),
                 "msg": request.query_params.get("msg", "")[:2000], "err": request.query_params.get("err", "")[:2000],
-                "undo": request.query_params.get("undo", "")[:4000], "here_qs": _here_qs(request), "nav": name.split(".")[0]}
+                "undo": request.query_params.get("undo", "")[:4000], "here_qs": _here_qs(request), "nav": name.split(".")[0],
+                "stamp": stamp(self.s.root), "waiting": backlog(self.s.root).count}
         return self.templates.TemplateResponse(request, name, {**base, **ctx}, status_code=status)
 
     async def form(self, request: Request) -> Any:
@@ -84,6 +87,7 @@ class Web:
     # -- inbox and decisions ------------------------------------------------------------
     def inbox(self, request: Request) -> Response:
         view = flow.View.from_query(request.query_params)
+        seen = stamp(self.s.root)  # before the rows are read: a write after it is noticed by the page's poll
         rows, facets, refreshing = flow.view_rows(self.queue, view)
         f = view.filters
         pages = max(1, -(-len(rows) // PAGE_SIZE))
@@ -92,7 +96,7 @@ class Web:
         records = self.queue.records() if any(c.get("matched_memory_ids") for c in shown) else {}
         response = self.page(request, "inbox.html", f=f, view=view, total=len(rows), page_no=n, pages=pages,
                              groups=flow.grouped(shown), facets=facets, records=records, risks=RISKS, statuses=STATUSES,
-                             sorts=flow.SORTS, qs=view.qs, error=self.queue.error, refreshing=refreshing, flow=flow)
+                             sorts=flow.SORTS, qs=view.qs, error=self.queue.error, refreshing=refreshing, flow=flow, stamp=seen)
         if refreshing:  # recompute once the page is sent, so it does not slow the page down
             response.background = BackgroundTask(self.queue.refresh)
         return response
@@ -277,7 +281,7 @@ class Web:
         return self.page(request, "health.html", report=views.health(self.s.root))
 
     def api_stamp(self, request: Request) -> Response:
-        return JSONResponse({"stamp": stamp(self.s.root)})
+        return JSONResponse({"stamp": stamp(self.s.root), "waiting": backlog(self.s.root).count})
 
     def home(self, request: Request) -> Response:
         return RedirectResponse("/inbox", 303)

@@ -7,7 +7,6 @@ every text box on the way, checking after each that nothing was decided by it.
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from commonkeep.store.core import Store
-from tests.web import morning
+from tests.web import morning, probe
 
 WAIT = 20
 BUDGET = 60  # keys and clicks for the whole morning (issue 23's goal)
@@ -59,8 +58,10 @@ def _loaded(browser: Any, css: str, words: str = "") -> Any:
 def _enter_decides_nothing(browser: Any, root: Path, box: Any) -> None:
     """Press Enter in a text box (not counted: a probe, not the librarian's work); nothing may change."""
     before = _statuses(root)
+    probe.watch(browser)
     box.send_keys(Keys.ENTER)
-    time.sleep(0.5)  # a submission, had Enter started one, would have reached the server by now
+    # a submission would have started inside the key's default action: no wait (a GET search may navigate)
+    assert probe.posted(browser) == [], "Enter in a text box submitted a decision"
     WebDriverWait(browser, WAIT).until(lambda d: d.execute_script("return document.readyState") == "complete")
     assert _statuses(root) == before, "Enter in a text box decided something"
     browser.execute_script("if (document.activeElement) document.activeElement.blur()")  # the probe leaves no focus behind
