@@ -90,18 +90,67 @@ class Backlog:
         return f"{self.count} {verb} for review" + (f" (oldest {age})" if age else "") + ": run `commonkeep review`"
 
 
+_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")  # what our writers write: sorts as text
+
+
+def _key(created: str | None) -> str | None:
+    """A sort key for a created_at: itself when canonical, else its UTC canonical form."""
+    if not created:
+        return None
+    if _CANONICAL.fullmatch(created):
+        return created
+    when = _when(created)
+    if when is None:
+        return None
+    from commonkeep.util.timeutil import iso
+
+    return iso(when)
+
+
+_CANONICAL_RUN = re.compile(rb"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)*")
+_CREATED_KEY = b'"created_at":"'
+
+
+def _fast(data: bytes) -> Backlog | None:
+    """The usual inbox in a few C-level passes: each line's compact ``"status":"new"`` and the
+    24 characters after its ``"created_at":"``; None when any line is not plain (a spaced or a
+    second status, a created_at not as our writers write it): ``_scan`` reads line by line then."""
+    if data.count(b'"status"') != data.count(b'"status":"'):
+        return None
+    lines = data.split(b"\n")
+    with_status = [ln for ln in lines if b'"status"' in ln]
+    if len(with_status) != data.count(b'"status"'):
+        return None  # a line with two
+    new = [ln for ln in with_status if b'"status":"new"' in ln]
+    starts = [ln.find(_CREATED_KEY) + 14 for ln in new]
+    times = [ln[at: at + 24] if at >= 14 else b"" for ln, at in zip(new, starts, strict=True)]
+    if not _CANONICAL_RUN.fullmatch(b"".join(times)) or any(len(t) != 24 for t in times):
+        return None
+    return Backlog(len(new), min(times).decode("ascii") if times else None)
+
+
 def _scan(data: bytes) -> Backlog:
-    count, oldest = 0, None
+    fast = _fast(data)
+    if fast is not None:
+        return fast
+    count, oldest, oldest_key = 0, None, None
     for line in data.split(b"\n"):
-        found = _STATUS.findall(line)
-        if not found:
+        n = line.count(b'"status"')
+        if not n:
             continue
-        if len(found) == 1:
-            if found[0] != b"new":
+        created: str | None
+        if n == 1 and b'"status":"' in line:  # the usual compact line: no regex, no parse
+            if b'"status":"new"' not in line:
+                continue
+            at = line.find(b'"created_at":"')
+            created = line[at + 14: line.find(b'"', at + 14)].decode("utf-8", "replace") if at >= 0 else None
+        elif n == 1:  # spaced by another writer
+            found = _STATUS.search(line)
+            if not found or found.group(1) != b"new":
                 continue
             m = _CREATED.search(line)
             created = m.group(1).decode("utf-8", "replace") if m else None
-        else:  # a status key in a nested object too: read the line properly
+        else:  # a status key in a nested object too (or quoted in a text): read the line properly
             try:
                 row = json.loads(line)
             except (ValueError, RecursionError):
@@ -110,8 +159,9 @@ def _scan(data: bytes) -> Backlog:
                 continue
             created = row.get("created_at") if isinstance(row.get("created_at"), str) else None
         count += 1
-        if created and _when(created) is not None and (oldest is None or _when(created) < _when(oldest)):  # type: ignore[operator]
-            oldest = created
+        key = _key(created)
+        if key is not None and (oldest_key is None or key < oldest_key):
+            oldest, oldest_key = created, key
     return Backlog(count, oldest)
 
 
@@ -156,8 +206,8 @@ def digest_text(b: Backlog, now: datetime | None = None) -> str:
 
 def write_digest(root: Path | str, b: Backlog | None = None) -> Path | None:
     """Rewrite ``reports/review-digest.txt`` when what it says changed (the count, the oldest
-    candidate or the day); returns the path, or None when it could not be written (a read-only
-    root: the digest is a convenience, never a reason to fail)."""
+    candidate or the day); returns the path, or None when it was not written (an empty queue with
+    no digest yet, or a read-only root: the digest is a convenience, never a reason to fail)."""
     from commonkeep.store.jsonl import atomic_write_bytes
 
     b = b if b is not None else backlog(root)
@@ -167,7 +217,8 @@ def write_digest(root: Path | str, b: Backlog | None = None) -> Path | None:
         if path.read_text(encoding="utf-8").split("\n", 1)[1:] == text.split("\n", 1)[1:]:
             return path  # same count, same oldest, same day: the file (and its mtime) stay
     except (OSError, UnicodeDecodeError):
-        pass
+        if not b.count:
+            return None  # nothing waits and no digest yet: no file is made for an empty queue
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(path, text.encode("utf-8"))
