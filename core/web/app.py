@@ -149,12 +149,29 @@ class Web:
             edit = ""  # the pre-filled statement, unchanged: approved as is
         if action != "reject" and form.get("confirmed") != "1":
             risky = [(pending[i], why) for i in ids if i in pending for why in [flow.asks_twice(pending[i])] if why]
-            if risky:
-                return self.page(request, "confirm.html", risky=risky, form=form, ids=ids, view=view, flow=flow, back=here)
+            # a batch: every candidate that would reinforce, replace or contest a record is listed
+            # with its own choice (the safe one ticked), never one choice for all of them
+            items = self._item_choices(ids, pending) if action == "approve" and not choice else []
+            listed = {str(c["id"]) for c, _, _ in items}
+            risky = [(c, why) for c, why in risky if str(c["id"]) not in listed or c.get("poisoning_risk") == "high"]
+            if risky or items:
+                return self.page(request, "confirm.html", risky=risky, items=items, records=self.queue.records(),
+                                 form=form, ids=ids, view=view, flow=flow, back=here)
+        per_item = {i: str(form.get(f"choice-{i}")) for i in ids if form.get(f"choice-{i}")} \
+            if form.get("confirmed") == "1" else {}
+        groups: dict[str, list[str]] = {}
+        for i in ids:
+            groups.setdefault(per_item.get(i, choice), []).append(i)
         try:
-            msg = await run_in_threadpool(decisions.decide, self.s.root, self.s.role, action, ids,
-                                          reason=reason, edit=edit, choice=choice, pending=pending, item=self.queue.item,
-                                          conflict_choice=str(form.get("conflict_choice") or "keep_both"))
+            if any(which not in decisions.CHOICES for which in groups):
+                raise actions.Refused("an unknown choice was sent; reload the page and choose again. Nothing was changed.")
+            said = []
+            for which, group in groups.items():
+                said.append(await run_in_threadpool(decisions.decide, self.s.root, self.s.role, action, group,
+                                                    reason=reason, edit=edit if len(ids) == 1 else "", choice=which,
+                                                    pending=pending, item=self.queue.item,
+                                                    conflict_choice=str(form.get("conflict_choice") or "keep_both")))
+            msg = "; ".join(said)
         except (actions.Refused, _Denied) as exc:
             return self._back(here, err=plain_error(exc))
         msg = _short(msg, ids)
@@ -164,6 +181,24 @@ class Web:
             if nxt is not None:
                 return self._back(f"/candidates/{nxt}{view.qs()}", msg=msg, undo=undo)
         return self._back(f"/inbox{view.qs()}", msg=msg, undo=undo)
+
+    def _item_choices(self, ids: list[str], pending: dict[str, Any]) -> list[tuple[Any, list[str], str]]:
+        """The candidates of a batch whose approval acts on a record already in memory (reinforce,
+        replace, keep both): each with its choices and the safe one to tick first."""
+        out = []
+        for i in ids:
+            row = pending.get(i)
+            if row is None:
+                continue
+            item = self.queue.item(i)
+            choices = flow.choices_of(item) if item is not None else []
+            if len([c for c in choices if c != "add"]) < 1:
+                continue
+            default = getattr(item, "default_choice", None)
+            safe = [c for c in choices if c in flow.SAFE_CHOICES]
+            first = default if default in safe else (safe[0] if safe else choices[0])
+            out.append((row, choices, first))
+        return out
 
     def _back(self, where: str, **say: str) -> Response:
         sep = "&" if "?" in where else "?"
