@@ -28,7 +28,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from commonkeep.patches.forget import REASONS
-from commonkeep.store.backlog import ago, backlog
+from commonkeep.store.backlog import ago, backlog, write_digest
 from commonkeep.web import actions, decisions, flow, views
 from commonkeep.web import wiki as wiki_view
 from commonkeep.web.queue import PAGE_SIZE, RISKS, STATUSES, Queue, stamp
@@ -316,7 +316,10 @@ class Web:
         return self.page(request, "health.html", report=views.health(self.s.root))
 
     def api_stamp(self, request: Request) -> Response:
-        return JSONResponse({"stamp": stamp(self.s.root), "waiting": backlog(self.s.root).count})
+        queue = backlog(self.s.root)
+        if self.writer.can_write:  # the writer's server keeps reports/review-digest.txt current (only when it changed)
+            write_digest(self.s.root, queue)
+        return JSONResponse({"stamp": stamp(self.s.root), "waiting": queue.count})
 
     def home(self, request: Request) -> Response:
         return RedirectResponse("/inbox", 303)

@@ -200,6 +200,12 @@ def auto_curate_at_finalize(profile: HermesProfile, lock_wait: float = AUTO_CURA
 def _on_session_finalize(profile: HermesProfile) -> None:
     auto_curate_at_finalize(profile)  # first, so the new records reach MEMORY.md at once
     refresh_projection(profile, "session_finalize")
+    try:  # what this session staged now counts in reports/review-digest.txt
+        from commonkeep.store.backlog import write_digest
+
+        write_digest(profile.shared_root()[0])
+    except Exception as exc:
+        log.debug("commonkeep: review digest not written: %s", exc)
 
 
 def _on_session_start(session_id: str = "", platform: str = "", profile: HermesProfile | None = None, **kw: Any) -> None:

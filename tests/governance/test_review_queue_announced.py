@@ -170,3 +170,23 @@ def test_a_hermes_session_start_shows_the_queue_in_the_terminal(
     assert capsys.readouterr().out == ""
     assert any("3 memories wait for review" in r.getMessage() for r in caplog.records)
     assert "waiting: 3" in digest_path(waiting).read_text(encoding="utf-8")
+
+
+def test_an_omp_session_end_brings_the_digest_up_to_date(waiting: Path) -> None:
+    from commonkeep_omp.session_end import session_end
+
+    done = session_end(waiting)
+    assert done["review_waiting"] == 3
+    assert "\nwaiting: 3\n" in digest_path(waiting).read_text(encoding="utf-8")
+
+
+def test_a_hermes_session_end_brings_the_digest_up_to_date(waiting: Path, tmp_path: Path) -> None:
+    from commonkeep_hermes.governance import _on_session_finalize
+    from commonkeep_hermes.settings import HermesProfile
+
+    home = tmp_path / "hermes"
+    (home / "memories").mkdir(parents=True)
+    (home / "config.yaml").write_text(f"memory:\n  provider: commonkeep\n  commonkeep:\n    root: {waiting}\n", encoding="utf-8")
+    assert not digest_path(waiting).exists()
+    _on_session_finalize(HermesProfile(home))
+    assert "\nwaiting: 3\n" in digest_path(waiting).read_text(encoding="utf-8")

@@ -96,3 +96,5 @@ def test_the_statement_is_the_heading_low_risk_is_quiet_and_the_title_counts(bro
     _wait(browser, "tr.cand")
     data.add(Store(root), "The tracing collector samples one request in ten.", "omp")
     WebDriverWait(browser, WAIT).until(lambda d: d.title.startswith(f"({waiting + 1}) "))
+    # the writer's server keeps the digest a notifier watches current (written before that answer)
+    assert f"\nwaiting: {waiting + 1}\n" in (root / "reports" / "review-digest.txt").read_text(encoding="utf-8")
