@@ -152,12 +152,12 @@ class Web:
             # a batch: every candidate that would reinforce, replace or contest a record is listed
             # with its own choice (the safe one ticked), never one choice for all of them
             items = self._item_choices(ids, pending) if action == "approve" and not choice else []
-            listed = {str(c["id"]) for c, _, _ in items}
+            listed = {str(e["id"]) for e in items}
             risky = [(c, why) for c, why in risky if str(c["id"]) not in listed or c.get("poisoning_risk") == "high"]
             if risky or items:
                 return self.page(request, "confirm.html", risky=risky, items=items, records=self.queue.records(),
                                  form=form, ids=ids, view=view, flow=flow, back=here)
-        per_item = {i: str(form.get(f"choice-{i}")) for i in ids if form.get(f"choice-{i}")} \
+        per_item = {i: str(form.get(f"choice.{i}")) for i in ids if form.get(f"choice.{i}")} \
             if form.get("confirmed") == "1" else {}
         groups: dict[str, list[str]] = {}
         for i in ids:
@@ -182,22 +182,43 @@ class Web:
                 return self._back(f"/candidates/{nxt}{view.qs()}", msg=msg, undo=undo)
         return self._back(f"/inbox{view.qs()}", msg=msg, undo=undo)
 
-    def _item_choices(self, ids: list[str], pending: dict[str, Any]) -> list[tuple[Any, list[str], str]]:
+    def _item_choices(self, ids: list[str], pending: dict[str, Any]) -> list[dict[str, Any]]:
         """The candidates of a batch whose approval acts on a record already in memory (reinforce,
-        replace, keep both): each with its choices and the safe one to tick first."""
-        out = []
+        replace, keep both), each with its choices in words and the one to tick (the server's own
+        or default one; never a replace unless the server took it; none when one must be named).
+
+        From the server's batch plan (``decisions.plan``: each candidate matched against memory and
+        the rest of the batch) where it has one, else from each candidate's review item."""
+        plan = getattr(decisions, "plan", None)
+        out: list[dict[str, Any]] = []
+        if plan is not None:
+            try:
+                entries = plan(self.s.root, ids, queue=self.queue)
+            except actions.Refused:
+                entries = []
+            for e in entries:
+                named = [str(c["choice"]) for c in e.get("choices") or []]
+                if not [c for c in named if c != "add"]:
+                    continue
+                tick = e.get("choice") or e.get("default") or ""
+                out.append({**e, "row": pending.get(str(e.get("id"))) or {"id": e.get("id"), "text": e.get("text")},
+                            "tick": tick if tick in named else ""})
+            return out
+        records = self.queue.records()
         for i in ids:
             row = pending.get(i)
-            if row is None:
+            item = self.queue.item(i) if row is not None else None
+            named = flow.choices_of(item) if item is not None else []
+            if row is None or not [c for c in named if c != "add"]:
                 continue
-            item = self.queue.item(i)
-            choices = flow.choices_of(item) if item is not None else []
-            if len([c for c in choices if c != "add"]) < 1:
-                continue
+            rid = str((row.get("matched_memory_ids") or ["the record"])[0])
             default = getattr(item, "default_choice", None)
-            safe = [c for c in choices if c in flow.SAFE_CHOICES]
-            first = default if default in safe else (safe[0] if safe else choices[0])
-            out.append((row, choices, first))
+            safe = [c for c in named if c in flow.SAFE_CHOICES]
+            out.append({"id": i, "text": row.get("text"), "row": row,
+                        "kind_words": flow.PLAIN_MATCHES.get(str(row.get("match_kind")), str(row.get("match_kind") or "")),
+                        "target_id": rid, "target_text": str((records.get(rid) or {}).get("statement") or "(gone)"),
+                        "choices": [{"choice": c, "words": flow.CHOICE_LABELS.get(c, c).format(rid=rid)} for c in named],
+                        "tick": default if default in safe else (safe[0] if safe else "")})
         return out
 
     def _back(self, where: str, **say: str) -> Response:
