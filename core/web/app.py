@@ -218,7 +218,7 @@ class Web:
                         "kind_words": flow.PLAIN_MATCHES.get(str(row.get("match_kind")), str(row.get("match_kind") or "")),
                         "target_id": rid, "target_text": str((records.get(rid) or {}).get("statement") or "(gone)"),
                         "choices": [{"choice": c, "words": flow.CHOICE_LABELS.get(c, c).format(rid=rid)} for c in named],
-                        "tick": default if default in safe else (safe[0] if safe else "")})
+                        "default": default, "tick": default if default in safe else (safe[0] if safe else "")})
         return out
 
     def _back(self, where: str, **say: str) -> Response:
