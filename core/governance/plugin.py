@@ -126,7 +126,14 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
                               "`commonkeep forget ID`", file=first.file, line=first.line))
     found += _unfinished_applies(lay)
     if new or waiting:
+        from commonkeep.store.backlog import backlog
+
+        queue = backlog(lay.root)
+        oldest = f" (oldest {queue.age()})" if new and queue.age() else ""
         found.append(_finding("review_pending", "info",
-                              f"{new} candidate(s) wait for curation or review; {waiting} patch(es) hold ops not applied yet "
+                              f"{new} candidate(s) wait for curation or review{oldest}; {waiting} patch(es) hold ops not applied yet "
                               "(`commonkeep review`, `commonkeep patches`)"))
+    from commonkeep.store.backlog import write_digest
+
+    write_digest(lay.root)  # reports/review-digest.txt follows the count (never created for an empty queue)
     return found

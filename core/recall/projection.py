@@ -196,6 +196,16 @@ def build_projection(
     )
 
 
+def review_footer(root: Path | str, room: int = 200) -> str:
+    """One line for the agent to mention, when candidates wait for review: ``12 memories wait for
+    review (oldest 8 weeks): run `commonkeep review``` ("" when none waits or it is longer than
+    ``room`` characters). Cheap at any queue size (``commonkeep.store.backlog``)."""
+    from commonkeep.store.backlog import backlog
+
+    line = backlog(root).line()
+    return line if line and len(line) <= room else ""
+
+
 def render_projection(
     root: Path | str,
     budget: int | None = None,

@@ -375,6 +375,13 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         if digest:
             sections.append(f"{heading}\n{digest}")
             sel.daily_chars = len(digest)
+    # Last, one line, only when it fits: how many candidates wait for a person (issue 36), for the
+    # agent to mention; never at the cost of a record.
+    from commonkeep.recall.projection import review_footer
+
+    footer = review_footer(lay.root)
+    if footer:
+        sections.append(f"## Review Queue\n{footer}")
     block = HEADER
     for part in sections:
         if len(block) + 2 + len(part) <= TOTAL_BUDGET:
@@ -411,4 +418,7 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         for path, content in files.items():
             atomic_write_bytes(path, content.encode("utf-8"))
             sel.paths.append(path)
+        from commonkeep.store.backlog import write_digest
+
+        write_digest(lay.root)  # reports/review-digest.txt, rewritten only when the count changed
     return sel

@@ -28,6 +28,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from commonkeep.patches.forget import REASONS
+from commonkeep.store.backlog import ago, backlog, write_digest
 from commonkeep.web import actions, decisions, flow, views
 from commonkeep.web import wiki as wiki_view
 from commonkeep.web.queue import PAGE_SIZE, RISKS, STATUSES, Queue, stamp
@@ -56,6 +57,7 @@ class Web:
         self.queue = Queue(settings.root)
         self.writer = actions.writer_for(settings.root, settings.role)
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
+        self.templates.env.filters["ago"] = ago  # "3 h ago", the ISO time in the title attribute
 
     # -- helpers ------------------------------------------------------------------------
     def page(self, request: Request, name: str, status: int = 200, **ctx: Any) -> Response:
@@ -63,7 +65,8 @@ class Web:
                 "writer_role": self.writer.writer_role, "root": str(self.s.root),
                 "read_only_reason": "" if self.writer.can_write else read_only_words(self.writer, self.s.root),
                 "msg": request.query_params.get("msg", "")[:2000], "err": request.query_params.get("err", "")[:2000],
-                "undo": request.query_params.get("undo", "")[:4000], "here_qs": _here_qs(request), "nav": name.split(".")[0]}
+                "undo": request.query_params.get("undo", "")[:4000], "here_qs": _here_qs(request), "nav": name.split(".")[0],
+                "stamp": stamp(self.s.root), "waiting": backlog(self.s.root).count}
         return self.templates.TemplateResponse(request, name, {**base, **ctx}, status_code=status)
 
     async def form(self, request: Request) -> Any:
@@ -84,6 +87,7 @@ class Web:
     # -- inbox and decisions ------------------------------------------------------------
     def inbox(self, request: Request) -> Response:
         view = flow.View.from_query(request.query_params)
+        seen = stamp(self.s.root)  # before the rows are read: a write after it is noticed by the page's poll
         rows, facets, refreshing = flow.view_rows(self.queue, view)
         f = view.filters
         pages = max(1, -(-len(rows) // PAGE_SIZE))
@@ -92,7 +96,7 @@ class Web:
         records = self.queue.records() if any(c.get("matched_memory_ids") for c in shown) else {}
         response = self.page(request, "inbox.html", f=f, view=view, total=len(rows), page_no=n, pages=pages,
                              groups=flow.grouped(shown), facets=facets, records=records, risks=RISKS, statuses=STATUSES,
-                             sorts=flow.SORTS, qs=view.qs, error=self.queue.error, refreshing=refreshing, flow=flow)
+                             sorts=flow.SORTS, qs=view.qs, error=self.queue.error, refreshing=refreshing, flow=flow, stamp=seen)
         if refreshing:  # recompute once the page is sent, so it does not slow the page down
             response.background = BackgroundTask(self.queue.refresh)
         return response
@@ -145,12 +149,29 @@ class Web:
             edit = ""  # the pre-filled statement, unchanged: approved as is
         if action != "reject" and form.get("confirmed") != "1":
             risky = [(pending[i], why) for i in ids if i in pending for why in [flow.asks_twice(pending[i])] if why]
-            if risky:
-                return self.page(request, "confirm.html", risky=risky, form=form, ids=ids, view=view, flow=flow, back=here)
+            # a batch: every candidate that would reinforce, replace or contest a record is listed
+            # with its own choice (the safe one ticked), never one choice for all of them
+            items = self._item_choices(ids, pending) if action == "approve" and not choice else []
+            listed = {str(e["id"]) for e in items}
+            risky = [(c, why) for c, why in risky if str(c["id"]) not in listed or c.get("poisoning_risk") == "high"]
+            if risky or items:
+                return self.page(request, "confirm.html", risky=risky, items=items, records=self.queue.records(),
+                                 form=form, ids=ids, view=view, flow=flow, back=here)
+        per_item = {i: str(form.get(f"choice.{i}")) for i in ids if form.get(f"choice.{i}")} \
+            if form.get("confirmed") == "1" else {}
+        groups: dict[str, list[str]] = {}
+        for i in ids:
+            groups.setdefault(per_item.get(i, choice), []).append(i)
         try:
-            msg = await run_in_threadpool(decisions.decide, self.s.root, self.s.role, action, ids,
-                                          reason=reason, edit=edit, choice=choice, pending=pending, item=self.queue.item,
-                                          conflict_choice=str(form.get("conflict_choice") or "keep_both"))
+            if any(which not in decisions.CHOICES for which in groups):
+                raise actions.Refused("an unknown choice was sent; reload the page and choose again. Nothing was changed.")
+            said = []
+            for which, group in groups.items():
+                said.append(await run_in_threadpool(decisions.decide, self.s.root, self.s.role, action, group,
+                                                    reason=reason, edit=edit if len(ids) == 1 else "", choice=which,
+                                                    pending=pending, item=self.queue.item,
+                                                    conflict_choice=str(form.get("conflict_choice") or "keep_both")))
+            msg = "; ".join(said)
         except (actions.Refused, _Denied) as exc:
             return self._back(here, err=plain_error(exc))
         msg = _short(msg, ids)
@@ -160,6 +181,45 @@ class Web:
             if nxt is not None:
                 return self._back(f"/candidates/{nxt}{view.qs()}", msg=msg, undo=undo)
         return self._back(f"/inbox{view.qs()}", msg=msg, undo=undo)
+
+    def _item_choices(self, ids: list[str], pending: dict[str, Any]) -> list[dict[str, Any]]:
+        """The candidates of a batch whose approval acts on a record already in memory (reinforce,
+        replace, keep both), each with its choices in words and the one to tick (the server's own
+        or default one; never a replace unless the server took it; none when one must be named).
+
+        From the server's batch plan (``decisions.plan``: each candidate matched against memory and
+        the rest of the batch) where it has one, else from each candidate's review item."""
+        plan = getattr(decisions, "plan", None)
+        out: list[dict[str, Any]] = []
+        if plan is not None:
+            try:
+                entries = plan(self.s.root, ids, queue=self.queue)
+            except actions.Refused:
+                entries = []
+            for e in entries:
+                named = [str(c["choice"]) for c in e.get("choices") or []]
+                if not [c for c in named if c != "add"]:
+                    continue
+                tick = e.get("choice") or e.get("default") or ""
+                out.append({**e, "row": pending.get(str(e.get("id"))) or {"id": e.get("id"), "text": e.get("text")},
+                            "tick": tick if tick in named else ""})
+            return out
+        records = self.queue.records()
+        for i in ids:
+            row = pending.get(i)
+            item = self.queue.item(i) if row is not None else None
+            named = flow.choices_of(item) if item is not None else []
+            if row is None or not [c for c in named if c != "add"]:
+                continue
+            rid = str((row.get("matched_memory_ids") or ["the record"])[0])
+            default = getattr(item, "default_choice", None)
+            safe = [c for c in named if c in flow.SAFE_CHOICES]
+            out.append({"id": i, "text": row.get("text"), "row": row,
+                        "kind_words": flow.PLAIN_MATCHES.get(str(row.get("match_kind")), str(row.get("match_kind") or "")),
+                        "target_id": rid, "target_text": str((records.get(rid) or {}).get("statement") or "(gone)"),
+                        "choices": [{"choice": c, "words": flow.CHOICE_LABELS.get(c, c).format(rid=rid)} for c in named],
+                        "default": default, "tick": default if default in safe else (safe[0] if safe else "")})
+        return out
 
     def _back(self, where: str, **say: str) -> Response:
         sep = "&" if "?" in where else "?"
@@ -277,7 +337,10 @@ class Web:
         return self.page(request, "health.html", report=views.health(self.s.root))
 
     def api_stamp(self, request: Request) -> Response:
-        return JSONResponse({"stamp": stamp(self.s.root)})
+        queue = backlog(self.s.root)
+        if self.writer.can_write:  # the writer's server keeps reports/review-digest.txt current (only when it changed)
+            write_digest(self.s.root, queue)
+        return JSONResponse({"stamp": stamp(self.s.root), "waiting": queue.count})
 
     def home(self, request: Request) -> Response:
         return RedirectResponse("/inbox", 303)

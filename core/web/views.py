@@ -109,8 +109,25 @@ def op_views(patch: Row, records: dict[str, Row], root: Path | str | None = None
                 before, after = applied_before_after(op, records, earlier or [])
         except Exception as exc:  # a malformed op is shown, not fatal to the page
             before, after = "(cannot render)", str(exc)
-        views.append({"op": op, "applied": op.get("op_id") in applied, "diff": diff(before, after)})
+        lines = diff(before, after)
+        views.append({"op": op, "applied": op.get("op_id") in applied, "diff": lines, "summary": op_summary(op, lines)})
     return views
+
+
+def op_summary(op: Row, lines: list[tuple[str, str]]) -> str:
+    """One line saying what an op is about (the patch page's line): the statement it writes, else
+    the first changed line of its diff that is not a heading, else its reason."""
+    for key in ("record", "to_record", "fields"):
+        part = op.get(key)
+        if isinstance(part, dict) and isinstance(part.get("statement"), str) and part["statement"]:
+            return str(part["statement"])
+    if isinstance(op.get("statement"), str) and op["statement"]:
+        return str(op["statement"])
+    for kind in ("add", "del"):
+        for k, text in lines:
+            if k == kind and text.strip() and not text.lstrip().startswith("#"):
+                return text.strip()
+    return str(op.get("reason") or "")
 
 
 def patches_before(root: Path | str, patch: Row) -> list[Row]:

@@ -200,11 +200,55 @@ def auto_curate_at_finalize(profile: HermesProfile, lock_wait: float = AUTO_CURA
 def _on_session_finalize(profile: HermesProfile) -> None:
     auto_curate_at_finalize(profile)  # first, so the new records reach MEMORY.md at once
     refresh_projection(profile, "session_finalize")
+    try:  # what this session staged now counts in reports/review-digest.txt
+        from commonkeep.store.backlog import write_digest
+
+        write_digest(profile.shared_root()[0])
+    except Exception as exc:
+        log.debug("commonkeep: review digest not written: %s", exc)
 
 
-def _on_session_start(session_id: str = "", platform: str = "", **kw: Any) -> None:
+def _on_session_start(session_id: str = "", platform: str = "", profile: HermesProfile | None = None, **kw: Any) -> None:
     with _lock:
         _sessions[str(session_id)] = {"platform": platform}
+    if profile is not None:
+        announce_queue(profile, str(platform or ""))
+
+
+def _show(text: str) -> None:
+    """A line the person sees in Hermes' terminal: through Hermes' own printer when its CLI runs
+    (a bare print is swallowed while prompt_toolkit owns the terminal), else on stdout."""
+    import sys
+
+    host = sys.modules.get("cli")
+    show = getattr(host, "_cli_visible_print", None)
+    if callable(show):
+        show(text)
+    else:
+        print(text, flush=True)
+
+
+def announce_queue(profile: HermesProfile, platform: str = "cli") -> str:
+    """At a session start: how many candidates wait for review and the oldest one's age, shown in
+    Hermes' terminal (``cli``; on a messaging platform it is logged, and the agent's system
+    prompt says it), and ``reports/review-digest.txt`` brought up to date. Returns the line ("" when
+    nothing waits); a failure is logged, never raised into Hermes."""
+    try:
+        from commonkeep.store.backlog import backlog, write_digest
+
+        root, _rule = profile.shared_root()
+        queue = backlog(root)
+        write_digest(root, queue)
+        line = queue.line()
+        if line:
+            if platform in ("", "cli"):
+                _show(f"commonkeep: {line} (or the Memory tab of `hermes dashboard`)")
+            else:
+                log.info("commonkeep: %s", line)
+        return line
+    except Exception as exc:
+        log.debug("commonkeep: review queue not announced: %s", exc)
+        return ""
 
 
 def record_user_message(session_id: str = "", user_message: Any = None, platform: str = "", **kw: Any) -> None:
@@ -279,7 +323,7 @@ def register(ctx: Any) -> None:
         ctx.register_middleware("tool_execution", gate.tool_execution)
     else:
         ctx.register_hook("pre_tool_call", gate.pre_tool_call)
-    ctx.register_hook("on_session_start", _on_session_start)
+    ctx.register_hook("on_session_start", lambda **kw: _on_session_start(profile=profile, **kw))
     ctx.register_hook("pre_llm_call", record_user_message)
     ctx.register_hook("subagent_start", _on_subagent_start)
     ctx.register_hook("on_session_finalize", lambda **kw: _on_session_finalize(profile))

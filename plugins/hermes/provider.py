@@ -64,10 +64,19 @@ class CommonkeepProvider(MemoryProvider):  # type: ignore[misc]
         except Exception:
             root = None
         where = f" (shared root {root})" if root else ""
+        waiting = ""
+        if root:
+            try:
+                from commonkeep.recall.projection import review_footer
+
+                line = review_footer(root)
+                waiting = f" {line}; mention it to the person once." if line else ""
+            except Exception:
+                waiting = ""
         return (
             f"Long-term memory is governed by commonkeep{where}: MEMORY.md and USER.md show the "
             "approved projection. A `memory` tool call is staged as a candidate for review, not "
-            "saved at once; do not retry it. Use commonkeep_search to recall more."
+            "saved at once; do not retry it. Use commonkeep_search to recall more." + waiting
         )
 
     def prefetch(self, query: str, *, session_id: str = "") -> str:

@@ -21,6 +21,9 @@
  *    `commonkeep write` (works without OmpKeep and without a model). The typed text is first
  *    recorded in the session ("commonkeep-remember-typed"), which commonkeep's user_turn pass
  *    counts as the person's words when it curates.
+ * 2b. session_start also says how many candidates wait for review and the oldest one's age
+ *    (ctx.ui.notify in the TUI; a "commonkeep-review-waiting" entry in the session file), counted
+ *    as `commonkeep.store.backlog` counts them: the inbox's lines read as bytes, never parsed whole.
  * 5. session_shutdown: commonkeep's own session-end curation, `commonkeep omp session-end`, in
  *    place of OmpKeep's (which `commonkeep init` / `omp install` switch off in config.json:
  *    OmpKeep trusts what a candidate claims). Only stamped candidates can apply; the rest waits
@@ -287,11 +290,89 @@ function writeReport(root: string, name: string, data: unknown): string | null {
 	}
 }
 
+/** Candidates whose status is "new" and the oldest one's created_at, as commonkeep.store.backlog
+ * counts them (the same line in every surface). A line with two status keys is parsed. */
+export function reviewWaiting(root: string): { count: number; oldest: string | null } {
+	let data: string;
+	try {
+		data = fs.readFileSync(path.join(root, "inbox", "captured.jsonl"), "utf8");
+	} catch {
+		return { count: 0, oldest: null };
+	}
+	const STATUS = /"status"\s*:\s*"([^"\\]*)"/g;
+	const CREATED = /"created_at"\s*:\s*"([^"\\]{10,40})"/;
+	let count = 0;
+	let oldest: string | null = null;
+	let oldestMs = Number.POSITIVE_INFINITY;
+	for (const line of data.split("\n")) {
+		const found = [...line.matchAll(STATUS)];
+		if (found.length === 0) continue;
+		let status: unknown;
+		let created: unknown;
+		if (found.length === 1) {
+			status = found[0][1];
+			created = CREATED.exec(line)?.[1];
+		} else {
+			try {
+				const row = JSON.parse(line);
+				status = row?.status;
+				created = row?.created_at;
+			} catch {
+				continue;
+			}
+		}
+		if (status !== "new") continue;
+		count += 1;
+		const ms = typeof created === "string" ? Date.parse(created) : Number.NaN;
+		if (!Number.isNaN(ms) && ms < oldestMs) {
+			oldestMs = ms;
+			oldest = created as string;
+		}
+	}
+	return { count, oldest };
+}
+
+function ageWords(iso: string | null, nowMs: number): string {
+	const then = iso ? Date.parse(iso) : Number.NaN;
+	if (Number.isNaN(then)) return "";
+	const secs = Math.max(0, Math.floor((nowMs - then) / 1000));
+	const hours = Math.floor(secs / 3600);
+	const days = Math.floor(secs / 86400);
+	if (secs < 60) return "just now";
+	if (hours < 1) return `${Math.floor(secs / 60)} min`;
+	if (hours < 48) return `${hours} h`;
+	if (days < 14) return `${days} days`;
+	if (days < 63) return `${Math.floor(days / 7)} weeks`;
+	if (days < 365) return `${Math.floor(days / 30)} months`;
+	const years = Math.floor(days / 365);
+	return `${years} year${years > 1 ? "s" : ""}`;
+}
+
+/** "12 memories wait for review (oldest 8 weeks): run `commonkeep review`" ("" when none waits). */
+export function waitingLine(w: { count: number; oldest: string | null }, nowMs = Date.now()): string {
+	if (w.count <= 0) return "";
+	const age = ageWords(w.oldest, nowMs);
+	const verb = w.count === 1 ? "memory waits" : "memories wait";
+	return `${w.count} ${verb} for review${age ? ` (oldest ${age})` : ""}: run \`commonkeep review\``;
+}
+
 export default function commonkeep(pi: any): void {
 	let handoffConsumed = false;
 
 	pi.on("session_start", async (_event: unknown, ctx: any) => {
 		if (STATE.problems.length > 0) ctx.ui?.notify?.(`commonkeep: ${STATE.problems.join(" ")}`, "warning");
+		if (STATE.root) {
+			try {
+				const waiting = reviewWaiting(STATE.root);
+				const line = waitingLine(waiting);
+				if (line) {
+					ctx.ui?.notify?.(`commonkeep: ${line}`, "info");
+					pi.appendEntry("commonkeep-review-waiting", { count: waiting.count, oldest: waiting.oldest, line });
+				}
+			} catch {
+				// the announcement is a convenience: never a reason for the session to fail
+			}
+		}
 		const file = process.env.OMPKEEP_HANDOFF;
 		if (!file || handoffConsumed) return;
 		handoffConsumed = true; // one dispatch, one handoff: a later /new session starts clean

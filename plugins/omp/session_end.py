@@ -22,7 +22,20 @@ LOCK_WAIT = 2.0
 
 
 def session_end(root: Path | str, *, lock_wait: float = LOCK_WAIT) -> dict[str, Any]:
-    """Auto-curate ``root`` per ``commonkeep.autoCurate`` as the writer role; what was done, as a dict."""
+    """Auto-curate ``root`` per ``commonkeep.autoCurate`` as the writer role; what was done, as a
+    dict, with ``review_waiting``: how many candidates still wait for a person (the digest
+    ``reports/review-digest.txt`` is brought up to date)."""
+    done = _curate(root, lock_wait=lock_wait)
+    if (Path(root) / "memory").is_dir():
+        from commonkeep.store.backlog import backlog, write_digest
+
+        queue = backlog(root)
+        write_digest(root, queue)
+        done["review_waiting"] = queue.count
+    return done
+
+
+def _curate(root: Path | str, *, lock_wait: float) -> dict[str, Any]:
     from commonkeep.errors import CommonkeepError
     from commonkeep.gate.writer import configured_writer_role
     from commonkeep.patches.auto import auto_curate

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,24 @@ def test_files_are_refreshed_when_a_session_finalizes_or_resets(hermes19: Hermes
     fin, reset = seen["on_session_finalize"], seen["on_session_reset"]
     assert MEMORY_FACT not in (fin["stale"] or "") and MEMORY_FACT in fin["after"]
     assert REVIEW_FACT not in reset["stale"] and REVIEW_FACT in reset["after"]
+
+
+def test_a_session_start_says_what_waits_for_review(hermes19: HermesWorld) -> None:
+    """Issue 36: 241 staged writes sat unnoticed for 8 weeks. At a new session the person sees the
+    queue in Hermes' terminal, the agent's system prompt carries it, and the digest is up to date."""
+    from tests.hermes.conftest import DRIVER
+
+    world = hermes19
+    world.write_config()
+    world.install()
+    for text in (MEMORY_FACT, REVIEW_FACT):
+        world.commonkeep("write", "--root", str(world.root), "--agent", "hermes", text)
+    done = world.run(str(world.python), str(DRIVER), "prompt")
+    shown = re.search(r"^commonkeep: (2 memories wait for review \(oldest (?:just now|\d+ min)\): run `commonkeep review`)",
+                      done.stdout, re.M)
+    assert shown, done.stdout[-2000:]
+    line = shown.group(1)
+    result = json.loads(next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))[len("RESULT "):])
+    assert f"{line}; mention it to the person once." in result["system"]
+    digest = (world.root / "reports" / "review-digest.txt").read_text(encoding="utf-8")
+    assert digest.startswith("2 memories wait for review (oldest ") and "\nwaiting: 2\n" in digest

@@ -1,12 +1,15 @@
-"""A librarian's morning queue, made by code: 100 candidates from 5 agent sessions.
+"""A librarian's morning queue, made by code: 100 candidates from 5 agent sessions, as a real
+morning looks (issue 36): what to reject is spread over every session, not kept in one.
 
-- ``s-hermes-api`` (hermes, 30), ``s-omp-build`` (omp, 25), ``s-room-style`` (roundtable, 25): the 80
-  to approve, among them two repeats of records already in memory, one repeat of another candidate
-  of the same morning, one that says again what a record says, and two that contradict a record
-  ("line length is no longer 110 …");
-- ``s-hermes-design`` (hermes, 5): five drafts the librarian edits before approving;
-- ``s-omp-scratch`` (omp, 15): what to reject — temporary notes, a prompt injection, and a
-  statement that carried a token (removed before it was stored).
+- ``s-hermes-api`` (hermes, 30), ``s-omp-build`` (omp, 26), ``s-room-style`` (roundtable, 26) and
+  ``s-omp-night`` (omp, 12): 80 to approve and 14 to reject among them (4, 4, 4 and 2: temporary
+  notes, a prompt injection in ``s-omp-build``, a statement that carried a token in
+  ``s-room-style``, removed before it was stored). Among the ones to approve: two exact repeats of
+  records already in memory, one repeat of another candidate of the same morning, two that
+  contradict a record ("line length is no longer 110 …"), and near-duplicates about *different
+  subjects* (the on-call contact of another team, another database's port, two build facts that
+  share words): each is a new record, and the record it resembles must stay as it is;
+- ``s-hermes-design`` (hermes, 6): five drafts the librarian edits before approving, and one to reject.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ KNOWN = {  # records already in memory before the morning: statement -> tags
     "Line length is 110 characters in this repository.": ["style"],
     "Release branches are cut from main every second Tuesday.": ["release"],
     "Integration tests never use the production database.": ["testing"],
+    "Hiro is the on-call contact for kazorzor this quarter.": ["oncall"],
+    "The staging database runs postgres 16 on port 6543.": ["db"],
 }
 SERVICES = ["atlas", "beacon", "cobalt", "delta", "ember", "falcon", "garnet", "harbor", "iris", "juniper", "kestrel",
             "lumen", "maple", "nimbus", "onyx", "pylon", "quartz", "raven", "sierra", "tundra", "umber", "vortex",
@@ -54,6 +59,15 @@ SCRATCH = ["Currently debugging the flaky login test, will fix later.", "Tmp: th
            "The staging deploy token is ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8" + " for now."]
 INJECTION = SCRATCH[6]
 SECRET_PREFIX = "The staging deploy token is "
+# near-duplicates about different subjects: each a new fact; the record it resembles stays as it is
+NEAR = ["Hiro is the on-call contact for terpolvex this quarter.",
+        "The analytics database runs postgres 15 on port 5432.",
+        "The build uses uv and a lock file for every Python project.",
+        "Build caches are keyed on the lock file hash."]
+#: session, agent, how many to approve, which scratch notes (indexes into SCRATCH) to reject there
+SESSIONS = [("s-hermes-api", "hermes", 26, [0, 1, 2, 3]), ("s-omp-build", "omp", 22, [4, 5, 6, 7]),
+            ("s-room-style", "roundtable", 22, [8, 9, 10, 14]), ("s-omp-night", "omp", 10, [11, 12])]
+DESIGN = ("s-hermes-design", "hermes", [13])
 
 
 @dataclass
@@ -65,6 +79,7 @@ class Morning:
     reject: list[str] = field(default_factory=list)
     repeats: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    near: list[str] = field(default_factory=list)  # near-duplicates about a different subject: new records
     injection: str = ""
     secret: str = ""
 
@@ -83,19 +98,26 @@ def seed_morning(root: Path) -> Morning:
     m = Morning()
     # tagged by the service they are about, as agents tag by component
     plain = iter((f"The {s} service {VERBS[i % 11]} {OBJECTS[i % 9]} {RHYTHMS[i % 8]}.", s) for i, s in enumerate(SERVICES))
-    specials = {  # placed among the sessions to approve: (session index, text, tags, kind)
+    specials = {  # placed among the sessions to approve: (position, text, tags, kind)
         3: ("The CI pipeline runs the full suite on Fridays.", ["ci"], "repeat"),
-        11: ("Release branches are cut from main every second Tuesday.", ["release"], "repeat"),
+        11: (NEAR[0], ["oncall"], "near"),
         20: ("Line length is no longer 110; use 120 characters in this repository.", ["style"], "conflict"),
+        29: ("Release branches are cut from main every second Tuesday.", ["release"], "repeat"),
+        33: (NEAR[1], ["db"], "near"),
         41: ("Integration tests do not use the production database; they use a disposable copy instead.", ["testing"],
              "conflict"),
+        50: (NEAR[2], ["build"], "near"),
+        51: (NEAR[3], ["build"], "near"),
         57: ("The nightly export job writes parquet files to the lake bucket.", ["data"], "plain"),
-        58: ("The nightly export job writes parquet files to the lake bucket.", ["data"], "repeat"),
+        74: ("The nightly export job writes parquet files to the lake bucket.", ["data"], "repeat"),
     }
-    sessions = [("hermes", "s-hermes-api", 30), ("omp", "s-omp-build", 25), ("roundtable", "s-room-style", 25)]
     n = 0
-    for agent, session, count in sessions:
-        for _ in range(count):
+    for session, agent, count, scratch in SESSIONS:
+        rejects = iter(scratch)
+        every = max(1, count // (len(scratch) + 1))
+        for k in range(count):
+            if k % every == every - 1:  # the notes to reject sit among the rest, not at the end
+                m.reject.append(_scratch(store, next(rejects, None), agent, session, m))
             if n in specials:
                 text, tags, kind = specials[n]
             else:
@@ -103,17 +125,25 @@ def seed_morning(root: Path) -> Morning:
                 tags, kind = [service], "plain"
             cid = _add(store, text, agent, session, tags)
             m.approve.append(cid)
-            if kind == "repeat":
-                m.repeats.append(cid)
-            elif kind == "conflict":
-                m.conflicts.append(cid)
+            {"repeat": m.repeats, "conflict": m.conflicts, "near": m.near}.get(kind, []).append(cid)
             n += 1
-    m.edit = [_add(store, text, "hermes", "s-hermes-design", ["design"]) for text in EDITS]
-    for text in SCRATCH:
-        cid = _add(store, text, "omp", "s-omp-scratch", ["scratch"])
-        m.reject.append(cid)
-        if text == INJECTION:
-            m.injection = cid
-        if text.startswith(SECRET_PREFIX):
-            m.secret = cid
+        for left in rejects:
+            m.reject.append(_scratch(store, left, agent, session, m))
+    session, agent, scratch = DESIGN
+    m.edit = [_add(store, text, agent, session, ["design"]) for text in EDITS[:2]]
+    m.reject.extend(_scratch(store, i, agent, session, m) for i in scratch)
+    m.edit += [_add(store, text, agent, session, ["design"]) for text in EDITS[2:]]
+    m.reject = [c for c in m.reject if c]
     return m
+
+
+def _scratch(store: Store, index: int | None, agent: str, session: str, m: Morning) -> str:
+    if index is None:
+        return ""
+    text = SCRATCH[index]
+    cid = _add(store, text, agent, session, ["notes"])
+    if text == INJECTION:
+        m.injection = cid
+    if text.startswith(SECRET_PREFIX):
+        m.secret = cid
+    return cid

@@ -33,7 +33,7 @@ from tests.hosts import hermes as hermes_host
 from tests.web import seed as data
 
 pytestmark = pytest.mark.hermes
-WAIT = 30
+WAIT = 90  # a bound on waits for a condition: a first decision on a loaded box may take long
 TOKEN = "ck-test-dashboard-token"
 PLUGIN_DIR = Path("plugins") / "commonkeep-governance" / "dashboard"
 
@@ -202,12 +202,27 @@ def test_memory_tab_in_the_real_hermes_dashboard(browser: Any, dashboard: Dashbo
     _message(browser, "approved with an edit")
     assert _status(root, ids[data.EDIT_ME]) == "patched" and edited in _statements(root)
 
-    # reject with a reason
+    # Enter in an empty reason box says why nothing happened, at the row
     row = _row(browser, ids[data.SCRIPT_CLOSE])
+    row.find_element(By.CSS_SELECTOR, ".ck-reason").send_keys(Keys.ENTER)
+    said = _wait(browser).until(lambda b: _row(b, ids[data.SCRIPT_CLOSE]).find_element(By.CSS_SELECTOR, ".ck-row-error"))
+    assert "say why in the reason box" in said.text and _status(root, ids[data.SCRIPT_CLOSE]) == "new"
+    # reject with a reason: what it did is said where the row stood, not at the top of the tab
+    row = _row(browser, ids[data.SCRIPT_CLOSE])
+    stood = row.location["y"]
     row.find_element(By.CSS_SELECTOR, ".ck-reason").send_keys("not a durable rule")
     row.find_element(By.CSS_SELECTOR, ".ck-reject").click()
     _message(browser, "rejected")
     assert _status(root, ids[data.SCRIPT_CLOSE]) == "rejected"
+    note = browser.find_element(By.CSS_SELECTOR, ".ck-row-done")
+    assert abs(note.location["y"] - stood) < 120, (note.location, stood)
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".ck-msg")) == 1  # said once, there
+    # times as ages, the ISO time in the title; low risk is not bold
+    when = _row(browser, ids[data.INJECTION]).find_element(By.CSS_SELECTOR, ".ck-id time")
+    assert re.fullmatch(r"just now|\d+ (min|h) ago", when.text) and when.get_attribute("title").endswith("Z")
+    assert _row(browser, ids[data.INJECTION]).find_elements(By.CSS_SELECTOR, "b.ck-risk-high")
+    low = [r for r in browser.find_elements(By.CSS_SELECTOR, ".ck-row") if r.find_elements(By.CSS_SELECTOR, ".ck-risk-low")]
+    assert low and all(not r.find_elements(By.CSS_SELECTOR, "b.ck-risk-low") for r in low)
 
     # batch-approve three
     for text in data.BATCH:

@@ -86,7 +86,7 @@ def test_memory_search_history_and_health(root: Path, serve: Any) -> None:
     reject(root, [cand["id"]], reason="not durable", role=data.WRITER)
     shown = c.get(f"{server.url}/candidates/{cand['id']}")
     assert shown.status_code == 200, shown.text
-    assert re.search(r"<h1>[^<]*<small>([^<]*)<", shown.text).group(1) == "rejected"  # type: ignore[union-attr]
+    assert re.search(r"<h1[^>]*>.*?<small>([^<]*)<", shown.text).group(1) == "rejected"  # type: ignore[union-attr]
     assert "What approving does" not in shown.text
     assert c.get(f"{server.url}/candidates/cap_nope").status_code == 404
 
@@ -141,7 +141,7 @@ def test_every_gate_injection_shows_as_escaped_text(tmp_path: Path, serve: Any) 
         assert "<script" not in body.lower() and "<img" not in body.lower()
         for cid in ids:
             if f'data-id="{cid}"' in body:
-                assert f'<div class="stmt">{escape(stored[cid])}</div>' in body, stored[cid]
+                assert f'class="open">{escape(stored[cid])}</a></div>' in body, stored[cid]  # the statement is the row's link
                 seen.add(cid)
     assert seen == set(ids)
 

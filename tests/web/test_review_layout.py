@@ -7,7 +7,6 @@ one docs/images holds.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from commonkeep.store.core import Store
-from tests.web import morning
+from tests.web import morning, probe
 
 WAIT = 20
 
@@ -61,11 +60,11 @@ def test_keys_narrow_layout_and_dark_mode(browser: Any, tmp_path: Path, shots: P
         assert browser.switch_to.active_element.tag_name == "body"
         # a with nothing selected (and no row under the cursor) only says what to do
         before = _statuses(root)
+        probe.watch(browser)
         _press(browser, "a")
         hint = WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "hint"))
         assert "Nothing is selected" in hint.text and "/inbox" in browser.current_url
-        time.sleep(0.5)
-        assert _statuses(root) == before
+        assert probe.quiet(browser) and _statuses(root) == before  # nothing submitted: no fixed wait needed
 
         # on a candidate page, a reason and Enter rejects it (the safe action), never approves
         browser.get(f"{server.url}/candidates/{m.reject[0]}")

@@ -6,10 +6,17 @@
   "use strict";
   var csrf = (document.querySelector('meta[name="csrf"]') || {}).content || "";
   var live = document.getElementById("live");
-  var stamp = null;
+  // the store's stamp when the page was rendered: a change written between the render and the
+  // first poll is noticed too (issue 40: a candidate another agent wrote then never appeared)
+  var stamp = (document.querySelector('meta[name="stamp"]') || {}).content || null;
+  // a checkbox, a radio or a button takes no text: the keys still work when one has the focus
+  // (a row ticked with the mouse keeps it; issue 36)
+  var NOT_TEXT = { checkbox: 1, radio: 1, button: 1, submit: 1, reset: 1, image: 1, file: 1, range: 1, color: 1 };
 
   function typing(el) {
-    return !!el && (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT" || el.isContentEditable);
+    if (!el) return false;
+    if (el.tagName === "INPUT") return !NOT_TEXT[(el.type || "text").toLowerCase()];
+    return el.tagName === "TEXTAREA" || el.tagName === "SELECT" || !!el.isContentEditable;
   }
   function selected() { return document.querySelectorAll("input.sel:checked").length; }
   function allBox() { return document.getElementById("select-all"); }
@@ -34,6 +41,13 @@
     });
   }
 
+  // the tab's title starts with how many candidates wait: "(12) Inbox · commonkeep review"
+  function title(n) {
+    if (typeof n !== "number") return;
+    var rest = document.title.replace(/^\(\d+\) /, "");
+    document.title = (n > 0 ? "(" + n + ") " : "") + rest;
+  }
+
   function poll() {
     fetch("/api/stamp", { credentials: "same-origin", headers: { "X-CSRF-Token": csrf } })
       .then(function (r) { return r.ok ? r.json() : null; })
@@ -44,18 +58,27 @@
           else document.getElementById("changed").hidden = false;
         }
         stamp = d.stamp;
+        title(d.waiting);
       }).catch(function () {});
   }
 
   function rows() { return Array.prototype.slice.call(document.querySelectorAll("tr.cand")); }
   var cursor = -1;
+  function mark(r) {
+    r.forEach(function (x) { x.classList.remove("cursor"); });
+    r[cursor].classList.add("cursor");
+  }
   function focusRow(i) {
     var r = rows();
     if (!r.length) return;
     cursor = Math.max(0, Math.min(r.length - 1, i));
-    r.forEach(function (x) { x.classList.remove("cursor"); });
-    r[cursor].classList.add("cursor");
+    mark(r);
     r[cursor].focus();
+  }
+  // a row ticked with the mouse becomes the cursor's row: j/k go on from it, x toggles it
+  function follow(box) {
+    var r = rows(), at = r.indexOf(box.closest("tr.cand"));
+    if (at >= 0) { cursor = at; mark(r); }
   }
   function count() {
     var n = document.getElementById("nsel"), all = allBox();
@@ -66,7 +89,7 @@
   }
   function bind() {
     document.querySelectorAll("input.sel").forEach(function (b) {
-      b.addEventListener("change", function () { var all = allBox(); if (all && !b.checked) all.checked = false; count(); });
+      b.addEventListener("change", function () { var all = allBox(); if (all && !b.checked) all.checked = false; follow(b); count(); });
     });
     var all = allBox();
     if (all) all.addEventListener("change", function () {
@@ -94,7 +117,8 @@
   // in a reason box with a reason typed, it is that form's Reject.
   document.addEventListener("keydown", function (e) {
     var t = e.target;
-    if (e.key !== "Enter" || !typing(t) || t.tagName === "TEXTAREA" || t.tagName === "SELECT") return;
+    // (a checkbox too: Chromium submits a form on Enter in a checkbox, with its first enabled button)
+    if (e.key !== "Enter" || !(typing(t) || t.tagName === "INPUT") || t.tagName === "TEXTAREA" || t.tagName === "SELECT") return;
     var form = t.form;
     if (!form || form.method.toLowerCase() !== "post") return;
     e.preventDefault();

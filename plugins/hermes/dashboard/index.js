@@ -15,6 +15,23 @@
   var bad = { color: "#e55", fontSize: ".85rem", whiteSpace: "pre-wrap" };
   var DUP = ["duplicate", "strengthens_existing"], CONFLICT = ["potential_conflict", "ambiguous", "supersedes_existing"];
 
+  // "3 h ago" (the ISO time goes in the title attribute), as the review app and `commonkeep.store.backlog` say it
+  function ago(iso) {
+    var then = Date.parse(iso || "");
+    if (isNaN(then)) return "";
+    var secs = Math.max(0, Math.floor((Date.now() - then) / 1000)), hours = Math.floor(secs / 3600), days = Math.floor(secs / 86400);
+    if (secs < 60) return "just now";
+    var n = hours < 1 ? Math.floor(secs / 60) + " min" : hours < 48 ? hours + " h" : days < 14 ? days + " days"
+      : days < 63 ? Math.floor(days / 7) + " weeks" : days < 365 ? Math.floor(days / 30) + " months"
+      : Math.floor(days / 365) + (days < 730 ? " year" : " years");
+    return n + " ago";
+  }
+  function Risk(props) {  // only medium and high stand out
+    var r = props.risk || "…";
+    return r === "medium" || r === "high" ? h("b", { className: "ck-risk-" + r, style: { color: r === "high" ? "#e55" : "#c90" } }, r)
+      : h("span", { className: "ck-risk-" + r, style: { opacity: 0.75 } }, r);
+  }
+
   function post(path, body) {
     return SDK.fetchJSON(API + path, {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body)
@@ -67,11 +84,11 @@
       if (c.asks_twice && !asking[0]) { asking[1](true); err[1](""); return; }
       asking[1](false);
       var extra = editing[0] && text[0] !== c.text ? { edit: text[0] } : {};
-      st.decide("approve" + (choice ? ":" + choice : ""), [c.id], extra, err[1]);
+      st.decide("approve" + (choice ? ":" + choice : ""), [c.id], extra, err[1], true);
     }
     function reject() {
       if (!reason[0].trim()) { err[1]("To reject, say why in the reason box (for example: not durable). Nothing was rejected."); return; }
-      st.decide("reject", [c.id], { reason: reason[0] }, err[1]);
+      st.decide("reject", [c.id], { reason: reason[0] }, err[1], true);
     }
     var label = asking[0] ? "Yes, approve" : editing[0] ? "Approve edit" : "Approve";
     var buttons = dup ? [
@@ -90,7 +107,7 @@
         onChange: function () { st.toggle(c.id); }, "aria-label": "select " + c.id })),
       h("div", { style: { flex: "1 1 18rem", minWidth: 0 } },
         h("div", { className: "ck-id", style: small }, c.id + (c.agent ? " · " + c.agent : "") + (c.session ? " · " + c.session : "") +
-          (c.created_at ? " · " + String(c.created_at).slice(0, 16).replace("T", " ") : "")),
+          (c.created_at ? " · " : ""), c.created_at ? h("time", { dateTime: c.created_at, title: c.created_at }, ago(c.created_at)) : null),
         c.secrets_removed.length ? h("span", { className: "ck-secret", title: c.secrets_removed.join(", "),
           style: { fontSize: "11px", border: "1px solid #c90", color: "#c90", borderRadius: "9px", padding: "0 .4em" } }, "secret removed") : null,
         editing[0]
@@ -104,7 +121,7 @@
         what[0] ? h(WhatApproving, { id: c.id }) : null),
       h("div", { style: { flex: "0 1 12rem", minWidth: 0, fontSize: ".85rem" } },
         h("div", null, (c.trust || "—")),
-        h("div", null, h("b", null, c.risk || "…")),
+        h("div", null, h(Risk, { risk: c.risk })),
         c.why.map(function (w, i) { return h("div", { key: i, style: small }, w); }),
         c.evidence.map(function (e, i) { return h("div", { key: "e" + i, style: small }, e); })),
       h("div", { style: { flex: "1 1 16rem", minWidth: 0 } },
@@ -114,7 +131,8 @@
         h("div", { style: Object.assign({ marginTop: ".3rem" }, wrap) },
           h(Inp, { className: "ck-reason", placeholder: "reason to reject", value: reason[0], style: { width: "10rem", maxWidth: "100%" },
             onChange: function (e) { reason[1](e.target.value); },
-            onKeyDown: function (e) { if (e.key === "Enter") { e.preventDefault(); if (reason[0].trim()) reject(); } } }),
+            // Enter rejects with the reason typed; with none it says why nothing happened (never approves)
+            onKeyDown: function (e) { if (e.key === "Enter") { e.preventDefault(); reject(); } } }),
           h(Btn, { className: "ck-reject", size: "sm", disabled: !st.canWrite, onClick: reject }, "Reject")),
         err[0] ? h("div", { className: "ck-row-error", role: "alert", style: bad }, err[0]) : null));
   }
@@ -207,6 +225,7 @@
   function MemoryTab() {
     var data = hooks.useState(null), msg = hooks.useState(""), err = hooks.useState(""), page = hooks.useState(1);
     var selected = hooks.useState({}), batchReason = hooks.useState(""), batchErr = hooks.useState(""), stampRef = hooks.useRef(null);
+    var note = hooks.useState(null);  // a row's decision said where the row stood: {after: the id above it ("" at the top), text}
     var view = hooks.useState("inbox"), version = hooks.useState(0);
     var filt = hooks.useState({ q: "", risk: "", agent: "", session: "", sort: "oldest" }), typed = hooks.useState("");
     var f = filt[0];
@@ -231,17 +250,43 @@
     var st = {
       canWrite: !!(d && d.can_write), selected: selected[0],
       // run an action; its error goes to `where` (the row, the patch, the box acted in); resolves true when done
-      run: function (promise, where) {
+      run: function (promise, where, at) {
         var say = where || err[1];
-        say(""); msg[1]("");
+        say(""); msg[1](""); note[1](null);
         return promise.then(function (r) {
-          msg[1](r.message); selected[1]({}); version[1](function (v) { return v + 1; }); load(); return true;
+          if (at) note[1]({ after: at.after, text: r.message }); else msg[1](r.message);
+          selected[1]({}); version[1](function (v) { return v + 1; }); load(); return true;
         }).catch(function (e) { say(plain(e)); return false; });
       },
       toggle: function (id) { var s = Object.assign({}, selected[0]); if (s[id]) delete s[id]; else s[id] = true; selected[1](s); },
-      decide: function (action, ids, extra, where) { return st.run(post("/decide", Object.assign({ action: action, ids: ids }, extra || {})), where); }
+      // atRow: the outcome is said in the list where the decided row stood, not at the top of the tab
+      decide: function (action, ids, extra, where, atRow) {
+        var at = null;
+        if (atRow && d) {
+          var i = d.items.map(function (c) { return c.id; }).indexOf(ids[0]);
+          at = { after: i > 0 ? d.items[i - 1].id : "" };
+        }
+        return st.run(post("/decide", Object.assign({ action: action, ids: ids }, extra || {})), where, at);
+      }
     };
     var chosen = Object.keys(selected[0]);
+    function batchReject() {
+      if (!chosen.length) { batchErr[1]("Nothing is selected: tick the candidates to reject first. Nothing was rejected."); return; }
+      if (!batchReason[0].trim()) { batchErr[1]("To reject, say why in the reason box (for example: not durable). Nothing was rejected."); return; }
+      st.decide("reject", chosen, { reason: batchReason[0] }, batchErr[1]);
+    }
+    function rowsWithNote(items) {
+      var n = note[0], out = [], placed = false;
+      var said = n ? h("div", { key: "ck-note", className: "ck-msg ck-row-done", role: "status",
+        style: { color: "#4a4", padding: ".4rem", borderBottom: "1px solid rgba(128,128,128,.3)" } }, n.text) : null;
+      if (n && n.after === "") { out.push(said); placed = true; }
+      items.forEach(function (c) {
+        out.push(h(Row, { key: c.id, c: c, state: st }));
+        if (n && !placed && n.after === c.id) { out.push(said); placed = true; }
+      });
+      if (n && !placed) out.unshift(said);
+      return out;
+    }
     function tabButton(name, label) {
       return h(Btn, { className: "ck-view-" + name, onClick: function () { view[1](name); },
         style: { fontWeight: view[0] === name ? "bold" : "normal", textDecoration: view[0] === name ? "underline" : "none" } }, label);
@@ -265,15 +310,13 @@
         h(Btn, { className: "ck-batch-approve", disabled: !st.canWrite || !chosen.length,
           onClick: function () { st.decide("approve", chosen, {}, batchErr[1]); } }, "Approve selected (" + chosen.length + ")"),
         h(Inp, { className: "ck-batch-reason", placeholder: "reason to reject", value: batchReason[0], style: { width: "14rem", maxWidth: "100%" },
-          onChange: function (e) { batchReason[1](e.target.value); } }),
-        h(Btn, { className: "ck-batch-reject", disabled: !st.canWrite || !chosen.length, onClick: function () {
-          if (!batchReason[0].trim()) { batchErr[1]("To reject, say why in the reason box (for example: not durable). Nothing was rejected."); return; }
-          st.decide("reject", chosen, { reason: batchReason[0] }, batchErr[1]);
-        } }, "Reject selected")),
+          onChange: function (e) { batchReason[1](e.target.value); },
+          onKeyDown: function (e) { if (e.key === "Enter") { e.preventDefault(); batchReject(); } } }),
+        h(Btn, { className: "ck-batch-reject", disabled: !st.canWrite || !chosen.length, onClick: batchReject }, "Reject selected")),
       batchErr[0] ? h("div", { className: "ck-batch-error", role: "alert", style: bad }, batchErr[0]) : null,
       h("div", { style: small }, "Approving writes the statement into memory as a record (or reinforces, replaces or contests the one it repeats or contradicts, as its buttons say); open “what approving does” on a row to see the change."),
       !d ? h("div", null, "Loading…") : h("div", { className: "ck-inbox", role: "table", style: { fontSize: ".9rem" } },
-        d.items.length ? d.items.map(function (c) { return h(Row, { key: c.id, c: c, state: st }); })
+        d.items.length || note[0] ? rowsWithNote(d.items)
           : h("div", { className: "ck-empty", style: small }, "Nothing here.")),
       d && d.pages > 1 ? h("div", { style: { marginTop: ".5rem" } },
         h(Btn, { disabled: page[0] <= 1, onClick: function () { page[1](page[0] - 1); } }, "←"),
