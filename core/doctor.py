@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import EXIT_FINDINGS, EXIT_OK
@@ -150,6 +152,12 @@ def _plugin_findings(root: str) -> list[dict[str, Any]]:
 
 def run(args: argparse.Namespace) -> int:
     choice = root_of(args)
+    if getattr(args, "redact", False) and (Path(choice.path) / "memory").is_dir():
+        from commonkeep.store import exitgate
+
+        for swept in exitgate.sweep(choice.path, reason="doctor --redact"):
+            print(f"redacted in place: {swept.file}: {swept.as_dict()['kinds']} (written by {exitgate.writer_of(swept.file)}; "
+                  "audit/log.jsonl)", file=sys.stderr if args.json else sys.stdout)
     report = diagnose(str(choice.path), choice.rule, choice.notes)
     if args.json:
         print_json(report)
@@ -168,4 +176,7 @@ def run(args: argparse.Namespace) -> int:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable report")
+    parser.add_argument("--redact", action="store_true",
+                        help="first redact in place the secrets other programs wrote into the root (daily logs, "
+                             "scratchpad, inbox, records, patches), one audit line per file")
     parser.set_defaults(run=run)

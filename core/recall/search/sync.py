@@ -243,6 +243,10 @@ def sync_root(
     from commonkeep.store.layout import Layout
 
     lay = Layout(root)
+    if full:  # ``reindex`` reads every file: what other programs wrote passes the exit gate first (in place)
+        from commonkeep.store import exitgate
+
+        exitgate.sweep(root, reason="reindex")
     moved = repair(root) if full else []
     stamp = index.fingerprint(root)
     with index._closing(index.connect_recall(index.recall_db_path(root))) as rconn:
