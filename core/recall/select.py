@@ -157,15 +157,13 @@ def _section(title: str, lines: list[str], cap: int) -> tuple[str, list[int]]:
 def _withhold_risky(lines: list[str], where: str) -> list[str]:
     """Lines of unvetted text (daily log, scratchpad) with those the poisoning rules score
     ``medium`` or ``high`` replaced by a neutral note: they are read in the file, not replayed.
-    Other programs write these files (OmpKeep): each line passes the exit gate first."""
+    Other programs write these files (OmpKeep): they passed the exit gate first (``select_for_prompt``)."""
     return [_withheld(line, where) for line in lines]
 
 
 def _withheld(line: str, where: str) -> str:
     from commonkeep.gate.poisoning import assess_text
-    from commonkeep.store import exitgate
 
-    line = exitgate.text(line)  # written by another program: redacted before it is replayed
     found = assess_text(line) if line.strip() else None
     if found is not None and found.risk in ("medium", "high"):
         return f"- (a line withheld here: {found.risk} poisoning risk, {', '.join(found.reasons[:3])}; read it in {where})"
@@ -345,6 +343,13 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
             shown.add(rid)
         if sel.selected:
             sections.append(text)
+        # the scratchpad and today's log are written by other programs (OmpKeep) and replayed as they
+        # are: they pass the exit gate first, in place (only what was appended since the last check is
+        # scanned; a secret found is redacted in the file, with an audit line)
+        from commonkeep.store import exitgate
+
+        date = today()
+        exitgate.sweep(lay.root, reason="select", files=[p for p in (lay.scratchpad, lay.daily_file(date)) if p.is_file()])
         try:
             pad = lay.scratchpad.read_text(encoding="utf-8").splitlines()
         except OSError:
@@ -372,7 +377,6 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         sel.inquiries = [inquiries[i] for i in used]
         if text:
             sections.append(text)
-        date = today()
         heading = f"## Daily Log ({date})"
         digest = _daily_digest(lay.daily_file(date), CAPS["daily"] - len(heading) - 1)
         if digest:
@@ -386,12 +390,9 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
     # and daily log (one character for one: the budgets still hold). A lone surrogate (an id or
     # rule type a JS writer left half a pair of) becomes U+FFFD, so context.md can be written.
     from commonkeep.recall.search.fts import encodable
-    from commonkeep.store import exitgate
 
-    # records OmpKeep's curator wrote never passed capture: the whole block passes the exit gate
-    # (lines of the daily log and scratchpad already did, before the budgets were counted)
-    sel.text = encodable(neutralize(exitgate.text(block))) + "\n"
-    records = exitgate.obj([*sel.hard_rules, *sel.selected])
+    sel.text = encodable(neutralize(block)) + "\n"
+    records = [*sel.hard_rules, *sel.selected]
     timings["totalMs"] = round((time.perf_counter() - started) * 1000, 3)
     sel.stats = {
         "generated_at": now_iso(),

@@ -38,8 +38,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from commonkeep.secrets import redact, redact_obj, summarize
-
 EVENT = "outside_secret_redacted"
 MEMO_NAME = "exit-clean.json"
 # files of a root other programs write (OMP's OmpKeep, a model's shell or file tool, a person):
@@ -66,6 +64,14 @@ class Swept:
         return {"file": self.file, "kinds": summarize(self.kinds)}
 
 
+def summarize(kinds: list[str]) -> str:
+    """``"2 github_token, 1 password"`` (as ``secrets.summarize``, without importing the scanner)."""
+    counts: dict[str, int] = {}
+    for kind in kinds:
+        counts[kind] = counts.get(kind, 0) + 1
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+
+
 # --- on the way out ----------------------------------------------------------------------------
 
 
@@ -79,6 +85,8 @@ def text(value: str, findings: list[str] | None = None) -> str:
 
 def obj(value: Any, findings: list[str] | None = None) -> Any:
     """A JSON-like value with every string redacted (``secrets.redact_obj``)."""
+    from commonkeep.secrets import redact_obj
+
     return redact_obj(value, findings)
 
 
@@ -98,7 +106,7 @@ def blob(data: bytes, name: str) -> tuple[bytes, list[str]]:
         except (ValueError, RecursionError):
             doc = None
         if isinstance(doc, dict | list):
-            clean = redact_obj(doc, kinds)
+            clean = obj(doc, kinds)
             if not kinds:
                 return data, []
             from commonkeep.store.jsonjs import dumps_pretty
@@ -127,6 +135,9 @@ def _paragraphs(value: str) -> Iterator[str]:
 
 
 def _md(value: str) -> tuple[str, list[str]]:
+    # imported when text is read, not by every command that imports this module
+    from commonkeep.secrets import redact
+
     if len(value) <= CHUNK:
         got = redact(value)
         return got.text, got.findings
@@ -156,7 +167,7 @@ def _jsonl(data: bytes, kinds: list[str]) -> bytes:
         except (ValueError, RecursionError):
             doc = None
         if isinstance(doc, dict | list):
-            clean = redact_obj(doc, found)
+            clean = obj(doc, found)
             new = encode_line(clean) if found else body
         else:
             line, found = _md(body.decode("utf-8", "surrogateescape"))
@@ -226,8 +237,13 @@ def clean_form(root: Path | str | None, path: Path, data: bytes) -> tuple[bytes,
         from commonkeep.store import clean_memo
 
         got = clean_memo.recalled(clean_memo.load(_memo(Path(root))), path, data)["clean"]
+    if got == len(data):  # nothing appended since it was found clean (no scanner is loaded)
+        return data, []
     start = _start(data, got, path.name)
-    _, kinds = blob(data[start:], path.name)
+    tail = data[start:]
+    if len(tail.strip()) < 8:  # nothing a rule could match
+        return data, []
+    _, kinds = blob(tail, path.name)
     return blob(data, path.name) if kinds else (data, [])
 
 
@@ -243,11 +259,10 @@ def sweep_file(root: Path | str, path: Path, *, reason: str) -> Swept | None:
         data = path.read_bytes()
     except OSError:
         return None
-    entries = clean_memo.load(memo)
-    start = _start(data, clean_memo.recalled(entries, path, data)["clean"], path.name)
-    tail, kinds = blob(data[start:], path.name)
+    _, kinds = clean_form(root, path, data)
     if not kinds:
-        _remember(root, memo, path, data)
+        if clean_memo.recalled(clean_memo.load(memo), path, data)["clean"] != len(data):
+            _remember(root, memo, path, data)
         return None
     found: list[str] = []
     if path.suffix == ".json":  # a whole document nobody appends to (patch files)
@@ -306,6 +321,14 @@ def sweep(root: Path | str, *, reason: str, files: list[Path] | None = None) -> 
         if got is not None:
             out.append(got)
     return out
+
+
+def sweep_inbox(root: Path | str, *, reason: str) -> list[Swept]:
+    """:func:`sweep` of the inbox alone, before a command shows candidates (``inbox``, the review
+    queue): OmpKeep appends them raw. Cheap when nothing was appended since the last check (the
+    memo: one checksum of the file's bytes)."""
+    path = Path(root) / "inbox" / "captured.jsonl"
+    return sweep(root, reason=reason, files=[path]) if path.is_file() else []
 
 
 def findings(root: Path | str) -> list[tuple[str, list[str]]]:

@@ -106,7 +106,7 @@ def _leaks(plants: Plants, base: Path, label: str) -> list[str]:
     return [hit for where, data in _everything(base) for hit in plants.found(data, f"{label}/{where}")]
 
 
-def _ompkeep_writes(root: Path, plants: Plants, date: str) -> None:
+def _ompkeep_writes(root: Path, plants: Plants, date: str, n: int = 1) -> None:
     """What OmpKeep writes, as it writes it (no commonkeep code involved)."""
     daily = root / "daily" / f"{date}.md"
     for sentence in plants.sentences():
@@ -116,7 +116,7 @@ def _ompkeep_writes(root: Path, plants: Plants, date: str) -> None:
         for sentence in plants.sentences():
             fh.write(f"- [ ] {sentence}\n")
     # memory_write target long_term (contract §6.10), its text as the model gave it
-    candidate = {"id": f"cap_{date.replace('-', '')}000001_omp1", "created_at": f"{date}T08:00:00.000Z",
+    candidate = {"id": f"cap_{date.replace('-', '')}00000{n}_omp{n}", "created_at": f"{date}T08:00:0{n}.000Z",
                  "source": {"type": "manual", "ref": f"daily/{date}.md", "cwd": "/work/app"},
                  "text": " ".join(plants.sentences()[:3]), "tags": ["deploy"], "evidence_refs": [f"daily/{date}.md"],
                  "status": "new", "confidence": 0.7, "primary_trust_class": "direct_user_instruction",
@@ -182,13 +182,18 @@ def test_secrets_other_programs_write_reach_nothing_commonkeep_writes_or_pushes(
     assert plants.found((root / "runtime" / "context.md").read_text(), "context.md") == []
     context = (root / "runtime" / "context.md").read_text()
     assert "## Daily Log" in context and "## Scratchpad" in context and "[REDACTED:" in context
+    # ... because the two files it replays passed the gate in place first, each with an audit line
+    assert plants.found((root / "daily" / f"{date}.md").read_text() + (root / "scratchpad.md").read_text(), "") == []
+    assert {(e["file"], e["during"]) for e in exitgate.events(root)} == {(f"daily/{date}.md", "select"),
+                                                                          ("scratchpad.md", "select")}
+    _ompkeep_writes(root, plants, date, 2)  # OmpKeep goes on writing
     # 2. projections and handoffs
     run("project")
     run("handoff")
     run("handoff", "--goal", "rotate the deploy token")
     # 3. the notes index (daily logs) and its search
     run("search", "deploy", "--notes")
-    # 4. the web app's views of the inbox (the raw line OmpKeep wrote is a candidate)
+    # 4. the web app's views of the inbox, and what prints it (the raw line OmpKeep wrote is a candidate)
     keys = Keys()
     guard, _ = build(Settings(root=root, role=WRITER, keys=keys))
     with TestClient(guard, base_url="http://127.0.0.1") as client:
@@ -197,6 +202,10 @@ def test_secrets_other_programs_write_reach_nothing_commonkeep_writes_or_pushes(
     assert all(p.status_code == 200 for p in pages), [p.status_code for p in pages]
     assert "deploy with the token [REDACTED:" in pages[1].text
     assert plants.found("".join(p.text for p in pages), "web pages") == []
+    # (the web app redacts what it shows; these commands redact the inbox in place first)
+    for cmd in (["inbox"], ["inbox", "--json"], ["review", "--list"], ["review", "--list", "--json"]):
+        assert plants.found(run(*cmd), " ".join(cmd)) == []
+    assert plants.found((root / "inbox" / "captured.jsonl").read_text(), "inbox") == []
     # 5. Hermes: the model's edit is captured (redacted), backed up (redacted), re-rendered
     run("hermes", "sync", *h)
     backups = sorted((home / "commonkeep" / "backups").glob("*.md.*"))
@@ -220,7 +229,7 @@ def test_secrets_other_programs_write_reach_nothing_commonkeep_writes_or_pushes(
     said = run("share", "init", "--remote", str(remote))
     assert f"daily/{date}.md" in said and "(audit/log.jsonl)" in said
     assert plants.found((root / "daily" / f"{date}.md").read_text(), "daily") == []
-    _ompkeep_writes(root, plants, date)  # more after init: the sync's own sweep takes them
+    _ompkeep_writes(root, plants, date, 3)  # more after init: the sync's own sweep takes them
     run("share", "sync")
     real_sweep = exitgate.sweep
 
