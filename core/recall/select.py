@@ -154,6 +154,9 @@ def _section(title: str, lines: list[str], cap: int) -> tuple[str, list[int]]:
     return (out, used) if used else ("", [])
 
 
+SWEEP_BEFORE_PROMPT = 1 << 20  # bytes: a larger scratchpad or daily log is redacted where replayed, not swept
+
+
 def _withhold_risky(lines: list[str], where: str) -> list[str]:
     """Lines of unvetted text (daily log, scratchpad) with those the poisoning rules score
     ``medium`` or ``high`` replaced by a neutral note: they are read in the file, not replayed.
@@ -349,12 +352,17 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         from commonkeep.store import exitgate
 
         date = today()
-        exitgate.sweep(lay.root, reason="select", files=[p for p in (lay.scratchpad, lay.daily_file(date)) if p.is_file()])
+        # (a file too large to scan whole before a prompt: only what is replayed is redacted, here)
+        replayed = {p: p.stat().st_size <= SWEEP_BEFORE_PROMPT for p in (lay.scratchpad, lay.daily_file(date)) if p.is_file()}
+        exitgate.sweep(lay.root, reason="select", files=[p for p, small in replayed.items() if small])
         try:
             pad = lay.scratchpad.read_text(encoding="utf-8").splitlines()
         except OSError:
             pad = []
-        text, _ = _section("Scratchpad", _withhold_risky([ln for ln in pad if ln.startswith("- [ ]")], "scratchpad.md"),
+        pad = [ln for ln in pad if ln.startswith("- [ ]")]
+        if not replayed.get(lay.scratchpad, True):
+            pad = [exitgate.text(ln) for ln in pad]
+        text, _ = _section("Scratchpad", _withhold_risky(pad, "scratchpad.md"),
                            CAPS["scratchpad"])
         if text:
             sections.append(text)
@@ -379,6 +387,8 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
             sections.append(text)
         heading = f"## Daily Log ({date})"
         digest = _daily_digest(lay.daily_file(date), CAPS["daily"] - len(heading) - 1)
+        if not replayed.get(lay.daily_file(date), True):
+            digest = exitgate.text(digest)
         if digest:
             sections.append(f"{heading}\n{digest}")
             sel.daily_chars = len(digest)

@@ -12,7 +12,8 @@ such bytes calls this module, instead of trusting them:
   ``commonkeep doctor --fix``; each file it changes gets one line in ``audit/log.jsonl``
   (``event: "outside_secret_redacted"``: the file, the kinds and counts, who wrote it as far as
   the path says, never the value). The leading bytes of each file found clean are remembered in
-  ``runtime/exit-clean.json`` (length and checksums, ``clean_memo``), so an appended daily log
+  ``runtime/exit-clean.json`` (length and checksums, as ``clean_memo``; and the file's inode, size
+  and mtime when all of it was), so an unchanged file is not read again and an appended daily log
   costs its new lines only. Lines appended while a file is rewritten are kept
   (``jsonl.rewrite_bytes``) and redacted by the next sweep.
 - :func:`text` and :func:`obj` redact on the way out, for the paths that copy outside-written
@@ -207,6 +208,64 @@ def _memo(root: Path) -> Path:
     return root / "runtime" / MEMO_NAME
 
 
+# runtime/exit-clean.json: per file, the leading bytes found clean ("clean": length, CRC-32,
+# Adler-32, as ``clean_memo``) and the file's (inode, size, mtime) when all of it was ("stat").
+# A cache: a missing, torn or stale entry only costs a scan; two processes may overwrite each
+# other's entries; an entry is used only for bytes that hash the same.
+Memo = dict[str, dict[str, list[int]]]
+
+
+def _load(root: Path) -> Memo:
+    try:
+        raw: Any = json.loads(_memo(root).read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return {}
+    files = raw.get("files") if isinstance(raw, dict) and raw.get("version") == 1 else None
+    return files if isinstance(files, dict) else {}
+
+
+def _save(root: Path, entries: Memo) -> None:
+    from commonkeep.store.jsonl import atomic_write_bytes
+
+    if not (root / "runtime").is_dir():
+        return
+    with contextlib.suppress(OSError):
+        atomic_write_bytes(_memo(root), json.dumps({"version": 1, "files": entries}, sort_keys=True).encode())
+
+
+def _stat_of(st: os.stat_result) -> list[int]:
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def _digest(data: bytes | memoryview) -> list[int]:
+    import zlib
+
+    return [len(data), zlib.crc32(data), zlib.adler32(data)]
+
+
+def _known_clean(entries: Memo, path: Path, data: bytes) -> int:
+    """How many leading bytes of ``data`` an earlier check found clean (0: none known)."""
+    entry = entries.get(str(path))
+    got = entry.get("clean") if isinstance(entry, dict) else None
+    if not (isinstance(got, list) and len(got) == 3 and all(type(x) is int for x in got)):
+        return 0
+    size = got[0]
+    if not 0 < size <= len(data) or data[size - 1:size] != b"\n":
+        return 0
+    return size if _digest(memoryview(data)[:size]) == got else 0
+
+
+def _remember(entries: Memo, path: Path, data: bytes, st: os.stat_result | None) -> None:
+    cut = data.rfind(b"\n") + 1  # whole lines only: the next check reads what follows
+    if not cut:
+        entries.pop(str(path), None)
+        return
+    entry = {"clean": _digest(memoryview(data)[:cut])}
+    if st is not None and cut == len(data) == st.st_size:
+        entry["stat"] = _stat_of(st)
+    entries[str(path)] = entry
+
+
 def _start(data: bytes, clean: int, name: str) -> int:
     """Where to scan ``data`` from, when its first ``clean`` bytes were found clean: the file's
     tail, from the paragraph the clean part ends in (markdown: a block straddling it is read whole)."""
@@ -229,53 +288,58 @@ def scan(path: Path, root: Path | str | None = None) -> list[str]:
     return clean_form(root, path, data)[1]
 
 
+def _tail_kinds(data: bytes, clean: int, name: str) -> list[str]:
+    if clean == len(data):  # nothing appended since it was found clean (no scanner is loaded)
+        return []
+    tail = data[_start(data, clean, name):]
+    if len(tail.strip()) < 8:  # nothing a rule could match
+        return []
+    return blob(tail, name)[1]
+
+
 def clean_form(root: Path | str | None, path: Path, data: bytes) -> tuple[bytes, list[str]]:
     """``data`` (the bytes of ``path``, on disk or staged) redacted, and the kinds removed; only the
     part after the leading bytes the memo of ``root`` knows clean is scanned, unless it holds one."""
-    got = 0
-    if root is not None:
-        from commonkeep.store import clean_memo
-
-        got = clean_memo.recalled(clean_memo.load(_memo(Path(root))), path, data)["clean"]
-    if got == len(data):  # nothing appended since it was found clean (no scanner is loaded)
-        return data, []
-    start = _start(data, got, path.name)
-    tail = data[start:]
-    if len(tail.strip()) < 8:  # nothing a rule could match
-        return data, []
-    _, kinds = blob(tail, path.name)
-    return blob(data, path.name) if kinds else (data, [])
+    clean = _known_clean(_load(Path(root)), path, data) if root is not None else 0
+    return blob(data, path.name) if _tail_kinds(data, clean, path.name) else (data, [])
 
 
 def sweep_file(root: Path | str, path: Path, *, reason: str) -> Swept | None:
     """Redact ``path`` (a file of ``root`` another program writes) in place; ``None`` when it held
-    nothing. Lines appended meanwhile are kept (``rewrite_bytes``)."""
-    from commonkeep.store import clean_memo
+    nothing. Lines appended meanwhile are kept (``rewrite_bytes``). A file unchanged since it was
+    last found clean (same inode, size and mtime) is not even read."""
     from commonkeep.store.jsonl import atomic_write_bytes, file_lock, rewrite_bytes
 
     root = Path(root)
-    memo = _memo(root)
+    entries = _load(root)
     try:
+        st = os.stat(path)
+        entry = entries.get(str(path))
+        if isinstance(entry, dict) and entry.get("stat") == _stat_of(st):
+            return None
         data = path.read_bytes()
     except OSError:
         return None
-    _, kinds = clean_form(root, path, data)
+    kinds = _tail_kinds(data, _known_clean(entries, path, data), path.name)
     if not kinds:
-        if clean_memo.recalled(clean_memo.load(memo), path, data)["clean"] != len(data):
-            _remember(root, memo, path, data)
+        _remember(entries, path, data, st)
+        _save(root, entries)
         return None
     found: list[str] = []
+    built: list[bytes] = [b""]  # the redacted bytes written (clean: the memo starts from them)
     if path.suffix == ".json":  # a whole document nobody appends to (patch files)
         with file_lock(path):
             now = path.read_bytes()
             clean, found = blob(now, path.name)
             if found:
                 atomic_write_bytes(path, clean)
+                built[0] = clean
     else:
         def build(now: bytes) -> bytes:
             found.clear()
             clean, got = blob(now, path.name)
             found.extend(got)
+            built[0] = clean
             return clean
 
         rewrite_bytes(path, build)
@@ -290,18 +354,15 @@ def sweep_file(root: Path | str, path: Path, *, reason: str) -> Swept | None:
                     atomic_write_bytes(path, now[:cut] + last)
                     found += more
     with contextlib.suppress(OSError):
-        _remember(root, memo, path, path.read_bytes())
+        st = os.stat(path)
+        data = path.read_bytes()
+        if built[0] and data.startswith(built[0]):
+            # what was redacted is clean now; bytes appended meanwhile are checked by the next sweep
+            _remember(entries, path, built[0], st if data == built[0] else None)
+            _save(root, entries)
     swept = Swept(_rel(root, path), found or kinds)
     note(root, swept, reason=reason)
     return swept
-
-
-def _remember(root: Path, memo: Path, path: Path, data: bytes) -> None:
-    from commonkeep.store import clean_memo
-
-    cut = data.rfind(b"\n") + 1  # whole lines only: the next process checks what follows
-    if cut and (root / "runtime").is_dir():
-        clean_memo.remember(memo, path, {"clean": data[:cut]})
 
 
 def _rel(root: Path, path: Path) -> str:
