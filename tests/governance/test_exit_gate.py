@@ -1,0 +1,116 @@
+"""The exit gate's own promises (``commonkeep.store.exitgate``, ``commonkeep.share.exitcheck``), on
+real files, real git and the real redactor: what a JSONL line, a markdown paragraph or a
+non-UTF-8 Hermes file becomes; what a large daily log replays; what ``share`` stages when a file
+other programs write disappears; and that a file found clean is not scanned again."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.governance.conftest import WRITER
+from tests.governance.test_secrets_outside_files import Plants
+
+
+def _plants() -> Plants:
+    return Plants(random.SystemRandom().randrange(1 << 30))
+
+
+def test_a_jsonl_line_is_redacted_as_json_and_stays_valid_json() -> None:
+    from commonkeep.store.exitgate import blob
+
+    p = _plants()
+    escaped = "".join(f"\\u{ord(c):04x}" for c in p.github)  # a token hidden behind JSON escapes
+    plain = json.dumps({"id": "cap_1", "text": "nothing secret here, only words"}, separators=(",", ":"))
+    data = (plain + "\n" + '{"id":"cap_2","text":"token ' + escaped + '"}\n').encode()
+    clean, kinds = blob(data, "captured.jsonl")
+    lines = clean.decode().splitlines()
+    assert lines[0] == plain  # an untouched line keeps its bytes
+    assert json.loads(lines[1])["text"].startswith("token [REDACTED:") and kinds
+    assert p.found(clean, "jsonl") == [] and p.found(json.loads(lines[1])["text"], "decoded") == []
+
+
+def test_a_key_block_in_markdown_goes_whole_and_bytes_that_are_not_utf8_stay() -> None:
+    from commonkeep.store.exitgate import blob
+
+    p = _plants()
+    data = b"# Notes\n\n\xff\xfe not UTF-8 here\n\n" + p.key_block().encode() + b"\n\nlast words\n"
+    clean, kinds = blob(data, "MEMORY.md")
+    assert kinds and p.found(clean, "md") == []
+    assert clean.startswith(b"# Notes\n\n\xff\xfe not UTF-8 here\n\n") and clean.endswith(b"\n\nlast words\n")
+
+
+def test_a_daily_log_too_large_to_sweep_before_a_prompt_is_redacted_where_replayed(root: Path) -> None:
+    from commonkeep.recall.select import SWEEP_BEFORE_PROMPT, select_for_prompt
+    from commonkeep.store import exitgate
+    from commonkeep.util.timeutil import today
+
+    p = _plants()
+    daily = root / "daily" / f"{today()}.md"
+    filler = "".join(f"- step {i}: ran the build and the tests, all green\n" for i in range(SWEEP_BEFORE_PROMPT // 48 + 10))
+    daily.write_text(filler + "\n\n" + p.sentences()[0] + "\n", encoding="utf-8")
+    assert daily.stat().st_size > SWEEP_BEFORE_PROMPT
+    sel = select_for_prompt(root, "which deploy token")
+    assert "deploy with the token [REDACTED:" in sel.text and p.found(sel.text, "context") == []
+    assert p.found((root / "runtime" / "context.md").read_text(), "context.md") == []
+    assert exitgate.events(root) == []  # not swept in place before a prompt: share, reindex or doctor --redact do it
+    assert [f for f, _ in exitgate.findings(root)] == [f"daily/{today()}.md"]
+
+
+def test_a_file_found_clean_is_not_scanned_again_until_it_changes(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from commonkeep.store import exitgate
+
+    p = _plants()
+    daily = root / "daily" / "2026-12-01.md"
+    daily.write_text("first paragraph, nothing secret\n\nsecond paragraph, nothing either\n", encoding="utf-8")
+    assert exitgate.sweep(root, reason="test") == []
+    scanned: list[bytes] = []
+    real = exitgate.blob
+
+    def counting(data: bytes, name: str) -> tuple[bytes, list[str]]:
+        scanned.append(data)
+        return real(data, name)
+
+    monkeypatch.setattr(exitgate, "blob", counting)
+    assert exitgate.sweep(root, reason="test") == [] and scanned == []  # unchanged: not read, not scanned
+    with daily.open("a", encoding="utf-8") as fh:  # OmpKeep appends
+        fh.write("\n\n" + p.sentences()[0] + "\n")
+    got = exitgate.sweep(root, reason="test")
+    assert [s.file for s in got] == ["daily/2026-12-01.md"] and "github_token" in got[0].kinds
+    # the tail from the last paragraph it was found clean in (a block straddling the edge is read whole)
+    assert scanned[0].startswith(b"second paragraph") and b"first paragraph" not in scanned[0]
+    assert p.found(daily.read_text(), "daily") == [] and daily.read_text().startswith("first paragraph")
+    event = exitgate.events(root)[-1]
+    assert event["file"] == "daily/2026-12-01.md" and event["during"] == "test" and event["kinds"]["github_token"] == 1
+    assert p.github not in json.dumps(exitgate.events(root))
+
+
+def test_share_stages_the_removal_of_a_file_other_programs_write(
+    tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from commonkeep.cli import main
+
+    for var in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
+        monkeypatch.setenv(var, "exit gate test")
+    for var in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.setenv(var, "exit@test.invalid")
+    r = ["--root", str(root), "--role", WRITER]
+    old = root / "daily" / "2026-11-30.md"
+    old.write_text("an old day\n", encoding="utf-8")
+    remote = tmp_path / "remote.git"
+    assert subprocess.run(["git", "init", "-q", "--bare", str(remote)]).returncode == 0
+    assert main(["share", "init", "--remote", str(remote), *r]) == 0
+    assert main(["share", "sync", *r]) == 0
+    tracked = subprocess.run(["git", "-C", str(remote), "ls-tree", "-r", "--name-only", "HEAD"], capture_output=True, text=True)
+    assert tracked.returncode == 0 and "daily/2026-11-30.md" in tracked.stdout.split()
+    old.unlink()
+    assert main(["share", "sync", *r]) == 0
+    capsys.readouterr()
+    tracked = subprocess.run(["git", "-C", str(remote), "ls-tree", "-r", "--name-only", "HEAD"], capture_output=True, text=True)
+    assert tracked.returncode == 0 and "daily/2026-11-30.md" not in tracked.stdout.split()
+    status = subprocess.run(["git", "-C", str(root), "status", "--porcelain"], capture_output=True, text=True)
+    assert status.returncode == 0 and status.stdout.strip() == ""  # audit/ and the memo are not left uncommitted
