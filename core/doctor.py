@@ -153,11 +153,16 @@ def _plugin_findings(root: str) -> list[dict[str, Any]]:
 def run(args: argparse.Namespace) -> int:
     choice = root_of(args)
     if getattr(args, "redact", False) and (Path(choice.path) / "memory").is_dir():
+        from commonkeep.recall.search.sync import drop_after_sweep
         from commonkeep.store import exitgate
 
-        for swept in exitgate.sweep(choice.path, reason="doctor --redact"):
-            print(f"redacted in place: {swept.file}: {swept.as_dict()['kinds']} (written by {exitgate.writer_of(swept.file)}; "
+        swept = exitgate.sweep(choice.path, reason="doctor --redact")
+        for one in swept:
+            print(f"redacted in place: {one.file}: {one.as_dict()['kinds']} (written by {exitgate.writer_of(one.file)}; "
                   "audit/log.jsonl)", file=sys.stderr if args.json else sys.stdout)
+        if drop_after_sweep(choice.path, swept):
+            print("dropped the search databases (they may hold the raw rows); the next search or `commonkeep reindex` "
+                  "rebuilds them", file=sys.stderr if args.json else sys.stdout)
     report = diagnose(str(choice.path), choice.rule, choice.notes)
     if args.json:
         print_json(report)

@@ -353,8 +353,11 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
     report.updated = sorted(i for i in after if i in before and after[i] != before[i] and i not in dead)
     report.removed = sorted(i for i in before if i not in after or i in dead)
     from commonkeep.recall.search.index import sync_root
+    from commonkeep.recall.search.sync import drop_after_sweep
+    from commonkeep.store.exitgate import Swept
     from commonkeep.store.render import render_all
 
+    drop_after_sweep(root, [Swept(item.split(":")[0]) for item in report.redacted])  # the indexes may hold raw rows
     sync_root(root)  # incremental, as after an apply: only changed rows (and their vectors) are redone
     render_all(lay)
     _commit_canonical(root, "commonkeep share: canonical changes after the merge", report.redacted)

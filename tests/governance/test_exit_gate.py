@@ -114,3 +114,34 @@ def test_share_stages_the_removal_of_a_file_other_programs_write(
     assert tracked.returncode == 0 and "daily/2026-11-30.md" not in tracked.stdout.split()
     status = subprocess.run(["git", "-C", str(root), "status", "--porcelain"], capture_output=True, text=True)
     assert status.returncode == 0 and status.stdout.strip() == ""  # audit/ and the memo are not left uncommitted
+
+
+def test_a_record_another_curator_wrote_raw_is_redacted_in_every_copy_and_by_reindex_in_place(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """OmpKeep's curator (when a root turns it back on) writes records without commonkeep's redactor."""
+    from commonkeep.cli import main
+    from commonkeep.store import exitgate
+
+    p = _plants()
+    record = {"id": "mem_20261202105616_k3x9", "layer": "L2", "scope": {"type": "global"}, "tags": ["deploy"],
+              "statement": f"Deploy with {p.github}; the staging DB_PASSWORD={p.password}",
+              "evidence": [{"type": "artifact", "ref": "ops.md", "note": "Captured evidence reference"}],
+              "confidence": 0.9, "stability": "semi-stable", "created_at": "2026-12-02", "updated_at": "2026-12-02",
+              "review": {"cadence_days": 30, "next_review": "2027-01-01", "change_condition": "a new deploy"},
+              "status": "active", "supersedes": [], "superseded_by": [], "vault_ref": None, "ruleType": "convention"}
+    playbooks = root / "memory" / "L2.playbooks.jsonl"
+    with playbooks.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record, separators=(",", ":")) + "\n")
+    r = ["--root", str(root), "--role", WRITER]
+    for cmd in (["project"], ["project", "--format", "plain"], ["handoff"], ["handoff", "--goal", "deploy"], ["render"]):
+        assert main([*cmd, *r]) == 0
+    printed = capsys.readouterr().out
+    assert "Deploy with [REDACTED:" in printed and p.found(printed, "printed") == []
+    for rel in ("rendered", "reports"):
+        assert [hit for f in (root / rel).rglob("*") if f.is_file() for hit in p.found(f.read_bytes(), str(f))] == []
+    assert main(["reindex", *r]) == 0  # the indexes are built from the file redacted in place
+    assert p.found(playbooks.read_bytes(), "L2") == [] and "Deploy with [REDACTED:" in playbooks.read_text()
+    assert [e["file"] for e in exitgate.events(root)] == ["memory/L2.playbooks.jsonl"]
+    for db in (root / "search").glob("*.db"):
+        assert p.found(db.read_bytes(), db.name) == []
