@@ -144,11 +144,28 @@ def _md(value: str) -> tuple[str, list[str]]:
         return got.text, got.findings
     kinds: list[str] = []
     parts = []
-    for piece in _paragraphs(value):
-        got = redact(piece)
-        parts.append(got.text)
-        kinds += got.findings
+    for para in _paragraphs(value):
+        for piece in _lines(para) if len(para) > CHUNK else (para,):
+            got = redact(piece)
+            parts.append(got.text)
+            kinds += got.findings
     return "".join(parts), kinds
+
+
+def _lines(value: str) -> Iterator[str]:
+    """A paragraph longer than ``CHUNK`` in pieces of whole lines up to ``CHUNK`` characters (a
+    longer line on its own), so no single scan reads megabytes at once."""
+    piece_start = 0
+    start = 0
+    while start < len(value):
+        nl = value.find("\n", start)
+        end = len(value) if nl == -1 else nl + 1
+        if end - piece_start > CHUNK and start > piece_start:
+            yield value[piece_start:start]
+            piece_start = start
+        start = end
+    if piece_start < len(value):
+        yield value[piece_start:]
 
 
 def _jsonl(data: bytes, kinds: list[str]) -> bytes:

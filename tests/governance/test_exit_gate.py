@@ -11,6 +11,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.governance.conftest import WRITER
 from tests.governance.test_secrets_outside_files import Plants
@@ -145,3 +147,17 @@ def test_a_record_another_curator_wrote_raw_is_redacted_in_every_copy_and_by_rei
     assert [e["file"] for e in exitgate.events(root)] == ["memory/L2.playbooks.jsonl"]
     for db in (root / "search").glob("*.db"):
         assert p.found(db.read_bytes(), db.name) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab \n§é", max_size=600))
+def test_text_is_scanned_in_pieces_that_join_back_to_it_exactly(value: str) -> None:
+    from commonkeep.store import exitgate
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(exitgate, "CHUNK", 32)  # small pieces: every split path is taken
+        pieces = [piece for para in exitgate._paragraphs(value)
+                  for piece in (exitgate._lines(para) if len(para) > 32 else (para,))]
+        assert "".join(pieces) == value
+        assert all(len(p) <= 32 or "\n" not in p.rstrip("\n") for p in pieces)  # longer only as one line
+        assert exitgate.text(value) == value  # nothing secret: not a character changed
