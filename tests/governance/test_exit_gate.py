@@ -161,3 +161,24 @@ def test_text_is_scanned_in_pieces_that_join_back_to_it_exactly(value: str) -> N
         assert "".join(pieces) == value
         assert all(len(p) <= 32 or "\n" not in p.rstrip("\n") for p in pieces)  # longer only as one line
         assert exitgate.text(value) == value  # nothing secret: not a character changed
+
+
+def test_the_web_app_shows_a_raw_wiki_source_nobody_ingested_yet_redacted(root: Path, tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from commonkeep.web.app import Settings, build
+    from commonkeep.web.security import Keys
+
+    p = _plants()
+    project = tmp_path / "wiki-project"
+    (project / "wiki").mkdir(parents=True)
+    (project / "raw").mkdir()
+    (project / "wiki" / "index.md").write_text("# Index\n", encoding="utf-8")
+    (project / "raw" / "stray.md").write_text("# Stray\n\n" + "\n\n".join(p.sentences()) + "\n", encoding="utf-8")
+    keys = Keys()
+    guard, _ = build(Settings(root=root, role=WRITER, keys=keys, wiki=project))
+    with TestClient(guard, base_url="http://127.0.0.1") as client:
+        page = client.get("/wiki", params={"page": "raw/stray.md"}, headers={"x-commonkeep-token": keys.token})
+    assert page.status_code == 200 and "<h1>Stray</h1>" in page.text
+    assert "deploy with the token [REDACTED:" in page.text and p.found(page.text, "the wiki page") == []
+    assert p.found((project / "raw" / "stray.md").read_text(), "raw") != []  # showing it does not rewrite the source
