@@ -182,3 +182,24 @@ def test_the_web_app_shows_a_raw_wiki_source_nobody_ingested_yet_redacted(root: 
     assert page.status_code == 200 and "<h1>Stray</h1>" in page.text
     assert "deploy with the token [REDACTED:" in page.text and p.found(page.text, "the wiki page") == []
     assert p.found((project / "raw" / "stray.md").read_text(), "raw") != []  # showing it does not rewrite the source
+
+
+def test_doctor_names_an_outside_file_and_its_writer_and_redact_cleans_it_now(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from commonkeep.cli import main
+    from commonkeep.store import exitgate
+
+    p = _plants()
+    with (root / "scratchpad.md").open("a", encoding="utf-8") as fh:  # OmpKeep's scratchpad tool
+        fh.write(f"- [ ] {p.sentences()[1]}\n")
+    assert main(["doctor", "--root", str(root)]) == 1
+    said = capsys.readouterr().out
+    assert "scratchpad.md:3: looks like a secret (1 aws_access_key" in said
+    assert "written by OmpKeep's scratchpad tool, or a shell" in said and "`commonkeep doctor --redact`" in said
+    assert p.found(said, "doctor") == []
+    assert main(["doctor", "--redact", "--root", str(root)]) == 0  # redacted first, then nothing to report
+    said = capsys.readouterr().out
+    assert "redacted in place: scratchpad.md: 1 aws_access_key" in said and p.found(said, "doctor --redact") == []
+    assert p.found((root / "scratchpad.md").read_text(), "scratchpad") == []
+    assert [(e["file"], e["during"]) for e in exitgate.events(root)] == [("scratchpad.md", "doctor --redact")]
