@@ -14,6 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from commonkeep.util.oneline import brief
+
 
 class Narrator:
     def __init__(self) -> None:
@@ -26,17 +28,6 @@ class Narrator:
     def say(self, text: str) -> None:
         for line in text.splitlines() or [""]:
             print(f"   {line}")
-
-
-def brief(text: str, limit: int) -> str:
-    """``text`` on one line, cut at a word boundary within ``limit`` characters, with an ellipsis."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    cut = flat[: limit - 1]
-    if " " in cut[limit // 2:]:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip(" ,;:.") + "…"
 
 
 def counted(statuses: Any) -> str:

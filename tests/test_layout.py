@@ -46,6 +46,33 @@ def test_the_names_third_parties_use_still_resolve() -> None:
     assert callable(capture) and callable(core_tools) and Store.__name__ == "Store"
 
 
+@pytest.mark.parametrize(("old", "name", "new"), [
+    ("commonkeep.governance.writer", "writer_lock", "commonkeep.patches.lock"),
+    ("commonkeep.governance.writer", "read_lock_info", "commonkeep.patches.lock"),
+    ("commonkeep.writer", "Acquired", "commonkeep.patches.lock"),
+    ("commonkeep.governance.autoapply", "auto_curate", "commonkeep.patches.auto"),
+    ("commonkeep.governance.autoapply", "HELD_CHANGES", "commonkeep.patches.auto"),
+    ("commonkeep.governance.autoapply", "curator_config", "commonkeep.store.curators"),
+    ("commonkeep.governance.curate", "auto_curate", "commonkeep.patches.auto"),
+    ("commonkeep.governance.curate", "infer_project_name", "commonkeep.store.project"),
+    ("commonkeep.governance.decide", "record_key", "commonkeep.patches.waiting"),
+    ("commonkeep.governance.scoring", "USER_TRUST", "commonkeep.gate.trust"),
+    ("commonkeep.share.settle", "texts_in", "commonkeep.patches.purge"),
+    ("commonkeep.share.deleted_lines", "is_record_file", "commonkeep.store.layout"),
+    ("commonkeep.governance.secrets", "redact", "commonkeep.secrets"),
+    ("commonkeep.store.capture", "capture", "commonkeep.gate.capture"),
+])
+def test_a_name_that_moved_in_0_3_is_the_same_object_under_its_old_module(old: str, name: str, new: str) -> None:
+    """Names that moved out of a module (some up a layer, forwarded by name so the lower package
+    never imports the higher one) are still read from their old module, as the same object."""
+    assert getattr(importlib.import_module(old), name) is getattr(importlib.import_module(new), name)
+
+
+def test_a_forwarded_module_still_says_which_name_it_lacks() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        _ = importlib.import_module("commonkeep.gate.writer").no_such_name
+
+
 def test_a_name_that_never_existed_still_fails_plainly() -> None:
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("commonkeep.no_such_module")

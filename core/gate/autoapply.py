@@ -37,7 +37,7 @@ import re
 from typing import Any
 
 from commonkeep.gate.poisoning import Rule
-from commonkeep.gate.scoring import USER_TRUST
+from commonkeep.gate.trust import USER_TRUST
 from commonkeep.util.normalize import fold, unleet
 
 #: host stamps: ``provenance.stamped_by`` -> {``provenance.origin`` -> the trust it stamps}

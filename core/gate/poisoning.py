@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from commonkeep.gate.scoring import NON_DURABLE, TRUST_CLASSES, Risk, max_risk
+from commonkeep.gate.trust import NON_DURABLE, TRUST_CLASSES, Risk, max_risk
 from commonkeep.util.normalize import fold, plain, rot13, unleet
 
 _ASKS_BEFORE_NEEDLES = 16  # searches of a rule before its required literals are worked out

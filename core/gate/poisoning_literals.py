@@ -47,8 +47,12 @@ TABLE: dict[str, tuple[str, ...] | None] = {
 
 def compute() -> dict[str, tuple[str, ...] | None]:
     """The table for every rule of ``poisoning`` and ``autoapply``, as the running Python works it out."""
-    import commonkeep.gate.autoapply  # noqa: F401  (its rules register on import)
-    from commonkeep.gate.poisoning import RULES, _required_literals
+    import importlib
+
+    # by name: this generated table sits beneath the rules it describes (poisoning reads it)
+    importlib.import_module("commonkeep.gate.autoapply")  # its rules register on import
+    poisoning = importlib.import_module("commonkeep.gate.poisoning")
+    RULES, _required_literals = poisoning.RULES, poisoning._required_literals
 
     out: dict[str, tuple[str, ...] | None] = {}
     for rule in RULES:

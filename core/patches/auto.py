@@ -141,7 +141,7 @@ def auto_curate(
     op waits for ``commonkeep review``); ``off`` does nothing. A ``## Auto-curation`` section is
     logged in the daily log.
     """
-    from commonkeep.gate.scoring import AUTO_CURATE_HIGH_THRESHOLD
+    from commonkeep.gate.trust import AUTO_CURATE_HIGH_THRESHOLD
     from commonkeep.gate.writer import require_writer
 
     conf = curator_config(root)

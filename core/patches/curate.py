@@ -36,15 +36,12 @@ from typing import Any
 
 from commonkeep.gate.matching import MatchIndex
 from commonkeep.gate.scoring import (
-    DEFAULT_CANDIDATE_CONFIDENCE,
-    MIN_CONFIDENCE,
-    MIN_EVIDENCE_COUNT,
     auto_apply_blockers,
     candidate_confidence,
     enrich_candidate,
-    max_risk,
     proposed_layer,
 )
+from commonkeep.gate.trust import DEFAULT_CANDIDATE_CONFIDENCE, MIN_CONFIDENCE, MIN_EVIDENCE_COUNT, max_risk
 from commonkeep.patches import curate_parity as parity
 from commonkeep.patches.review_groups import group_by_session
 from commonkeep.patches.waiting import Waiting, op_signature, waiting_in, waiting_ops

@@ -51,14 +51,7 @@ from commonkeep.gate.writer import require_writer
 from commonkeep.patches import apply_journal
 from commonkeep.patches.apply_journal import Journal
 from commonkeep.patches.lock import LockInfo, writer_lock
-from commonkeep.patches.ops import (
-    OPS,
-    Leftover,
-    _apply_op,
-    _State,
-    finish_command,
-    leftover_lines,
-)
+from commonkeep.patches.ops import OPS, Leftover, _apply_op, _State, finish_command, leftover_lines
 from commonkeep.patches.waiting import SameStatement, own_candidates, stale_reason
 from commonkeep.secrets import redact_obj
 from commonkeep.store import jsonl

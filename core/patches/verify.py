@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.gate.poisoning import assess_text
-from commonkeep.gate.scoring import RISK_ORDER
+from commonkeep.gate.trust import RISK_ORDER
 
 Row = dict[str, Any]
 TEXT_FIELDS = ("statement", "applies_when", "does_not_apply_when", "known_exceptions")

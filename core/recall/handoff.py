@@ -279,10 +279,10 @@ def write_handoff(
     first, as upstream's ``/memory-handoff`` does for both kinds."""
     from commonkeep.recall.profile import resolve_profile
     from commonkeep.recall.search.fts import encodable
-    from commonkeep.recall.search.index import require_root
     from commonkeep.store.jsonjs import dumps_pretty
     from commonkeep.store.jsonl import atomic_write_bytes
     from commonkeep.store.layout import Layout
+    from commonkeep.store.root import require_root
     from commonkeep.util.timeutil import now_iso
 
     lay = Layout(require_root(root))

@@ -186,8 +186,8 @@ def build_projection(
     max_entry_chars: int | None = None,
 ) -> Projection:
     """Load the root's active records and project them (``budget`` defaults to Hermes' limit)."""
-    from commonkeep.recall.search.index import require_root
     from commonkeep.store.core import Store
+    from commonkeep.store.root import require_root
 
     records = Store(require_root(root)).records(active_only=True)  # a new bad line is named once on stderr
     return project_records(

@@ -289,10 +289,10 @@ def _read_records(root: Path, ids: list[str]) -> dict[str, dict[str, Any]]:
 def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> Selection:
     """Select memory for ``prompt`` and (``write``) write the three runtime files."""
     from commonkeep.recall.projection import neutralize
-    from commonkeep.recall.search.index import require_root
     from commonkeep.store.core import Store
     from commonkeep.store.jsonjs import dumps_pretty
     from commonkeep.store.layout import Layout
+    from commonkeep.store.root import require_root
     from commonkeep.util.timeutil import now_iso, today
 
     started = time.perf_counter()

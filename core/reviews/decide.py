@@ -188,7 +188,8 @@ def plan(ctx: Context, raw: Row, choice: str | None = None) -> Plan:
     :attr:`Plan.ops` is empty (``approve`` raises it). A ``choice`` outside :attr:`Plan.choices`
     is a refusal too.
     """
-    from commonkeep.gate.scoring import candidate_confidence, max_risk, proposed_layer
+    from commonkeep.gate.scoring import candidate_confidence, proposed_layer
+    from commonkeep.gate.trust import max_risk
     from commonkeep.patches.curate import _merge_evidence, record_from_candidate, route
     from commonkeep.util.timeutil import today
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import BadInput
-from commonkeep.share.deleted_lines import is_record_file
 from commonkeep.share.merge import SIDE_FILE_NAME
+from commonkeep.store.layout import is_record_file
 
 DONE_FILE_NAME = SIDE_FILE_NAME.replace(".jsonl", ".done.jsonl")
 

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from commonkeep.patches import purge
+from commonkeep.patches.purge import _needles, texts_in
 from commonkeep.share.git import ShareError, run_git
-from commonkeep.share.settle import _needles, texts_in, tombs_here
+from commonkeep.share.settle import tombs_here
 from commonkeep.store.layout import Layout
 
 

@@ -111,3 +111,14 @@ def resolve_root(
     if (home / LEGACY).is_dir():
         return RootChoice(home / LEGACY, f"legacy ~/{LEGACY} (exists)", tuple(notes))
     return RootChoice(home / FALLBACK, f"default ~/{FALLBACK}", tuple(notes))
+
+
+def require_root(root: Path | str) -> Path:
+    """``root`` when it is a memory root (has a ``memory/`` folder); otherwise ``BadInput``
+    (exit 2) saying so. Creates nothing: a typo'd ``--root`` must not become an empty root."""
+    base = Path(root)
+    if not (base / "memory").is_dir():
+        from commonkeep.errors import BadInput
+
+        raise BadInput(f"no memory root at {base} (run `commonkeep init` or check --root / $OMP_MEMORY_ROOT)")
+    return base

@@ -48,7 +48,7 @@ def _drive(python: Path, scenario: str, env: dict[str, str], cwd: Path) -> dict[
 def hermes_step(root: Path, workdir: Path, say: Callable[[str], None] = print, *,
                 python: Path | None = None) -> dict[str, Any]:
     """Run the Hermes part of the loop against ``root``; ``workdir`` holds the throwaway Hermes home."""
-    from commonkeep.demo import brief
+    from commonkeep.util.oneline import brief
     from commonkeep_hermes.install import install
     from commonkeep_hermes.settings import HermesProfile
 

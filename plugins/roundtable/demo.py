@@ -52,7 +52,7 @@ def _agent_dir(workdir: Path) -> Iterator[Path]:
 
 
 def _brief(text: str, limit: int) -> str:
-    from commonkeep.demo import brief
+    from commonkeep.util.oneline import brief
 
     return brief(text, limit)
 

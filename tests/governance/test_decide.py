@@ -12,8 +12,8 @@ import pytest
 from commonkeep.errors import BadInput
 from commonkeep.patches.curate import curate
 from commonkeep.patches.patch import apply_patch
-from commonkeep.patches.waiting import waiting_in
-from commonkeep.reviews.decide import load_context, plan, record_key
+from commonkeep.patches.waiting import record_key, waiting_in
+from commonkeep.reviews.decide import load_context, plan
 from commonkeep.reviews.outcome import outcome
 from commonkeep.reviews.review import approve, reject
 from commonkeep.reviews.undo import undo

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from commonkeep.errors import BadInput
 from commonkeep.patches.curate import curate
 from commonkeep.patches.patch import apply_patch
-from commonkeep.reviews.decide import record_key
+from commonkeep.patches.waiting import record_key
 from commonkeep.reviews.review import approve, reject
 from commonkeep.reviews.undo import undo
 from commonkeep.store.core import Store

@@ -9,7 +9,6 @@ import pytest
 from commonkeep.gate.matching import MatchIndex, normalized_key, similarity, tokens
 from commonkeep.gate.poisoning import assess_candidate, assess_text
 from commonkeep.gate.scoring import (
-    TRUST_CLASSES,
     auto_apply_blockers,
     compute_confidence,
     enrich_candidate,
@@ -17,6 +16,7 @@ from commonkeep.gate.scoring import (
     memory_worth,
     promotion_eligibility,
 )
+from commonkeep.gate.trust import TRUST_CLASSES
 
 
 def test_trust_table_matches_the_contract() -> None:

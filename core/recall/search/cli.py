@@ -19,8 +19,8 @@ from typing import Any
 
 def _root(args: argparse.Namespace) -> str:
     """The chosen root; exit 2 (creating nothing) when it is not a memory root."""
-    from commonkeep.recall.search.index import require_root
     from commonkeep.store.cli import root_of
+    from commonkeep.store.root import require_root
 
     return str(require_root(root_of(args).path))
 

@@ -60,6 +60,7 @@ from commonkeep.recall.search.rows import (  # noqa: F401 - the public names of 
     select_rows_for,
     source_of,
 )
+from commonkeep.store.root import require_root  # noqa: F401  (moved to the store in 0.3; the old name keeps working)
 
 # External content: the texts are read from ``records`` (same rowid), not stored a second time in the
 # FTS table (18 MB less at 100,000 records, and a full build tokenizes ``records`` in SQLite itself).
@@ -245,17 +246,6 @@ def forget_readers() -> None:
 def borrowed(path: Path) -> Iterator[sqlite3.Connection]:
     """``with borrowed(path) as conn``: this thread's shared connection, left open afterwards."""
     yield reader(path)
-
-
-def require_root(root: Path | str) -> Path:
-    """``root`` when it is a memory root (has a ``memory/`` folder); otherwise ``BadInput``
-    (exit 2) saying so. Creates nothing: a typo'd ``--root`` must not become an empty root."""
-    base = Path(root)
-    if not (base / "memory").is_dir():
-        from commonkeep.errors import BadInput
-
-        raise BadInput(f"no memory root at {base} (run `commonkeep init` or check --root / $OMP_MEMORY_ROOT)")
-    return base
 
 
 def _fresh(conn: sqlite3.Connection, root: Path | str) -> bool:
