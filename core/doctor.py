@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import EXIT_FINDINGS, EXIT_OK
@@ -159,6 +161,17 @@ def _plugin_findings(root: str) -> list[dict[str, Any]]:
 
 def run(args: argparse.Namespace) -> int:
     choice = root_of(args)
+    if getattr(args, "redact", False) and (Path(choice.path) / "memory").is_dir():
+        from commonkeep.recall.search.sync import drop_after_sweep
+        from commonkeep.store import exitgate
+
+        swept = exitgate.sweep(choice.path, reason="doctor --redact")
+        for one in swept:
+            print(f"redacted in place: {one.file}: {one.as_dict()['kinds']} (written by {exitgate.writer_of(one.file)}; "
+                  "audit/log.jsonl)", file=sys.stderr if args.json else sys.stdout)
+        if drop_after_sweep(choice.path, swept):
+            print("dropped the search databases (they may hold the raw rows); the next search or `commonkeep reindex` "
+                  "rebuilds them", file=sys.stderr if args.json else sys.stdout)
     report = diagnose(str(choice.path), choice.rule, choice.notes)
     if args.json:
         print_json(report)
@@ -177,4 +190,7 @@ def run(args: argparse.Namespace) -> int:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable report")
+    parser.add_argument("--redact", action="store_true",
+                        help="first redact in place the secrets other programs wrote into the root (daily logs, "
+                             "scratchpad, inbox, records, patches), one audit line per file")
     parser.set_defaults(run=run)

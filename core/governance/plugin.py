@@ -33,26 +33,31 @@ def _finding(code: str, severity: str, message: str, **where: Any) -> dict[str, 
 def _secret_findings(root: Path) -> list[dict[str, Any]]:
     from commonkeep.secrets import summarize
     from commonkeep.secrets.scan import scan_file
+    from commonkeep.store import exitgate
 
     out = []
-    for rel in SCANNED_DIRS:
-        base = root / rel
-        if not base.is_dir():
+    paths = [p for rel in SCANNED_DIRS if (root / rel).is_dir() for p in sorted((root / rel).rglob("*"))]
+    paths += [p for p in (root / "scratchpad.md",) if p.is_file()]
+    outside = {p.resolve() for p in exitgate.outside_files(root)}
+    for path in paths:
+        if not path.is_file() or path.name.startswith(".") or path.suffix not in (".jsonl", ".json", ".md"):
             continue
-        for path in sorted(base.rglob("*")):
-            if not path.is_file() or path.name.startswith(".") or path.suffix not in (".jsonl", ".json", ".md"):
-                continue
-            try:
-                found = list(scan_file(path))
-            except OSError:
-                continue
-            for n, kinds in found:
-                if kinds:
-                    where = str(path.relative_to(root))
-                    out.append(_finding("secret_like_content_detected", "error",
-                                        f"{where}:{n}: looks like a secret ({summarize(kinds)}); it was not written through "
-                                        "commonkeep. Remove it: edit the line, or `commonkeep forget ID --purge` for a record",
-                                        file=where, line=n))
+        try:
+            found = list(scan_file(path))
+        except OSError:
+            continue
+        for n, kinds in found:
+            if kinds:
+                where = path.relative_to(root).as_posix()
+                if path.resolve() in outside:  # a file other programs write: the exit gate's
+                    fix = (f"written by {exitgate.writer_of(where)}, not through commonkeep; commonkeep redacts it "
+                           "before any copy, commit or index (share sync, reindex), and `commonkeep doctor --redact` "
+                           "does it now (an audit line in audit/log.jsonl)")
+                else:
+                    fix = ("it was not written through commonkeep. Remove it: edit the line, or `commonkeep forget ID "
+                           "--purge` for a record")
+                out.append(_finding("secret_like_content_detected", "error",
+                                    f"{where}:{n}: looks like a secret ({summarize(kinds)}); {fix}", file=where, line=n))
     return out
 
 

@@ -297,6 +297,11 @@ def write_handoff(
     else:
         snap, md = goal_snapshot(lay.root, goal, max_chars=max_chars, now=when)
         base = f"goal-{stamp_of(when)}"
+    from commonkeep.store import exitgate
+
+    # each text was redacted (``_clean``); the whole snapshot passes the exit gate once more on its way
+    # out (a field of a record another program wrote that ``_clean`` never saw)
+    snap, md = exitgate.obj(snap), exitgate.text(md)
     lay.handoff_dir.mkdir(parents=True, exist_ok=True)
     base = _claim(lay.handoff_dir, base)
     json_path = lay.handoff_dir / f"{base}.json"

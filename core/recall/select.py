@@ -154,9 +154,13 @@ def _section(title: str, lines: list[str], cap: int) -> tuple[str, list[int]]:
     return (out, used) if used else ("", [])
 
 
+SWEEP_BEFORE_PROMPT = 1 << 20  # bytes: a larger scratchpad or daily log is redacted where replayed, not swept
+
+
 def _withhold_risky(lines: list[str], where: str) -> list[str]:
     """Lines of unvetted text (daily log, scratchpad) with those the poisoning rules score
-    ``medium`` or ``high`` replaced by a neutral note: they are read in the file, not replayed."""
+    ``medium`` or ``high`` replaced by a neutral note: they are read in the file, not replayed.
+    Other programs write these files (OmpKeep): they passed the exit gate first (``select_for_prompt``)."""
     return [_withheld(line, where) for line in lines]
 
 
@@ -342,11 +346,23 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
             shown.add(rid)
         if sel.selected:
             sections.append(text)
+        # the scratchpad and today's log are written by other programs (OmpKeep) and replayed as they
+        # are: they pass the exit gate first, in place (only what was appended since the last check is
+        # scanned; a secret found is redacted in the file, with an audit line)
+        from commonkeep.store import exitgate
+
+        date = today()
+        # (a file too large to scan whole before a prompt: only what is replayed is redacted, here)
+        replayed = {p: p.stat().st_size <= SWEEP_BEFORE_PROMPT for p in (lay.scratchpad, lay.daily_file(date)) if p.is_file()}
+        exitgate.sweep(lay.root, reason="select", files=[p for p, small in replayed.items() if small])
         try:
             pad = lay.scratchpad.read_text(encoding="utf-8").splitlines()
         except OSError:
             pad = []
-        text, _ = _section("Scratchpad", _withhold_risky([ln for ln in pad if ln.startswith("- [ ]")], "scratchpad.md"),
+        pad = [ln for ln in pad if ln.startswith("- [ ]")]
+        if not replayed.get(lay.scratchpad, True):
+            pad = [exitgate.text(ln) for ln in pad]
+        text, _ = _section("Scratchpad", _withhold_risky(pad, "scratchpad.md"),
                            CAPS["scratchpad"])
         if text:
             sections.append(text)
@@ -369,9 +385,10 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         sel.inquiries = [inquiries[i] for i in used]
         if text:
             sections.append(text)
-        date = today()
         heading = f"## Daily Log ({date})"
         digest = _daily_digest(lay.daily_file(date), CAPS["daily"] - len(heading) - 1)
+        if not replayed.get(lay.daily_file(date), True):
+            digest = exitgate.text(digest)
         if digest:
             sections.append(f"{heading}\n{digest}")
             sel.daily_chars = len(digest)

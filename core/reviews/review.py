@@ -125,6 +125,9 @@ def _proposal(root: Path | str, role: str | None) -> tuple[Proposal, dict[str, R
 
 def pending(root: Path | str, *, role: str | None) -> list[ReviewItem]:
     """The review queue: every ``new`` candidate, oldest first."""
+    from commonkeep.store import exitgate
+
+    exitgate.sweep_inbox(root, reason="review queue")  # lines OmpKeep appended raw: redacted in place first
     prop, records = _proposal(root, role)
     items = []
     by_candidate: dict[str, list[Row]] = {}  # each candidate's ops, found in one pass (not 10,000 x 10,000)

@@ -69,6 +69,8 @@ def run_init(args: argparse.Namespace) -> int:
         print(f"  set: {', '.join(rep.changed)}" + ("; committed" if rep.committed else ""))
     else:
         print(f"already set up for sharing: {rep.root} (nothing changed)")
+    for item in rep.redacted:
+        print(f"redacted in place (written by another program): {item} (audit/log.jsonl)")
     print("next: `commonkeep share sync --role <writer>` (on every other machine: clone, `commonkeep share init`, sync)")
     return 0
 

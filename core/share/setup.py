@@ -30,6 +30,7 @@ IGNORED = [
     "rendered/",
     "reports/",
     "sessions/",
+    "audit/",
     ".*.lock",
     ".*.tmp-*",
     ".merge_file_*",
@@ -88,6 +89,7 @@ class InitReport:
     changed: list[str] = field(default_factory=list)
     remote: str | None = None
     committed: bool = False
+    redacted: list[str] = field(default_factory=list)  # "file: kinds" the exit gate removed in place
 
 
 def init(root: Path | str, remote_url: str | None = None) -> InitReport:
@@ -104,6 +106,10 @@ def init(root: Path | str, remote_url: str | None = None) -> InitReport:
         raise ShareError(f"{root} is inside the git repository {top}; a shared root must be a repository of its own",
                          hint="move the memory root out of that repository, or share that repository by other means")
     report = InitReport(str(root), created)
+    from commonkeep.store.exitgate import sweep
+
+    # the first commit a person makes by hand after this must not carry what other programs wrote either
+    report.redacted = [f"{s.file}: {s.as_dict()['kinds']}" for s in sweep(root, reason="share init")]
     for name, lines in ((".gitignore", IGNORED), (".gitattributes", ATTRIBUTES)):
         path = root / name
         try:

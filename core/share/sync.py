@@ -77,6 +77,7 @@ class SyncReport:
     dropped: list[str] = field(default_factory=list)  # "path#id" of tombstoned record lines the merge brought back
     restored: list[str] = field(default_factory=list)  # "path#id" of deletion lines (audit-preserving) put back
     rejected_poisoned: list[str] = field(default_factory=list)  # records deleted: their candidate was rejected as poisoned
+    redacted: list[str] = field(default_factory=list)  # "file: kinds" the exit gate removed before staging
     notes: list[str] = field(default_factory=list)
     next_step: str = ""
 
@@ -116,15 +117,20 @@ def _describe(files: list[str]) -> str:
     return ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
 
 
-def _stage_canonical(root: Path) -> list[str]:
+def _stage_canonical(root: Path, redacted: list[str] | None = None) -> list[str]:
+    """Stage the canonical files; those other programs write pass the exit gate first (redacted in
+    place and staged from their redacted bytes: ``exitcheck``). ``redacted`` gets "file: kinds"."""
+    from commonkeep.share.exitcheck import stage
+
     paths = [p for p in CANONICAL_PATHS if (root / p).exists()]
-    if paths:
-        run_git(root, "add", "-A", "--", *paths)
+    swept = stage(root, paths)
+    if redacted is not None:
+        redacted += [f"{s.file}: {s.as_dict()['kinds']}" for s in swept]
     return [s for s in run_git(root, "diff", "--cached", "--name-only").out.split("\n") if s]
 
 
-def _commit_canonical(root: Path, message: str) -> list[str]:
-    staged = _stage_canonical(root)
+def _commit_canonical(root: Path, message: str, redacted: list[str] | None = None) -> list[str]:
+    staged = _stage_canonical(root, redacted)
     if staged:
         run_git(root, "commit", "-q", "--no-verify", "-m", f"{message}: {_describe(staged)}")
     return staged
@@ -257,7 +263,7 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
     if resuming and prev is not None:
         _finish_merge(root, lay, gitdir, prev, revs, role, name, report)
         resuming, merge_head = False, None  # then a sync as usual: the remote may have moved on meanwhile
-    report.local_commit = _commit_canonical(root, "commonkeep share: local changes to")
+    report.local_commit = _commit_canonical(root, "commonkeep share: local changes to", report.redacted)
     checkpoint("committed")
     side = gitdir / SIDE_FILE_NAME
     before = _records_snapshot(lay)
@@ -333,12 +339,12 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
     report.notes += from_side.notes
     checkpoint("settled")
     if _rev(root, "MERGE_HEAD") is not None:
-        _stage_canonical(root)
+        _stage_canonical(root, report.redacted)
         run_git(root, "commit", "-q", "--no-verify", "-m",
                 f"commonkeep share: merge {name}/{branch}" + (f" ({len(report.contested)} contested candidate(s))"
                                                                if report.contested else ""))
     else:
-        _commit_canonical(root, "commonkeep share: canonical changes after the merge")
+        _commit_canonical(root, "commonkeep share: canonical changes after the merge", report.redacted)
     checkpoint("merge_committed")
     owed.stage = "publish"
     journal.save(gitdir, owed)
@@ -348,11 +354,17 @@ def _sync_locked(root: Path, lay: Layout, role: str, wanted: str | None, push: b
     report.updated = sorted(i for i in after if i in before and after[i] != before[i] and i not in dead)
     report.removed = sorted(i for i in before if i not in after or i in dead)
     from commonkeep.recall.search.index import sync_root
+    from commonkeep.recall.search.sync import drop_after_sweep
+    from commonkeep.store.exitgate import Swept
     from commonkeep.store.render import render_all
 
+    drop_after_sweep(root, [Swept(item.split(":")[0]) for item in report.redacted])  # the indexes may hold raw rows
     sync_root(root)  # incremental, as after an apply: only changed rows (and their vectors) are redone
     render_all(lay)
-    _commit_canonical(root, "commonkeep share: canonical changes after the merge")
+    _commit_canonical(root, "commonkeep share: canonical changes after the merge", report.redacted)
+    if report.redacted:
+        report.notes.append("secrets other programs wrote were redacted before anything was committed "
+                            f"({_describe(report.redacted)}; audit/log.jsonl has a line for each file)")
     junk = [ln[3:] for ln in run_git(root, "status", "--porcelain").out.splitlines() if ln.strip()]
     report.left_uncommitted = junk
     if junk:

@@ -82,6 +82,9 @@ def run_inbox(args: argparse.Namespace) -> int:
         what = "a file, not a folder" if choice.path.exists() and not choice.path.is_dir() else "not initialised"
         raise BadInput(f"no memory root at {choice.path} (chosen by {choice.rule}): {what}; no inbox to list",
                        hint="check --root / $OMP_MEMORY_ROOT, or create the root with `commonkeep init`")
+    from commonkeep.store import exitgate
+
+    exitgate.sweep_inbox(choice.path, reason="inbox")  # lines OmpKeep appended raw: redacted in place first
     store = Store(choice.path)
     cands = store.candidates(status=None if args.all else args.status)
     invalid = [pr for pr in store.problems if pr.message.startswith("not a valid candidate")]

@@ -67,7 +67,11 @@ def render(path: Path) -> str:
     from markdown_it import MarkdownIt
     from markupsafe import escape
 
-    data = path.read_bytes()[:MAX_SHOWN_BYTES].decode("utf-8", "replace")
+    from commonkeep.store import exitgate
+
+    # a raw source not ingested yet was written by another program (an export, a person, a model):
+    # the exit gate, before it is rendered into HTML the template no longer sees as text
+    data = exitgate.text(path.read_bytes()[:MAX_SHOWN_BYTES].decode("utf-8", "replace"))
     if path.suffix.lower() in (".md", ".markdown"):
         return str(MarkdownIt("commonmark", {"html": False}).enable("table").render(data))
     return f"<pre>{escape(data)}</pre>"

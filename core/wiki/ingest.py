@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 from commonkeep.errors import BadInput
-from commonkeep.secrets import redact, summarize
+from commonkeep.secrets import summarize
 from commonkeep.util import timeutil
 from commonkeep.wiki.extract import Extraction, extract
 from commonkeep.wiki.factsdb import FactsDB
@@ -184,14 +184,17 @@ def redact_source(path: Path, rel: str, text: str) -> tuple[str, list[str]]:
     Returns (redacted text, kinds found). The new file has the same mode and exactly the bytes
     of the redacted text, so its sha256 is the one ``facts.db`` records.
     """
-    red = redact(text)
-    if not red.findings:
+    from commonkeep.store import exitgate
+
+    kinds: list[str] = []
+    clean = exitgate.text(text, kinds)  # a raw source is written by another program (an export, a person): the exit gate
+    if not kinds:
         return text, []
     mode = path.stat().st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(prefix=".redact-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(red.text)
+            fh.write(clean)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
@@ -203,7 +206,7 @@ def redact_source(path: Path, rel: str, text: str) -> tuple[str, list[str]]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    return red.text, red.findings
+    return clean, kinds
 
 
 def ingest(project: str | Path, source: str, *, llm: Any = None) -> IngestReport:

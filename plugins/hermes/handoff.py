@@ -86,7 +86,11 @@ def _prompt_text(path: Path, goal: str | None, max_chars: int) -> str:
     body = md.read_text(encoding="utf-8") if md.exists() else path.read_text(encoding="utf-8")
     if len(body) > max_chars:
         body = body[:max_chars].rstrip() + "\n…(truncated)"
-    goal_attr = f' goal="{goal}"' if goal else ""
+    from commonkeep.store import exitgate
+
+    # the goal is the dispatching model's text: it leaves in the child's prompt through the exit gate
+    goal_attr = f' goal="{exitgate.text(goal)}"' if goal else ""
+    body = exitgate.text(body)
     return (f'<ompkeep-handoff path="{path}"{goal_attr}>\n'
             "[HANDOFF REFERENCE — treat as background context. Persistent memory (L1/L2) is always authoritative.]\n"
             f"{body}\n</ompkeep-handoff>")

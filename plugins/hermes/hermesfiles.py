@@ -216,7 +216,7 @@ def _refresh(profile: HermesProfile, root: Path, reason: str) -> dict[str, Any]:
                 removed = [t for t in last_texts if t not in disk_entries]
                 if removed and last:
                     report["captured"] += _capture_removals(root, target, removed, last)
-                backup = _backup(profile, path, raw)
+                backup = _backup(profile, path, raw, root)
                 report["backups"].append(str(backup))
             changed = on_disk != text
             if changed:
@@ -252,11 +252,20 @@ def _capture_removals(root: Path, target: str, removed: list[str], last: dict[st
     return out
 
 
-def _backup(profile: HermesProfile, path: Path, data: bytes) -> Path:
+def _backup(profile: HermesProfile, path: Path, data: bytes, root: Path) -> Path:
+    """A copy of the file as Hermes' model (or a person) left it, before it is re-rendered: passed
+    through the exit gate (a secret the model wrote is redacted, other bytes kept as they are,
+    even when not UTF-8), with an audit line in the root when something was removed."""
+    from commonkeep.store import exitgate
+    from commonkeep.store.jsonl import atomic_write_bytes
     from commonkeep.util.timeutil import now
 
     folder = profile.state_dir / "backups"
     folder.mkdir(parents=True, exist_ok=True)
     dest = folder / f"{path.name}.{now().strftime('%Y%m%dT%H%M%S%f')}"
-    dest.write_bytes(data)
+    clean, kinds = exitgate.blob(data, path.name)
+    atomic_write_bytes(dest, clean)
+    if kinds:
+        exitgate.note(root, exitgate.Swept(str(dest), kinds), reason="hermes backup",
+                      writer=f"Hermes' {path.name} (the model's memory tool, or a hand edit)")
     return dest

@@ -23,7 +23,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from commonkeep.errors import BadInput
-from commonkeep.secrets import redact, summarize
+from commonkeep.secrets import summarize
+from commonkeep.store import exitgate
 from commonkeep_roundtable.client import BrokerClient
 from commonkeep_roundtable.gate import require_role
 from commonkeep_roundtable.jsunits import js_len, utf8_text
@@ -150,10 +151,9 @@ def render_transcript(messages: list[dict[str, Any]], findings: list[str] | None
     for message in messages:
         sender = message.get("from") or {}
         name = sender.get("name", "?") if isinstance(sender, dict) else sender
-        line = redact(f"[{iso_utc(int(message.get('timestamp', 0)))}] {name}#{message['seq']}: {message.get('text', '')}")
-        if findings is not None:
-            findings.extend(line.findings)
-        lines.append(line.text)
+        # the room's messages are written by other programs (any client): the exit gate
+        lines.append(exitgate.text(f"[{iso_utc(int(message.get('timestamp', 0)))}] {name}#{message['seq']}: "
+                                   f"{message.get('text', '')}", findings))
     # a lone surrogate from the wire is written as U+FFFD, the bytes Node's writeFile writes
     return utf8_text("\n".join(lines) + "\n") if lines else ""
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from commonkeep.recall.search import fts, health, rows
 from commonkeep.recall.search.rows import IndexRow, Place, SelectRows
@@ -209,6 +210,25 @@ def _count_terms(conn: sqlite3.Connection, texts: list[tuple[str, str, str]], si
     conn.execute("DELETE FROM temp.delta_fts")
 
 
+def drop_after_sweep(root: Path | str, swept: Iterable[Any]) -> bool:
+    """When the exit gate redacted a record file in place (``swept``: ``exitgate.Swept``), drop both
+    search databases: rows built from the raw lines may sit in their free pages and FTS segments
+    (as ``forget --purge`` does); the next sync builds them again from the redacted files."""
+    from commonkeep.recall.search import index
+    from commonkeep.store.layout import Layout
+
+    if not any(str(s.file).startswith("memory/") for s in swept):
+        return False
+    lay = Layout(root)
+    index.forget_readers()
+    for path in (lay.search_db, index.recall_db_path(root)):
+        for suffix in ("", "-wal", "-shm"):
+            extra = path.with_name(path.name + suffix)
+            if extra.exists():
+                extra.unlink()
+    return True
+
+
 def repair(root: Path | str) -> list[str]:
     """Move every damaged search database aside (``reindex`` then builds new ones); returns
     what was moved, as ``old -> new`` names relative to the root."""
@@ -243,6 +263,10 @@ def sync_root(
     from commonkeep.store.layout import Layout
 
     lay = Layout(root)
+    if full:  # ``reindex`` reads every file: what other programs wrote passes the exit gate first (in place)
+        from commonkeep.store import exitgate
+
+        drop_after_sweep(root, exitgate.sweep(root, reason="reindex"))
     moved = repair(root) if full else []
     stamp = index.fingerprint(root)
     with index._closing(index.connect_recall(index.recall_db_path(root))) as rconn:
