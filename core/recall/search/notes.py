@@ -373,8 +373,9 @@ def index_conn(root: Path | str) -> sqlite3.Connection:
     database created (and the records synced) first when it is missing; ``BadInput`` when
     ``root`` is not a memory root."""
     from commonkeep.recall.search import index
+    from commonkeep.store.root import require_root
 
-    base = index.require_root(root)
+    base = require_root(root)
     path = index.recall_db_path(base)
     return index.reader(path) if path.exists() else index.open_fresh(base)
 
