@@ -5,7 +5,8 @@ Both paths run in the same process on the same store, alternated:
 - **now**: ``sync_root`` as ``apply`` calls it; a delta sync embeds the records it wrote
   (``recall.search.changed_vectors``);
 - **old**: the delta sync, then ``refresh_vectors_if_available(root, 2048)``, what the after-apply
-  sync did before: hash every record's statement, embed up to 2,048 records without a current vector.
+  sync did before: hash every record's statement, embed up to 2,048 records without a current vector;
+- **off**: the delta sync without embedding (the figure without the extra), for scale.
 
 First with every vector current (``runs`` each), then once each with a backlog of 2,048 records
 that have no vector (a store an embedder-less program wrote, or one indexed without embedding).
@@ -54,6 +55,14 @@ def _old(root: Path) -> tuple[float, int]:
     return time.perf_counter() - start, embedded
 
 
+def _off(root: Path) -> tuple[float, int]:
+    from commonkeep.recall.search.sync import sync_root
+
+    start = time.perf_counter()
+    sync_root(root, embed=False)
+    return time.perf_counter() - start, 0
+
+
 def _drop_vectors(root: Path, n: int) -> list[tuple[Any, ...]]:
     """Remove ``n`` vectors (a backlog); returns them, to be put back by :func:`_restore`."""
     with sqlite3.connect(root / "search" / "recall.db") as conn:
@@ -74,11 +83,11 @@ def patch_sync_embedded(root: Path, runs: int = 5) -> dict[str, Any]:
 
     semantic.root_model(str(root)).embed(["warm the model"])
     semantic.refresh_vectors_if_available(root)  # every vector current, the stamp set
-    times: dict[str, list[float]] = {"now": [], "old": []}
-    counts: dict[str, list[int]] = {"now": [], "old": []}
+    times: dict[str, list[float]] = {"now": [], "old": [], "off": []}
+    counts: dict[str, list[int]] = {"now": [], "old": [], "off": []}
     for run in range(runs):
-        for label, path in (("now", _now), ("old", _old)):
-            _one_op(root, 2 * run + (label == "old"))
+        for k, (label, path) in enumerate((("now", _now), ("old", _old), ("off", _off))):
+            _one_op(root, 3 * run + k)
             took, n = path(root)
             times[label].append(took)
             counts[label].append(n)
@@ -87,6 +96,7 @@ def patch_sync_embedded(root: Path, runs: int = 5) -> dict[str, Any]:
         "embed_sync_after_one_op_patch_embedded": max(counts["now"]),
         "embed_sync_after_one_op_patch_old_path_ms": round(statistics.median(times["old"]) * 1000, 1),
         "embed_sync_after_one_op_patch_old_path_embedded": max(counts["old"]),
+        "embed_sync_after_one_op_patch_embedder_off_ms": round(statistics.median(times["off"]) * 1000, 1),
     }
     for label, path in (("now", _now), ("old", _old)):
         dropped = _drop_vectors(root, BACKLOG)
