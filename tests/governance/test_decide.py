@@ -66,7 +66,7 @@ def test_replacing_a_duplicate_keeps_one_active_record(root: Path) -> None:
 def test_a_conflict_is_never_approved_as_agreement(root: Path) -> None:
     old = _record(root, TABS)
     con = write_candidate(root, NO_TABS)
-    with pytest.raises(BadInput, match=f"it contradicts {old['id']}: approving needs an explicit choice, 'replace'.* or 'keep_both'"):
+    with pytest.raises(BadInput, match=rf"it contradicts {old['id']} \(\"{TABS}\"\): approving needs an explicit choice, 'replace'.* or 'keep_both'"):
         approve(root, [con["id"]], role=WRITER)
     assert [r["id"] for r in _records(root)] == [old["id"]]  # nothing applied
     approve(root, [con["id"]], role=WRITER, choice="contest")  # the page's word for keep both
