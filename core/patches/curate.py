@@ -34,7 +34,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from commonkeep.gate.matching import MatchIndex
+from commonkeep.gate.matching import MatchIndex, subject_change
 from commonkeep.gate.scoring import (
     DEFAULT_CANDIDATE_CONFIDENCE,
     MIN_CONFIDENCE,
@@ -297,6 +297,9 @@ def propose(
                               "context": parity.inquiry_context(cand), "related_memory_ids": matched,
                               "tags": record["tags"], "priority": parity.INQUIRY_PRIORITY[kind]})
         replaces = parity.supersede_target(raw, targets) if layer != "L1" and kind != "duplicate" else None
+        if (replaces is not None and parity.named_target(raw) is None and replaces[0] in by_id
+                and subject_change(str(cand.get("text", "")), str(by_id[replaces[0]].get("statement", "")))):
+            replaces = None  # a guess from cues and tags about another subject: never a supersession
         if replaces is not None:  # OmpKeep's supersession (named, or a contradiction cue with shared tags)
             kind, matched, why = "supersedes_existing", [replaces[0], *[m for m in matched if m != replaces[0]]], replaces[1]
         if kind == "duplicate":

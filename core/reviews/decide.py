@@ -178,7 +178,9 @@ def choices_for(kind: str) -> tuple[list[str], str | None]:
     """The choices approving offers for a match kind, and the default one (``None``: must choose)."""
     if kind in SAME:
         return ["reinforce", "replace"], "reinforce"
-    if kind in ("updates_existing", "supersedes_existing"):  # a replace is never a default: a person names it
+    if kind == "updates_existing":  # a near-repeat: as a repeat, the record is kept; replacing it is named
+        return ["reinforce", "replace", "add"], "reinforce"
+    if kind == "supersedes_existing":  # a replace is never a default: a person names it
         return ["replace", "add"], None
     if kind == "potential_conflict":
         return ["replace", "keep_both"], None

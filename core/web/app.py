@@ -144,12 +144,14 @@ class Web:
         if edit.strip() and edit.strip() == str((self.queue.stored(ids[0]) or {}).get("text", "")).strip():
             edit = ""  # the pre-filled statement, unchanged: approved as is
         if action != "reject" and form.get("confirmed") != "1":
-            risky = [(pending[i], why) for i in ids if i in pending for why in [flow.asks_twice(pending[i])] if why]
+            per = decisions.choices_from_form(form)
+            risky = [(pending[i], why) for i in ids if i in pending for why in [flow.asks_twice(pending[i], per.get(i) or choice)] if why]
             if risky:
                 return self.page(request, "confirm.html", risky=risky, form=form, ids=ids, view=view, flow=flow, back=here)
         try:
             msg = await run_in_threadpool(decisions.decide, self.s.root, self.s.role, action, ids,
-                                          reason=reason, edit=edit, choice=choice, pending=pending, item=self.queue.item,
+                                          reason=reason, edit=edit, choice=choice, pending=pending,
+                                          choices=decisions.choices_from_form(form),
                                           conflict_choice=str(form.get("conflict_choice") or "keep_both"))
         except (actions.Refused, _Denied) as exc:
             return self._back(here, err=plain_error(exc))

@@ -21,7 +21,7 @@ Row = dict[str, Any]
 ALL = 10**9  # a page size that holds every candidate: the view sorts and pages itself
 SORTS = {"oldest": "oldest first", "newest": "newest first", "risk": "highest risk first",
          "agent": "by agent", "session": "by session"}
-DUPLICATE_KINDS = ("duplicate", "strengthens_existing")
+DUPLICATE_KINDS = ("duplicate", "strengthens_existing", "updates_existing")  # repeats and near-repeats: reinforce by default
 CONFLICT_KINDS = ("potential_conflict", "ambiguous", "supersedes_existing")
 _RISK_ORDER = {"high": 0, "medium": 1, "low": 2}
 
@@ -59,8 +59,9 @@ def session_of(cand: Row) -> str:
     return str(prov.get("session_id") or "") if isinstance(prov, dict) else ""
 
 
-def asks_twice(cand: Row) -> str:
-    """Why approving this candidate asks once more ("" when it does not): high risk or a conflict."""
+def asks_twice(cand: Row, choice: str = "") -> str:
+    """Why approving this candidate asks once more ("" when it does not): high risk, a conflict, or
+    a replace (``choice``), which retires the record it matches."""
     why = []
     risk, reasons = cand.get("poisoning_risk"), cand.get("poisoning_risk_reasons") or []
     if not risk:  # not scored yet (the queue is warming up): scored here, so an unscored row never skips the question
@@ -73,6 +74,9 @@ def asks_twice(cand: Row) -> str:
     if cand.get("match_kind") in CONFLICT_KINDS:
         why.append(PLAIN_MATCHES.get(str(cand.get("match_kind")), "it conflicts with memory")
                    + " " + ", ".join(map(str, cand.get("matched_memory_ids") or [])))
+    if choice == "replace":
+        why.append("it replaces " + (", ".join(map(str, cand.get("matched_memory_ids") or [])) or "the record it matches")
+                   + "; the old text stays only in the history")
     return "; ".join(why)
 
 
