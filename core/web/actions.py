@@ -105,7 +105,8 @@ def outline(root: Path | str, ids: list[str], *, choice: str = "", choices: dict
             queue: Any = None) -> list[dict[str, Any]]:
     """What approving ``ids`` together would do, each candidate's plan in plain words
     (``decide.preview(strict=False)``, ``Plan.to_json``); nothing is written."""
-    from commonkeep.reviews.decide import candidates_named, load_context, preview
+    from commonkeep.patches.waiting import candidates_named
+    from commonkeep.reviews.decide import load_context, preview
 
     ids = [i for i in dict.fromkeys(i.strip() for i in ids) if i]
     if not ids:
