@@ -225,6 +225,19 @@ def grouped(rows: list[Row]) -> list[tuple[str, list[Row]]]:
     return out
 
 
+def next_candidate(queue: Queue, view: View, decided: list[str]) -> str | None:
+    """The candidate to open after deciding ``decided`` on a candidate's page: the next pending one
+    of the view after it, else the one before it. The inbox's own orders (oldest, newest first)
+    are read from the queue's order index (:meth:`Queue.next_pending`: no sort of the whole queue,
+    the same cost at 10,000 pending as at 10); the other sorts sort the view."""
+    if not decided:
+        return None
+    if view.sort in ("oldest", "newest") and view.filters.status == "new":
+        return queue.next_pending(decided[0], view.matches, exclude=set(decided), newest_first=view.sort == "newest")
+    order = [str(c["id"]) for c in view_rows(queue, view, with_facets=False)[0]]
+    return next_in_view(order, decided, queue.pending_ids() - set(decided))
+
+
 def next_in_view(order: list[str], current: list[str], still_pending: set[str]) -> str | None:
     """The candidate to open after deciding ``current``: the next pending one after it in the view's
     order, else the one before it (the end of the view was reached), else ``None``."""

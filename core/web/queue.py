@@ -151,6 +151,8 @@ class Queue:
         self._ctx_lock = threading.Lock()
         self._decided: set[str] = set()  # decided through this server while a recompute ran
         self._at: tuple[list[Row], int, dict[str, list[int]]] | None = None  # ``_index``: id -> places in the rows
+        self._order: tuple[list[Row] | None, int, dict[int, list[tuple[str, int, str]]]] = (None, 0, {})  # ``_ordered``
+        self._order_lock = threading.Lock()
         self.deciding = threading.Lock()  # one decision of this server at a time (``actions.decide``)
         self.catch_up = CatchUp(self.root)  # the projection and search index after decisions (``owe``)
         _LIVE[str(self.root.resolve())] = self
@@ -422,6 +424,62 @@ class Queue:
         rows = self._inbox()[0]
         first = self._index(rows).get(cid)
         return rows[first[0]] if first and first[0] < len(rows) else None
+
+    def _ordered(self, newest_first: bool = False) -> list[tuple[str, int, str]]:
+        """The candidates as stored in review order, as an index kept between decisions (so the next
+        candidate is found without sorting the queue): ``(created_at, place, id)`` ascending, the
+        place in the inbox breaking ties (oldest first); newest first it is ``(created_at, -place,
+        id)``, read backwards (a tie stays in inbox order either way, as the sorted view has it).
+        Candidates appended since are inserted (``bisect``); decided ones stay and are skipped."""
+        import bisect
+
+        rows = self._inbox()[0]
+        sign = -1 if newest_first else 1
+        with self._order_lock:
+            src, seen, orders = self._order
+            same = src is not None and 0 < seen <= len(rows) and rows[seen - 1] is src[seen - 1] and rows[0] is src[0]
+            if not same:
+                orders = {}
+                seen = 0
+            for s_, order in orders.items():
+                for i in range(seen, len(rows)):
+                    bisect.insort(order, (str(rows[i].get("created_at") or ""), s_ * i, str(rows[i].get("id"))))
+            if sign not in orders:
+                orders[sign] = sorted((str(c.get("created_at") or ""), sign * i, str(c.get("id"))) for i, c in enumerate(rows))
+            self._order = (rows, len(rows), orders)
+            return orders[sign]
+
+    def next_pending(self, current: str, matches: Any, *, exclude: set[str], newest_first: bool = False) -> str | None:
+        """The pending candidate after ``current`` in the review order (oldest first, or newest
+        first) that ``matches`` (a view's test on the scored row), else the one before it, else
+        ``None`` (``current`` outside the view: the view's first); found from the order index, a
+        few rows read, at any queue size."""
+        import bisect
+
+        order = self._ordered(newest_first)
+        rows = self._inbox()[0]
+        places = self._index(rows).get(current) or []
+        row = rows[places[0]] if places else None
+        with self._lock:
+            item = self._items.get(current)
+        if row is None or not matches(item.candidate if item is not None else row):
+            at = len(order) if newest_first else -1  # not in the view: its first candidate
+        else:
+            at = bisect.bisect_left(order, (str(row.get("created_at") or ""), (-1 if newest_first else 1) * places[0], current))
+        later, earlier = range(at + 1, len(order)), range(at - 1, -1, -1)  # in the list's (ascending) order
+        for span in ((earlier, later) if newest_first else (later, earlier)):
+            for i in span:
+                cid = order[i][2]
+                if cid == current or cid in exclude:
+                    continue
+                raw = self.stored(cid)
+                if raw is None or raw.get("status") != "new":
+                    continue
+                with self._lock:
+                    item = self._items.get(cid)
+                if matches(item.candidate if item is not None else raw):
+                    return cid
+        return None
 
     def items(self) -> list[ReviewItem]:
         """The last computed queue (every pending candidate, with its ops)."""
