@@ -201,7 +201,9 @@ class Queue:
             inbox_now = (st.st_ino, st.st_mtime_ns, st.st_size) == (cached[0] if cached else None)
         except OSError:
             inbox_now = False
-        return self.is_current() and inbox_now, cached[0] if cached else None
+        # what agents appended since is scored now (a few candidates), so the decision keeps the queue current
+        current = self.is_current() or self._score_appended(stamp(self.root, self.layout))
+        return current and inbox_now, cached[0] if cached else None
 
     def decided(self, ids: list[str], result: Any, before: tuple[bool, tuple[int, int, int] | None]) -> None:
         """Take a decision made through this server (``result``, an ``ApplyResult``) into the queue.
