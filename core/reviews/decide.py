@@ -426,7 +426,9 @@ def preview(ctx: Context, rows: list[Row], ids: list[str], *, choice: str | dict
             continue
         if edits and cid in edits:
             for o in p.ops:
-                if o["op"] != "reject_candidate":
+                # the edited statement goes where the candidate's would: a new record, a replacement;
+                # a reinforce keeps the record's own statement (the edit is what was matched to it)
+                if o["op"] in ("add", "supersede") or "statement" in (o.get("updates") or {}):
                     _edit(o, edits[cid])
                 o["edited"] = True  # the outcome says "approved with an edit"
         for o in p.ops:

@@ -34,6 +34,7 @@ TEXTS = [
     "Build caches are keyed on the lock file hash.",
     "The build uses uv and a lock file, and CI checks the lock.",
     "Do not use uv for the build.",
+    "The staging database runs postgres.",  # says less than a record: reinforcing it never rewrites the record
 ]
 CHOICES = [None, "add", "reinforce", "keep_both"]  # every choice but the one a person must name (replace)
 SAYS = ("active", "contested")
@@ -111,6 +112,8 @@ def _check(before: dict[str, tuple[str, str]], after: dict[str, tuple[str, str]]
 @example([("write", 2), ("approve", 0, None), ("write", 3), ("batch", 0, 0, 0)])
 # a batch of two that only look alike: A's record-to-be is never B's conflict
 @example([("write", 5), ("write", 6), ("batch", 0, 1, 1), ("write", 8), ("write", 7), ("batch", 0, 1, 0)])
+# an edit that says less than the record it reinforces: the record keeps its statement
+@example([("write", 2), ("approve", 0, None), ("write", 4), ("edit", 0, 9)])
 # an edit to another subject, then undone
 @example([("write", 0), ("approve", 0, None), ("write", 0), ("edit", 0, 1), ("undo", 0)])
 def test_no_decision_removes_or_rewrites_a_record_about_another_subject(steps: list[tuple[Any, ...]]) -> None:
