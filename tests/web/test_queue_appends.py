@@ -10,7 +10,8 @@ import pytest
 
 from commonkeep.store.candidates import new_candidate
 from commonkeep.store.core import Store
-from commonkeep.web import actions, queue as queue_module
+from commonkeep.web import actions
+from commonkeep.web import queue as queue_module
 from commonkeep.web.queue import Queue
 from tests.governance.conftest import WRITER
 
