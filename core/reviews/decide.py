@@ -421,8 +421,10 @@ def preview(ctx: Context, rows: list[Row], ids: list[str], *, choice: str | dict
             continue
         layer_l1 = any((o.get("record") or o.get("to_record") or {}).get("layer") == "L1" for o in p.ops)
         if layer_l1 and not ratify:
-            p.refusal, p.ops = "it is an L1 (identity) candidate; L1 is never applied by review (ratify it: commonkeep ratify)", []
-            refuse(p, f"ratify it: commonkeep ratify {cid}")
+            if strict:
+                raise BadInput(f"{cid} is an L1 (identity) candidate; L1 is never applied by review", hint=f"ratify it: commonkeep ratify {cid}")
+            p.refusal, p.ops = "it is an L1 (identity) candidate; L1 is never applied by review: ratify it", []
+            plans.append(p)
             continue
         if edits and cid in edits:
             for o in p.ops:
