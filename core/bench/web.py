@@ -32,7 +32,6 @@ import re
 import shutil
 import statistics
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -301,28 +300,34 @@ def _decide_once(post: Callable[..., Any], action: str, cids: list[str], follow:
     return post(action, cids, follow, extra)
 
 
-@contextlib.contextmanager
-def _writing_agent(root: Path, every: float = 0.02) -> Iterator[None]:
-    """Another agent appending a candidate to the inbox every ``every`` seconds (a thread of this
-    process, through the write path's own append), until the block ends."""
+def _write_candidates(root: str, every: float, stop: Any) -> None:  # pragma: no cover - runs in a child process
     from commonkeep.store.candidates import new_candidate
     from commonkeep.store.core import Store
 
-    stop = threading.Event()
+    store, n = Store(root, warn=False), 0
+    while not stop.wait(every):
+        n += 1
+        store.append_candidate(new_candidate(f"The writing agent noted build {n} took longer than the last.",
+                                             provenance={"agent": "bench-writer"}))
 
-    def write() -> None:
-        store, n = Store(root, warn=False), 0
-        while not stop.wait(every):
-            n += 1
-            store.append_candidate(new_candidate(f"The writing agent noted build {n} took longer than the last.",
-                                                 provenance={"agent": "bench-writer"}))
-    t = threading.Thread(target=write, daemon=True)
-    t.start()
+
+@contextlib.contextmanager
+def _writing_agent(root: Path, every: float = 0.02) -> Iterator[None]:
+    """Another agent appending a candidate to the inbox every ``every`` seconds, in a process of its
+    own (as an agent is: its writes never hold this server's interpreter), until the block ends."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    stop = ctx.Event()
+    proc = ctx.Process(target=_write_candidates, args=(str(root), every, stop), daemon=True)
+    proc.start()
     try:
         yield
     finally:
         stop.set()
-        t.join()
+        proc.join(30)
+        if proc.is_alive():
+            proc.terminate()
 
 
 def _burn() -> None:  # pragma: no cover - a child process that only spins
