@@ -211,7 +211,7 @@ def reject(root: Path | str, ids: list[str], *, reason: str, role: str | None, i
     if not reason or not reason.strip():
         raise BadInput("rejecting needs --reason", hint="say why, e.g. --reason 'not durable'")
     if inbox is None:
-        from commonkeep.reviews.decide import candidates_named
+        from commonkeep.patches.waiting import candidates_named
 
         inbox = candidates_named(root, ids)  # their lines, not the whole inbox parsed
     rows = inbox
