@@ -26,6 +26,7 @@ with the token measures, as medians over ``--repeat`` requests:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -90,7 +91,7 @@ def _take(adds: list[str], rest: Iterator[str], action: str, pool: int) -> str:
 
 
 def run_bench(candidates: int, decide_candidates: int, decide_records: int, repeat: int, inbox: Path | None,
-              baseline: int = 2, cli_against: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+              baseline: int = 2, cli_against: list[str] | tuple[str, ...] = (), load: int = 0) -> dict[str, Any]:
     from commonkeep.gate.writer import configured_writer_role
     from commonkeep.store.core import Store
     from commonkeep.web.server import start
@@ -128,12 +129,12 @@ def run_bench(candidates: int, decide_candidates: int, decide_records: int, repe
                                           "n": len(times)}
         finally:
             running.stop()
-    out.update(_decisions(decide_candidates, decide_records, repeat, role, baseline, cli_against))
+    out.update(_decisions(decide_candidates, decide_records, repeat, role, baseline, cli_against, load))
     return out
 
 
 def _decisions(pool: int, records: int, repeat: int, role: str, baseline: int,
-               against: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+               against: list[str] | tuple[str, ...] = (), load: int = 0) -> dict[str, Any]:
     """Decisions on a root of ``pool`` pending candidates and ``records`` records (see the module doc)."""
     from commonkeep.web.server import start
 
@@ -150,20 +151,46 @@ def _decisions(pool: int, records: int, repeat: int, role: str, baseline: int,
             client = _client(running)
             csrf = re.search(r'name="csrf" content="([^"]+)"', client.get(f"{running.url}/inbox").text)
             assert csrf is not None
-            adds, rest = _split(running.web.queue, repeat)
+            # every figure takes its own candidates: 11 approve figures of n, two batches of 50, the CLI's, quiet and loaded
+            adds, rest = _split(running.web.queue, (2 if load else 1) * (12 * repeat + 60) + 40)
             ids = iter(rest)
             n = max(1, min(repeat, len(adds) // 4 - 1, len(rest) // 4 - 1))
             post = _poster(client, running.url, csrf.group(1))
             _decide_once(post, "approve", [_take(adds, ids, "approve", pool)])  # untimed: builds the search index
             settle, caught = _settler(running.web.queue)
             settle()
-            out["reject_post"] = _ms(lambda: _decide_once(post, "reject", [_take(adds, ids, "reject", pool)], follow=False), n, settle)
-            caught.clear()
-            out["approve_post"] = _ms(lambda: _decide_once(post, "approve", [_take(adds, ids, "approve", pool)], follow=False), n, settle)
-            out["approve_catch_up"] = {"p50_ms": round(statistics.median(caught), 2), "max_ms": round(max(caught), 2), "n": len(caught)}
-            out["approve_round_trip"] = _ms(lambda: _decide_once(post, "approve", [_take(adds, ids, "approve", pool)]), n, settle)
-            batch = _batch(running.web.queue, adds, 50)
-            out["approve_batch_50"] = _ms(lambda: _decide_once(post, "approve", batch, follow=False), 1, settle)
+            static = _get(client, f"{running.url}/static/app.css")
+
+            def figures() -> dict[str, Any]:
+                got: dict[str, Any] = {"static_file": _ms(static, repeat)}  # the baseline, same server, same load
+                got["reject_post"] = _ms(lambda: _decide_once(post, "reject", [_take(adds, ids, "reject", pool)], follow=False), n, settle)
+                caught.clear()
+                got["approve_post"] = _ms(lambda: _decide_once(post, "approve", [_take(adds, ids, "approve", pool)], follow=False), n, settle)
+                got["approve_catch_up"] = {"p50_ms": round(statistics.median(caught), 2), "max_ms": round(max(caught), 2), "n": len(caught)}
+                got["approve_round_trip"] = _ms(lambda: _decide_once(post, "approve", [_take(adds, ids, "approve", pool)]), n, settle)
+                # on a candidate's page: the decision, then the next candidate of the view (its page rendered)
+                page = {"from": "candidate", "view": ""}
+                got["candidate_approve_next_post"] = _ms(
+                    lambda: _decide_once(post, "approve", [_take(adds, ids, "approve", pool)], follow=False, extra=page), n, settle)
+                got["candidate_approve_next_round_trip"] = _ms(
+                    lambda: _decide_once(post, "approve", [_take(adds, ids, "approve", pool)], extra=page), n, settle)
+                got["candidate_reject_next_post"] = _ms(
+                    lambda: _decide_once(post, "reject", [_take(adds, ids, "reject", pool)], follow=False, extra=page), n, settle)
+                got["candidate_reject_next_round_trip"] = _ms(
+                    lambda: _decide_once(post, "reject", [_take(adds, ids, "reject", pool)], extra=page), n, settle)
+                batch = _batch(running.web.queue, adds, 50)
+                got["approve_batch_50"] = _ms(lambda: _decide_once(post, "approve", batch, follow=False), 1, settle)
+                # an agent writes candidates all the while (one every 20 ms): the decisions must not pay for them
+                with _writing_agent(root):
+                    got["approve_post_while_writing"] = _ms(
+                        lambda: _decide_once(post, "approve", [_take(adds, ids, "approve", pool)], follow=False, extra=page), n, settle)
+                running.web.queue.refresh(wait=True)  # untimed: what the agent wrote is scored before the next figure
+                return got
+
+            out.update(figures())
+            if load:
+                with _burners(load):
+                    out["loaded"] = {"burners": load, **figures()}
             out["queue_current_after_decisions"] = running.web.queue.is_current()
             # a candidate written seconds ago, opened at once (computed for it alone)
             from commonkeep.store.candidates import new_candidate
@@ -189,6 +216,10 @@ def _decisions(pool: int, records: int, repeat: int, role: str, baseline: int,
         clis = _cli_approves(root, role, lambda: _take(adds, ids, "approve", pool), max(1, min(10, n)),
                              Path(tmp) / "pycache", against)
         out["cli_approve"], out["cli_approve_as_run"] = clis.pop("this"), clis.pop("this_as_run")
+        if load:
+            with _burners(load):
+                out["loaded"]["cli_approve"] = _cli_approves(root, role, lambda: _take(adds, ids, "approve", pool),
+                                                             max(1, min(10, n)), Path(tmp) / "pycache", ())["this"]
         out["cli_approve_against"] = clis  # the code of each --cli-against revision, alternated with these
         out["cli_approve_in_process"] = _ms(lambda: _approve_call(root, role, _take(adds, ids, "approve", pool)), max(1, min(5, n)))
         # the baseline, on the same root in the same run: the old approve, which re-curated the whole
@@ -213,11 +244,10 @@ def _settler(queue: Any) -> tuple[Callable[[], None], list[float]]:
     return settle, caught
 
 
-def _split(queue: Any, repeat: int) -> tuple[list[str], list[str]]:
-    """Plain adds (approvable without a choice, not L1, by the candidate's own plan, as approving
-    computes it), enough for every figure, and the rest (rejected first)."""
+def _split(queue: Any, want: int) -> tuple[list[str], list[str]]:
+    """``want`` plain adds (approvable without a choice, not L1, by the candidate's own plan, as
+    approving computes it), enough for every figure, and the rest (rejected first)."""
     items = queue.items()
-    want = 4 * repeat + 150
     adds: list[str] = []
     for i in items:
         if len(adds) >= want:
@@ -252,11 +282,11 @@ def _batch(queue: Any, adds: list[str], size: int) -> list[str]:
     return batch
 
 
-def _poster(client: Any, url: str, csrf: str) -> Callable[[str, list[str], bool], Any]:
-    def post(action: str, cids: list[str], follow: bool) -> Any:
+def _poster(client: Any, url: str, csrf: str) -> Callable[..., Any]:
+    def post(action: str, cids: list[str], follow: bool, extra: dict[str, str] | None = None) -> Any:
         # confirmed: a high-risk candidate's approve asks once more (a page, nothing decided); the
         # bench times the decision, as after that second click
-        form = {"csrf": csrf, "action": action, "id": cids, "reason": "bench", "confirmed": "1"}
+        form = {"csrf": csrf, "action": action, "id": cids, "reason": "bench", "confirmed": "1", **(extra or {})}
         r = client.post(f"{url}/decide", data=form, follow_redirects=follow)
         if r.status_code not in (200, 303) or "Not done" in r.text or (not follow and r.status_code != 303) \
                 or "err=" in r.headers.get("location", ""):
@@ -265,8 +295,62 @@ def _poster(client: Any, url: str, csrf: str) -> Callable[[str, list[str], bool]
     return post
 
 
-def _decide_once(post: Callable[[str, list[str], bool], Any], action: str, cids: list[str], follow: bool = True) -> Any:
-    return post(action, cids, follow)
+def _decide_once(post: Callable[..., Any], action: str, cids: list[str], follow: bool = True,
+                 extra: dict[str, str] | None = None) -> Any:
+    return post(action, cids, follow, extra)
+
+
+def _write_candidates(root: str, every: float, stop: Any) -> None:  # pragma: no cover - runs in a child process
+    from commonkeep.store.candidates import new_candidate
+    from commonkeep.store.core import Store
+
+    store, n = Store(root, warn=False), 0
+    while not stop.wait(every):
+        n += 1
+        store.append_candidate(new_candidate(f"The writing agent noted build {n} took longer than the last.",
+                                             provenance={"agent": "bench-writer"}))
+
+
+@contextlib.contextmanager
+def _writing_agent(root: Path, every: float = 0.02) -> Iterator[None]:
+    """Another agent appending a candidate to the inbox every ``every`` seconds, in a process of its
+    own (as an agent is: its writes never hold this server's interpreter), until the block ends."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    stop = ctx.Event()
+    proc = ctx.Process(target=_write_candidates, args=(str(root), every, stop), daemon=True)
+    proc.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        proc.join(30)
+        if proc.is_alive():
+            proc.terminate()
+
+
+def _burn() -> None:  # pragma: no cover - a child process that only spins
+    while True:
+        pass
+
+
+@contextlib.contextmanager
+def _burners(n: int) -> Iterator[None]:
+    """``n`` processes spinning on the CPU (a loaded box) until the block ends."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_burn, daemon=True) for _ in range(n)]
+    for p in procs:
+        p.start()
+    try:
+        yield
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.join()
 
 
 def _cli_approves(root: Path, role: str, take: Callable[[], str], repeat: int, pycache: Path,
@@ -341,8 +425,12 @@ def run(args: argparse.Namespace) -> int:
         from commonkeep.errors import BadInput
 
         raise BadInput(f"--inbox {args.inbox}: no such file", hint="give a captured.jsonl (one candidate per line)")
+    if args.load < 0:
+        from commonkeep.errors import BadInput
+
+        raise BadInput(f"--load {args.load}: give the number of CPU burners, 0 or more")
     r = run_bench(args.candidates, args.decide_candidates, args.decide_records, args.repeat, inbox, args.baseline,
-                  args.cli_against or ())
+                  args.cli_against or (), args.load)
     if args.json:
         print_json(r, ensure_ascii=True)
         return 0
@@ -356,11 +444,7 @@ def run(args: argparse.Namespace) -> int:
           f"(n={after['n']}; only the appended line is read)")
     print(f"  decisions with {r['decide_candidates']} pending candidates and {r['decide_records']} records:")
     print(f"    serve: URL after {r['serve_url_seconds']} s; queue warm after {r['queue_ready_seconds']} s (pages work meanwhile)")
-    for key, label in (("reject_post", "reject, POST /decide (server-side)"), ("approve_post", "approve, POST /decide (server-side)"),
-                       ("approve_round_trip", "approve + next page rendered"), ("approve_batch_50", "batch approve of 50, one POST"),
-                       ("cli_approve", "commonkeep review --approve (process)"),
-                       ("cli_approve_in_process", "review.approve (in process, cold)")):
-        print(f"    {label:<40} p50 {r[key]['p50_ms']} ms  p95 {r[key]['p95_ms']} ms")
+    _print_figures(r, r.get("loaded"))
     caught = r["approve_catch_up"]
     print(f"    {'rendered/ + search index current after':<40} p50 {caught['p50_ms']} ms  max {caught['max_ms']} ms "
           "(after the approve's response, in the background)")
@@ -381,6 +465,34 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+FIGURES = (
+    ("static_file", "baseline: a static file, same server"),
+    ("reject_post", "inbox: reject, POST /decide (server-side)"),
+    ("approve_post", "inbox: approve, POST /decide (server-side)"),
+    ("approve_round_trip", "inbox: approve + inbox rendered"),
+    ("candidate_approve_next_post", "candidate page: approve -> next (server)"),
+    ("candidate_approve_next_round_trip", "candidate page: approve + next page"),
+    ("candidate_reject_next_post", "candidate page: reject -> next (server)"),
+    ("candidate_reject_next_round_trip", "candidate page: reject + next page"),
+    ("approve_batch_50", "batch approve of 50, one POST"),
+    ("approve_post_while_writing", "approve -> next while an agent writes"),
+    ("cli_approve", "commonkeep review --approve (process)"),
+    ("cli_approve_in_process", "review.approve (in process, cold)"),
+)
+
+
+def _print_figures(r: dict[str, Any], loaded: dict[str, Any] | None) -> None:
+    head = f"    {'':<42} {'quiet p50':>10} {'p95':>9}"
+    print(head + (f"   {'loaded (' + str(loaded['burners']) + ' burners) p50':>26} {'p95':>9}" if loaded else ""))
+    for key, label in FIGURES:
+        if key not in r:
+            continue
+        line = f"    {label:<42} {r[key]['p50_ms']:>8} ms {r[key]['p95_ms']:>6} ms"
+        if loaded and key in loaded:
+            line += f"   {loaded[key]['p50_ms']:>23} ms {loaded[key]['p95_ms']:>6} ms"
+        print(line)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     from commonkeep.bench import positive_int
 
@@ -396,5 +508,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cli-against", metavar="REV_OR_DIR", nargs="+",
                         help="also time `review --approve` with the code of these git revisions (or checkout folders), "
                              "alternated with this code on the same root")
+    parser.add_argument("--load", type=int, default=0, metavar="N",
+                        help="also time the decisions with N processes spinning on the CPU (a loaded box), beside the quiet figures")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(run=run)

@@ -9,6 +9,11 @@ active record and never a strengthening that auto-applies),
 ``potential_conflict`` (contradiction cue plus tag overlap, score ≥ 2), ``supersedes_existing``
 (a ``supersedes:<id>`` tag or the phrase "supersedes <id>") and ``ambiguous`` (several conflicts).
 
+A candidate updates, or contradicts, a record only when both are about the same subject
+(:func:`subject_change`: the candidate keeps every word of the record but its values); a
+candidate that names something else ("kazorzor" for "terpolvex") or drops what the record says
+("…, as before.") is ``new``: it never replaces a record.
+
 ``MatchIndex`` keeps an inverted token index so curating thousands of candidates does not compare
 every pair: only records sharing a token with the candidate are scored.
 """
@@ -57,6 +62,65 @@ def similarity(a: frozenset[str], b: frozenset[str]) -> float:
 def added_tokens(candidate: frozenset[str], record: frozenset[str]) -> frozenset[str]:
     """What a candidate says that the record does not (filler words aside)."""
     return frozenset(candidate - record - _FILLER)
+
+
+def _is_value(token: str) -> bool:
+    """A number, version or port: a value a statement about the same subject may change."""
+    return any(ch.isdigit() for ch in token)
+
+
+def subject_change(candidate: str, record: str, *, replacing: bool = True) -> str:
+    """Why ``candidate`` is not about the same subject as ``record`` (``""`` when it is).
+
+    The subject of a statement is what it names: its names, paths, identifiers, rare words and
+    numbers, that is every content token but the filler words and the contradiction cues (which
+    say the direction, not the subject). Two statements are about the same subject when the
+    candidate keeps every one of the record's words, changing at most its values (a number for a
+    number: "port 5433" to "port 6543", "line length 110" to "120"), and adding what it likes
+    ("… and skip the tests on Fridays"). A candidate that drops one of the record's words is
+    about something else ("kazorzor" for "terpolvex"), or a lossy rewrite ("postgres 16 on port
+    6543." to "…, as before."): it may never replace the record. With ``replacing=False``
+    (whether two statements contradict each other) only a substitution counts: the candidate
+    drops one of the record's words and puts another in its place.
+    """
+    return _subject_change(tokens(candidate), tokens(record), replacing)
+
+
+def _stem(word: str) -> str:
+    """A word without its inflection ("committing", "commits" and "commit" are one word here); a
+    value is kept whole."""
+    if _is_value(word) or len(word) <= 3:
+        return word
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]  # "committ" -> "commit"
+    return word[:-1] if len(word) > 4 and word.endswith("e") else word
+
+
+def _subject_change(candidate: frozenset[str], record: frozenset[str], replacing: bool) -> str:
+    ct = frozenset(_stem(t) for t in candidate - _FILLER - _CUES)
+    rt = frozenset(_stem(t) for t in record - _FILLER - _CUES)
+    lost, added = rt - ct, ct - rt
+    lost_words = sorted(t for t in lost if not _is_value(t))
+    added_words = sorted(t for t in added if not _is_value(t))
+    lost_values = sorted(t for t in lost if _is_value(t))
+    added_values = sorted(t for t in added if _is_value(t))
+    if replacing and len(lost_values) > len(added_values):
+        return f"it drops {', '.join([*lost_values, *lost_words][:4])} from the record: a lossy rewrite"
+    if lost_words and (replacing or added_words):
+        said = ", ".join(lost_words[:4])
+        if added_words:
+            return f"it names {', '.join(added_words[:4])} where the record names {said}: another subject"
+        return f"it drops {said} from the record: a lossy rewrite"
+    return ""
+
+
+def same_subject(candidate: str, record: str, *, replacing: bool = True) -> bool:
+    """Whether ``candidate`` is about the same subject as ``record`` (:func:`subject_change`)."""
+    return not subject_change(candidate, record, replacing=replacing)
 
 
 def has_contradiction_cue(text: str) -> bool:
@@ -199,7 +263,7 @@ class MatchIndex:
             e = self._entries[i]
             overlap = len(tagset & e.tags)
             score = (1 if cue != e.cue else 0) + overlap + (1 if sim >= STRENGTHENS_SIMILARITY else 0)
-            if cue != e.cue and score >= 2:
+            if cue != e.cue and score >= 2 and not _subject_change(toks, e.tokens, False):  # about one subject
                 conflicts.append((i, f"contradiction cue, {overlap} shared tags, similarity {sim:.2f} with {e.id}"))
         if len(conflicts) > 1:
             ids = [self._entries[i].id for i, _ in conflicts[:5]]
@@ -210,12 +274,14 @@ class MatchIndex:
         if key and key in self._keys:
             same_key = set(self._keys[key])
             for sim, i in scored:  # same topic *and* overlapping content; a shared first tag alone is not enough
-                if i in same_key and sim >= UPDATES_MIN_SIMILARITY:
+                if i in same_key and sim >= UPDATES_MIN_SIMILARITY and not _subject_change(toks, self._entries[i].tokens, True):
                     e = self._entries[i]
                     return Match("updates_existing", [e.id], [f"same normalized_key {key}, similarity {sim:.2f}"], best)
         if scored and best >= STRENGTHENS_SIMILARITY:
             e = self._entries[scored[0][1]]
             extra = added_tokens(toks, e.tokens)
+            if extra and _subject_change(toks, e.tokens, True):  # another subject, or a lossy rewrite: a record of its own
+                return Match("new", [], [f"{_subject_change(toks, e.tokens, True)} ({e.id})"], best)
             if extra:  # the same rule plus something, or one of its values changed: a person decides
                 dropped = sorted(e.tokens - toks)
                 what = (f"changes {', '.join(dropped[:4])} to {', '.join(sorted(extra)[:4])}" if dropped

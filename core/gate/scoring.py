@@ -97,6 +97,9 @@ def auto_apply_blockers(
     if cand.get("poisoning_risk") == "high":
         why.append("poisoning risk is high")
     why += policy_blockers(cand, writer_role)
+    prov = cand.get("provenance")
+    if isinstance(prov, dict) and (prov.get("requeued_by") or prov.get("requeued_from")):
+        why.append("a person undid its decision: it waits for a person")  # whatever stamp it carried (issue 40)
     if not has_trust_metadata(cand):
         return [*why, "strict governance requires trust metadata"] if strict else why
     claimed_only = stamped_trust(cand, writer_role) is None  # the trust class (and eligibility) are only claimed

@@ -209,7 +209,10 @@ def run_review(args: argparse.Namespace) -> int:
                 if args.text is not None and not args.text.strip():
                     raise BadInput("--text is empty: give the edited statement to store, or leave --text out to store the candidate's own text")
                 edits = {args.approve[0]: args.text} if args.text else None
-                results.append(approve(root, args.approve, role=role, edits=edits, choice=args.choice))
+                if args.replace and args.choice not in (None, "replace"):
+                    raise BadInput(f"--replace and --choice {args.choice} say two different things; nothing was decided",
+                                   hint="give one: --replace to replace the existing record, or --choice")
+                results.append(approve(root, args.approve, role=role, edits=edits, choice="replace" if args.replace else args.choice))
             if args.reject:
                 results.append(reject(root, args.reject, reason=args.reason or "", role=role))
         _out(args, [r.to_json() for r in results], "\n".join(_apply_text(r) for r in results))
@@ -419,7 +422,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--reason", help="why the candidates are rejected (or a decision undone)")
         parser.add_argument("--choice", choices=["add", "reinforce", "replace", "keep_both"],
                             help="with --approve: what approving does (a duplicate: reinforce or replace the existing record; "
-                                 "a conflict: replace it or keep_both, marked contested); default: the candidate's own")
+                                 "a conflict: replace it or keep_both, marked contested); default: the candidate's own; "
+                                 "a replace is never a default: without --replace (or --choice replace) approving says "
+                                 "what it would replace and changes nothing")
+        parser.add_argument("--replace", action="store_true",
+                            help="with --approve: yes, replace the existing record the candidate matches (the old text stays "
+                                 "in the history)")
         parser.add_argument("--undo", action=ListOption, metavar="ID",
                             help="undo the decision on a candidate: a reversing patch, and the candidate back in the queue "
                                  "(comma-separated, repeatable)")

@@ -31,7 +31,7 @@ from commonkeep.errors import BadInput
 from commonkeep.patches import purge
 from commonkeep.store import jsonl
 from commonkeep.store.core import Store
-from commonkeep.store.ids import memory_id_for
+from commonkeep.store.ids import is_record_of
 from commonkeep.store.layout import Layout
 from commonkeep.store.line_edit import RecordChanges
 
@@ -219,7 +219,7 @@ def execute(store: Store, j: Journal, record_lines: Callable[[list[str]], None] 
 def purge_candidates(cands: dict[str, Row], purged: list[str]) -> list[str]:
     """The candidates whose text a purge of ``purged`` blanks (their record id is purged)."""
     ids = set(purged)
-    return [cid for cid in cands if memory_id_for(cid) in ids] if ids else []
+    return [cid for cid in cands if any(is_record_of(cid, i) for i in ids)] if ids else []
 
 
 def records_after(files: dict[Path, list[Row]], changed: dict[Path, dict[str, Row | None]]) -> dict[Path, list[Row]]:

@@ -34,7 +34,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from commonkeep.gate.matching import MatchIndex
+from commonkeep.gate.matching import MatchIndex, subject_change
 from commonkeep.gate.scoring import (
     auto_apply_blockers,
     candidate_confidence,
@@ -45,7 +45,7 @@ from commonkeep.gate.trust import DEFAULT_CANDIDATE_CONFIDENCE, MIN_CONFIDENCE, 
 from commonkeep.patches import curate_parity as parity
 from commonkeep.patches.review_groups import group_by_session
 from commonkeep.patches.waiting import Waiting, op_signature, waiting_in, waiting_ops
-from commonkeep.store.ids import memory_id_for, patch_id
+from commonkeep.store.ids import patch_id, record_id_of
 from commonkeep.store.project import infer_project_name  # noqa: F401  (moved to the store in 0.3; the old name keeps working)
 from commonkeep.util.timeutil import now, now_iso, today
 
@@ -61,7 +61,7 @@ def record_from_candidate(cand: dict[str, Any], *, on: str | None = None, layer:
     cwd = src.get("cwd") if isinstance(src, dict) else None
     scope: dict[str, Any] = {"type": "project", "project": infer_project_name(str(cwd))} if cwd else {"type": "global"}
     conf = cand.get("confidence")
-    rec: dict[str, Any] = {"id": memory_id_for(str(cand["id"]))}
+    rec: dict[str, Any] = {"id": record_id_of(cand)}
     for key in ("resource_id", "profile_id", "thread_id"):  # right after the id, as OmpKeep writes them
         if isinstance(cand.get(key), str):
             rec[key] = cand[key]
@@ -246,7 +246,7 @@ def propose(
         cand = enrich_candidate(raw, index, governance_mode, writer_role)
         scored[cid] = cand
         conf = candidate_confidence(cand)
-        mem_id = memory_id_for(cid)
+        mem_id = record_id_of(raw)
         if cid in waiting.candidates:  # already proposed: computed (for review and matching), not proposed again
             pid = waiting.candidates[cid]
             already[f"candidate {cid} ({waiting.described[cid]})"] = pid
@@ -309,6 +309,9 @@ def propose(
                               "context": parity.inquiry_context(seen), "related_memory_ids": asked_ids,
                               "tags": record["tags"], "priority": parity.INQUIRY_PRIORITY[asked]})
         replaces = parity.supersede_target(raw, targets) if layer != "L1" and kind != "duplicate" else None
+        if (replaces is not None and parity.named_target(raw) is None and replaces[0] in by_id
+                and subject_change(str(cand.get("text", "")), str(by_id[replaces[0]].get("statement", "")))):
+            replaces = None  # a guess from cues and tags about another subject: never a supersession
         if replaces is not None:  # OmpKeep's supersession (named, or a contradiction cue with shared tags)
             kind, matched, why = "supersedes_existing", [replaces[0], *[m for m in matched if m != replaces[0]]], replaces[1]
         if kind == "duplicate":

@@ -18,7 +18,7 @@ from commonkeep.patches import purge
 from commonkeep.patches.curate import route
 from commonkeep.store import jsonl
 from commonkeep.store.core import Store
-from commonkeep.store.ids import h, memory_id_for, tombstone_id
+from commonkeep.store.ids import h, is_record_of, tombstone_id
 from commonkeep.store.jsonjs import dumps_line
 from commonkeep.store.records import memory_record_problem
 
@@ -331,7 +331,7 @@ def _delete(op: Row, st: _State, target: str, when: str, day: str) -> str | None
         return f"{target} is already deleted (tombstoned)"
     old = st.recs.get(target)
     cid = str(op.get("candidate_id") or "")
-    if old is None and not (cid in st.cands and memory_id_for(cid) == target):
+    if old is None and not (cid in st.cands and is_record_of(cid, target)):
         return f"target {target} not found"
     content = {"statement": old.get("statement"), "evidence": old.get("evidence"), "tags": old.get("tags")} if old else None
     mode = op.get("deletion_mode") or "audit_preserving"
@@ -425,7 +425,7 @@ def _purge_tombstoned(op: Row, st: _State, target: str) -> str | None:
 def _copied_texts(st: _State, target: str) -> list[str]:
     """The statements of ``target`` where they were copied: its source candidate and the patches
     that added or changed it."""
-    texts = [str(c.get("text", "")) for cid, c in st.cands.items() if memory_id_for(cid) == target]
+    texts = [str(c.get("text", "")) for cid, c in st.cands.items() if is_record_of(cid, target)]
     layout = st.store.layout
     for path in sorted(layout.patches_dir.glob("*.json")) if layout.patches_dir.is_dir() else []:
         try:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.store import jsonl
-from commonkeep.store.ids import memory_id_for
+from commonkeep.store.ids import is_record_of, memory_id_for
 from commonkeep.store.jsonjs import dumps_pretty
 from commonkeep.store.layout import Layout, is_record_file
 
@@ -288,7 +288,7 @@ def _candidate_about(c: dict[str, Any], ids: set[str]) -> bool:
     """A candidate that holds a statement of one of ``ids``: its source candidate, or a
     contested candidate ``share sync`` made of another machine's version of it."""
     cid = c.get("id")
-    if isinstance(cid, str) and memory_id_for(cid) in ids:
+    if isinstance(cid, str) and (memory_id_for(cid) in ids or any(is_record_of(cid, i) for i in ids)):
         return True
     contested = c.get("contested")
     if isinstance(contested, dict) and _named(contested.get("id"), ids):

@@ -37,16 +37,14 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import BadInput
-from commonkeep.gate.matching import MatchIndex, supersedes_target, tokens
+from commonkeep.gate.matching import MatchIndex, subject_change, supersedes_target, tokens
+from commonkeep.reviews.words import CHOICE_WORDS, choice_words, kind_words
 
 Row = dict[str, Any]
 
-CHOICES: dict[str, str] = {
-    "add": "add it as a new record",
-    "reinforce": "keep the existing record and add this candidate's evidence to it",
-    "replace": "replace the existing record with this statement; the old one stays in the history",
-    "keep_both": "keep both records, marked contested, until someone settles it",
-}
+CHOICES: dict[str, str] = {k: CHOICE_WORDS[k] for k in ("add", "reinforce", "replace", "keep_both")}
+#: the choices that change or retire a record: never a default, always named (``--replace``)
+REPLACING = ("replace",)
 ALIASES = {"contest": "keep_both", "keep-both": "keep_both"}  # the words a page or a shell may use
 SAME = ("duplicate", "strengthens_existing")
 CONFLICT = ("potential_conflict", "ambiguous")
@@ -154,16 +152,36 @@ class Plan:
     below_gate: bool = False
     refusal: str = ""  # why it cannot be approved (plain words)
     curated: list[Row] = field(default_factory=list)  # the ops curation alone would propose
+    target_text: str = ""  # the statement of the record it would reinforce or replace
+    why: str = ""  # why it is a new statement although it looks like a record (another subject)
+    repeats: str = ""  # the candidate of the same batch it repeats (closed with it)
+
+    @property
+    def needs_choice(self) -> bool:
+        """Approving needs a named choice (a replace, a conflict): there is no default."""
+        return bool(self.choices) and self.default is None and not self.ops
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as a page shows it: what the candidate is, what it would change, each choice in
+        plain words, the one taken (or that one must be named), and why it cannot be approved."""
+        chosen = self.choice if self.ops else None
+        return {"id": self.candidate.get("id"), "text": self.candidate.get("text"), "kind": self.kind,
+                "kind_words": kind_words(self.kind), "target_id": self.matched[0] if self.matched else None,
+                "target_text": self.target_text, "why": self.why, "repeats": self.repeats or None,
+                "choices": [{"choice": c, "words": choice_words(c)} for c in self.choices],
+                "default": self.default, "choice": chosen, "choice_words": choice_words(chosen) if chosen else "",
+                "needs_choice": self.needs_choice, "replaces": chosen in REPLACING,
+                "refusal": self.refusal, "ops": [{"op": o["op"], "target_id": o.get("target_id"), "reason": o.get("reason")} for o in self.ops]}
 
 
 def choices_for(kind: str) -> tuple[list[str], str | None]:
     """The choices approving offers for a match kind, and the default one (``None``: must choose)."""
     if kind in SAME:
         return ["reinforce", "replace"], "reinforce"
-    if kind == "updates_existing":
-        return ["replace", "reinforce"], "replace"
-    if kind == "supersedes_existing":
-        return ["replace"], "replace"
+    if kind == "updates_existing":  # a near-repeat: as a repeat, the record is kept; replacing it is named
+        return ["reinforce", "replace", "add"], "reinforce"
+    if kind == "supersedes_existing":  # a replace is never a default: a person names it
+        return ["replace", "add"], None
     if kind == "potential_conflict":
         return ["replace", "keep_both"], None
     if kind == "ambiguous":
@@ -181,18 +199,25 @@ def _curated(ctx: Context, raw: Row) -> Any:
                    writer_role=ctx.writer_role, contested_records=[other] if other and other.get("status") == "contested" else [])
 
 
-def plan(ctx: Context, raw: Row, choice: str | None = None) -> Plan:
+def plan(ctx: Context, raw: Row, choice: str | None = None, *, state: Context | None = None) -> Plan:
     """What approving ``raw`` (a stored ``new`` candidate, its text possibly edited) does with ``choice``.
 
     Never raises for a candidate that cannot be approved: :attr:`Plan.refusal` says why and
     :attr:`Plan.ops` is empty (``approve`` raises it). A ``choice`` outside :attr:`Plan.choices`
     is a refusal too.
+
+    ``ctx`` is what the candidate is matched against (the records as they are); ``state`` (default
+    ``ctx``) the records as the decisions before it in the same batch leave them, which its ops are
+    built on: a batch is judged as a whole, never against the records it is about to create.
+    A candidate updates or replaces a record only when both are about the same subject
+    (``matching.subject_change``); otherwise it is a new statement.
     """
     from commonkeep.gate.scoring import candidate_confidence, proposed_layer
     from commonkeep.gate.trust import max_risk
     from commonkeep.patches.curate import _merge_evidence, add_target, record_from_candidate, route
     from commonkeep.util.timeutil import today
 
+    state = state or ctx
     cid = str(raw["id"])
     prop = _curated(ctx, raw)
     cand = prop.scored.get(cid) or dict(raw)
@@ -206,12 +231,21 @@ def plan(ctx: Context, raw: Row, choice: str | None = None) -> Plan:
         out.refusal = str(special[0].get("reason"))
         return out
     if any(o["op"] == "update" and str(o.get("reason", "")).startswith("contested") for o in curated):
-        out.choices, out.default = ["replace"], "replace"  # another machine's version: take it, or reject
+        out.choices, out.default = ["replace"], None  # another machine's version: take it (named), or reject
+        rid = str(curated[0].get("target_id") or "")
+        out.matched, out.target_text = [rid], str((ctx.live(rid) or {}).get("statement", ""))
         out.ops = _pick(out, choice, lambda: [dict(o) for o in curated])
         return out
     if kind != "new" and not matched:
         kind = out.kind = "new"
     first_rec = ctx.live(matched[0]) if matched else None
+    text = str(cand.get("text", ""))
+    named = supersedes_target(text, [str(t) for t in cand.get("tags") or []])
+    if kind in ("updates_existing", "supersedes_existing") and first_rec is not None and named != matched[0]:
+        other = subject_change(text, str(first_rec.get("statement", "")))
+        if other:  # another subject, or a lossy rewrite: never a replace; a statement of its own
+            kind, matched, first_rec = "new", [], None
+            out.kind, out.matched, out.why = kind, matched, other
     if kind in (*SAME, "updates_existing") and first_rec is not None and contradicts(str(cand.get("text", "")), str(first_rec.get("statement", ""))):
         kind = out.kind = "potential_conflict"  # "line length is 120" never reinforces "... 110"
     out.choices, out.default = choices_for(kind)
@@ -221,14 +255,19 @@ def plan(ctx: Context, raw: Row, choice: str | None = None) -> Plan:
     record["confidence"] = conf
     if kind in SAME and first_rec is not None and first_rec.get("scope") != record.get("scope"):
         out.choices, out.default = ["add", "reinforce", "replace"], "add"  # the same rule in another scope
-    first = ctx.live(matched[0]) if matched else None
+    first = state.live(matched[0]) if matched else None
+    if first_rec is not None and first is None:
+        out.refusal = (f"{matched[0]} is replaced or retired by another candidate of this decision; "
+                       "decide this one on its own, after it")
+        return out
+    out.target_text = str((first or {}).get("statement", ""))
 
     def build(which: str) -> list[Row]:
         base: Row = {"risk": risk, "candidate_id": cid, "choice": which}
         if which == "add":
-            same = ctx.statements.get(record_key(record))
+            same = state.statements.get(record_key(record))
             if same:
-                held = ctx.by_id.get(same) or {}
+                held = state.by_id.get(same) or {}
                 if held.get("status") == "contested":  # a second copy would outlive the contest's settling
                     raise _Refuse(f"a contested record ({same}) already says this; approving would add a second copy: "
                                   "settle that record first (replace or reject what contradicts it), or reject this candidate")
@@ -253,7 +292,7 @@ def plan(ctx: Context, raw: Row, choice: str | None = None) -> Plan:
         ops = [{**base, "op": "add", "target": add_target(record), "record": {**record, "status": "contested"},
                 "risk": max_risk(risk, "medium"), "reason": f"{kind}: {CHOICES['keep_both']}"}]
         for m in matched:
-            rec = ctx.live(m)
+            rec = state.live(m)
             if rec is not None and rec.get("status") == "active":
                 ops.append({**base, "op": "contest", "target": route(rec), "target_id": m, "risk": "medium",
                             "reason": f"contradicted by candidate {cid} (kept both)"})
@@ -277,7 +316,10 @@ def _pick(out: Plan, choice: str | None, build: Any) -> list[Row]:
     which = ALIASES.get(str(choice), choice) or out.default
     if which is None:
         ids = ", ".join(out.matched)
-        out.refusal = (f"it contradicts {ids}: approving needs an explicit choice, "
+        old = f' ("{out.target_text}")' if out.target_text else ""
+        what = (f"it contradicts {ids}{old}" if out.kind in CONFLICT
+                else f"approving would replace {ids}{old} with this statement")
+        out.refusal = (f"{what}: approving needs an explicit choice, "
                        + " or ".join(f"'{c}' ({CHOICES[c]})" for c in out.choices))
         return []
     if which not in out.choices:
@@ -326,10 +368,19 @@ def approve(root: Path | str, ids: list[str], *, role: str | None, edits: dict[s
 
 
 def preview(ctx: Context, rows: list[Row], ids: list[str], *, choice: str | dict[str, str] | None = None,
-            edits: dict[str, str] | None = None, ratify: bool = False) -> list[Plan]:
+            edits: dict[str, str] | None = None, ratify: bool = False, strict: bool = True) -> list[Plan]:
     """What approving ``ids`` together does (a dry run of :func:`approve`: nothing is written, ``ctx``
-    is not changed): each candidate's :class:`Plan`, each seeing the ones before it in the batch.
-    Raises ``BadInput`` naming the first candidate that cannot be approved, and why."""
+    is not changed): each candidate's :class:`Plan`, every replace, reinforce and conflict with its
+    own choice (``choice``: one for all, or id -> choice; :meth:`Plan.to_json` for a page).
+
+    A batch is judged as a whole: every candidate is matched against the records as they are,
+    never against a record an earlier candidate of the batch is about to create (so B never
+    "contradicts" A's record-to-be); each one's ops are built on the records as the ones before it
+    leave them (two reinforces of one record both count). A candidate repeating one approved
+    earlier in the batch is closed as its repeat (``kind`` ``repeat``), never a second record.
+    Raises ``BadInput`` naming the first candidate that cannot be approved, and why; with
+    ``strict=False`` it returns every plan instead, a refused one with its :attr:`Plan.refusal`.
+    """
     from commonkeep.reviews.review import _edit
     from commonkeep.secrets import redact
 
@@ -338,31 +389,78 @@ def preview(ctx: Context, rows: list[Row], ids: list[str], *, choice: str | dict
     wanted = set(ids)
     by_id = {str(c["id"]): c for c in rows if str(c.get("id")) in wanted}
     work = Context(ctx.root, dict(ctx.by_id), ctx.index, ctx.order, ctx.tombstoned, dict(ctx.statements),
-                   ctx.governance_mode, ctx.writer_role, dict(ctx.extra))  # a batch sees its own earlier ops
+                   ctx.governance_mode, ctx.writer_role, dict(ctx.extra))  # the records as the batch leaves them
+    added = MatchIndex()  # the records the batch adds so far: a repeat of one reinforces it
+    added_by: dict[str, str] = {}  # record id -> the candidate of the batch adding it
     plans: list[Plan] = []
-    for cid in ids:
+
+    def refuse(p: Plan, hint: str) -> None:
+        if strict:
+            raise BadInput(f"{p.candidate.get('id')} cannot be approved: {p.refusal or 'nothing to add'}; nothing was applied",
+                           hint=hint)
+        plans.append(p)
+
+    for cid in dict.fromkeys(ids):
         raw = by_id.get(cid)
         if raw is None or raw.get("status") != "new":
             state = f"was already {'approved' if raw.get('status') == 'patched' else raw.get('status')}" if raw else "is not in the inbox"
-            raise BadInput(f"candidate {cid} {state}; nothing was applied", hint="list the queue with `commonkeep review --list`")
+            if strict:
+                raise BadInput(f"candidate {cid} {state}; nothing was applied", hint="list the queue with `commonkeep review --list`")
+            plans.append(Plan({"id": cid, **(raw or {})}, "new", [], [], None, [], refusal=f"candidate {cid} {state}"))
+            continue
         if edits and cid in edits:
             raw = {**raw, "text": redact(edits[cid].strip()).text}
         want = choice.get(cid) if isinstance(choice, dict) else choice
-        p = plan(work, raw, want)
+        p = plan(ctx, raw, want, state=work)
+        text, tags = str(raw.get("text", "")), [str(t) for t in raw.get("tags") or []]
+        adds = p.choice == "add" or "already says this" in p.refusal
+        first = added.match(text, tags, None) if adds and len(added) else None
+        if first is not None and first.kind == "duplicate":  # the record-to-be of an earlier one: reinforced, as a repeat of a record is
+            p = _repeat(p, work, first.ids[0], added_by[first.ids[0]])
         if not p.ops:
-            raise BadInput(f"{cid} cannot be approved: {p.refusal or 'nothing to add'}; nothing was applied",
-                           hint=f"choose with --choice, or reject it: commonkeep review --reject {cid} --reason duplicate")
+            refuse(p, f"choose with --choice (a replace: --replace), or reject it: commonkeep review --reject {cid} --reason duplicate")
+            continue
         layer_l1 = any((o.get("record") or o.get("to_record") or {}).get("layer") == "L1" for o in p.ops)
         if layer_l1 and not ratify:
-            raise BadInput(f"{cid} is an L1 (identity) candidate; L1 is never applied by review", hint=f"ratify it: commonkeep ratify {cid}")
+            if strict:
+                raise BadInput(f"{cid} is an L1 (identity) candidate; L1 is never applied by review", hint=f"ratify it: commonkeep ratify {cid}")
+            p.refusal, p.ops = "it is an L1 (identity) candidate; L1 is never applied by review: ratify it", []
+            plans.append(p)
+            continue
         if edits and cid in edits:
             for o in p.ops:
-                _edit(o, edits[cid])
+                # the edited statement goes where the candidate's would: a new record, a replacement;
+                # a reinforce keeps the record's own statement (the edit is what was matched to it)
+                if o["op"] in ("add", "supersede") or "statement" in (o.get("updates") or {}):
+                    _edit(o, edits[cid])
                 o["edited"] = True  # the outcome says "approved with an edit"
         for o in p.ops:
             _note(work, o)
+        for o in p.ops:
+            if o["op"] == "add":
+                added.add(str(o["record"]["id"]), text, tags, None)
+                added_by[str(o["record"]["id"])] = cid
         plans.append(p)
     return plans
+
+
+def _repeat(p: Plan, work: Context, rid: str, by: str) -> Plan:
+    """The plan of a candidate repeating ``by``, approved in the same batch: reinforce its record ``rid``."""
+    from commonkeep.gate.scoring import candidate_confidence
+    from commonkeep.patches.curate import _merge_evidence, route
+
+    rec = work.live(rid)
+    cid = str(p.candidate["id"])
+    if rec is None:
+        return Plan(p.candidate, "repeat", [], [], None, [], refusal=f"it repeats {by}, whose record this decision retires")
+    conf = candidate_confidence(p.candidate)
+    upd = {"evidence": _merge_evidence(list(rec.get("evidence") or []), list(p.candidate.get("evidence_refs") or [])),
+           "confidence": round(min(0.95, max(float(rec.get("confidence", 0)), conf) + 0.02), 4)}
+    op = {"risk": str(p.candidate.get("poisoning_risk") or "low"), "candidate_id": cid, "choice": "reinforce", "op": "update",
+          "target": route(rec), "target_id": rid, "updates": upd, "before": _before(rec, upd),
+          "reason": f"repeats {by}, approved in the same decision: {CHOICES['reinforce']}"}
+    return Plan(p.candidate, "repeat", [rid], ["reinforce"], "reinforce", [op], "reinforce",
+                target_text=str(rec.get("statement", "")), repeats=by)
 
 
 def _note(ctx: Context, op: Row) -> None:

@@ -77,16 +77,21 @@ def outcome(root: Path | str, cid: str, *, inbox: list[Row] | None = None) -> Ou
     if status == "new":
         return out
     best: tuple[str, str, Row, list[Row]] | None = None  # (applied_at, patch id, patch, its ops for cid)
+    undos: list[tuple[str, str]] = []  # (applied_at, patch id) of the undos naming cid
     for pid, doc in decision_patches(Layout(root), cid):
         if cid in (doc.get("undoes_candidates") or []):
-            out.undone_by = pid
+            undos.append((str(doc.get("applied_at") or ""), pid))
             continue
         done = applied_op_ids(doc)
         mine = [o for o in doc.get("ops") or [] if isinstance(o, dict) and o.get("candidate_id") == cid and o.get("op_id") in done]
         if mine and (best is None or str(doc.get("applied_at") or "") > best[0]):
             best = (str(doc.get("applied_at") or ""), pid, doc, mine)
     if best is None:
+        out.undone_by = max(undos)[1] if undos else None
         return out
+    # an undo counts only when it came after the decision (an undone candidate keeps its id and can be decided again)
+    later = [u for u in undos if u >= best[:2]]
+    out.undone_by = max(later)[1] if later else None
     _, pid, doc, mine = best
     out.patch_id, out.when, out.ops = pid, doc.get("applied_at"), mine
     out.who = str(doc.get("decided_by") or doc.get("generated_by") or "") or None

@@ -160,7 +160,7 @@ def _choices(cand: Row, ops: list[Row]) -> tuple[list[str], str | None]:
     if ops and all(o["op"] == "reject_candidate" and not str(o.get("reason", "")).startswith("duplicate") for o in ops):
         return [], None
     if any(o["op"] == "update" and str(o.get("reason", "")).startswith("contested") for o in ops):
-        return ["replace"], "replace"
+        return ["replace"], None  # a replace is named, never a default
     return choices_for(str(cand.get("match_kind") or "new"))
 
 

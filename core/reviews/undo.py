@@ -14,8 +14,9 @@ For each applied op of the decision (``outcome.outcome``) the reversing op is on
 The undo patch names what it reverses (``undoes``: the patch ids, ``undoes_candidates``) and who
 (``decided_by``). A rejection changes no record, so its undo writes the patch file only (no ops:
 the explanation of the requeue). The candidate itself cannot go back to ``new`` through a patch
-(no op does that), so a copy of it is appended to the inbox (``provenance.requeued_from``; any
-``provenance.stamped_by`` dropped, so the copy waits for a person and is never auto-applied).
+(no op does that), so its inbox line is set back to ``new`` under its own id and creation time
+(``provenance.requeued_by`` names the undo patch): what a person undid waits for a person, whatever
+stamp it carried, and is never auto-applied (``scoring.auto_apply_blockers``).
 A record changed again since the decision, or gone, is refused: nothing is applied. Several
 decisions undone together are reversed latest first, each checked against the records as the
 reversals before it leave them (an add and a later reinforce of the same record: the values put
@@ -44,12 +45,12 @@ class Undone:
 
     patch_id: str
     undid: list[Outcome] = field(default_factory=list)
-    requeued: dict[str, str] = field(default_factory=dict)  # old candidate id -> the copy back in the queue
+    requeued: dict[str, str] = field(default_factory=dict)  # candidate id -> its id back in the queue (the same id)
     applied: list[str] = field(default_factory=list)
 
     def sentence(self) -> str:
         what = "; ".join(f"undid {o.decision} {o.candidate_id} (patch {o.patch_id})" for o in self.undid)
-        back = ", ".join(f"{old} as {new}" for old, new in self.requeued.items())
+        back = ", ".join(old if old == new else f"{old} as {new}" for old, new in self.requeued.items())
         return f"{what}: reversed by patch {self.patch_id} ({len(self.applied)} op(s) applied); back in the queue: {back}"
 
     def to_json(self) -> dict[str, Any]:
@@ -135,8 +136,8 @@ def undo(root: Path | str, ids: list[str], *, role: str | None, reason: str = ""
     from commonkeep.reviews.review import _manual_patch
     from commonkeep.secrets import redact
     from commonkeep.store.core import Store
-    from commonkeep.store.ids import candidate_id
-    from commonkeep.util.timeutil import now, now_iso
+    from commonkeep.store.ids import memory_id_for, record_id_of
+    from commonkeep.util.timeutil import now_iso
 
     require_writer("review", role, root)
     store = Store(root, warn=False)
@@ -147,6 +148,10 @@ def undo(root: Path | str, ids: list[str], *, role: str | None, reason: str = ""
     ops: list[Row] = []
     for cid in dict.fromkeys(ids):
         o = outcome(root, cid, inbox=rows)
+        again = next((c for c in rows if c.get("id") == cid), {}).get("provenance") or {}
+        if o.decision == "pending" and isinstance(again, dict) and again.get("requeued_by"):
+            raise BadInput(f"the decision on {cid} was already undone by patch {again['requeued_by']}; "
+                           "the candidate is back in the queue, waiting for a decision")
         if o.decision in ("pending", "unknown"):
             raise BadInput(f"nothing to undo for {cid}: it is {'still pending' if o.decision == 'pending' else 'not decided by any patch'}")
         if o.undone_by:
@@ -173,14 +178,25 @@ def undo(root: Path | str, ids: list[str], *, role: str | None, reason: str = ""
             write_patch(store.layout, patch)
         applied, pid = [], str(patch["patch_id"])
     done = Undone(pid, found, applied=applied)
-    by_id = {str(c["id"]): c for c in rows}
-    copies = []
+    back = {o.candidate_id for o in found}
+
+    def requeue(rows: list[Row]) -> list[Row]:
+        out = []
+        for c in rows:
+            if str(c.get("id")) in back and c.get("status") != "new":
+                prov = dict(c.get("provenance") or {}) if isinstance(c.get("provenance"), dict) else {}
+                # ``requeued_by``: a person undid its decision; the gate holds it for a person whatever it was stamped
+                c = {**c, "status": "new", "provenance": {**prov, "requeued_by": pid, "requeued_at": now_iso()}}
+                if record_id_of(c) in taken:  # its record (deprecated now) keeps that id: approving again makes a new one
+                    base, n = memory_id_for(str(c["id"])), 1
+                    while f"{base}_u{n}" in taken:
+                        n += 1
+                    c["record_id"] = f"{base}_u{n}"
+                    taken.add(c["record_id"])
+            out.append(c)
+        return out
+
+    store.rewrite(store.layout.inbox, requeue)
     for o in found:
-        old = by_id[o.candidate_id]
-        prov = {k: v for k, v in (old.get("provenance") or {}).items() if k != "stamped_by"}
-        copy = {**old, "id": candidate_id(now()), "created_at": now_iso(), "status": "new",
-                "provenance": {**prov, "requeued_from": o.candidate_id, "requeued_by": pid}}
-        copies.append(copy)
-        done.requeued[o.candidate_id] = copy["id"]
-    store.append_candidates(copies)
+        done.requeued[o.candidate_id] = o.candidate_id
     return done

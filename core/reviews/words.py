@@ -74,3 +74,35 @@ def plain_reason(code: str) -> str:
     if not detail:
         return said
     return f"{said} ({DETAILS.get(detail, detail.replace('_', ' '))})"
+
+
+# what approving does, one meaning on every surface (the CLI, the web app, the Hermes tab); the keys
+# are ``decide.CHOICES``' (the values a form or ``--choice`` sends)
+CHOICE_WORDS = {
+    "add": "add it as a new record",
+    "reinforce": "keep the existing record and add this evidence to it",
+    "replace": "replace the existing record with this statement (the old text stays in the history)",
+    "keep_both": "keep both, marked contested",
+    "repeat": "close it as a repeat of a candidate approved in the same decision",
+}
+# what a candidate is to the records, said before the choice
+KIND_WORDS = {
+    "new": "a new statement",
+    "duplicate": "a repeat of a record",
+    "strengthens_existing": "a near-repeat of a record",
+    "updates_existing": "a change to a record",
+    "supersedes_existing": "a replacement of a record",
+    "potential_conflict": "a contradiction of a record",
+    "ambiguous": "a contradiction of several records",
+    "repeat": "a repeat of another candidate in this decision",
+}
+
+
+def choice_words(choice: str) -> str:
+    """What approving with ``choice`` does, in plain words (``keep_both``: "keep both, marked contested")."""
+    return CHOICE_WORDS.get(choice, choice.replace("_", " "))
+
+
+def kind_words(kind: str) -> str:
+    """What a candidate is to the records (a match kind), in plain words."""
+    return KIND_WORDS.get(kind, kind.replace("_", " "))

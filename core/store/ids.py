@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from datetime import datetime
 from hashlib import sha256
+from typing import Any
 
 from commonkeep.util.timeutil import iso
 
@@ -39,6 +40,24 @@ def candidate_id(when: datetime) -> str:
 def memory_id_for(candidate_id: str) -> str:
     """Record id derived from its candidate: ``cap_`` becomes ``mem_``."""
     return "mem_" + candidate_id[4:] if candidate_id.startswith("cap_") else "mem_" + candidate_id
+
+
+def record_id_of(cand: dict[str, Any]) -> str:
+    """The id the record of candidate ``cand`` gets: ``memory_id_for`` its id, or, once an undo put it
+    back in the queue, the fresh id the undo gave it (``record_id``: ``<memory id>_u<n>``; the
+    record of the undone decision keeps the plain one)."""
+    given = cand.get("record_id")
+    cid = str(cand.get("id"))
+    return given if isinstance(given, str) and is_record_of(cid, given) else memory_id_for(cid)
+
+
+def is_record_of(candidate_id: str, record_id: str) -> bool:
+    """Whether ``record_id`` is (a generation of) the record candidate ``candidate_id`` becomes."""
+    base = memory_id_for(candidate_id)
+    if record_id == base:
+        return True
+    n = record_id[len(base) + 2:] if record_id.startswith(base + "_u") else ""
+    return n.isdigit()
 
 
 def patch_id(when: datetime) -> str:

@@ -70,12 +70,13 @@ def _applied(res: Any) -> str:
 
 
 def decide(root: Path | str, role: str | None, action: str, ids: list[str], *,
-           reason: str = "", edit: str = "", choice: str = "", queue: Any = None) -> str:
+           reason: str = "", edit: str = "", choice: str = "", queue: Any = None, choices: dict[str, str] | None = None) -> str:
     """Approve (optionally with an edited statement), reject with a reason, or ratify L1 candidates.
 
     ``choice``: what approving does, one of ``decide.CHOICES`` (``add``, ``reinforce``, ``replace``,
     ``keep_both``; ``contest`` is read as ``keep_both``); empty: each candidate's default, and a
-    conflict, which has none, is refused with its choices named. ``queue``: the server's
+    conflict, which has none, is refused with its choices named. ``choices``: each candidate's own
+    (id -> choice; the others take ``choice``, or their default). ``queue``: the server's
     :class:`~commonkeep.web.queue.Queue`; the decision then uses its cached records and inbox and
     updates it in place (``Queue.decided``) instead of leaving a full recompute to the next page,
     and the projection and search index are caught up after the response (``Queue.owe``).
@@ -91,14 +92,39 @@ def decide(root: Path | str, role: str | None, action: str, ids: list[str], *,
         from commonkeep.web.queue import Queue
 
         queue = Queue.live(root)  # the server's own queue, when a server in this process keeps one
+    chosen: str | dict[str, str] | None = choice.strip() or None
+    if choices:
+        chosen = {i: (choices.get(i) or choice).strip() for i in ids if (choices.get(i) or choice).strip()}
     if queue is None:
-        return _decide(root, role, action, ids, reason=reason, edit=edit, choice=choice, queue=None)
+        return _decide(root, role, action, ids, reason=reason, edit=edit, choice=chosen, queue=None)
     with queue.deciding:
-        return _decide(root, role, action, ids, reason=reason, edit=edit, choice=choice, queue=queue)
+        return _decide(root, role, action, ids, reason=reason, edit=edit, choice=chosen, queue=queue)
 
 
-def _decide(root: Path | str, role: str | None, action: str, ids: list[str], *, reason: str, edit: str, choice: str,
-            queue: Any) -> str:
+def outline(root: Path | str, ids: list[str], *, choice: str = "", choices: dict[str, str] | None = None,
+            queue: Any = None) -> list[dict[str, Any]]:
+    """What approving ``ids`` together would do, each candidate's plan in plain words
+    (``decide.preview(strict=False)``, ``Plan.to_json``); nothing is written."""
+    from commonkeep.patches.waiting import candidates_named
+    from commonkeep.reviews.decide import load_context, preview
+
+    ids = [i for i in dict.fromkeys(i.strip() for i in ids) if i]
+    if not ids:
+        raise Refused("select at least one candidate")
+    chosen: str | dict[str, str] | None = choice.strip() or None
+    if choices:
+        chosen = {i: (choices.get(i) or choice).strip() for i in ids if (choices.get(i) or choice).strip()}
+    if queue is None:
+        from commonkeep.web.queue import Queue
+
+        queue = Queue.live(root)
+    ctx = queue.context() if queue is not None else load_context(root)
+    rows = queue.named(ids) if queue is not None else candidates_named(root, ids)
+    return [p.to_json() for p in _run(preview, ctx, rows, ids, choice=chosen, strict=False)]
+
+
+def _decide(root: Path | str, role: str | None, action: str, ids: list[str], *, reason: str, edit: str,
+            choice: str | dict[str, str] | None, queue: Any) -> str:
     from contextlib import nullcontext
 
     from commonkeep.patches.after_apply import derived_deferred
@@ -114,7 +140,7 @@ def _decide(root: Path | str, role: str | None, action: str, ids: list[str], *, 
         else:
             edits = {ids[0]: edit} if edit.strip() else None
             ctx = queue.context() if queue is not None else None
-            res = _run(approve, root, ids, role=role, edits=edits, ratify=action == "ratify", choice=choice.strip() or None,
+            res = _run(approve, root, ids, role=role, edits=edits, ratify=action == "ratify", choice=choice,
                        ctx=ctx, inbox=inbox)
             verb = "ratified" if action == "ratify" else ("approved with an edit" if edits else "approved")
             said = f"{verb} {', '.join(ids)} ({_applied(res)})"

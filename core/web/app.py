@@ -148,12 +148,8 @@ class Web:
         origin = str(form.get("from") or "inbox")
         reason, edit = str(form.get("reason", "")).strip(), str(form.get("edit", ""))
         ids = [i for i in dict.fromkeys(str(v).strip() for v in form.getlist("id")) if i]
-        # the view's order only when it is needed (the next candidate after a decision on its page,
-        # or "select all"): sorting every pending candidate costs tens of ms at 10,000
-        order = [str(c["id"]) for c in flow.view_rows(self.queue, view, with_facets=False)[0]] \
-            if origin == "candidate" or form.get("all") == "1" else []
-        if form.get("all") == "1":
-            ids = order
+        if form.get("all") == "1":  # "select all": the view, sorted (the next candidate never sorts it: flow.next_candidate)
+            ids = [str(c["id"]) for c in flow.view_rows(self.queue, view, with_facets=False)[0]]
         pending = self.queue.pending_rows(ids)  # the decided ones, scored (risk, match), by id
         here = f"/candidates/{ids[0]}{view.qs()}" if origin == "candidate" and ids else f"/inbox{view.qs()}"
         if not ids:
@@ -165,7 +161,9 @@ class Web:
         if edit.strip() and edit.strip() == str((self.queue.stored(ids[0]) or {}).get("text", "")).strip():
             edit = ""  # the pre-filled statement, unchanged: approved as is
         if action != "reject" and form.get("confirmed") != "1":
-            risky = [(pending[i], why) for i in ids if i in pending for why in [flow.asks_twice(pending[i])] if why]
+            per = decisions.choices_from_form(form)
+            risky = [(pending[i], why) for i in ids if i in pending
+                     for why in [flow.asks_twice(pending[i], per.get(i) or choice)] if why]
             # a batch: every candidate that would reinforce, replace or contest a record is listed
             # with its own choice (the safe one ticked), never one choice for all of them
             items = self._item_choices(ids, pending) if action == "approve" and not choice else []
@@ -174,27 +172,17 @@ class Web:
             if risky or items:
                 return self.page(request, "confirm.html", risky=risky, items=items, records=self.queue.records(),
                                  form=form, ids=ids, view=view, flow=flow, back=here)
-        per_item = {i: str(form.get(f"choice.{i}")) for i in ids if form.get(f"choice.{i}")} \
-            if form.get("confirmed") == "1" else {}
-        groups: dict[str, list[str]] = {}
-        for i in ids:
-            groups.setdefault(per_item.get(i, choice), []).append(i)
         try:
-            if any(which not in decisions.CHOICES for which in groups):
-                raise actions.Refused("an unknown choice was sent; reload the page and choose again. Nothing was changed.")
-            said = []
-            for which, group in groups.items():
-                said.append(await run_in_threadpool(decisions.decide, self.s.root, self.s.role, action, group,
-                                                    reason=reason, edit=edit if len(ids) == 1 else "", choice=which,
-                                                    pending=pending, item=self.queue.item,
-                                                    conflict_choice=str(form.get("conflict_choice") or "keep_both")))
-            msg = "; ".join(said)
+            msg = await run_in_threadpool(decisions.decide, self.s.root, self.s.role, action, ids,
+                                          reason=reason, edit=edit, choice=choice, pending=pending,
+                                          choices=decisions.choices_from_form(form),
+                                          conflict_choice=str(form.get("conflict_choice") or "keep_both"))
         except (actions.Refused, _Denied) as exc:
             return self._back(here, err=plain_error(exc))
         msg = _short(msg, ids)
         undo = ",".join(ids) if len(ids) <= MAX_UNDO else ""
         if origin == "candidate":
-            nxt = flow.next_in_view(order, ids, self.queue.pending_ids() - set(ids))  # the ones decided now are no longer pending
+            nxt = flow.next_candidate(self.queue, view, ids)  # from the queue's order index, the decided ones skipped
             if nxt is not None:
                 return self._back(f"/candidates/{nxt}{view.qs()}", msg=msg, undo=undo)
         return self._back(f"/inbox{view.qs()}", msg=msg, undo=undo)

@@ -21,7 +21,7 @@ Row = dict[str, Any]
 ALL = 10**9  # a page size that holds every candidate: the view sorts and pages itself
 SORTS = {"oldest": "oldest first", "newest": "newest first", "risk": "highest risk first",
          "agent": "by agent", "session": "by session"}
-DUPLICATE_KINDS = ("duplicate", "strengthens_existing")
+DUPLICATE_KINDS = ("duplicate", "strengthens_existing", "updates_existing")  # repeats and near-repeats: reinforce by default
 CONFLICT_KINDS = ("potential_conflict", "ambiguous", "supersedes_existing")
 _RISK_ORDER = {"high": 0, "medium": 1, "low": 2}
 
@@ -59,8 +59,9 @@ def session_of(cand: Row) -> str:
     return str(prov.get("session_id") or "") if isinstance(prov, dict) else ""
 
 
-def asks_twice(cand: Row) -> str:
-    """Why approving this candidate asks once more ("" when it does not): high risk or a conflict."""
+def asks_twice(cand: Row, choice: str = "") -> str:
+    """Why approving this candidate asks once more ("" when it does not): high risk, a conflict, or
+    a replace (``choice``), which retires the record it matches."""
     why = []
     risk, reasons = cand.get("poisoning_risk"), cand.get("poisoning_risk_reasons") or []
     if not risk:  # not scored yet (the queue is warming up): scored here, so an unscored row never skips the question
@@ -73,6 +74,9 @@ def asks_twice(cand: Row) -> str:
     if cand.get("match_kind") in CONFLICT_KINDS:
         why.append(PLAIN_MATCHES.get(str(cand.get("match_kind")), "it conflicts with memory")
                    + " " + ", ".join(map(str, cand.get("matched_memory_ids") or [])))
+    if choice == "replace":
+        why.append("it replaces " + (", ".join(map(str, cand.get("matched_memory_ids") or [])) or "the record it matches")
+                   + "; the old text stays only in the history")
     return "; ".join(why)
 
 
@@ -219,6 +223,19 @@ def grouped(rows: list[Row]) -> list[tuple[str, list[Row]]]:
         texts[key] = len(out)
         out.append(("", [c]))
     return out
+
+
+def next_candidate(queue: Queue, view: View, decided: list[str]) -> str | None:
+    """The candidate to open after deciding ``decided`` on a candidate's page: the next pending one
+    of the view after it, else the one before it. The inbox's own orders (oldest, newest first)
+    are read from the queue's order index (:meth:`Queue.next_pending`: no sort of the whole queue,
+    the same cost at 10,000 pending as at 10); the other sorts sort the view."""
+    if not decided:
+        return None
+    if view.sort in ("oldest", "newest") and view.filters.status == "new":
+        return queue.next_pending(decided[0], view.matches, exclude=set(decided), newest_first=view.sort == "newest")
+    order = [str(c["id"]) for c in view_rows(queue, view, with_facets=False)[0]]
+    return next_in_view(order, decided, queue.pending_ids() - set(decided))
 
 
 def next_in_view(order: list[str], current: list[str], still_pending: set[str]) -> str | None:

@@ -46,7 +46,7 @@ RISKS = ("low", "medium", "high")
 STATUSES = ("new", "patched", "rejected", "all")
 
 
-def stamp(root: Path | str, layout: Layout | None = None) -> str:
+def stamp(root: Path | str, layout: Layout | None = None, *, inbox: bool = True) -> str:
     """A cheap fingerprint of the store: changes when a candidate, record, patch or tombstone is written.
 
     Patches are fingerprinted by their folder, not file by file: every patch write is a new file
@@ -55,7 +55,7 @@ def stamp(root: Path | str, layout: Layout | None = None) -> str:
     """
     lay = layout or Layout(root)
     parts: list[str] = []
-    for p in (lay.inbox, lay.tombstones, *lay.canonical_files(), lay.patches_dir):
+    for p in ((lay.inbox,) if inbox else ()) + (lay.tombstones, *lay.canonical_files(), lay.patches_dir):
         try:
             st = p.stat()
         except OSError:
@@ -151,6 +151,9 @@ class Queue:
         self._ctx_lock = threading.Lock()
         self._decided: set[str] = set()  # decided through this server while a recompute ran
         self._at: tuple[list[Row], int, dict[str, list[int]]] | None = None  # ``_index``: id -> places in the rows
+        self._order: tuple[list[Row] | None, int, dict[int, list[tuple[str, int, str]]]] = (None, 0, {})  # ``_ordered``
+        self._order_lock = threading.Lock()
+        self._rest: str | None = None  # the store but the inbox, when the queue was last computed (``refresh``)
         self.deciding = threading.Lock()  # one decision of this server at a time (``actions.decide``)
         self.catch_up = CatchUp(self.root)  # the projection and search index after decisions (``owe``)
         _LIVE[str(self.root.resolve())] = self
@@ -198,7 +201,9 @@ class Queue:
             inbox_now = (st.st_ino, st.st_mtime_ns, st.st_size) == (cached[0] if cached else None)
         except OSError:
             inbox_now = False
-        return self.is_current() and inbox_now, cached[0] if cached else None
+        # what agents appended since is scored now (a few candidates), so the decision keeps the queue current
+        current = self.is_current() or self._score_appended(stamp(self.root, self.layout))
+        return current and inbox_now, cached[0] if cached else None
 
     def decided(self, ids: list[str], result: Any, before: tuple[bool, tuple[int, int, int] | None]) -> None:
         """Take a decision made through this server (``result``, an ``ApplyResult``) into the queue.
@@ -229,9 +234,12 @@ class Queue:
                 self.fresh_item(raw)
         if before[0] and consistent:
             with self._lock:
-                self._stamp = stamp(self.root, self.layout)
+                if consistent is True:
+                    self._stamp = stamp(self.root, self.layout)
+                # appended meanwhile: the next refresh scores only those lines (``_score_appended``)
+                self._rest = stamp(self.root, self.layout, inbox=False)
 
-    def _take_statuses(self, statuses: dict[str, str], key_before: tuple[int, int, int] | None) -> bool:
+    def _take_statuses(self, statuses: dict[str, str], key_before: tuple[int, int, int] | None) -> bool | str:
         """The cached inbox with the decision's statuses, re-keyed to the file as it is now, when the
         file holds exactly the cached rows (nobody appended or changed a line meanwhile)."""
         cached = self._raw
@@ -249,17 +257,46 @@ class Queue:
                 return False
         except OSError:
             return False
-        if data.count(b"\n") != len(cached[1]):
-            self._raw = None  # read again (through Store) on the next page
-            return False
         rows = cached[1]
+        extra: list[Row] = []
+        if data.count(b"\n") != len(rows):
+            extra_rows = self._lines_after(data, len(rows), path)
+            if extra_rows is None:
+                self._raw = None  # read again (through Store) on the next page
+                return False
+            extra = extra_rows
         at = self._index(rows)
         for cid, status in statuses.items():  # in place: only the decided rows change (no copy of 10,000)
             for i in at.get(cid, ()):
                 rows[i] = {**rows[i], "status": status}
-        self._raw = ((st.st_ino, st.st_mtime_ns, st.st_size), rows, cached[2], cached[3])
+        if extra:  # an agent appended meanwhile: its lines are taken as they are, scored by the next refresh
+            rows = rows + extra
+            self._raw = ((st.st_ino, st.st_mtime_ns, st.st_size), rows, sorted({*cached[2], *(a for a in map(agent_of, extra) if a)}),
+                         sorted({*cached[3], *_tags(extra)})[:200])
+        else:
+            self._raw = ((st.st_ino, st.st_mtime_ns, st.st_size), rows, cached[2], cached[3])
         self._raw_tail = data[-TAIL_BYTES:]
-        return True
+        return "appended" if extra else True
+
+    @staticmethod
+    def _lines_after(data: bytes, n: int, path: Path) -> list[Row] | None:
+        """The candidates on the lines after the first ``n`` of ``data`` (appended by an agent while a
+        decision rewrote the statuses of the first ``n``), when they are whole, valid lines; else ``None``."""
+        from commonkeep.store.jsonl import parse_jsonl
+        from commonkeep.store.limits import candidate_limit_problem
+        from commonkeep.store.records import candidate_problem
+
+        if not data.endswith(b"\n"):
+            return None
+        at = 0
+        for _ in range(n):
+            at = data.find(b"\n", at) + 1
+            if at == 0:
+                return None
+        read = parse_jsonl(data[at:], path)
+        if read.bad or not read.rows or any(candidate_problem(r) or candidate_limit_problem(r) for r in read.rows):
+            return None
+        return list(read.rows)
 
     def inbox(self) -> list[Row]:
         """Every candidate as stored (any status), from the cached read of the inbox."""
@@ -356,10 +393,12 @@ class Queue:
         try:
             with self._lock:
                 self._decided = set()
+            rest = stamp(self.root, self.layout, inbox=False)
             items = pending(self.root, role=None)  # a dry run: reading the queue needs no role
             with self._lock:
                 self._items = {str(i.candidate["id"]): i for i in items if str(i.candidate["id"]) not in self._decided}
                 self._stamp = wanted
+                self._rest = rest
                 self.error = None
         except Exception as exc:  # shown on the page; the last good queue stays
             self.error = str(exc)
@@ -395,11 +434,19 @@ class Queue:
 
     def refresh(self, *, wait: bool = False) -> bool:
         """Start a recompute if the store changed (waiting for it only with ``wait``); returns True
-        when the queue is current."""
+        when the queue is current.
+
+        When agents only appended candidates since the last computation (the records, tombstones
+        and patches as they were, the inbox grown by whole lines), only the appended candidates
+        are scored, each alone (:meth:`fresh_item`), here and now: no full recompute runs in the
+        server while an agent writes, so a person's decisions cost the same meanwhile."""
         now = stamp(self.root, self.layout)
         with self._lock:
             if self._stamp == now:
                 return True
+        if self._score_appended(now):
+            return True
+        with self._lock:
             if self._computing is None:
                 self._computing = threading.Thread(target=self._compute, args=(now,), daemon=True, name="ck-web-queue")
                 self._computing.start()
@@ -408,6 +455,24 @@ class Queue:
             thread.join()
         with self._lock:
             return self._stamp == now
+
+    def _score_appended(self, now: str) -> bool:
+        """Score the candidates appended since the last computation, when that is all that changed
+        (see :meth:`refresh`); True when the queue is current after it."""
+        with self._lock:
+            if self._stamp is None or self._computing is not None or self._rest != stamp(self.root, self.layout, inbox=False):
+                return False
+            known = set(self._items) | self._decided
+        rows = self._inbox()[0]  # an append costs only its lines
+        fresh = [c for c in rows if c.get("status") == "new" and str(c.get("id")) not in known]
+        if len(fresh) > 200:
+            return False  # a bulk import: the full computation, in the background
+        for cand in fresh:
+            self.fresh_item(cand)
+        with self._lock:
+            if self._rest == stamp(self.root, self.layout, inbox=False):
+                self._stamp = now
+        return self.is_current()
 
     def item(self, cid: str) -> ReviewItem | None:
         """One pending candidate's review item, computed now for it alone (:meth:`fresh_item`: a few
@@ -422,6 +487,62 @@ class Queue:
         rows = self._inbox()[0]
         first = self._index(rows).get(cid)
         return rows[first[0]] if first and first[0] < len(rows) else None
+
+    def _ordered(self, newest_first: bool = False) -> list[tuple[str, int, str]]:
+        """The candidates as stored in review order, as an index kept between decisions (so the next
+        candidate is found without sorting the queue): ``(created_at, place, id)`` ascending, the
+        place in the inbox breaking ties (oldest first); newest first it is ``(created_at, -place,
+        id)``, read backwards (a tie stays in inbox order either way, as the sorted view has it).
+        Candidates appended since are inserted (``bisect``); decided ones stay and are skipped."""
+        import bisect
+
+        rows = self._inbox()[0]
+        sign = -1 if newest_first else 1
+        with self._order_lock:
+            src, seen, orders = self._order
+            same = src is not None and 0 < seen <= len(rows) and rows[seen - 1] is src[seen - 1] and rows[0] is src[0]
+            if not same:
+                orders = {}
+                seen = 0
+            for s_, order in orders.items():
+                for i in range(seen, len(rows)):
+                    bisect.insort(order, (str(rows[i].get("created_at") or ""), s_ * i, str(rows[i].get("id"))))
+            if sign not in orders:
+                orders[sign] = sorted((str(c.get("created_at") or ""), sign * i, str(c.get("id"))) for i, c in enumerate(rows))
+            self._order = (rows, len(rows), orders)
+            return orders[sign]
+
+    def next_pending(self, current: str, matches: Any, *, exclude: set[str], newest_first: bool = False) -> str | None:
+        """The pending candidate after ``current`` in the review order (oldest first, or newest
+        first) that ``matches`` (a view's test on the scored row), else the one before it, else
+        ``None`` (``current`` outside the view: the view's first); found from the order index, a
+        few rows read, at any queue size."""
+        import bisect
+
+        order = self._ordered(newest_first)
+        rows = self._inbox()[0]
+        places = self._index(rows).get(current) or []
+        row = rows[places[0]] if places else None
+        with self._lock:
+            item = self._items.get(current)
+        if row is None or not matches(item.candidate if item is not None else row):
+            at = len(order) if newest_first else -1  # not in the view: its first candidate
+        else:
+            at = bisect.bisect_left(order, (str(row.get("created_at") or ""), (-1 if newest_first else 1) * places[0], current))
+        later, earlier = range(at + 1, len(order)), range(at - 1, -1, -1)  # in the list's (ascending) order
+        for span in ((earlier, later) if newest_first else (later, earlier)):
+            for i in span:
+                cid = order[i][2]
+                if cid == current or cid in exclude:
+                    continue
+                raw = self.stored(cid)
+                if raw is None or raw.get("status") != "new":
+                    continue
+                with self._lock:
+                    item = self._items.get(cid)
+                if matches(item.candidate if item is not None else raw):
+                    return cid
+        return None
 
     def items(self) -> list[ReviewItem]:
         """The last computed queue (every pending candidate, with its ops)."""

@@ -66,7 +66,7 @@ def test_replacing_a_duplicate_keeps_one_active_record(root: Path) -> None:
 def test_a_conflict_is_never_approved_as_agreement(root: Path) -> None:
     old = _record(root, TABS)
     con = write_candidate(root, NO_TABS)
-    with pytest.raises(BadInput, match=f"it contradicts {old['id']}: approving needs an explicit choice, 'replace'.* or 'keep_both'"):
+    with pytest.raises(BadInput, match=rf"it contradicts {old['id']} \(\"{TABS}\"\): approving needs an explicit choice, 'replace'.* or 'keep_both'"):
         approve(root, [con["id"]], role=WRITER)
     assert [r["id"] for r in _records(root)] == [old["id"]]  # nothing applied
     approve(root, [con["id"]], role=WRITER, choice="contest")  # the page's word for keep both
@@ -118,18 +118,19 @@ def test_undo_of_an_add_deprecates_the_record_and_requeues_the_candidate(root: P
     assert o.decision == "approved" and o.who == WRITER and o.choice == "add" and o.records == [f"mem_{cand['id'][4:]}"]
     done = undo(root, [cand["id"]], role=WRITER, reason="approved by mistake")
     assert [r["status"] for r in _records(root)] == ["deprecated"]
-    copy = next(c for c in Store(root).candidates(status="new"))
-    assert copy["text"] == TABS and copy["provenance"]["requeued_from"] == cand["id"]
-    assert "stamped_by" not in copy["provenance"]  # a person decides it again, never the auto-apply
-    again = outcome(root, cand["id"])
-    assert again.undone_by == done.patch_id and again.requeued_as == copy["id"]
+    back = next(c for c in Store(root).candidates(status="new"))
+    assert (back["id"], back["created_at"], back["text"]) == (cand["id"], cand["created_at"], TABS)  # its own id and time
+    assert back["provenance"]["requeued_by"] == done.patch_id  # a person decides it again, never the auto-apply
     patch = json.loads((root / "patches" / f"{done.patch_id}.json").read_text())
     assert patch["undoes"] == [o.patch_id] and patch["undo_reason"] == "approved by mistake"
     with pytest.raises(BadInput, match="already undone"):
         undo(root, [cand["id"]], role=WRITER)
-    approve(root, [copy["id"]], role=WRITER)  # decided again: one active record
+    approve(root, [cand["id"]], role=WRITER)  # decided again: one active record, under a new record id
     _one_active_per_statement(root)
-    assert len(_records(root, "active")) == 1
+    assert [r["id"] for r in _records(root, "active")] == [f"mem_{cand['id'][4:]}_u1"]
+    again = outcome(root, cand["id"])
+    assert again.decision == "approved" and again.undone_by is None and again.records == [f"mem_{cand['id'][4:]}_u1"]
+    assert undo(root, [cand["id"]], role=WRITER).requeued == {cand["id"]: cand["id"]}  # and undone again
 
 
 def test_undo_of_a_reinforce_puts_the_old_values_back(root: Path) -> None:
@@ -158,7 +159,7 @@ def test_undo_of_a_reject_requeues_and_leaves_an_explaining_patch(root: Path) ->
     assert (o.decision, o.reason, o.who) == ("rejected", "not durable", WRITER)
     done = undo(root, [cand["id"]], role=WRITER)
     assert done.applied == [] and (root / "patches" / f"{done.patch_id}.json").is_file()
-    assert [c["provenance"]["requeued_from"] for c in Store(root).candidates(status="new")] == [cand["id"]]
+    assert [c["id"] for c in Store(root).candidates(status="new")] == [cand["id"]]
 
 
 def test_undo_of_a_pending_candidate_is_refused(root: Path) -> None:

@@ -25,6 +25,7 @@ from commonkeep.reviews.undo import undo
 from commonkeep.store.core import Store
 from commonkeep.store.ids import memory_id_for
 from commonkeep.store.jsonl import read_jsonl
+from commonkeep.util.timeutil import now_iso
 from tests.governance.conftest import WRITER, adapter_candidate, run_cli, write_candidate, writer_args
 from tests.share.helpers import manual_patch
 from tests.store.test_share import add, record
@@ -329,7 +330,7 @@ def test_an_interrupted_forget_then_purge_writes_a_purge_patch_of_its_own(
 # --- undo ---------------------------------------------------------------------------------------
 
 
-def test_undo_of_an_add_is_an_audited_patch_and_requeues_a_copy_for_a_person(
+def test_undo_of_an_add_is_an_audited_patch_and_requeues_the_candidate_for_a_person(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("COMMONKEEP_NOW", "2026-12-02T10:00:00Z")
@@ -348,21 +349,21 @@ def test_undo_of_an_add_is_an_audited_patch_and_requeues_a_copy_for_a_person(
     assert doc["summary"] == f"undo approved of {cand['id']}" and "undo_reason" not in doc
     assert doc["undoes"] == [decided.patch_id] and doc["undoes_candidates"] == [cand["id"]]
     assert _records(root)[rid]["status"] == "deprecated"
-    [copy] = Store(root).candidates(status="new")
-    assert done.requeued == {cand["id"]: copy["id"]} and done.applied == ["op_001"]
-    assert copy["created_at"] == "2026-12-03T11:00:00.000Z" and copy["text"] == TABS
-    assert copy["provenance"] == {**{k: v for k, v in cand["provenance"].items() if k != "stamped_by"},
-                                  "requeued_from": cand["id"], "requeued_by": done.patch_id}
-    assert {k: v for k, v in copy.items() if k not in ("id", "created_at", "status", "provenance")} == \
-        {k: v for k, v in cand.items() if k not in ("id", "created_at", "status", "provenance")}
+    [back] = Store(root).candidates(status="new")  # the candidate itself, under its own id and time (issue 36)
+    assert done.requeued == {cand["id"]: cand["id"]} and done.applied == ["op_001"]
+    assert back["id"] == cand["id"] and back["created_at"] == "2026-12-02T10:00:00.000Z" and back["text"] == TABS
+    assert back["provenance"] == {**cand["provenance"], "requeued_by": done.patch_id, "requeued_at": "2026-12-03T11:00:00.000Z"}
+    assert back["record_id"] == rid + "_u1"  # approving it again makes a new record; the deprecated one keeps its id
+    assert {k: v for k, v in back.items() if k not in ("status", "provenance", "record_id")} == \
+        {k: v for k, v in cand.items() if k not in ("status", "provenance")}
     assert done.to_json() == {"patch_id": done.patch_id, "undid": [outcome_json(decided)],
-                              "requeued": {cand["id"]: copy["id"]}, "applied_ops": ["op_001"]}
+                              "requeued": {cand["id"]: cand["id"]}, "applied_ops": ["op_001"]}
     assert done.sentence() == (f"undid approved {cand['id']} (patch {decided.patch_id}): reversed by patch "
-                               f"{done.patch_id} (1 op(s) applied); back in the queue: {cand['id']} as {copy['id']}")
+                               f"{done.patch_id} (1 op(s) applied); back in the queue: {cand['id']}")
     with pytest.raises(BadInput) as info:
         undo(root, [str(cand["id"])], role=WRITER)
     assert info.value.message == (f"the decision on {cand['id']} was already undone by patch {done.patch_id}; "
-                                  f"the candidate is back in the queue as {copy['id']}")
+                                  "the candidate is back in the queue, waiting for a decision")
 
 
 def outcome_json(o: Any) -> dict[str, Any]:
@@ -405,7 +406,7 @@ def test_undo_of_an_add_and_its_later_reinforce_together_puts_both_back(
     done = undo(root, [str(a["id"]), str(b["id"])], role=WRITER)
     assert len(done.applied) == 2 and set(done.requeued) == {a["id"], b["id"]}
     assert [r["status"] for r in _records(root).values()] == ["deprecated"]
-    assert sorted(c["provenance"]["requeued_from"] for c in Store(root).candidates(status="new")) == sorted([a["id"], b["id"]])
+    assert sorted(c["id"] for c in Store(root).candidates(status="new")) == sorted([a["id"], b["id"]])
     assert _patch(root, done.patch_id)["summary"] == f"undo approved of {a['id']}, approved of {b['id']}"
 
 
@@ -440,11 +441,10 @@ def test_undo_of_two_adds_deprecates_both(root: Path) -> None:
     done = undo(root, [str(a["id"]), str(b["id"]), str(a["id"])], role=WRITER)
     assert [r["status"] for r in _records(root).values()] == ["deprecated", "deprecated"]
     assert len(done.applied) == 2 and len(Store(root).candidates(status="new")) == 2
-    copies = {c["provenance"]["requeued_from"]: c["id"] for c in Store(root).candidates(status="new")}
-    pa, pb = (outcome(root, str(c["id"])).patch_id for c in (a, b))
+    pa, pb = (str(o.patch_id) for o in done.undid)
     assert done.sentence() == (f"undid approved {a['id']} (patch {pa}); undid approved {b['id']} (patch {pb}): "
                                f"reversed by patch {done.patch_id} (2 op(s) applied); back in the queue: "
-                               f"{a['id']} as {copies[a['id']]}, {b['id']} as {copies[b['id']]}")
+                               f"{a['id']}, {b['id']}")
 
 
 def test_undo_of_a_replace_restores_a_copy_under_a_fresh_id_never_a_forgotten_one(
@@ -589,7 +589,7 @@ def test_undo_of_a_rejection_writes_an_applied_patch_that_explains_the_requeue(r
     doc = _patch(root, done.patch_id)
     assert doc["ops"] == [] and doc["status"] == "applied" and doc["applied_at"]
     assert doc["summary"] == f"undo rejected of {cand['id']}" and doc["undoes_candidates"] == [cand["id"]]
-    assert [c["provenance"]["requeued_from"] for c in Store(root).candidates(status="new")] == [cand["id"]]
+    assert [c["id"] for c in Store(root).candidates(status="new")] == [cand["id"]]
 
 
 def test_undo_of_a_rejection_waits_for_the_writer_lock(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -663,7 +663,7 @@ def test_an_undo_that_put_nothing_back_in_the_queue_is_named_without_a_copy(root
     cand = write_candidate(root, TABS)
     reject(root, [cand["id"]], reason="not durable", role=WRITER)
     lost = manual_patch("und001")
-    lost.update({"ops": [], "status": "applied", "applied_at": "2026-12-02T00:00:00.000Z",
+    lost.update({"ops": [], "status": "applied", "applied_at": now_iso(),  # after the rejection it undoes
                  "undoes_candidates": [cand["id"]]})
     (root / "patches" / f"{lost['patch_id']}.json").write_text(json.dumps(lost), encoding="utf-8")
     with pytest.raises(BadInput) as info:

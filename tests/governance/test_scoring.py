@@ -123,7 +123,11 @@ def test_matching_kinds() -> None:
     assert idx.match("Do not use tabs for indentation in Makefiles.", ["style"], None).kind == "potential_conflict"
     sup = idx.match("Run tests with tox instead. supersedes mem_a", ["testing"], None)
     assert sup.kind == "supersedes_existing" and sup.ids == ["mem_a"]
-    assert idx.match("Run the test suite with nox before committing.", ["testing"], "legacy|global|global|testing|memory").kind == "updates_existing"
+    assert idx.match("Run the test suite with pytest -q before committing, in CI too.", ["testing"],
+                     "legacy|global|global|testing|memory").kind == "updates_existing"
+    # another name in the record's place is another subject, never an update of it (issue 36)
+    other = idx.match("Run the test suite with nox before committing.", ["testing"], "legacy|global|global|testing|memory")
+    assert other.kind == "new" and other.reasons == ["it names nox where the record names pytest, q: another subject (mem_a)"]
     # a shared topic alone is not an update
     assert idx.match("Tests never touch the network.", ["testing"], "legacy|global|global|testing|memory").kind == "new"
     # similar and adding nothing strengthens; similar and adding something is an update for review (issue 22)

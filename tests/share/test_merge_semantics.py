@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from commonkeep.errors import BadInput
 from commonkeep.share.sync import sync
 from tests.share.helpers import L2, WRITER, git, manual_patch, record, run_sync_process
 from tests.store.test_share import add
@@ -83,7 +84,11 @@ def test_a_conflicting_status_leaves_a_candidate_that_can_restore_the_supersessi
 
     [item] = [i for i in pending(a, role=WRITER) if i.candidate["id"] == cand["id"]]
     assert any(o["op"] == "update" and o["updates"].get("status") == "superseded" for o in item.ops), item.ops
-    approve(a, [cand["id"]], role=WRITER)
+    before = rows(a)
+    with pytest.raises(BadInput, match="approving would replace"):  # a replace is never a default (issue 36)
+        approve(a, [cand["id"]], role=WRITER)
+    assert rows(a) == before
+    approve(a, [cand["id"]], role=WRITER, choice="replace")
     recs = rows(a)
     assert (recs[X]["status"], recs[X]["superseded_by"]) == ("superseded", [Y])
     assert recs[Y]["status"] == "active"

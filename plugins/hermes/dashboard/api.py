@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from commonkeep.gate.writer import acting_role
 from commonkeep.patches.forget import REASONS
 from commonkeep.web import actions, decisions, flow, views
-from commonkeep.web.queue import Filters, Queue, stamp
+from commonkeep.web.queue import Queue, stamp
 
 router = APIRouter()
 _QUEUES: dict[str, Queue] = {}
@@ -98,9 +98,13 @@ def decide(body: dict[str, Any]) -> Any:
         reason = str(body.get("reason") or "").strip()
         if action == "reject" and not reason:
             raise actions.Refused("To reject, say why in the reason box (for example: not durable). Nothing was rejected.")
-        pending = {str(c["id"]): c for c in _queue(root).page(Filters(status="new"), page_size=flow.ALL).items}
+        picked = body.get("choices")
+        per = {str(k): str(v) for k, v in picked.items()} if isinstance(picked, dict) else None
+        # the decided candidates only (scored), never every pending one: the same decision as the CLI's and the web app's
+        pending = _queue(root).pending_rows([str(i) for i in ids])
         msg = decisions.decide(root, role, action, [str(i) for i in ids], reason=reason, edit=str(body.get("edit") or ""),
-                               choice=choice or str(body.get("choice") or ""), pending=pending, item=_queue(root).item)
+                               choice=choice or str(body.get("choice") or ""), pending=pending, choices=per,
+                               conflict_choice=str(body.get("conflict_choice") or ""))
     except actions.Refused as exc:
         return _refused(exc)
     return {"ok": True, "message": msg}
