@@ -28,6 +28,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", help="corpus file (JSON: planted and benign); default: the generated corpus")
     parser.add_argument("--planted", type=int, default=480, help="planted secrets to generate (default 480, 6 of each kind)")
     parser.add_argument("--benign", type=int, default=600, help="benign texts to generate (default 600)")
+    parser.add_argument("--placed", type=int, default=4,
+                        help="secrets of each kind known by its place, from bench/data/secrets_kinds.json (default 4)")
+    parser.add_argument("--public", type=int, default=2400,
+                        help="benign texts of public data and notes, from bench/data/secrets_benign.json (default 2400)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--benign-text", nargs="+", metavar="FILE",
                         help="use each line (20+ characters) of these text files as the benign texts instead")
@@ -138,8 +142,8 @@ def measure(items: list[corpus.Planted], benign: list[str], detector: Detector) 
 
 def run(args: argparse.Namespace) -> int:
     if args.write_corpus:
-        planted = [i.to_json() for i in corpus.planted(args.planted, args.seed)]
-        texts = corpus.benign(args.benign, args.seed + 4)
+        planted = [i.to_json() for i in corpus.planted(args.planted, args.seed) + corpus.placed(args.placed)]
+        texts = corpus.benign(args.benign, args.seed + 4) + corpus.public_benign(args.public)
         doc = {"planted": planted, "benign": texts}
         Path(args.write_corpus).write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {len(planted)} planted secrets and {len(texts)} benign texts to {args.write_corpus}")
@@ -148,8 +152,9 @@ def run(args: argparse.Namespace) -> int:
         items, benign = load(args.data)
         source = args.data
     else:
-        items, benign = corpus.planted(args.planted, args.seed), corpus.benign(args.benign, args.seed + 4)
-        source = f"generated (seed {args.seed})"
+        items = corpus.planted(args.planted, args.seed) + corpus.placed(args.placed)
+        benign = corpus.benign(args.benign, args.seed + 4) + corpus.public_benign(args.public)
+        source = f"generated (seed {args.seed}) and bench/data/secrets_*.json templates"
     if args.benign_text:
         benign = []
         for name in args.benign_text:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from commonkeep.secrets import named, structure
+from commonkeep.secrets import context, named, structure
 from commonkeep.secrets.rules import _BEARER_CONTEXT, _URL_CONTEXT, _decoded
 from commonkeep.secrets.structure import (
     ASSIGN,
@@ -124,6 +124,8 @@ def _in_context(text: str, low: str, words: list[bytes]) -> bool:
     if "0x" in low and _HEX_PRIVATE.search(low):
         return True
     if named.maybe(low):  # other operators and names, markup, quoted prose, codes (``named.py``)
+        return True
+    if context.maybe(low):  # commands, config formats, auth arguments, prose, cards (``context.py``)
         return True
     return colon and low.count(":") >= 4 and PGPASS.search(low) is not None
 

@@ -53,9 +53,10 @@ _CS_KEYS = (r"password|passwd|pwd|pass|user\s?password|secret|accountkey|shareda
             r"api[_-]?key|apikey|token|auth|authtoken|client_secret|private_key|sas|sastoken|code")
 _CONNECTION = lazy(
     r"(?i)(?:^|(?<=[;?&\s(,\"']))(?:" + _CS_KEYS + r")\s*=\s*" + _REF_CS
-    + r"(?P<v>\{(?:[^}]|\}\})*\}|'[^'\n]*'|\"[^\"\n]*\"|(?:[^;&\s\"']|[;](?![A-Za-z][\w .-]{0,40}=)(?=[^\s;]))+)")
+    + r"(?![A-Za-z_][\w.]*\()(?P<v>\{(?:[^}]|\}\})*\}|'[^'\n]*'|\"[^\"\n]*\"|(?:[^;&\s\"']|[;](?![A-Za-z][\w .-]{0,40}=)(?=[^\s;]))+)")
 _WIREGUARD = lazy(r"(?i)\b(?:private|preshared)[_-]?key\s*[=:]\s*(?P<v>[A-Za-z0-9+/]{42,43}=)")
-_LONG_FLAG = lazy(r"(?i)(?<![\w-])" + _LONG + r"(?:=|\s+)" + _REF + _VAL)
+# not a flag naming where the secret is (``--secret-id``, ``--password-file``)
+_LONG_FLAG = lazy(r"(?i)(?<![\w-])" + _LONG + r"(?<!-id)(?<!-name)(?<!-arn)(?<!-ref)(?<!-file)(?<!-path)(?<!-env)(?:=|\s+)" + _REF + _VAL)
 _USER_FLAG = lazy(r"(?<![\w-])(?:-u|--user|--proxy-user|-U|--username)(?:=|\s*)['\"]?[^\s:'\"/]{1,64}:" + _REF
                         + r"(?P<v>[^\s'\"`]{3,})")
 _SHORT_FLAG = lazy(r"(?<![\w-])-[pPwakNK]\s+['\"]?(?P<v>[^\s'\"`/:=,]{8,})")
@@ -69,10 +70,10 @@ _IDENTIFIED_BARE = lazy(r"(?:\bIDENTIFIED|(?i:\b(?:create|alter)\s+(?:user|role|
                         r"\s+(?i:(?:WITH\s+\w+\s+)?(?:BY|AS)\s+(?:PASSWORD\s+)?)(?P<v>[^\s'\"`;]{3,})")
 _NETRC = lazy(r"(?i)\b(?:machine\s+\S+|default)\b[^\n]*?\b(?:password|passwd|account)\s+" + _REF + _VAL)
 _NETRC_LOGIN = lazy(r"(?i)\blogin\s+\S+\s+(?:password|passwd)\s+" + _REF + _VAL)
-_PGPASS_LINE = lazy(r"(?<![\w.:*-])(?:\*|[A-Za-z][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*)"
+_PGPASS_LINE = lazy(r"(?<![\w.:*-])(?![0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:)(?:\*|[A-Za-z][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*)"
                           r":[\w.*$-]+:[\w.*$@-]+:(?P<v>[^\s\"'{}]{3,})(?=\s|$)")
 _AUTH_FIELD = lazy(r"(?i)(?:^|[\s\"'{,])_?(?:auth|authToken|_password|auth_token|identitytoken|registrytoken)[\"']?\s*[=:]\s*[\"']?"
-                         + _REF + r"(?P<v>[A-Za-z0-9+/=._~-]{8,})")
+                         + _REF + r"(?P<v>[A-Za-z0-9+/=._~-]{8,})(?![\w.]*\()")
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # every PEM block but the public ones; SSH2 (RFC 4716) private keys; PuTTY key files
     ("private_key", _PEM),
