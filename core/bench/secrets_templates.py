@@ -12,7 +12,7 @@ every value is drawn when the corpus is built, so the repository never holds a r
   documentation keys, URLs with ids, log lines, configs without secrets, docstrings, tags).
 
 Slots: ``hex:N``, ``HEX:N``, ``alnum:N``, ``lower:N`` (lower case and digits), ``alpha:N``,
-``upper:N`` (upper case and digits), ``digits:N``, ``b32:N``, ``bech32:N``, ``b64:N`` (N random bytes, padded),
+``upper:N`` (upper case and digits), ``digits:N``, ``b58:N``, ``b32:N``, ``bech32:N``, ``b64:N`` (N random bytes, padded),
 ``b64u:N`` (URL-safe, unpadded), ``uuid``, ``UUID``, ``ulid``, ``pw`` (a person's password),
 ``words:N`` (a passphrase of N words), ``word``, ``name``, ``host``, ``pkg``, ``ver``, ``int:A-B``,
 ``card`` (a Luhn-valid card number), ``cvv``, ``exp``, ``pick:a|b|c``; ``lb``/``rb`` write ``{``/``}``.
@@ -36,6 +36,7 @@ from commonkeep.bench.secrets_corpus_base import ALNUM, HEX, SYMBOLS, rand
 _SLOT = re.compile(r"\{(!?)([a-zA-Z0-9]+)(?::([^{}]*))?\}")
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 WORDS = ["apple", "river", "stone", "cloud", "piano", "tiger", "orange", "window", "garden", "silver", "rocket", "candle", "ocean", "maple", "winter", "summer", "violet", "thunder", "meadow", "falcon", "harbor", "lantern", "marble", "copper", "velvet", "pepper", "cactus", "puzzle", "saddle", "timber", "walnut", "coral", "breeze", "canyon", "ember", "glacier", "hollow", "island", "jungle", "kettle", "ladder", "mango", "nickel", "orbit", "pebble", "quartz", "ribbon", "sparrow", "tulip", "umbrella", "valley", "wagon", "yellow", "zebra", "anchor", "basket", "cherry", "dragon", "feather", "sunflower", "butterfly", "dolphin", "lemonade", "paprika", "hazelnut"]
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory", "nia", "oscar", "peggy", "rupert", "sybil", "trent", "victor", "walter", "deploy", "ci", "admin", "app", "svc", "backup"]
 HOSTS = ("db.internal", "cache.prod.local", "10.0.3.17", "api.example.com", "nas.home", "build-01", "mail.acme.io",
@@ -82,6 +83,7 @@ def _fill(name: str, arg: str | None, rng: random.Random) -> str:
         "alpha": lambda: _rand(rng, n, string.ascii_letters),
         "upper": lambda: _rand(rng, n, string.ascii_uppercase + string.digits),
         "digits": lambda: str(rng.randint(1, 9)) + "".join(rng.choice(string.digits) for _ in range(n - 1)),
+        "b58": lambda: "".join(rng.choice(B58) for _ in range(n)),
         "b32": lambda: "".join(rng.choice(string.ascii_uppercase + "234567") for _ in range(n)),
         "bech32": lambda: "".join(rng.choice(BECH32) for _ in range(n)),
         "b64": lambda: base64.b64encode(rng.randbytes(n)).decode(),

@@ -29,7 +29,7 @@ from commonkeep.secrets.fold import fold_map, to_original
 from commonkeep.secrets.identifier import identifier
 from commonkeep.secrets.rules import _NOT_TOKENS, find, random_head, shannon_entropy
 
-__all__ = ["MARKER", "Redacted", "contains_secret", "redact", "redact_name", "redact_obj", "redacted_kinds",
+__all__ = ["MARKER", "Redacted", "contains_secret", "redact", "redact_again", "redact_name", "redact_obj", "redacted_kinds",
            "shannon_entropy", "summarize"]
 
 MARKER = "[REDACTED:{kind}]"
@@ -61,6 +61,18 @@ def redact(text: str) -> Redacted:
     if len(text) > 4096:
         return Redacted(*_split(_redact_uncached(text, hits) if hits or _needs_scan(text) else (text, ())))
     clean, kinds = _redact_cached(text, hits)
+    return Redacted(clean, list(kinds))
+
+
+def redact_again(text: str) -> Redacted:
+    """``redact`` for text that passed the full gate already (an index's rows, cut into snippets): our
+    rules only, not the maintained provider layer, whose values were removed the first time and
+    whose scanner costs a short-lived process ~0.3 s to load (``search --notes``)."""
+    if len(text) < 8:
+        return Redacted(text, [])
+    if len(text) > 4096:
+        return Redacted(*_split(_redact_uncached(text) if _needs_scan(text) else (text, ())))
+    clean, kinds = _redact_cached(text)
     return Redacted(clean, list(kinds))
 
 
@@ -182,12 +194,14 @@ def _is_half(value: Any) -> bool:
     return m is not None and (m.group(1) is None or m.group(1) not in _NOT_TOKENS)
 
 
-_TAG = re.compile(r"[0-9a-fA-F]+|[A-Za-z]+\d{1,4}|\d{1,4}[A-Za-z]+|[vV]?\d+[a-z]{1,3}\d*")
+_TAG = re.compile(r"[A-Za-z]+\d{1,4}|\d{1,4}[A-Za-z]+|[vV]?\d+[a-z]{1,3}\d*")
+_DIGEST = re.compile(r"[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{56}|[0-9a-f]{64}|[0-9a-f]{96}|[0-9a-f]{128}")
 
 
 def _named_piece(piece: str) -> bool:
     """A digest, a tag of words and numbers (``python311``, ``ubuntu2204``) or a name from code: not a token's rest."""
-    return _TAG.fullmatch(piece) is not None or _WORDS_AND_NUMBERS.fullmatch(piece) is not None or identifier(piece)
+    return (_TAG.fullmatch(piece) is not None or _DIGEST.fullmatch(piece) is not None
+            or _WORDS_AND_NUMBERS.fullmatch(piece) is not None or identifier(piece))
 
 
 def _head(value: str, sink: list[str]) -> str:

@@ -19,7 +19,8 @@ digits, words):
   that code), BitLocker and FileVault recovery keys, 1Password secret keys, Nostr ``nsec1`` keys,
   Zapier hook paths.
 
-``rules.find`` runs these after ``structure``'s and before its own password rules.
+``rules.find`` runs these after its provider, password and ``named`` rules (a token a provider
+rule knows keeps its kind), the passphrase of words before them.
 """
 
 from __future__ import annotations
@@ -108,7 +109,6 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("config_secret", _OVPN),
     ("config_secret", _PASSWORD_LINE),
     ("config_secret", _SECRET_NAME),
-    ("config_secret", _PASSPHRASE_WORDS),
     ("auth_argument", _AUTH_TUPLE),
     ("auth_argument", _AUTH_CALL),
     ("secret_in_prose", _USER_PASS),
@@ -124,6 +124,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nostr_key", _NSEC),
     ("webhook_path", _ZAPIER),
 )
+# ... and one that must run before ``rules``' assignment rule (which would take the first word of the phrase)
+EARLY: tuple[tuple[str, re.Pattern[str]], ...] = (("config_secret", _PASSPHRASE_WORDS),)
 KINDS = frozenset(kind for kind, _ in PATTERNS) | {"card_number", "card_code"}
 
 _PW_LITERALS = ("mot de passe", "clave", "contrase", "wachtwoord", "hasło", "haslo", "lösenord", "losenord", "şifre", "sifre", "parola", "salasana",
@@ -170,6 +172,8 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _SET_TO: lambda low: ("pass" in low or "pin" in low or "pwd" in low) and (" to " in low or " as " in low),
     _PROSE_OTHER: lambda low: any(w in low for w in _PW_LITERALS),
     _PROSE_CJK: lambda low: not low.isascii(),
+    _NSEC: lambda low: "nsec1" in low,
+    _ZAPIER: lambda low: "hooks.zapier.com" in low,
     _BITLOCKER: lambda low: low.count("-") >= 7,
     _RECOVERY_KEY: lambda low: "recovery" in low,
     _ONEPASSWORD: lambda low: "a3-" in low,
@@ -210,8 +214,16 @@ def card_spans(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
+# every context above needs one of these in the lower-cased text (a text without any is passed at once)
+_TRIGGER = re.compile("|".join(re.escape(w) for w in (
+    " -p", "net user", "chpasswd", "-stdin", "lftp", "@", "pass", "snmp", "nmcli", "iwctl", "secret", "key", "psk",
+    "wifi:", "token", "community", "auth", "login", "bind", "credentials", "user", " / ", "use ", "pin", "pwd", "recovery",
+    "a3-", "nsec1", "hooks.zapier.com", *_PW_LITERALS)))
+CARD_DIGITS = re.compile(r"(?:\d[ -]?){12}\d")  # a card number's thirteen digits at least
+
+
 def maybe(low: str) -> bool:
     """Could one of these patterns, or a card number, match the lower-cased text? (``precheck``)"""
-    if any(context(low) for context in CONTEXTS.values()):
+    if not low.isascii() or CARD_DIGITS.search(low) is not None:
         return True
-    return "nsec1" in low or "hooks.zapier.com" in low or sum(c.isdigit() for c in low) >= 13
+    return _TRIGGER.search(low) is not None and any(context(low) for context in CONTEXTS.values())

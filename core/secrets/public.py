@@ -10,7 +10,7 @@ public, so they are recognised first and left out of what those rules read:
   public, a JSON Web Key's public members and any ``kid``, a value named ``public key``);
 - base64 data URIs (images, fonts) whose bytes are not readable text;
 - URLs: every path segment, query value and fragment, except a segment after a word that says
-  secret (``/token/…``, ``/hooks/…``, ``/bot…``) and the user-info before ``@``;
+  secret (``/token/…``, ``/hooks/…``, ``/bot…``); not the host nor the user-info before ``@``;
 - ids: ULIDs, IPFS CIDs, the hex-only segments of a file path, the objects of Stripe, OpenAI and Anthropic (``ch_``, ``cus_``,
   ``chatcmpl-``, ``msg_01…``), the values of id and hash headers (``X-Request-ID``, ``ETag``,
   ``x-amz-id-2``), CSP nonces.
@@ -31,7 +31,7 @@ Span = tuple[int, int]
 
 _HASHED = lazy(r"(?i)(?<![A-Za-z0-9])(?:sha-?(?:1|224|256|384|512)|md5|h1|zh|blake2[bs]?|blake3|crc32c?|sha3-\d+)[-:=]"
                r"[A-Za-z0-9+/_=-]{8,}")
-_HASH_NAMED = lazy(r"(?i)[\w.-]*(?:sha\d*|md5|hash|checksum|digest|shasum|sum)[\w-]*[\"']?\s*[:=]\s*[\"']?"
+_HASH_NAMED = lazy(r"(?i)(?:sha\d*|md5|hash|checksum|digest|sum)[\w-]*[\"']?\s*[:=]\s*[\"']?"
                    r"(?P<v>[A-Za-z0-9+/_=-]{16,})")
 _SSH_PUB = lazy(r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)"
                 r"\s+AAAA[A-Za-z0-9+/]+={0,3}")
@@ -54,15 +54,11 @@ _OBJECT_ID = lazy(r"(?<![A-Za-z0-9_-])(?:(?:ch|cus|pi|pm|in|sub|price|prod|evt|t
                   r"[A-Za-z0-9]{8,40}(?![A-Za-z0-9_-])")
 # the hex-only segments of a file path (a cache's content address, an overlay's id)
 _PATH_HEX = lazy(r"(?<=/)[0-9a-f]{16,}(?=/|$|\s|\.)")
-_ID_HEADER = lazy(r"(?im)^[ \t]*(?:[\w-]*-id(?:-\d)?|etag|if-none-match|if-match|content-md5|x-goog-hash|digest|traceparent|tracestate"
+_ID_HEADER = lazy(r"(?im)(?:^|(?<=[\s\"'`]))(?:[\w-]*-id(?:-\d)?|etag|if-none-match|if-match|content-md5|x-goog-hash|digest|traceparent|tracestate"
                   r"|x-amzn-trace-id)[ \t]*:[ \t]*(?P<v>[^\n]+)")
 _NONCE = lazy(r"'nonce-(?P<v>[A-Za-z0-9+/_=-]{8,})'")
 _FINGERPRINT = lazy(r"(?i)(?:fingerprint|gpg|pgp|rsa key|dsa key|key id|keyid|signing key id)[^\n]{0,24}?(?<![0-9A-Fa-f])"
                     r"(?P<v>[0-9A-Fa-f]{16,40}|(?:[0-9A-F]{4} ?){10})(?![0-9A-Fa-f])")
-# cheap hints: a text with none of them holds none of the structures
-_HINTS = ("sha", "md5", "h1:", "zh:", "blake", "crc32", "sum", "ssh-", "ecdsa", "|1|", "-----begin", '"kty"', "kid",
-          "x5t", "public", "data:", "://", "www.", "_", "-id", "tag", "atch", "digest", "trace", "nonce", "fingerprint",
-          "gpg", "pgp", "qm", "baf", "key id", "keyid", "/", "cmpl")
 _ULID_HINT = lazy(r"[0-7][0-9A-Z]{25}")
 
 
@@ -81,10 +77,9 @@ def _url_spans(text: str, out: list[Span]) -> None:
         head = url.find("://")
         body = head + 3 if head >= 0 else 0
         auth_end = url.find("/", body)
-        authority = url[body : auth_end if auth_end >= 0 else len(url)]
-        if "@" in authority:  # user-info: not public
-            body += authority.rindex("@") + 1
-        pos = body
+        if auth_end < 0:
+            continue  # a host alone: not an id's place (``www.<random>.com`` is read as any text)
+        pos = body = auth_end  # the host and user-info are not public: a password or a random host is read as any text
         prev = ""
         for seg in re.split(r"([/?&#=])", url[body:]):
             if seg and seg not in "/?&#=":
@@ -94,20 +89,37 @@ def _url_spans(text: str, out: list[Span]) -> None:
             pos += len(seg)
 
 
+# each structure's rule runs only on a text holding its literal (lower-cased): most texts hold few
+_GATED: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = (
+    (("sha", "md5", "h1:", "zh:", "blake", "crc32"), _HASHED, False),
+    (("sha", "md5", "hash", "checksum", "digest", "sum"), _HASH_NAMED, True),
+    (("ssh-", "ecdsa-"), _SSH_PUB, False),
+    (("|1|",), _KNOWN_HOSTS, False),
+    (("-----begin",), _PEM_PUBLIC, False),
+    (("qm", "baf"), _CID, False),
+    (("_", "-"), _OBJECT_ID, False),
+    (("/",), _PATH_HEX, False),
+    (('":',), _JWK_PUBLIC, True),
+    (("kid", "key_id", "keyid", "key-id", "x5t"), _KID, True),
+    (("public",), _PUBLIC_NAMED, True),
+    (("id", "etag", "match", "md5", "hash", "digest", "trace"), _ID_HEADER, True),
+    (("'nonce-",), _NONCE, True),
+    (("fingerprint", "gpg", "pgp", "rsa key", "dsa key", "key id", "keyid"), _FINGERPRINT, True),
+)
+
+
 def spans(text: str) -> list[Span]:
     """The spans of ``text`` that are public by structure (see the module doc), unsorted."""
     low = text.lower()
-    if not any(h in low for h in _HINTS) and _ULID_HINT.search(text) is None:
-        return []
     out: list[Span] = []
-    for rx in (_HASHED, _SSH_PUB, _KNOWN_HOSTS, _PEM_PUBLIC, _ULID, _CID, _OBJECT_ID, _PATH_HEX):
-        out += [m.span() for m in rx.finditer(text)]
-    for rx in (_HASH_NAMED, _JWK_PUBLIC, _KID, _PUBLIC_NAMED, _ID_HEADER, _NONCE, _FINGERPRINT):
-        out += [m.span("v") for m in rx.finditer(text)]
-    for m in _DATA_URI.finditer(text):
-        if not _readable(m.group("v")):
-            out.append(m.span("v"))
-    if "://" in text or "www." in text:
+    for literals, rx, value in _GATED:
+        if any(w in low for w in literals):
+            out += [m.span("v") if value else m.span() for m in rx.finditer(text)]
+    if len(text) >= 26 and _ULID_HINT.search(text) is not None:
+        out += [m.span() for m in _ULID.finditer(text)]
+    if "data:" in low:
+        out += [m.span("v") for m in _DATA_URI.finditer(text) if not _readable(m.group("v"))]
+    if "://" in text or "www." in low:
         _url_spans(text, out)
     return out
 

@@ -71,7 +71,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     *structure.PATTERNS,
-    *placed.PATTERNS,  # places the others do not read: user-add commands, config formats, auth tuples, prose, cards
+    *placed.EARLY,  # a passphrase of words (before the assignment rule takes its first word)
     ("anthropic_key", lazy(_START + r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}")),
     ("openai_key", lazy(_START + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
     ("github_token", lazy(_START + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})")),
@@ -111,6 +111,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # the first half of a provider token whose rest is elsewhere (a digit and a letter after the prefix)
     ("partial_token", lazy(_START + r"(?:sk-(?:proj-|ant-api\d\d-)?|gh[pousr]_|github_pat_|glpat-|glrtr?-|xox[abposr]-"
                                  r"|hf_|npm_|AKIA|AIza|SG\.|pypi-|eyJ)(?P<v>[A-Za-z0-9_-]{8,})")),
+    # places the others do not read: user-add commands, config formats, auth tuples, prose (``context.py``);
+    # after the provider rules and a token's first half, which keep their kinds
+    *placed.PATTERNS,
     # a hex key with a secret word before it and no assignment: "signing key 4f3a…"
     (
         "hex_key",
@@ -357,7 +360,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
             spans.extend(found)
             work = _mask(work, found)
             low_work = work.lower()
-    if any(c.isdigit() for c in text):  # card numbers with their codes (``context.card_spans``)
+    if placed.CARD_DIGITS.search(text) is not None:  # card numbers with their codes (``context.card_spans``)
         cards = [sp for sp in placed.card_spans(work) if MASK not in work[sp[0] : sp[1]]]
         for s, e, kind in cards:
             _claim(spans, s, e, kind)

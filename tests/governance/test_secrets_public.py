@@ -59,3 +59,41 @@ def test_the_split_token_rule_leaves_tags_and_digests_alone() -> None:
 def test_a_token_split_across_two_strings_still_goes() -> None:
     out = redact_obj([f"deploy token, first half: {TOKEN[:22]}", f"{TOKEN[22:]} is the rest of it"])
     assert TOKEN[4:22] not in str(out) and TOKEN[22:] not in str(out)
+
+
+def test_doctor_reads_an_armoured_block_whole(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from commonkeep.secrets.scan import scan_file
+
+    body = ["MIIDKBikd2LTdobcvAInPLSX9JvXfcic6Pt6TIhuydJ+Funf3ELDgzi6FE+U/2te",
+            "goTVUz19O+10KYe1VWy8UqKnHtcZi0sERn5UKob7ExXAHpqjbtblrIFjNcDbnuGq"]
+    public = tmp_path / "2026-12-04.md"
+    public.write_text("- 10:00 the CA we pin:\n-----BEGIN CERTIFICATE-----\n" + "\n".join(body)
+                      + "\n-----END CERTIFICATE-----\n- 10:05 done\n", encoding="utf-8")
+    assert list(scan_file(public)) == []
+    private = tmp_path / "2026-12-05.md"
+    private.write_text("- 10:00 oops:\n-----BEGIN OPENSSH PRIVATE KEY-----\n" + "\n".join(body)
+                       + "\n-----END OPENSSH PRIVATE KEY-----\n", encoding="utf-8")
+    assert [n for n, _ in scan_file(private)] == [2]
+
+
+def test_output_of_the_notes_index_is_redacted_again_without_the_provider_layer() -> None:
+    from commonkeep.secrets import redact_again
+
+    assert redact_again("password=Xk9mQpL2vB7z").text == "password=[REDACTED:connection_string]"
+    assert redact_again("Users are identified by their email address.").findings == []
+
+
+def test_a_name_from_code_or_a_tag_does_not_load_the_provider_scanner() -> None:
+    """A ``write`` of one CamelCase or letters-and-digits name paid the maintained scanner's load
+    (~0.4 s a process); such names now never wake it, a random token still does."""
+    import subprocess
+    import sys
+
+    code = ("from commonkeep.secrets import redact_obj, provider\n"
+            "redact_obj({'text': 'The client retries with HTTPSConnectionPoolV2 and getElementById; "
+            "XMLHttpRequest in TypeScript5', 'tags': ['python311ubuntu2204', 'node20alpine']})\n"
+            "print('scanner' in provider._STATE)\n"
+            "redact_obj({'text': 'token Xk9mQpL2vB7zTq1aB3cD'})\n"
+            "print('scanner' in provider._STATE)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True"]
