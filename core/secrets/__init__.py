@@ -194,7 +194,7 @@ def _is_half(value: Any) -> bool:
     return m is not None and (m.group(1) is None or m.group(1) not in _NOT_TOKENS)
 
 
-_TAG = re.compile(r"[A-Za-z]+\d{1,4}|\d{1,4}[A-Za-z]+|[vV]?\d+[a-z]{1,3}\d*")
+_TAG = re.compile(r"(?:[a-z]+|[A-Z][a-z]+)\d{1,4}|\d{1,4}[a-z]+|[vV]?\d+[a-z]{1,3}\d*")
 _DIGEST = re.compile(r"[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{56}|[0-9a-f]{64}|[0-9a-f]{96}|[0-9a-f]{128}")
 
 

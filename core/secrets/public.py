@@ -51,7 +51,7 @@ _ULID = lazy(r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])")
 _CID = lazy(r"(?<![A-Za-z0-9])(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z][a-z2-7]{50,})(?![A-Za-z0-9])")
 _OBJECT_ID = lazy(r"(?<![A-Za-z0-9_-])(?:(?:ch|cus|pi|pm|in|sub|price|prod|evt|txn|re|po|acct|src|card|ba|seti|si|ii|il|py|dp"
                   r"|chatcmpl|resp|run|thread|asst|file|batch|ftjob|step|vs|cmpl)[_-]|(?:msg|toolu|srvtoolu|req|msgbatch)_01)"
-                  r"[A-Za-z0-9]{8,40}(?![A-Za-z0-9_-])")
+                  r"[A-Za-z0-9]{8,40}(?![A-Za-z0-9_/+=-])")
 # the hex-only segments of a file path (a cache's content address, an overlay's id)
 _PATH_HEX = lazy(r"(?<=/)[0-9a-f]{16,}(?=/|$|\s|\.)")
 _ID_HEADER = lazy(r"(?im)(?:^|(?<=[\s\"'`]))(?:[\w-]*-id(?:-\d)?|etag|if-none-match|if-match|content-md5|x-goog-hash|digest|traceparent|tracestate"
