@@ -145,6 +145,8 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
 }
 
 _KEYISH = lazy(r"(?:key|token|secret)\b")
+_LONG_VALUE = lazy(r"[a-z0-9_.+/=-]{16}")
+_SECRET_NAME_CONTEXT = lazy(r"(?:secret|key|token|remotepass|community)[\w\"'\]]*\s*[:=]")
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _USERADD: lambda low: " -p" in low and ("useradd" in low or "usermod" in low or "adduser" in low),
     _NET_USER: lambda low: "net user" in low and " /" in low,
@@ -155,19 +157,18 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _KEYTOOL: lambda low: "pass " in low and ("storepass" in low or "keypass" in low),
     _SNMP: lambda low: "snmp" in low,
     _NMCLI: lambda low: "nmcli" in low or "wpa_passphrase" in low or "iwctl" in low,
-    _CISCO: lambda low: ("secret" in low or "password" in low or "key" in low),
+    _CISCO: lambda low: "enable" in low or "username" in low or "-server" in low or "key-string" in low,
     _PSK: lambda low: ("psk" in low or "passphrase" in low or "password" in low) and ("=" in low or ":" in low),
     _WIFI_QR: lambda low: "wifi:" in low,
     _OVPN: lambda low: "<auth-user-pass>" in low,
     _PASSWORD_LINE: lambda low: "pass" in low,
-    _SECRET_NAME: lambda low: ("=" in low or ":" in low) and ("secret" in low or "key" in low or "token" in low or "remotepass" in low
-                                                            or "community" in low),
+    _SECRET_NAME: lambda low: ("=" in low or ":" in low) and _SECRET_NAME_CONTEXT.search(low) is not None,
     _PASSPHRASE_WORDS: lambda low: "pass" in low and ("=" in low or ":" in low),
     _AUTH_TUPLE: lambda low: "auth" in low and ("(" in low or "[" in low),
     _AUTH_CALL: lambda low: "(" in low and ("auth" in low or "login" in low or "password" in low or "bind" in low or "credentials" in low),
     _USER_PASS: lambda low: ("user" in low or "login" in low) and ("pass" in low or "pw" in low),
     _SLASHED: lambda low: " / " in low,
-    _KEY_PROSE: lambda low: _KEYISH.search(low) is not None,
+    _KEY_PROSE: lambda low: _KEYISH.search(low) is not None and _LONG_VALUE.search(low) is not None,
     _USE_AS: lambda low: "use " in low and " as " in low,
     _SET_TO: lambda low: ("pass" in low or "pin" in low or "pwd" in low) and (" to " in low or " as " in low),
     _PROSE_OTHER: lambda low: any(w in low for w in _PW_LITERALS),
