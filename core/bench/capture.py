@@ -13,7 +13,10 @@ provenance (a session id shared by ten captures, as a host's turns share theirs)
 checkout folders whose ``core/`` is the package) runs the same calls through that code too: each
 version lives in its own process, and the rounds alternate (A, B, A, B…) so load on the machine
 hits all alike. The figure is CPU time (``time.process_time``) of the capture loop
-alone, median over the rounds; wall-clock is shown beside it.
+alone, median over the rounds; wall-clock is shown beside it. Beside this code runs, by default,
+the same code with the secret gate replaced by a plain copy of the fields ("no scan"): the ratio
+of the two is what the scan costs. ``--workload tokens`` is the token-heavy mix (public hashes,
+keys and ids, one text in ten a secret known by its place).
 """
 
 from __future__ import annotations
@@ -34,10 +37,20 @@ from typing import Any
 
 # one worker process per version: reads "FILE" lines, captures every call in FILE, prints timings
 _WORKER = r"""
-import json, sys, tempfile, time
+import json, os, sys, tempfile, time
 from pathlib import Path
 import commonkeep
 from commonkeep.gate.capture import capture
+if os.environ.get("CK_BENCH_UNSCANNED"):  # the baseline: every field copied as the gate copies it, nothing scanned
+    import commonkeep.store.candidates as candidates
+    def _copy(value, findings=None):
+        if isinstance(value, dict):
+            return {k: _copy(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [_copy(v) for v in value]
+        return value
+    candidates.redact_obj = _copy
+    candidates.strict = lambda cand, sink: None
 with tempfile.TemporaryDirectory(prefix="ck-bench-capture-") as tmp:  # removed when the bench closes stdin
     root = Path(tmp) / "root"
     capture(root, "warm-up: the bench root exists", tags=["bench"])
@@ -119,7 +132,24 @@ def calls(n: int, seed: int) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-WORKLOADS = {"mixed": calls, "fact": fact_calls}
+def token_calls(n: int, seed: int) -> list[tuple[str, dict[str, Any]]]:
+    """A token-heavy mix: the texts are public high-entropy data and ids (lockfile lines, ``go.sum``,
+    SRI, public keys, JWKs, URLs with ids, log lines with request ids: ``bench/data/secrets_benign.json``)
+    with one in ten a secret known by its place (``secrets_kinds.json``); fields as ``calls`` makes them."""
+    from commonkeep.bench import secrets_templates
+
+    texts = secrets_templates.benign(n, seed)
+    placed = secrets_templates.planted(1, seed)
+    rng = random.Random(seed)
+    for i in range(0, n, 10):
+        texts[i] = rng.choice(placed)[1]
+    return [(text, kwargs) for text, (_, kwargs) in zip(texts, calls(n, seed), strict=True)]
+
+
+WORKLOADS = {"mixed": calls, "fact": fact_calls, "tokens": token_calls}
+
+
+UNSCANNED = "unscanned"
 
 
 def _checkout(against: str, tmp: Path) -> Path:
@@ -147,8 +177,10 @@ def _checkout(against: str, tmp: Path) -> Path:
 
 
 class _Worker:
-    def __init__(self, pythonpath: Path | None) -> None:
+    def __init__(self, pythonpath: Path | None, unscanned: bool = False) -> None:
         env = dict(os.environ)
+        if unscanned:
+            env["CK_BENCH_UNSCANNED"] = "1"
         if pythonpath is not None:
             env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), *filter(None, [env.get("PYTHONPATH")])])
         self.proc = subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -175,11 +207,14 @@ class _Worker:
         self.proc.wait()
 
 
-def measure(captures: int, rounds: int, against: list[str] | None, seed: int = 24, workload: str = "mixed") -> dict[str, Any]:
+def measure(captures: int, rounds: int, against: list[str] | None, seed: int = 24, workload: str = "mixed",
+            baseline: bool = True) -> dict[str, Any]:
     make = WORKLOADS[workload]
     with tempfile.TemporaryDirectory(prefix="ck-bench-capture-") as tmp_name:
         tmp = Path(tmp_name)
         versions = {"this": _Worker(None)}
+        if baseline:  # this code with the secret gate replaced by a plain copy: what the scan costs
+            versions[UNSCANNED] = _Worker(None, unscanned=True)
         for n, other in enumerate(against or []):
             versions[other] = _Worker(_checkout(other, tmp / f"v{n}"))
         per: dict[str, list[dict[str, Any]]] = {name: [] for name in versions}
@@ -206,24 +241,28 @@ def measure(captures: int, rounds: int, against: list[str] | None, seed: int = 2
         out[name]["wall_per_s_median"] = round(statistics.median(out[name]["wall_per_s"]))
     if against:
         out["ratio_cpu"] = {other: round(out["this"]["cpu_per_s_median"] / out[other]["cpu_per_s_median"], 3) for other in against}
+    if baseline:  # how many times the unscanned cost a capture with the scan costs
+        out["scan_cost_ratio"] = round(out[UNSCANNED]["cpu_per_s_median"] / out["this"]["cpu_per_s_median"], 3)
     return out
 
 
 def run(args: argparse.Namespace) -> int:
-    result = measure(args.captures, args.rounds, args.against, workload=args.workload)
+    result = measure(args.captures, args.rounds, args.against, workload=args.workload, baseline=not args.no_baseline)
     if args.json:
         from commonkeep.util.jsonout import print_json
 
         print_json(result, ensure_ascii=True)
         return 0
-    for name in ["this", *(args.against or [])]:
+    for name in ["this", *([UNSCANNED] if UNSCANNED in result else []), *(args.against or [])]:
         row = result[name]
-        label = "this code" if name == "this" else name
+        label = {"this": "this code", UNSCANNED: "no scan"}.get(name, name)
         print(f"capture(), {label:>12}: {row['cpu_per_s_median']:>6}/s CPU median of {result['rounds']} rounds of "
               f"{result['captures_per_round']} {result['workload']} calls ({', '.join(map(str, row['cpu_per_s']))}); "
               f"wall {row['wall_per_s_median']}/s")
     for other, ratio in result.get("ratio_cpu", {}).items():
         print(f"this code / {other}: {ratio:.3f} (CPU, rounds alternated in one run)")
+    if "scan_cost_ratio" in result:
+        print(f"capture with the scan costs {result['scan_cost_ratio']:.2f}x capture without it (CPU; goal <= 1.5 on --workload tokens)")
     return 0
 
 
@@ -235,6 +274,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--against", metavar="REV_OR_DIR", nargs="+",
                         help="also run these git revisions of this repository (or checkout folders) in the same rounds")
     parser.add_argument("--workload", choices=sorted(WORKLOADS), default="mixed",
-                        help="mixed: generated memory text (default); fact: bench store's one sentence and tag")
+                        help="mixed: generated memory text (default); fact: bench store's one sentence and tag; "
+                             "tokens: public high-entropy data and ids, one in ten a secret known by its place")
+    parser.add_argument("--no-baseline", action="store_true", help="do not run the unscanned baseline beside this code")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(run=run)

@@ -28,10 +28,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", help="corpus file (JSON: planted and benign); default: the generated corpus")
     parser.add_argument("--planted", type=int, default=480, help="planted secrets to generate (default 480, 6 of each kind)")
     parser.add_argument("--benign", type=int, default=600, help="benign texts to generate (default 600)")
+    parser.add_argument("--placed", type=int, default=4,
+                        help="secrets of each kind known by its place, from bench/data/secrets_kinds.json (default 4)")
+    parser.add_argument("--public", type=int, default=2400,
+                        help="benign texts of public data and notes, from bench/data/secrets_benign.json (default 2400)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--benign-text", nargs="+", metavar="FILE",
                         help="use each line (20+ characters) of these text files as the benign texts instead")
     parser.add_argument("--write-corpus", metavar="FILE", help="write the generated corpus to FILE and stop")
+    parser.add_argument("--notes-mb", type=float, default=0,
+                        help="also write this many MB of daily notes made of the benign texts and count the lines "
+                             "`doctor`'s secret scan flags (its [error] lines)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(run=run)
 
@@ -136,10 +143,33 @@ def measure(items: list[corpus.Planted], benign: list[str], detector: Detector) 
             "benign_changed": changed, "benign": len(benign), "us_per_text": round(spent / max(texts, 1) * 1e6, 1)}
 
 
+def doctor_lines(benign: list[str], megabytes: float, seed: int = 5) -> dict[str, Any]:
+    """Write ``megabytes`` MB of daily notes (``- HH:MM text`` entries of the benign texts, in a seeded
+    order, a text of several lines kept whole) and scan them as ``doctor`` does
+    (``secrets.scan.scan_file``): how many lines it flags."""
+    import random
+    import tempfile
+
+    from commonkeep.secrets.scan import scan_file
+
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="ck-bench-notes-") as tmp:
+        path = Path(tmp) / "2026-12-04.md"
+        size, n = 0, 0
+        with path.open("w", encoding="utf-8") as fh:
+            while size < megabytes * 1e6:
+                row = f"- {rng.randrange(24):02d}:{rng.randrange(60):02d} {rng.choice(benign).strip()}\n"
+                fh.write(row)
+                size += len(row.encode("utf-8"))
+                n += 1
+        flagged = sum(1 for _ in scan_file(path))
+    return {"mb": megabytes, "lines": n, "flagged": flagged}
+
+
 def run(args: argparse.Namespace) -> int:
     if args.write_corpus:
-        planted = [i.to_json() for i in corpus.planted(args.planted, args.seed)]
-        texts = corpus.benign(args.benign, args.seed + 4)
+        planted = [i.to_json() for i in corpus.planted(args.planted, args.seed) + corpus.placed(args.placed)]
+        texts = corpus.benign(args.benign, args.seed + 4) + corpus.public_benign(args.public)
         doc = {"planted": planted, "benign": texts}
         Path(args.write_corpus).write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {len(planted)} planted secrets and {len(texts)} benign texts to {args.write_corpus}")
@@ -148,8 +178,9 @@ def run(args: argparse.Namespace) -> int:
         items, benign = load(args.data)
         source = args.data
     else:
-        items, benign = corpus.planted(args.planted, args.seed), corpus.benign(args.benign, args.seed + 4)
-        source = f"generated (seed {args.seed})"
+        items = corpus.planted(args.planted, args.seed) + corpus.placed(args.placed)
+        benign = corpus.benign(args.benign, args.seed + 4) + corpus.public_benign(args.public)
+        source = f"generated (seed {args.seed}) and bench/data/secrets_*.json templates"
     if args.benign_text:
         benign = []
         for name in args.benign_text:
@@ -165,8 +196,9 @@ def run(args: argparse.Namespace) -> int:
         if d is not None:
             d(["warm up sk-proj-" + "Ab1" * 12])
     results = {name: measure(items, benign, d) for name, d in detectors.items() if d is not None}
+    notes = doctor_lines(benign, args.notes_mb) if args.notes_mb else None
     if args.json:
-        print_json({"data": source, "results": results,
+        print_json({"data": source, "results": results, "doctor_notes": notes,
                     "missing": [n for n, d in detectors.items() if d is None]})
         return 0
     names = list(results)
@@ -182,6 +214,9 @@ def run(args: argparse.Namespace) -> int:
         f"{results[n]['benign_changed']}/{results[n]['benign']} ({100 * results[n]['benign_changed'] / max(results[n]['benign'], 1):.1f}%)".rjust(18)
         for n in names))
     print("µs per text".ljust(26) + "".join(f"{results[n]['us_per_text']}".rjust(18) for n in names))
+    if notes is not None:
+        print(f"doctor on {notes['mb']} MB of daily notes ({notes['lines']} lines of the benign texts): "
+              f"{notes['flagged']} lines flagged as secrets")
     if "detect-secrets" not in results:
         print("detect-secrets is not installed: pip install 'detect-secrets>=1.5,<2' to compare with it")
     return 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import random
+import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -183,6 +184,22 @@ MAKERS: dict[str, Callable[[random.Random], tuple[list[str], list[str]]]] = {
 PLACED = corpus_more.PLACED
 
 
+def placed(per_kind: int = 4, seed: int = 37) -> list[Planted]:
+    """The kinds known by their place, from the templates of ``bench/data/secrets_kinds.json``
+    (``secrets_templates.py``): ``per_kind`` of each."""
+    from commonkeep.bench import secrets_templates
+
+    return [Planted(kind, [text], parts) for kind, text, parts in secrets_templates.planted(per_kind, seed)]
+
+
+def public_benign(n: int = 2400, seed: int = 41) -> list[str]:
+    """Benign texts of public, high-entropy-by-design data and ordinary notes, from the templates of
+    ``bench/data/secrets_benign.json``."""
+    from commonkeep.bench import secrets_templates
+
+    return secrets_templates.benign(n, seed)
+
+
 def planted(n: int = 360, seed: int = 7) -> list[Planted]:
     """``n`` planted secrets cycling through every kind (``len(MAKERS)`` kinds)."""
     rng = random.Random(seed)
@@ -209,8 +226,11 @@ def windows(part: str) -> list[str]:
 
 
 def survivors(item: Planted, text: str) -> list[str]:
-    """The windows of ``item``'s parts still present in ``text`` (``[]``: nothing survived)."""
-    return [w for p in item.parts for w in windows(p) if w in text]
+    """The windows of ``item``'s parts still present in ``text`` (``[]``: nothing survived); a
+    part shorter than 6 characters (a PIN, a card code) counts as a whole word only."""
+    short = [p for p in item.parts if len(p) < 6]
+    found = [p for p in short if re.search(r"(?<![A-Za-z0-9])" + re.escape(p) + r"(?![A-Za-z0-9])", text)]
+    return found + [w for p in item.parts if len(p) >= 6 for w in windows(p) if w in text]
 
 
 _WORDS = ["build", "deploy", "billing", "search", "ingest", "auth", "cache", "runner", "docs", "frontend", "worker", "scheduler"]

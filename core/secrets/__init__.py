@@ -24,10 +24,12 @@ from functools import lru_cache
 from typing import Any
 
 from commonkeep.secrets import precheck, provider
+from commonkeep.secrets.fields import _WORDS_AND_NUMBERS
 from commonkeep.secrets.fold import fold_map, to_original
-from commonkeep.secrets.rules import find, random_head, shannon_entropy
+from commonkeep.secrets.identifier import identifier
+from commonkeep.secrets.rules import _NOT_TOKENS, find, random_head, shannon_entropy
 
-__all__ = ["MARKER", "Redacted", "contains_secret", "redact", "redact_name", "redact_obj", "redacted_kinds",
+__all__ = ["MARKER", "Redacted", "contains_secret", "redact", "redact_again", "redact_name", "redact_obj", "redacted_kinds",
            "shannon_entropy", "summarize"]
 
 MARKER = "[REDACTED:{kind}]"
@@ -59,6 +61,18 @@ def redact(text: str) -> Redacted:
     if len(text) > 4096:
         return Redacted(*_split(_redact_uncached(text, hits) if hits or _needs_scan(text) else (text, ())))
     clean, kinds = _redact_cached(text, hits)
+    return Redacted(clean, list(kinds))
+
+
+def redact_again(text: str) -> Redacted:
+    """``redact`` for text that passed the full gate already (an index's rows, cut into snippets): our
+    rules only, not the maintained provider layer, whose values were removed the first time and
+    whose scanner costs a short-lived process ~0.3 s to load (``search --notes``)."""
+    if len(text) < 8:
+        return Redacted(text, [])
+    if len(text) > 4096:
+        return Redacted(*_split(_redact_uncached(text) if _needs_scan(text) else (text, ())))
+    clean, kinds = _redact_cached(text)
     return Redacted(clean, list(kinds))
 
 
@@ -126,7 +140,7 @@ def redact_obj(value: Any, findings: list[str] | None = None) -> Any:
     if hits:
         local, marked = [], []
         out = _walk(value, local, hits, None, marked)
-    if "partial_token" in local or any(_HALF.search(s) for s in marked):
+    if "partial_token" in local or any(_is_half(s) for s in marked):
         out = _other_half(out, local)
     if findings is not None:
         findings.extend(local)
@@ -168,17 +182,32 @@ def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: lis
 # the rest of a split token, at the start of another string (``rules.random_head``)
 _HEAD = re.compile(r"^(\s*)([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
 # a string that ends with a redacted token (or holds the first half of one) may be one half
-_HALF = re.compile(r"\[REDACTED:partial_token\]|\[REDACTED:[a-z0-9_]+\][\s.,;:!?)]*$")
-_ID_KEY = re.compile(r"(?:^|_)(?:id|ids|at|on|date|status|type|kind|layer)$")
+_HALF = re.compile(r"\[REDACTED:partial_token\]|\[REDACTED:([a-z0-9_]+)\][\s.,;:!?)]*$")
+# fields that hold ids, dates, enums and digests (``edited.sha256``), never the rest of a token
+_ID_KEY = re.compile(r"(?i)(?:^|_)(?:id|ids|at|on|date|status|type|kind|layer|sha\d*|md5|hash|digest|checksum|etag)$")
 
 
 def _is_half(value: Any) -> bool:
-    return isinstance(value, str) and "[REDACTED:" in value and _HALF.search(value) is not None
+    if not isinstance(value, str) or "[REDACTED:" not in value:
+        return False
+    m = _HALF.search(value)  # a password, a key of a config line or a phrase is not cut in two: a token is
+    return m is not None and (m.group(1) is None or m.group(1) not in _NOT_TOKENS)
+
+
+_TAG = re.compile(r"(?:[a-z]+|[A-Z][a-z]+)\d{1,4}|\d{1,4}[a-z]+|[vV]?\d+[a-z]{1,3}\d*")
+_DIGEST = re.compile(r"[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{56}|[0-9a-f]{64}|[0-9a-f]{96}|[0-9a-f]{128}")
+
+
+def _named_piece(piece: str) -> bool:
+    """A digest, a tag of words and numbers (``python311``, ``ubuntu2204``) or a name from code: not a token's rest."""
+    return (_TAG.fullmatch(piece) is not None or _DIGEST.fullmatch(piece) is not None
+            or _WORDS_AND_NUMBERS.fullmatch(piece) is not None or identifier(piece))
 
 
 def _head(value: str, sink: list[str]) -> str:
     m = _HEAD.match(value)
-    if m is None or not random_head(m.group(2)):
+    # the rest must look random on its own: not a tag (``python311``), a digest or a name from code
+    if m is None or not random_head(m.group(2)) or _named_piece(m.group(2)):
         return value
     sink.append("partial_token")
     return m.group(1) + MARKER.format(kind="partial_token") + value[m.end() :]

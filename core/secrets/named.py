@@ -62,9 +62,9 @@ PROSE_QUOTED = lazy(r"(?i)\b" + _PW_WORDS + r"(?:\s+(?:for|of|on|at|in)\s+(?:the
                      r"\s*(?:was changed to|was set to|changed to|set to|is now|now is|is still|became|is|was|are|to|ist|est|es|é|=|:)"
                      r"\s*[\"'“«‘]" + _REF + _NOT_VALUE + r"(?P<v>[^\"'”»’\n]{4,120}?)[\"'”»’]")
 # codes that unlock something: a PIN, a door or safe code, 2FA recovery or backup codes (one or a list)
-_CODE = lazy(r"(?i)\b(?:pin(?:\s?code)?|(?:recovery|backup|unlock|door|alarm|safe|gate|entry|access)\s+codes?)\b"
-             r"(?:\s+(?:for|of|on|at|to)\s+(?:the\s+|my\s+|our\s+)?[\w.@/:-]+)?\s*(?:is now|is|was|are|were|=|:)\s*[\"']?"
-             r"(?P<v>(?=[\w-]*\d)[A-Za-z0-9]{2,10}(?:-[A-Za-z0-9]{2,10})?(?:[ \t,;]+(?=[\w-]*\d)[A-Za-z0-9]{2,10}(?:-[A-Za-z0-9]{2,10})?)*)"
+_CODE = lazy(r"(?i)\b(?:pin(?:\s?code)?|puk\d?|passcode|(?:recovery|backup|unlock|door|alarm|safe|gate|entry|access|security)\s+codes?)\b"
+             r"(?:\s+(?:for|of|on|at|to)\s+(?:the\s+|my\s+|our\s+)?[\w.@/:-]+)?\s*(?:is now|is|was|are|were|=|:|(?=\s+\w*\d))\s*[\"']?"
+             r"(?P<v>(?=[\w-]*\d)[A-Za-z0-9]{2,10}(?:-[A-Za-z0-9]{2,10})?(?:(?:[ \t,;]+|[ \t]*\r?\n[ \t]*)(?=[\w-]*\d)[A-Za-z0-9]{2,10}(?:-[A-Za-z0-9]{2,10})?)*)"
              r"(?![\w-])")
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -78,7 +78,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_in_prose", PROSE_QUOTED),
     ("access_code", _CODE),
 )
-NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {"access_code": (("pin", "code"), True)}
+NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {"access_code": (("pin", "code", "puk"), True)}
 
 # the cheap regex every match of a pattern holds, in the lower-cased text (``rules`` skips a
 # pattern where it finds nothing; ``precheck`` asks ``maybe``)
@@ -88,7 +88,7 @@ _SHORT_CONTEXT = lazy(r"[a-z0-9][_.-]?(?:pass|pwd|pw)[\"']?\s*[:=]")
 _SET_CONTEXT = lazy(r"(?<![\w-])(?:env|setenv|set\s+-[gxu]+)[ \t]+[\w.-]*" + _WORDS)
 _MARKUP_CONTEXT = lazy(r"<[\w.-]*" + _WORDS + r"|" + _WORDS + r"[\w.-]*[\"']?[ \t]*(?:\r?\n[ \t]*(?:-[ \t]*)?)?[ \t]*value\s*[=:]")
 _PROSE_CONTEXT = lazy(r"(?:passw|passph|passc|pass\sw|pwd|mot de passe|kennwort|senha)[^\"'“«‘\n]{0,80}[\"'“«‘]")
-_CODE_CONTEXT = lazy(r"\bpin\b|\b(?:recovery|backup|unlock|door|alarm|safe|gate|entry|access)\s+codes?\b")
+_CODE_CONTEXT = lazy(r"\bpin\b|\bpuk|passcode|\b(?:recovery|backup|unlock|door|alarm|safe|gate|entry|access|security)\s+codes?\b")
 _QUOTES = ("\"", "'", "“", "«", "‘")
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {  # each asks for a literal first: no regex compiled for plain text
     _OPERATOR: lambda low: (":=" in low or "=>" in low or "<-" in low) and _OPERATOR_CONTEXT.search(low) is not None,
@@ -99,7 +99,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {  # each asks for a li
     _PAIR: lambda low: "value" in low and _MARKUP_CONTEXT.search(low) is not None,
     _INPUT: lambda low: "<input" in low and "password" in low,
     PROSE_QUOTED: lambda low: any(q in low for q in _QUOTES) and _PROSE_CONTEXT.search(low) is not None,
-    _CODE: lambda low: ("pin" in low or "code" in low) and _CODE_CONTEXT.search(low) is not None,
+    _CODE: lambda low: ("pin" in low or "code" in low or "puk" in low) and _CODE_CONTEXT.search(low) is not None,
 }
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from commonkeep.secrets import named, structure
+from commonkeep.secrets import context, named, public, structure
 from commonkeep.secrets.rules import _BEARER_CONTEXT, _URL_CONTEXT, _decoded
 from commonkeep.secrets.structure import (
     ASSIGN,
@@ -84,7 +84,20 @@ def needs_scan(text: str) -> bool:
             or "api-key" in low or "/user:" in low):
         return True
     words = low.encode("ascii").translate(_LETTERS).split()  # its words of letters
-    return _in_context(text, low, words) or _runs(text, low, words)
+    if _in_context(text, low, words):
+        return True
+    if not _runs(text, low, words):
+        return False
+    # the runs the shape rules would read, less what is public by structure (``public.py``: a lockfile's
+    # hash, a public key, an id in a URL), which ``rules.find`` leaves out of what they read too
+    pub = public.spans(text)
+    if not pub:
+        return True
+    chars = list(text)
+    for s, e in pub:
+        chars[s:e] = " " * (e - s)
+    rest = "".join(chars)
+    return _runs(rest, rest.lower(), words)
 
 
 def _in_context(text: str, low: str, words: list[bytes]) -> bool:
@@ -124,6 +137,8 @@ def _in_context(text: str, low: str, words: list[bytes]) -> bool:
     if "0x" in low and _HEX_PRIVATE.search(low):
         return True
     if named.maybe(low):  # other operators and names, markup, quoted prose, codes (``named.py``)
+        return True
+    if context.maybe(low):  # commands, config formats, auth arguments, prose, cards (``context.py``)
         return True
     return colon and low.count(":") >= 4 and PGPASS.search(low) is not None
 

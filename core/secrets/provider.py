@@ -21,6 +21,8 @@ import threading
 from functools import lru_cache
 from typing import Any
 
+from commonkeep.secrets.identifier import CODE_WORDS, SHORT_WORDS
+
 Hit = tuple[str, str]  # (secret value, kind)
 
 _LOCK = threading.Lock()
@@ -39,9 +41,42 @@ def worth_scanning(text: str) -> bool:
 def _worth_scanning(text: str) -> bool:
     for m in _STRETCH.finditer(text):
         s = m.group(0)
-        if not (s.isalpha() or s.isdigit()) or (s.isalpha() and not (s.islower() or s.isupper())):
-            return True  # letters and digits mixed, or both cases (a run of digits alone is a date or a number)
+        if s.isdigit() or (s.isalpha() and (s.islower() or s.isupper())):
+            continue  # a run of digits alone is a date or a number; one case of letters alone is a word
+        if not _named(s):
+            return True  # letters and digits mixed, or both cases, and not a name a person chose
     return False
+
+
+_PARTS = re.compile(r"[A-Za-z]+|[0-9]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+# a spoken word: a vowel, no four consonants in a row (``Connection``, ``Pool``; not ``Xq``, ``kqxz``)
+_SPOKEN = re.compile(r"(?i)(?=[a-z]*[aeiouy])(?![a-z]*[b-df-hj-np-tv-xz]{4})[a-z]{3,}")
+
+
+def _named(run: str) -> bool:
+    """A name a person chose, not the random part of a token: ``HTTPSConnectionPoolV2``, ``python311``,
+    ``AES256GcmCipher``: its numbers are short (4 digits at most, 3 numbers at most) and 80 % of its
+    letters are in spoken words of 3+ letters (one of 4+ at least) or acronyms of 2 to 5 capitals. A random token of letters
+    and digits breaks into pieces that are neither (``a8Fk2LmQ9x``: ``Fk``, ``LmQ``), and a long
+    number or many numbers (a hex key) count against it; so the maintained scanner is not loaded
+    (~0.3 s a process) for a CamelCase name or a tag."""
+    parts = _PARTS.findall(run)
+    numbers = [p for p in parts if p.isdigit()]
+    if len(numbers) > 3 or any(len(p) > 4 for p in numbers):
+        return False
+    letters = sum(len(p) for p in parts if not p.isdigit())
+    wordy = longest = 0
+    for p in parts:
+        if p.isdigit():
+            continue
+        for w in _CAMEL.findall(p):
+            if _SPOKEN.fullmatch(w):
+                wordy += len(w)
+                longest = max(longest, len(w))
+            elif (w.isupper() and 2 <= len(w) <= 5) or w.lower() in SHORT_WORDS or w.lower() in CODE_WORDS:  # ``AES``, ``By``, ``Http``
+                wordy += len(w)
+    return longest >= 4 and wordy >= 0.8 * letters
 _SLUG = re.compile(r"[^a-z0-9]+")
 # sentence punctuation right after a token: many rules end a token at a space, a quote or the end,
 # so "…use dapi….": the text is scanned with such punctuation read as spaces (same length)

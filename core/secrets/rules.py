@@ -19,7 +19,8 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from commonkeep.secrets import named, provider, structure
+from commonkeep.secrets import context as placed
+from commonkeep.secrets import named, provider, public, structure
 from commonkeep.secrets.fields import _CAMEL_PART
 from commonkeep.secrets.identifier import identifier
 from commonkeep.secrets.lazy import lazy
@@ -56,8 +57,9 @@ _BEARER = lazy(r"(?i)\b(?:bearer|basic)\b\s*[:=]?\s+" + _NOT_MARKER
 # hold ``@`` (the host starts after the last one)
 _URL = lazy(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@\[\]]{0,64}:" + _NOT_MARKER
                   + r"(?P<v>[^\s/]{1,256})@(?=[^\s@/]*[A-Za-z0-9])")
-_ASSIGNMENT = lazy(r"(?i)" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*[\"']?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER
-                         + r")(?P<v>[^\s\"',;]{6,})")
+# a quoted value goes whole, to its closing quote, whatever it holds (a passphrase of words, a ``#``)
+_ASSIGNMENT = lazy(r"(?i)" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r"|[\"'](?:" + _PLACEHOLDER
+                   + r"))(?:\"(?P<q2>[^\"\n]{4,200})\"|'(?P<q1>[^'\n]{4,200})'|[\"']?(?P<v>[^\s\"',;]{6,}))")
 _URL_CONTEXT = lazy(r"://[^\s/@]*:[^\s/]*@")
 _BEARER_CONTEXT = lazy(r"\b(?:bearer|basic)\b\s*[:=]?\s+[a-z0-9._~+/=-]{16}")
 
@@ -69,6 +71,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     *structure.PATTERNS,
+    *placed.EARLY,  # a passphrase of words (before the assignment rule takes its first word)
     ("anthropic_key", lazy(_START + r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}")),
     ("openai_key", lazy(_START + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
     ("github_token", lazy(_START + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})")),
@@ -108,6 +111,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # the first half of a provider token whose rest is elsewhere (a digit and a letter after the prefix)
     ("partial_token", lazy(_START + r"(?:sk-(?:proj-|ant-api\d\d-)?|gh[pousr]_|github_pat_|glpat-|glrtr?-|xox[abposr]-"
                                  r"|hf_|npm_|AKIA|AIza|SG\.|pypi-|eyJ)(?P<v>[A-Za-z0-9_-]{8,})")),
+    # places the others do not read: user-add commands, config formats, auth tuples, prose (``context.py``);
+    # after the provider rules and a token's first half, which keep their kinds
+    *placed.PATTERNS,
     # a hex key with a secret word before it and no assignment: "signing key 4f3a…"
     (
         "hex_key",
@@ -131,6 +137,7 @@ _PROSE_WORDS = ("pass", "pwd", "contraseña", "kennwort", "senha", "пароль
 # text for the words): most texts hold none, and a regex that cannot match is skipped unread.
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     **structure.NEEDLES,
+    **placed.NEEDLES,
     **named.NEEDLES,
     "private_key": (("PRIVATE KEY", *structure.PEM_NEEDLES), False),
     "anthropic_key": (("sk-ant-",), False),
@@ -175,7 +182,7 @@ _TOKEN = lazy(r"[A-Za-z0-9+/_=.-]{20,}")
 
 
 _NOT_TOKENS = {"password_in_url", "password_assignment", "password_in_prose", "access_code", "private_key", "bearer_token", "slack_webhook",
-               "seed_phrase", *structure.NEEDLES}
+               "seed_phrase", *structure.NEEDLES, *placed.KINDS}
 _NEXT_HEAD = lazy(r"[\s,;:]{1,4}([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
 _CASE_CHANGE = lazy(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 
@@ -183,6 +190,7 @@ _CASE_CHANGE = lazy(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 # ... and a pattern listed here only where its context holds (``structure.CONTEXTS``)
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     **structure.CONTEXTS,
+    **placed.CONTEXTS,
     **named.CONTEXTS,
     _ASSIGNMENT: lambda low: structure.ASSIGN.search(low) is not None,
     _URL: lambda low: _URL_CONTEXT.search(low) is not None,
@@ -241,10 +249,13 @@ def looks_random(token: str) -> bool:
     return shannon_entropy(core) >= 3.5 and not identifier(core)
 
 
+_COMPOUND = lazy(r"[a-z]{2,}-[a-z]{2,}")  # an English compound ("case-sensitive", "write-only"), not a passphrase
+
+
 def _strong(value: str) -> bool:
     """A prose value that looks like a password: two character classes or more, not one word."""
     classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w\s]"))
-    if value.rstrip(".,;:!?)").isalpha():
+    if value.rstrip(".,;:!?)").isalpha() or _COMPOUND.fullmatch(value.rstrip(".,;:!?)")):
         return False
     return classes >= 2 and len(value.rstrip(".,;:!?)")) >= 6
 
@@ -276,6 +287,10 @@ _LOOSE_PLACE = {"connection_string", "config_password"}
 _PLAIN = lazy(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env)")
 
 
+_CONTEXT_LOOSE = frozenset({"password_command", "config_secret", "auth_argument", "secret_in_prose"})
+_CODE_NAME = lazy(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_]{2,}|[a-z]+_[a-z_]+")  # ``settings.KEY``, ``ENV_NAME``, ``snake_case``
+
+
 def _keep(kind: str, value: str) -> bool:
     """False when a structure rule's value is not a credential after all."""
     if "…" in value or "..." in value:
@@ -285,6 +300,11 @@ def _keep(kind: str, value: str) -> bool:
     if kind == "password_short_flag":  # any command: only a value with three character classes
         classes = sum(bool(re.search(c, value)) for c in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w.\-]"))
         return classes >= 3 and "[REDACTED" not in value
+    if kind in _CONTEXT_LOOSE:  # a place, so any shape; but not a plain word, a number, a file name or a code-like name
+        v = value.strip()
+        if v.isdigit() or len(v) < 4 or "[REDACTED" in v or _PLAIN.fullmatch(v) or _CODE_NAME.fullmatch(v):
+            return False
+        return kind != "secret_in_prose" or _strong(v) or len(v.split()) >= 3
     if kind in structure.NEEDLES or kind in _LOOSE_PLACE:
         if value.isdigit() or not value.strip() or "[REDACTED" in value:
             return False
@@ -304,6 +324,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     present_ci = {n for n in _ALL_CI if n in low}
     ascii = text.isascii()  # contexts read the lower-cased text: case folding outside ASCII differs
     low_work = low  # ... of the text as the next rule sees it (claimed spans masked: a mask can join a match)
+    pub = public.spans(text)  # public by structure: the shape rules leave these alone (``public.py``)
     for kind, pattern, needles, fold_case, gate, context in _PLAN:
         if kind in ("hex_key", "prefixed_hex_token") and not hexy:
             continue
@@ -326,6 +347,8 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
                     continue
             if kind == "hex_key" and _digest_in_context(work, m.start(), s, e):
                 continue
+            if pub and kind in _SHAPE_KINDS and _overlaps(pub, s, e):
+                continue
             if kind == "prefixed_hex_token":
                 s = m.start()
             if kind == "partial_token":  # the prefix goes too; the rest must look random (not ``hf_transfer``)
@@ -337,6 +360,12 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
             spans.extend(found)
             work = _mask(work, found)
             low_work = work.lower()
+    if placed.CARD_DIGITS.search(text) is not None:  # card numbers with their codes (``context.card_spans``)
+        cards = [sp for sp in placed.card_spans(work) if MASK not in work[sp[0] : sp[1]]]
+        for s, e, kind in cards:
+            _claim(spans, s, e, kind)
+        if cards:
+            work = _mask(work, spans)
     # the maintained provider rules' values: where one of our rules found the same token its kind
     # name stays; what they found beyond ours is claimed, the uncovered rest of a longer value too
     for s, e, kind in sorted(provider.spans(text, known), key=lambda sp: (sp[0], -sp[1])):
@@ -348,6 +377,8 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
         else:
             spans.append((s, e, kind))
     work = _mask(work, spans)
+    if pub:  # what is public by structure is not read by the rules of shape below
+        work = _mask(work, [(s, e, "") for s, e in pub if MASK not in work[s:e]])
     for s, e, kind in structure.seed_spans(work):
         _claim(spans, s, e, kind)
     for m in _BARE_HEX.finditer(work):
@@ -369,7 +400,16 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     for m in _TOKEN.finditer(work):
         for s, e in _random_parts(m.group(0)):
             _claim(spans, m.start() + s, m.start() + e, "high_entropy")
+    spans = [sp for sp in spans if not public.example_key(text[sp[0] : sp[1]])]  # documentation keys
     return _glued_tails(text, sorted(spans))
+
+
+# the rules that judge a run by its shape (not by its place): ``public.py``'s structures are not theirs
+_SHAPE_KINDS = frozenset({"prefixed_hex_token", "hex_key", "partial_token", "twilio_key"})
+
+
+def _overlaps(spans: list[tuple[int, int]], s: int, e: int) -> bool:
+    return any(s < e2 and s2 < e for s2, e2 in spans)
 
 
 _GLUED = lazy(r"[A-Za-z0-9_]+")

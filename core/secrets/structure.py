@@ -40,35 +40,40 @@ _SHORT_CMDS = (r"\b(?:sshpass\s+-p|(?:mysql|mysqldump|mysqladmin|mysqlimport|mar
                r"|smbclient\b[^\n|;&`]*?%|keytool\b[^\n|;&`]*?-(?:store|key)pass"
                r"|(?:docker|podman|buildah|skopeo|helm|oc|nerdctl|crane)\b[^\n|;&`]*?\blogin\b[^\n|;&`]*?\s-p"
                r"|(?:sqlcmd|bcp|osql|isql)\b[^\n|;&`]*?\s-P|(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)\b[^\n|;&`]*?\s-p"
-               r"|ssh-keygen\b[^\n|;&`]*?\s-[NP]|\bnet\s+use\b[^\n|;&`]*?/user:\S+\s|(?:^|>\s?|\s)AUTH(?=\s+\S{6})"
+               r"|ssh-keygen\b[^\n|;&`]*?\s-[NP]|\bnet\s+use\b[^\n|;&`]*?/user:\S+\s|(?:^|\n|>\s?)AUTH(?=\s+\S{6})|\sAUTH(?=\s+(?![A-Za-z]+\b)\S{6})"
                r"|htpasswd\s+-\w*b\w*\s+\S+\s+\S+|(?:openssl)\b[^\n|;&`]*?\s-(?:k|pass(?:in|out)?)\s+(?:pass:|(?!pass:)))")
 _PEM = lazy(
     r"-----BEGIN (?!(?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|CERTIFICATE REQUEST|NEW CERTIFICATE REQUEST|X509 CRL"
     r"|PKCS7|CMS|TRUSTED CERTIFICATE|PGP PUBLIC KEY BLOCK|PGP SIGNATURE|PGP MESSAGE|SSH2 PUBLIC KEY)-----)"
     r"(?P<label>[A-Za-z0-9 ._-]{1,60})-----[\s\S]*?(?:-----END (?P=label)-----|-----END [^\n]{1,60}-----|\Z)")
 _SHORT = lazy(_SHORT_CMDS + r"\s*" + _REF + _VAL)
-_SQL_PASSWORD = lazy(r"(?i)\b(?:ENCRYPTED\s+|UNENCRYPTED\s+)?PASSWORD\s*(?:=\s*|\(\s*|\s+)(?:'(?P<q1>[^'\n]{3,})'|\"(?P<q2>[^\"\n]{3,})\")")
+_SQL_PASSWORD = lazy(r"(?i)\b(?:ENCRYPTED\s+|UNENCRYPTED\s+)?PASSWORD\s*(?:=\s*|\(\s*|\s+)" + _REF + r"(?:'(?P<q1>[^'\n]{3,})'|\"(?P<q2>[^\"\n]{3,})\")")
 _CS_KEYS = (r"password|passwd|pwd|pass|user\s?password|secret|accountkey|sharedaccesskey|"
             r"sharedaccesssignature|sig|signature|x-amz-signature|x-goog-signature|access_token|refresh_token|id_token|"
             r"api[_-]?key|apikey|token|auth|authtoken|client_secret|private_key|sas|sastoken|code")
 _CONNECTION = lazy(
     r"(?i)(?:^|(?<=[;?&\s(,\"']))(?:" + _CS_KEYS + r")\s*=\s*" + _REF_CS
-    + r"(?P<v>\{(?:[^}]|\}\})*\}|'[^'\n]*'|\"[^\"\n]*\"|(?:[^;&\s\"'#]|[;](?![A-Za-z][\w .-]{0,40}=)(?=[^\s;]))+)")
+    + r"(?![A-Za-z_][\w.]*\()(?P<v>\{(?:[^}]|\}\})*\}|'[^'\n]*'|\"[^\"\n]*\"|(?:[^;&\s\"']|[;](?![A-Za-z][\w .-]{0,40}=)(?=[^\s;]))+)")
 _WIREGUARD = lazy(r"(?i)\b(?:private|preshared)[_-]?key\s*[=:]\s*(?P<v>[A-Za-z0-9+/]{42,43}=)")
-_LONG_FLAG = lazy(r"(?i)(?<![\w-])" + _LONG + r"(?:=|\s+)" + _REF + _VAL)
+# not a flag naming where the secret is (``--secret-id``, ``--password-file``)
+_LONG_FLAG = lazy(r"(?i)(?<![\w-])" + _LONG + r"(?<!-id)(?<!-name)(?<!-arn)(?<!-ref)(?<!-file)(?<!-path)(?<!-env)(?:=|\s+)" + _REF + _VAL)
 _USER_FLAG = lazy(r"(?<![\w-])(?:-u|--user|--proxy-user|-U|--username)(?:=|\s*)['\"]?[^\s:'\"/]{1,64}:" + _REF
                         + r"(?P<v>[^\s'\"`]{3,})")
 _SHORT_FLAG = lazy(r"(?<![\w-])-[pPwakNK]\s+['\"]?(?P<v>[^\s'\"`/:=,]{8,})")
 _AUTHORIZATION = lazy(r"(?i)(?:^|[\s'\"])(?:proxy-)?authorization\s*:\s*(?:[A-Za-z-]+\s+)?" + _REF + r"(?P<v>[^\s'\"`]{8,})")
 _X_HEADER = lazy(r"(?i)(?:^|[\s'\"])(?:x-[\w-]*(?:key|token|secret|auth|signature)[\w-]*|api-key|apikey"
                        r")\s*:\s*" + _REF + r"(?P<v>[^\s'\"`][^\n'\"`]{7,}?)(?=['\"`]|\s*$|;\s)")
-_IDENTIFIED = lazy(r"(?i)\bIDENTIFIED\s+(?:WITH\s+\w+\s+)?(?:BY|AS)\s+(?:PASSWORD\s+)?" + _VAL)
+# SQL's ``IDENTIFIED BY``: a quoted value anywhere; an unquoted one (Oracle) only in SQL: written in capitals,
+# or in a ``CREATE``/``ALTER USER`` statement ("users are identified by their email" is English)
+_IDENTIFIED = lazy(r"(?i)\bIDENTIFIED\s+(?:WITH\s+\w+\s+)?(?:BY|AS)\s+(?:PASSWORD\s+)?(?:'(?P<q1>[^'\n]{3,})'|\"(?P<q2>[^\"\n]{3,})\")")
+_IDENTIFIED_BARE = lazy(r"(?:\bIDENTIFIED|(?i:\b(?:create|alter)\s+(?:user|role|login)\b[^\n;]*?\bidentified))"
+                        r"\s+(?i:(?:WITH\s+\w+\s+)?(?:BY|AS)\s+(?:PASSWORD\s+)?)(?P<v>[^\s'\"`;]{3,})")
 _NETRC = lazy(r"(?i)\b(?:machine\s+\S+|default)\b[^\n]*?\b(?:password|passwd|account)\s+" + _REF + _VAL)
 _NETRC_LOGIN = lazy(r"(?i)\blogin\s+\S+\s+(?:password|passwd)\s+" + _REF + _VAL)
-_PGPASS_LINE = lazy(r"(?<![\w.:*-])(?:\*|[A-Za-z][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*)"
+_PGPASS_LINE = lazy(r"(?<![\w.:*-])(?![0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:)(?:\*|[A-Za-z][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*)"
                           r":[\w.*$-]+:[\w.*$@-]+:(?P<v>[^\s\"'{}]{3,})(?=\s|$)")
 _AUTH_FIELD = lazy(r"(?i)(?:^|[\s\"'{,])_?(?:auth|authToken|_password|auth_token|identitytoken|registrytoken)[\"']?\s*[=:]\s*[\"']?"
-                         + _REF + r"(?P<v>[A-Za-z0-9+/=._~-]{8,})")
+                         + _REF + r"(?P<v>[A-Za-z0-9+/=._~-]{8,})(?![\w.]*\()")
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # every PEM block but the public ones; SSH2 (RFC 4716) private keys; PuTTY key files
     ("private_key", _PEM),
@@ -99,6 +104,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("credential_header", _X_HEADER),
     # SQL
     ("sql_password", _IDENTIFIED),
+    ("sql_password", _IDENTIFIED_BARE),
     ("sql_password", _SQL_PASSWORD),
     # config files: redis, .netrc, .pgpass, .npmrc, docker's "auth"
     ("config_password", lazy(r"(?im)^\s*(?:requirepass|masterauth|masterpassword|rpcpassword|rpcauth|auth_pass|"
@@ -158,6 +164,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _AUTHORIZATION: lambda low: "authorization" in low,
     _X_HEADER: lambda low: HEADER.search(low) is not None,
     _IDENTIFIED: lambda low: "identified" in low,
+    _IDENTIFIED_BARE: lambda low: "identified" in low,
     _SQL_PASSWORD: lambda low: _SQL_CONTEXT.search(low) is not None,
     _NETRC: lambda low: _NETRC_CONTEXT.search(low) is not None,
     _NETRC_LOGIN: lambda low: _LOGIN_CONTEXT.search(low) is not None,

@@ -224,7 +224,8 @@ def test_bench_secrets_reads_a_corpus_file_and_prints_each_kind_beside_the_old_r
     from commonkeep.cli import main
 
     data = tmp_path / "corpus.json"
-    assert main(["bench", "secrets", "--write-corpus", str(data), "--planted", "35", "--benign", "20"]) == 0
+    assert main(["bench", "secrets", "--write-corpus", str(data), "--planted", "35", "--benign", "20",
+                 "--placed", "0", "--public", "0"]) == 0
     capsys.readouterr()
     assert main(["bench", "secrets", "--data", str(data), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

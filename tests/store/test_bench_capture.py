@@ -38,8 +38,13 @@ def test_bench_capture_runs_both_versions_in_alternating_rounds(capsys: pytest.C
     assert main(["bench", "capture", "--captures", "20", "--rounds", "1", "--workload", "fact", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["workload"] == "fact" and set(out) >= {"this"} and "ratio_cpu" not in out  # no --against: one version
+    # ... beside the same code without the secret scan (issue 37: what the scan costs)
+    assert out["unscanned"]["cpu_per_s_median"] > 0 and out["scan_cost_ratio"] > 0
+    assert main(["bench", "capture", "--captures", "20", "--rounds", "1", "--workload", "tokens", "--no-baseline", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["workload"] == "tokens" and "unscanned" not in out and "scan_cost_ratio" not in out
     assert main(["bench", "capture", "--captures", "20", "--rounds", "2", "--against", str(REPO), f"{REPO}/.",
-                 "--workload", "fact"]) == 0
+                 "--workload", "fact", "--no-baseline"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 5 and "this code:" in lines[0] and "fact calls" in lines[0]
     assert lines[3].startswith(f"this code / {REPO}: ") and "rounds alternated in one run" in lines[4]

@@ -125,6 +125,14 @@ def _redacted(text: str) -> str:
     return encodable(redact(text).text)
 
 
+def _redacted_again(text: str) -> str:
+    """Output of the index, redacted at indexing: our rules again, without loading the provider layer."""
+    from commonkeep.recall.search.fts import encodable
+    from commonkeep.secrets import redact_again
+
+    return encodable(redact_again(text).text)
+
+
 def daily_blocks(text: str) -> list[tuple[int, str]]:
     """``(start line, text)`` of each block of a daily log (see the module docstring)."""
     blocks: list[tuple[int, list[str]]] = []
@@ -364,7 +372,7 @@ def query_notes(conn: sqlite3.Connection, query: str, limit: int) -> list[Note]:
         if row is None:
             continue
         kind, ref, date, text, snip = (str(v or "") for v in row)
-        out.append(Note(kind, ref, date, _redacted(text), hit.score, _redacted(_WS.sub(" ", snip).strip())))
+        out.append(Note(kind, ref, date, _redacted_again(text), hit.score, _redacted_again(_WS.sub(" ", snip).strip())))
     return out
 
 

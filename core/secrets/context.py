@@ -1,0 +1,230 @@
+"""Secrets known by their place, whatever they look like: the places ``structure`` and ``named``
+do not read.
+
+A value is a secret when where it stands says so, even a plain-looking one (lower case, a UUID,
+digits, words):
+
+- commands: the password argument of user-add commands (``useradd -p``, ``net user NAME PW /add``,
+  ``echo user:pw | chpasswd``, ``… | passwd --stdin``), ``lftp -u user,pw``, Oracle's
+  ``user/pw@db`` (``sqlplus``, ``expdp``), ``keytool -srcstorepass``, SNMP communities;
+- config formats: ``psk=`` (wpa_supplicant, NetworkManager), the Wi-Fi QR ``P:…;``, OpenVPN's inline
+  ``<auth-user-pass>``, a ``password VALUE`` line (msmtp, fetchmail, Cisco), any key whose name ends
+  in a secret word (``SECRET_KEY``, ``secret_key_base``, ``APP_KEY``, ``DD_API_KEY``), a passphrase
+  of words after ``passphrase:``;
+- code: HTTP clients' ``auth=("user", "pw")``, ``BasicAuth("user", "pw")``, ``login("user", "pw")``;
+- prose: ``the api key is <uuid>``, ``use token …``, ``use X as the password``, ``login: admin / X``,
+  ``user X pass Y``, ``set the password to X``, and the dictated forms in other languages
+  (``mijn wachtwoord is``, ``la mia password è``, ``moje hasło to``, ``パスワードは``, ``密码是``);
+- shapes no provider owns: a Luhn-valid card number with a card word, code or expiry nearby (and
+  that code), BitLocker and FileVault recovery keys, 1Password secret keys, Nostr ``nsec1`` keys,
+  Zapier hook paths.
+
+``rules.find`` runs these after its provider, password and ``named`` rules (a token a provider
+rule knows keeps its kind), the passphrase of words before them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from commonkeep.secrets.lazy import lazy
+from commonkeep.secrets.structure import _REF
+
+_Q = r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\")"
+_VAL = r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\"|(?P<v>[^\s'\"`]{3,}))"
+
+_USERADD = lazy(r"(?i)\b(?:useradd|usermod|adduser)\b[^\n|;&`]*?\s-p\s+" + _REF + _VAL)
+_NET_USER = lazy(r"(?i)\bnet\s+user\s+(?:\"[^\"\n]+\"|\S+)\s+" + _REF + r"(?P<v>(?![/*])[^\s\"']{3,})(?=\s+/(?:add|domain|y|active))")
+_CHPASSWD = lazy(r"(?i)\becho\s+(?:-[ne]\s+)?['\"]?[\w.-]{1,32}:(?P<v>[^\s'\"|]{3,})['\"]?\s*\|\s*(?:sudo\s+)?chpasswd")
+_STDIN = lazy(r"(?i)\b(?:echo|printf)\s+(?:-[ne]\s+)?" + _REF + _VAL + r"\s*\|\s*(?:sudo\s+)?(?:passwd\s+--stdin|[\w-]+\s+[^\n|]*--password-stdin)")
+_LFTP = lazy(r"(?i)\blftp\b[^\n|;&`]*?\s-u\s+[^\s,]+," + _REF + r"(?P<v>[^\s'\"]{3,})")
+_ORACLE = lazy(r"(?i)\b(?:sqlplus|expdp|impdp|exp|imp|rman|sqlldr|dgmgrl|connect|conn)\s+(?:-\w+\s+)*['\"]?[\w$#]{1,30}/"
+               r"(?P<v>[^\s@/'\"]{3,})@")
+_KEYTOOL = lazy(r"(?i)\s-(?:src|dest|new)?(?:store|key)pass\s+" + _REF + _VAL)
+_SNMP = lazy(r"(?i)(?:\bsnmp-server\s+community|\bsnmp(?:walk|get|set|bulkwalk|bulkget|trap)\b[^\n|;&`]*?\s-c)\s+" + _REF + _VAL)
+_CISCO = lazy(r"(?im)^[ \t]*(?:enable\s+(?:secret|password)|username\s+\S+(?:\s+privilege\s+\d+)?\s+(?:secret|password)"
+              r"|tacacs-server\s+key|radius-server\s+key|key-string)\s+(?:[0-9]\s+)?" + _REF + r"(?P<v>\S{3,})")
+_PSK = lazy(r"(?i)(?<![\w-])(?:psk|wpa_passphrase|wpa-psk|wifi[_-]?password|wlan[_-]?password)\s*[=:]\s*" + _REF + r"(?:"
+            + _Q + r"|(?P<v>[^\s\"';]{8,64}))")
+_WIFI_QR = lazy(r"WIFI:[^\n]*?(?<=[:;])P:(?P<v>(?:\\.|[^;\\\n])+);")
+_OVPN = lazy(r"(?i)<auth-user-pass>[ \t]*\r?\n[^\n]+\r?\n(?P<v>[^\n<]+?)[ \t]*\r?\n[ \t]*</auth-user-pass>")
+_NMCLI = lazy(r"(?i)\b(?:nmcli\b[^\n|;&`]*?\bpassword|wpa_passphrase\s+\S+|iwctl\b[^\n|;&`]*?--passphrase)\s+" + _REF + _VAL)
+_PASSWORD_LINE = lazy(r"(?im)^[ \t]*(?:password|passwd|passphrase|remotepass|remotepassword|smtp_?pass|imap_?pass)[ \t]+" + _REF
+                      + r"(?:" + _Q + r"|(?P<v>[^\s\"'=:]{4,}))[ \t]*$")
+_USER_PASS = lazy(r"(?i)\b(?:user(?:name)?|login)\s*[:=]?\s*['\"]?[\w.@-]{1,40}['\"]?[,;]?\s+(?:password|passwd|pass|pwd|pw)\s*[:=]?\s+"
+                  + _REF + _VAL)
+_SLASHED = lazy(r"(?i)\b(?:login|credentials?|creds|account)\b\s*(?:are|is|:|=)?\s*[\w.@-]{1,40}\s+/\s+" + _REF + r"(?P<v>\S{4,})")
+# a key whose name ends in a secret word, in any config format (``SECRET_KEY = …``, ``secret_key_base: …``,
+# ``APP_KEY=base64:…``, ``app.config['SECRET_KEY'] = …``, ``DD_API_KEY=…``)
+_SECRET_NAME = lazy(r"(?i)(?<![\w.-])[\"'\[]?[\w.-]*?(?:secret[_.-]?key(?:[_.-]?base)?|signing[_.-]?key|encryption[_.-]?key|master[_.-]?key"
+                    r"|app[_.-]?key|api[_.-]?secret|app[_.-]?secret|api[_.-]?key|api[_.-]?token|auth[_.-]?token|access[_.-]?token"
+                    r"|client[_.-]?secret|secret_?token|license[_.-]?key|session[_.-]?secret|cookie[_.-]?secret|jwt[_.-]?secret"
+                    r"|private[_.-]?key|webhook[_.-]?secret|remotepass|community)[\"'\]]*\s*(?:=|:(?!//))\s*" + _REF
+                    + r"(?!https?://|/|\./|~/)(?:" + _Q + r"|(?P<v>(?![\w.]*\()[^\s\"',;]{6,}))")
+_PASSPHRASE_WORDS = lazy(r"(?im)\bpass(?:phrase|word)\s*[:=]\s*(?P<v>[a-z]{3,}(?:[ \t]+[a-z]{3,}){2,7})[ \t]*[.!]?[ \t]*$")
+_AUTH_TUPLE = lazy(r"(?i)\bauth\s*=\s*[(\[]\s*(['\"])[^'\"\n]{1,64}\1\s*,\s*" + _REF + _Q)
+_AUTH_CALL = lazy(r"(?i)\b(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth|DigestAuth|login|authenticate|set_password"
+                  r"|simple_bind_s|bind_s|credentials)\s*\(\s*(['\"])[^'\"\n]{1,64}\1\s*,\s*" + _REF + _Q)
+# prose: a key or token named, then its value (a digit and a letter in it, 16+ characters: a UUID, a lower-case token)
+_KEY_PROSE = lazy(r"(?i)\b(?:(?:api|secret|access|private|auth|license|app|signing|master|account|service|client|deploy|bot"
+                  r"|webhook|integration|personal|admin|root|registry|heroku|mailchimp|mailgun|sendgrid|stripe|twilio|datadog"
+                  r"|openai|anthropic|github|gitlab|slack|discord|telegram|aws|azure|cloudflare|vercel|netlify|sentry|npm|pypi"
+                  r"|docker|ngrok|google|maps|firebase|algolia|pagerduty|linear|notion|airtable|shopify|hubspot|zendesk)"
+                  r"[ _-]?(?:key|token)|token|secret)\b"
+                  r"(?:\s+(?:for|of|to|on)\s+(?:the\s+)?[\w.-]+)?\s*(?:is now|is|was|=|:)?\s+" + _REF
+                  + r"(?![0-9a-fA-F]{32,}(?![\w.+/=-]))(?P<v>(?=[\w.+/=-]*\d)(?=[\w.+/=-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_.+/=-]{15,199})(?![\w.+/=-])")
+_USE_AS = lazy(r"(?i)\buse\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,})['\"]?\s+as\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\w-]+\s+){0,2}"
+               r"(?:password|passphrase|passcode|pin|pwd|api key|token|secret)\b")
+_SET_TO = lazy(r"(?i)\b(?:set|changed?|reset|updated?|rotated?)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?(?:[\w-]+\s+){0,2}"
+               r"(?:password|passphrase|passcode|pin|pwd)\s+(?:to|as)\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,})")
+# the dictated password in other languages (``rules`` reads English, German, French, Spanish, Portuguese and Russian)
+_PW_OTHER = (r"(?:mot de passe|clave|contrase[ñn]a|wachtwoord|has[łl]o|l[öo]senord(?:et)?|[şs]ifre(?:m|si|niz)?|parola(?:m|sı)?|salasana"
+             r"|adgangskode|passord|heslo|jelsz[óo]|mật khẩu|kata sandi|lozinka|geslo|parool|passwort|password|пароль|senha)")
+_PROSE_OTHER = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r"(?:\s+(?:del|de|do|da|du|della|van|von|от|для|för|til|do|na|for|of)"
+                    r"\s+(?:the\s+|la\s+|le\s+|el\s+)?[\w.-]+)?\s*(?:lautet|è|e|är|er|is|es|est|é|ist|to|jest|je|on|on|:|：|=)?\s+"
+                    r"[\"'“«]?" + _REF + r"(?P<v>[^\s\"'”»]{4,})")
+_PROSE_CJK = lazy(r"(?:パスワード|密码|密碼|비밀번호|암호|暗証番号|口令)\s*(?:は|是|为|為|：|:|는|은|=|\s)\s*"
+                  r"(?P<v>[!-~]{4,})")
+# shapes no provider owns
+_BITLOCKER = lazy(r"(?<![\d-])\d{6}(?:-\d{6}){7}(?![\d-])")
+_RECOVERY_KEY = lazy(r"(?i)\brecovery\s+key\b[^\n\w]{0,6}(?P<v>[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,9})\b")
+_ONEPASSWORD = lazy(r"\bA3-[A-Z0-9]{6}-[A-Z0-9]{6}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b")
+_NSEC = lazy(r"\bnsec1[02-9ac-hj-np-z]{58}\b")
+_ZAPIER = lazy(r"hooks\.zapier\.com/hooks/catch/\d+/(?P<v>\w{5,})")
+
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("password_command", _USERADD),
+    ("password_command", _NET_USER),
+    ("password_command", _CHPASSWD),
+    ("password_command", _STDIN),
+    ("password_command", _LFTP),
+    ("password_command", _ORACLE),
+    ("password_command", _KEYTOOL),
+    ("password_command", _SNMP),
+    ("password_command", _NMCLI),
+    ("config_secret", _CISCO),
+    ("config_secret", _PSK),
+    ("config_secret", _WIFI_QR),
+    ("config_secret", _OVPN),
+    ("config_secret", _PASSWORD_LINE),
+    ("config_secret", _SECRET_NAME),
+    ("auth_argument", _AUTH_TUPLE),
+    ("auth_argument", _AUTH_CALL),
+    ("secret_in_prose", _USER_PASS),
+    ("secret_in_prose", _SLASHED),
+    ("secret_in_prose", _KEY_PROSE),
+    ("secret_in_prose", _USE_AS),
+    ("secret_in_prose", _SET_TO),
+    ("secret_in_prose", _PROSE_OTHER),
+    ("secret_in_prose", _PROSE_CJK),
+    ("recovery_key", _BITLOCKER),
+    ("recovery_key", _RECOVERY_KEY),
+    ("recovery_key", _ONEPASSWORD),
+    ("nostr_key", _NSEC),
+    ("webhook_path", _ZAPIER),
+)
+# ... and one that must run before ``rules``' assignment rule (which would take the first word of the phrase)
+EARLY: tuple[tuple[str, re.Pattern[str]], ...] = (("config_secret", _PASSPHRASE_WORDS),)
+KINDS = frozenset(kind for kind, _ in PATTERNS) | {"card_number", "card_code"}
+
+_PW_LITERALS = ("mot de passe", "clave", "contrase", "wachtwoord", "hasło", "haslo", "lösenord", "losenord", "şifre", "sifre", "parola", "salasana",
+                "adgangskode", "passord", "heslo", "jelsz", "mật khẩu", "kata sandi", "lozinka", "geslo", "parool", "passw",
+                "пароль", "senha", "パスワード", "密码", "密碼", "비밀번호", "암호", "暗証番号", "口令")
+# each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``)
+NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
+    "password_command": (("useradd", "usermod", "adduser", "net user", "chpasswd", "--stdin", "--password-stdin", "lftp", "/",
+                          "pass ", "snmp", "nmcli", "wpa_passphrase", "iwctl"), True),
+    "config_secret": (("secret", "password", "psk", "wpa", "wifi", "wlan", "p:", "auth-user-pass", "passwd", "passphrase",
+                       "remotepass", "pass", "key", "token", "community"), True),
+    "auth_argument": (("auth", "login", "password", "bind", "credentials"), True),
+    "secret_in_prose": (("pass", "pw", "login", "cred", "account", "key", "token", "secret", "use ", *_PW_LITERALS), True),
+    "recovery_key": (("-", "a3-"), True),
+    "nostr_key": (("nsec1",), True),
+    "webhook_path": (("hooks.zapier.com",), True),
+}
+
+_KEYISH = lazy(r"(?:key|token|secret)\b")
+_LONG_VALUE = lazy(r"[a-z0-9_.+/=-]{16}")
+_SECRET_NAME_CONTEXT = lazy(r"(?:secret|key|token|remotepass|community)[\w\"'\]]*\s*[:=]")
+CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
+    _USERADD: lambda low: " -p" in low and ("useradd" in low or "usermod" in low or "adduser" in low),
+    _NET_USER: lambda low: "net user" in low and " /" in low,
+    _CHPASSWD: lambda low: "chpasswd" in low,
+    _STDIN: lambda low: "-stdin" in low and "|" in low,
+    _LFTP: lambda low: "lftp" in low,
+    _ORACLE: lambda low: "/" in low and "@" in low,
+    _KEYTOOL: lambda low: "pass " in low and ("storepass" in low or "keypass" in low),
+    _SNMP: lambda low: "snmp" in low,
+    _NMCLI: lambda low: "nmcli" in low or "wpa_passphrase" in low or "iwctl" in low,
+    _CISCO: lambda low: "enable" in low or "username" in low or "-server" in low or "key-string" in low,
+    _PSK: lambda low: ("psk" in low or "passphrase" in low or "password" in low) and ("=" in low or ":" in low),
+    _WIFI_QR: lambda low: "wifi:" in low,
+    _OVPN: lambda low: "<auth-user-pass>" in low,
+    _PASSWORD_LINE: lambda low: "pass" in low,
+    _SECRET_NAME: lambda low: ("=" in low or ":" in low) and _SECRET_NAME_CONTEXT.search(low) is not None,
+    _PASSPHRASE_WORDS: lambda low: "pass" in low and ("=" in low or ":" in low),
+    _AUTH_TUPLE: lambda low: "auth" in low and ("(" in low or "[" in low),
+    _AUTH_CALL: lambda low: "(" in low and ("auth" in low or "login" in low or "password" in low or "bind" in low or "credentials" in low),
+    _USER_PASS: lambda low: ("user" in low or "login" in low) and ("pass" in low or "pw" in low),
+    _SLASHED: lambda low: " / " in low,
+    _KEY_PROSE: lambda low: _KEYISH.search(low) is not None and _LONG_VALUE.search(low) is not None,
+    _USE_AS: lambda low: "use " in low and " as " in low,
+    _SET_TO: lambda low: ("pass" in low or "pin" in low or "pwd" in low) and (" to " in low or " as " in low),
+    _PROSE_OTHER: lambda low: any(w in low for w in _PW_LITERALS),
+    _PROSE_CJK: lambda low: not low.isascii(),
+    _NSEC: lambda low: "nsec1" in low,
+    _ZAPIER: lambda low: "hooks.zapier.com" in low,
+    _BITLOCKER: lambda low: low.count("-") >= 7,
+    _RECOVERY_KEY: lambda low: "recovery" in low,
+    _ONEPASSWORD: lambda low: "a3-" in low,
+}
+
+# --- card numbers with their codes ---------------------------------------------------------------
+
+_PAN = lazy(r"(?<![\d-])(?:[2-6]\d{3})(?:[ -]?\d{4}){2}[ -]?\d{1,4}(?:[ -]?\d{1,3})?(?![\d-])")
+_CARD_WORDS = lazy(r"(?i)\b(?:card|visa|master\s?card|amex|american express|discover|jcb|diners|maestro|cvv2?|cvc2?|cid|csc"
+                   r"|security code|exp(?:iry|ires|iration)?|valid thru|pay(?:ment)?|pan|credit|debit)\b|\b(?:0[1-9]|1[0-2])\s?/\s?\d{2}\b")
+_CARD_CODE = lazy(r"(?i)\b(?:cvv2?|cvc2?|cid|csc|security\s+code|card\s+code|code)\b[\"']?\s*[:=]?\s*[\"']?(?P<v>\d{3,4})(?!\d)")
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, c in enumerate(reversed(digits)):
+        d = int(c)
+        if i % 2 == 1:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def card_spans(text: str) -> list[tuple[int, int, str]]:
+    """A Luhn-valid card number (13 to 19 digits) with a card word, a code or an expiry within 80
+    characters, and the card code near it."""
+    out: list[tuple[int, int, str]] = []
+    for m in _PAN.finditer(text):
+        digits = re.sub(r"[ -]", "", m.group(0))
+        if not 13 <= len(digits) <= 19 or not _luhn(digits) or len(set(digits)) < 4:
+            continue
+        lo, hi = max(0, m.start() - 80), min(len(text), m.end() + 80)
+        if _CARD_WORDS.search(text, lo, hi) is None:
+            continue
+        out.append((m.start(), m.end(), "card_number"))
+        for c in _CARD_CODE.finditer(text, lo, hi):
+            out.append((c.start("v"), c.end("v"), "card_code"))
+    return out
+
+
+# every context above needs one of these in the lower-cased text (a text without any is passed at once)
+_TRIGGER = re.compile("|".join(re.escape(w) for w in (
+    " -p", "net user", "chpasswd", "-stdin", "lftp", "@", "pass", "snmp", "nmcli", "iwctl", "secret", "key", "psk",
+    "wifi:", "token", "community", "auth", "login", "bind", "credentials", "user", " / ", "use ", "pin", "pwd", "recovery",
+    "a3-", "nsec1", "hooks.zapier.com", *_PW_LITERALS)))
+CARD_DIGITS = re.compile(r"(?:\d[ -]?){12}\d")  # a card number's thirteen digits at least
+
+
+def maybe(low: str) -> bool:
+    """Could one of these patterns, or a card number, match the lower-cased text? (``precheck``)"""
+    if not low.isascii() or CARD_DIGITS.search(low) is not None:
+        return True
+    return _TRIGGER.search(low) is not None and any(context(low) for context in CONTEXTS.values())

@@ -1,0 +1,129 @@
+"""Public by structure: data that is high-entropy by design and public, known by its shape.
+
+The shape rules (``high_entropy``, bare and prefixed hex, encoded runs, a provider token's
+first half) judge a run of characters by how random it looks; these structures are random and
+public, so they are recognised first and left out of what those rules read:
+
+- integrity and content hashes with their algorithm (``sha512-…`` in lockfiles and SRI, ``h1:…``
+  in ``go.sum``, ``sha256:``, ``SHA256:`` fingerprints, ``md5=``, a value named ``…Sha256Sum``);
+- public keys and certificates (SSH public keys and hashed ``known_hosts``, PEM blocks that are
+  public, a JSON Web Key's public members and any ``kid``, a value named ``public key``);
+- base64 data URIs (images, fonts) whose bytes are not readable text;
+- URLs: every path segment, query value and fragment, except a segment after a word that says
+  secret (``/token/…``, ``/hooks/…``, ``/bot…``); not the host nor the user-info before ``@``;
+- ids: ULIDs, IPFS CIDs, the hex-only segments of a file path, the objects of Stripe, OpenAI and Anthropic (``ch_``, ``cus_``,
+  ``chatcmpl-``, ``msg_01…``), the values of id and hash headers (``X-Request-ID``, ``ETag``,
+  ``x-amz-id-2``), CSP nonces.
+
+Only the shape rules consult this: a value a context rule claims (``password=…``, ``--token …``)
+goes whatever it looks like. Documentation keys marked ``EXAMPLE`` (``AKIAIOSFODNN7EXAMPLE``) are
+kept by every rule (``example_key``).
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+
+from commonkeep.secrets.lazy import lazy
+
+Span = tuple[int, int]
+
+_HASHED = lazy(r"(?i)(?<![A-Za-z0-9])(?:sha-?(?:1|224|256|384|512)|md5|h1|zh|blake2[bs]?|blake3|crc32c?|sha3-\d+)[-:=]"
+               r"[A-Za-z0-9+/_=-]{8,}")
+_HASH_NAMED = lazy(r"(?i)(?:sha\d*|md5|hash|checksum|digest|sum)[\w-]*[\"']?\s*[:=]\s*[\"']?"
+                   r"(?P<v>[A-Za-z0-9+/_=-]{16,})")
+_SSH_PUB = lazy(r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)"
+                r"\s+AAAA[A-Za-z0-9+/]+={0,3}")
+_KNOWN_HOSTS = lazy(r"\|1\|[A-Za-z0-9+/=]{20,}\|[A-Za-z0-9+/=]{20,}")
+_PEM_PUBLIC = lazy(r"-----BEGIN (?P<l>CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|EC PUBLIC KEY|PGP PUBLIC KEY BLOCK|PGP SIGNATURE"
+                   r"|PGP MESSAGE|CERTIFICATE REQUEST|NEW CERTIFICATE REQUEST|X509 CRL|PKCS7|CMS|TRUSTED CERTIFICATE|SSH2 PUBLIC KEY)"
+                   r"-----[\s\S]*?(?:-----END (?P=l)-----|\Z)")
+_JWK_PUBLIC = lazy(r"\"(?:n|e|x|y|kid|x5t|x5t#S256|x5c|crv|alg|use|kty)\"\s*:\s*(?:\[\s*)?\"(?P<v>[^\"]{1,2048})\"")
+_KID = lazy(r"(?i)(?<![\w-])(?:kid|key[_-]?id|x5t(?:#S256)?)[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9+/_=.-]{8,})")
+_PUBLIC_NAMED = lazy(r"(?i)public[ _-]?key[\"']?(?:\s*[:=]\s*|\s+)[\"']?(?P<v>[A-Za-z0-9+/_=-]{16,})")
+_DATA_URI = lazy(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,(?P<v>[A-Za-z0-9+/=]{16,})")
+# a URL (not its user-info: ``rules`` claims a password there first)
+_URL = lazy(r"(?i)(?<![\w.+-])(?:[a-z][a-z0-9+.-]{1,20}://|www\.)[^\s\"'<>`]+")
+_SECRET_SEGMENT = lazy(r"(?i)(?:token|tokens|key|keys|secret|secrets|hooks?|webhooks?|bot|auth|apikey|api[_-]key|password"
+                       r"|passwd|sig|signature|credentials?|session)$")
+_ULID = lazy(r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])")
+_CID = lazy(r"(?<![A-Za-z0-9])(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z][a-z2-7]{50,})(?![A-Za-z0-9])")
+_OBJECT_ID = lazy(r"(?<![A-Za-z0-9_-])(?:(?:ch|cus|pi|pm|in|sub|price|prod|evt|txn|re|po|acct|src|card|ba|seti|si|ii|il|py|dp"
+                  r"|chatcmpl|resp|run|thread|asst|file|batch|ftjob|step|vs|cmpl)[_-]|(?:msg|toolu|srvtoolu|req|msgbatch)_01)"
+                  r"[A-Za-z0-9]{8,40}(?![A-Za-z0-9_/+=-])")
+# the hex-only segments of a file path (a cache's content address, an overlay's id)
+_PATH_HEX = lazy(r"(?<=/)[0-9a-f]{16,}(?=/|$|\s|\.)")
+_ID_HEADER = lazy(r"(?im)(?:^|(?<=[\s\"'`]))(?:[\w-]*-id(?:-\d)?|etag|if-none-match|if-match|content-md5|x-goog-hash|digest|traceparent|tracestate"
+                  r"|x-amzn-trace-id)[ \t]*:[ \t]*(?P<v>[^\n]+)")
+_NONCE = lazy(r"'nonce-(?P<v>[A-Za-z0-9+/_=-]{8,})'")
+_FINGERPRINT = lazy(r"(?i)(?:fingerprint|gpg|pgp|rsa key|dsa key|key id|keyid|signing key id)[^\n]{0,24}?(?<![0-9A-Fa-f])"
+                    r"(?P<v>[0-9A-Fa-f]{16,40}|(?:[0-9A-F]{4} ?){10})(?![0-9A-Fa-f])")
+_ULID_HINT = lazy(r"[0-7][0-9A-Z]{25}")
+
+
+def _readable(b64: str) -> bool:
+    try:
+        raw = binascii.a2b_base64(b64 + "=" * (-len(b64.rstrip("=")) % 4))
+        return raw.decode("utf-8").isprintable()
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+
+
+def _url_spans(text: str, out: list[Span]) -> None:
+    for m in _URL.finditer(text):
+        url = m.group(0).rstrip(".,;:!?)]}")
+        start = m.start()
+        head = url.find("://")
+        body = head + 3 if head >= 0 else 0
+        auth_end = url.find("/", body)
+        if auth_end < 0:
+            continue  # a host alone: not an id's place (``www.<random>.com`` is read as any text)
+        pos = body = auth_end  # the host and user-info are not public: a password or a random host is read as any text
+        prev = ""
+        for seg in re.split(r"([/?&#=])", url[body:]):
+            if seg and seg not in "/?&#=":
+                if not _SECRET_SEGMENT.search(prev) and not seg.lower().startswith("bot"):
+                    out.append((start + pos, start + pos + len(seg)))
+                prev = seg
+            pos += len(seg)
+
+
+# each structure's rule runs only on a text holding its literal (lower-cased): most texts hold few
+_GATED: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = (
+    (("sha", "md5", "h1:", "zh:", "blake", "crc32"), _HASHED, False),
+    (("sha", "md5", "hash", "checksum", "digest", "sum"), _HASH_NAMED, True),
+    (("ssh-", "ecdsa-"), _SSH_PUB, False),
+    (("|1|",), _KNOWN_HOSTS, False),
+    (("-----begin",), _PEM_PUBLIC, False),
+    (("qm", "baf"), _CID, False),
+    (("_", "-"), _OBJECT_ID, False),
+    (("/",), _PATH_HEX, False),
+    (('":',), _JWK_PUBLIC, True),
+    (("kid", "key_id", "keyid", "key-id", "x5t"), _KID, True),
+    (("public",), _PUBLIC_NAMED, True),
+    (("id", "etag", "match", "md5", "hash", "digest", "trace"), _ID_HEADER, True),
+    (("'nonce-",), _NONCE, True),
+    (("fingerprint", "gpg", "pgp", "rsa key", "dsa key", "key id", "keyid"), _FINGERPRINT, True),
+)
+
+
+def spans(text: str) -> list[Span]:
+    """The spans of ``text`` that are public by structure (see the module doc), unsorted."""
+    low = text.lower()
+    out: list[Span] = []
+    for literals, rx, value in _GATED:
+        if any(w in low for w in literals):
+            out += [m.span("v") if value else m.span() for m in rx.finditer(text)]
+    if len(text) >= 26 and _ULID_HINT.search(text) is not None:
+        out += [m.span() for m in _ULID.finditer(text)]
+    if "data:" in low:
+        out += [m.span("v") for m in _DATA_URI.finditer(text) if not _readable(m.group("v"))]
+    if "://" in text or "www." in low:
+        _url_spans(text, out)
+    return out
+
+
+def example_key(value: str) -> bool:
+    """A documentation key: marked ``EXAMPLE`` (``AKIAIOSFODNN7EXAMPLE``, ``…EXAMPLEKEY``)."""
+    return "EXAMPLE" in value
