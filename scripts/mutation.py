@@ -48,7 +48,7 @@ class Module:
 MODULES: dict[str, Module] = {
     # the writer role gate and the cross-process writer lock
     "writer": Module(
-        ("commonkeep/governance/writer.py",),
+        ("commonkeep/gate/writer.py",),
         ("tests/governance/test_role_gate.py", "tests/governance/test_writer_lock.py",
          "tests/governance/test_apply_lock.py", "tests/governance/test_guarantees_role_gate.py",
          "tests/governance/test_guarantees_writer.py")),
@@ -71,7 +71,7 @@ MODULES: dict[str, Module] = {
     # writing, each with tests of its own (test_apply_resume.py's kill -9 test takes 17 s under
     # mutmut, so the journal's resume is left to the ordinary suite)
     "patch-apply": Module(
-        ("commonkeep/governance/patch.py", "commonkeep/governance/ops.py"),
+        ("commonkeep/patches/patch.py", "commonkeep/patches/ops.py"),
         ("tests/governance/test_apply.py", "tests/governance/test_decide.py",
          "tests/governance/test_no_repeat_proposals.py", "tests/governance/test_parity_apply.py",
          "tests/store/test_parity_ops.py", "tests/governance/test_decide_property.py",
@@ -85,14 +85,14 @@ MODULES: dict[str, Module] = {
         ("tests/share/test_merge_purge_fast.py", "tests/share/test_guarantees_merge.py")),
     # forget --purge: scrubbing a purged record's text from every copy on this machine
     "purge": Module(
-        ("commonkeep/governance/purge.py",),
+        ("commonkeep/patches/purge.py",),
         ("tests/share/test_forget_selection.py", "tests/governance/test_secrets_purge_copies.py",
          "tests/governance/test_interrupted_forget.py", "tests/governance/test_guarantees_purge.py")),
     # forget (the audit-preserving deletion: the tombstone, its mode and reason, the record's line kept
     # as deleted; what is selected; finishing an interrupted deletion) and undo (a decision reversed
     # by an audited patch, the candidate back in the queue). The purge's scrub itself is ``purge``
     "forget-undo": Module(
-        ("commonkeep/governance/forget.py", "commonkeep/governance/undo.py"),
+        ("commonkeep/patches/forget.py", "commonkeep/reviews/undo.py"),
         ("tests/governance/test_guarantees_forget_undo.py", "tests/share/test_forget_selection.py",
          "tests/governance/test_interrupted_forget.py", "tests/governance/test_apply.py",
          "tests/governance/test_decide.py", "tests/governance/test_user_feedback.py",
@@ -109,30 +109,32 @@ MODULES: dict[str, Module] = {
     # Of governance.py only the gate and its registration (the session hooks, auto-curation at
     # exit and the projection refresh are the real-Hermes tests' part)
     "hermes-middleware": Module(
-        ("commonkeep_hermes/governance.py", "commonkeep_hermes/capture.py"),
+        ("commonkeep_hermes/governance.py", "commonkeep_hermes/capture.py", "commonkeep_hermes/typed.py"),
         ("tests/hermes/test_gate.py", "tests/hermes/test_middleware_fast.py", "tests/hermes/test_guarantees_capture.py",
-         "tests/hermes/test_files.py", "tests/governance/test_secrets_hermes_pending.py"),
+         "tests/hermes/test_files.py", "tests/governance/test_secrets_hermes_pending.py", "tests/hermes/test_typed.py",
+         "tests/hermes/test_user_turn_record.py"),
         ("commonkeep_hermes.governance.xǁGateǁ*", "commonkeep_hermes.governance.x_register__*",
-         "commonkeep_hermes.governance.x_write_origin__*", "commonkeep_hermes.capture.*")),
+         "commonkeep_hermes.governance.x_write_origin__*", "commonkeep_hermes.governance.x_record_user_message__*",
+         "commonkeep_hermes.capture.*", "commonkeep_hermes.typed.*")),
     # the auto-apply gate: the stamps it trusts (host, origin, writer), the policy, the threshold,
     # the curators' config and the auto-curation pass
     "autoapply": Module(
-        ("commonkeep/governance/autoapply.py",),
+        ("commonkeep/gate/autoapply.py",),
         ("tests/governance/test_guarantees_autoapply.py", "tests/governance/test_provenance_gate.py",
          "tests/governance/test_injection_policy.py", "tests/governance/test_stamp_forgery.py",
          "tests/governance/test_user_turn.py", "tests/governance/test_curator_config.py",
          "tests/governance/test_other_curators.py", "tests/governance/test_guarantees_gate_autoapply.py")),
-    # the verified user_turn stamp: a statement the user's own message supports, stamped by a host
+    # the verified user_turn stamp: a statement the person explicitly asked to remember, stamped by a host
     "user-turn": Module(
-        ("commonkeep/governance/user_turn.py",),
+        ("commonkeep/gate/user_turn.py",),
         ("tests/governance/test_user_turn.py", "tests/governance/test_stamp_forgery.py",
          "tests/governance/test_provenance_gate.py", "tests/governance/test_guarantees_gate_user_turn.py",
-         "tests/governance/test_user_turn_pasted.py", "tests/governance/test_user_turn_turns.py")),
+         "tests/governance/test_user_turn_pasted.py", "tests/governance/test_user_turn_refusals.py")),
     # the stamp part of scoring (what a claimed, unstamped trust class earns) and capture's
     # dropping of the stamp keys a caller passes. enrich_candidate is left out: its stamp rule
     # (claimed eligibility -> review_only) sits among confidence, matching and key derivation
     "stamps": Module(
-        ("commonkeep/governance/scoring.py", "commonkeep/store/capture.py"),
+        ("commonkeep/gate/scoring.py", "commonkeep/gate/capture.py"),
         ("tests/governance/test_guarantees_autoapply.py", "tests/governance/test_provenance_gate.py",
          "tests/governance/test_stamp_forgery.py", "tests/governance/test_injection_policy.py",
          "tests/governance/test_scoring.py", "tests/governance/test_guarantees_gate_stamps.py",
@@ -141,7 +143,7 @@ MODULES: dict[str, Module] = {
          "commonkeep.gate.capture.x__unstamped__*", "commonkeep.gate.capture.x_capture__*")),
     # an agent's shell is not a person: the agent host among a command's parents (read from /proc)
     "agent-shell": Module(
-        ("commonkeep/governance/agent_shell.py",),
+        ("commonkeep/gate/agent_shell.py",),
         ("tests/governance/test_agent_shell.py",)),
     # the secret gate: detection, redaction, the doctor's file scan. Not its benchmark (bench.py,
     # the corpus*.py it generates, and baseline.py, the rules before issue 15 frozen for the
@@ -149,7 +151,7 @@ MODULES: dict[str, Module] = {
     # directly, a few seconds each; the end-to-end runs through every entry point
     # (test_secrets_e2e*.py, 10 s each) check the places that call it, outside these files
     "secrets": Module(
-        tuple(f"commonkeep/governance/secrets/{f}.py" for f in
+        tuple(f"commonkeep/secrets/{f}.py" for f in
               ("__init__", "fields", "fold", "identifier", "named", "provider", "rules", "scan", "structure")),
         ("tests/governance/test_secrets.py", "tests/governance/test_secrets_scan.py",
          "tests/governance/test_secrets_places.py", "tests/governance/test_secrets_quarantine.py",
