@@ -23,14 +23,19 @@ stamp"):
    its own, and the person's perspective ("I" / "my" = "the user" / "the user's", "we" / "our" =
    "the team" / "the team's", with the verb that follows agreeing). Anything else — a word, a
    number, a negation, a scope dropped or added, another tense — waits for review.
-4. **Only the person's own words.** What they pasted or cite is taken out first (:func:`clean_message`:
-   fenced blocks, ``>`` lines, tagged documents, long quotations), and a request is not read when
-   it sits inside a quotation, in a paragraph that looks pasted (a mail's headers, greeting or
-   sign-off, a log, a chat export, a table, indented code, a page's headings), or after a line that
-   introduces something ("Here is the mail:"). A message that takes something back, mocks or
-   supposes ("just kidding", "/s", "suppose …", "never mind") stamps nothing, and a later message
-   of the person's that does takes back the earlier requests.
-5. **Plain text.** The statement holds no invisible or control characters and reads the same after
+4. **Only the person's own words.** A message that holds anything pasted or quoted
+   (:func:`clean_message` cuts something: a fenced block, ``>`` lines, a tagged document, a long
+   quotation), a line shaped like a paste (a mail's headers, greeting or sign-off, a log, a chat
+   export, a speaker's "Name: …", a table, indented code, a page's headings), or words saying it is
+   about a paste or someone else's words ("summarise", "the following", "per the") stamps
+   nothing: where a paste ends cannot be told. Nor does a request inside an open quotation or
+   after a line that introduces something ("Here is the mail:").
+5. **Not taken back, mocked, supposed or narrowed.** A message that takes something back, mocks or
+   supposes ("just kidding", "/s", "suppose …", "never mind"), or holds a sentence besides its
+   requests that narrows them ("But only on staging."), gives someone else's words ("Bob says") or
+   names a source ("From the vendor"), stamps nothing; a later message of the person's that takes
+   back or corrects ("actually …") withdraws the earlier requests.
+6. **Plain text.** The statement holds no invisible or control characters and reads the same after
    Unicode NFKC.
 
 Everything the model infers from the conversation, however faithful, waits for review.
