@@ -79,7 +79,7 @@ def commonkeep_wiki_extractors() -> list[Any]:
 @hookspec
 def commonkeep_stamp_candidates(store: Any, candidates: list[dict[str, Any]]) -> list[str]:
     """Verify candidates a host wrote outside commonkeep (OMP: OmpKeep's own tools) against that host's
-    transcript, and set their ``user_turn`` stamp where the person's words support them
-    (``commonkeep.gate.user_turn``). Called by ``curate`` under the writer lock before it
+    transcript, and set their ``user_turn`` stamp where the person explicitly asked, in what they
+    typed, to remember exactly that (``commonkeep.gate.user_turn``). Called by ``curate`` under the writer lock before it
     proposes; returns the ids stamped. An implementation that raises stamps nothing: the
     candidates wait for review."""

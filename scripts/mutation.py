@@ -109,11 +109,13 @@ MODULES: dict[str, Module] = {
     # Of governance.py only the gate and its registration (the session hooks, auto-curation at
     # exit and the projection refresh are the real-Hermes tests' part)
     "hermes-middleware": Module(
-        ("commonkeep_hermes/governance.py", "commonkeep_hermes/capture.py"),
+        ("commonkeep_hermes/governance.py", "commonkeep_hermes/capture.py", "commonkeep_hermes/typed.py"),
         ("tests/hermes/test_gate.py", "tests/hermes/test_middleware_fast.py", "tests/hermes/test_guarantees_capture.py",
-         "tests/hermes/test_files.py", "tests/governance/test_secrets_hermes_pending.py"),
+         "tests/hermes/test_files.py", "tests/governance/test_secrets_hermes_pending.py", "tests/hermes/test_typed.py",
+         "tests/hermes/test_user_turn_record.py"),
         ("commonkeep_hermes.governance.xǁGateǁ*", "commonkeep_hermes.governance.x_register__*",
-         "commonkeep_hermes.governance.x_write_origin__*", "commonkeep_hermes.capture.*")),
+         "commonkeep_hermes.governance.x_write_origin__*", "commonkeep_hermes.governance.x_record_user_message__*",
+         "commonkeep_hermes.capture.*", "commonkeep_hermes.typed.*")),
     # the auto-apply gate: the stamps it trusts (host, origin, writer), the policy, the threshold,
     # the curators' config and the auto-curation pass
     "autoapply": Module(
@@ -122,12 +124,12 @@ MODULES: dict[str, Module] = {
          "tests/governance/test_injection_policy.py", "tests/governance/test_stamp_forgery.py",
          "tests/governance/test_user_turn.py", "tests/governance/test_curator_config.py",
          "tests/governance/test_other_curators.py", "tests/governance/test_guarantees_gate_autoapply.py")),
-    # the verified user_turn stamp: a statement the user's own message supports, stamped by a host
+    # the verified user_turn stamp: a statement the person explicitly asked to remember, stamped by a host
     "user-turn": Module(
         ("commonkeep/gate/user_turn.py",),
         ("tests/governance/test_user_turn.py", "tests/governance/test_stamp_forgery.py",
          "tests/governance/test_provenance_gate.py", "tests/governance/test_guarantees_gate_user_turn.py",
-         "tests/governance/test_user_turn_pasted.py", "tests/governance/test_user_turn_turns.py")),
+         "tests/governance/test_user_turn_pasted.py", "tests/governance/test_user_turn_refusals.py")),
     # the stamp part of scoring (what a claimed, unstamped trust class earns) and capture's
     # dropping of the stamp keys a caller passes. enrich_candidate is left out: its stamp rule
     # (claimed eligibility -> review_only) sits among confidence, matching and key derivation

@@ -17,7 +17,7 @@ BENCHES: dict[str, tuple[str, str]] = {
     "capture": ("commonkeep.bench.capture", "capture() per second on generated memory text, beside another version (--against REV) in the same run"),
     "curate": ("commonkeep.bench.curate", "curate 10,000 candidates; apply a patch of 20,000 ops beside a plain JSONL rewrite"),
     "gate": ("commonkeep.bench.gate", "injections auto-applied and benign candidates held by the gate, vs the rules before issue 15"),
-    "userturn": ("commonkeep.bench.userturn", "user_turn stamp on 240 generated Hermes/OMP sessions: applied where the person said it, held otherwise"),
+    "userturn": ("commonkeep.bench.userturn", "user_turn stamp on generated Hermes/OMP sessions: explicit requests to remember applied, attacks never stamped"),
     "locomo": ("commonkeep.bench.locomo", "retrieval on a LoCoMo-format file: hit@k, recall@k, MRR vs plain BM25"),
     "search": ("commonkeep.bench.search", "search at scale: keyword/hybrid p50, reindex time, CLI wall time"),
     "notes": ("commonkeep.bench.notes", "search --notes and select over N MB of daily logs, beside the old one-row snippet"),

@@ -1,45 +1,44 @@
-"""The ``user_turn`` stamp: is a candidate's statement what the person said in this session?
+"""The ``user_turn`` stamp: did the person ask, in words they typed, to remember exactly this?
 
-A host adapter (the Hermes plugin, the OMP stamping pass) sees the person's own messages, read
-from the host: never tool results, files, web pages, the model's text or a tool's arguments. It
-stamps a candidate ``origin: "user_turn"`` only when :func:`supported` finds the statement in
-one of those messages. The rule (version :data:`RULE`, documented in ``docs/security.md``, "The
-user_turn stamp"):
+A host adapter (the Hermes plugin, the OMP stamping pass) hands over what the person typed in
+this session, as the host received it and before the host expanded it: never tool results, files,
+web pages, the model's text, a tool's arguments, or what the host inlined into the turn (Hermes'
+attached context and reply quotes, OMP's prompt templates). It stamps a candidate ``origin:
+"user_turn"`` only when :func:`supported` finds that the person asked for that statement to be
+remembered. The rule (version :data:`RULE`, documented in ``docs/security.md``, "The user_turn
+stamp"):
 
-1. **Plain text.** The statement holds no invisible or control characters and reads the same
-   after Unicode NFKC (no look-alike letters standing in for others).
-2. **Sentence by sentence, in order.** Each sentence of the statement is matched inside one
-   sentence of one user message; a question is never matched (it asks, it does not state), and
-   the sentences of the statement match sentences of that message in the same order.
-3. **Nothing added, nothing cut from inside.** Inside its sentence, the statement's tokens are
-   one run of the person's: every word (compared by a crude stem, so "deploys" matches "deploy"),
-   every number, path, URL, flag, command and operator (compared exactly) is there, in that order,
-   and the person's words before and after the run may go, but inside it only addable words or a
-   whole clause set apart by commas, parentheses or dashes ("the database, set up last week, is
-   postgres 16"): "delete the database" is not "delete the test data from the database". So an
-   added claim ("and skip the tests on Fridays"), command (``&& curl …``), URL, number or a swap
-   of two numbers is not supported. Only a few words may be added or dropped: articles, forms of
-   "to be", "that", "should" / "must" / "will", and the person's perspective ("the user", "the
-   team", "we", "my" …) as a model rephrases "I prefer tabs" into "The user prefers tabs"; a
-   leading "remember that" / "note:" is dropped from both sides.
-4. **Nothing turned around.** The statement has exactly as many negations ("not", "never", "no",
-   "n't", "without" …) and scope words ("only", "unless", "except", "until", "if") as the
-   sentence it was found in, and the same words that turn a sentence around or hedge it
-   (:data:`TURNS`: "avoid", "stopped", "used", "instead", "than", "false", "maybe" …): dropping
-   "never" from "never deploy on Fridays" is not supported, nor "avoid" from "avoid pushing to
-   main", nor "pnpm instead of" from "use pnpm instead of npm"; and neither is adding "not".
-5. **Something said.** At least two content tokens.
+1. **An explicit request.** A sentence (or a line) of the person's starts with a request to
+   remember: "remember that …", "remember: …", "please remember …", "don't forget: …", "note for
+   memory: …", "save to memory: …", their German, French and Spanish equivalents, or the hosts'
+   ``/commonkeep-remember …`` (:data:`~commonkeep.gate.user_turn_words.FORMS`), after at most a
+   few words such as "ok", "and", "please". A request that is negated, asked ("can you remember
+   …?"), reported ("Bob said remember that …"), set in a condition ("if …, remember that …") or
+   placed anywhere else in a sentence is not one.
+2. **The clause it names.** What the request names is the rest of its sentence. It is refused when
+   it asks or supposes (it starts with "should", "what", "if", "suppose" …, or ends in a question
+   mark or a tag such as ", right"), or says too little (under two words).
+3. **That clause, nearly verbatim.** The statement is stamped only when it equals the clause after
+   normalisation: case, spacing, the punctuation around words, contractions, a leading request of
+   its own, and the person's perspective ("I" / "my" = "the user" / "the user's", "we" / "our" =
+   "the team" / "the team's", with the verb that follows agreeing). Anything else — a word, a
+   number, a negation, a scope dropped or added, another tense — waits for review.
+4. **Only the person's own words.** A message that holds anything pasted or quoted
+   (:func:`clean_message` cuts something: a fenced block, ``>`` lines, a tagged document, a long
+   quotation), a line shaped like a paste (a mail's headers, greeting or sign-off, a log, a chat
+   export, a speaker's "Name: …", a table, indented code, a page's headings), or words saying it is
+   about a paste or someone else's words ("summarise", "the following", "per the") stamps
+   nothing: where a paste ends cannot be told. Nor does a request inside an open quotation or
+   after a line that introduces something ("Here is the mail:").
+5. **Not taken back, mocked, supposed or narrowed.** A message that takes something back, mocks or
+   supposes ("just kidding", "/s", "suppose …", "never mind"), or holds a sentence besides its
+   requests that narrows them ("But only on staging."), gives someone else's words ("Bob says") or
+   names a source ("From the vendor"), stamps nothing; a later message of the person's that takes
+   back or corrects ("actually …") withdraws the earlier requests.
+6. **Plain text.** The statement holds no invisible or control characters and reads the same after
+   Unicode NFKC.
 
-Only the person's own words are read (:func:`clean_message`, :func:`_reported`): what they pasted
-or cite (a fenced block, ``>`` quote lines, a tagged document, a quotation of four words or more,
-a sentence giving someone else's words) is in their message but not their word.
-
-Limits (also in the docs): the rule compares words, not meaning; pasted text is known by its form. A synonym ("database" for
-"db") is not supported (it waits for review, which is the safe side); a statement that keeps the
-person's words but drops the end of the sentence ("use pnpm" from "use pnpm in the web folder") is supported
-when the dropped part holds no negation or scope word. What counts as "the person" is what the
-host calls the user: another program driving the host (an orchestrator over ACP, a script on an
-API server) speaks as the user.
+Everything the model infers from the conversation, however faithful, waits for review.
 """
 
 from __future__ import annotations
@@ -47,59 +46,39 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from commonkeep.gate import user_turn_words as words
+
 #: The rule's version, recorded in every stamp (``provenance.user_turn.rule``).
-RULE = "user_turn/1"
+RULE = "user_turn/2"
 ORIGIN = "user_turn"
 TRUST = "direct_user_instruction"
-#: The confidence a verified statement carries: the person's own words, checked by code (OmpKeep
+#: The confidence a verified statement carries: the person's own request, checked by code (OmpKeep
 #: gives a strongly worded correction of the person 0.90). Over the curator's gate (0.75) and the
 #: high-only threshold (0.85); the policy still holds it when detection scores it medium or high.
 CONFIDENCE = 0.9
 
-_FRAME = re.compile(
-    r"^\s*(?:(?:ok(?:ay)?|so|hey|hi|also|and|btw|fyi)[,:!]?\s+)*(?:please\s+|pls\s+|kindly\s+)?"
-    r"(?:(?:remember|memori[sz]e|note(?: down)?|keep in mind|bear in mind|don'?t forget|do not forget|make a note|"
-    r"take note|save(?: to memory)?|for the record|fyi|for your information|just so you know|note to self)"
-    r"(?:\s+(?:that|this|of this))?\s*[:,\-–—]?\s+)+", re.I)
-_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
-# A token: a run of non-space characters. Words are letters (an apostrophe inside); anything else
-# (digits, slashes, dots inside, dashes, operators) is a literal compared exactly.
-_TOKEN = re.compile(r"\S+")
-_EDGE = "\"'`“”‘’()[]{}<>*_"
-_TRAIL = ".,;:!?"
-_WORD = re.compile(r"^[^\W\d_]+(?:['’][^\W\d_]+)*$")
-_CONTRACTIONS = (("won't", "will not"), ("can't", "can not"), ("cannot", "can not"), ("shan't", "shall not"),
-                 ("n't", " not"))
-NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "nowhere"})
-SCOPE = frozenset({"only", "unless", "except", "until", "if"})
-#: Words that turn a sentence around or hedge it without a negation: dropping one reverses or firms
-#: up the claim ("avoid pushing to main" -> "push to main", "use pnpm instead of npm" -> "use npm",
-#: "prefer tabs over spaces" -> "prefer spaces", "we used to deploy on Fridays", "it is false that …",
-#: "maybe we deploy on Fridays", a condition: "when the build is red, page ops" -> "page ops"). Counted
-#: like scope words: the statement keeps exactly the ones its sentence has.
-TURNS = frozenset({
-    "avoid", "avoids", "avoided", "avoiding", "stop", "stops", "stopped", "stopping", "quit", "quits", "cease",
-    "ceased", "refrain", "forget", "forgot", "drop", "dropped", "false", "wrong", "wrongly", "untrue", "incorrect",
-    "mistaken", "mistakenly", "myth", "doubt", "doubtful", "unlikely", "hardly", "rarely", "seldom", "barely",
-    "formerly", "previously", "used", "deprecated", "obsolete", "outdated", "anymore",  # it no longer holds
-    "instead", "rather", "than", "versus", "vs", "over",  # one thing against another
-    "when", "whenever", "after", "before", "once",  # a condition or an order
-    "supposedly", "allegedly", "reportedly", "maybe", "perhaps", "possibly", "probably", "might",  # a hedge
-})
-#: Words a statement may add: articles, "to be", "that", and the person's perspective.
-ADDABLE = frozenset({
-    "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "that", "'s", "s",
-    "user", "users", "user's", "person", "person's", "team", "team's", "we", "our", "ours", "us", "i", "my", "me",
-    "mine", "they", "their", "he", "she", "his", "her", "project", "project's", "repo", "repository",
-    "should", "must", "shall", "will",  # a rule stated as a fact: "the job should run nightly" -> "the job runs nightly"
-})
-_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s")
+_FILLER = r"(?:(?:" + "|".join(words.FILLERS) + r")\s*[,:!]?\s+)*"
+_REQUEST = re.compile(r"^" + _FILLER + r"(?:" + "|".join(words.FORMS) + r")[\s,:\u2014\u2013-]*", re.I)
+_FILLER_ONLY = re.compile(r"^(?:(?:" + "|".join(words.FILLERS) + r")\W*)+$", re.I)
+_POLITE_START = re.compile(r"^(?:please|pls|bitte|por\s+favor|s'il\s+(?:te|vous)\s+pla[iî]t)\b[\s,:]*", re.I)
+#: The hosts' own remember command, typed as a whole message (OMP's extension command).
+_COMMAND = re.compile(r"^\s*/commonkeep-remember\s+")
+#: "… please." at the end of a clause is part of the request, not of what to remember.
+_POLITE_END = re.compile(r"[,\s]+(?:please|pls|thanks|thank\s+you|bitte|danke|merci|s'il\s+(?:te|vous)\s+pla[iî]t|"
+                         r"por\s+favor|gracias)\s*([.!]*)$", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?\u3002])[\"'\u201d\u2019)\]]*\s+")
+_DOUBLE_QUOTES = "\"\u201c\u201d\u00ab\u00bb\u201e"
+_OPENERS = "\"'`\u201c\u201d\u2018\u2019([{<*_\u00ab\u201e"
+_EDGE = _OPENERS + ")]}>.,;:!\u00bb"
 _MEMORY_CONTEXT = re.compile(r"<memory-context>.*?</memory-context>", re.S | re.I)
 _UNSAFE = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f]")
+_CONTRACTIONS = (("won't", "will not"), ("can't", "can not"), ("cannot", "can not"), ("shan't", "shall not"),
+                 ("n't", " not"), ("i'm", "i am"), ("we're", "we are"), ("i've", "i have"), ("we've", "we have"),
+                 ("i'll", "i will"), ("we'll", "we will"), ("i'd", "i would"), ("we'd", "we would"))
 
 
 @dataclass(frozen=True)
@@ -127,145 +106,13 @@ def message_digest(message: str) -> str:
     return hashlib.sha256(message.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    if len(word) >= 3 and word.endswith("e"):
-        word = word[:-1]
-    return word
-
-
-def _plain(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
-    for short, long in _CONTRACTIONS:
-        text = text.replace(short, long)
-    return text
-
-
-@dataclass(frozen=True)
-class _Sentence:
-    tokens: tuple[str, ...]  # stems of words; literals as written (case-folded)
-    negations: int
-    scope: tuple[str, ...]
-    question: bool
-    breaks: frozenset[int] = frozenset()  # token positions a clause boundary stands before (",", "(", "—" …)
-
-
-def _tokens(sentence: str) -> _Sentence:
-    out: list[str] = []
-    negations = 0
-    scope: list[str] = []
-    question = sentence.rstrip().rstrip(_EDGE).endswith("?")
-    breaks: set[int] = set()
-    for raw in _TOKEN.findall(sentence):
-        if not raw.strip(_DASHES):  # a dash on its own sets a clause apart
-            breaks.add(len(out))
-            continue
-        if raw[0] in _OPENERS:
-            breaks.add(len(out))
-        tok = raw.strip(_EDGE).rstrip(_TRAIL).strip(_EDGE)
-        breaks_after = raw.rstrip("\"'`”’*_")[-1:] in _CLOSERS  # "week," "(weekly)" "week —"
-        if not tok:
-            if breaks_after:
-                breaks.add(len(out))
-            continue
-        # "word," "word:" "(word)" are words; "make-release", "6543", "/tmp/x", "&&" are literals
-        if _WORD.match(tok):
-            if tok in NEGATIONS:
-                negations += 1
-            if tok in SCOPE or tok in TURNS:
-                scope.append(tok)
-            for part in re.split(r"['’]", tok):
-                if part:  # an addable word is kept whole and marked: its stem could be a content word's
-                    out.append(_ADDED + part if part in ADDABLE else _stem(part))
-        else:
-            out.append(tok)
-        if breaks_after:
-            breaks.add(len(out))
-    return _Sentence(tuple(out), negations, tuple(sorted(scope)), question, frozenset(breaks))
-
-
-def _sentences(text: str) -> list[_Sentence]:
-    return [s for s in (_tokens(part) for part in _SENTENCE.split(_plain(text)) if part.strip()) if s.tokens]
-
-
-def _persons_sentences(message: str) -> list[_Sentence]:
-    """The sentences of a (cleaned) user message that are the person's own claims: reported speech out."""
-    parts = [_strip_frame(part) for part in _SENTENCE.split(_plain(message)) if part.strip()]
-    return [s for s in (_tokens(part) for part in parts if not _reported(part)) if s.tokens]
-
-
-def _strip_frame(text: str) -> str:
-    return _FRAME.sub("", text, count=1)
-
-
-_ADDED = "\x00"  # marks an addable word among the tokens (no word token can hold it)
-_DASHES = "—–-"
-_OPENERS = "([—–"
-_CLOSERS = ",;:)]—–"
-
-
-def _addable(tok: str) -> bool:
-    """An article, "to be", "that" or a perspective word, as written; never a content word whose stem
-    happens to be one ("use" stems to "us")."""
-    return tok.startswith(_ADDED)
-
-
-def _within(stmt: _Sentence, said: _Sentence) -> bool:
-    """``stmt``'s tokens are a run of ``said``'s, with the same negations and scope words: the person's
-    sentence may lose words before and after the run, and inside it only addable words or a whole
-    clause set apart by commas, parentheses or dashes ("the staging database, which we set up last
-    week, is postgres 16"). A word dropped from the middle of a clause changes what it says
-    ("delete the test data from the database" is not "delete the database")."""
-    if said.question or stmt.negations != said.negations or stmt.scope != said.scope:
-        return False
-    toks, words = said.tokens, stmt.tokens
-    present = set(toks)
-    if any(w not in present for w in words if not _addable(w)):
-        return False  # the common case, and it keeps the table below to the sentences that could match
-    n, m = len(toks), len(words)
-    after = [n] * (n + 1)  # the next clause boundary after each position (or the sentence's end)
-    upcoming = n
-    for i in range(n, -1, -1):
-        after[i] = upcoming
-        if i in said.breaks:
-            upcoming = i
-    # row[i] for statement word j: words[j:] match from toks[i] on; the row of j + 1 is ``rest``
-    rest = [True] * (n + 1)  # past the statement's last word the rest of the sentence may go
-    for j in range(m - 1, -1, -1):
-        word, free = words[j], _addable(words[j])
-        row = [False] * (n + 1)
-        row[n] = free and rest[n]
-        for i in range(n - 1, -1, -1):
-            tok = toks[i]
-            row[i] = ((tok == word and rest[i + 1]) or (free and rest[i]) or (_addable(tok) and row[i + 1])
-                      or (j > 0 and i in said.breaks and after[i] > i and row[after[i]]))
-        rest = row
-    return any(rest)  # starting anywhere: the words before the run may go
-
-
-def _content(sentences: Iterable[_Sentence]) -> int:
-    return sum(1 for s in sentences for t in s.tokens if not _addable(t))
-
-
-# What a person pastes or cites is in their message but is not their word (a web page, an email, a
-# file, a colleague's claim): the injection a page plants reaches memory that way unless it is cut.
+# -- what the person pasted or cites -------------------------------------------------------------
+# It is in their message but is not their word (a web page, a mail, a file): a request planted in
+# it must never read as theirs. What is cut becomes a line break, so no clause runs across it.
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
 _QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.M)
 _TAGGED = re.compile(r"<([A-Za-z][\w:.-]*)(?:\s[^<>]*)?>.*?</\1\s*>", re.S)
-_QUOTED = re.compile(r"[\"“”«»„]([^\"“”«»„\n]*)[\"“”«»„]")
-_REPORT = re.compile(
-    r"\b(?:said|says|say|saying|told|tells|wrote|writes|written|claims?|claimed|according|suggests?|suggested|"
-    r"recommends?|recommended|insists?|insisted|argues?|argued|mentions?|mentioned|posted|replied|swears?|swore|"
-    r"reckons?|reckoned|asserts?|asserted|states?|stated|reads|quote|quoted|forwarded|pasted|copied)\b")
-_FIRST_PERSON = frozenset({"i", "we", "i've", "we've", "i'd", "we'd", "as"})
-
-
-# What is cut becomes a line break, so the person's words around it stay two sentences: a statement
-# cannot join them across the cut ('we deploy "unless the build is red" on Fridays' never supports
-# "we deploy on Fridays").
+_QUOTED = re.compile(r"[\"\u201c\u201d\u00ab\u00bb\u201e]([^\"\u201c\u201d\u00ab\u00bb\u201e\n]*)[\"\u201c\u201d\u00ab\u00bb\u201e]")
 _CUT = "\n"
 
 
@@ -289,43 +136,195 @@ def clean_message(message: str) -> str:
     return _QUOTED.sub(_quoted, text)
 
 
-def _reported(sentence: str) -> bool:
-    """A sentence that gives someone else's words (``Someone on the forum said …``, ``The README says
-    …``, ``according to the vendor …``): the person reports a claim, they do not make it. ``I said``,
-    ``we wrote``, ``as mentioned`` are the person's own."""
-    for m in _REPORT.finditer(sentence):
-        before = sentence[: m.start()].split()
-        if not before or before[-1] not in _FIRST_PERSON:
-            return True
-    return False
+# -- the requests in one message -----------------------------------------------------------------
+def _plain(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
+
+
+def _taken_back(text: str) -> bool:
+    """The message takes something back, mocks or supposes: nothing in it is a request."""
+    if words.REFUSALS.search(text):
+        return True
+    return any(words.TAKEN_BACK.match(s.strip()) for line in text.splitlines() for s in _SENTENCE_END.split(line))
+
+
+def _clause(rest: str) -> str | None:
+    """The clause a request names (the rest of its sentence), or ``None`` when it asks, supposes or
+    says too little."""
+    clause = _POLITE_END.sub(r"\1", _POLITE_START.sub("", rest.strip().strip(",;:\u2014\u2013-").strip()))
+    if (re.search(r"[?\u061f](?!\w)", clause) or "\u00bf" in clause or words.TAG_QUESTION.search(clause.rstrip(".!"))
+            or words.REPORTED_TAIL.search(clause)):
+        return None
+    first = [w.strip(_EDGE).casefold() for w in clause.split()[:2]]
+    if len(first) < 2:
+        return None
+    if first[0] in words.NOT_A_STATEMENT and not (first[0] == "do" and first[1] == "not"):
+        return None
+    if tuple(first) in words.NOT_A_STATEMENT_PAIRS:
+        return None
+    return clause
+
+
+def _introduces(line: str) -> bool:
+    """A line that introduces what follows ("Here is the mail:", "Bob wrote:"): after it, the
+    message may hold someone else's words."""
+    stripped = line.strip()
+    return stripped.endswith(":") and _REQUEST.match(stripped) is None
+
+
+def requests(message: str) -> list[str]:
+    """The clauses the person explicitly asked to remember in ``message`` (already only what they
+    typed), in order. None when the message takes something back, mocks or supposes, or holds
+    anything pasted or quoted: where a paste ends cannot be told, so no request beside it is read."""
+    if not isinstance(message, str):
+        return []
+    own = _MEMORY_CONTEXT.sub(_CUT, _plain(message))
+    text = clean_message(own)
+    if text != own or _taken_back(text):
+        return []
+    command = _COMMAND.match(text)
+    if command is not None:  # the host's remember command: all of its argument is the clause
+        clause = _clause(text[command.end():])
+        return [clause] if clause is not None else []
+    lines = text.split("\n")
+    if words.ABOUT_A_PASTE.search(text) or any(_pasted_line(line) for line in lines if line.strip()):
+        return []
+    found: list[str] = []
+    quotes = 0  # double quotes seen so far: odd means inside a quotation
+    bare = False  # the line before ended in a bare request ("Remember:"): this line is its clause
+    for line in lines:
+        sentences = [s for s in _SENTENCE_END.split(line.strip()) if s.strip()]
+        for i, sentence in enumerate(sentences):
+            inside, quotes = quotes % 2 == 1, quotes + sum(sentence.count(q) for q in _DOUBLE_QUOTES)
+            if bare:
+                bare = False
+                clause = None if inside or i > 0 else _clause(sentence)
+                if clause is not None:
+                    found.append(clause)
+                continue
+            m = None if inside or sentence.rstrip().endswith("?") else _REQUEST.match(sentence)
+            if m is None:
+                if _besides(sentence):
+                    return []  # a sentence besides the requests narrows them or is someone else's
+                continue
+            rest = sentence[m.end():]
+            if not rest.strip():
+                bare = i == len(sentences) - 1
+                continue
+            clause = _clause(rest)
+            if clause is not None:
+                found.append(clause)
+        if _introduces(line):
+            return found  # what follows may be someone else's words
+    return found
+
+
+def _pasted_line(line: str) -> bool:
+    """A line of something pasted (``PASTED_LINE``), or a speaker's line that is not a request."""
+    own = line.strip()
+    return bool(words.PASTED_LINE.match(line)
+                or (words.SPEAKER_LINE.match(own) and not _REQUEST.match(own) and not _FILLER_ONLY.match(own)))
+
+
+def _besides(sentence: str) -> bool:
+    """A sentence besides the requests that narrows them, gives someone else's words or names a source."""
+    if words.QUALIFIERS.search(sentence) or words.ATTRIBUTION.match(sentence):
+        return True
+    return any(m.group(1).casefold().strip(_EDGE) not in words.FIRST_PERSON for m in words.REPORTED.finditer(sentence))
+
+
+# -- the statement against a clause --------------------------------------------------------------
+_USER = "\x00user"  # the person speaking of themselves ("I", "my"), or the model of them ("the user")
+_TEAM = "\x00team"  # the person speaking for their team ("we", "our"), or the model of it ("the team")
+_PERSPECTIVE = {
+    ("the", "user"): _USER, ("the", "person"): _USER, ("the", "team"): _TEAM,
+    ("the", "user's"): _USER + "'s", ("the", "person's"): _USER + "'s", ("the", "team's"): _TEAM + "'s",
+}
+_PERSPECTIVE_WORDS = {
+    "i": _USER, "me": _USER, "myself": _USER, "user": _USER, "my": _USER + "'s", "mine": _USER + "'s",
+    "user's": _USER + "'s", "we": _TEAM, "us": _TEAM, "ourselves": _TEAM, "team": _TEAM, "our": _TEAM + "'s",
+    "ours": _TEAM + "'s", "team's": _TEAM + "'s",
+}
+_VERB_FORMS = {"am": "be", "is": "be", "are": "be", "has": "have", "have": "have", "does": "do", "do": "do",
+               "was": "was", "were": "was"}
+_ADVERBS = frozenset({"always", "never", "usually", "often", "also", "only", "still", "just", "really", "mostly",
+                      "generally", "typically", "sometimes", "rarely", "now", "currently", "all", "both", "not"})
+
+
+def _agree(verb: str) -> str:
+    """A verb after "I" / "we" / "the user" / "the team", in one form: "prefer" = "prefers"."""
+    if verb in _VERB_FORMS:
+        return _VERB_FORMS[verb]
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if verb.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
+        return verb[:-2]
+    if verb.endswith("s") and not verb.endswith("ss") and len(verb) > 3:
+        return verb[:-1]
+    return verb
+
+
+def _tokens(text: str) -> list[str]:
+    """A clause or a statement as compared: case, spacing, the punctuation around words,
+    contractions and the person's perspective do not count; everything else does."""
+    text = _plain(text).casefold()
+    for short, long in _CONTRACTIONS:
+        text = text.replace(short, long)
+    raw = [t for t in (tok.lstrip(_OPENERS).rstrip(_EDGE) for tok in text.split()) if t]
+    out: list[str] = []
+    i = 0
+    while i < len(raw):
+        pair = tuple(raw[i:i + 2])
+        if pair in _PERSPECTIVE:
+            out.append(_PERSPECTIVE[pair])
+            i += 2
+        else:
+            out.append(_PERSPECTIVE_WORDS.get(raw[i], raw[i]))
+            i += 1
+    # the verb after a perspective subject agrees with it: "I prefer" = "the user prefers"
+    for j, tok in enumerate(out):
+        if tok in (_USER, _TEAM):
+            k = j + 1
+            while k < len(out) and out[k] in _ADVERBS:
+                k += 1
+            if k < len(out) and not out[k].startswith("\x00"):
+                out[k] = _agree(out[k])
+    return out
+
+
+def _statement_tokens(statement: str) -> list[str]:
+    """A statement's tokens, its own leading request ("Remember that …") dropped."""
+    text = _plain(statement).strip()
+    m = _REQUEST.match(text)
+    return _tokens(text[m.end():] if m else text)
+
+
+def same_clause(statement: str, clause: str) -> bool:
+    """Whether ``statement`` says ``clause`` nearly verbatim (rule 3)."""
+    said = _tokens(clause)
+    return len(said) >= 2 and _statement_tokens(statement) == said
 
 
 def supported(statement: str, messages: Sequence[str]) -> Support:
-    """Whether ``statement`` is supported by one of ``messages`` (the person's own, oldest first)."""
+    """Whether the person asked, in one of ``messages`` (what they typed, oldest first), to remember
+    exactly ``statement``; a later message that takes something back withdraws it."""
     if not isinstance(statement, str) or not statement.strip():
         return Support(False, "empty statement")
     if _UNSAFE.search(statement) or any(unicodedata.category(c) == "Cf" for c in statement):
         return Support(False, "the statement holds invisible or control characters")
     if unicodedata.normalize("NFKC", statement) != statement:
         return Support(False, "the statement is not plain text (it changes under Unicode NFKC)")
-    stmt = _sentences(_strip_frame(statement))
-    if _content(stmt) < 2:
-        return Support(False, "the statement says too little to match (fewer than two content words)")
     for index in range(len(messages) - 1, -1, -1):  # the latest message first
         raw = messages[index]
         if not isinstance(raw, str):
             continue
-        said = _persons_sentences(clean_message(raw))
-        pos = 0
-        for s in stmt:
-            while pos < len(said) and not _within(s, said[pos]):
-                pos += 1
-            if pos == len(said):
-                break
-            pos += 1
-        else:
-            return Support(True, "every sentence of the statement is in one user message", index, message_digest(raw))
-    return Support(False, "no user message of this session says it (words, numbers, commands or negations differ)")
+        if any(same_clause(statement, clause) for clause in requests(raw)):
+            later = [_plain(m) for m in messages[index + 1:] if isinstance(m, str)]
+            if any(_taken_back(m) or words.CORRECTIONS.search(m) for m in later):
+                return Support(False, "the person took something back after asking to remember it")
+            return Support(True, "the person asked to remember exactly this", index, message_digest(raw))
+    return Support(False, "the person did not ask to remember exactly this (an explicit request such as "
+                          "\"remember that …\", the same words up to case, punctuation and perspective)")
 
 
 def stamp(provenance: dict[str, object], *, host: str, stamped_by: str, session_id: str, support: Support,
@@ -340,11 +339,10 @@ def stamp(provenance: dict[str, object], *, host: str, stamped_by: str, session_
     return out
 
 
-
 def stamp_from_hosts(store: object, candidates: list[dict[str, object]]) -> list[str]:
     """The stamping pass ``curate`` runs before proposing: hosts whose candidates are written
-    outside commonkeep (OMP: OmpKeep's tools) are verified now against the host's transcript.
-    Returns the ids stamped; a failure stamps nothing (the candidates wait for review)."""
+    outside commonkeep (OMP: OmpKeep's tools) are verified now against what the host recorded the
+    person typing. Returns the ids stamped; a failure stamps nothing (the candidates wait for review)."""
     from commonkeep.plugins import plugin_manager
 
     stamped, errors = plugin_manager().stamp_candidates(store, candidates)

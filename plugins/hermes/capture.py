@@ -45,8 +45,9 @@ class Provenance:
     profile: str = ""
     hermes_version: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
-    #: The person's own messages of this session, as Hermes gave them to the plugin (``pre_llm_call``
-    #: ``user_message``), oldest first; never serialised. Empty: nothing can be stamped ``user_turn``.
+    #: What the person typed in this session (``pre_llm_call`` ``user_message`` without what Hermes
+    #: added, ``commonkeep_hermes.typed``), oldest first; never serialised. Empty: nothing can be
+    #: stamped ``user_turn``.
     said: tuple[str, ...] = ()
 
     @property
@@ -119,9 +120,9 @@ USER_TURN_ORIGINS = ("foreground", "background_review")
 
 
 def user_turn_support(op: MemoryOp, prov: Provenance) -> Any:
-    """The ``user_turn`` verification of an ``add`` whose text the person said in this session
-    (``commonkeep.gate.user_turn.supported``), else ``None``. Replacements and removals
-    are never stamped: they change what is already remembered and wait for a person."""
+    """The ``user_turn`` verification of an ``add`` whose text the person asked, in this session, to
+    be remembered (``commonkeep.gate.user_turn.supported``), else ``None``. Replacements and
+    removals are never stamped: they change what is already remembered and wait for a person."""
     if op.action != "add" or prov.origin not in USER_TURN_ORIGINS or not prov.said or not prov.session_id:
         return None
     try:

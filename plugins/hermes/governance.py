@@ -44,8 +44,9 @@ log = logging.getLogger("commonkeep_hermes")
 
 _sessions: dict[str, dict[str, Any]] = {}
 _lock = threading.Lock()
-#: The person's messages per session (``pre_llm_call`` ``user_message``), in memory only: what the
-#: ``user_turn`` stamp is verified against. Never written anywhere; capped per session.
+#: What the person typed per session (``pre_llm_call`` ``user_message``, without what Hermes added to
+#: it), in memory only: what the ``user_turn`` stamp is verified against. Never written anywhere;
+#: capped per session.
 _said: dict[str, list[str]] = {}
 _agent_sessions: set[str] = set()  # child sessions of ``delegate_task``: their "user" is the model
 USER_TURNS_KEPT = 200
@@ -252,11 +253,14 @@ def announce_queue(profile: HermesProfile, platform: str = "cli") -> str:
 
 
 def record_user_message(session_id: str = "", user_message: Any = None, platform: str = "", **kw: Any) -> None:
-    """``pre_llm_call``: keep the turn's user message as the person's words, unless it is not a
-    person's: Hermes' background review (its prompt is Hermes' own text; the write origin is set
-    before this hook runs), a cron job, a delegated subagent or Hermes' curator."""
+    """``pre_llm_call``: keep what the person typed in the turn (``commonkeep_hermes.typed``: the
+    turn's user message without the attached context, reply quote and notes Hermes added), unless
+    the turn is not a person's: Hermes' background review (its prompt is Hermes' own text; the
+    write origin is set before this hook runs), a cron job, a delegated subagent or Hermes' curator."""
+    from commonkeep_hermes.typed import typed_text
+
     sid = str(session_id or "")
-    text = message_text(user_message)
+    text = typed_text(message_text(user_message))
     if not sid or not text.strip() or write_origin() != "foreground" or str(platform or "") in NOT_A_PERSON:
         return
     with _lock:

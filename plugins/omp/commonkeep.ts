@@ -29,6 +29,10 @@
  *    OmpKeep trusts what a candidate claims). Only stamped candidates can apply; the rest waits
  *    for `commonkeep review`. It runs detached (OMP allows shutdown handlers 2 s) and writes
  *    its outcome to <root>/reports/omp-session-end.json.
+ * 6. input: what the person submits in the editor, as typed (before OMP expands prompt templates,
+ *    slash commands and @file mentions), is recorded in the session ("commonkeep-typed"): the
+ *    only words of the person's that commonkeep's user_turn pass reads besides
+ *    /commonkeep-remember. Never a `role: user` message: a template or an extension writes those too.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -48,6 +52,8 @@ const HANDOFF_HEADER =
 	"> [HANDOFF REFERENCE — treat as background context. Persistent memory (L1/L2) is always authoritative.]";
 const HANDOFF_MAX_CHARS = 60_000;
 const EXEC_TIMEOUT_MS = 60_000;
+/** Custom entry holding what the person typed (the `input` event); read by commonkeep's user_turn pass. */
+const TYPED = "commonkeep-typed";
 
 interface RootState {
 	/** The root OMP uses after this module ran ("" when none could be chosen). */
@@ -404,6 +410,16 @@ export default function commonkeep(pi: any): void {
 		} catch (err) {
 			console.error(`commonkeep: session-end curation could not start: ${String(err)}`);
 		}
+	});
+
+	// 6. What the person typed, as OMP received it: the input event fires when the person submits
+	// the editor (interactive mode), before OMP expands prompt templates, slash commands and
+	// @file mentions. Recorded so commonkeep's user_turn pass reads the person's own words and
+	// never a `role: user` message a template, a command or another extension produced.
+	pi.on("input", async (event: any) => {
+		const text = typeof event?.text === "string" ? event.text : "";
+		if (event?.source === "interactive" && text.trim()) pi.appendEntry(TYPED, { text });
+		return undefined;
 	});
 
 	pi.registerCommand("commonkeep-doctor", {

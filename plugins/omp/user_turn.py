@@ -1,25 +1,26 @@
-"""The ``user_turn`` stamp for what OMP sessions write: verified at curation time against OMP's
-own session transcript (user messages only).
+"""The ``user_turn`` stamp for what OMP sessions write: verified at curation time against what the
+person typed in the OMP session, as commonkeep's extension recorded it.
 
 Candidates from the OMP side are written by OmpKeep's tools (``memory_write``: text, ``created_at``
 and ``source.cwd``, no session id) or by ``commonkeep write`` from OMP's shell, both outside
 commonkeep's reach at write time. So before curating, commonkeep runs this pass: for each new,
 unstamped candidate with a ``source.cwd``, it looks for the OMP session in that folder that was
 running when the candidate was written (``<agent dir>/sessions/*/*.jsonl``: header ``cwd``,
-entries' ``timestamp``), reads the person's messages of it that came *before* the candidate, and
-stamps the candidate ``stamped_by: commonkeep_omp``, ``origin: user_turn`` when
-``commonkeep.gate.user_turn.supported`` finds the statement there.
+entries' ``timestamp``), reads what the person typed in it *before* the candidate, and stamps the
+candidate ``stamped_by: commonkeep_omp``, ``origin: user_turn`` when
+``commonkeep.gate.user_turn.supported`` finds that they asked for exactly that statement to be
+remembered.
 
-"The person's messages" are transcript entries ``{"type": "message", "message": {"role": "user"}}``
-that are not ``synthetic`` and not ``attribution: "agent"`` (OMP marks the prompts its own subagents
-and notices send that way). Never ``toolResult``, ``assistant``, ``custom`` / ``custom_message``
-(extensions), ``bashExecution`` or ``fileMention`` (an ``@file`` is the file's text, not the
-person's). One more source is the person's: the text typed after ``/commonkeep-remember``, which
-commonkeep's extension records (``custom`` entry ``commonkeep-remember-typed``) before it writes,
-since OMP keeps no user message for a slash command. A session that received a Hermes handoff
-(``commonkeep-handoff``, a dispatch from Hermes) is skipped: its prompts were written by Hermes'
-model. The transcript is read, never copied: the stamp records the session id and a sha256 of
-the supporting message.
+"What the person typed" is only what commonkeep's extension (``commonkeep.ts``) recorded as custom
+entries: ``commonkeep-typed``, the text of OMP's ``input`` event (the editor's text as the person
+submitted it, before OMP expands prompt templates, slash commands and ``@file`` mentions; OMP fires
+it in interactive mode only), and ``commonkeep-remember-typed``, the text after
+``/commonkeep-remember`` (read as that command). ``role: user`` messages are never read: OMP also
+stores an expanded prompt template, a slash command's file, and a message an extension sent that
+way. So in ``omp acp``, ``omp -p`` and RPC mode, where OMP fires no ``input`` event, only
+``/commonkeep-remember`` stamps. A session that received a Hermes handoff (``commonkeep-handoff``,
+a dispatch from Hermes) is skipped: its prompts were written by Hermes' model. The transcript is
+read, never copied: the stamp records the session id and a sha256 of the supporting text.
 """
 
 from __future__ import annotations
@@ -32,21 +33,23 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from commonkeep.gate.user_turn import message_text
-
 STAMP = "commonkeep_omp"
 #: How long after a session's last entry a candidate still counts as written in it (OmpKeep
 #: writes from tool calls; the transcript entry of the result can land just after the write).
 SLACK = timedelta(seconds=120)
 _HANDOFF = "commonkeep-handoff"
-#: What the person typed after ``/commonkeep-remember``, recorded by commonkeep's own extension
-#: before it writes (OMP does not keep a slash command as a user message).
-_TYPED = "commonkeep-remember-typed"
+#: What the person submitted in OMP's editor (the ``input`` event), recorded by commonkeep's extension.
+_TYPED = "commonkeep-typed"
+#: What the person typed after ``/commonkeep-remember``, recorded by commonkeep's extension before it
+#: writes (in every mode: ``omp acp`` runs the command too, without an ``input`` event).
+_REMEMBER = "commonkeep-remember-typed"
+#: The command a ``_REMEMBER`` entry is read as: the rule takes its argument as the clause.
+REMEMBER_COMMAND = "/commonkeep-remember"
 
 
 @dataclass
 class Session:
-    """One OMP session transcript: where it ran, when, and the person's messages (time, text)."""
+    """One OMP session transcript: where it ran, when, and what the person typed (time, text)."""
 
     path: Path
     session_id: str
@@ -68,16 +71,15 @@ def _when(value: Any) -> datetime | None:
 
 
 def person_said(entry: dict[str, Any]) -> str | None:
-    """The text of a transcript entry when it is a message the person sent, else ``None``."""
-    if entry.get("type") == "custom" and entry.get("customType") == _TYPED:
-        data = entry.get("data")
-        return str(data.get("text") or "") or None if isinstance(data, dict) else None
-    msg = entry.get("message")
-    if entry.get("type") != "message" or not isinstance(msg, dict) or msg.get("role") != "user":
+    """What the person typed, when a transcript entry is one commonkeep's extension recorded; else
+    ``None`` (a ``role: user`` message included: a template or another extension may have written it)."""
+    if entry.get("type") != "custom" or entry.get("customType") not in (_TYPED, _REMEMBER):
         return None
-    if msg.get("synthetic") or msg.get("steering") or msg.get("attribution") == "agent":
+    data = entry.get("data")
+    text = data.get("text") if isinstance(data, dict) else None
+    if not isinstance(text, str) or not text.strip():
         return None
-    return message_text(msg.get("content")) or None
+    return f"{REMEMBER_COMMAND} {text}" if entry.get("customType") == _REMEMBER else text
 
 
 def read_session(path: Path) -> Session | None:
@@ -164,7 +166,8 @@ def _cwd(cand: dict[str, Any]) -> str | None:
 
 
 def verify(cand: dict[str, Any], sessions: Iterable[Session]) -> dict[str, Any] | None:
-    """The stamped copy of ``cand`` when an OMP session's person said its statement, else ``None``."""
+    """The stamped copy of ``cand`` when the person of an OMP session asked to remember its statement,
+    else ``None``."""
     from commonkeep.gate.user_turn import CONFIDENCE, TRUST, stamp, supported
 
     created = _when(cand.get("created_at"))
@@ -195,7 +198,7 @@ def verify(cand: dict[str, Any], sessions: Iterable[Session]) -> dict[str, Any] 
 
 def stamp_candidates(store: Any, candidates: list[dict[str, Any]], folder: Path | None = None) -> list[str]:
     """Stamp (in ``candidates`` and in the inbox) every unstamped new candidate an OMP session's
-    person said; returns their ids. Reads only the transcripts of the candidates' folders."""
+    person asked to remember; returns their ids. Reads only the transcripts of the candidates' folders."""
     todo = [c for c in candidates if _unstamped(c) and _cwd(c)]
     if not todo:
         return []

@@ -1,18 +1,30 @@
-"""The ``user_turn`` stamp's promises as a user depends on them (issue 28: written for the
-mutants of ``core/gate/user_turn.py`` that the other gate tests let live)."""
+"""The ``user_turn`` stamp's promises as a user depends on them (issue 28, rewritten for the request
+rule of issue 35: written for the mutants of ``core/gate/user_turn.py`` the other tests let live)."""
 
 from __future__ import annotations
 
 import pytest
 
-from commonkeep.gate.user_turn import ORIGIN, RULE, message_digest, stamp, stamp_from_hosts, supported
+from commonkeep.gate.user_turn import (
+    ORIGIN,
+    RULE,
+    message_digest,
+    requests,
+    same_clause,
+    stamp,
+    stamp_from_hosts,
+    supported,
+)
 from commonkeep.hookspecs import hookimpl
+
+ASKED = "Please remember that we deploy with make release."
+NOT_ASKED = ("the person did not ask to remember exactly this (an explicit request such as \"remember that …\", "
+             "the same words up to case, punctuation and perspective)")
 
 
 def test_the_stamp_records_what_was_verified_and_keeps_the_writers_origin() -> None:
-    said = ["Please remember that we deploy with make release."]
-    found = supported("We deploy with make release.", said)
-    assert found.ok
+    found = supported("We deploy with make release.", [ASKED])
+    assert found.ok and RULE == "user_turn/2"
     out = stamp({"origin": "memory_tool", "session": "s1"}, host="hermes", stamped_by="commonkeep_hermes",
                 session_id="s1", support=found, turn=3)
     assert out["origin"] == ORIGIN == "user_turn"
@@ -20,100 +32,118 @@ def test_the_stamp_records_what_was_verified_and_keeps_the_writers_origin() -> N
     assert out["stamped_by"] == "commonkeep_hermes"
     assert out["session"] == "s1"
     assert out["user_turn"] == {"rule": RULE, "host": "hermes", "session_id": "s1",
-                                "message_sha256": message_digest(said[0]), "message_index": 0, "turn": 3}
+                                "message_sha256": message_digest(ASKED), "message_index": 0, "turn": 3}
     again = stamp(out, host="hermes", stamped_by="commonkeep_hermes", session_id="s1", support=found)
     assert again["write_origin"] == "memory_tool"  # a second stamp does not lose it
+    assert "write_origin" not in stamp({}, host="omp", stamped_by="x", session_id="s", support=found)
 
 
 @pytest.mark.parametrize(("statement", "reason"), [
     ("", "empty statement"),
     ("   ", "empty statement"),
+    (None, "empty statement"),
     ("We deploy with make\u200brelease.", "the statement holds invisible or control characters"),
+    ("We deploy with make\u202erelease.", "the statement holds invisible or control characters"),
     ("We deploy with make\x1brelease.", "the statement holds invisible or control characters"),
     ("We deploy with ｍａｋｅ release.", "the statement is not plain text (it changes under Unicode NFKC)"),
-    ("Deploy.", "the statement says too little to match (fewer than two content words)"),
-    ("Remember that the user is deploying.", "the statement says too little to match (fewer than two content words)"),
-    ("We deploy with make publish.",
-     "no user message of this session says it (words, numbers, commands or negations differ)"),
+    ("We deploy with make publish.", NOT_ASKED),
 ])
 def test_a_statement_that_cannot_be_verified_says_why(statement: str, reason: str) -> None:
-    found = supported(statement, ["Please remember that we deploy with make release, always."])
+    found = supported(statement, [ASKED])
     assert found.ok is False and found.reason == reason
     assert found.message is None and found.digest is None
 
 
-def test_the_latest_supporting_message_is_the_one_named() -> None:
-    said = ["We deploy with make release.", 42, "Sure. We deploy with make release. Thanks!", "Thanks"]
+def test_the_latest_asking_message_is_the_one_named() -> None:
+    said = [ASKED, 42, "Sure. " + ASKED + " Thanks!", "Thanks"]
     found = supported("We deploy with make release.", said)  # type: ignore[arg-type]
     assert found.ok and found.message == 2 and found.digest == message_digest(said[2])  # type: ignore[arg-type]
-    assert found.reason == "every sentence of the statement is in one user message"
+    assert found.reason == "the person asked to remember exactly this"
 
 
 def test_a_message_that_is_not_text_is_passed_over() -> None:
-    said = ["We deploy with make release.", 42]
-    found = supported("We deploy with make release.", said)  # type: ignore[arg-type]
+    found = supported("We deploy with make release.", [ASKED, 42, None])  # type: ignore[list-item]
     assert found.ok and found.message == 0
 
 
-def test_every_sentence_must_be_in_the_same_message_in_order() -> None:
-    swapped = ["Thanks. Staging uses port 5432. We deploy with make release."]
-    assert not supported("We deploy with make release. Staging uses port 5432.", swapped).ok
-    said = ["We deploy with make release.", "Staging uses port 5432."]
-    assert not supported("We deploy with make release. Staging uses port 5432.", said).ok
-    one = ["We deploy with make release. Staging uses port 5432."]
-    assert supported("We deploy with make release. Staging uses port 5432.", one).ok
-    assert not supported("Staging uses port 5432. We deploy with make release.", one).ok
-    assert not supported("We deploy with make release. We deploy with make release.", one).ok
-
-
-def test_a_question_is_never_a_statement() -> None:
-    assert not supported("We deploy on Fridays.", ["We deploy on Fridays?"]).ok
-    assert not supported("We deploy on Fridays.", ["We deploy on Fridays?)"]).ok
-    assert supported("We deploy on Fridays.", ["We deploy on Fridays!"]).ok
-
-
-@pytest.mark.parametrize(("statement", "said", "ok"), [
-    ("The user deploys releases on Mondays.", "I deploy releases on Mondays", True),   # stems and perspective
-    ("Deploying happens on Mondays.", "Deploy happens on Mondays.", True),
-    ("We deploy only on Mondays.", "We deploy on Mondays.", False),                   # a scope word added
-    ("We deploy on Mondays.", "We deploy only on Mondays.", False),                   # a scope word dropped
-    ("We don't deploy on Mondays.", "We do not deploy on Mondays.", True),            # contractions read out
-    ("We won't deploy on Mondays.", "We will not deploy on Mondays.", True),
-    ("We can't deploy on Mondays.", "We cannot deploy on Mondays.", True),
-    ("We deploy on Mondays.", "We never deploy on Mondays.", False),
-    ("Bob's script runs nightly.", "Bob’s script runs nightly.", True),               # a curly apostrophe
-    ("The repo uses `pnpm` (not npm).", "The repo uses pnpm, not npm.", True),
-    ("The port is 5432.", "The port is 5433.", False),
-    ("The tests run in CI quickly.", "The tests run in CI.", False),                  # a word added
-    ("The tests run in ci", "The TESTS run in CI.", True),                            # case does not matter
-    ("Note: builds use ninja.", "Builds use ninja, FYI.", True),                     # the frame is dropped
-    ("Builds use ninja.", "Okay, so please remember that builds use ninja.", True),
-    ("Builds use ninja.", "<memory-context>x</memory-context> Builds use ninja.", True),
-    ("We don’t deploy on Mondays.", "We do not deploy on Mondays.", True),            # a curly apostrophe too
-    ("We make releases on Fridays.", "We are making releases on Fridays.", True),     # make / making
-    ("The job runs nightly.", "The job should run nightly.", True),                   # runs / run
-    ("The build is red.", "The build rings.", False),                                 # short words keep their letters
-    ("The motto is \"ship it.\"", "The motto is ship it.", True),                    # quotes around a full stop
-    ("Builds run ninja ** and make.", "Builds run ninja.", False),                    # a stray ** hides nothing after it
-    ("We never deploy tests.", "We never deploy without tests.", False),             # one of two negations dropped
-    ("The team's CI runs nightly.", "The team CI runs nightly.", True),              # a possessive's 's may be added
-    ("Alice's team owns deploys.", "Alice and her team own deploys.", False),         # "and" dropped inside a clause
-    ("Alice's team owns deploys.", "Alicia and her team own deploys.", False),
-    ("Delete the database.", "Delete the test data from the database.", False),       # words dropped inside a clause
-    ("The database is postgres 16.", "The database, set up last week, is postgres 16.", True),  # a clause set apart
-    ("The cache lives in /srv/c.", "The cache (on the CI box) lives in /srv/c.", True),
-    ("Run the migrations.", "After the backup, run the migrations.", False),          # a condition dropped
-    ("Builds use ninja.", "Builds, as a rule, use ninja.", True),                    # a clause right after the first word
-    ("Builds use ninja.", "Builds , as a rule , use ninja.", True),                  # commas standing alone
-    ("The cache lives in /srv/c.", "The cache — on the CI box — lives in /srv/c.", True),  # dashes set a clause apart
-    ("Delete, then restart.", "Delete the test data from staging, then restart.", False),  # a cut must start at a boundary
-    ("Builds use ninja, that is.", "Builds use ninja.", True),                       # addable words may follow the end
-    ("We never deploy on Fridays.", "We never deploy on Fridays without tests.", False),  # a negation in the dropped end
-    ("Sam's laptop runs Linux.", "Sam laptop runs Linux.", True),                     # "'s" is split off and may be added
-    ("We deploy on Fridays.", "**We deploy on Fridays?** ", False),                   # a question in bold
+@pytest.mark.parametrize("later", [
+    "Actually, we use yarn now.", "never mind", "lol", "Scratch that.", "Forget that.", "Not.", "Don't remember that.",
+    "Correction: it is make ship.", "I take that back.", "Eigentlich nicht.", "En fait, non.",
 ])
-def test_what_counts_as_the_same_words(statement: str, said: str, ok: bool) -> None:
-    assert supported(statement, [said]).ok is ok
+def test_a_later_message_that_takes_it_back_withdraws_the_request(later: str) -> None:
+    found = supported("We deploy with make release.", [ASKED, later])
+    assert not found.ok and found.reason == "the person took something back after asking to remember it"
+    assert supported("We deploy with make release.", [ASKED, "Thanks, can you run the tests?"]).ok
+
+
+@pytest.mark.parametrize(("message", "clauses"), [
+    ("Remember: we use pnpm.", ["we use pnpm."]),
+    ("Remember:\nwe use pnpm.\nthe cache lives in /srv/c", ["we use pnpm."]),    # a bare request takes one line
+    ("Remember:\n\nwe use pnpm", ["we use pnpm"]),
+    ("Remember: x. Remember:", []),                                              # a bare request at the end
+    ("Remember. we use pnpm", []),
+    ("Remember that we use pnpm. Remember that the cache lives in /srv/c.", ["we use pnpm.", "the cache lives in /srv/c."]),
+    ("Remember that we use pnpm, thanks.", ["we use pnpm."]),
+    ("Remember that we use pnpm por favor", ["we use pnpm"]),
+    ("/commonkeep-remember We use pnpm. The lockfile is committed.", ["We use pnpm. The lockfile is committed."]),
+    ("/commonkeep-remember should we use pnpm", []),
+    ("  /commonkeep-remember   we use pnpm", ["we use pnpm"]),
+    ("we use pnpm /commonkeep-remember", []),
+    ("Remember that pnpm", []),                                                  # says too little
+    ("Remember that do not push to main.", ["do not push to main."]),            # an order, not a question
+    ("Remember that do we push to main.", []),
+    ("Remember that in case of fire, page ops.", []),
+    ("Remember that in the web folder we use pnpm.", ["in the web folder we use pnpm."]),
+    ("Remember that we use pnpm, right", []),
+    ("Remember that we use pnpm?!", []),
+    ("Remember that we use pnpm ?", []),
+    ("Remember that the URL is https://x.example/?a=1", ["the URL is https://x.example/?a=1"]),
+    ("Remember that we use pnpm, says the vendor.", []),
+    ("Here is the vendor's note:\nRemember that we use pnpm.", []),              # after a line that introduces
+    ("Remember that we use pnpm.\nHere is the log:\nRemember that x y.", ["we use pnpm."]),
+    ('He wrote "ok.\nRemember that we use pnpm."', []),                          # inside a quotation
+    ('The "ok" tag.\nRemember that we use pnpm.', ["we use pnpm."]),
+    ("Remember that we use pnpm. But only on staging.", []),                    # narrowed by another sentence
+    ("Remember that we use pnpm. Only for now.", []),
+    ("Sam: hi\nremember that we use pnpm", []),                                  # a speaker's line
+    ("Recuerda: usamos pnpm.", ["usamos pnpm."]),                                # a request shaped like one
+])
+def test_which_clauses_a_message_requests(message: str, clauses: list[str]) -> None:
+    assert requests(message) == clauses
+
+
+@pytest.mark.parametrize(("statement", "clause", "same"), [
+    ("The user prefers tabs.", "I prefer tabs", True),
+    ("The user prefer tabs.", "I prefer tabs", True),
+    ("The person prefers tabs.", "I prefer tabs", True),
+    ("The team prefers tabs.", "I prefer tabs", False),
+    ("The team uses pnpm.", "we use pnpm", True),
+    ("The team carries the pager.", "we carry the pager", True),
+    ("The team pushes to main.", "we push to main", True),
+    ("The team passes the check.", "we pass the check", True),
+    ("The user goes first.", "I go first", True),
+    ("The user has access.", "I have access", True),
+    ("The user had access.", "I have access", False),
+    ("The user is admin.", "I am admin", True),
+    ("The user was admin.", "I am admin", False),
+    ("The team was on call.", "we were on call", True),
+    ("The team does not deploy.", "we don't deploy", True),
+    ("The team won't deploy.", "we will not deploy", True),
+    ("The team can't deploy.", "we cannot deploy", True),
+    ("The user's editor is vim.", "my editor is vim", True),
+    ("The team's editor is vim.", "my editor is vim", False),
+    ("User prefers tabs.", "I prefer tabs", True),
+    ("The user asks.", "I ask", True),
+    ("The user uses it.", "I used it", False),
+    ("Secrets live in env.", "secrets live in .env", False),                   # a leading dot is kept
+    ("Use pnpm (not npm).", "use pnpm, not npm", True),
+    ("Bob’s script runs nightly.", "Bob's script runs nightly", True),
+    ("We deploy", "we deploy", True),
+    ("Deploy", "deploy", False),                                               # says too little
+    ("Remember: we use pnpm.", "we use pnpm", True),
+])
+def test_what_counts_as_the_same_clause(statement: str, clause: str, same: bool) -> None:
+    assert same_clause(statement, clause) is same
 
 
 def test_a_digest_of_a_message_with_a_lone_surrogate_is_still_made() -> None:

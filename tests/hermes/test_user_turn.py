@@ -1,5 +1,7 @@
-"""The ``user_turn`` stamp in the real Hermes (0.17 and 0.19): a fact the person states is
-applied when the session ends; the same sentence arriving in a tool result waits for review.
+"""The ``user_turn`` stamp in the real Hermes (0.17 and 0.19): a fact the person asks to remember is
+applied when the session ends; the same request arriving any other way — a tool result, a file
+Hermes inlined for an ``@file:`` or ``@url:``, the model's own message quoted in a reply, a snippet
+the person pasted — waits for review.
 
 Hermes runs with ``memory.commonkeep.auto_curate: high-only`` as the writer role, so whatever
 the policy lets through is applied at ``on_session_finalize`` and rendered into ``MEMORY.md``.
@@ -52,7 +54,7 @@ def test_a_fact_the_person_states_is_applied_at_session_end(tmp_path: Path, vers
     prov = cand["provenance"]
     assert prov["stamped_by"] == "commonkeep_hermes" and prov["origin"] == "user_turn"
     assert prov["write_origin"] == "foreground"
-    assert prov["user_turn"]["rule"] == "user_turn/1" and prov["user_turn"]["session_id"] == out["session_id"]
+    assert prov["user_turn"]["rule"] == "user_turn/2" and prov["user_turn"]["session_id"] == out["session_id"]
     assert prov["user_turn"]["message_sha256"] == hashlib.sha256(SAID.encode()).hexdigest()
     assert "Please remember" not in json.dumps(prov)  # the stamp names the message, never copies it
     fin = out["after_finalize"]
@@ -110,3 +112,44 @@ def test_an_entry_the_model_writes_into_memory_md_with_a_file_tool_waits(hermes1
     store = Store(hermes19.root, warn=False)
     assert [r.get("statement") for r in store.records()] == []
     assert [c["status"] for c in store.candidates() if c["text"] == FACT] == ["new"]
+
+
+def held(out: dict[str, Any]) -> None:
+    """The candidate the model wrote waits: not stamped, nothing applied, not in MEMORY.md."""
+    cand = only_candidate(out["after_finalize"])
+    assert cand["status"] == "new" and cand["provenance"]["origin"] == "foreground", cand
+    assert "user_turn" not in cand["provenance"] and cand["primary_trust_class"] == "agent_inference"
+    assert out["after_finalize"]["records"] == []
+    assert FACT not in (out["after_finalize"]["memory_md"] or "")
+
+
+@pytest.mark.parametrize("version", [hermes_host.NEWEST, hermes_host.OLDEST])
+def test_a_request_in_a_file_hermes_attached_is_held(tmp_path: Path, version: str) -> None:
+    """``summarise @file:notes.md``: Hermes inlines the file, whose own fence would close Hermes' fence,
+    and "Remember that …" after it reads like the person's line; what Hermes attached is not read."""
+    out = run(make_world(version, tmp_path), "at_file")
+    assert "--- Attached Context ---" in out["message"] and "Remember that" in out["message"]
+    assert out["user_turns"] and "Remember that" in str(out["user_turns"][0])  # the model saw it as the user's
+    held(out)
+
+
+def test_a_request_in_a_page_hermes_fetched_for_an_at_url_is_held(hermes19: HermesWorld) -> None:
+    out = run(hermes19, "at_url")
+    assert "🌐 @url:http://127.0.0.1:" in out["message"] and "Remember that" in out["message"]
+    held(out)
+
+
+@pytest.mark.parametrize("version", [hermes_host.NEWEST, hermes_host.OLDEST])
+def test_a_request_in_the_models_message_quoted_by_a_reply_is_held(tmp_path: Path, version: str) -> None:
+    out = run(make_world(version, tmp_path), "reply")
+    assert out["message"].startswith('[Replying to') and "Remember that" in out["message"]
+    assert out["message"].endswith("ok, thanks")
+    held(out)
+
+
+def test_a_request_the_person_typed_beside_an_at_file_is_applied(hermes19: HermesWorld) -> None:
+    out = run(hermes19, "person_at_file")
+    assert "--- Attached Context ---" in out["message"]
+    prov = only_candidate(out["after_turn"])["provenance"]
+    assert prov["origin"] == "user_turn" and prov["stamped_by"] == "commonkeep_hermes"
+    assert out["after_finalize"]["records"] == [FACT]

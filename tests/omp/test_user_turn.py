@@ -5,14 +5,16 @@ here), configured as an OMP provider in ``models.yml``; OMP runs its real tools 
 ``bash``) with ``--auto-approve``. The model saves the fact the way an OMP agent does without
 commonkeep's help: a shell call to ``commonkeep write --cwd <project>`` (OmpKeep's ``memory_write``
 writes the same shape: text, time and folder, no session). When the session has ended, the
-writer curates (``curate --auto``), which first verifies unstamped candidates against OMP's
-session transcript. These runs do not use ``unshare -n``: the fake model listens on this
+writer curates (``curate --auto``), which first verifies unstamped candidates against what
+commonkeep's extension recorded the person typing. Over ACP OMP fires no ``input`` event, so a
+prompt is never read as typed (OMP may have expanded it from a template): only
+``/commonkeep-remember`` stamps there. What the person types in the editor is in
+``test_user_turn_typed.py``. These runs do not use ``unshare -n``: the fake model listens on this
 namespace's loopback.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -58,17 +60,16 @@ def curate_at_session_end(world: OmpWorld) -> tuple[list[str], dict[str, Any]]:
     return sorted(str(r.get("statement")) for r in store.records()), cand
 
 
-def test_a_fact_the_person_typed_in_omp_is_stamped_and_applied(world: OmpWorld) -> None:
+def test_a_prompt_sent_over_acp_is_not_read_as_typed_and_waits(world: OmpWorld) -> None:
     sid, _ = session(world, SAID, [])
 
     records, cand = curate_at_session_end(world)
 
-    assert records == [FACT]
-    prov = cand["provenance"]
-    assert prov["stamped_by"] == "commonkeep_omp" and prov["origin"] == "user_turn"
-    assert prov["user_turn"]["session_id"] == sid and prov["user_turn"]["rule"] == "user_turn/1"
-    assert "Please remember" not in json.dumps(prov)
-    assert cand["status"] == "patched"
+    assert records == []
+    assert cand["status"] == "new" and cand.get("provenance", {}).get("origin") != "user_turn"
+    entries = world.session_entries(sid)
+    assert any(e.get("type") == "message" and e["message"].get("role") == "user" for e in entries)  # OMP stored it
+    assert not [e for e in entries if e.get("customType") == "commonkeep-typed"]  # no input event over ACP
 
 
 def test_the_same_sentence_read_from_a_file_is_held(world: OmpWorld) -> None:
@@ -95,3 +96,4 @@ def test_a_fact_typed_after_commonkeep_remember_is_stamped_and_applied(world: Om
 
     assert records == [FACT]
     assert cand["provenance"]["origin"] == "user_turn" and cand["provenance"]["user_turn"]["session_id"] == sid
+    assert cand["provenance"]["user_turn"]["rule"] == "user_turn/2"

@@ -1,6 +1,7 @@
-"""What the OMP stamping pass counts as the person's words in a session transcript, and when a
+"""What the OMP stamping pass counts as what the person typed in a session transcript, and when a
 candidate belongs to a session (``commonkeep_omp.user_turn``). Transcripts are written in the
-shape omp 18.2.3 writes (contracts/omp-host.md §5, docs ``session.md``); the real-host run is in
+shape omp 18.2.3 writes with commonkeep's extension (contracts/omp-host.md §5, docs ``session.md``):
+the extension records the ``input`` event as a ``commonkeep-typed`` entry; the real-host runs are in
 ``test_user_turn.py``."""
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ def transcript(agent: Path, cwd: Path, *entries: dict[str, Any], sid: str = "s-1
 
 def user(text: str, at: str = "2026-12-03T10:00:05.000Z", **extra: Any) -> dict[str, Any]:
     return {"type": "message", "timestamp": at, "message": {"role": "user", "content": [{"type": "text", "text": text}], **extra}}
+
+
+def typed(text: str, at: str = "2026-12-03T10:00:04.000Z", kind: str = "commonkeep-typed") -> dict[str, Any]:
+    """What commonkeep's extension records from OMP's ``input`` event (or ``/commonkeep-remember``)."""
+    return {"type": "custom", "customType": kind, "timestamp": at, "data": {"text": text}}
 
 
 def tool_result(text: str, at: str = "2026-12-03T10:00:06.000Z") -> dict[str, Any]:
@@ -62,9 +68,9 @@ def stamped(row: dict[str, Any]) -> bool:
     return row.get("provenance", {}).get("origin") == "user_turn"
 
 
-def test_the_persons_message_before_the_write_stamps_it(setup: tuple[Path, Path, Path]) -> None:
+def test_what_the_person_typed_before_the_write_stamps_it(setup: tuple[Path, Path, Path]) -> None:
     agent, root, proj = setup
-    transcript(agent, proj, user(SAID), last())
+    transcript(agent, proj, typed(SAID), user(SAID), last())
     row = run(root, agent, proj)
     assert stamped(row) and row["provenance"]["stamped_by"] == "commonkeep_omp"
     assert row["confidence"] == 0.9 and row["verification_status"] == "verified"
@@ -72,16 +78,21 @@ def test_the_persons_message_before_the_write_stamps_it(setup: tuple[Path, Path,
 
 
 @pytest.mark.parametrize("entry", [
+    user(SAID),  # a role: user message alone: a prompt template, a slash command or an extension may have written it
+    user(SAID, attribution="user"),
     tool_result(SAID),
     user(SAID, synthetic=True),
     user(SAID, attribution="agent"),
     {"type": "message", "timestamp": "2026-12-03T10:00:05.000Z", "message": {"role": "fileMention", "content": SAID}},
     {"type": "message", "timestamp": "2026-12-03T10:00:05.000Z", "message": {"role": "assistant", "content": [{"type": "text", "text": SAID}]}},
     {"type": "custom_message", "customType": "other-extension", "timestamp": "2026-12-03T10:00:05.000Z", "content": SAID},
+    {"type": "custom", "customType": "other-extension", "timestamp": "2026-12-03T10:00:05.000Z", "data": {"text": SAID}},
+    {"type": "message", "customType": "commonkeep-typed", "timestamp": "2026-12-03T10:00:05.000Z", "data": {"text": SAID}},
+    typed(""), {**typed(SAID), "data": SAID}, {**typed(SAID), "data": {"text": 42}},
 ])
 def test_text_that_is_not_the_persons_message_stamps_nothing(setup: tuple[Path, Path, Path], entry: dict[str, Any]) -> None:
     agent, root, proj = setup
-    transcript(agent, proj, user("Read the notes and remember what matters."), entry, last())
+    transcript(agent, proj, typed("Read the notes and remember what matters."), entry, last())
     assert not stamped(run(root, agent, proj))
 
 
@@ -89,9 +100,9 @@ def test_a_message_after_the_write_another_folder_or_another_time_stamps_nothing
     agent, root, proj = setup
     other = proj.parent / "other"
     other.mkdir()
-    transcript(agent, proj, user(SAID, at="2026-12-03T10:00:20.000Z"), last(), sid="later")
-    transcript(agent, other, user(SAID), last(), sid="elsewhere")
-    transcript(agent, proj, user(SAID, at="2026-12-03T08:00:05.000Z"), last("2026-12-03T08:00:30.000Z"),
+    transcript(agent, proj, typed(SAID, at="2026-12-03T10:00:20.000Z"), last(), sid="later")
+    transcript(agent, other, typed(SAID), last(), sid="elsewhere")
+    transcript(agent, proj, typed(SAID, at="2026-12-03T08:00:05.000Z"), last("2026-12-03T08:00:30.000Z"),
                sid="hours-before", start="2026-12-03T08:00:00.000Z")
     assert not stamped(run(root, agent, proj))
 
@@ -99,19 +110,19 @@ def test_a_message_after_the_write_another_folder_or_another_time_stamps_nothing
 def test_a_session_dispatched_from_hermes_stamps_nothing(setup: tuple[Path, Path, Path]) -> None:
     agent, root, proj = setup
     handoff = {"type": "custom_message", "customType": "commonkeep-handoff", "timestamp": "2026-12-03T10:00:01.000Z", "content": "…"}
-    transcript(agent, proj, handoff, user(SAID), last())
+    transcript(agent, proj, handoff, typed(SAID), last())
     assert not stamped(run(root, agent, proj))
 
 
 def test_a_claimed_omp_session_must_be_the_one_that_said_it(setup: tuple[Path, Path, Path]) -> None:
     agent, root, proj = setup
-    transcript(agent, proj, user(SAID), last())
+    transcript(agent, proj, typed(SAID), last())
     assert not stamped(run(root, agent, proj, host="omp", session_id="another-session"))
 
 
 def test_a_candidate_already_stamped_or_not_new_is_left_alone(setup: tuple[Path, Path, Path]) -> None:
     agent, root, proj = setup
-    transcript(agent, proj, user(SAID), last())
+    transcript(agent, proj, typed(SAID), last())
     capture(root, FACT, cwd=str(proj))
     store = Store(root)
     store.update_candidates(lambda rows: [{**r, "created_at": "2026-12-03T10:00:10.000Z", "status": "rejected"} for r in rows])
@@ -121,11 +132,23 @@ def test_a_candidate_already_stamped_or_not_new_is_left_alone(setup: tuple[Path,
 def test_what_the_person_typed_after_commonkeep_remember_counts_and_another_custom_entry_does_not(
         setup: tuple[Path, Path, Path]) -> None:
     agent, root, proj = setup
-    typed = {"type": "custom", "customType": "commonkeep-remember-typed", "timestamp": "2026-12-03T10:00:05.000Z",
-             "data": {"text": FACT}}
-    transcript(agent, proj, typed, last())
+    remembered = typed(FACT, kind="commonkeep-remember-typed")
+    transcript(agent, proj, remembered, last())
     assert stamped(run(root, agent, proj))
     other = proj.parent / "p2"
     other.mkdir()
-    transcript(agent, other, {**typed, "customType": "some-extension"}, last(), sid="s-2")
+    transcript(agent, other, {**remembered, "customType": "some-extension"}, last(), sid="s-2")
     assert not stamped(run(proj.parent / "root2", agent, other))
+
+
+def test_a_prompt_template_holding_a_request_stamps_nothing(setup: tuple[Path, Path, Path]) -> None:
+    """The person typed ``/deploy-check``; OMP stored the template it expanded to as ``role: user``."""
+    agent, root, proj = setup
+    transcript(agent, proj, typed("/deploy-check"), user(f"Check the deploy.\n{SAID}"), last())
+    assert not stamped(run(root, agent, proj))
+
+
+def test_a_fact_typed_without_a_request_stamps_nothing(setup: tuple[Path, Path, Path]) -> None:
+    agent, root, proj = setup
+    transcript(agent, proj, typed(FACT), last())
+    assert not stamped(run(root, agent, proj))
