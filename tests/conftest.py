@@ -1,4 +1,6 @@
-"""Shared fixtures: a fresh memory root per test, and a clean environment for root resolution."""
+"""Shared fixtures: a fresh memory root per test, a clean environment for root resolution, a stamp
+journal of the test's own (``COMMONKEEP_STAMPS_DIR``), and no agent mark (``COMMONKEEP_AGENT_HOST``)
+left by an in-process Hermes plugin."""
 
 from __future__ import annotations
 
@@ -6,13 +8,15 @@ from pathlib import Path
 
 import pytest
 
-ROOT_VARS = ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT", "COMMONKEEP_ROLE", "COMMONKEEP_NOW")
+ROOT_VARS = ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT", "COMMONKEEP_ROLE", "COMMONKEEP_NOW", "COMMONKEEP_AGENT_HOST")
 
 
 @pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     for var in ROOT_VARS:
         monkeypatch.delenv(var, raising=False)
+    # created on first use, like the real one under ~/.local/state/commonkeep
+    monkeypatch.setenv("COMMONKEEP_STAMPS_DIR", str(tmp_path_factory.mktemp("stamps", numbered=True) / "state"))
 
 
 @pytest.fixture

@@ -13,6 +13,10 @@ Codes (``contracts/ompkeep-store.md`` §4.11 where the contract names them):
   ``purged_text_in_history``: see :mod:`commonkeep.share.checks`.
 - ``unexplained_record_lines`` (warning): record lines no applied patch explains (``commonkeep audit``).
 - ``apply_unfinished`` (warning): an interrupted apply's journal is waiting to be finished.
+- ``forged_stamp`` (error): an inbox line claims a stamp the stamp journal does not bind to it;
+  ``ticked_op`` (error): an op of a waiting patch was marked selected by hand; ``stamp_journal``
+  (error): a journal line that does not verify, or a key that is not private
+  (:mod:`commonkeep.patches.stamp_audit`, also in ``commonkeep audit``).
 """
 
 from __future__ import annotations
@@ -117,7 +121,12 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
         waiting += isinstance(doc, dict) and bool(waiting_in(doc, statuses))  # stale ops (candidate decided) do not wait
     from commonkeep.patches.audit import audit
 
-    unexplained = audit(lay.root).problems
+    found_audit = audit(lay.root)
+    unexplained = found_audit.problems
+    codes = {"forged": "forged_stamp", "ticked": "ticked_op", "journal": "stamp_journal", "apply": "forged_apply_journal"}
+    for s in found_audit.stamps:
+        found.append(_finding(codes[s.kind], "error", s.sentence() + "; see `commonkeep audit`", file=s.file,
+                              line=s.line or None, candidate=s.candidate or None))
     if unexplained:
         first = unexplained[0]
         found.append(_finding("unexplained_record_lines", "warning",

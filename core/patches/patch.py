@@ -61,7 +61,7 @@ from commonkeep.store.layout import Layout
 from commonkeep.util import progress
 from commonkeep.util.timeutil import now_iso, today
 
-__all__ = ["OPS", "ApplyInterrupted", "ApplyResult", "DeletionInterrupted", "Leftover", "apply_patch", "finish_command",
+__all__ = ["OPS", "ApplyInterrupted", "ApplyResult", "DeletionInterrupted", "Leftover", "apply_patch", "apply_selected_by_policy", "finish_command",
            "leftover_lines", "load_patch", "patch_path", "write_patch"]
 Row = dict[str, Any]
 
@@ -260,9 +260,32 @@ def apply_patch(
 ) -> ApplyResult:
     """Apply a patch (an id, a path, or a patch dict) to ``root`` as ``role``; see the module doc.
 
+    Applying is a person's decision: refused inside an agent (``commonkeep.gate.agent_shell``), from
+    the CLI, the web app or a script alike. ``curate --auto`` applies what the auto-apply policy
+    selected, stamped candidates only, through :func:`apply_selected_by_policy`.
+
     An apply that was interrupted (its journal is still in ``runtime/journal/``) is finished
     first, whichever patch is asked for; asking for that patch again returns what finishing it did.
     """
+    from commonkeep.gate.agent_shell import refuse_inside_agent
+
+    refuse_inside_agent("ratifying" if ratify else "applying a patch")
+    return apply_selected_by_policy(root, ref, role=role, op_ids=op_ids, ratify=ratify, wait=wait, fire_hooks=fire_hooks)
+
+
+def apply_selected_by_policy(
+    root: Path | str,
+    ref: str | Row,
+    *,
+    role: str | None,
+    op_ids: list[str] | None = None,
+    ratify: bool = False,
+    wait: float | None = None,
+    fire_hooks: bool = True,
+) -> ApplyResult:
+    """:func:`apply_patch` without the agent-shell refusal, for the ops a policy chose, not a person:
+    ``auto_curate`` (only what ``commonkeep.gate.autoapply`` lets apply itself) and ``share sync``'s
+    deletion of records rejected for poisoning elsewhere. Never call it with a person's choice."""
     require_writer("ratify" if ratify else "apply", role, root)
     store = Store(root)
     layout = store.ensure()
@@ -323,6 +346,8 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     from commonkeep.patches.waiting import candidates_for
 
     st = _State(store, str(patch["patch_id"]), cands=candidates_for(store.root, patch))
+    ticked = _ticked(store, patch, selected - done_before, st.cands) if op_ids is None else {}
+    selected -= set(ticked)
     vetted = refusals(layout.root, patch, selected - done_before, unsaved=not path.exists(), cands=st.cands)
     # step 1: the explanation exists before any canonical byte changes (a patch already in its
     # place with nothing to redact is not written again)
@@ -359,6 +384,7 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
                 if fresh and op["op"] in ("add", "supersede") and ("tombstoned" in why or "already exists" in why):
                     st.cand_status.setdefault(str(cid), "rejected")
             bar.update()
+    result.skipped.update(ticked)
     journal = _journal_of(store, st, patch, result, done_before, when)
     apply_journal.refuse_targets(store, journal)  # a symlinked store file: refused before anything is written
     apply_journal.write(layout, journal)  # step 2: the decision, before any canonical byte changes
@@ -366,6 +392,27 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     if journal.changed and not (journal.tombstones or journal.tomb_updates or journal.purge or journal.finished):
         done.records_after = apply_journal.records_after(st.files, st.changed)  # for the projection
     return done
+
+
+def _ticked(store: Store, patch: Row, selected: set[str], cands: dict[str, Row]) -> dict[str, str]:
+    """Ops of a patch commonkeep's curator wrote that are marked selected though curation never selects
+    them (a change of memory from a candidate without a bound stamp): the file was edited after
+    curation. Not applied by default; a person names them with ``--ops`` (op id -> why)."""
+    if patch.get("generated_by") != "curator" or "_ck" not in str(patch.get("patch_id")):
+        return {}
+    from commonkeep.gate.autoapply import stamped_trust
+    from commonkeep.gate.writer import configured_writer_role
+    from commonkeep.patches.stamp_audit import CONTENT_OPS
+
+    writer = configured_writer_role(store.root)
+    out = {}
+    for op in patch["ops"]:
+        oid, cid = str(op.get("op_id")), str(op.get("candidate_id") or "")
+        if oid in selected and op.get("op") in CONTENT_OPS and cid and stamped_trust(cands.get(cid, {}), writer, store.root) is None:
+            out[oid] = (f"marked selected in the patch file, but its candidate {cid} carries no bound stamp, so curation "
+                        f"never selected it (the file was edited?); a person applies it by naming it: "
+                        f"commonkeep apply {patch['patch_id']} --ops {oid}")
+    return out
 
 
 def _journal_of(store: Store, st: _State, patch: Row, result: ApplyResult, done_before: set[str], when: str) -> Journal:
