@@ -78,6 +78,26 @@ def _patches(lay: Any) -> list[tuple[str, Row]]:
     return out
 
 
+def ticked_ops(root: Any, patch: Row, selected: set[str], cands: dict[str, Row]) -> dict[str, str]:
+    """Of the ``selected`` ops of ``patch`` (applied without ``--ops``), those a person did not choose
+    and curation never selects: in a patch commonkeep's curator wrote, an op that changes memory for a
+    candidate without a bound stamp (the file was edited after curation). ``apply`` skips them
+    (op id -> why); a person who wants one names it with ``--ops``."""
+    if patch.get("generated_by") != "curator" or "_ck" not in str(patch.get("patch_id")):
+        return {}
+    from commonkeep.gate.writer import configured_writer_role
+
+    writer = configured_writer_role(root)
+    out = {}
+    for op in patch["ops"]:
+        oid, cid = str(op.get("op_id")), str(op.get("candidate_id") or "")
+        if oid in selected and op.get("op") in CONTENT_OPS and cid and stamped_trust(cands.get(cid, {}), writer, root) is None:
+            out[oid] = (f"marked selected in the patch file, but its candidate {cid} carries no bound stamp, so curation "
+                        "never selected it (the file was edited?); a person applies it by naming it: "
+                        f"commonkeep apply {patch['patch_id']} --ops {oid}")
+    return out
+
+
 def _unbound_applies(lay: Any) -> list[StampProblem]:
     from commonkeep.gate import stamps
     from commonkeep.patches.apply_journal import SUFFIX, journal_dir

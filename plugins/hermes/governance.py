@@ -310,12 +310,14 @@ def register(ctx: Any) -> None:
     except ValueError as exc:  # unreadable config.yaml: the gate reports it on first use
         log.warning("commonkeep: %s", exc)
     gate = Gate(profile, str(getattr(ctx, "profile_name", "") or ""))
-    forced_hook = os.environ.get("COMMONKEEP_HERMES_GATE") == "hook"
-    if hasattr(ctx, "register_middleware") and not forced_hook:
+    middleware = hasattr(ctx, "register_middleware") and os.environ.get("COMMONKEEP_HERMES_GATE") != "hook"
+    if middleware:
         ctx.register_middleware("tool_execution", gate.tool_execution)
-    else:
-        ctx.register_hook("pre_tool_call", gate.pre_tool_call)
-    ctx.register_hook("pre_tool_call", lambda **kw: guard_tool_call(profile, **kw))
+
+    def pre_tool_call(**kw: Any) -> dict[str, Any] | None:  # one hook: the tool guard, then (without middleware) the gate
+        return guard_tool_call(profile, **kw) or (None if middleware else gate.pre_tool_call(**kw))
+
+    ctx.register_hook("pre_tool_call", pre_tool_call)
     ctx.register_hook("on_session_start", _on_session_start)
     ctx.register_hook("pre_llm_call", record_user_message)
     ctx.register_hook("subagent_start", _on_subagent_start)
