@@ -172,12 +172,19 @@ def _append(entry: dict[str, Any]) -> None:
     entry["mac"] = _mac(key, entry)
     line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "surrogatepass")
     path = journal_path()
+    before = _identity(path, key_path())
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, line)  # one write of one line: appends of several processes never interleave
     finally:
         os.close(fd)
-    _BOOKS.pop(str(path), None)
+    with _LOCK:  # the book as read plus this entry, unless another process wrote in between (then read again)
+        hit = _BOOKS.pop(str(path), None)
+        after = _identity(path, key_path())
+        grew = len(before) == len(after) == 8 and after[0] == before[0] and after[1] == before[1] + len(line)
+        if hit is not None and hit[0] == before and grew and after[4:] == before[4:]:
+            _add(hit[1], entry)
+            _BOOKS[str(path)] = (after, hit[1])
 
 
 def record_stamp(root: Path | str, cand: dict[str, Any], stamp: str, trust: str) -> None:
@@ -271,16 +278,21 @@ def _read_book(path: Path) -> Book:
         if not hmac.compare_digest(entry["mac"], _mac(key, entry)):
             out.forged.append((n, "its mac does not verify under the key (written by hand, or under another key)"))
             continue
-        if entry.get("v") != VERSION:
-            continue
-        if entry.get("kind") == "stamp":
-            out.stamps.add((str(entry.get("root", "")), str(entry.get("candidate", "")), str(entry.get("text", "")),
-                            str(entry.get("stamp", "")), str(entry.get("trust", ""))))
-        elif entry.get("kind") == "typed":
-            out.typed.add((str(entry.get("host", "")), str(entry.get("session", "")), str(entry.get("text", ""))))
-        elif entry.get("kind") == "apply":
-            out.applies.add((str(entry.get("root", "")), str(entry.get("stamp", "")), str(entry.get("text", ""))))
+        _add(out, entry)
     return out
+
+
+def _add(out: Book, entry: dict[str, Any]) -> None:
+    """Index one verified entry."""
+    if entry.get("v") != VERSION:
+        return
+    if entry.get("kind") == "stamp":
+        out.stamps.add((str(entry.get("root", "")), str(entry.get("candidate", "")), str(entry.get("text", "")),
+                        str(entry.get("stamp", "")), str(entry.get("trust", ""))))
+    elif entry.get("kind") == "typed":
+        out.typed.add((str(entry.get("host", "")), str(entry.get("session", "")), str(entry.get("text", ""))))
+    elif entry.get("kind") == "apply":
+        out.applies.add((str(entry.get("root", "")), str(entry.get("stamp", "")), str(entry.get("text", ""))))
 
 
 def holds(root: Path | str | None, cand: dict[str, Any], stamp: str, trust: str) -> bool:

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import BadInput
-from commonkeep.gate.scoring import memory_worth, proposed_layer
 from commonkeep.gate.agent_shell import refuse_inside_agent
+from commonkeep.gate.scoring import memory_worth, proposed_layer
 from commonkeep.gate.writer import require_writer
 from commonkeep.patches.curate import Proposal, curate, record_from_candidate, route
 from commonkeep.patches.patch import ApplyResult, apply_patch

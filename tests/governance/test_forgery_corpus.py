@@ -13,6 +13,7 @@ ticked, a patch written by hand, an apply journal written by hand."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 from collections.abc import Callable
@@ -341,17 +342,14 @@ def _session_end_and_a_person_applying_as_proposed(s: Scene) -> None:
     from commonkeep_omp.session_end import session_end
 
     for run in (lambda: auto_curate(s.root, role=WRITER, policy="high-only", log=False), lambda: session_end(s.root)):
-        try:
+        # an unrun apply journal stops the writer, a changed writerRole refuses the librarian: nothing applied
+        with contextlib.suppress(CommonkeepError):
             run()
-        except CommonkeepError:
-            pass  # an unrun apply journal stops the writer, a changed writerRole refuses the librarian: nothing applied
     for path in sorted((s.root / "patches").glob("*.json")):
         doc = json.loads(path.read_text(encoding="utf-8"))
         if doc.get("status") == "proposed":
-            try:
+            with contextlib.suppress(CommonkeepError):
                 apply_patch(s.root, doc["patch_id"], role=WRITER)
-            except CommonkeepError:
-                pass
 
 
 def _named(s: Scene, needle: str) -> list[str]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 

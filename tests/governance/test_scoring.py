@@ -11,6 +11,8 @@ from commonkeep.gate.matching import MatchIndex, normalized_key, similarity, tok
 from commonkeep.gate.poisoning import assess_candidate, assess_text
 from commonkeep.gate.scoring import (
     auto_apply_blockers as blockers,
+)
+from commonkeep.gate.scoring import (
     compute_confidence,
     enrich_candidate,
     infer_durability,

@@ -72,7 +72,8 @@ def _run_omp(world: OmpWorld, steps: list[Step], prompt: str, *extra: str, **env
             client.initialize()
             sid = client.new_session()
             assert client.prompt(sid, prompt) == "end_turn"
-        return [str(m.get("content")) for r in llm.requests for m in r.get("messages", []) if m.get("role") == "tool"]
+        said = [str(m.get("content")) for r in llm.requests for m in r.get("messages", []) if m.get("role") == "tool"]
+        return list(dict.fromkeys(said))  # each request repeats the earlier tool results
 
 
 def test_a_detached_command_of_the_agent_still_cannot_approve_or_vouch(world: OmpWorld) -> None:

@@ -43,7 +43,7 @@ def test_the_models_file_and_shell_tools_cannot_touch_the_root_the_journal_or_th
     refused = [t for t in results if "refused by commonkeep" in t]
     assert len(refused) == 4, results
     assert "memory root" in refused[0] and "stamp journal" in refused[1]
-    assert "captured.jsonl" in refused[2] and "EXIT=" not in refused[2]
+    assert refused[2].startswith("refused by commonkeep: bash:") and "EXIT=" not in refused[2]
     assert "Ask the person" in refused[3]
     assert inbox.read_bytes() == before
     assert stamps.key_path().read_text().strip() not in " ".join(results)
