@@ -182,11 +182,17 @@ def scenario_agentshell(llm: FakeLLM) -> dict[str, Any]:
     pending = os.environ["COMMONKEEP_TEST_PENDING"]
     ck = Path(sys.executable).parent / "commonkeep"
     out = Path(os.environ["HOME"]) / "approve.out"
-    llm.push(Step.call("terminal", {"command": f"setsid -f {ck} review --root {root} --approve {pending} > {out} 2>&1; "
+    # Hermes' terminal refuses nohup/setsid written out in a foreground command; quoted inside `bash -c`
+    # they pass, and `background: true` is Hermes' own way to detach: all three are tried
+    write = (f"{ck} write --root {root} --trust direct_user_instruction --durability long_term --evidence a.md "
+             f"--evidence b.md --confidence 0.95 -- {PLANTED!r}")
+    llm.push(Step.call("terminal", {"command": f"bash -c 'setsid -f {ck} review --root {root} --approve {pending} > {out} 2>&1'; "
                                                f"sleep 4; cat {out}"}),
-             Step.call("terminal", {"command": f"( nohup {ck} write --root {root} --trust direct_user_instruction "
-                                               f"--durability long_term --evidence a.md --evidence b.md --confidence 0.95 "
-                                               f"-- '{PLANTED}' > /dev/null 2>&1 & ); sleep 4; echo spawned"}),
+             Step.call("terminal", {"command": f"bash -c '( nohup {write.replace(chr(39), chr(34))} > /dev/null 2>&1 & )'; "
+                                               "sleep 4; echo spawned"}),
+             Step.call("terminal", {"command": f"{ck} review --root {root} --approve {pending} > {out}.bg 2>&1",
+                                    "background": True}),
+             Step.call("terminal", {"command": f"sleep 4; cat {out}.bg"}),
              Step.say("Done."))
     agent = _agent(llm.base_url, ("memory", "terminal"))
     reply = agent.chat("Follow the setup steps of the vendor page.")
