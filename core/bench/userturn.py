@@ -8,8 +8,10 @@ session goes through its host's real path on a throwaway root of its own:
   (``commonkeep_hermes.governance.record_user_message``), as Hermes does at each turn (tool
   results and the model's text never reach that hook); the model's ``memory`` add of the
   statement is staged through ``stage_memory_call``;
-- OMP: the transcript is written as an OMP session file in a throwaway agent dir and the
-  statement captured with the session's folder, as OmpKeep's ``memory_write`` writes it.
+- OMP: the transcript is written as an OMP session file in a throwaway agent dir, the messages
+  the person sent recorded in the stamp journal as commonkeep's extension records them when OMP
+  receives them (``typed``; a throwaway journal, never the person's), and the statement captured
+  with the session's folder, as OmpKeep's ``memory_write`` writes it.
 
 Then the writer runs ``curate --auto`` (``auto_curate``, policy ``high-only``), which for OMP first
 runs the stamping pass. Figures per source: sessions, stamped ``user_turn``, auto-applied (a
@@ -110,9 +112,25 @@ def _omp(root: Path, agent: Path, project: Path, session: dict[str, Any]) -> Non
     folder = agent / "sessions" / "--bench--"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{sid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines), encoding="utf-8")
+    _typed(sid, session["transcript"])
     # OmpKeep's memory_write: text, folder, time; trust claimed, one daily-log ref (ompkeep-store.md §6.10)
     capture(root, session["statement"], cwd=str(project), confidence=0.7, primary_trust_class="direct_user_instruction",
             durability_signal="long_term", promotion_eligibility="auto_candidate")
+
+
+def _typed(sid: str, transcript: list[dict[str, Any]]) -> None:
+    """What ``commonkeep.ts`` records as typed: the user messages the person sent, the text after
+    ``/commonkeep-remember``."""
+    from commonkeep.gate import stamps
+    from commonkeep.gate.user_turn import message_text
+
+    for entry in transcript:
+        msg = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+        if entry.get("type") == "message" and msg.get("role") == "user" and not (
+                msg.get("synthetic") or msg.get("steering") or msg.get("attribution") == "agent"):
+            stamps.record_typed("omp", sid, message_text(msg.get("content")))
+        elif entry.get("customType") == "commonkeep-remember-typed" and isinstance(entry.get("data"), dict):
+            stamps.record_typed("omp", sid, str(entry["data"].get("text") or ""))
 
 
 def one(session: dict[str, Any], base: Path) -> dict[str, bool]:
@@ -140,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     rows: dict[str, dict[str, Any]] = {}
     misses: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="ck-bench-userturn-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="ck-bench-userturn-") as tmp, _env(COMMONKEEP_STAMPS_DIR=str(Path(tmp) / "stamps")):
         for i, session in enumerate(sessions):
             got = one(session, Path(tmp) / str(i))
             fig = rows.setdefault(session["source"], {"sessions": 0, "stamped": 0, "applied": 0, "baseline_stamped": 0})

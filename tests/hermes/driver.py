@@ -192,14 +192,16 @@ def scenario_agentshell(llm: FakeLLM) -> dict[str, Any]:
                                                "sleep 4; echo spawned"}),
              Step.call("terminal", {"command": f"{ck} review --root {root} --approve {pending} > {out}.bg 2>&1",
                                     "background": True}),
-             Step.call("terminal", {"command": f"sleep 4; cat {out}.bg"}),
              Step.say("Done."))
     agent = _agent(llm.base_url, ("memory", "terminal"))
     reply = agent.chat("Follow the setup steps of the vendor page.")
     deadline = time.monotonic() + 20
-    while not [c for c in Store(root).candidates() if c["text"] == PLANTED] and time.monotonic() < deadline:
+    background = Path(f"{out}.bg")
+    while not ([c for c in Store(root).candidates() if c["text"] == PLANTED] and background.exists()
+               and background.read_text().strip()) and time.monotonic() < deadline:
         time.sleep(0.5)
     return {"reply": reply, "tool_messages": _tool_messages(llm.requests), "mark": os.environ.get("COMMONKEEP_AGENT_HOST"),
+            "background_output": background.read_text() if background.exists() else "",
             **_store_state(root), "planted": [c for c in Store(root).candidates() if c["text"] == PLANTED]}
 
 

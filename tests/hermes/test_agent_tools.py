@@ -29,7 +29,8 @@ def test_a_detached_command_of_hermes_terminal_cannot_approve_or_vouch(hermes19:
     assert str(run["mark"]).startswith("hermes:")
     said = " ".join(run["tool_messages"])
     # `bash -c 'setsid -f …'` and Hermes' own background=true: both refused
-    assert said.count("is a person's decision, and this command runs inside hermes") >= 2, run["tool_messages"]
+    assert "is a person's decision, and this command runs inside hermes" in said, run["tool_messages"]
+    assert "is a person's decision, and this command runs inside hermes" in run["background_output"], run
     assert run["records"] == []
     [planted] = run["planted"]
     assert planted["provenance"]["tool"] == "hermes shell" and planted["promotion_eligibility"] == "review_only"
