@@ -169,6 +169,11 @@ def inside_agent(environ: Mapping[str, str] | None = None, pid: int | None = Non
     return agent_host(pid, proc)
 
 
+def shell_tool(host: str) -> str:
+    """The ``provenance.tool`` of a write an agent's tool ran: ``"omp shell"``, ``"hermes shell"``, ``"agent shell"``."""
+    return f"{host if host in ('hermes', 'omp') else 'agent'} shell"
+
+
 def refuse_inside_agent(action: str) -> None:
     """Raise ``RoleRefused`` when this process runs inside an agent: ``action`` is a person's decision."""
     host = inside_agent()

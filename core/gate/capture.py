@@ -110,11 +110,11 @@ def _bind_writer_stamp(store: Store, cand: dict[str, Any]) -> str | None:
     claim = claimed_stamp(cand, configured_writer_role(store.root))
     if claim is None:
         return None
-    from commonkeep.gate.agent_shell import inside_agent
+    from commonkeep.gate.agent_shell import inside_agent, shell_tool
 
     host = inside_agent()
     if host is not None:  # an agent's tool ran this: the writer's own stamp is never earned here
-        cand["provenance"] = {**cand.get("provenance", {}), "tool": f"{host if host in ('hermes', 'omp') else 'agent'} shell"}
+        cand["provenance"] = {**cand.get("provenance", {}), "tool": shell_tool(host)}
         return host
     from commonkeep.gate import stamps
 

@@ -37,11 +37,11 @@ def run_write(args: argparse.Namespace) -> int:
 
         tags = args.tags or []  # repeats add up: util.repeated_options.ListOption
         prov = default_provenance(agent=args.agent, role=args.role, host=args.host, session_id=args.session)
-        from commonkeep.gate.agent_shell import inside_agent
+        from commonkeep.gate.agent_shell import inside_agent, shell_tool
 
         shell_of = inside_agent()
         if shell_of is not None:  # for the reviewer: which agent's tool wrote it (capture also refuses the writer's stamp)
-            prov = {**(prov or {}), "tool": f"{shell_of if shell_of in ('hermes', 'omp') else 'agent'} shell"}
+            prov = {**(prov or {}), "tool": shell_tool(shell_of)}
         done = capture(
             choice.path,
             text,

@@ -124,9 +124,13 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
     found_audit = audit(lay.root)
     unexplained = found_audit.problems
     codes = {"forged": "forged_stamp", "ticked": "ticked_op", "journal": "stamp_journal", "apply": "forged_apply_journal"}
-    for s in found_audit.stamps:
-        found.append(_finding(codes[s.kind], "error", s.sentence() + "; see `commonkeep audit`", file=s.file,
-                              line=s.line or None, candidate=s.candidate or None))
+    for kind, code in codes.items():  # one finding a kind, the first five named (``commonkeep audit`` lists them all)
+        some = [s for s in found_audit.stamps if s.kind == kind]
+        if some:
+            more = f"; and {len(some) - 5} more" if len(some) > 5 else ""
+            found.append(_finding(code, "error", f"{len(some)} stamp problem(s) no stamp journal explains: "
+                                  + "; ".join(s.sentence() for s in some[:5]) + more + "; see `commonkeep audit`",
+                                  file=some[0].file, line=some[0].line or None))
     if unexplained:
         first = unexplained[0]
         found.append(_finding("unexplained_record_lines", "warning",

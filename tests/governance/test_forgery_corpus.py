@@ -416,3 +416,16 @@ def test_what_a_person_undid_waits_for_a_person_whatever_stamp_it_carried(scene:
     auto_curate(scene.root, role=WRITER, policy="high-only", log=False)
     assert memory_id_for(copy) not in {r["id"] for r in Store(scene.root).records()}
     assert not [p for p in audit(scene.root).stamps if p.candidate == copy]
+
+
+def test_doctor_and_audit_exit_non_zero_on_a_forged_stamp_and_say_where(scene: Scene,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.governance.conftest import run_cli
+
+    assert run_cli(capsys, "audit", "--root", str(scene.root))[0] == 0  # every legitimate stamp is bound
+    cid = f01(scene)
+    code, out, _ = run_cli(capsys, "doctor", "--root", str(scene.root))
+    assert code == 1 and "[error] forged_stamp: 1 stamp problem(s)" in out and cid in out and "inbox/captured.jsonl:" in out
+    code, out, _ = run_cli(capsys, "audit", "--root", str(scene.root), "--json")
+    [problem] = json.loads(out)["stamps"]
+    assert code == 1 and problem["kind"] == "forged" and problem["candidate"] == cid and problem["line"] > 1
