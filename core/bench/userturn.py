@@ -119,8 +119,9 @@ def _omp(root: Path, agent: Path, project: Path, session: dict[str, Any]) -> Non
 
 
 def _typed(sid: str, transcript: list[dict[str, Any]]) -> None:
-    """What ``commonkeep.ts`` records as typed: the user messages the person sent, the text after
-    ``/commonkeep-remember``."""
+    """What ``commonkeep.ts`` records as typed: the user messages the person sent (not synthetic, not an
+    agent's) and the text after ``/commonkeep-remember`` (``commonkeep_omp.user_turn.person_said``
+    reads the same entries back)."""
     from commonkeep.gate import stamps
     from commonkeep.gate.user_turn import message_text
 

@@ -38,14 +38,11 @@ def record_typed_as_the_extension_does(sid: str, entry: dict[str, Any]) -> None:
     """What ``commonkeep.ts`` records when OMP receives a message the person sent (``message_end`` of a
     user message not sent by an agent) or the text after ``/commonkeep-remember``."""
     from commonkeep.gate import stamps
-    from commonkeep.gate.user_turn import message_text
+    from commonkeep_omp.user_turn import person_said
 
-    msg = entry.get("message") if isinstance(entry.get("message"), dict) else {}
-    if entry.get("type") == "message" and msg.get("role") == "user" and not (
-            msg.get("synthetic") or msg.get("steering") or msg.get("attribution") == "agent"):
-        stamps.record_typed("omp", sid, message_text(msg.get("content")))
-    elif entry.get("customType") == "commonkeep-remember-typed":
-        stamps.record_typed("omp", sid, str(entry["data"]["text"]))
+    said = person_said(entry)
+    if said:
+        stamps.record_typed("omp", sid, said)
 
 
 def user(text: str, at: str = "2026-12-03T10:00:05.000Z", **extra: Any) -> dict[str, Any]:
