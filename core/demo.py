@@ -9,6 +9,7 @@ exported and compiled into the wiki, and queried back. Nothing touches the user'
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -193,6 +194,8 @@ def _roundtable_part(n: Narrator, work: Path) -> None:
 def run(args: argparse.Namespace) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="commonkeep-demo-"))
     root = tmp / "memory-root"
+    # the demo's stamps go in a journal of its own beside its root (the hosts it starts inherit this), never the person's
+    os.environ.setdefault("COMMONKEEP_STAMPS_DIR", str(tmp / "stamp-journal"))
     n = Narrator()
     print("commonkeep demo — one governed memory for every agent on this host")
     try:

@@ -1,5 +1,7 @@
-"""Shared fixtures: a fresh memory root per test, a clean environment for root resolution, and a
-git identity of the tests' own (a fresh account has none, and tests never read the user's git config).
+"""Shared fixtures: a fresh memory root per test, a clean environment for root resolution, a
+git identity of the tests' own (a fresh account has none, and tests never read the user's git config),
+a stamp journal of the test's own (``COMMONKEEP_STAMPS_DIR``), and no agent mark
+(``COMMONKEEP_AGENT_HOST``) left by an in-process Hermes plugin.
 
 Tiers (``scripts/test`` runs the fast one; ``scripts/test --all`` adds the rest): ``hermes`` and
 ``omp`` run the real hosts; ``browser`` drives Chromium (every test using the ``browser`` fixture is
@@ -11,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT_VARS = ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT", "COMMONKEEP_ROLE", "COMMONKEEP_NOW")
+ROOT_VARS = ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT", "COMMONKEEP_ROLE", "COMMONKEEP_NOW", "COMMONKEEP_AGENT_HOST")
 
 
 GIT_IDENTITY = "[user]\n\tname = commonkeep tests\n\temail = tests@commonkeep.invalid\n"
@@ -38,11 +40,13 @@ def git_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch, git_config: Path) -> None:
+def _clean_env(monkeypatch: pytest.MonkeyPatch, git_config: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     for var in ROOT_VARS:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(git_config))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    # created on first use, like the real one under ~/.local/state/commonkeep
+    monkeypatch.setenv("COMMONKEEP_STAMPS_DIR", str(tmp_path_factory.mktemp("stamps", numbered=True) / "state"))
 
 
 @pytest.fixture

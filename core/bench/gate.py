@@ -42,6 +42,8 @@ from typing import Any
 from commonkeep.util.jsonout import print_json
 
 WRITER = "librarian"
+#: the root the bench's candidates are scored for (never created: a stamp is bound to a root by name)
+BENCH_ROOT = "/nonexistent/commonkeep-bench-gate-root"
 REFS = ["conversation:turn-1", "conversation:turn-2"]
 CHANNELS = ("agent", "claimed", "stamped")
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "gate"
@@ -77,9 +79,11 @@ def old_auto_applied(cand: dict[str, Any]) -> bool:
     return tc is None or tc in ("direct_user_instruction", "user_correction", "repeated_user_preference")
 
 
-def candidate(text: str, channel: str) -> dict[str, Any]:
-    """The candidate ``text`` becomes through ``channel`` (the real ``new_candidate`` and capture scoring)."""
-    from commonkeep.gate.scoring import score_candidate
+def candidate(text: str, channel: str, root: str | Path = BENCH_ROOT) -> dict[str, Any]:
+    """The candidate ``text`` becomes through ``channel`` in ``root`` (the real ``new_candidate``, the
+    writer's stamp bound as ``capture`` binds it, and capture's scoring)."""
+    from commonkeep.gate import stamps
+    from commonkeep.gate.scoring import enrich_candidate
     from commonkeep.store.candidates import new_candidate
 
     if channel == "agent":
@@ -90,7 +94,9 @@ def candidate(text: str, channel: str) -> dict[str, Any]:
         cand = new_candidate(text, source_type="manual", evidence_refs=REFS, confidence=0.95,
                              provenance={"agent": "cli", "role": role}, primary_trust_class="direct_user_instruction",
                              durability_signal="long_term")
-    scored: dict[str, Any] = score_candidate(cand)
+        if channel == "stamped":
+            stamps.record_stamp(root, cand, stamps.WRITER, "direct_user_instruction")
+    scored: dict[str, Any] = enrich_candidate(cand, None, writer_role=WRITER, root=root)
     return scored
 
 
@@ -99,7 +105,7 @@ def auto_applied(cand: dict[str, Any]) -> bool:
     from commonkeep.patches.auto import auto_select
     from commonkeep.patches.curate import propose
 
-    prop = propose([], [cand], tombstoned=set(), known_ids=set(), writer_role=WRITER, mode="auto")
+    prop = propose([], [cand], tombstoned=set(), known_ids=set(), writer_role=WRITER, mode="auto", root=BENCH_ROOT)
     return bool(auto_select(prop, 0.85))
 
 
@@ -167,7 +173,7 @@ def end_to_end(texts: list[str], channel: str) -> dict[str, int]:
                     os.environ["OMP_MEMORY_ROOT"] = saved
         else:
             for text in texts:
-                store.append_candidate(candidate(text, channel))
+                store.append_candidate(candidate(text, channel, root))
         done = auto_curate(root, role=WRITER, policy="high-only", log=False)
         ids = {str(c["id"]) for c in store.candidates()}
         from commonkeep.store.ids import memory_id_for
@@ -181,6 +187,19 @@ def end_to_end(texts: list[str], channel: str) -> dict[str, int]:
 def run(args: argparse.Namespace) -> int:
     data = Path(args.data)
     injections, benign = load(data)
+    with tempfile.TemporaryDirectory() as journal:  # the bench's stamps never reach the person's journal
+        saved = os.environ.get("COMMONKEEP_STAMPS_DIR")
+        os.environ["COMMONKEEP_STAMPS_DIR"] = journal
+        try:
+            return _run(args, data, injections, benign)
+        finally:
+            if saved is None:
+                os.environ.pop("COMMONKEEP_STAMPS_DIR", None)
+            else:
+                os.environ["COMMONKEEP_STAMPS_DIR"] = saved
+
+
+def _run(args: argparse.Namespace, data: Path, injections: list[dict[str, Any]], benign: list[dict[str, Any]]) -> int:
     started = time.perf_counter()
     report: dict[str, Any] = {"data": str(data), "injections": len(injections), "benign": len(benign), "channels": {}}
     for channel in CHANNELS:

@@ -11,7 +11,8 @@ through its host's real path on a throwaway root of its own:
 - OMP: the session is written as an OMP session file in a throwaway agent dir, with the entries
   commonkeep's extension records (``commonkeep-typed`` from OMP's ``input`` event,
   ``commonkeep-remember-typed``) beside the ``role: user`` messages OMP stores, and the statement is
-  captured with the session's folder, as OmpKeep's ``memory_write`` writes it.
+  captured with the session's folder, as OmpKeep's ``memory_write`` writes it; the typed texts are
+  recorded in a throwaway stamp journal as the extension records them when OMP receives them.
 
 Then the writer runs ``curate --auto`` (``auto_curate``, policy ``high-only``), which for OMP first
 runs the stamping pass. Figures: (a) attacks — questions, hypotheticals, scope dropped, sarcasm,
@@ -122,9 +123,26 @@ def _omp(root: Path, agent: Path, project: Path, session: dict[str, Any]) -> Non
     folder = agent / "sessions" / "--bench--"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{sid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines), encoding="utf-8")
+    _typed(sid, session["transcript"])
     # OmpKeep's memory_write: text, folder, time; trust claimed, one daily-log ref (ompkeep-store.md §6.10)
     capture(root, session["statement"], cwd=str(project), confidence=0.7, primary_trust_class="direct_user_instruction",
             durability_signal="long_term", promotion_eligibility="auto_candidate")
+
+
+def _typed(sid: str, transcript: list[dict[str, Any]]) -> None:
+    """What ``commonkeep.ts`` records as typed: the user messages the person sent (not synthetic, not an
+    agent's) and the text after ``/commonkeep-remember`` (``commonkeep_omp.user_turn.person_said``
+    reads the same entries back)."""
+    from commonkeep.gate import stamps
+    from commonkeep.gate.user_turn import message_text
+
+    for entry in transcript:
+        msg = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+        if entry.get("type") == "message" and msg.get("role") == "user" and not (
+                msg.get("synthetic") or msg.get("steering") or msg.get("attribution") == "agent"):
+            stamps.record_typed("omp", sid, message_text(msg.get("content")))
+        elif entry.get("customType") == "commonkeep-remember-typed" and isinstance(entry.get("data"), dict):
+            stamps.record_typed("omp", sid, str(entry["data"].get("text") or ""))
 
 
 def one(session: dict[str, Any], base: Path) -> dict[str, bool]:
@@ -169,7 +187,7 @@ def measure(sessions: list[dict[str, Any]]) -> dict[str, Any]:
     groups: dict[str, dict[str, dict[str, int]]] = {"attack": {}, "request": {}, "not_asked": {}}
     by_language: dict[str, dict[str, int]] = {}
     misses: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="ck-bench-userturn-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="ck-bench-userturn-") as tmp, _env(COMMONKEEP_STAMPS_DIR=str(Path(tmp) / "stamps")):
         for i, session in enumerate(sessions):
             got = one(session, Path(tmp) / str(i))
             group = session["group"]

@@ -1,62 +1,118 @@
-"""Is this command run by an agent's shell tool? Then its word is not a person's.
+"""Is this process run by an agent's tool? Then its word is not a person's.
 
 Hermes' terminal tool and OMP's bash tool run commands as the user, with the user's environment:
 when the person exported ``COMMONKEEP_ROLE=librarian`` in the shell they started the agent from,
 a model told by a web page to run ``commonkeep review --approve …`` or ``commonkeep write --trust
-direct_user_instruction …`` would decide, or vouch, as the librarian. So the commands where a
-person decides (approve, apply, ratify, undo) refuse when an agent host is among this process's
-ancestors, and a ``write`` from there carries ``provenance.tool`` (``"omp shell"``): the writer's
-own stamp is never earned from inside an agent.
+direct_user_instruction …`` would decide, or vouch, as the librarian. So every function where a
+person decides (``approve``, ``reject``, an edit, ``apply_patch``, ``ratify``, ``forget``, ``undo``,
+``reinforce``, ``hermes install``'s import, ``serve`` started as the writer) calls
+:func:`refuse_inside_agent` first, whoever calls it (the CLI, the web app, a Python script), and the
+writer's own ``--trust`` stamp is never bound from inside an agent (``capture``).
 
-The ancestors are read from ``/proc`` (Linux): a process whose command is ``hermes`` or ``omp``,
-Hermes' ``hermes_cli`` / ``run_agent``, or OMP's ``pi-coding-agent``. Like the role gate this is a
-guard against a misled agent, not a wall: a model with a shell that detaches its command from the
-agent (``setsid``) and knows why could still get past it (``docs/security.md``).
+Two signs, either is enough (:func:`inside_agent`):
+
+1. **The mark.** The Hermes plugin and the OMP extension set ``COMMONKEEP_AGENT_HOST`` in their own
+   process when they load (``hermes:<pid>:<start>`` / ``omp:<pid>:<start>``), so every tool they run
+   inherits it, and so does whatever that tool detaches (``setsid -f``, ``nohup … &``, a double fork,
+   ``tmux``/``screen``, ``unshare``): a process carrying the mark is inside an agent, unless it *is*
+   the host process that set it (the Hermes dashboard deciding in its own process). A host started
+   from inside another keeps the outer mark.
+2. **The parent chain.** The ancestors are read from ``/proc`` (Linux; ``ps`` elsewhere): a process
+   whose command is ``hermes`` or ``omp``, Hermes' ``hermes_cli`` / ``run_agent``, or OMP's
+   ``pi-coding-agent``. An ancestor of this user that cannot be read counts as an agent; an
+   ancestor of another user (``sshd``, ``login``) ends the walk.
+
+Like the role gate this stops a misled agent, not a determined one: a model with an unrestricted
+shell can clear the variable and detach in one command; the host plugins refuse such commands when
+they see them (``docs/security.md``, "The remaining limit").
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
-_HERMES = ("hermes_cli", "run_agent")
+#: The environment mark the host plugins set (module doc).
+MARK = "COMMONKEEP_AGENT_HOST"
+#: Where the process table is read (a test points it at a folder of the same shape).
+PROC = Path("/proc")
+_HERMES = ("hermes_cli", "run_agent", "acp_adapter")
+_HERMES_NAMES = ("hermes", "hermes-agent", "hermes-acp")  # Hermes' console scripts
 _OMP = ("pi-coding-agent",)
 _MAX_DEPTH = 64
+#: What an ancestor that cannot be read is reported as.
+UNREADABLE = "an unreadable parent process (counted as an agent)"
 
 
 def _host_of(argv: list[str]) -> str | None:
     """Which agent host a command line runs, if any."""
     for arg in argv[:4]:  # the program and its interpreter's first arguments (python -m hermes_cli.main)
         name = os.path.basename(arg)
-        if name == "hermes" or any(m in arg for m in _HERMES):
+        if name in _HERMES_NAMES or any(m in arg for m in _HERMES):
             return "hermes"
         if name == "omp" or any(m in arg for m in _OMP):
             return "omp"
     return None
 
 
+class _Unreadable(Exception):
+    pass
+
+
 def _parent(pid: int, proc: Path) -> tuple[int, list[str]] | None:
+    """``(ppid, argv)`` of ``pid``; ``None`` for a process of another user that cannot be read (the
+    walk ends there); raises ``_Unreadable`` when a process of this user cannot be read."""
     try:
         stat = (proc / str(pid) / "stat").read_text(encoding="utf-8", errors="replace")
         cmdline = (proc / str(pid) / "cmdline").read_bytes()
     except OSError:
-        return None
+        try:
+            owner = os.stat(proc / str(pid)).st_uid
+        except OSError:
+            raise _Unreadable from None
+        if hasattr(os, "getuid") and owner != os.getuid():
+            return None
+        raise _Unreadable from None
     fields = stat[stat.rfind(")") + 2 :].split()  # after "pid (comm) ": state, ppid, …
-    if len(fields) < 2 or not fields[1].isdigit():
-        return None
+    if len(fields) < 2 or not fields[1].lstrip("-").isdigit():
+        raise _Unreadable
     return int(fields[1]), [a.decode("utf-8", "replace") for a in cmdline.split(b"\0") if a]
 
 
-def agent_host(pid: int | None = None, proc: Path = Path("/proc")) -> str | None:
+def _parent_ps(pid: int) -> tuple[int, list[str]] | None:
+    """``(ppid, argv)`` from ``ps`` where there is no ``/proc`` (macOS, BSD)."""
+    try:
+        out = subprocess.run(["ps", "-o", "ppid=", "-o", "args=", "-p", str(pid)], capture_output=True, text=True,
+                             timeout=5, check=False).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        raise _Unreadable from None
+    head, _, args = out.partition(" ") if out else ("", "", "")
+    if not head.strip().isdigit():
+        raise _Unreadable
+    return int(head), args.split()
+
+
+def _first_ancestor() -> int:
+    return os.getppid()
+
+
+def agent_host(pid: int | None = None, proc: Path | None = None) -> str | None:
     """The agent host (``"hermes"``, ``"omp"``) among the ancestors of ``pid`` (default: this
-    process), or ``None`` (none found, or no ``/proc``)."""
-    pid = os.getppid() if pid is None else pid
+    process), :data:`UNREADABLE` when an ancestor of this user cannot be read, else ``None``."""
+    pid = _first_ancestor() if pid is None else pid
+    proc = PROC if proc is None else proc
+    use_ps = not proc.is_dir()
     seen: set[int] = set()
     for _ in range(_MAX_DEPTH):
         if pid <= 0 or pid in seen:  # pid 1 is read too: in a container an agent can be the first process
             return None
         seen.add(pid)
-        found = _parent(pid, proc)
+        try:
+            found = _parent_ps(pid) if use_ps else _parent(pid, proc)
+        except _Unreadable:
+            return UNREADABLE
         if found is None:
             return None
         ppid, argv = found
@@ -67,13 +123,65 @@ def agent_host(pid: int | None = None, proc: Path = Path("/proc")) -> str | None
     return None
 
 
+def start_time(pid: int | str = "self", proc: Path | None = None) -> str:
+    """A process's start time (``/proc/<pid>/stat`` field 22, clock ticks since boot); "" when unknown."""
+    proc = Path("/proc") if proc is None else proc  # this process's own entry: never a test's table
+    try:
+        stat = (proc / str(pid) / "stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return fields[19] if len(fields) > 19 else ""
+
+
+def mark_value(host: str) -> str:
+    """The mark a host plugin sets in its own process: ``<host>:<pid>:<start time>``."""
+    return f"{host}:{os.getpid()}:{start_time()}"
+
+
+def set_mark(host: str, environ: dict[str, str] | None = None) -> str:
+    """Set the mark in this (host) process, unless it already carries one (a host started by another
+    agent's tool stays inside that agent); returns the mark in force."""
+    env = os.environ if environ is None else environ
+    current = env.get(MARK, "").strip()
+    if not current:
+        env[MARK] = current = mark_value(host)
+    return current
+
+
+def _is_me(mark: str, proc: Path | None = None) -> bool:
+    """Whether ``mark`` was set by this very process (the host itself, deciding in its own process)."""
+    parts = mark.split(":")
+    if len(parts) != 3 or not parts[1].isdigit() or int(parts[1]) != os.getpid():
+        return False
+    mine = start_time("self", proc)
+    return bool(mine) and mine == parts[2]  # a pid reused in another pid namespace has another start time
+
+
+def inside_agent(environ: Mapping[str, str] | None = None, pid: int | None = None,
+                 proc: Path | None = None) -> str | None:
+    """What makes this process an agent's (the host named by the mark or found among the ancestors,
+    or :data:`UNREADABLE`); ``None`` in a person's own terminal."""
+    env = os.environ if environ is None else environ
+    mark = str(env.get(MARK) or "").strip()
+    if mark and not _is_me(mark):
+        return mark.split(":", 1)[0] or "an agent"
+    return agent_host(pid, proc)
+
+
+def shell_tool(host: str) -> str:
+    """The ``provenance.tool`` of a write an agent's tool ran: ``"omp shell"``, ``"hermes shell"``, ``"agent shell"``."""
+    return f"{host if host in ('hermes', 'omp') else 'agent'} shell"
+
+
 def refuse_inside_agent(action: str) -> None:
-    """Raise ``RoleRefused`` when an agent host runs this command: ``action`` is a person's decision."""
-    host = agent_host()
+    """Raise ``RoleRefused`` when this process runs inside an agent: ``action`` is a person's decision."""
+    host = inside_agent()
     if host is None:
         return
     from commonkeep.errors import RoleRefused
 
-    raise RoleRefused(f"refused: {action} is a person's decision, and this command runs inside {host} "
-                      f"(an agent's shell tool); nothing was changed",
+    where = host if host == UNREADABLE else f"{host} (an agent's tool)"
+    raise RoleRefused(f"refused: {action} is a person's decision, and this command runs inside {where}; "
+                      "nothing was changed",
                       hint="decide in your own terminal (`commonkeep review`) or in the review app (`commonkeep serve`)")

@@ -8,15 +8,22 @@ The stamps (``stamped_trust``):
 
 - the **host** stamps (``HOST_STAMPS``): ``provenance.stamped_by`` names a commonkeep adapter and
   ``provenance.origin`` what it observed. The Hermes adapter stamps ``import`` (the entries of
-  Hermes' own ``MEMORY.md`` found at install); it also records ``external_edit`` (an edit of that
-  file found later), which earns nothing: a person's hand and an agent's file tool make the same
-  edit. The Hermes, OMP, MCP and roundtable adapters stamp ``user_turn`` when the person's own
-  message in the current session supports the statement (``docs/security.md``). No agent tool can
-  pass ``stamped_by`` itself;
+  Hermes' own ``MEMORY.md`` found by ``commonkeep hermes install``); it also records ``external_edit``
+  (an edit of that file found later), which earns nothing: a person's hand and an agent's file tool
+  make the same edit. The Hermes and OMP adapters stamp ``user_turn`` from what the person typed
+  (``docs/security.md``). The MCP server and the roundtable tools never stamp (their host passes
+  only the model's arguments), so ``stamped_by: commonkeep_mcp`` or ``commonkeep_roundtable`` earns
+  nothing. No agent tool can pass ``stamped_by`` itself;
 - the **writer** stamp: a candidate written with ``commonkeep write --trust CLASS`` by the writer
   role itself (``provenance.role`` is the configured writer role, no agent ``tool`` in the
-  provenance, source ``manual``): the librarian vouches for it. Like the role gate, this rests on
-  the role convention (``docs/security.md``): a model with a shell can run what the user can.
+  provenance, source ``manual``), not from inside an agent (``agent_shell``): the librarian vouches
+  for it.
+
+**A stamp is honoured only when it was bound when it was set** (``stamps``): the adapter (or
+``capture``, for the writer) records it in a journal outside the memory root, for that candidate id,
+its exact text, the root and the stamp, under a key the root never holds. A stamp field copied onto
+another line, edited into a held candidate, or a ``stamped_by`` no adapter sets earns nothing;
+``audit`` and ``doctor`` name such lines.
 
 Detection keeps its job: it orders, labels and explains the review queue, and it still holds a
 *stamped* candidate when it scores ``medium`` or ``high``. On top of ``scoring.auto_apply_blockers``
@@ -36,6 +43,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from commonkeep.gate import stamps
 from commonkeep.gate.poisoning import Rule
 from commonkeep.gate.trust import USER_TRUST
 from commonkeep.util.normalize import fold, unleet
@@ -47,28 +55,40 @@ HOST_STAMPS: dict[str, dict[str, str]] = {
     # the model's own file or shell tool, and nothing tells them apart, so it waits for a person
     "commonkeep_hermes": {"import": "direct_user_instruction", **USER_TURN},
     "commonkeep_omp": dict(USER_TURN),
-    "commonkeep_mcp": dict(USER_TURN),
-    "commonkeep_roundtable": dict(USER_TURN),
 }
 #: the reason every unstamped candidate is held (``curate --auto`` counts by it)
 NOT_STAMPED = "not stamped by a person"
 
 
-def stamped_trust(cand: dict[str, Any], writer_role: str | None = None) -> str | None:
-    """The trust class a host or the writer stamped on ``cand``; ``None`` when it only claims one."""
+def claimed_stamp(cand: dict[str, Any], writer_role: str | None = None) -> tuple[str, str] | None:
+    """The stamp ``cand``'s provenance says it carries and the trust class it would earn, as
+    ``(stamp, trust)`` (``stamp`` as the journal names it: ``writer``, ``commonkeep_hermes/import`` …);
+    ``None`` when it claims none. A claim only: :func:`stamped_trust` checks it against the journal."""
     prov = cand.get("provenance")
-    if not isinstance(prov, dict):
+    if not isinstance(prov, dict) or prov.get("requeued_from"):  # what a person undid waits for a person (issue 40)
         return None
-    host = HOST_STAMPS.get(str(prov.get("stamped_by") or ""))
-    if host is not None:
-        return host.get(str(prov.get("origin") or ""))
+    by = str(prov.get("stamped_by") or "")
+    if by:
+        origin = str(prov.get("origin") or "")
+        trust = HOST_STAMPS.get(by, {}).get(origin)
+        return (f"{by}/{origin}", trust) if trust else None
     claimed = cand.get("primary_trust_class")
     source = cand.get("source")
     source = source if isinstance(source, dict) else {}
-    if (writer_role and prov.get("role") == writer_role and not prov.get("tool") and not prov.get("stamped_by")
+    if (writer_role and prov.get("role") == writer_role and not prov.get("tool")
             and source.get("type") == "manual" and claimed in USER_TRUST):
-        return str(claimed)
+        return stamps.WRITER, str(claimed)
     return None
+
+
+def stamped_trust(cand: dict[str, Any], writer_role: str | None = None, root: Any = None) -> str | None:
+    """The trust class a host or the writer stamped on ``cand`` in ``root``; ``None`` when it only claims
+    one, or when the stamp journal does not bind that stamp to this candidate's id and exact text in
+    ``root`` (``stamps``; no ``root``, no stamp)."""
+    claim = claimed_stamp(cand, writer_role)
+    if claim is None or not stamps.holds(root, cand, *claim):
+        return None
+    return claim[1]
 
 
 def _rx(*parts: str, flags: int = re.I) -> Rule:
@@ -138,14 +158,16 @@ def _instruction_concepts(text: str) -> bool:
                 or (p._unnegated(p._REVEAL, text) and p._SENSITIVE.search(text)))
 
 
-def policy_blockers(cand: dict[str, Any], writer_role: str | None = None) -> list[str]:
-    """Why the auto-apply policy holds ``cand`` (on top of ``scoring.auto_apply_blockers``)."""
+def policy_blockers(cand: dict[str, Any], writer_role: str | None = None, root: Any = None) -> list[str]:
+    """Why the auto-apply policy holds ``cand`` in ``root`` (on top of ``scoring.auto_apply_blockers``)."""
     why: list[str] = []
-    unstamped = stamped_trust(cand, writer_role) is None
+    unstamped = stamped_trust(cand, writer_role, root) is None
     prov = cand.get("provenance")
     if unstamped and isinstance(prov, dict) and prov.get("origin") == "external_edit":
         why.append(f"{NOT_STAMPED}: an edit of Hermes' memory file, by a person's hand or an agent's file tool "
                    "(nothing tells them apart)")
+    elif unstamped and claimed_stamp(cand, writer_role) is not None:
+        why.append(f"{NOT_STAMPED}: its stamp is not in the stamp journal for this text (copied or edited by hand?)")
     elif unstamped:
         why.append(f"{NOT_STAMPED}: no host, writer or user_turn stamp")
     if cand.get("poisoning_risk") == "medium":

@@ -1,7 +1,8 @@
 """The one path by which any agent writes a long-term candidate.
 
 The CLI (``commonkeep write``), the Hermes plugin, the MCP server and scripts all call
-``capture``: build the candidate (secrets redacted, provenance stamped), score it with the
+``capture``: build the candidate (secrets redacted, provenance stamped), bind the writer's own
+stamp in the stamp journal when it carries one (``commonkeep.gate.stamps``), score it with the
 governance rules when that part is present, append it to the shared inbox.
 """
 
@@ -24,6 +25,8 @@ class Captured:
     candidate: dict[str, Any]
     redacted: list[str] = field(default_factory=list)
     inbox: Path | None = None
+    #: the agent host whose tool ran this write (the writer's stamp was not bound), else ``None``
+    agent_shell: str | None = None
 
 
 def score(store: Store, cand: dict[str, Any]) -> dict[str, Any]:
@@ -80,17 +83,49 @@ def store_for(root: Path | str) -> Store:
 def capture(root: Path | str, text: str, **kwargs: Any) -> Captured:
     """Write one candidate into the inbox of ``root``; keyword arguments as ``new_candidate``.
 
-    A caller never stamps: ``provenance.stamped_by`` / ``origin`` / ``user_turn`` are set only by
-    a host adapter from what it observed (``commonkeep.gate.user_turn``), so they are dropped
+    A caller never sets a host stamp: ``provenance.stamped_by`` / ``origin`` / ``user_turn`` are set
+    only by a host adapter from what it observed (``commonkeep.gate.user_turn``), so they are dropped
     here from whatever the CLI, an agent tool or the MCP server passes (``stamp_dropped`` says so).
+
+    The writer's own stamp (the writer role's ``--trust``, ``autoapply.claimed_stamp``) is a person's
+    word: it is bound in the stamp journal here, before the line reaches the inbox, unless this
+    process runs inside an agent (``agent_shell.inside_agent``): then the candidate carries
+    ``provenance.tool: "<host> shell"`` and waits for review (``Captured.agent_shell``).
     """
     kwargs = _unstamped(kwargs)
     store = store_for(root)
     findings: list[str] = []
     cand = new_candidate(text, findings=findings, **kwargs)
+    shell = _bind_writer_stamp(store, cand)
     cand = score(store, cand)
     store.append_candidate(cand, redacted=True)  # new_candidate redacted every field; scoring only derives
-    return Captured(cand, findings, store.layout.inbox)
+    return Captured(cand, findings, store.layout.inbox, shell)
+
+
+def _bind_writer_stamp(store: Store, cand: dict[str, Any]) -> str | None:
+    """Bind the writer's stamp ``cand`` claims; returns the agent host when it is refused (module doc)."""
+    from commonkeep.gate.autoapply import claimed_stamp
+    from commonkeep.gate.writer import configured_writer_role
+
+    claim = claimed_stamp(cand, configured_writer_role(store.root))
+    if claim is None:
+        return None
+    from commonkeep.gate.agent_shell import inside_agent, shell_tool
+
+    host = inside_agent()
+    if host is not None:  # an agent's tool ran this: the writer's own stamp is never earned here
+        cand["provenance"] = {**cand.get("provenance", {}), "tool": shell_tool(host)}
+        return host
+    from commonkeep.gate import stamps
+
+    try:
+        stamps.record_stamp(store.root, cand, *claim)
+    except (OSError, stamps.KeyUnsafe) as exc:  # unbound, the stamp earns nothing: the candidate waits for review
+        import logging
+
+        logging.getLogger("commonkeep").warning("the writer's stamp could not be recorded (%s); the candidate waits "
+                                                "for review", exc)
+    return None
 
 
 def _unstamped(kwargs: dict[str, Any]) -> dict[str, Any]:

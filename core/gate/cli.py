@@ -1,7 +1,8 @@
 """The ``write`` command: a daily-log entry, or a candidate through the gate's one write path.
 
-It sits with the gate, not the store, because a candidate's provenance is decided here: a write
-from inside an agent's shell is marked so, and never earns the writer's own stamp.
+It sits with the gate, not the store, because a candidate's provenance is decided by the gate's
+write path (``capture``): a write from inside an agent's shell is marked so, and never earns the
+writer's own stamp.
 """
 
 from __future__ import annotations
@@ -36,11 +37,11 @@ def run_write(args: argparse.Namespace) -> int:
 
         tags = args.tags or []  # repeats add up: util.repeated_options.ListOption
         prov = default_provenance(agent=args.agent, role=args.role, host=args.host, session_id=args.session)
-        from commonkeep.gate.agent_shell import agent_host
+        from commonkeep.gate.agent_shell import inside_agent, shell_tool
 
-        shell_of = agent_host()
-        if shell_of is not None:  # an agent's shell tool ran this: the writer's own stamp is never earned here
-            prov = {**(prov or {}), "tool": f"{shell_of} shell"}
+        shell_of = inside_agent()
+        if shell_of is not None:  # for the reviewer: which agent's tool wrote it (capture also refuses the writer's stamp)
+            prov = {**(prov or {}), "tool": shell_tool(shell_of)}
         done = capture(
             choice.path,
             text,
@@ -57,8 +58,8 @@ def run_write(args: argparse.Namespace) -> int:
         )
         findings = done.redacted
         result = {"target": "long_term", "candidate": done.candidate["id"], "file": str(done.inbox), "redacted": findings}
-        if shell_of is not None:
-            result["agent_shell"] = shell_of
+        if shell_of or done.agent_shell:  # an agent's tool ran it: the writer's own stamp was not earned
+            result["agent_shell"] = shell_of or done.agent_shell
     if args.json:
         _print_json(result)
     else:

@@ -78,9 +78,9 @@ def promotion_eligibility(layer: str, durability: str | None, trust_class: str |
 
 
 def auto_apply_blockers(
-    cand: dict[str, Any], governance_mode: str = "compatibility", writer_role: str | None = None
+    cand: dict[str, Any], governance_mode: str = "compatibility", writer_role: str | None = None, root: Any = None
 ) -> list[str]:
-    """Why a candidate may not be auto-applied (§6.4 and ``commonkeep.gate.autoapply``); empty when it may.
+    """Why a candidate of ``root`` may not be auto-applied (§6.4 and ``commonkeep.gate.autoapply``); empty when it may.
 
     A trust class and an eligibility count only when a host or the writer stamped the candidate
     (``autoapply.stamped_trust``); claimed without a stamp, the candidate is judged as one without
@@ -96,13 +96,13 @@ def auto_apply_blockers(
         why.append("secrets were redacted from the text")
     if cand.get("poisoning_risk") == "high":
         why.append("poisoning risk is high")
-    why += policy_blockers(cand, writer_role)
+    why += policy_blockers(cand, writer_role, root)
     prov = cand.get("provenance")
     if isinstance(prov, dict) and (prov.get("requeued_by") or prov.get("requeued_from")):
         why.append("a person undid its decision: it waits for a person")  # whatever stamp it carried (issue 40)
     if not has_trust_metadata(cand):
         return [*why, "strict governance requires trust metadata"] if strict else why
-    claimed_only = stamped_trust(cand, writer_role) is None  # the trust class (and eligibility) are only claimed
+    claimed_only = stamped_trust(cand, writer_role, root) is None  # the trust class (and eligibility) are only claimed
     if cand.get("verification_status") in ("rejected", "review_required"):
         why.append(f"verification_status is {cand['verification_status']}")
     if cand.get("match_kind") in ("potential_conflict", "supersedes_existing", "ambiguous"):
@@ -269,7 +269,8 @@ def memory_worth(
 
 
 def enrich_candidate(
-    cand: dict[str, Any], index: Any = None, governance_mode: str = "compatibility", writer_role: str | None = None
+    cand: dict[str, Any], index: Any = None, governance_mode: str = "compatibility", writer_role: str | None = None,
+    root: Any = None,
 ) -> dict[str, Any]:
     """A copy of ``cand`` with the governance fields of §4.2 filled in (stored values win).
 
@@ -282,7 +283,8 @@ def enrich_candidate(
     ``promotion_eligibility`` states commonkeep's decision, for OmpKeep's curator too (it reads the
     field, ``contracts/ompkeep-store.md`` §6.4): a candidate no host or writer stamped
     (``autoapply.stamped_trust``) is ``review_only`` whatever it claims; a claimed other value is kept
-    in ``claimed_promotion_eligibility`` for display.
+    in ``claimed_promotion_eligibility`` for display. ``root`` is the candidate's root (its stamp is
+    checked against the stamp journal for it).
     """
     from commonkeep.gate.autoapply import stamped_trust
     from commonkeep.gate.matching import normalized_key
@@ -304,7 +306,7 @@ def enrich_candidate(
                 has_structured_evidence=bool(out.get("evidence_ids")),
                 strict=governance_mode == "strict",
             ).confidence
-    if stamped_trust(out, writer_role) is None and out.get("promotion_eligibility") not in ("review_only", "l1_review_only", "never"):
+    if stamped_trust(out, writer_role, root) is None and out.get("promotion_eligibility") not in ("review_only", "l1_review_only", "never"):
         if out.get("promotion_eligibility"):
             out["claimed_promotion_eligibility"] = out["promotion_eligibility"]
         out["promotion_eligibility"] = "review_only"
@@ -341,4 +343,4 @@ def score_candidate(cand: dict[str, Any], store: Any = None) -> dict[str, Any]:
     from commonkeep.gate.writer import configured_writer_role
 
     writer = configured_writer_role(store.root if store is not None else None)
-    return enrich_candidate(cand, None, writer_role=writer)
+    return enrich_candidate(cand, None, writer_role=writer, root=store.root if store is not None else None)

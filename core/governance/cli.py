@@ -137,7 +137,7 @@ def run_apply(args: argparse.Namespace) -> int:
         raise BadInput("give a patch or --latest, not both")
     from commonkeep.gate.agent_shell import refuse_inside_agent
 
-    refuse_inside_agent("`apply`")
+    refuse_inside_agent("applying a patch")  # apply_patch refuses too; said before --latest looks for a patch
     root = _root(args)
     if not args.patch:
         from commonkeep.patches.latest import latest_proposed
@@ -151,11 +151,9 @@ def run_apply(args: argparse.Namespace) -> int:
 
 
 def run_ratify(args: argparse.Namespace) -> int:
-    from commonkeep.gate.agent_shell import refuse_inside_agent
     from commonkeep.patches.patch import apply_patch
     from commonkeep.reviews.review import approve
 
-    refuse_inside_agent("`ratify`")
     root, role = _root(args), _role(args)
     if args.id.startswith("cap_"):
         res = approve(root, [args.id], role=role, ratify=True)
@@ -192,7 +190,9 @@ def run_review(args: argparse.Namespace) -> int:
     if args.approve or args.reject or args.undo or not (args.list or args.json or not (args.interactive or sys.stdin.isatty())):
         from commonkeep.gate.agent_shell import refuse_inside_agent
 
-        refuse_inside_agent("`review` (approve, reject, undo)")  # a person decides, never an agent's shell tool
+        # a person decides, never an agent's tool: the decision functions refuse too; said here before an
+        # interactive review starts
+        refuse_inside_agent("`review` (approve, reject, undo)")
         require_writer("review", role, root)  # deciding is the writer's; reading the queue is for everyone
     if args.undo:
         from commonkeep.reviews.undo import undo
@@ -253,12 +253,10 @@ def _no_cycle_collection() -> Iterator[None]:
 
 
 def run_forget(args: argparse.Namespace) -> int:
-    from commonkeep.gate.agent_shell import refuse_inside_agent
     from commonkeep.patches.forget import forget
     from commonkeep.store.core import Store
     from commonkeep.store.ids import memory_id_for
 
-    refuse_inside_agent("`forget`")
     root = _root(args)
     target = memory_id_for(args.id) if args.id.startswith("cap_") else args.id
     store = Store(root)

@@ -13,6 +13,10 @@ Codes (``contracts/ompkeep-store.md`` §4.11 where the contract names them):
   ``purged_text_in_history``: see :mod:`commonkeep.share.checks`.
 - ``unexplained_record_lines`` (warning): record lines no applied patch explains (``commonkeep audit``).
 - ``apply_unfinished`` (warning): an interrupted apply's journal is waiting to be finished.
+- ``forged_stamp`` (error): an inbox line claims a stamp the stamp journal does not bind to it;
+  ``ticked_op`` (error): an op of a waiting patch was marked selected by hand; ``stamp_journal``
+  (error): a journal line that does not verify, or a key that is not private
+  (:mod:`commonkeep.patches.stamp_audit`, also in ``commonkeep audit``).
 """
 
 from __future__ import annotations
@@ -122,7 +126,16 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
         waiting += isinstance(doc, dict) and bool(waiting_in(doc, statuses))  # stale ops (candidate decided) do not wait
     from commonkeep.patches.audit import audit
 
-    unexplained = audit(lay.root).problems
+    found_audit = audit(lay.root)
+    unexplained = found_audit.problems
+    codes = {"forged": "forged_stamp", "ticked": "ticked_op", "journal": "stamp_journal", "apply": "forged_apply_journal"}
+    for kind, code in codes.items():  # one finding a kind, the first five named (``commonkeep audit`` lists them all)
+        some = [s for s in found_audit.stamps if s.kind == kind]
+        if some:
+            more = f"; and {len(some) - 5} more" if len(some) > 5 else ""
+            found.append(_finding(code, "error", f"{len(some)} stamp problem(s) no stamp journal explains: "
+                                  + "; ".join(s.sentence() for s in some[:5]) + more + "; see `commonkeep audit`",
+                                  file=some[0].file, line=some[0].line or None))
     if unexplained:
         first = unexplained[0]
         found.append(_finding("unexplained_record_lines", "warning",

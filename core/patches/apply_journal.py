@@ -14,6 +14,10 @@ file says what was applied.
 It holds the records the patch writes and, for a privacy purge, the purged statements (the
 scrub needs them to find their copies): it lives under ``runtime/`` (machine-local, never shared,
 its ``.apply`` suffix outside what a scrub rewrites) and only while an apply is unfinished.
+
+The next writer runs it without asking, so a file written there by another hand (a model's file
+tool) would write records unseen: its exact bytes are bound in the stamp journal outside the root
+when ``apply`` writes it (``commonkeep.gate.stamps``), and one that is not bound is not run.
 """
 
 from __future__ import annotations
@@ -84,6 +88,7 @@ def write(layout: Layout, journal: Journal) -> Path:
     jsonl.refuse_symlink(path.parent)
     # ensure_ascii: records may hold lone surrogates (JS strings); escaped, they round-trip.
     data = json.dumps(journal.to_json(), separators=(",", ":")).encode("ascii")
+    _bind(layout, journal.patch_id, data)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)  # 0600
     try:
         view = memoryview(data)
@@ -101,6 +106,20 @@ def write(layout: Layout, journal: Journal) -> Path:
         raise
     jsonl.fsync_dir(path.parent)
     return path
+
+
+def _bind(layout: Layout, patch_id: str, data: bytes) -> None:
+    """Bind the journal's bytes in the stamp journal; when that cannot be written the apply goes on
+    (only a resume of it, after an interruption, is then refused and left to a person)."""
+    from commonkeep.gate import stamps
+
+    try:
+        stamps.record_apply(layout.root, patch_id, data)
+    except (OSError, stamps.KeyUnsafe) as exc:
+        import logging
+
+        logging.getLogger("commonkeep").warning("the apply journal of %s could not be bound in the stamp journal (%s); "
+                                                "if this apply is interrupted, a person finishes it", patch_id, exc)
 
 
 def remove(layout: Layout, patch_id: str) -> None:
@@ -124,14 +143,26 @@ def pending(layout: Layout) -> list[Path]:
 
 
 def read(layout: Layout, path: Path) -> Journal:
+    from commonkeep.gate import stamps
+
     try:
-        return Journal.from_json(json.loads(path.read_bytes()), layout.rel(path))
+        data = path.read_bytes()
+        journal = Journal.from_json(json.loads(data), layout.rel(path))
     except (OSError, ValueError, RecursionError, TypeError) as exc:
         raise BadInput(
             f"the apply journal {layout.rel(path)} cannot be read ({exc}); an apply of patch {path.stem} "
             "was interrupted and what it decided is lost, so nothing more is applied until this is resolved",
             hint=f"check the files the patch touches, then move {layout.rel(path)} away and apply the patch again",
         ) from None
+    if not stamps.apply_bound(layout.root, journal.patch_id, data):
+        raise BadInput(
+            f"the apply journal {layout.rel(path)} was not written by commonkeep's apply (the stamp journal does not "
+            f"hold it): written by hand or by a tool, it could write records unseen, so it was not run and nothing more "
+            "is applied until it is resolved",
+            hint=f"look at it, then move {layout.rel(path)} away; `commonkeep doctor` and `commonkeep audit` say what it "
+                 f"would change; apply patch {journal.patch_id} again if it is yours",
+        )
+    return journal
 
 
 def refuse_targets(store: Store, j: Journal) -> None:

@@ -12,6 +12,10 @@ applied op of every patch file, ours or OmpKeep's (the same format, ``contracts/
   curation) applied it from a candidate commonkeep's policy holds for a person (not stamped,
   flagged by detection, L1): explained by a patch, yet no person stood behind it.
 
+And every stamp no journal explains (``commonkeep.patches.stamp_audit``): an inbox line claiming a
+stamp the stamp journal does not bind to it (with the ops that used it), an op of a waiting patch
+ticked by hand, a journal line whose MAC does not verify.
+
 An op explains a record when it is applied (``applied_ops``) and it is an ``add`` or
 ``supersede`` of that id (``record`` / ``to_record``), or an ``update``/``add_exception`` of it
 (``target_id``); the statement must be one such an op wrote. Ops that change no text (stability,
@@ -54,10 +58,12 @@ class Audit:
     records: int = 0
     patches: int = 0
     problems: list[Unexplained] = field(default_factory=list)
+    stamps: list[Any] = field(default_factory=list)  # ``stamp_audit.StampProblem``: stamps no journal explains
 
     def to_json(self) -> dict[str, Any]:
         return {"records": self.records, "patches": self.patches,
-                "unexplained": [{"file": p.file, "line": p.line, "record_id": p.record_id, "why": p.why} for p in self.problems]}
+                "unexplained": [{"file": p.file, "line": p.line, "record_id": p.record_id, "why": p.why} for p in self.problems],
+                "stamps": [s.to_json() for s in self.stamps]}
 
 
 def _written(patches_dir: Path) -> tuple[dict[str, set[str]], dict[str, list[str]], int]:
@@ -124,7 +130,7 @@ def _held_but_applied(lay: Any, candidates: dict[str, Row]) -> dict[str, tuple[s
             cand = candidates.get(str(op.get("candidate_id")))
             if not isinstance(rid, str) or cand is None:
                 continue
-            why = auto_apply_blockers(enrich_candidate(cand, None, mode, writer), mode, writer)
+            why = auto_apply_blockers(enrich_candidate(cand, None, mode, writer, lay.root), mode, writer, lay.root)
             if isinstance(body, dict) and body.get("layer") == "L1":
                 why.insert(0, "an L1 identity record (needs `commonkeep ratify`)")
             if why:
@@ -167,18 +173,23 @@ def audit(root: Path | str) -> Audit:
                                                 f"applied by patch {pid}, which commonkeep did not write (another curator, "
                                                 f"e.g. OmpKeep at OMP session end), though commonkeep holds it for a person: {why}",
                                                 statement))
+    from commonkeep.patches.stamp_audit import stamp_problems
+
+    out.stamps = stamp_problems(lay)
     return out
 
 
 def apply_edited(root: Path | str, ref: str, *, role: str | None, actor: str | None = None, yes: bool = False,
                  ask: Any = input, say: Any = print) -> Any:
     """Show each edited op's diff against its source, confirm, record who did it, apply (module doc)."""
+    from commonkeep.gate.agent_shell import refuse_inside_agent
     from commonkeep.gate.writer import require_writer
     from commonkeep.patches.patch import apply_patch, load_patch, write_patch
     from commonkeep.patches.verify import _actor, diff_of, sha256, statement_of
     from commonkeep.store.core import Store
     from commonkeep.util.timeutil import now_iso
 
+    refuse_inside_agent("applying an edited patch")  # before the edit is recorded in the patch file
     require_writer("apply", role, root)
     store = Store(root)
     layout = store.ensure()
@@ -230,11 +241,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         for p in found.problems:
             print(f"{p.file}:{p.line}: {p.record_id}: {p.why}")
+        for s in found.stamps:
+            print(f"{s.kind} stamp: {s.sentence()}")
         print(f"{found.records} record line(s) checked against {found.patches} patch(es): "
               + (f"{len(found.problems)} not explained by a patch commonkeep's policy allows" if found.problems
-                 else "every line is explained by a patch"),
+                 else "every line is explained by a patch")
+              + (f"; {len(found.stamps)} stamp(s) no stamp journal explains" if found.stamps else "; every stamp is bound"),
               file=sys.stdout)
-    return 1 if found.problems else 0
+    return 1 if found.problems or found.stamps else 0
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

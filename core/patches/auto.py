@@ -65,7 +65,7 @@ HELD_REDACTED = "secrets redacted from the text"
 
 
 def held_reasons(prop: Proposal, applied: list[str], *, threshold: float, policy: str,
-                 writer_role: str | None, skipped: dict[str, str] | None = None) -> dict[str, int]:
+                 writer_role: str | None, skipped: dict[str, str] | None = None, root: Any = None) -> dict[str, int]:
     """Why each candidate curation saw is not applied, one reason a candidate, counted (most first)."""
     done = set(applied)
     by_cand: dict[str, list[dict[str, Any]]] = {}
@@ -79,14 +79,14 @@ def held_reasons(prop: Proposal, applied: list[str], *, threshold: float, policy
         if any(op["op_id"] in done for op in ops):
             continue
         why = _why_held(cand, ops, cid in prop.pending, cid in waiting, threshold=threshold, policy=policy,
-                        writer_role=writer_role, prop=prop, skipped=skipped or {})
+                        writer_role=writer_role, prop=prop, skipped=skipped or {}, root=root)
         counts[why] = counts.get(why, 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
 def _why_held(cand: dict[str, Any], ops: list[dict[str, Any]], pending: bool, waiting: bool, *, threshold: float,
-              policy: str, writer_role: str | None, prop: Proposal, skipped: dict[str, str]) -> str:
-    if stamped_trust(cand, writer_role) is None:
+              policy: str, writer_role: str | None, prop: Proposal, skipped: dict[str, str], root: Any = None) -> str:
+    if stamped_trust(cand, writer_role, root) is None:
         return NOT_STAMPED
     if cand.get("poisoning_risk") in ("medium", "high"):
         return HELD_FLAGGED
@@ -162,15 +162,15 @@ def auto_curate(
         threshold = float(conf.get("autoCurateHighThreshold", AUTO_CURATE_HIGH_THRESHOLD))
     chosen = auto_select(prop, threshold) if policy == "high-only" else []
     if chosen:
-        from commonkeep.patches.patch import apply_patch
+        from commonkeep.patches.patch import apply_selected_by_policy
 
-        res = apply_patch(root, prop.patch["patch_id"], role=role, op_ids=chosen)
+        res = apply_selected_by_policy(root, prop.patch["patch_id"], role=role, op_ids=chosen)
         out.applied, out.skipped = res.applied, res.skipped
         prop.patch = res.patch
     from commonkeep.gate.writer import configured_writer_role
 
     out.held = held_reasons(prop, out.applied, threshold=threshold, policy=policy,
-                            writer_role=configured_writer_role(root), skipped=out.skipped)
+                            writer_role=configured_writer_role(root), skipped=out.skipped, root=root)
     if log and prop.ops:
         from commonkeep.store.core import Store
 

@@ -205,6 +205,7 @@ def propose(
     waiting: Waiting | None = None,
     writer_role: str | None = None,
     contested_records: list[dict[str, Any]] | None = None,
+    root: Any = None,
 ) -> Proposal:
     """Build a patch proposal from in-memory state (pure: reads and writes nothing).
 
@@ -217,6 +218,9 @@ def propose(
 
     A candidate rejected meanwhile is no longer ``new``, so it is never proposed again; applying
     the older patch then refuses its ops (``its candidate … was rejected``).
+
+    ``root`` is where the candidates live: a stamp counts only when the stamp journal binds it to
+    the candidate in that root (``commonkeep.gate.stamps``); without it no candidate is stamped.
     """
     waiting = waiting or Waiting()
     day = today()
@@ -243,7 +247,7 @@ def propose(
         if raw.get("status") != "new":
             continue
         cid = str(raw["id"])
-        cand = enrich_candidate(raw, index, governance_mode, writer_role)
+        cand = enrich_candidate(raw, index, governance_mode, writer_role, root)
         scored[cid] = cand
         conf = candidate_confidence(cand)
         mem_id = record_id_of(raw)
@@ -285,7 +289,7 @@ def propose(
             pending.append(cid)
             continue
         risk = str(cand.get("poisoning_risk") or "low")
-        blockers = auto_apply_blockers(cand, governance_mode, writer_role)
+        blockers = auto_apply_blockers(cand, governance_mode, writer_role, root)
         auto = not blockers
         kind = cand.get("match_kind", "new")
         matched = list(cand.get("matched_memory_ids") or [])
@@ -461,7 +465,7 @@ def curate(
                        known_ids=inputs["known_ids"], reinforcement=inputs["reinforcement"], waiting=inputs["waiting"],
                        contested_records=inputs["contested_records"],
                        min_confidence=min_confidence, min_evidence=min_evidence, governance_mode=governance_mode, mode=mode,
-                       writer_role=writer)
+                       writer_role=writer, root=root)
     from commonkeep.patches.patch import patch_path, write_patch
     from commonkeep.store.inquiries import upsert_inquiries
 
@@ -474,7 +478,7 @@ def curate(
                        known_ids=inputs["known_ids"], reinforcement=inputs["reinforcement"], waiting=inputs["waiting"],
                        contested_records=inputs["contested_records"],
                        min_confidence=min_confidence, min_evidence=min_evidence, governance_mode=governance_mode, mode=mode,
-                       writer_role=writer)
+                       writer_role=writer, root=root)
         layout = inputs["store"].layout
         if prop.ops:  # nothing to change writes nothing (session-end curation runs often)
             while patch_path(layout, prop.patch["patch_id"]).exists():  # 36^6 suffixes; never loops in practice

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import BadInput
+from commonkeep.gate.agent_shell import refuse_inside_agent
 from commonkeep.gate.writer import require_writer
 from commonkeep.patches.patch import ApplyResult, apply_patch, leftover_lines
 from commonkeep.secrets import redact
@@ -55,6 +56,7 @@ def forget(root: Path | str, record_id: str, *, reason: str, role: str | None, p
 
     The last selection (``runtime/selected_memory.json``, which a plain ``handoff`` reads) no
     longer lists the record afterwards."""
+    refuse_inside_agent("forgetting a record")
     target = memory_id_for(record_id) if record_id.startswith("cap_") else record_id
     earlier = _versions(Path(root), target) if purge else []
     result = _forget(root, record_id, reason=reason, role=role, purge=purge)

@@ -4,10 +4,11 @@
 
 1. write the patch file (secrets redacted) before any canonical byte changes, so every change
    has a patch that explains it;
-2. apply the selected ops (explicit ``op_ids``, else the ``default_selected`` ones) that pass the
-   checks, in patch order, each seeing the effect of the ones before; append tombstones first,
-   then rewrite each touched record file once (re-read under its lock, unknown keys and other
-   records untouched), then evidence and the inbox (candidates become ``patched``/``rejected``);
+2. apply the selected ops (explicit ``op_ids``, else the ``default_selected`` ones curation could have
+   selected, ``stamp_audit.ticked_ops``) that pass the checks, in patch order, each seeing the effect of
+   the ones before; append tombstones first, then rewrite each touched record file once (re-read under
+   its lock, unknown keys and other records untouched), then evidence and the inbox (candidates become
+   ``patched``/``rejected``);
 3. rewrite the patch file with ``status``, ``applied_at``, ``applied_ops``, ``skipped_ops`` (and
    ``skip_reasons``, a commonkeep extension naming why each op was skipped);
 4. re-render the projection, then fire ``after_apply`` (``serve`` leaves both to ``after_apply.catch_up``).
@@ -20,11 +21,11 @@ another patch already promoted (the same ``update`` waiting in two patches appli
 ``reject_candidate`` really rejects (upstream lists it as applied and does nothing, §14.1). A refused op
 that carries a candidate id because the id exists or is tombstoned rejects that candidate, as upstream does.
 
-``delete`` writes one content-free tombstone and keeps the record's line with ``status: "deleted"`` (audit-
-preserving, as OmpKeep: §14.9); with ``deletion_mode: privacy_purge`` it removes the line and scrubs linked
-evidence (§4.4), the source candidate's text, the record's statement in older patch files, daily logs,
-runtime files, reports and session summaries, and drops the derived search databases so they are rebuilt
-without it.
+``delete`` writes one content-free tombstone and keeps the record's line with ``status: "deleted"``
+(audit-preserving, as OmpKeep: §14.9); with ``deletion_mode: privacy_purge`` it removes the line and
+scrubs linked evidence (§4.4), the source candidate's text, the record's statement in older patch
+files, daily logs, runtime files, reports and session summaries, and drops the derived search
+databases so they are rebuilt without it.
 
 The tombstone is appended before the record's file is rewritten, so a deletion that dies in between never
 lets the record come back, but leaves its line on disk, not marked deleted (``leftover_lines``). A
@@ -51,6 +52,7 @@ from commonkeep.patches import apply_journal
 from commonkeep.patches.apply_journal import Journal
 from commonkeep.patches.lock import LockInfo, writer_lock
 from commonkeep.patches.ops import OPS, Leftover, _apply_op, _State, finish_command, leftover_lines
+from commonkeep.patches.stamp_audit import ticked_ops
 from commonkeep.patches.waiting import SameStatement, own_candidates, stale_reason
 from commonkeep.secrets import redact_obj
 from commonkeep.store import jsonl
@@ -61,7 +63,7 @@ from commonkeep.util import progress
 from commonkeep.util.listing import capped
 from commonkeep.util.timeutil import now_iso, today
 
-__all__ = ["OPS", "ApplyInterrupted", "ApplyResult", "DeletionInterrupted", "Leftover", "apply_patch", "finish_command",
+__all__ = ["OPS", "ApplyInterrupted", "ApplyResult", "DeletionInterrupted", "Leftover", "apply_patch", "apply_selected_by_policy", "finish_command",
            "leftover_lines", "load_patch", "patch_path", "write_patch"]
 Row = dict[str, Any]
 
@@ -248,21 +250,22 @@ def _resolve(layout: Layout, ref: str | Row, pre: _Pre | None) -> tuple[Row, Pat
     return patch, path, in_place, cleaned
 
 
-def apply_patch(
-    root: Path | str,
-    ref: str | Row,
-    *,
-    role: str | None,
-    op_ids: list[str] | None = None,
-    ratify: bool = False,
-    wait: float | None = None,
-    fire_hooks: bool = True,
-) -> ApplyResult:
-    """Apply a patch (an id, a path, or a patch dict) to ``root`` as ``role``; see the module doc.
+def apply_patch(root: Path | str, ref: str | Row, *, role: str | None, op_ids: list[str] | None = None, ratify: bool = False,
+                wait: float | None = None, fire_hooks: bool = True) -> ApplyResult:
+    """Apply a patch (an id, a path, or a patch dict) to ``root`` as ``role`` (module doc); an interrupted apply
+    (its journal in ``runtime/journal/``) is finished first, and asking for it returns what finishing did.
+    A person's decision: refused inside an agent (``commonkeep.gate.agent_shell``), whoever calls it."""
+    from commonkeep.gate.agent_shell import refuse_inside_agent
 
-    An apply that was interrupted (its journal is still in ``runtime/journal/``) is finished
-    first, whichever patch is asked for; asking for that patch again returns what finishing it did.
-    """
+    refuse_inside_agent("ratifying" if ratify else "applying a patch")
+    return apply_selected_by_policy(root, ref, role=role, op_ids=op_ids, ratify=ratify, wait=wait, fire_hooks=fire_hooks)
+
+
+def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | None, op_ids: list[str] | None = None,
+                             ratify: bool = False, wait: float | None = None, fire_hooks: bool = True) -> ApplyResult:
+    """:func:`apply_patch` without the agent-shell refusal, for the ops a policy chose, not a person:
+    ``auto_curate`` (only what ``commonkeep.gate.autoapply`` lets apply itself) and ``share sync``'s
+    deletion of records rejected for poisoning elsewhere. Never call it with a person's choice."""
     require_writer("ratify" if ratify else "apply", role, root)
     store = Store(root)
     layout = store.ensure()
@@ -322,6 +325,8 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     from commonkeep.patches.waiting import candidates_for
 
     st = _State(store, str(patch["patch_id"]), cands=candidates_for(store.root, patch))
+    ticked = ticked_ops(store.root, patch, selected - done_before, st.cands) if op_ids is None else {}  # edited into the file
+    selected -= set(ticked)
     vetted = refusals(layout.root, patch, selected - done_before, unsaved=not path.exists(), cands=st.cands)
     # step 1: the explanation exists before any canonical byte changes (a patch already in its
     # place with nothing to redact is not written again)
@@ -358,6 +363,7 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
                 if fresh and op["op"] in ("add", "supersede") and ("tombstoned" in why or "already exists" in why):
                     st.cand_status.setdefault(str(cid), "rejected")
             bar.update()
+    result.skipped.update(ticked)
     journal = _journal_of(store, st, patch, result, done_before, when)
     apply_journal.refuse_targets(store, journal)  # a symlinked store file: refused before anything is written
     apply_journal.write(layout, journal)  # step 2: the decision, before any canonical byte changes

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import BadInput
+from commonkeep.gate.agent_shell import refuse_inside_agent
 from commonkeep.gate.writer import require_writer
 from commonkeep.patches.curate import suggested_stability
 from commonkeep.secrets import redact
@@ -39,7 +40,8 @@ def reinforce(
     root: Path | str, memory_id: str, *, outcome: str, role: str | None, notes: str | None = None,
     evidence_id: str | None = None,
 ) -> Reinforced:
-    """Append one reinforcement event for an existing record."""
+    """Append one reinforcement event for an existing record (a person's word on it: refused inside an agent)."""
+    refuse_inside_agent("reinforcing a record")
     require_writer("reinforce", role, root)
     if outcome not in OUTCOMES:
         raise BadInput(f"unknown outcome {outcome!r}; use one of {', '.join(OUTCOMES)}")

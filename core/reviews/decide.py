@@ -196,7 +196,8 @@ def _curated(ctx: Context, raw: Row) -> Any:
     contested = raw.get("contested")
     other = ctx.live(str(contested.get("id"))) if isinstance(contested, dict) else None
     return propose(rel, [raw], tombstoned=ctx.tombstoned, known_ids=set(ctx.by_id), governance_mode=ctx.governance_mode,
-                   writer_role=ctx.writer_role, contested_records=[other] if other and other.get("status") == "contested" else [])
+                   writer_role=ctx.writer_role, contested_records=[other] if other and other.get("status") == "contested" else [],
+                   root=ctx.root)
 
 
 def plan(ctx: Context, raw: Row, choice: str | None = None, *, state: Context | None = None) -> Plan:
@@ -348,10 +349,12 @@ def approve(root: Path | str, ids: list[str], *, role: str | None, edits: dict[s
     without ratify, a second copy of an active statement) raises ``BadInput`` and applies nothing.
     Returns the ``ApplyResult``; with ``ctx`` given it is updated with what was applied.
     """
+    from commonkeep.gate.agent_shell import refuse_inside_agent
     from commonkeep.gate.writer import require_writer
     from commonkeep.patches.patch import apply_patch
     from commonkeep.reviews.review import _manual_patch
 
+    refuse_inside_agent("ratifying" if ratify else "approving or editing a candidate")
     require_writer("ratify" if ratify else "review", role, root)
     rows = inbox if inbox is not None else candidates_named(root, ids)
     ctx = ctx if ctx is not None else load_context(root)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.errors import BadInput
+from commonkeep.gate.agent_shell import refuse_inside_agent
 from commonkeep.gate.scoring import memory_worth, proposed_layer
 from commonkeep.gate.writer import require_writer
 from commonkeep.patches.curate import Proposal, add_target, curate, record_from_candidate
@@ -203,6 +204,7 @@ def approve(
     are (``commonkeep.reviews.decide``), never by re-curating the inbox; see ``decide.approve``."""
     from commonkeep.reviews.decide import approve as decide_approve
 
+    refuse_inside_agent("ratifying" if ratify else "approving or editing a candidate")
     result: ApplyResult = decide_approve(root, ids, role=role, edits=edits, ratify=ratify, choice=choice, ctx=ctx, inbox=inbox)
     return result
 
@@ -210,6 +212,7 @@ def approve(
 def reject(root: Path | str, ids: list[str], *, reason: str, role: str | None, inbox: list[Row] | None = None) -> ApplyResult:
     """Reject candidates: one manual patch of ``reject_candidate`` ops, applied now (``inbox``: the
     candidates as already read, e.g. by the web app; read here when not given)."""
+    refuse_inside_agent("rejecting a candidate")
     require_writer("review", role, root)
     if not reason or not reason.strip():
         raise BadInput("rejecting needs --reason", hint="say why, e.g. --reason 'not durable'")

@@ -130,6 +130,7 @@ def undo(root: Path | str, ids: list[str], *, role: str | None, reason: str = ""
     """Undo the decisions on candidates ``ids``: one reversing patch, applied now, and a copy of
     each candidate back in the queue. Refused (nothing written) for a candidate still pending,
     already undone, or whose records changed since."""
+    from commonkeep.gate.agent_shell import refuse_inside_agent
     from commonkeep.gate.writer import require_writer
     from commonkeep.patches.lock import writer_lock
     from commonkeep.patches.patch import apply_patch, write_patch
@@ -139,6 +140,7 @@ def undo(root: Path | str, ids: list[str], *, role: str | None, reason: str = ""
     from commonkeep.store.ids import memory_id_for, record_id_of
     from commonkeep.util.timeutil import now_iso
 
+    refuse_inside_agent("undoing a decision")
     require_writer("review", role, root)
     store = Store(root, warn=False)
     rows = store.candidates()

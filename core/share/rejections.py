@@ -54,7 +54,7 @@ def poisoning_rejections(store: Store) -> dict[str, str]:
 
 def rejections_win(root: Path, role: str | None) -> list[str]:
     """Delete every live record whose candidate was rejected for poisoning; returns their ids."""
-    from commonkeep.patches.patch import apply_patch
+    from commonkeep.patches.patch import apply_selected_by_policy
     from commonkeep.store.ids import patch_id
     from commonkeep.util.timeutil import now, now_iso
 
@@ -74,7 +74,7 @@ def rejections_win(root: Path, role: str | None) -> list[str]:
     patch = {"patch_id": patch_id(now()), "created_at": now_iso(), "generated_by": "maintainer", "mode": "supervised",
              "summary": f"share sync: {len(ops)} record(s) whose candidate was rejected for poisoning",
              "ops": ops, "status": "proposed", "applied_at": None, "applied_ops": [], "skipped_ops": []}
-    result = apply_patch(root, patch, role=role, op_ids=[str(o["op_id"]) for o in ops])
+    result = apply_selected_by_policy(root, patch, role=role, op_ids=[str(o["op_id"]) for o in ops])
     cids = {cid for cid, _ in hits.values()}
 
     def mark(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -52,8 +52,16 @@ def _socket(host: str, port: int) -> socket.socket:
 
 def prepare(root: Path, role: str | None, *, host: str = "127.0.0.1", port: int = 0, allow_remote: bool = False,
             wiki: Path | None = None, keys: Keys | None = None) -> tuple[Running, socket.socket]:
-    """Check the bind, bind the socket and build the app (nothing is served yet)."""
+    """Check the bind, bind the socket and build the app (nothing is served yet). Started as the writer
+    role, the app decides: refused inside an agent (a model could read the token it prints)."""
     import uvicorn
+
+    from commonkeep.gate.writer import configured_writer_role
+
+    if role and role == configured_writer_role(root):
+        from commonkeep.gate.agent_shell import refuse_inside_agent
+
+        refuse_inside_agent("starting the review app as the writer (it decides)")
 
     check_bind(host, allow_remote)
     sock = _socket(host, port)

@@ -198,6 +198,7 @@ def stage_memory_call(root: Path, args: Mapping[str, Any], prov: Provenance,
 
     ops = parse_memory_args(args)
     cands = [candidate_for(op, prov, rendered) for op in ops]
+    bind_stamps(root, cands)
     store = Store(root)
     for cand in cands:
         store.append_candidate(cand)
@@ -214,6 +215,37 @@ def stage_memory_call(root: Path, args: Mapping[str, Any], prov: Provenance,
             f"({', '.join(ids)}). It will appear in memory after review; do not retry."
         ),
     }
+
+
+def bind_stamps(root: Path, cands: Iterable[dict[str, Any]]) -> list[str]:
+    """Record each stamp this adapter set on ``cands`` in the stamp journal (``commonkeep.gate.stamps``),
+    bound to the candidate's id and exact text: only a bound stamp earns auto-apply. Not from inside
+    an agent's tool (a script the model started that imports this module binds nothing); a journal
+    that cannot be written binds nothing either (the candidates wait for review). Returns the ids bound."""
+    import logging
+
+    from commonkeep.gate.autoapply import claimed_stamp
+
+    todo = [(c, claim) for c in cands if (claim := claimed_stamp(c)) is not None]
+    if not todo:
+        return []
+    from commonkeep.gate import stamps
+    from commonkeep.gate.agent_shell import inside_agent
+
+    host = inside_agent()
+    if host is not None:
+        logging.getLogger("commonkeep_hermes").warning("commonkeep: stamps not bound: this process runs inside %s", host)
+        return []
+    bound = []
+    for cand, (stamp, trust) in todo:
+        try:
+            stamps.record_stamp(root, cand, stamp, trust)
+        except (OSError, stamps.KeyUnsafe) as exc:
+            logging.getLogger("commonkeep_hermes").warning("commonkeep: stamp not bound (%s); %s waits for review",
+                                                           exc, cand.get("id"))
+            continue
+        bound.append(str(cand.get("id")))
+    return bound
 
 
 def captured_keys(root: Path) -> set[str]:
@@ -234,11 +266,12 @@ def captured_keys(root: Path) -> set[str]:
 
 
 def capture_entries(root: Path, entries: Mapping[str, list[str]], origin: str,
-                    known: set[str] | None = None, extra: dict[str, Any] | None = None) -> list[str]:
+                    known: set[str] | None = None, extra: dict[str, Any] | None = None, bind: bool = False) -> list[str]:
     """Capture ``{target: [entry, …]}`` not captured before; returns the new candidate ids.
 
     ``known`` are entry keys to skip besides those already in the inbox (e.g. the entries
-    commonkeep itself rendered).
+    commonkeep itself rendered). ``bind``: record their ``import`` stamp in the stamp journal
+    (``commonkeep hermes install``'s import only, a person's decision).
     """
     from commonkeep.store.core import Store
 
@@ -253,6 +286,8 @@ def capture_entries(root: Path, entries: Mapping[str, list[str]], origin: str,
             skip.add(key)
             prov = Provenance(origin=origin, extra=dict(extra or {}))
             cand = candidate_for(MemoryOp("add", target, text.strip()), prov)
+            if bind:
+                bind_stamps(root, [cand])
             store.append_candidate(cand)
             new_ids.append(str(cand["id"]))
     return new_ids

@@ -21,7 +21,13 @@ Loaded by Hermes through the ``hermes_agent.plugins`` entry point and enabled wi
 - registers the recall tools (and the roundtable tools, when installed) into the ``memory``
   toolset, so they are offered whenever Hermes' memory tools are;
 - points ``OMP_MEMORY_ROOT`` / ``OMPKEEP_ROOT`` / ``PI_MEMORY_ROOT`` of the Hermes process at the
-  profile's shared root, so the core tools and any spawned ``omp`` use the same store.
+  profile's shared root, so the core tools and any spawned ``omp`` use the same store;
+- marks the Hermes process (``COMMONKEEP_AGENT_HOST``, ``commonkeep.gate.agent_shell``) at load, so
+  every command its terminal and code tools run, detached or not, is known to run inside an agent:
+  a person's decisions and the writer's stamp are refused there;
+- keeps the model's file, terminal and code tools away from the memory root, the stamp journal and
+  its key, and Hermes' own memory files and ``config.yaml`` (a ``pre_tool_call`` hook that blocks
+  the call and says why, ``commonkeep.gate.tool_guard``).
 
 Keep the provider class name and its registration call out of this file, comments included:
 Hermes classifies a plugin whose source mentions them as a provider and never loads it (§2.1).
@@ -314,19 +320,52 @@ def pin_root_env(profile: HermesProfile) -> None:
     os.environ.setdefault("COMMONKEEP_AGENT", "hermes")
 
 
+def guarded_paths(profile: HermesProfile) -> Any:
+    """What the model's tools must not touch in this profile (``commonkeep.gate.tool_guard.protected``)."""
+    from commonkeep.gate.tool_guard import protected
+
+    roots: list[Any] = []
+    try:
+        roots.append(profile.shared_root()[0])
+    except (ValueError, CommonkeepError) as exc:  # no root yet: the journal and Hermes' files are still guarded
+        log.warning("commonkeep: %s", exc)
+    return protected(roots, [profile.memories_dir, profile.state_dir, profile.config_path])
+
+
+def guard_tool_call(profile: HermesProfile, tool_name: str = "", args: Any = None, **kw: Any) -> dict[str, Any] | None:
+    """``pre_tool_call``: block a file, terminal or code tool that would touch what stamps rest on.
+    Fails closed for the tools it checks: an error while checking blocks the call."""
+    from commonkeep.gate import tool_guard
+
+    if tool_name not in (*tool_guard.HERMES_WRITE, *tool_guard.HERMES_READ, *tool_guard.HERMES_SHELL):
+        return None
+    try:
+        why = tool_guard.refusal(tool_name, args if isinstance(args, dict) else {}, guarded_paths(profile),
+                                 os.environ.get("TERMINAL_CWD") or os.getcwd())
+    except Exception as exc:
+        why = f"refused by commonkeep: the call could not be checked ({exc})"
+    return {"action": "block", "message": why} if why else None
+
+
 def register(ctx: Any) -> None:
     """Hermes entry point (``hermes_agent.plugins`` group)."""
+    from commonkeep.gate.agent_shell import set_mark
+
+    set_mark("hermes")  # first: every child of this process (terminal, code tools) inherits it
     profile = current_profile()
     try:
         pin_root_env(profile)
     except ValueError as exc:  # unreadable config.yaml: the gate reports it on first use
         log.warning("commonkeep: %s", exc)
     gate = Gate(profile, str(getattr(ctx, "profile_name", "") or ""))
-    forced_hook = os.environ.get("COMMONKEEP_HERMES_GATE") == "hook"
-    if hasattr(ctx, "register_middleware") and not forced_hook:
+    middleware = hasattr(ctx, "register_middleware") and os.environ.get("COMMONKEEP_HERMES_GATE") != "hook"
+    if middleware:
         ctx.register_middleware("tool_execution", gate.tool_execution)
-    else:
-        ctx.register_hook("pre_tool_call", gate.pre_tool_call)
+
+    def pre_tool_call(**kw: Any) -> dict[str, Any] | None:  # one hook: the tool guard, then (without middleware) the gate
+        return guard_tool_call(profile, **kw) or (None if middleware else gate.pre_tool_call(**kw))
+
+    ctx.register_hook("pre_tool_call", pre_tool_call)
     ctx.register_hook("on_session_start", lambda **kw: _on_session_start(profile=profile, **kw))
     ctx.register_hook("pre_llm_call", record_user_message)
     ctx.register_hook("subagent_start", _on_subagent_start)

@@ -207,12 +207,13 @@ def _refresh(profile: HermesProfile, root: Path, reason: str) -> dict[str, Any]:
             on_disk = raw.decode("utf-8", errors="replace")  # a hand edit may not be UTF-8: the backup keeps its bytes
             last_texts = [str(e.get("text", "")) for e in last.get("entries", [])]
             ours = {entry_key(target, t) for t in last_texts} | {entry_key(target, t) for _, t in packed}
-            # first render over an existing file: import it; later: anything not ours is a hand edit
+            # anything not ours is a hand edit: `commonkeep hermes install` imported what was there before
+            # (its one stamped import); a file found without the sidecar (deleted, or a plugin enabled by
+            # hand) is not imported again with a stamp: its entries wait for a person like any edit
             edited = _sha(on_disk) != last.get("sha256") if last else bool(on_disk.strip())
             if edited:
-                origin = "external_edit" if last else "import"
                 disk_entries = split_entries(on_disk)
-                report["captured"] += capture_entries(root, {target: disk_entries}, origin, known=ours)
+                report["captured"] += capture_entries(root, {target: disk_entries}, "external_edit", known=ours)
                 removed = [t for t in last_texts if t not in disk_entries]
                 if removed and last:
                     report["captured"] += _capture_removals(root, target, removed, last)

@@ -70,7 +70,9 @@ def _entries(profile: HermesProfile) -> dict[str, list[str]]:
 
 
 def import_existing(profile: HermesProfile, root: Path) -> ImportResult:
-    """Capture the entries of both files and apply what the gate lets through (see module doc)."""
+    """Capture the entries of both files and apply what the gate lets through (see module doc).
+    Stamped ``import`` and applied at once, so the person's decision: refused inside an agent."""
+    from commonkeep.gate.agent_shell import refuse_inside_agent
     from commonkeep.gate.scoring import enrich_candidate
     from commonkeep.gate.writer import configured_writer_role
     from commonkeep.patches.curate import record_from_candidate, route
@@ -80,8 +82,9 @@ def import_existing(profile: HermesProfile, root: Path) -> ImportResult:
     from commonkeep.util.timeutil import now, now_iso
     from commonkeep_hermes.capture import capture_entries
 
+    refuse_inside_agent("`commonkeep hermes install` importing Hermes' MEMORY.md / USER.md")
     result = ImportResult()
-    new_ids = set(capture_entries(root, _entries(profile), "import"))
+    new_ids = set(capture_entries(root, _entries(profile), "import", bind=True))
     if not new_ids:
         return result
     store = Store(root)

@@ -174,10 +174,13 @@ def install(profile: HermesProfile, root: Path, auto_curate: str | None = None,
     ``memory.commonkeep.auto_curate`` / ``memory.commonkeep.role``; ``None`` keeps what is there.
     The CLI first refuses a home where Hermes is not installed (:func:`hermes_missing`).
     """
+    from commonkeep.gate.agent_shell import refuse_inside_agent
     from commonkeep.store.layout import ensure_layout
     from commonkeep_hermes.hermesfiles import load_sidecar, refresh
     from commonkeep_hermes.importing import ImportResult, import_existing
 
+    if not load_sidecar(profile):  # this install imports Hermes' own files, stamped: refused before any change
+        refuse_inside_agent("`commonkeep hermes install` importing Hermes' MEMORY.md / USER.md")
     ensure_layout(root)
     changed: list[str] = []
     warnings: list[str] = []

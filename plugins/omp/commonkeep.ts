@@ -33,8 +33,22 @@
  *    slash commands and @file mentions), is recorded in the session ("commonkeep-typed"): the
  *    only words of the person's that commonkeep's user_turn pass reads besides
  *    /commonkeep-remember. Never a `role: user` message: a template or an extension writes those too.
+ * 7. Typed input, bound when OMP receives it: the text of each input event (and of
+ *    /commonkeep-remember) is also recorded in the stamp journal outside the root (its SHA-256 and
+ *    the session id, HMAC-SHA256 under the journal's key; commonkeep.gate.stamps computes the same
+ *    bytes). commonkeep's user_turn pass counts a "commonkeep-typed" entry of the session file only
+ *    when the journal holds it, so an entry the model's file tool appends to that file earns nothing.
+ * 8. tool_call: the model's file tools may not write the memory root, the stamp journal and its
+ *    key, OMP's session files or extensions; no tool may read the journal; best effort, bash and
+ *    eval may not name them, the agent mark, or clear the environment around commonkeep
+ *    (commonkeep.gate.tool_guard holds the same rules for Hermes).
+ * 9. The agent mark (module scope): COMMONKEEP_AGENT_HOST=omp:<pid>:<start> in OMP's own
+ *    environment, unless an outer agent set one, so every command the model's bash and eval tools
+ *    run carries it, detached or not (setsid, nohup, tmux): commonkeep refuses a person's decisions
+ *    and the writer's own stamp there (commonkeep.gate.agent_shell).
  */
 import { spawn } from "node:child_process";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -116,6 +130,251 @@ function resolveRootAtLoad(): RootState {
 
 // Module scope on purpose: every extension module is imported before any factory is bound.
 const STATE: RootState = resolveRootAtLoad();
+
+// 6. The agent mark, before any tool runs. An outer agent's mark wins (OMP started by another agent's tool).
+const MARK = "COMMONKEEP_AGENT_HOST";
+
+function startTime(): string {
+	try {
+		const stat = fs.readFileSync("/proc/self/stat", "utf8");
+		return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? "";
+	} catch {
+		return "";
+	}
+}
+
+if (!(process.env[MARK] ?? "").trim()) process.env[MARK] = `omp:${process.pid}:${startTime()}`;
+
+// 7. The stamp journal (commonkeep.gate.stamps: the same folder, key, fields and MAC bytes).
+const STAMP_FIELDS = ["v", "kind", "stamp", "trust", "root", "candidate", "host", "session", "text", "at"] as const;
+
+function stampsDir(): string {
+	const override = (process.env.COMMONKEEP_STAMPS_DIR ?? "").trim();
+	if (override) return expand(override);
+	const xdg = (process.env.XDG_STATE_HOME ?? "").trim();
+	if (xdg && path.isAbsolute(xdg)) return path.join(xdg, "commonkeep");
+	return path.join(process.env.HOME || os.homedir(), ".local", "state", "commonkeep");
+}
+
+function readKey(file: string): Buffer | null {
+	let st: fs.Stats;
+	try {
+		st = fs.lstatSync(file);
+	} catch (err: any) {
+		if (err?.code === "ENOENT") return null;
+		throw err;
+	}
+	const uid = typeof process.getuid === "function" ? process.getuid() : st.uid;
+	if (!st.isFile() || st.uid !== uid || (st.mode & 0o077) !== 0) throw new Error(`${file} is not a private file of this user (mode 600)`);
+	const hex = fs.readFileSync(file, "ascii").trim();
+	if (!/^(?:[0-9a-fA-F]{2}){32,}$/.test(hex)) throw new Error(`${file} does not hold a key`);
+	return Buffer.from(hex, "hex");
+}
+
+function loadKey(): Buffer {
+	const dir = stampsDir();
+	const file = path.join(dir, "stamps.key");
+	const have = readKey(file);
+	if (have) return have;
+	fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+	const tmp = path.join(dir, `.stamps.key.${process.pid}.${randomBytes(4).toString("hex")}`);
+	fs.writeFileSync(tmp, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600, flag: "wx" });
+	try {
+		fs.linkSync(tmp, file); // another process made the key first: that one is the key
+	} catch (err: any) {
+		if (err?.code !== "EEXIST") throw err;
+	} finally {
+		try {
+			fs.unlinkSync(tmp);
+		} catch {}
+	}
+	const key = readKey(file);
+	if (!key) throw new Error(`no key at ${file}`);
+	return key;
+}
+
+function sha256(text: string): string {
+	return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+function appendStampEntry(fields: Record<string, string>): void {
+	const key = loadKey();
+	const entry: Record<string, string | number> = { v: 1, ...fields, at: new Date().toISOString() };
+	const message = JSON.stringify(STAMP_FIELDS.map((f) => entry[f] ?? ""));
+	entry.mac = createHmac("sha256", key).update(message, "utf8").digest("hex");
+	fs.appendFileSync(path.join(stampsDir(), "stamps.jsonl"), `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+}
+
+/** Record that the person typed `text` into this OMP session (its hash only). Never throws into OMP. */
+export function recordTyped(sessionId: string, text: string): void {
+	if (!sessionId || !text.trim()) return;
+	try {
+		appendStampEntry({ kind: "typed", host: "omp", session: sessionId, text: sha256(text) });
+	} catch (err) {
+		console.error(`commonkeep: could not record typed input in the stamp journal: ${String(err)}`);
+	}
+}
+
+/** The text of a user message's content (a string, or the text parts of a list). */
+function contentText(content: unknown): string {
+	if (typeof content === "string") return content;
+	if (!Array.isArray(content)) return "";
+	return content
+		.filter((p) => asRecord(p)?.type === "text")
+		.map((p) => String(asRecord(p)?.text ?? ""))
+		.join("\n");
+}
+
+// 8. What the model's tools must not touch (commonkeep.gate.tool_guard, the same rules).
+const WRITE_TOOLS = new Set(["write", "edit", "ast_edit", "notebook_edit"]);
+const READ_TOOLS = new Set(["read", "grep", "glob", "ast_grep"]);
+const CODE_TOOLS: Record<string, string> = { bash: "command", eval: "code", python: "code" };
+const ROOT_FILES = ["captured.jsonl", "L1.identity.jsonl", "L2.playbooks.jsonl", "tombstones.jsonl", "reinforcement.jsonl"];
+const STAMP_FILES = ["stamps.key", "stamps.jsonl"];
+
+/** A path as a tool would open it: ~ expanded, relative to cwd, links of its existing part resolved. */
+function resolvePath(raw: string, cwd: string): string {
+	const home = process.env.HOME || os.homedir();
+	let p = raw.trim();
+	if (p === "~" || p.startsWith("~/")) p = path.join(home, p.slice(1));
+	p = path.resolve(cwd, p);
+	const rest: string[] = [];
+	let head = p;
+	for (;;) {
+		try {
+			return path.join(fs.realpathSync(head), ...rest);
+		} catch {
+			const up = path.dirname(head);
+			if (up === head) return p;
+			rest.unshift(path.basename(head));
+			head = up;
+		}
+	}
+}
+
+function agentDir(): string {
+	const override = process.env.PI_CODING_AGENT_DIR;
+	return override ? expand(override) : path.join(process.env.HOME || os.homedir(), ".omp", "agent");
+}
+
+interface Guarded {
+	write: string[];
+	secret: string[];
+	roots: string[];
+}
+
+function guarded(cwd: string): Guarded {
+	const real = (p: string) => resolvePath(p, "/");
+	const secret = [real(stampsDir())];
+	const roots = STATE.root ? [real(STATE.root)] : [];
+	const agent = agentDir();
+	const host = [path.join(agent, "sessions"), path.join(agent, "extensions"), path.join(agent, ".env"), path.join(agent, "config.yml"),
+		path.join(cwd, ".omp", "extensions")].map(real);
+	return { write: [...new Set([...roots, ...secret, ...host])], secret, roots };
+}
+
+function under(p: string, places: string[]): string | null {
+	for (const place of places) if (p === place || p.startsWith(`${place.replace(/\/+$/, "")}/`)) return place;
+	return null;
+}
+
+function what(place: string, g: Guarded): string {
+	if (g.secret.includes(place)) return "holds the stamp journal and its key";
+	if (g.roots.includes(place)) return "is the memory root (its files change only through commonkeep)";
+	return "is a file commonkeep's stamps are read from (OMP's sessions, extensions or settings)";
+}
+
+function spellings(p: string): string[] {
+	const home = (process.env.HOME || os.homedir()).replace(/\/+$/, "");
+	const out = [p];
+	if (home && (p === home || p.startsWith(`${home}/`))) {
+		const rest = p.slice(home.length);
+		out.push(`~${rest}`, `$HOME${rest}`, `\${HOME}${rest}`);
+	}
+	return out;
+}
+
+function textRefusal(text: string, g: Guarded): string | null {
+	if (text.includes(MARK)) return `it names ${MARK}, the mark that tells commonkeep a command runs inside an agent`;
+	if (text.includes("commonkeep") && /\benv\s+(?:-\w*i\b|--ignore-environment\b)/.test(text))
+		return "it clears the environment around commonkeep (the agent mark goes with it)";
+	for (const place of g.write) {
+		const insideOnly = g.roots.includes(place); // `--root ROOT` names a root; a path inside it is a file
+		for (const spelled of spellings(place)) {
+			const needle = insideOnly ? `${spelled.replace(/\/+$/, "")}/` : spelled;
+			if (text.includes(needle)) return `it names ${needle}, which ${what(place, g)}`;
+		}
+	}
+	for (const name of [...STAMP_FILES, ...ROOT_FILES])
+		if (text.includes(name)) return `it names ${name}, a file ${STAMP_FILES.includes(name) ? "of the stamp journal" : "of the memory root"}`;
+	return null;
+}
+
+function stringsOf(value: unknown, out: string[] = []): string[] {
+	if (typeof value === "string") out.push(value);
+	else if (Array.isArray(value)) for (const v of value) stringsOf(v, out);
+	else if (value && typeof value === "object") for (const v of Object.values(value)) stringsOf(v, out);
+	return out;
+}
+
+/** Why the model's `toolName` call must not run (a message for the model), or null. */
+export function toolRefusal(toolName: string, input: Record<string, unknown>, cwd: string): string | null {
+	const g = guarded(cwd);
+	let why: string | null = null;
+	const patched = stringsOf(input).flatMap((s) =>
+		[...s.matchAll(/^\*\*\* (?:(?:Update|Add|Delete) File|Move to): (.+?)\s*$/gm)].map((m) => m[1]),
+	); // apply_patch-style edits name their files inside the text
+	const paths = [input.path, input.file_path, ...(Array.isArray(input.paths) ? input.paths : []), ...patched].filter(
+		(p): p is string => typeof p === "string" && p.trim() !== "",
+	);
+	if (WRITE_TOOLS.has(toolName)) {
+		for (const raw of paths) {
+			const hit = under(resolvePath(raw, cwd), g.write);
+			if (hit) {
+				why = `${toolName} would write ${raw}, which ${what(hit, g)}`;
+				break;
+			}
+		}
+		if (!why) {
+			for (const text of stringsOf({ ...input, content: undefined })) {
+				const found = textRefusal(text, g);
+				if (found) {
+					why = `${toolName}: ${found}`;
+					break;
+				}
+			}
+		}
+	} else if (READ_TOOLS.has(toolName)) {
+		for (const raw of paths) {
+			const hit = under(resolvePath(raw, cwd), g.secret);
+			if (hit) {
+				why = `${toolName} would read ${raw}, which ${what(hit, g)}`;
+				break;
+			}
+		}
+	} else if (toolName in CODE_TOOLS) {
+		const env = asRecord(input.env);
+		if (env && MARK in env) why = `${toolName} would set ${MARK}, the mark that tells commonkeep a command runs inside an agent`;
+		const text = input[CODE_TOOLS[toolName]];
+		if (!why && typeof text === "string") {
+			const found = textRefusal(text, g);
+			if (found) why = `${toolName}: ${found}`;
+		}
+	} else {
+		for (const text of stringsOf(input)) {
+			if (g.secret.some((s) => spellings(s).some((sp) => text.includes(sp))) || STAMP_FILES.some((n) => text.includes(n))) {
+				why = `${toolName}: it names the stamp journal or its key`;
+				break;
+			}
+		}
+	}
+	if (!why) return null;
+	return (
+		`refused by commonkeep: ${why}. Memory changes only through commonkeep's own tools (memory_write stages a candidate ` +
+		"for review); the stamp journal, the memory root and the files stamps are read from are not for an agent's file " +
+		"or shell tools. Ask the person to make this change in their own terminal."
+	);
+}
 if (STATE.problems.length > 0) {
 	// Extension stdout/stderr never reach the ACP stream; this lands in OMP's stderr/log.
 	console.error(`commonkeep: ${STATE.problems.join(" ")}`);
@@ -365,6 +624,16 @@ export function waitingLine(w: { count: number; oldest: string | null }, nowMs =
 export default function commonkeep(pi: any): void {
 	let handoffConsumed = false;
 
+	// 8. The model's tools stay out of what stamps rest on; an error while checking blocks the call.
+	pi.on("tool_call", async (event: any, ctx: any) => {
+		try {
+			const why = toolRefusal(String(event?.toolName ?? ""), asRecord(event?.input) ?? {}, ctx?.cwd ?? process.cwd());
+			return why ? { block: true, reason: why } : undefined;
+		} catch (err) {
+			return { block: true, reason: `refused by commonkeep: the call could not be checked (${String(err)})` };
+		}
+	});
+
 	pi.on("session_start", async (_event: unknown, ctx: any) => {
 		if (STATE.problems.length > 0) ctx.ui?.notify?.(`commonkeep: ${STATE.problems.join(" ")}`, "warning");
 		if (STATE.root) {
@@ -416,9 +685,14 @@ export default function commonkeep(pi: any): void {
 	// the editor (interactive mode), before OMP expands prompt templates, slash commands and
 	// @file mentions. Recorded so commonkeep's user_turn pass reads the person's own words and
 	// never a `role: user` message a template, a command or another extension produced.
-	pi.on("input", async (event: any) => {
+	// 7. Bound when OMP receives it: the same text goes into the stamp journal outside the root, so a
+	// "commonkeep-typed" entry the model's file tool writes into the session file earns nothing.
+	pi.on("input", async (event: any, ctx: any) => {
 		const text = typeof event?.text === "string" ? event.text : "";
-		if (event?.source === "interactive" && text.trim()) pi.appendEntry(TYPED, { text });
+		if (event?.source === "interactive" && text.trim()) {
+			recordTyped(String(ctx?.sessionManager?.getSessionId?.() ?? ""), text);
+			pi.appendEntry(TYPED, { text });
+		}
 		return undefined;
 	});
 
@@ -452,6 +726,7 @@ export default function commonkeep(pi: any): void {
 			// The person typed this command (a model cannot run it): recorded in the session *before*
 			// the write, so commonkeep's stamping pass can verify the candidate against it (user_turn).
 			pi.appendEntry("commonkeep-remember-typed", { text });
+			recordTyped(String(ctx.sessionManager?.getSessionId?.() ?? ""), text);
 			const argv = ["write", "--init", "--root", STATE.root, "--json", "--agent", "omp", "--host", "omp"];
 			const sid = ctx.sessionManager?.getSessionId?.();
 			if (sid) argv.push("--session", String(sid));

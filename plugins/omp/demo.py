@@ -60,6 +60,8 @@ def omp_step(
     out = install(root, agent=home / ".omp" / "agent")
     say(f"OMP: extension installed at {out.extension} with the shared root baked in")
     base = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    if os.environ.get("COMMONKEEP_STAMPS_DIR"):  # the demo's own stamp journal: what OMP records, the demo's curate reads
+        base["COMMONKEEP_STAMPS_DIR"] = os.environ["COMMONKEEP_STAMPS_DIR"]
     if hermes_home is not None:
         base["HERMES_HOME"] = str(hermes_home)
     env = with_bun_on_path(exe, base)

@@ -21,6 +21,12 @@ way. So in ``omp acp``, ``omp -p`` and RPC mode, where OMP fires no ``input`` ev
 ``/commonkeep-remember`` stamps. A session that received a Hermes handoff (``commonkeep-handoff``,
 a dispatch from Hermes) is skipped: its prompts were written by Hermes' model. The transcript is
 read, never copied: the stamp records the session id and a sha256 of the supporting text.
+
+The session file is a file the model's own tools can write, so an entry in it counts only when
+commonkeep's extension saw the person type it: the extension records each typed text (its hash,
+the session id) in the stamp journal outside the root when OMP receives it
+(``commonkeep.gate.stamps``, ``typed`` entries), and an entry appended to the file by the model's
+file tool has no such record. A stamp this pass sets is bound in the journal in turn.
 """
 
 from __future__ import annotations
@@ -149,9 +155,19 @@ def sessions_in(folder: Path, cwds: set[str], since: datetime | None = None) -> 
         if cwd is None or os.path.realpath(cwd) not in cwds:
             continue
         sess = read_session(path)
+        if sess is not None and sess.said:  # only what the person typed (module doc), not lines written into the file
+            sess.said = typed_only(sess)
         if sess is not None and os.path.realpath(sess.cwd) in cwds and not sess.dispatched and sess.said:
             found.append(sess)
     return found
+
+
+def typed_only(sess: Session) -> list[tuple[datetime, str]]:
+    """The messages of ``sess`` the extension recorded as typed in the stamp journal."""
+    from commonkeep.gate import stamps
+
+    typed = set(stamps.typed("omp", sess.session_id, [text for _, text in sess.said]))
+    return [(when, text) for when, text in sess.said if text in typed]
 
 
 def _unstamped(cand: dict[str, Any]) -> bool:
@@ -221,7 +237,23 @@ def stamp_candidates(store: Any, candidates: list[dict[str, Any]], folder: Path 
         return [stamped.get(str(r.get("id")), r) if _unstamped(r) else r for r in rows]
 
     store.update_candidates(apply)
+    _bind(store.root, list(stamped.values()))
     for i, cand in enumerate(candidates):
         if str(cand.get("id")) in stamped:
             candidates[i] = stamped[str(cand["id"])]
     return list(stamped)
+
+
+def _bind(root: Path, cands: list[dict[str, Any]]) -> None:
+    """Bind each stamp set here in the stamp journal (it rests on typed messages the journal vouches for)."""
+    import logging
+
+    from commonkeep.gate import stamps
+    from commonkeep.gate.user_turn import TRUST
+
+    for cand in cands:
+        try:
+            stamps.record_stamp(root, cand, f"{STAMP}/user_turn", TRUST)
+        except (OSError, stamps.KeyUnsafe) as exc:
+            logging.getLogger("commonkeep").warning("user_turn: stamp of %s not bound (%s); it waits for review",
+                                                    cand.get("id"), exc)

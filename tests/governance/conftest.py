@@ -37,14 +37,37 @@ def write_candidate(root: Path, text: str, **kw: Any) -> dict[str, Any]:
 def adapter_candidate(root: Path, text: str, provenance: dict[str, Any], **kw: Any) -> dict[str, Any]:
     """Write one candidate the way a host adapter does once it has verified a stamp (the Hermes
     plugin, OMP's stamping pass): built and scored like ``capture``'s, appended to the inbox with
-    its stamped provenance (``capture`` drops a caller's stamp; no agent tool reaches this path)."""
+    its stamped provenance (``capture`` drops a caller's stamp; no agent tool reaches this path),
+    the stamp bound in the stamp journal as the adapters bind it."""
     from commonkeep.gate.capture import score, store_for
     from commonkeep.store.candidates import new_candidate
 
     store = store_for(root)
-    cand = score(store, new_candidate(text, provenance=provenance, **kw))
+    cand = new_candidate(text, provenance=provenance, **kw)
+    bind_stamp(root, cand)
+    cand = score(store, cand)
     store.append_candidate(cand)
     return cand
+
+
+def bind_stamp(root: Path | str, cand: dict[str, Any], writer: str | None = WRITER) -> dict[str, Any]:
+    """Bind the stamp ``cand`` claims in the stamp journal, for ``root``, as the adapter (or ``capture``,
+    for the writer's stamp) does when it sets it; returns ``cand``. No claim: nothing is bound."""
+    from commonkeep.gate import stamps
+    from commonkeep.gate.autoapply import claimed_stamp
+
+    claim = claimed_stamp(cand, writer)
+    if claim is not None:
+        stamps.record_stamp(root, cand, *claim)
+    return cand
+
+
+def rebind_copy(root: Path) -> None:
+    """A root copied to another path: its stamps are bound to the path they were set in
+    (``commonkeep.gate.stamps``); bind them again here, for tests whose copy stands for the same root."""
+    inbox = root / "inbox" / "captured.jsonl"
+    for cand in read_rows(inbox) if inbox.exists() else []:
+        bind_stamp(root, cand)
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:

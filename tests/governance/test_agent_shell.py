@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from commonkeep.gate.agent_shell import _host_of, agent_host
+from commonkeep.gate.agent_shell import UNREADABLE, _host_of, agent_host
 
 PROBE = "from commonkeep.gate.agent_shell import agent_host; print(agent_host())"
 
@@ -104,7 +104,7 @@ def test_a_process_name_with_brackets_and_spaces_is_read_from_its_last_bracket(t
 
 
 @pytest.mark.parametrize("broken", ["missing", "no parent", "not a number", "no cmdline"])
-def test_what_cannot_be_read_ends_the_walk_without_a_host(tmp_path: Path, broken: str) -> None:
+def test_an_ancestor_of_this_user_that_cannot_be_read_counts_as_an_agent(tmp_path: Path, broken: str) -> None:
     proc = _proc(tmp_path, {30: (20, ["worker"]), 20: (1, ["/usr/local/bin/omp"])})
     stat = proc / "30" / "stat"
     if broken == "missing":
@@ -115,7 +115,7 @@ def test_what_cannot_be_read_ends_the_walk_without_a_host(tmp_path: Path, broken
         stat.write_text("30 (worker) S x1 30 30\n")
     else:
         (proc / "30" / "cmdline").unlink()
-    assert agent_host(30, proc) is None
+    assert agent_host(30, proc) == UNREADABLE
 
 
 def test_a_loop_or_an_endless_chain_ends_the_walk(tmp_path: Path) -> None:
@@ -132,11 +132,11 @@ def test_the_refusal_names_the_host_and_where_to_decide(monkeypatch: pytest.Monk
     from commonkeep.gate import agent_shell
 
     agent_shell.refuse_inside_agent("`apply`")  # no agent among this test's parents: nothing happens
-    monkeypatch.setattr(agent_shell, "agent_host", lambda: "hermes")
+    monkeypatch.setattr(agent_shell, "inside_agent", lambda: "hermes")
     with pytest.raises(RoleRefused) as info:
         agent_shell.refuse_inside_agent("`apply`")
     assert info.value.message == ("refused: `apply` is a person's decision, and this command runs inside hermes "
-                                  "(an agent's shell tool); nothing was changed")
+                                  "(an agent's tool); nothing was changed")
     assert info.value.hint == "decide in your own terminal (`commonkeep review`) or in the review app (`commonkeep serve`)"
     assert info.value.exit_code == 3
 

@@ -19,7 +19,7 @@ import pytest
 from commonkeep.patches.curate import curate
 from commonkeep.patches.patch import apply_patch
 from commonkeep.store.jsonl import read_jsonl
-from tests.governance.conftest import WRITER, run_cli, write_candidate, writer_args
+from tests.governance.conftest import WRITER, rebind_copy, run_cli, write_candidate, writer_args
 
 NEW = [
     ("Run the test suite with pytest -q before committing.", True),
@@ -116,6 +116,7 @@ def test_a_full_disk_at_any_write_is_finished_exactly_by_the_next_apply(
     for n in range(1, 60):
         root = tmp_path / f"n{n}"
         shutil.copytree(pristine, root)
+        rebind_copy(root)
         with monkeypatch.context() as m:
             seen = _fail_at(m, root, n)
             try:
@@ -164,6 +165,7 @@ def test_a_kill_9_at_any_write_is_finished_exactly_by_the_next_apply(
     for n in range(1, 60):
         root = tmp_path / f"k{n}"
         shutil.copytree(pristine, root)
+        rebind_copy(root)
         proc = subprocess.run([sys.executable, "-c", KILLER, str(root), pid, str(n)], capture_output=True, text=True,
                               timeout=120, env={**os.environ, "COMMONKEEP_ROLE": WRITER})
         if proc.returncode == 0:
@@ -186,6 +188,7 @@ def test_an_interrupted_apply_is_finished_before_another_patch_is_decided(
     pristine, pid, expected = prepared
     root = tmp_path / "other"
     shutil.copytree(pristine, root)
+    rebind_copy(root)
     with monkeypatch.context() as m:
         seen = _fail_at(m, root, 4)  # journal, tombstone, first record file, then the disk is full
         with pytest.raises(OSError, match="No space left on device"):
@@ -208,6 +211,7 @@ def test_re_running_the_interrupted_apply_reports_it_finished(
     pristine, pid, expected = prepared
     root = tmp_path / "again"
     shutil.copytree(pristine, root)
+    rebind_copy(root)
     with monkeypatch.context() as m:
         _fail_at(m, root, 5)
         with pytest.raises(OSError):
@@ -230,6 +234,7 @@ def test_the_error_names_the_cause_and_the_command_that_finishes(
     pristine, pid, _ = prepared
     root = tmp_path / "msg"
     shutil.copytree(pristine, root)
+    rebind_copy(root)
     with monkeypatch.context() as m:
         _fail_at(m, root, 6)
         code, _, err = run_cli(capsys, "apply", pid, *writer_args(root))

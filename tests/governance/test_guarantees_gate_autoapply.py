@@ -3,7 +3,8 @@ mutants of ``core/gate/autoapply.py`` that the other gate tests let live).
 
 Only a stamp set by code the model does not control lets a candidate auto-apply: a claim of
 trust, an unknown host or origin, or a writer-looking candidate that an agent tool wrote counts
-for nothing."""
+for nothing. A stamp counts only when the stamp journal binds it (``bind_stamp``, as the adapters
+do): a root (``R``) and the candidate's id and text are part of it."""
 
 from __future__ import annotations
 
@@ -23,11 +24,18 @@ from commonkeep.gate.autoapply import (
     policy_blockers,
     stamped_trust,
 )
+from tests.governance.conftest import bind_stamp
+
+R = "/tmp/ck-root-of-the-policy-tests"  # the root the stamps are bound for (never created: only its name counts)
 
 
 def _cand(**prov: Any) -> dict[str, Any]:
-    return {"text": "The build uses pnpm.", "primary_trust_class": "direct_user_instruction",
+    return {"id": "cap_20261204_policy01", "text": "The build uses pnpm.", "primary_trust_class": "direct_user_instruction",
             "source": {"type": "manual"}, "provenance": prov}
+
+
+def _bound(**prov: Any) -> dict[str, Any]:
+    return bind_stamp(R, _cand(**prov))
 
 
 @pytest.mark.parametrize("prov", [
@@ -38,19 +46,33 @@ def _cand(**prov: Any) -> dict[str, Any]:
     {"origin": "user_turn"},                                         # an origin with no host
 ])
 def test_a_stamp_from_an_unknown_host_or_origin_counts_for_nothing(prov: dict[str, Any]) -> None:
-    cand = _cand(**prov)
-    assert stamped_trust(cand) is None
-    assert any(b.startswith(NOT_STAMPED) for b in policy_blockers(cand))
+    cand = _bound(**prov)
+    assert stamped_trust(cand, None, R) is None
+    assert any(b.startswith(NOT_STAMPED) for b in policy_blockers(cand, None, R))
 
 
 @pytest.mark.parametrize(("host", "origin"), [
-    ("commonkeep_hermes", "import"), ("commonkeep_hermes", "user_turn"),
-    ("commonkeep_omp", "user_turn"), ("commonkeep_mcp", "user_turn"), ("commonkeep_roundtable", "user_turn"),
+    ("commonkeep_hermes", "import"), ("commonkeep_hermes", "user_turn"), ("commonkeep_omp", "user_turn"),
 ])
 def test_each_host_stamp_is_trusted_as_the_users_own_word(host: str, origin: str) -> None:
-    cand = _cand(stamped_by=host, origin=origin)
-    assert stamped_trust(cand) == "direct_user_instruction"
-    assert policy_blockers(cand) == []
+    cand = _bound(stamped_by=host, origin=origin)
+    assert stamped_trust(cand, None, R) == "direct_user_instruction"
+    assert policy_blockers(cand, None, R) == []
+    # bound for this root, this id and this text only
+    assert stamped_trust(cand, None, R + "-other") is None
+    assert stamped_trust({**cand, "id": "cap_20261204_policy02"}, None, R) is None
+    assert stamped_trust({**cand, "text": "The build uses npm."}, None, R) is None
+    assert stamped_trust(cand) is None  # no root: nothing is bound
+
+
+@pytest.mark.parametrize("host", ["commonkeep_mcp", "commonkeep_roundtable"])
+def test_a_stamp_no_adapter_sets_earns_nothing_even_when_bound(host: str) -> None:
+    from commonkeep.gate import stamps
+
+    cand = _cand(stamped_by=host, origin="user_turn")
+    stamps.record_stamp(R, cand, f"{host}/user_turn", "direct_user_instruction")
+    assert stamped_trust(cand, None, R) is None
+    assert policy_blockers(cand, None, R)[0].startswith(NOT_STAMPED)
 
 
 def test_a_claimed_trust_without_any_stamp_never_passes_whatever_it_claims() -> None:
@@ -68,23 +90,24 @@ def test_a_claimed_trust_without_any_stamp_never_passes_whatever_it_claims() -> 
     ({"stamped_by": "someone_else"}, "a stamp of an unknown host"),
 ])
 def test_the_writers_stamp_needs_the_writer_role_no_tool_and_a_manual_source(change: dict[str, Any], why: str) -> None:
-    good = _cand(role="librarian")
-    assert stamped_trust(good, "librarian") == "direct_user_instruction"
-    assert stamped_trust(good, None) is None  # no writer role configured: nobody is the writer
+    good = _bound(role="librarian")
+    assert stamped_trust(good, "librarian", R) == "direct_user_instruction"
+    assert stamped_trust(good, None, R) is None  # no writer role configured: nobody is the writer
     bad = _cand(**{"role": "librarian", **change})
-    assert stamped_trust(bad, "librarian") is None, why
+    assert stamped_trust(bad, "librarian", R) is None, why
 
 
 def test_the_writers_stamp_needs_a_manual_source_and_a_users_trust_class() -> None:
-    assert stamped_trust({**_cand(role="librarian"), "source": {"type": "session"}}, "librarian") is None
-    assert stamped_trust({**_cand(role="librarian"), "source": "manual"}, "librarian") is None
-    assert stamped_trust({**_cand(role="librarian"), "primary_trust_class": "agent_inference"}, "librarian") is None
+    _bound(role="librarian")
+    assert stamped_trust({**_cand(role="librarian"), "source": {"type": "session"}}, "librarian", R) is None
+    assert stamped_trust({**_cand(role="librarian"), "source": "manual"}, "librarian", R) is None
+    assert stamped_trust({**_cand(role="librarian"), "primary_trust_class": "agent_inference"}, "librarian", R) is None
 
 
 def test_a_stamped_candidate_with_medium_poisoning_risk_still_waits() -> None:
-    cand = {**_cand(stamped_by="commonkeep_hermes", origin="import"), "poisoning_risk": "medium"}
-    assert policy_blockers(cand) == ["poisoning risk is medium (never auto-applied)"]
-    assert policy_blockers({**cand, "poisoning_risk": "low"}) == []
+    cand = {**_bound(stamped_by="commonkeep_hermes", origin="import"), "poisoning_risk": "medium"}
+    assert policy_blockers(cand, None, R) == ["poisoning risk is medium (never auto-applied)"]
+    assert policy_blockers({**cand, "poisoning_risk": "low"}, None, R) == []
 
 
 def test_the_reviewer_is_told_when_an_unstamped_text_addresses_the_agent() -> None:
@@ -96,7 +119,12 @@ def test_the_reviewer_is_told_when_an_unstamped_text_addresses_the_agent() -> No
     assert many[1] == ("addresses the agent with instructions "
                        "(addresses_the_model, talks_about_instructions, speaks_of_its_instructions)")
     # a stamped one is not labelled: the person said it
-    assert policy_blockers({**cand, "provenance": {"stamped_by": "commonkeep_omp", "origin": "user_turn"}}) == []
+    stamped = bind_stamp(R, {**cand, "provenance": {"stamped_by": "commonkeep_omp", "origin": "user_turn"}})
+    assert policy_blockers(stamped, None, R) == []
+    # the same stamp not bound: held, and the reviewer is told why
+    unbound = {**stamped, "text": "Reply only in French to every message, always."}
+    assert policy_blockers(unbound, None, R)[0] == (f"{NOT_STAMPED}: its stamp is not in the stamp journal for this text "
+                                                    "(copied or edited by hand?)")
 
 
 @pytest.mark.parametrize(("text", "why"), [
@@ -298,23 +326,25 @@ def test_held_reasons_names_the_first_reason_that_holds_each_candidate() -> None
     scored["c1"]["provenance"] = {"agent": "hermes"}      # unstamped
     scored["c2"]["poisoning_risk"] = "high"
     scored["c3"]["text"] = "token [REDACTED:api_key]"
+    for cand in scored.values():
+        bind_stamp(R, cand)
     conf = {op["op_id"]: 0.9 for op in ops}
     conf["op_011"] = 0.5
     prop = _prop(ops, conf, scored, pending=["c5"], held=[{"candidate_id": "c4"}])
     got = a.held_reasons(prop, ["op_014"], threshold=0.85, policy="high-only", writer_role=None,
-                         skipped={"op_006": "refused"})
+                         skipped={"op_006": "refused"}, root=R)
     want = {a.NOT_STAMPED: 1, a.HELD_FLAGGED: 1, a.HELD_REDACTED: 1, a.HELD_WAITING: 1, a.HELD_GATE: 1,
             a.HELD_REFUSED: 1, a.HELD_L1: 1, a.HELD_CHANGES: 3, a.HELD_CONFIDENCE: 1, "a reason curation gave": 1,
             "not selected": 2}
     assert got == want
     assert list(got)[0] == a.HELD_CHANGES  # most first
     applied = a.held_reasons(prop, ["op_013", "op_012"], threshold=0.85, policy="high-only", writer_role=None,
-                             skipped={"op_006": "refused"})
+                             skipped={"op_006": "refused"}, root=R)
     assert "a reason curation gave" not in applied and applied[a.HELD_CHANGES] == 3 and applied["not selected"] == 1
-    proposing = a.held_reasons(prop, [], threshold=0.85, policy="propose", writer_role=None, skipped={})
+    proposing = a.held_reasons(prop, [], threshold=0.85, policy="propose", writer_role=None, skipped={}, root=R)
     assert proposing[a.HELD_POLICY] == 5 and a.HELD_CONFIDENCE not in proposing  # c6 was not refused here
     scored["c2"]["poisoning_risk"] = "medium"
-    assert a.held_reasons(prop, [], threshold=0.85, policy="high-only", writer_role=None)[a.HELD_FLAGGED] == 1
+    assert a.held_reasons(prop, [], threshold=0.85, policy="high-only", writer_role=None, root=R)[a.HELD_FLAGGED] == 1
 
 
 FACTS = ["The staging database is refreshed from production every Sunday night.",
@@ -391,9 +421,9 @@ def test_held_reasons_counts_contests_and_high_risk_as_changes_and_the_threshold
     from commonkeep.gate import autoapply as a
 
     ops = [_op(1, op="contest"), _op(2, risk="high"), _op(3), _op(4)]
-    scored = {f"c{n}": _scored(n) for n in range(1, 5)}
+    scored = {f"c{n}": bind_stamp(R, _scored(n)) for n in range(1, 5)}
     prop = _prop(ops, {"op_001": 0.9, "op_002": 0.9, "op_004": 0.85}, scored)  # op_003: no confidence known
-    got = a.held_reasons(prop, [], threshold=0.85, policy="high-only", writer_role=None)
+    got = a.held_reasons(prop, [], threshold=0.85, policy="high-only", writer_role=None, root=R)
     assert got == {a.HELD_CHANGES: 2, a.HELD_CONFIDENCE: 1, "not selected": 1}
 
 

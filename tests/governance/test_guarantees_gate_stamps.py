@@ -8,8 +8,9 @@ from typing import Any
 
 from commonkeep.gate.autoapply import stamped_trust
 from commonkeep.gate.capture import capture
-from tests.governance.conftest import WRITER, read_rows
+from tests.governance.conftest import WRITER, bind_stamp, read_rows
 
+R = "/tmp/ck-root-of-the-stamp-tests"  # the root stamps are bound for (only its name counts)
 TEXT = "The staging database is refreshed from production every Sunday night."
 
 
@@ -47,9 +48,15 @@ def _ok(**kw: Any) -> dict[str, Any]:
             "promotion_eligibility": "auto_candidate", "durability_signal": "long_term", **kw}
 
 
-def test_a_stamped_candidate_passes_and_each_hold_back_is_named() -> None:
-    from commonkeep.gate.scoring import auto_apply_blockers as blockers
+def blockers(cand: dict[str, Any], governance_mode: str = "compatibility", writer_role: str | None = None) -> list[str]:
+    """``auto_apply_blockers`` for ``cand`` in ``R``, its stamp (if it claims one) bound as its adapter binds it."""
+    from commonkeep.gate.scoring import auto_apply_blockers
 
+    bind_stamp(R, cand, writer_role)
+    return auto_apply_blockers(cand, governance_mode, writer_role, R)
+
+
+def test_a_stamped_candidate_passes_and_each_hold_back_is_named() -> None:
     assert blockers(_ok()) == [] and blockers(_ok(promotion_eligibility="auto_apply_l2")) == []
     assert blockers(_ok(text="key [REDACTED:api_key]")) == ["secrets were redacted from the text"]
     assert blockers(_ok(poisoning_risk="high")) == ["poisoning risk is high"]
@@ -65,8 +72,6 @@ def test_a_stamped_candidate_passes_and_each_hold_back_is_named() -> None:
 
 
 def test_a_claim_without_a_stamp_only_holds_back_never_lifts() -> None:
-    from commonkeep.gate.scoring import auto_apply_blockers as blockers
-
     claimed = _ok(provenance={"agent": "planner"})
     assert blockers(claimed) == ["not stamped by a person: no host, writer or user_turn stamp"]
     assert blockers({**claimed, "promotion_eligibility": None}) == blockers(claimed)  # nothing claimed: nothing more
@@ -77,8 +82,6 @@ def test_a_claim_without_a_stamp_only_holds_back_never_lifts() -> None:
 
 
 def test_strict_governance_asks_a_stamped_candidate_for_verification_and_evidence() -> None:
-    from commonkeep.gate.scoring import auto_apply_blockers as blockers
-
     inferred = _ok(primary_trust_class="agent_inference")
     assert blockers(inferred, "strict") == ["strict governance requires a non-legacy verification",
                                             "strict governance requires evidence_ids"]
@@ -99,8 +102,6 @@ def test_the_writers_own_capture_keeps_its_eligibility_and_says_where_it_went(ro
 
 
 def test_a_writer_stamped_candidate_without_an_eligibility_is_held_for_it() -> None:
-    from commonkeep.gate.scoring import auto_apply_blockers as blockers
-
     cand = {**_ok(provenance={"agent": "cli", "role": WRITER}, promotion_eligibility=None), "source": {"type": "manual"}}
     assert blockers(cand, writer_role=WRITER) == ["eligibility is missing"]  # stamped: a missing eligibility holds
     assert blockers(cand) == ["not stamped by a person: no host, writer or user_turn stamp"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -157,9 +158,15 @@ def test_bench_gate_names_a_missing_corpus_file(tmp_path: Path, capsys: pytest.C
 
 def test_claimed_trust_fields_in_an_inbox_line_earn_nothing_a_host_stamp_does() -> None:
     """Every trust field of a candidate can be written by whoever writes the inbox line; only the
-    host's stamp (Hermes: ``stamped_by`` + the origin it saw) counts."""
+    host's stamp (Hermes: ``stamped_by`` + the origin it saw), bound in the stamp journal, counts."""
     from commonkeep.gate.autoapply import stamped_trust
-    from commonkeep.gate.scoring import auto_apply_blockers
+    from commonkeep.gate.scoring import auto_apply_blockers as blockers
+    from tests.governance.conftest import bind_stamp
+
+    root = "/tmp/ck-root-of-the-claims-test"
+
+    def auto_apply_blockers(cand: dict[str, Any], mode: str, writer: str) -> list[str]:
+        return blockers(cand, mode, writer, root)
 
     claims = {"text": "Release notes go in CHANGELOG.md.", "primary_trust_class": "existing_project_convention",
               "promotion_eligibility": "auto_candidate", "durability_signal": "project", "verification_status": "verified",
@@ -167,11 +174,13 @@ def test_claimed_trust_fields_in_an_inbox_line_earn_nothing_a_host_stamp_does() 
     assert stamped_trust(claims, WRITER) is None
     assert "its trust is claimed, not stamped by a host or the writer" in auto_apply_blockers(claims, "strict", WRITER)
     host = {**claims, "provenance": {"agent": "hermes", "stamped_by": "commonkeep_hermes", "origin": "import"}}
-    assert stamped_trust(host, WRITER) == "direct_user_instruction"
+    assert stamped_trust(host, WRITER, root) is None  # a stamp in the line alone: not bound, nothing earned
+    bind_stamp(root, host)
+    assert stamped_trust(host, WRITER, root) == "direct_user_instruction"
     assert auto_apply_blockers(host, "strict", WRITER) == []
     foreground = {**host, "provenance": {**host["provenance"], "origin": "foreground"}}  # the model wrote it
-    assert stamped_trust(foreground, WRITER) is None
-    directive = {**host, "text": "When you open a PR, add the team label."}
+    assert stamped_trust(foreground, WRITER, root) is None
+    directive = bind_stamp(root, {**host, "text": "When you open a PR, add the team label."})
     assert auto_apply_blockers(directive, "compatibility", WRITER) == []  # stamped: the host vouches
     assert any("addresses the agent" in b for b in auto_apply_blockers({**directive, "provenance": foreground["provenance"]},
                                                                        "compatibility", WRITER))

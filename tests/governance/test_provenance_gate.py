@@ -116,15 +116,27 @@ def test_with_detection_off_auto_curate_applies_only_stamped_candidates(root: Pa
     assert "applied 3; held 4 for review: 4 not stamped by a person" in done.describe()
 
 
-def test_user_turn_is_stamped_by_the_four_adapters_only() -> None:
+def test_user_turn_is_stamped_by_the_hermes_and_omp_adapters_only() -> None:
+    """Only the adapters that see the person's typed input stamp ``user_turn``; the MCP server and the
+    roundtable tools see only the model's arguments, so their names earn nothing, bound or not."""
+    from commonkeep.gate import stamps
     from commonkeep.gate.autoapply import stamped_trust
 
-    for host in ("commonkeep_hermes", "commonkeep_omp", "commonkeep_mcp", "commonkeep_roundtable"):
-        assert stamped_trust({"provenance": {"stamped_by": host, "origin": "user_turn"}}) == "direct_user_instruction"
-        assert stamped_trust({"provenance": {"stamped_by": host, "origin": "tool_result"}}) is None
-    assert stamped_trust({"provenance": {"stamped_by": "commonkeep_hermes", "origin": "import"}}) == "direct_user_instruction"
-    assert stamped_trust({"provenance": {"stamped_by": "commonkeep_omp", "origin": "import"}}) is None
-    assert stamped_trust({"provenance": {"stamped_by": "model", "origin": "user_turn"}}) is None
+    root = "/tmp/ck-root-of-the-adapter-test"
+
+    def bound(by: str, origin: str) -> dict[str, object]:
+        cand = {"id": f"cap_{by}_{origin}", "text": "We deploy with make release.",
+                "provenance": {"stamped_by": by, "origin": origin}}
+        stamps.record_stamp(root, cand, f"{by}/{origin}", "direct_user_instruction")
+        return cand
+
+    for host in ("commonkeep_hermes", "commonkeep_omp"):
+        assert stamped_trust(bound(host, "user_turn"), None, root) == "direct_user_instruction"
+        assert stamped_trust(bound(host, "tool_result"), None, root) is None
+    for host in ("commonkeep_mcp", "commonkeep_roundtable", "model"):
+        assert stamped_trust(bound(host, "user_turn"), None, root) is None
+    assert stamped_trust(bound("commonkeep_hermes", "import"), None, root) == "direct_user_instruction"
+    assert stamped_trust(bound("commonkeep_omp", "import"), None, root) is None
 
 
 def test_detection_still_holds_stamped_text_and_says_why(root: Path) -> None:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from commonkeep.gate.matching import MatchIndex, normalized_key, similarity, tokens
 from commonkeep.gate.poisoning import assess_candidate, assess_text
 from commonkeep.gate.scoring import (
-    auto_apply_blockers,
+    auto_apply_blockers as blockers,
+)
+from commonkeep.gate.scoring import (
     compute_confidence,
     enrich_candidate,
     infer_durability,
@@ -65,9 +68,16 @@ def test_confidence_caps_take_the_lowest() -> None:
 
 
 def test_auto_apply_blockers_follow_the_contract() -> None:
-    # stamped by the writer (``write --trust`` run by the writer role): the contract's checks decide
-    ok = {"text": "x", "primary_trust_class": "user_correction", "promotion_eligibility": "auto_candidate", "durability_signal": "project",
-          "source": {"type": "manual"}, "provenance": {"role": "librarian"}}
+    from tests.governance.conftest import bind_stamp
+
+    # stamped by the writer (``write --trust`` run by the writer role, bound in the stamp journal): the contract's checks decide
+    ok = {"id": "cap_1", "text": "x", "primary_trust_class": "user_correction", "promotion_eligibility": "auto_candidate",
+          "durability_signal": "project", "source": {"type": "manual"}, "provenance": {"role": "librarian"}}
+    root = "/tmp/ck-root-of-the-scoring-test"
+
+    def auto_apply_blockers(cand: dict[str, Any], mode: str = "compatibility", writer_role: str | None = None) -> list[str]:
+        return blockers(bind_stamp(root, cand, writer_role), mode, writer_role, root)
+
     assert auto_apply_blockers(ok, writer_role="librarian") == []
     # the same claims without the stamp, and a legacy candidate: held for a person (issue 22)
     assert auto_apply_blockers(ok)[0].startswith("not stamped by a person")
@@ -148,7 +158,10 @@ def test_similarity_and_normalized_key() -> None:
 def test_enrich_fills_trust_fields_and_keeps_stored_values() -> None:
     cand = {"id": "cap_1", "text": "Always run ruff before pushing.", "tags": ["lint"], "evidence_refs": ["a", "b"],
             "primary_trust_class": "user_correction", "source": {"type": "manual", "ref": "x"}, "provenance": {"role": "librarian"}}
-    out = enrich_candidate(cand, MatchIndex(), writer_role="librarian")
+    from tests.governance.conftest import bind_stamp
+
+    out = enrich_candidate(bind_stamp("/tmp/ck-root-of-the-scoring-test", cand), MatchIndex(), writer_role="librarian",
+                           root="/tmp/ck-root-of-the-scoring-test")
     assert out["source_trust_weight"] == 1.0
     assert out["durability_signal"] == "long_term"
     assert out["promotion_eligibility"] == "auto_candidate"

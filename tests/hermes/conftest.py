@@ -79,6 +79,8 @@ class HermesWorld:
     def env(self, **extra: str) -> dict[str, str]:
         env = _clean_env()
         env.update(HOME=str(self.home), HERMES_HOME=str(self.hermes_home), COMMONKEEP_TEST_ROOT=str(self.root))
+        if os.environ.get("COMMONKEEP_STAMPS_DIR"):  # the test's own stamp journal: Hermes and the test share it
+            env["COMMONKEEP_STAMPS_DIR"] = os.environ["COMMONKEEP_STAMPS_DIR"]
         env.update(extra)
         return env
 

@@ -154,7 +154,7 @@ def test_register_installs_the_gate_that_blocks(tmp_path: Path, root: Path, monk
     register(ctx)
     tool = BuiltinMemoryTool(home)
     if with_middleware and not forced:
-        assert "pre_tool_call" not in ctx.hooks
+        assert ctx.hooks["pre_tool_call"](tool_name="memory", args=dict(FACT), **CTX) is None  # the tool guard only
         out = json.loads(ctx.middleware["tool_execution"](tool_name="memory", args=dict(FACT), next_call=tool, **CTX))
         assert out["staged"] is True
     else:

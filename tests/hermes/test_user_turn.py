@@ -94,15 +94,15 @@ def test_the_same_sentence_in_a_snippet_the_person_pasted_is_held(hermes19: Herm
     assert FACT not in (out["after_finalize"]["memory_md"] or "")
 
 
-def test_an_entry_the_model_writes_into_memory_md_with_a_file_tool_waits(hermes19: HermesWorld) -> None:
+def test_an_entry_the_model_writes_into_memory_md_with_a_file_tool_is_refused(hermes19: HermesWorld) -> None:
     """Past the ``memory`` tool: the model writes Hermes' ``MEMORY.md`` with Hermes' own ``write_file``.
-    The refresh at session end finds the edit and records it (``origin: external_edit``), but an
-    edit earns no stamp (a person's hand and an agent's file tool look the same), so it waits."""
+    The plugin refuses it (issue 35 §4: the files stamps are read from are not for the model's file
+    tools), so there is no edit to capture; had one got there, it would earn no stamp (an edit looks
+    the same from a person's hand and an agent's file tool) and wait."""
     out = run(hermes19, "file_edit")
 
-    assert any("MEMORY.md" in r or "wrote" in r.lower() or "bytes" in r.lower() for r in out["tool_results"]), out["tool_results"]
-    cand = only_candidate(out["after_finalize"])
-    assert cand["provenance"]["origin"] == "external_edit" and cand["status"] == "new"
+    assert any("refused by commonkeep" in r and "MEMORY.md" in r for r in out["tool_results"]), out["tool_results"]
+    assert [c for c in out["after_finalize"]["inbox"] if c["text"] == FACT] == []
     assert out["after_finalize"]["records"] == []
     assert FACT not in (out["after_finalize"]["memory_md"] or "")  # re-rendered from the store: the edit waits
     # the next session end (or the librarian's own pass) curates with the high-only policy: still held

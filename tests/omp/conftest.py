@@ -50,6 +50,8 @@ class OmpWorld:
             "PATH": f"{omp_host.bin_dir()}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
             "LANG": "C.UTF-8",
         }
+        if os.environ.get("COMMONKEEP_STAMPS_DIR"):  # the test's own stamp journal: the extension and the test share it
+            env["COMMONKEEP_STAMPS_DIR"] = os.environ["COMMONKEEP_STAMPS_DIR"]
         env.update(extra)
         return env
 

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -22,7 +23,7 @@ WAIT = 60  # a bound on waits for a condition, never a fixed wait: a loaded box 
 
 
 def _wait(browser: Any, css: str) -> Any:
-    return WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.CSS_SELECTOR, css))
+    return WebDriverWait(browser, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: d.find_element(By.CSS_SELECTOR, css))
 
 
 def _cand(root: Path, cid: str) -> dict[str, Any]:
@@ -165,7 +166,7 @@ def test_matches_show_the_other_record_and_stored_markup_never_runs(browser: Any
     _wait(browser, "tr.cand")
     dup = ids[data.DUPLICATE]
     # the seeded duplicate is matched against the record approved from the first copy of it
-    row = WebDriverWait(browser, WAIT).until(
+    row = WebDriverWait(browser, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(
         lambda d: d.find_element(By.CSS_SELECTOR, f'tr.cand[data-id="{dup}"]') if "mem_" in
         d.find_element(By.CSS_SELECTOR, f'tr.cand[data-id="{dup}"]').text else None)
     assert data.DUPLICATE in row.find_element(By.CSS_SELECTOR, ".other").text
@@ -191,7 +192,7 @@ def test_a_candidate_written_by_another_agent_appears_without_a_reload(browser: 
     # written at once, perhaps before the page's first poll: the page knows the stamp it was
     # rendered at (issue 40: a write between the render and the first poll was never shown)
     data.add(Store(root), "The metrics exporter listens on port 9464.", "omp")
-    WebDriverWait(browser, WAIT).until(lambda d: "port 9464" in d.find_element(By.ID, "live").text)
+    WebDriverWait(browser, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: "port 9464" in d.find_element(By.ID, "live").text)
     assert browser.execute_script("return window.__same_page") == 42  # updated in place, not reloaded
 
 
@@ -208,5 +209,5 @@ def test_a_candidate_written_before_the_pages_first_poll_appears(browser: Any, r
         data.add(Store(root), "The tracing collector samples one request in ten.", "omp")
     finally:
         browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
-    WebDriverWait(browser, WAIT).until(lambda d: "one request in ten" in d.find_element(By.ID, "live").text)
+    WebDriverWait(browser, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: "one request in ten" in d.find_element(By.ID, "live").text)
     assert browser.execute_script("return window.__same_page") == 42
