@@ -123,26 +123,27 @@ def _omp(root: Path, agent: Path, project: Path, session: dict[str, Any]) -> Non
     folder = agent / "sessions" / "--bench--"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{sid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines), encoding="utf-8")
-    _typed(sid, session["transcript"])
+    _typed(sid, lines)
     # OmpKeep's memory_write: text, folder, time; trust claimed, one daily-log ref (ompkeep-store.md §6.10)
     capture(root, session["statement"], cwd=str(project), confidence=0.7, primary_trust_class="direct_user_instruction",
             durability_signal="long_term", promotion_eligibility="auto_candidate")
 
 
-def _typed(sid: str, transcript: list[dict[str, Any]]) -> None:
-    """What ``commonkeep.ts`` records as typed: the user messages the person sent (not synthetic, not an
-    agent's) and the text after ``/commonkeep-remember`` (``commonkeep_omp.user_turn.person_said``
-    reads the same entries back)."""
+def _typed(sid: str, entries: list[dict[str, Any]]) -> None:
+    """What ``commonkeep.ts`` records in the stamp journal as OMP receives it: the text of each
+    ``input`` event and ``/commonkeep-remember TEXT``, as ``commonkeep_omp.user_turn.person_said``
+    reads the session's entries back (a throwaway journal: ``COMMONKEEP_STAMPS_DIR``)."""
     from commonkeep.gate import stamps
-    from commonkeep.gate.user_turn import message_text
 
-    for entry in transcript:
-        msg = entry.get("message") if isinstance(entry.get("message"), dict) else {}
-        if entry.get("type") == "message" and msg.get("role") == "user" and not (
-                msg.get("synthetic") or msg.get("steering") or msg.get("attribution") == "agent"):
-            stamps.record_typed("omp", sid, message_text(msg.get("content")))
-        elif entry.get("customType") == "commonkeep-remember-typed" and isinstance(entry.get("data"), dict):
-            stamps.record_typed("omp", sid, str(entry["data"].get("text") or ""))
+    for entry in entries:
+        data = entry.get("data")
+        said = data.get("text") if isinstance(data, dict) else None
+        if entry.get("type") != "custom" or not isinstance(said, str) or not said.strip():
+            continue
+        if entry.get("customType") == "commonkeep-typed":
+            stamps.record_typed("omp", sid, said)
+        elif entry.get("customType") == "commonkeep-remember-typed":
+            stamps.record_typed("omp", sid, f"/commonkeep-remember {said}")
 
 
 def one(session: dict[str, Any], base: Path) -> dict[str, bool]:

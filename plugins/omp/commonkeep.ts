@@ -726,7 +726,8 @@ export default function commonkeep(pi: any): void {
 			// The person typed this command (a model cannot run it): recorded in the session *before*
 			// the write, so commonkeep's stamping pass can verify the candidate against it (user_turn).
 			pi.appendEntry("commonkeep-remember-typed", { text });
-			recordTyped(String(ctx.sessionManager?.getSessionId?.() ?? ""), text);
+			// journaled as the user_turn pass reads the entry back (commonkeep_omp.user_turn.person_said)
+			recordTyped(String(ctx.sessionManager?.getSessionId?.() ?? ""), `/commonkeep-remember ${text}`);
 			const argv = ["write", "--init", "--root", STATE.root, "--json", "--agent", "omp", "--host", "omp"];
 			const sid = ctx.sessionManager?.getSessionId?.();
 			if (sid) argv.push("--session", String(sid));

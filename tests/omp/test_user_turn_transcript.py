@@ -35,8 +35,8 @@ def transcript(agent: Path, cwd: Path, *entries: dict[str, Any], sid: str = "s-1
 
 
 def record_typed_as_the_extension_does(sid: str, entry: dict[str, Any]) -> None:
-    """What ``commonkeep.ts`` records when OMP receives a message the person sent (``message_end`` of a
-    user message not sent by an agent) or the text after ``/commonkeep-remember``."""
+    """What ``commonkeep.ts`` records in the stamp journal when OMP receives the person's input (the
+    ``input`` event) or ``/commonkeep-remember TEXT``: the text ``person_said`` reads back."""
     from commonkeep.gate import stamps
     from commonkeep_omp.user_turn import person_said
 
