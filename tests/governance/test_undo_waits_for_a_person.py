@@ -12,7 +12,7 @@ from commonkeep.cli import main
 from commonkeep.gate.autoapply import HOST_STAMPS
 from commonkeep.gate.scoring import auto_apply_blockers
 from commonkeep.store.core import Store
-from tests.governance.conftest import WRITER, write_candidate
+from tests.governance.conftest import WRITER, bind_stamp, write_candidate
 
 
 def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> str:
@@ -54,6 +54,7 @@ def test_every_stamp_an_undone_candidate_carried_waits_for_a_person(root: Path, 
     cand = write_candidate(root, "Use tabs for indentation in Makefiles.")
     if stamp is not None:
         cand = {**cand, "provenance": {"agent": "planner", "role": "planner", **stamp}}
-    assert auto_apply_blockers(cand, writer_role=WRITER) == []
+    bind_stamp(root, cand)  # as the adapter (or capture, for the writer's) binds it when it sets it
+    assert auto_apply_blockers(cand, writer_role=WRITER, root=root) == []
     undone = {**cand, "provenance": {**cand["provenance"], "requeued_by": "patch_202612021000_ckabcdef"}}
-    assert "a person undid its decision: it waits for a person" in auto_apply_blockers(undone, writer_role=WRITER)
+    assert "a person undid its decision: it waits for a person" in auto_apply_blockers(undone, writer_role=WRITER, root=root)
