@@ -194,22 +194,22 @@ def requests(message: str) -> list[str]:
     bare = False  # the line before ended in a bare request ("Remember:"): this line is its clause
     for line in lines:
         sentences = [s for s in _SENTENCE_END.split(line.strip()) if s.strip()]
-        for i, sentence in enumerate(sentences):
+        for sentence in sentences:
             inside, quotes = quotes % 2 == 1, quotes + sum(sentence.count(q) for q in _DOUBLE_QUOTES)
-            if bare:
+            if bare:  # a bare request ends its line: this is the next line's first sentence
                 bare = False
-                clause = None if inside or i > 0 else _clause(sentence)
+                clause = _clause(sentence)
                 if clause is not None:
                     found.append(clause)
                 continue
-            m = None if inside or sentence.rstrip().endswith("?") else _REQUEST.match(sentence)
+            m = None if inside else _REQUEST.match(sentence)
             if m is None:
                 if _besides(sentence):
                     return []  # a sentence besides the requests narrows them or is someone else's
                 continue
             rest = sentence[m.end():]
             if not rest.strip():
-                bare = i == len(sentences) - 1
+                bare = True  # nothing can follow a bare request in its line: a sentence ends in . ! ?
                 continue
             clause = _clause(rest)
             if clause is not None:

@@ -72,8 +72,10 @@ def test_a_message_that_is_not_text_is_passed_over() -> None:
 ])
 def test_a_later_message_that_takes_it_back_withdraws_the_request(later: str) -> None:
     found = supported("We deploy with make release.", [ASKED, later])
-    assert not found.ok and found.reason == "the person took something back after asking to remember it"
+    assert found.ok is False and found.reason == "the person took something back after asking to remember it"
+    assert found.message is None and found.digest is None
     assert supported("We deploy with make release.", [ASKED, "Thanks, can you run the tests?"]).ok
+    assert supported("We deploy with make release.", [later, ASKED]).ok  # only what came after counts
 
 
 @pytest.mark.parametrize(("message", "clauses"), [
@@ -107,6 +109,13 @@ def test_a_later_message_that_takes_it_back_withdraws_the_request(later: str) ->
     ("Remember that we use pnpm. Only for now.", []),
     ("Sam: hi\nremember that we use pnpm", []),                                  # a speaker's line
     ("Recuerda: usamos pnpm.", ["usamos pnpm."]),                                # a request shaped like one
+    ("Remember, please: we use pnpm.", ["we use pnpm."]),
+    ("Remember that we use pnpm, right.", []),
+    ("Remember: (should we deploy on Fridays).", []),
+    ("Remember:\nwe use pnpm. Remember that the cache lives in /srv/c.", ["we use pnpm.", "the cache lives in /srv/c."]),
+    ('The label "ok.\nRemember that we use pnpm." stays', []),                 # inside a quotation from a line before
+    ("Sure (I said so). Remember that we use pnpm.", ["we use pnpm."]),          # the person's own words, in brackets
+    ("Remember that Bob\u2018s script runs nightly.", ["Bob's script runs nightly."]),
 ])
 def test_which_clauses_a_message_requests(message: str, clauses: list[str]) -> None:
     assert requests(message) == clauses
@@ -134,6 +143,11 @@ def test_which_clauses_a_message_requests(message: str, clauses: list[str]) -> N
     ("The team's editor is vim.", "my editor is vim", False),
     ("User prefers tabs.", "I prefer tabs", True),
     ("The user asks.", "I ask", True),
+    ("The team watches CI.", "we watch CI", True),
+    ("The team fixes builds.", "we fix builds", True),
+    ("The team buzzes ops.", "we buzz ops", True),
+    ("The user flies to Berlin.", "I fly to Berlin", True),
+    ("The user lies low.", "I lie low", True),
     ("The user uses it.", "I used it", False),
     ("Secrets live in env.", "secrets live in .env", False),                   # a leading dot is kept
     ("Use pnpm (not npm).", "use pnpm, not npm", True),
