@@ -29,7 +29,8 @@ import re
 from functools import lru_cache
 
 from commonkeep.secrets import context, named, public, structure
-from commonkeep.secrets.rules import _BEARER_CONTEXT, _URL_CONTEXT, _decoded
+from commonkeep.secrets.decoding import _decoded
+from commonkeep.secrets.rules import _BEARER_CONTEXT, _URL_CONTEXT
 from commonkeep.secrets.structure import (
     ASSIGN,
     CONNECTION,

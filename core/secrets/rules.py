@@ -13,7 +13,6 @@ the maintained Unicode confusables table (``confusable-homoglyphs``), see ``fold
 
 from __future__ import annotations
 
-import binascii
 import math
 import re
 from collections import Counter
@@ -21,6 +20,7 @@ from collections.abc import Callable
 
 from commonkeep.secrets import context as placed
 from commonkeep.secrets import named, provider, public, structure
+from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.fields import _CAMEL_PART
 from commonkeep.secrets.identifier import identifier
 from commonkeep.secrets.lazy import lazy
@@ -175,8 +175,6 @@ MIN_HEX_ENTROPY = 2.5
 _BARE_HEX = lazy(r"(?<![0-9A-Za-z])(?:[0-9a-f]{48,}|[0-9A-F]{48,})(?![0-9A-Za-z])")
 _HEX_RUN = lazy(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
 _B64_RUN = lazy(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
-_HEX_PAIRS = lazy(r"(?:[0-9a-fA-F]{2})+")
-_URLSAFE = str.maketrans("-_", "+/")
 _USER_PASS = lazy(r"[^\s:]{1,64}:\S{4,}")
 _TOKEN = lazy(r"[A-Za-z0-9+/_=.-]{20,}")
 
@@ -468,32 +466,6 @@ def _random_parts(token: str) -> list[tuple[int, int]]:
 def _digest_in_context(work: str, start: int, s: int, e: int) -> bool:
     before = work[max(0, start - 8) : s]
     return bool(_DIGEST_WORDS.search(before)) and (e - s) in _DIGEST_LENGTHS
-
-
-def _decoded(token: str) -> str | None:
-    """The text a hex or base64 run encodes, when it is readable; else None."""
-    raw: bytes | None = None
-    if _HEX_PAIRS.fullmatch(token):
-        raw = bytes.fromhex(token)
-    else:
-        if token.isalpha() and (token.islower() or token.isupper()):
-            return None
-        body = token.rstrip("=")
-        body += "=" * (-len(body) % 4)
-        # ``base64.b64decode`` then ``urlsafe_b64decode`` (each skips the other's two characters)
-        for text in (body, body.translate(_URLSAFE)):
-            try:
-                raw = binascii.a2b_base64(text.encode("ascii"))
-                break
-            except (binascii.Error, ValueError):
-                continue
-    if raw is None:
-        return None
-    try:
-        s = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    return s if s and s.isprintable() else None
 
 
 def _encoded(work: str, depth: int) -> list[Span]:

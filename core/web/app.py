@@ -32,7 +32,9 @@ from commonkeep.patches.forget import REASONS
 from commonkeep.store.backlog import ago, backlog, write_digest
 from commonkeep.web import actions, decisions, flow, views
 from commonkeep.web import wiki as wiki_view
-from commonkeep.web.queue import PAGE_SIZE, RISKS, STATUSES, Queue, stamp
+from commonkeep.web.filters import PAGE_SIZE, RISKS, STATUSES
+from commonkeep.web.fingerprint import stamp
+from commonkeep.web.queue import Queue
 from commonkeep.web.security import Guard, Keys
 
 HERE = Path(__file__).parent

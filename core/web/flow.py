@@ -15,7 +15,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from commonkeep.reviews.words import CODES
-from commonkeep.web.queue import RISKS, Filters, Queue, agent_of
+from commonkeep.web.filters import RISKS, Filters, agent_of
+from commonkeep.web.queue import Queue
 
 Row = dict[str, Any]
 ALL = 10**9  # a page size that holds every candidate: the view sorts and pages itself

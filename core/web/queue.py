@@ -24,112 +24,22 @@ the server's own role.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import weakref
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from commonkeep.reviews.decide import Context, load_context, plan
-from commonkeep.reviews.review import ReviewItem, item_of, pending, session_of
+from commonkeep.reviews.review import ReviewItem, item_of, pending
 from commonkeep.store.core import Store
 from commonkeep.store.layout import Layout
 from commonkeep.web.catch_up import CatchUp
+from commonkeep.web.filters import PAGE_SIZE, RISKS, STATUSES, Filters, Page, _tags, agent_of  # noqa: F401  (they lived here)
+from commonkeep.web.fingerprint import TAIL_BYTES, _tail, stamp  # noqa: F401  (they lived here)
 
 Row = dict[str, Any]
 _LIVE: weakref.WeakValueDictionary[str, Queue] = weakref.WeakValueDictionary()
-PAGE_SIZE = 50
-TAIL_BYTES = 256
-RISKS = ("low", "medium", "high")
-STATUSES = ("new", "patched", "rejected", "all")
-
-
-def stamp(root: Path | str, layout: Layout | None = None, *, inbox: bool = True) -> str:
-    """A cheap fingerprint of the store: changes when a candidate, record, patch or tombstone is written.
-
-    Patches are fingerprinted by their folder, not file by file: every patch write is a new file
-    renamed into ``patches/`` (``atomic_write_bytes``), which changes the folder's mtime, and
-    stat-ing each of 10,000 patch files took ~70 ms on every poll and page.
-    """
-    lay = layout or Layout(root)
-    parts: list[str] = []
-    for p in ((lay.inbox,) if inbox else ()) + (lay.tombstones, *lay.canonical_files(), lay.patches_dir):
-        try:
-            st = p.stat()
-        except OSError:
-            continue
-        parts.append(f"{p.name}:{st.st_ino}:{st.st_mtime_ns}:{st.st_size}")
-    # A digest, not ``hash()``: str hashes differ per process, so a page stamped before a restart
-    # of ``serve`` (or by a second server on the same root) would always look stale.
-    return hashlib.blake2b("|".join(parts).encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
-
-
-def agent_of(cand: Row) -> str:
-    prov = cand.get("provenance")
-    if isinstance(prov, dict) and prov.get("agent"):
-        return str(prov["agent"])
-    return ""
-
-
-@dataclass
-class Filters:
-    """What the reviewer asked to see."""
-
-    agent: str = ""
-    risk: str = ""
-    status: str = "new"
-    tag: str = ""
-    q: str = ""
-    page: int = 1
-    session: str = ""  # one capture session's candidates (``provenance.session_id``), reviewed together
-    group: str = ""  # the candidates that match one record (a record id): duplicates side by side
-
-    @classmethod
-    def from_query(cls, params: Any) -> Filters:
-        def get(key: str) -> str:
-            value = params.get(key)
-            return str(value).strip()[:200] if value is not None else ""
-
-        try:
-            page = max(1, int(get("page") or 1))
-        except ValueError:
-            page = 1
-        status = get("status") or "new"
-        return cls(agent=get("agent"), risk=get("risk") if get("risk") in RISKS else "",
-                   status=status if status in STATUSES else "new", tag=get("tag"), q=get("q"), page=page,
-                   session=get("session"), group=get("group"))
-
-    def matches(self, cand: Row) -> bool:
-        if self.agent and agent_of(cand) != self.agent:
-            return False
-        if self.risk and cand.get("poisoning_risk") != self.risk:
-            return False
-        if self.tag and self.tag not in (cand.get("tags") or []):
-            return False
-        if self.session and session_of(cand) != self.session:
-            return False
-        if self.group and self.group not in (cand.get("matched_memory_ids") or []):
-            return False
-        if self.q:
-            hay = " ".join([str(cand.get("text", "")), str(cand.get("id", "")), " ".join(map(str, cand.get("tags") or []))]).casefold()
-            if not all(word in hay for word in self.q.casefold().split()):
-                return False
-        return True
-
-
-@dataclass
-class Page:
-    """One page of the inbox."""
-
-    items: list[Row]
-    total: int
-    page: int
-    pages: int
-    agents: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-    refreshing: bool = False
 
 
 class Queue:
@@ -576,18 +486,3 @@ class Queue:
                     agents=agents, tags=tags, refreshing=not current)
 
 
-def _tail(path: Path, size: int) -> bytes:
-    """The last :data:`TAIL_BYTES` bytes of the file's first ``size`` bytes."""
-    try:
-        with path.open("rb") as fh:
-            fh.seek(max(0, size - TAIL_BYTES))
-            return fh.read(min(size, TAIL_BYTES))
-    except OSError:
-        return b""
-
-
-def _tags(rows: Iterable[Row]) -> set[str]:
-    out: set[str] = set()
-    for c in rows:
-        out.update(str(t) for t in c.get("tags") or [])
-    return out

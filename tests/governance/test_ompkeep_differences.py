@@ -62,8 +62,8 @@ def test_a_project_playbook_is_proposed_to_l2_and_lands_in_its_project_file(root
     proposal = curate(root, role=WRITER, mode="propose")
     [add] = [op for op in proposal.patch["ops"] if op["op"] == "add"]
     assert add["target"] == L2 and add["record"]["scope"] == {"type": "project", "project": "ompproj"}
-    apply_patch(root, {**proposal.patch, "patch_id": "patch_202612040930_ck39aaa3", "ops": [{**add, "default_selected": True}]},
-                role=WRITER)
+    res = apply_patch(root, proposal.patch["patch_id"], role=WRITER, op_ids=[add["op_id"]])  # the person picks the op
+    assert add["op_id"] in res.to_json()["applied_ops"], res.to_json()
     assert [r["id"] for r in read_jsonl(root / "memory" / "projects" / "ompproj.jsonl").rows] == [add["record"]["id"]]
     assert read_jsonl(root / L2).rows == []
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from commonkeep.reviews.review import reject
 from commonkeep.store.core import Store
-from commonkeep.web.queue import Filters, Queue
+from commonkeep.web.filters import Filters
+from commonkeep.web.queue import Queue
 from tests.web import seed as data
 
 
@@ -56,7 +57,7 @@ def test_the_stamp_changes_when_a_patch_is_written_or_rewritten(root: Path) -> N
     from commonkeep.patches.patch import write_patch
     from commonkeep.reviews.review import approve
     from commonkeep.store.layout import Layout
-    from commonkeep.web.queue import stamp
+    from commonkeep.web.fingerprint import stamp
 
     cid = data.add(Store(root), "Deploys go out from the main branch only.", "omp")
     first = stamp(root)
@@ -95,7 +96,7 @@ def test_the_stamp_is_the_same_in_another_process(root: Path) -> None:
     import subprocess
     import sys
 
-    from commonkeep.web.queue import stamp
+    from commonkeep.web.fingerprint import stamp
 
     code = "import sys; from commonkeep.web.queue import stamp; print(stamp(sys.argv[1]))"
     others = {

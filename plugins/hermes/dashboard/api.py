@@ -17,7 +17,8 @@ from fastapi.responses import JSONResponse
 from commonkeep.gate.writer import acting_role
 from commonkeep.patches.forget import REASONS
 from commonkeep.web import actions, decisions, flow, views
-from commonkeep.web.queue import Queue, stamp
+from commonkeep.web.fingerprint import stamp
+from commonkeep.web.queue import Queue
 
 router = APIRouter()
 _QUEUES: dict[str, Queue] = {}
