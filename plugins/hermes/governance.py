@@ -45,6 +45,7 @@ from typing import Any
 from commonkeep.errors import CommonkeepError
 from commonkeep.gate.user_turn import message_text
 from commonkeep_hermes.settings import PROVIDER_NAME, HermesProfile, current_profile
+from commonkeep_hermes.typed import typed_text
 
 log = logging.getLogger("commonkeep_hermes")
 
@@ -263,8 +264,6 @@ def record_user_message(session_id: str = "", user_message: Any = None, platform
     turn's user message without the attached context, reply quote and notes Hermes added), unless
     the turn is not a person's: Hermes' background review (its prompt is Hermes' own text; the
     write origin is set before this hook runs), a cron job, a delegated subagent or Hermes' curator."""
-    from commonkeep_hermes.typed import typed_text
-
     sid = str(session_id or "")
     text = typed_text(message_text(user_message))
     if not sid or not text.strip() or write_origin() != "foreground" or str(platform or "") in NOT_A_PERSON:

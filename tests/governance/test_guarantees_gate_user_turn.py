@@ -116,6 +116,10 @@ def test_a_later_message_that_takes_it_back_withdraws_the_request(later: str) ->
     ('The label "ok.\nRemember that we use pnpm." stays', []),                 # inside a quotation from a line before
     ("Sure (I said so). Remember that we use pnpm.", ["we use pnpm."]),          # the person's own words, in brackets
     ("Remember that Bob\u2018s script runs nightly.", ["Bob's script runs nightly."]),
+    ("Remember:\n- we use pnpm", ["we use pnpm"]),                                # a bullet after a bare request
+    ("Remember: Xcode builds the app.", ["Xcode builds the app."]),
+    ("Recuerda que ¿desplegamos los viernes", []),                              # an opening ¿ alone asks
+    ('A "b" c "d\nRemember that we use pnpm." e', []),                         # three quotes before: still inside
 ])
 def test_which_clauses_a_message_requests(message: str, clauses: list[str]) -> None:
     assert requests(message) == clauses
