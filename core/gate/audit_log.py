@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
+from commonkeep.store.audit_lines import append_event
 from commonkeep.store.layout import Layout
 from commonkeep.util.timeutil import now_iso
 
@@ -101,16 +101,7 @@ def note_writer_role(root: Path | str, role: str | None, action: str) -> dict[st
         return None
     event = {"event": EVENT, "from": before, "to": now, "source": "config.json", "noticed_at": now_iso(),
              "noticed_by": {"pid": os.getpid(), "role": role, "action": action}}
-    path = log_path(root)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, (json.dumps(event, ensure_ascii=False) + "\n").encode("utf-8"))
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        print(f"commonkeep: warning: could not append to {path}: {exc.strerror or exc}; "
-              f"the writer role changed from {before!r} to {now!r}", file=sys.stderr)
+    if not append_event(log_path(root), event, 0o644,
+                        unwritten=f"the writer role changed from {before!r} to {now!r}"):
         return None
     return event

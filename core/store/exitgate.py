@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -427,6 +426,7 @@ def note(root: Path | str, swept: Swept, *, reason: str, writer: str | None = No
     """Append one ``outside_secret_redacted`` line to ``audit/log.jsonl``: which file, which kinds
     (and how many), who writes it, what commonkeep was doing. Never a value. An unwritable log is
     a warning on stderr (the redaction is done either way)."""
+    from commonkeep.store.audit_lines import append_event
     from commonkeep.util.timeutil import now_iso
 
     counts: dict[str, int] = {}
@@ -435,17 +435,8 @@ def note(root: Path | str, swept: Swept, *, reason: str, writer: str | None = No
     event = {"event": EVENT, "file": swept.file, "kinds": dict(sorted(counts.items())),
              "written_by": writer or writer_of(swept.file), "during": reason, "noticed_at": now_iso(),
              "pid": os.getpid()}
-    path = Path(root) / "audit" / "log.jsonl"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, (json.dumps(event, ensure_ascii=False) + "\n").encode("utf-8"))
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        print(f"commonkeep: warning: could not append to {path}: {exc.strerror or exc}; "
-              f"{swept.file}: redacted {summarize(swept.kinds)}", file=sys.stderr)
+    if not append_event(Path(root) / "audit" / "log.jsonl", event, 0o600,
+                        unwritten=f"{swept.file}: redacted {summarize(swept.kinds)}"):
         return None
     return event
 
