@@ -20,7 +20,7 @@ Two signs, either is enough (:func:`inside_agent`):
 2. **The parent chain.** The ancestors are read from ``/proc`` (Linux; ``ps`` elsewhere): a process
    whose command is ``hermes`` or ``omp``, Hermes' ``hermes_cli`` / ``run_agent``, or OMP's
    ``pi-coding-agent``. An ancestor of this user that cannot be read counts as an agent; an
-   ancestor of another user (``sshd``, ``login``) ends the walk.
+   ancestor of another user (``sshd``, ``login``; hidden by ``hidepid=2``) ends the walk.
 
 Like the role gate this stops a misled agent, not a determined one: a model with an unrestricted
 shell can clear the variable and detach in one command; the host plugins refuse such commands when
@@ -71,6 +71,8 @@ def _parent(pid: int, proc: Path) -> tuple[int, list[str]] | None:
         try:
             owner = os.stat(proc / str(pid)).st_uid
         except OSError:
+            if _hides_others(proc):  # hidepid=2: only another user's process is hidden (ours stay visible)
+                return None
             raise _Unreadable from None
         if hasattr(os, "getuid") and owner != os.getuid():
             return None
@@ -79,6 +81,20 @@ def _parent(pid: int, proc: Path) -> tuple[int, list[str]] | None:
     if len(fields) < 2 or not fields[1].lstrip("-").isdigit():
         raise _Unreadable
     return int(fields[1]), [a.decode("utf-8", "replace") for a in cmdline.split(b"\0") if a]
+
+
+def _hides_others(proc: Path) -> bool:
+    """Whether ``proc`` is mounted with ``hidepid=2`` (``invisible``): other users' processes are not listed."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    for line in lines:
+        fields = line.split()
+        if len(fields) > 4 and fields[4] == str(proc):
+            options = line.rsplit(" - ", 1)[-1]
+            return any(o in options for o in ("hidepid=2", "hidepid=invisible"))
+    return False
 
 
 def _parent_ps(pid: int) -> tuple[int, list[str]] | None:

@@ -154,3 +154,15 @@ def test_a_stat_line_of_just_the_state_and_the_parent_is_enough(tmp_path: Path) 
     proc = _proc(tmp_path, {30: (20, ["worker"]), 20: (1, ["/usr/local/bin/omp"])})
     (proc / "30" / "stat").write_text("30 (worker) S 20")
     assert agent_host(30, proc) == "omp"
+
+
+@pytest.mark.parametrize(("hidden", "found"), [(True, None), (False, UNREADABLE)])
+def test_a_parent_that_is_gone_counts_as_an_agent_unless_proc_hides_other_users(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hidden: bool, found: str | None) -> None:
+    """With ``hidepid=2`` another user's process (``sshd``) is not listed at all, while this user's
+    always are: a parent missing from ``/proc`` is then another user's, and ends the walk."""
+    from commonkeep.gate import agent_shell
+
+    proc = _proc(tmp_path, {30: (20, ["bash"])})  # 20 is not there
+    monkeypatch.setattr(agent_shell, "_hides_others", lambda proc: hidden)
+    assert agent_host(30, proc) == found
