@@ -52,9 +52,10 @@ def test_the_next_candidate_is_the_sorted_views_next(root: Path, monkeypatch: py
 
 
 def test_the_last_candidate_of_the_view_opens_the_one_before_it(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    a = _write(root, "The zqx build uses uv.", "omp", "2027-01-01T10:00:00Z", monkeypatch)
-    b = _write(root, "The zqx build caches wheels.", "omp", "2027-01-02T10:00:00Z", monkeypatch)
+    # the query has a hyphen, which no candidate id holds: a seeded id ending in "zqx" once matched it
+    a = _write(root, "The zqx-build uses uv.", "omp", "2027-01-01T10:00:00Z", monkeypatch)
+    b = _write(root, "The zqx-build caches wheels.", "omp", "2027-01-02T10:00:00Z", monkeypatch)
     queue = Queue(root)
     assert flow.next_candidate(queue, flow.View.from_query({}), [b]) == a  # the newest of all: the one before it
-    assert flow.next_candidate(queue, flow.View.from_query({"q": "zqx"}), [a]) == b
-    assert flow.next_candidate(queue, flow.View.from_query({"q": "zqx"}), [a, b]) is None
+    assert flow.next_candidate(queue, flow.View.from_query({"q": "zqx-build"}), [a]) == b
+    assert flow.next_candidate(queue, flow.View.from_query({"q": "zqx-build"}), [a, b]) is None
