@@ -141,6 +141,10 @@ MODULES: dict[str, Module] = {
          "tests/governance/test_guarantees_gate_autoapply.py"),
         ("commonkeep.gate.scoring.x_auto_apply_blockers__*",
          "commonkeep.gate.capture.x__unstamped__*", "commonkeep.gate.capture.x_capture__*")),
+    # the poisoning rules' one-pass literal prefilter: a rule it wrongly skips is a missed injection
+    "poisoning-prefilter": Module(
+        ("commonkeep/gate/prefilter.py",),
+        ("tests/governance/test_poisoning_literals.py",)),
     # an agent's shell is not a person: the agent host among a command's parents (read from /proc)
     "agent-shell": Module(
         ("commonkeep/gate/agent_shell.py",),
