@@ -145,6 +145,10 @@ MODULES: dict[str, Module] = {
     "poisoning-prefilter": Module(
         ("commonkeep/gate/prefilter.py",),
         ("tests/governance/test_poisoning_literals.py",)),
+    # the exit gate's memo carried through commonkeep's own edit: a wrong carry leaves a secret unswept
+    "exit-carry": Module(
+        ("commonkeep/store/exitcarry.py",),
+        ("tests/store/test_exit_carry.py",)),
     # an agent's shell is not a person: the agent host among a command's parents (read from /proc)
     "agent-shell": Module(
         ("commonkeep/gate/agent_shell.py",),
