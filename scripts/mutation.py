@@ -164,7 +164,8 @@ MODULES: dict[str, Module] = {
         ("tests/governance/test_secrets.py", "tests/governance/test_secrets_scan.py",
          "tests/governance/test_secrets_places.py", "tests/governance/test_secrets_quarantine.py",
          "tests/governance/test_secret_mutants.py", "tests/governance/test_secret_mutants_rules.py",
-         "tests/governance/test_secret_false_positives.py", "tests/governance/test_secrets_named.py")),
+         "tests/governance/test_secret_false_positives.py", "tests/governance/test_secrets_named.py",
+         "tests/governance/test_secrets_real_docs.py")),
 }
 
 
