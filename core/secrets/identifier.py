@@ -169,12 +169,21 @@ _DESCRIBES = frozenset({"password", "passphrase", "passwd", "secret", "token", "
 
 
 _PATH = re.compile(r"(?:/|\./|~/)[\w./-]*")  # ``PWD='/tmp'``: the shell's working folder, a path
+# a documentation placeholder: words joined by ``-`` or ``_`` that name the secret (``my_token``,
+# ``your-replicate-api-key``, ``my-secret``)
+_NAMED_WORDS = re.compile(r"(?i)[a-z]+(?:[_-][a-z]+)*")
+_SECRET_PARTS = frozenset({"token", "secret", "key", "password", "passwd", "pwd", "apikey", "passphrase"})
+# code in the value's place: a call (``TokenElement(id=1425,``) or a type (``Optional[Union[str,``)
+_CODE = re.compile(r"[A-Za-z_][\w.]*\((?:\)|[A-Za-z_]\w*=)"
+                   r"|(?:Optional|Union|List|Dict|Tuple|Set|Sequence|Mapping|Callable|Literal|Annotated|list|dict|tuple|set|type)\[")
 
 
 def names_itself(value: str) -> bool:
     """Whether a value found in a secret's place only names one (the comment above), or is a path."""
     v = value.strip().strip("\"'`").rstrip(".,;:!?")
-    if _SELF_NAMED.fullmatch(v) or _BRACKETED.fullmatch(v) or _PATH.fullmatch(v):
+    if _SELF_NAMED.fullmatch(v) or _BRACKETED.fullmatch(v) or _PATH.fullmatch(v) or _CODE.match(v):
+        return True
+    if _NAMED_WORDS.fullmatch(v) and not _SECRET_PARTS.isdisjoint(re.split(r"[_-]", v.lower())):
         return True
     words = v.lower().split()
     return len(words) >= 3 and not _DESCRIBES.isdisjoint(w.strip(".,;:!?()") for w in words)

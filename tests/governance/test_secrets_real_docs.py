@@ -27,6 +27,11 @@ KEPT = [
     # the name of a secret given to a flag, and the shell's working folder
     "Fails if a bare `--secrets HF_TOKEN` is not set locally.",
     "old_env = self.update_environment(PWD='/tmp')",
+    # placeholders that name the secret, and code in the value's place
+    'api.create_webhook(secret="my-secret", token="my_token")',
+    'client = Client(api_key="your-replicate-api-key")',
+    "def push(token: Optional[Union[str, bool]] = None) -> None:",
+    "Output(token=TokenElement(id=1425, text='100'))",
 ]
 
 STILL_REDACTED = [
@@ -41,6 +46,9 @@ STILL_REDACTED = [
     ("value 10.4f3a9c2e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a394f3a9c2e8b", "4f3a9c2e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39"),  # hex after a point
     ("--secrets hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345", "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345"),
     ("MYSQL_PWD=S3cr3t!x9 mysql -u root", "S3cr3t!x9"),
+    ('password="Summer_Secret_2024"', "Summer_Secret_2024"),
+    ("password=Hunter2(!)x", "Hunter2"),
+    ('secret="correct-horse-battery-staple"', "correct-horse-battery-staple"),
 ]
 
 
