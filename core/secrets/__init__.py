@@ -26,7 +26,9 @@ from typing import Any
 from commonkeep.secrets import precheck, provider
 from commonkeep.secrets.fields import _WORDS_AND_NUMBERS
 from commonkeep.secrets.fold import fold_map, to_original
-from commonkeep.secrets.identifier import identifier
+
+# not the bare name: importing the submodule again (an old dotted path) would set it on the package
+from commonkeep.secrets.identifier import identifier as _identifier
 from commonkeep.secrets.rules import _NOT_TOKENS, find, random_head, shannon_entropy
 
 __all__ = ["MARKER", "Redacted", "contains_secret", "redact", "redact_again", "redact_name", "redact_obj", "redacted_kinds",
@@ -201,7 +203,7 @@ _DIGEST = re.compile(r"[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{56}|[0-9a-f]{64}|[0-9a
 def _named_piece(piece: str) -> bool:
     """A digest, a tag of words and numbers (``python311``, ``ubuntu2204``) or a name from code: not a token's rest."""
     return (_TAG.fullmatch(piece) is not None or _DIGEST.fullmatch(piece) is not None
-            or _WORDS_AND_NUMBERS.fullmatch(piece) is not None or identifier(piece))
+            or _WORDS_AND_NUMBERS.fullmatch(piece) is not None or _identifier(piece))
 
 
 def _head(value: str, sink: list[str]) -> str:
