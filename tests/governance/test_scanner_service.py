@@ -1,0 +1,291 @@
+"""The scanner service (``commonkeep.secrets.scanner_service``): real processes, real sockets.
+
+Every other test runs with ``COMMONKEEP_SCANNER_SERVICE=0`` (``tests/conftest.py``); these start
+their own service in a private runtime directory of theirs, with a short idle time, and kill every
+service whose environment names that directory in teardown."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from commonkeep.secrets import provider
+from commonkeep.secrets import scanner_service as service
+
+pytestmark = pytest.mark.skipif(not hasattr(socket, "SO_PEERCRED") or not provider.available(),
+                                reason="Linux (SO_PEERCRED) and Kingfisher")
+
+TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
+SLACK = "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+TEXT = f"The deploy token is {TOKEN}, rotate it monthly."
+# a write in a subprocess: the CLI as run from the command line (argv from sys.argv), then what
+# this process loaded
+WRITE = ("import sys\n"
+         "from commonkeep.cli import main\n"
+         "sys.argv = ['commonkeep', *sys.argv[1:]]\n"
+         "code = main()\n"
+         "from commonkeep.secrets import provider\n"
+         "print(json.dumps({'code': code, 'scanner': 'scanner' in provider._STATE,"
+         " 'kingfisher': 'kingfisher_sdk' in sys.modules}), file=sys.stderr)\n")
+
+
+@pytest.fixture
+def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private runtime directory (short: a socket path has at most 107 bytes), and no service
+    left behind."""
+    where = Path(tempfile.mkdtemp(prefix="ckrt", dir="/tmp"))
+    where.chmod(0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(where))
+    try:
+        yield where
+    finally:
+        for pid in services(where):
+            os.kill(pid, signal.SIGKILL)
+        _wait(lambda: not services(where), 10)
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def services(where: Path) -> list[int]:
+    """The scanner services started for ``where`` (their environment names it), by /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmd = (entry / "cmdline").read_bytes()
+            env = (entry / "environ").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if b"commonkeep.secrets.scanner_service" in cmd and f"XDG_RUNTIME_DIR={where}".encode() in env and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def _wait(ok: object, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if ok():  # type: ignore[operator]
+            return True
+        time.sleep(0.05)
+    return bool(ok())  # type: ignore[operator]
+
+
+def env_for(where: Path, idle: float = 30, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != provider.SERVICE_OFF}
+    return {**env, "XDG_RUNTIME_DIR": str(where), "COMMONKEEP_SCANNER_IDLE": str(idle), **extra}
+
+
+def sock_path() -> str:
+    path, _why = service.socket_path()
+    assert path is not None
+    return path
+
+
+def start(where: Path, idle: float = 30) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen([sys.executable, "-B", "-m", "commonkeep.secrets.scanner_service"], env=env_for(where, idle),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert _wait(lambda: service.alive(sock_path()) and service.ask("warm " + TOKEN) is not None, 60), "no service"
+    return proc
+
+
+def write(root: Path, where: Path, text: str, **extra: str) -> tuple[dict[str, bool], str]:
+    done = subprocess.run([sys.executable, "-c", "import json\n" + WRITE, "write", "--root", str(root), text],
+                          env=env_for(where, **extra), capture_output=True, text=True, timeout=120, check=False)
+    *said, last = done.stderr.strip().splitlines()
+    loaded = json.loads(last)
+    assert loaded.pop("code") == 0, done.stderr
+    stored = (root / "inbox" / "captured.jsonl").read_text(encoding="utf-8")
+    assert TOKEN not in stored and TOKEN[:12] not in stored, "the token was written"
+    return loaded, "\n".join(said)
+
+
+def test_the_other_tests_run_with_the_service_off() -> None:
+    assert os.environ.get(provider.SERVICE_OFF) == "0"
+
+
+def test_the_service_finds_what_the_process_finds(runtime: Path) -> None:
+    from commonkeep.bench import secrets_corpus as corpus
+
+    start(runtime)
+    texts = [TEXT, f"SLACK_BOT_TOKEN={SLACK}", f"two: {TOKEN} and {SLACK}.", "x9y8z7w6v5u4 abc123def456ghi789",
+             "Call parseHttpHeaderValue2 from FooBarBazQux9 in src/a.py", "a lone surrogate \udce9 " + TOKEN]
+    texts += ["\n".join(item.fields) for item in corpus.planted(120, seed=3)] + corpus.benign(40, seed=5)
+    found = 0
+    for text in texts:
+        served = service.ask(text)
+        assert served == provider._scan_here(text), text
+        found += bool(served)
+    assert found >= 30  # a good part of the corpus holds a token Kingfisher knows
+    assert service.ask(TEXT) == ((TOKEN, "github_pat"),)
+
+
+def test_a_write_asks_the_service_and_does_not_load_kingfisher(runtime: Path, root: Path) -> None:
+    start(runtime)
+    loaded, said = write(root, runtime, TEXT)
+    assert loaded == {"scanner": False, "kingfisher": False}
+    assert "warning" not in said
+    plain, _ = write(root, runtime, "The build uses uv.")
+    assert plain == {"scanner": False, "kingfisher": False}
+
+
+def test_the_off_switch_scans_in_process_and_starts_nothing(runtime: Path, root: Path) -> None:
+    loaded, _ = write(root, runtime, TEXT, COMMONKEEP_SCANNER_SERVICE="0")
+    assert loaded["scanner"] and loaded["kingfisher"]
+    time.sleep(0.5)
+    assert not services(runtime) and not (runtime / "commonkeep").exists()
+
+
+def test_no_service_yet_the_write_scans_in_process_and_starts_one(runtime: Path, root: Path) -> None:
+    loaded, said = write(root, runtime, TEXT)
+    assert loaded["scanner"] and "warning" not in said
+    assert _wait(lambda: service.alive(sock_path()), 60)
+    assert len(services(runtime)) == 1
+    assert (runtime / "commonkeep").stat().st_mode & 0o777 == 0o700
+
+
+def test_a_killed_service_the_write_still_redacts_and_the_stale_socket_is_replaced(runtime: Path, root: Path) -> None:
+    proc = start(runtime)
+    proc.kill()
+    proc.wait()
+    assert os.path.exists(sock_path()) and not service.alive(sock_path())  # stale: nobody answers
+    loaded, _ = write(root, runtime, TEXT)
+    assert loaded["scanner"]  # scanned here
+    assert _wait(lambda: service.alive(sock_path()), 60), "the stale socket was not replaced"
+    assert len(services(runtime)) == 1
+
+
+def test_a_service_that_does_not_answer_the_write_still_redacts(runtime: Path, root: Path) -> None:
+    proc = start(runtime)
+    os.kill(proc.pid, signal.SIGSTOP)  # stopped mid-way: connections queue, no answer comes
+    try:
+        started = time.monotonic()
+        loaded, _ = write(root, runtime, TEXT)
+        assert loaded["scanner"]
+        assert time.monotonic() - started < 30
+        assert services(runtime) == [proc.pid]  # connected: no second service
+    finally:
+        os.kill(proc.pid, signal.SIGCONT)
+
+
+def test_a_bad_reply_is_no_answer(runtime: Path) -> None:
+    path = Path(runtime / "commonkeep")
+    path.mkdir(mode=0o700)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(sock_path())
+    listener.listen(4)
+    replies = [b"\x00\x00\x00\x05hello", b"\x00\x00\x00\x0f{\"hits\": [[1]]}", b"\xff\xff\xff\xff", b""]
+
+    def serve() -> None:
+        for reply in replies:
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(1 << 16)
+                conn.sendall(reply)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        for _ in replies:
+            assert service.ask(TEXT) is None
+    finally:
+        listener.close()
+        thread.join(5)
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="a listener of another uid needs root")
+def test_a_service_of_another_user_is_not_asked(runtime: Path) -> None:
+    (runtime / "commonkeep").mkdir(mode=0o700)
+    fake = ("import os, socket, sys\n"
+            "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(sys.argv[1])\n"
+            "os.setuid(65534); s.listen(4); print('up', flush=True)\n"
+            "c, _ = s.accept(); c.recv(65536); r = b'{\"hits\": []}'; c.sendall(len(r).to_bytes(4, 'big') + r)\n")
+    proc = subprocess.Popen([sys.executable, "-c", fake, sock_path()], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "up"
+        assert service.ask(TEXT) is None
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def _unsafe(runtime: Path, how: str) -> None:
+    run = runtime / "commonkeep"
+    if how == "symlink":
+        real = runtime / "elsewhere"
+        real.mkdir(mode=0o700)
+        run.symlink_to(real)
+    elif how == "0777":
+        run.mkdir()
+        run.chmod(0o777)
+    else:
+        run.mkdir(mode=0o700)
+        os.chown(run, 65534, 65534)
+
+
+@pytest.mark.parametrize("how", ["symlink", "0777", "foreign"])
+def test_an_unsafe_run_directory_is_not_used(runtime: Path, root: Path, how: str) -> None:
+    if how == "foreign" and os.getuid() != 0:
+        pytest.skip("a directory of another uid needs root")
+    _unsafe(runtime, how)
+    loaded, said = write(root, runtime, TEXT)
+    assert loaded["scanner"]  # scanned here, and redacted (write checks the store)
+    assert said.count("the scanner service is not used") == 1, said
+    time.sleep(0.5)
+    assert not services(runtime)
+    proc = subprocess.run([sys.executable, "-B", "-m", "commonkeep.secrets.scanner_service"], env=env_for(runtime),
+                          capture_output=True, timeout=60, check=False)
+    assert proc.returncode == 1 and not any(p.suffix == ".sock" for p in runtime.rglob("*"))
+
+
+def test_the_service_exits_when_idle(runtime: Path) -> None:
+    proc = start(runtime, idle=1.5)
+    path = sock_path()
+    assert proc.wait(timeout=30) == 0
+    assert not os.path.exists(path)
+
+
+def test_the_service_exits_on_sigterm_and_when_its_socket_is_removed_or_replaced(runtime: Path) -> None:
+    proc = start(runtime)
+    proc.terminate()
+    assert proc.wait(timeout=10) == 0 and not os.path.exists(sock_path())
+    proc = start(runtime)
+    os.unlink(sock_path())
+    assert proc.wait(timeout=10) == 0
+    proc = start(runtime)
+    os.unlink(sock_path())
+    other = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    other.bind(sock_path())  # replaced by another
+    try:
+        assert proc.wait(timeout=10) == 0
+        assert os.path.exists(sock_path())  # not removed: it was not the service's own
+    finally:
+        other.close()
+
+
+def test_two_services_started_at_once_end_as_one(runtime: Path) -> None:
+    procs = [subprocess.Popen([sys.executable, "-B", "-m", "commonkeep.secrets.scanner_service"], env=env_for(runtime),
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             for _ in range(3)]
+    assert _wait(lambda: sum(p.poll() is None for p in procs) == 1, 60)
+    assert _wait(lambda: service.ask(TEXT) == ((TOKEN, "github_pat"),), 60)  # once its rules are loaded
+    assert sum(p.poll() is None for p in procs) == 1
+
+
+def test_a_bad_idle_time_is_a_clear_error() -> None:
+    done = subprocess.run([sys.executable, "-B", "-m", "commonkeep.secrets.scanner_service"],
+                          env={**os.environ, "COMMONKEEP_SCANNER_IDLE": "soon"}, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert "COMMONKEEP_SCANNER_IDLE must be a positive number of seconds" in done.stderr and "Traceback" not in done.stderr
