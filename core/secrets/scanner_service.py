@@ -198,18 +198,25 @@ def ask(text: str) -> tuple[provider.Hit, ...] | None:
         elif why:
             _warn(why)
         return None
+    return query(path, data, start_missing=True)
+
+
+def query(path: str, data: bytes, start_missing: bool = False) -> tuple[provider.Hit, ...] | None:
+    """Ask the service at ``path`` for the hits of ``data`` (UTF-8); None: no answer. When nobody
+    listens there and ``start_missing``, start the service for next time."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(CONNECT_TIMEOUT)
         try:
             sock.connect(path)
         except (FileNotFoundError, ConnectionRefusedError):
-            start()  # nobody listens: for next time
+            if start_missing:
+                start()  # nobody listens: for next time
             return None
         if peer_uid(sock) != os.getuid():
             _warn(f"{path} is answered by another user")
             return None
-        sock.settimeout(REPLY_TIMEOUT)
+        sock.settimeout(REPLY_TIMEOUT + len(data) / 10e6)  # and 0.1 s a megabyte for a long text
         sock.sendall(_LEN.pack(len(data)) + data)
         return _hits(json.loads(_read_frame(sock, MAX_REPLY)))
     except (OSError, ValueError):  # timeout, reset, a bad frame or bad JSON
@@ -230,15 +237,18 @@ def _hits(reply: Any) -> tuple[provider.Hit, ...] | None:
     return tuple(out)
 
 
-def start() -> None:
-    """Start the service detached: its own session, no pipe of ours held open."""
+def start(env: dict[str, str] | None = None) -> Any:
+    """Start the service detached: its own session, no pipe of ours held open; its ``Popen``, or
+    None when it could not be started (the scan runs in process: nothing else depends on it)."""
     import subprocess
 
-    with contextlib.suppress(OSError):  # the scan runs in process; nothing else depends on it
+    with contextlib.suppress(OSError):
         _STARTED.append(subprocess.Popen(
             [sys.executable, "-B", "-m", "commonkeep.secrets.scanner_service"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            close_fds=True, start_new_session=True, cwd="/"))
+            close_fds=True, start_new_session=True, cwd="/", env=env))
+        return _STARTED[-1]
+    return None
 
 
 # ---- the service

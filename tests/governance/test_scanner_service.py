@@ -289,3 +289,26 @@ def test_a_bad_idle_time_is_a_clear_error() -> None:
                           env={**os.environ, "COMMONKEEP_SCANNER_IDLE": "soon"}, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2
     assert "COMMONKEEP_SCANNER_IDLE must be a positive number of seconds" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_bench_startup_times_write_with_the_service_and_leaves_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    from commonkeep.bench import startup
+
+    monkeypatch.setattr(startup, "READ_COMMANDS", (("--version",),))
+    report = startup.measure(runs=1, records=1)
+    rows = {r["command"]: r for r in report["commands"]}
+    assert report["ok"], rows
+    assert [name for name in rows if name.startswith("write")] == [w[0] for w in startup.WRITES]
+    assert rows["write (token text, in process)"]["within_goal"] is None  # the baseline
+    assert "baseline" in startup.format_report(report)
+    left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _started_by_the_bench(p)]
+    assert not left
+
+
+def _started_by_the_bench(proc: Path) -> bool:
+    try:
+        cmd, env = (proc / "cmdline").read_bytes(), (proc / "environ").read_bytes()
+        state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return b"commonkeep.secrets.scanner_service" in cmd and b"commonkeep-startup-" in env and state != "Z"
