@@ -147,7 +147,7 @@ def _time_all(cases: dict[str, tuple[list[str], dict[str, str], frozenset[int]]]
     return failed
 
 
-def _start_service(tmp: Path, env: dict[str, str]) -> tuple[Any, dict[str, str], str | None]:
+def _start_service(tmp: Path, env: dict[str, str]) -> tuple[subprocess.Popen[bytes] | None, dict[str, str], str | None]:
     """The scanner service of this run, in a private directory of its own: its process, the
     environment that uses it, and why it is not up (None when it answers)."""
     import socket
@@ -164,12 +164,13 @@ def _start_service(tmp: Path, env: dict[str, str]) -> tuple[Any, dict[str, str],
     path = str(run_dir / "commonkeep" / name)
     if len(os.fsencode(path)) > 107:
         return None, served, f"the socket path {path} is too long (set TMPDIR shorter)"
-    proc = scanner_service.start(served)
+    proc = subprocess.Popen(scanner_service.command(), env=served, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if scanner_service.query(path, b"warm up " + TOKEN_TEXT.encode()) is not None:
             return proc, served, None
-        if proc is None or proc.poll() is not None:
+        if proc.poll() is not None:
             break
         time.sleep(0.1)
     return proc, served, "the scanner service did not answer"

@@ -27,6 +27,7 @@ Long-lived hosts (the Hermes plugin, ``commonkeep mcp``, ``serve``) load the rul
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import socket
@@ -50,7 +51,6 @@ MISSING = "missing"  # the socket's directory does not exist yet
 _LEN = struct.Struct("!I")
 _CRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
 _WARNED: list[str] = []
-_STARTED: list[Any] = []
 
 
 def _warn(message: str) -> None:
@@ -123,6 +123,7 @@ def _kingfisher() -> tuple[str, str] | None:
     return None
 
 
+@functools.lru_cache(maxsize=1)
 def socket_name() -> str | None:
     """``scanner-<commonkeep>-kingfisher-<version>-<fingerprint>.sock``, or None without Kingfisher."""
     from commonkeep import __version__
@@ -237,18 +238,22 @@ def _hits(reply: Any) -> tuple[provider.Hit, ...] | None:
     return tuple(out)
 
 
-def start(env: dict[str, str] | None = None) -> Any:
-    """Start the service detached: its own session, no pipe of ours held open; its ``Popen``, or
-    None when it could not be started (the scan runs in process: nothing else depends on it)."""
-    import subprocess
+def command() -> list[str]:
+    """The service's command line: this interpreter, no bytecode written (``-B``)."""
+    return [sys.executable, "-B", "-m", "commonkeep.secrets.scanner_service"]
 
-    with contextlib.suppress(OSError):
-        _STARTED.append(subprocess.Popen(
-            [sys.executable, "-B", "-m", "commonkeep.secrets.scanner_service"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            close_fds=True, start_new_session=True, cwd="/", env=env))
-        return _STARTED[-1]
-    return None
+
+def start() -> None:
+    """Start the service detached: its own session, no pipe of ours held open (a caller that
+    waits for our output, a CI step, never waits for it); if it cannot be started, the scan runs
+    in process and nothing else depends on it."""
+    import subprocess
+    import warnings
+
+    with warnings.catch_warnings(), contextlib.suppress(OSError):
+        warnings.simplefilter("ignore", ResourceWarning)  # it outlives us on purpose: not a leak
+        subprocess.Popen(command(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         close_fds=True, start_new_session=True, cwd="/")
 
 
 # ---- the service
@@ -324,7 +329,7 @@ def serve(idle: float) -> int:
     try:
         if provider._scanner() is None:  # Kingfisher does not load: the callers scan (and skip) themselves
             return 1
-        last = checked = time.monotonic()
+        last, checked = time.monotonic(), 0.0  # checked at once: another service may have replaced it while the rules loaded
         while True:
             now = time.monotonic()
             if now - last >= idle:
@@ -345,7 +350,8 @@ def serve(idle: float) -> int:
             last = time.monotonic()
     finally:
         if mine is not None and _identity(path) == mine:
-            os.unlink(path)
+            with contextlib.suppress(OSError):
+                os.unlink(path)
         sock.close()
 
 

@@ -149,11 +149,24 @@ def test_the_off_switch_scans_in_process_and_starts_nothing(runtime: Path, root:
 
 
 def test_no_service_yet_the_write_scans_in_process_and_starts_one(runtime: Path, root: Path) -> None:
-    loaded, said = write(root, runtime, TEXT)
+    started = time.monotonic()
+    loaded, said = write(root, runtime, TEXT, COMMONKEEP_SCANNER_IDLE="120")
+    # the service outlives the write, holding none of its pipes: the caller reading them to the end
+    # (capture_output) is not kept waiting for it
+    assert time.monotonic() - started < 60
     assert loaded["scanner"] and "warning" not in said
     assert _wait(lambda: service.alive(sock_path()), 60)
     assert len(services(runtime)) == 1
     assert (runtime / "commonkeep").stat().st_mode & 0o777 == 0o700
+
+
+def test_two_writes_at_once_start_one_service(runtime: Path, root: Path) -> None:
+    argv = [sys.executable, "-m", "commonkeep.cli", "write", "--root", str(root)]
+    writes = [subprocess.Popen([*argv, f"{TEXT} ({i})"], env=env_for(runtime), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL) for i in range(2)]
+    assert [w.wait(timeout=120) for w in writes] == [0, 0]
+    assert _wait(lambda: service.ask(TEXT) is not None, 60)
+    assert _wait(lambda: len(services(runtime)) == 1, 30)  # a second one, if any, has seen the first and left
 
 
 def test_a_killed_service_the_write_still_redacts_and_the_stale_socket_is_replaced(runtime: Path, root: Path) -> None:
