@@ -131,9 +131,12 @@ def provider_values(text: str) -> tuple[Hit, ...]:
 @lru_cache(maxsize=16384)
 def _scan(text: str) -> tuple[Hit, ...]:
     if "scanner" not in _STATE and _service_on():  # a short-lived CLI process: ask the scanner service
-        from commonkeep.secrets import scanner_service
+        try:
+            from commonkeep.secrets import scanner_service
 
-        hits = scanner_service.ask(text)
+            hits = scanner_service.ask(text)
+        except Exception:  # noqa: BLE001 - whatever went wrong there, the text is scanned here
+            hits = None
         if hits is not None:
             return hits
     return _scan_here(text)  # no answer (whatever the reason): scanned here, as without the service

@@ -47,7 +47,6 @@ REPLY_TIMEOUT = 0.2  # a scan takes ~20 µs; this is for a loaded machine
 CONN_TIMEOUT = 1.0  # the service's limit on a slow client
 POLL = 1.0  # how often the service checks that its socket file is still its own
 IDLE_SECONDS = 600.0
-MISSING = "missing"  # the socket's directory does not exist yet
 _LEN = struct.Struct("!I")
 _CRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
 _WARNED: list[str] = []
@@ -61,29 +60,26 @@ def _warn(message: str) -> None:
               "the secret gate scans in this process", file=sys.stderr)
 
 
-def run_dir(create: bool = False) -> tuple[str | None, str | None]:
-    """The private directory of the socket and, when it may not be used, why not (``None, why``);
-    ``path, MISSING`` when it does not exist yet (and ``create`` is false)."""
+def run_dir() -> tuple[str | None, str | None]:
+    """The private directory of the socket (created ``0700`` if need be), or None and why it may
+    not be used."""
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    if runtime and os.path.isabs(runtime) and _ours(runtime, private=False):
+    if runtime and os.path.isabs(runtime) and _ours(runtime):
         path = os.path.join(runtime, "commonkeep")
     else:
         cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         if not os.path.isabs(cache):
             return None, f"the cache directory {cache!r} is not an absolute path"
         path = os.path.join(cache, "commonkeep", "run")
-    if create:
-        try:
-            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-            os.mkdir(path, 0o700)
-        except FileExistsError:
-            pass
-        except OSError as exc:
-            return None, f"{path} cannot be created ({exc.strerror})"
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        return None, f"{path} cannot be created ({exc.strerror})"
     try:
         st = os.lstat(path)
-    except FileNotFoundError:
-        return path, MISSING
     except OSError as exc:
         return None, f"{path} cannot be read ({exc.strerror})"
     if stat.S_ISLNK(st.st_mode):
@@ -97,12 +93,13 @@ def run_dir(create: bool = False) -> tuple[str | None, str | None]:
     return path, None
 
 
-def _ours(path: str, private: bool) -> bool:
+def _ours(path: str) -> bool:
+    """A directory (or a link to one) that exists and belongs to this user."""
     try:
         st = os.stat(path)
     except OSError:
         return False
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not (private and st.st_mode & 0o077)
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid()
 
 
 def _kingfisher() -> tuple[str, str] | None:
@@ -144,21 +141,20 @@ def socket_name() -> str | None:
     return f"scanner-{safe}-{fingerprint}.sock"
 
 
-def socket_path(create: bool = False) -> tuple[str | None, str | None]:
-    """The socket's path (and ``MISSING`` when its directory does not exist yet), or None and why
-    not (``None, None``: not here, nothing to say)."""
+def socket_path() -> tuple[str | None, str | None]:
+    """The socket's path, or None and why not (``None, None``: not here, nothing to say)."""
     if not hasattr(socket, "SO_PEERCRED") or not hasattr(socket, "AF_UNIX"):
         return None, None  # the peer's uid cannot be checked here (not Linux): never used
     name = socket_name()
     if name is None:
         return None, None
-    where, why = run_dir(create)
+    where, why = run_dir()
     if where is None:
         return None, why
     path = os.path.join(where, name)
     if len(os.fsencode(path)) > 107:
         return None, f"the socket path {path} is longer than a Unix socket allows"
-    return path, why
+    return path, None
 
 
 def peer_uid(sock: socket.socket) -> int:
@@ -193,10 +189,8 @@ def ask(text: str) -> tuple[provider.Hit, ...] | None:
     if len(data) > MAX_TEXT:
         return None
     path, why = socket_path()
-    if path is None or why == MISSING:
-        if why == MISSING:
-            start()  # the first time: the service creates its directory
-        elif why:
+    if path is None:
+        if why:
             _warn(why)
         return None
     return query(path, data, start_missing=True)
@@ -205,7 +199,10 @@ def ask(text: str) -> tuple[provider.Hit, ...] | None:
 def query(path: str, data: bytes, start_missing: bool = False) -> tuple[provider.Hit, ...] | None:
     """Ask the service at ``path`` for the hits of ``data`` (UTF-8); None: no answer. When nobody
     listens there and ``start_missing``, start the service for next time."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    except OSError:  # out of file descriptors
+        return None
     try:
         sock.settimeout(CONNECT_TIMEOUT)
         try:
@@ -314,9 +311,11 @@ def serve(idle: float) -> int:
     import signal
 
     os.umask(0o077)
-    path, why = socket_path(create=True)
-    if path is None or why is not None or alive(path):
-        return 1 if path is None else 0
+    path, _why = socket_path()
+    if path is None:
+        return 1
+    if alive(path):
+        return 0
     sock = bind(path)
     if sock is None:
         return 0
