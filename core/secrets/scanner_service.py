@@ -1,7 +1,7 @@
 """The scanner service: Kingfisher's rules loaded once, for the short-lived ``commonkeep`` processes.
 
 Loading Kingfisher's rules costs ~0.35 s a process (``provider.py``), more than a whole ``write``.
-A ``commonkeep`` command run from the shell (the CLI marks its own process: ``CLIENT_VAR``) asks
+A ``commonkeep`` command run from the shell (the CLI marks its own process: ``provider.SERVICE_CLIENT``) asks
 this small long-lived process instead: it connects to a Unix socket, sends the text and reads
 back the provider hits, the same ``tuple[Hit, ...]`` the in-process scan returns (the service
 runs that very scan). On any failure (no service, refused, timeout, a bad reply, another user at
@@ -19,8 +19,9 @@ Long-lived hosts (the Hermes plugin, ``commonkeep mcp``, ``serve``) load the rul
 - The service exits after ``COMMONKEEP_SCANNER_IDLE`` seconds without a request (default 600), on
   SIGTERM, and when its socket file is removed or replaced. Binding the socket is the lock: of two
   services started at once one keeps the socket, and a socket file nobody answers on is replaced.
-- It writes nothing but its socket (started with ``-B``: no bytecode either), logs nothing, and
-  keeps no text once it has answered (the uncached scan).
+- It writes nothing but its socket (started with ``-B``: no bytecode either; Kingfisher keeps its
+  compiled rules in ``~/.cache/kingfisher/`` as in any process), logs nothing, and keeps no text
+  once it has answered (the uncached scan).
 - ``COMMONKEEP_SCANNER_SERVICE=0`` turns it off: every process scans in process.
 """
 
