@@ -48,6 +48,7 @@ def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     where = Path(tempfile.mkdtemp(prefix="ckrt", dir="/tmp"))
     where.chmod(0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(where))
+    monkeypatch.setattr(service, "_SPENT", [0.0])  # this process's time spent asking, from zero
     try:
         yield where
     finally:
@@ -97,7 +98,7 @@ def sock_path() -> str:
 def start(where: Path, idle: float = 30) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen([sys.executable, "-B", "-m", "commonkeep.secrets.scanner_service"], env=env_for(where, idle),
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    assert _wait(lambda: service.alive(sock_path()) and service.ask("warm " + TOKEN) is not None, 60), "no service"
+    assert _wait(lambda: service.query(sock_path(), f"warm {TOKEN}".encode()) is not None, 60), "no service"
     return proc
 
 
@@ -125,7 +126,7 @@ def test_the_service_finds_what_the_process_finds(runtime: Path) -> None:
     texts += ["\n".join(item.fields) for item in corpus.planted(120, seed=3)] + corpus.benign(40, seed=5)
     found = 0
     for text in texts:
-        served = service.ask(text)
+        served = service.query(sock_path(), text.encode("utf-8", "surrogatepass"))
         assert served == provider._scan_here(text), text
         found += bool(served)
     assert found >= 30  # a good part of the corpus holds a token Kingfisher knows
@@ -139,6 +140,24 @@ def test_a_write_asks_the_service_and_does_not_load_kingfisher(runtime: Path, ro
     assert "warning" not in said
     plain, _ = write(root, runtime, "The build uses uv.")
     assert plain == {"scanner": False, "kingfisher": False}
+
+
+def test_a_long_command_loads_the_rules_itself_once_asking_has_cost_as_much(runtime: Path) -> None:
+    """``doctor`` over a big root scans thousands of texts: after ~0.3 s spent asking, the process
+    loads the rules and scans the rest itself, with the same hits."""
+    start(runtime)
+    script = ("import json, os, sys, time\n"
+              "os.environ['COMMONKEEP_SCANNER_CLIENT'] = str(os.getpid())  # as the CLI marks its process\n"
+              "from commonkeep.secrets import provider, scanner_service\n"
+              "texts = [f'{n} token ghp_{n:06d}aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1x' for n in range(3000)]\n"
+              "hits = [provider.provider_values(t) for t in texts]\n"
+              "print(json.dumps({'all': all(h and h[0][0].startswith('ghp_') for h in hits),"
+              " 'scanner': 'scanner' in provider._STATE, 'spent': scanner_service._SPENT[0]}))\n")
+    done = subprocess.run([sys.executable, "-c", script], env=env_for(runtime), capture_output=True, text=True,
+                          timeout=300, check=True)
+    out = json.loads(done.stdout)
+    assert out["all"] and out["scanner"]
+    assert service.BUDGET < out["spent"] < service.BUDGET + 1
 
 
 def test_the_off_switch_scans_in_process_and_starts_nothing(runtime: Path, root: Path) -> None:
@@ -165,7 +184,7 @@ def test_two_writes_at_once_start_one_service(runtime: Path, root: Path) -> None
     writes = [subprocess.Popen([*argv, f"{TEXT} ({i})"], env=env_for(runtime), stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL) for i in range(2)]
     assert [w.wait(timeout=120) for w in writes] == [0, 0]
-    assert _wait(lambda: service.ask(TEXT) is not None, 60)
+    assert _wait(lambda: service.query(sock_path(), TEXT.encode()) is not None, 60)
     assert _wait(lambda: len(services(runtime)) == 1, 30)  # a second one, if any, has seen the first and left
 
 
@@ -293,7 +312,7 @@ def test_two_services_started_at_once_end_as_one(runtime: Path) -> None:
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
              for _ in range(3)]
     assert _wait(lambda: sum(p.poll() is None for p in procs) == 1, 60)
-    assert _wait(lambda: service.ask(TEXT) == ((TOKEN, "github_pat"),), 60)  # once its rules are loaded
+    assert _wait(lambda: service.query(sock_path(), TEXT.encode()) == ((TOKEN, "github_pat"),), 60)  # once its rules are loaded
     assert sum(p.poll() is None for p in procs) == 1
 
 
