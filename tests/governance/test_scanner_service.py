@@ -6,6 +6,7 @@ service whose environment names that directory in teardown."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -16,7 +17,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ import pytest
 from commonkeep.secrets import provider
 from commonkeep.secrets import scanner_service as service
 
-pytestmark = pytest.mark.skipif(not hasattr(socket, "SO_PEERCRED") or not provider.available(),
+pytestmark = pytest.mark.skipif(not hasattr(socket, "SO_PEERCRED") or importlib.util.find_spec("kingfisher_sdk") is None,
                                 reason="Linux (SO_PEERCRED) and Kingfisher")
 
 TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
@@ -75,18 +76,18 @@ def services(where: Path) -> list[int]:
     return found
 
 
-def _wait(ok: object, seconds: float) -> bool:
+def _wait(ok: Callable[[], bool], seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if ok():  # type: ignore[operator]
+        if ok():
             return True
         time.sleep(0.05)
-    return bool(ok())  # type: ignore[operator]
+    return ok()
 
 
-def env_for(where: Path, idle: float = 30, **extra: str) -> dict[str, str]:
+def env_for(where: Path, idle: float = 30, extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != provider.SERVICE_OFF}
-    return {**env, "XDG_RUNTIME_DIR": str(where), "COMMONKEEP_SCANNER_IDLE": str(idle), **extra}
+    return {**env, "XDG_RUNTIME_DIR": str(where), "COMMONKEEP_SCANNER_IDLE": str(idle), **(extra or {})}
 
 
 def sock_path() -> str:
@@ -104,7 +105,7 @@ def start(where: Path, idle: float = 30) -> subprocess.Popen[bytes]:
 
 def write(root: Path, where: Path, text: str, **extra: str) -> tuple[dict[str, bool], str]:
     done = subprocess.run([sys.executable, "-c", "import json\n" + WRITE, "write", "--root", str(root), text],
-                          env=env_for(where, **extra), capture_output=True, text=True, timeout=120, check=False)
+                          env=env_for(where, extra=extra), capture_output=True, text=True, timeout=120, check=False)
     *said, last = done.stderr.strip().splitlines()
     loaded = json.loads(last)
     assert loaded.pop("code") == 0, done.stderr
