@@ -142,7 +142,7 @@ def socket_name() -> str | None:
         except OSError:
             marks.append(path)
     fingerprint = f"{zlib.crc32(chr(0).join(marks).encode('utf-8', 'surrogateescape')):08x}"
-    safe = "".join(c if c.isalnum() or c in ".+" else "_" for c in f"{__version__}-kingfisher-{version}")
+    safe = "".join(c if c.isalnum() or c in ".+-" else "_" for c in f"{__version__}-kingfisher-{version}")
     return f"scanner-{safe}-{fingerprint}.sock"
 
 

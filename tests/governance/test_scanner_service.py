@@ -345,3 +345,13 @@ def _started_by_the_bench(proc: Path) -> bool:
     except OSError:
         return False
     return b"commonkeep.secrets.scanner_service" in cmd and b"commonkeep-startup-" in env and state != "Z"
+
+
+def test_the_socket_name_carries_both_versions() -> None:
+    import kingfisher_sdk
+
+    from commonkeep import __version__
+
+    name = service.socket_name()
+    assert name is not None and name.startswith(f"scanner-{__version__}-kingfisher-{kingfisher_sdk.__version__}-")
+    assert name.endswith(".sock")
