@@ -46,7 +46,7 @@ WRITE = ("import sys\n"
 def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A private runtime directory (short: a socket path has at most 107 bytes), and no service
     left behind."""
-    where = Path(tempfile.mkdtemp(prefix="ckrt", dir="/tmp"))
+    where = Path(tempfile.mkdtemp(prefix="ckscan", dir="/tmp"))
     where.chmod(0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(where))
     monkeypatch.setattr(service, "_SPENT", [0.0])  # this process's time spent asking, from zero
@@ -252,6 +252,48 @@ def test_a_service_of_another_user_is_not_asked(runtime: Path) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="a client of another uid needs root")
+def test_the_service_does_not_answer_another_user(runtime: Path) -> None:
+    start(runtime)
+    path = sock_path()
+    for opened in (runtime, runtime / "commonkeep"):  # for the test only, so that another uid can reach it
+        opened.chmod(0o711)
+    os.chmod(path, 0o777)
+    read, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: another user, connecting and asking
+        code = 1
+        try:
+            os.close(read)
+            os.setgid(65534)
+            os.setuid(65534)
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.settimeout(10)
+                sock.connect(path)
+                data = TEXT.encode()
+                try:
+                    sock.sendall(len(data).to_bytes(4, "big") + data)
+                    os.write(write_end, b"answer:" + sock.recv(65536))
+                except ConnectionError:  # closed on us, before or after the text
+                    os.write(write_end, b"answer:")
+            code = 0
+        except BaseException as exc:  # noqa: BLE001 - said to the parent, which fails the test
+            os.write(write_end, repr(exc).encode())
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    try:
+        _, status = os.waitpid(pid, 0)
+        said = os.read(read, 65536)
+    finally:
+        os.close(read)
+        for opened in (runtime, runtime / "commonkeep"):
+            opened.chmod(0o700)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert said == b"answer:"  # connected, and closed without an answer
+    assert service.query(path, TEXT.encode()) == ((TOKEN, "github_pat"),)  # ours still is
 
 
 def _unsafe(runtime: Path, how: str) -> None:
