@@ -256,6 +256,11 @@ def start() -> None:
     import subprocess
     import warnings
 
+    try:
+        idle_seconds(os.environ.get("COMMONKEEP_SCANNER_IDLE"))
+    except ValueError as exc:  # it would only exit again: said once instead
+        _warn(str(exc))
+        return
     with warnings.catch_warnings(), contextlib.suppress(OSError):
         warnings.simplefilter("ignore", ResourceWarning)  # it outlives us on purpose: not a leak
         subprocess.Popen(command(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -359,6 +359,14 @@ def test_two_services_started_at_once_end_as_one(runtime: Path) -> None:
     assert sum(p.poll() is None for p in procs) == 1
 
 
+def test_a_bad_idle_time_is_one_warning_and_no_service(runtime: Path, root: Path) -> None:
+    loaded, said = write(root, runtime, TEXT, COMMONKEEP_SCANNER_IDLE="soon")
+    assert loaded["scanner"]
+    assert said.count("COMMONKEEP_SCANNER_IDLE must be a positive number of seconds") == 1
+    time.sleep(0.5)
+    assert not services(runtime)
+
+
 def test_a_bad_idle_time_is_a_clear_error() -> None:
     done = subprocess.run([sys.executable, "-B", "-m", "commonkeep.secrets.scanner_service"],
                           env={**os.environ, "COMMONKEEP_SCANNER_IDLE": "soon"}, capture_output=True, text=True, timeout=60, check=False)
