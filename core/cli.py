@@ -352,6 +352,12 @@ def _main(argv: Sequence[str] | None) -> int:
     # util.jsonout) and the MCP protocol stream are for programs and stay as they are, and
     # roundtable rooms keep their own rule (exact words in a pipe, escaped on a terminal)
     exact = as_json or args.command in ("mcp", "roundtable")
+    if argv is None and args.command not in ("mcp", "serve", "bench", "demo", "roundtable"):
+        # a short-lived process run from the command line: the secret gate asks the scanner service
+        # instead of loading Kingfisher (commonkeep.secrets.scanner_service); long-lived ones load it
+        import os
+
+        os.environ["COMMONKEEP_SCANNER_CLIENT"] = str(os.getpid())  # provider.SERVICE_CLIENT; not a child's pid
     guard = contextlib.nullcontext() if exact else guarded_stdout()
     try:
         with guard:

@@ -47,6 +47,7 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, git_config: Path, tmp_path_facto
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     # created on first use, like the real one under ~/.local/state/commonkeep
     monkeypatch.setenv("COMMONKEEP_STAMPS_DIR", str(tmp_path_factory.mktemp("stamps", numbered=True) / "state"))
+    monkeypatch.setenv("COMMONKEEP_SCANNER_SERVICE", "0")  # no test leaves a scanner service running (tests/governance/test_scanner_service.py starts its own)
 
 
 @pytest.fixture

@@ -11,11 +11,14 @@ text, where Betterleaks' own Python binding costs ~60 µs (``docs/security.md``)
 (``github_pat``, ``generic_credential_uri``); callers look the values up in each field, so one
 candidate is scanned once, all its fields joined. The compiled rules are cached on disk by
 Kingfisher (first load ~3 s, then ~0.3 s), and loaded only when a text could hold a token (12+ letters and digits in a row, mixed).
+A short-lived ``commonkeep`` command does not load them at all: it asks the scanner service
+(``scanner_service.py``), which loaded them once, and scans here only when it gets no answer.
 Without the package the layer is skipped and our own rules still run.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from functools import lru_cache
@@ -24,6 +27,11 @@ from typing import Any
 from commonkeep.secrets.identifier import CODE_WORDS, SHORT_WORDS
 
 Hit = tuple[str, str]  # (secret value, kind)
+
+#: ``0`` turns the scanner service off (``scanner_service.py``): every process loads the rules itself
+SERVICE_OFF = "COMMONKEEP_SCANNER_SERVICE"
+#: set by the CLI to its own pid: that process asks the scanner service (``commonkeep.cli``)
+SERVICE_CLIENT = "COMMONKEEP_SCANNER_CLIENT"
 
 _LOCK = threading.Lock()
 _STATE: dict[str, Any] = {}
@@ -122,6 +130,27 @@ def provider_values(text: str) -> tuple[Hit, ...]:
 
 @lru_cache(maxsize=16384)
 def _scan(text: str) -> tuple[Hit, ...]:
+    if "scanner" not in _STATE and _service_on():  # a short-lived CLI process: ask the scanner service
+        try:
+            from commonkeep.secrets import scanner_service
+
+            hits = scanner_service.ask(text)
+        except Exception:  # noqa: BLE001 - whatever went wrong there, the text is scanned here
+            hits = None
+        if hits is not None:
+            return hits
+    return _scan_here(text)  # no answer (whatever the reason): scanned here, as without the service
+
+
+def _service_on() -> bool:
+    """Does this process ask the scanner service (``scanner_service.py``)? Only the process the CLI
+    marked as its own (its pid in ``SERVICE_CLIENT``; a child inherits a pid that is not its own),
+    and not with ``COMMONKEEP_SCANNER_SERVICE=0``."""
+    return os.environ.get(SERVICE_OFF) != "0" and os.environ.get(SERVICE_CLIENT) == str(os.getpid())
+
+
+def _scan_here(text: str) -> tuple[Hit, ...]:
+    """The scan itself, in this process (uncached: the scanner service keeps no text)."""
     scanner = _scanner()
     if scanner is None:
         return ()
