@@ -31,7 +31,10 @@ def _cli_approves(root: Path, role: str, take: Callable[[], str], repeat: int, p
         # memo) another version would find stale and rebuild, and the alternation would time that
         copy = pycache.parent / f"root-against-{n}"
         shutil.copytree(root, copy, symlinks=True)
-        envs[rev] = (copy, compiled | {"PYTHONPATH": os.pathsep.join([str(path), *filter(None, [compiled.get("PYTHONPATH")])])})
+        # and its own plugin cache: an older version keeps one fingerprint in it, so sharing the
+        # file would make every process of both versions look its plugins up again
+        envs[rev] = (copy, compiled | {"PYTHONPATH": os.pathsep.join([str(path), *filter(None, [compiled.get("PYTHONPATH")])]),
+                                       "COMMONKEEP_PLUGIN_CACHE": str(pycache.parent / f"against-{n}" / "entry-points.json")})
     for where, env in envs.values():
         _cli(where, role, "--approve", take(), env=env)  # untimed: compiles the bytecode, warms the root's caches
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in envs}
