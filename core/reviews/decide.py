@@ -112,8 +112,14 @@ class Context:
         return [r for r in out if r.get("status") == "active"]
 
 
-def load_context(root: Path | str) -> Context:
-    """Read the records of ``root`` once and index the active ones (about 0.1 s for 2,000 records)."""
+def load_context(root: Path | str, *, shared: bool = False) -> Context:
+    """Read the records of ``root`` once and index the active ones (about 0.1 s for 2,000 records).
+
+    ``shared``: the records as ``record_lines`` remembers them, the very objects the apply that
+    follows reads (one parse of the files per decision, not two), for a context used by one
+    decision and dropped (:func:`approve` without ``ctx``). Nothing here changes a record in
+    place (a decision's ops are built on copies); a context kept across decisions (the web app's
+    queue) takes records parsed for it alone (the default)."""
     from commonkeep.gate.writer import configured_writer_role
     from commonkeep.store import record_lines
     from commonkeep.store.core import Store
@@ -121,8 +127,8 @@ def load_context(root: Path | str) -> Context:
 
     store = Store(root, warn=False)
     by_id: dict[str, Row] = {}
-    # parsed anew (the context keeps them), checked once for this read and the apply's
-    files = record_lines.records_by_file(store, fresh=True) or store.records_by_file(active_only=False)
+    # parsed anew (the context keeps them) unless shared; checked once for this read and the apply's
+    files = record_lines.records_by_file(store, fresh=not shared) or store.records_by_file(active_only=False)
     for rows in files.values():
         for r in rows:
             by_id.setdefault(str(r["id"]), r)
@@ -357,7 +363,7 @@ def approve(root: Path | str, ids: list[str], *, role: str | None, edits: dict[s
     refuse_inside_agent("ratifying" if ratify else "approving or editing a candidate")
     require_writer("ratify" if ratify else "review", role, root)
     rows = inbox if inbox is not None else candidates_named(root, ids)
-    ctx = ctx if ctx is not None else load_context(root)
+    ctx = ctx if ctx is not None else load_context(root, shared=True)  # this decision's alone: the apply reads the same records
     ops = [json.loads(json.dumps(o)) for p in preview(ctx, rows, ids, choice=choice, edits=edits, ratify=ratify) for o in p.ops]
     verb = "ratify" if ratify else "approve"
     patch = _manual_patch(ops, f"{verb} {', '.join(ids)}", role)
