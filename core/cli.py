@@ -273,6 +273,56 @@ def _fail(command: str | None, message: str, code: int, *, as_json: bool, hint: 
     return code
 
 
+#: Commands that decide and end: in a process of their own (:func:`run_as_process`) they run without
+#: the cyclic garbage collector and the process ends without tearing the interpreter down (every
+#: file they write is written, synced and closed before they return; nothing is left to free).
+ONE_SHOT = frozenset({"review", "apply", "ratify"})
+_process: dict[str, Any] = {"own": False, "command": None}
+
+
+def run_as_process() -> int:
+    """:func:`main` in a process of its own (the console script, ``python -m commonkeep.cli``).
+
+    Python's cyclic garbage collector is paused while the command line is imported and parsed (it
+    only walks the new modules' objects) and stays paused through a command of ``ONE_SHOT``: a
+    decision makes some 100,000 short-lived objects, freed by reference counting as ever, and no
+    cycle worth a pass. Once such a command returns, its output is flushed and the process exits
+    at once (``os._exit``): freeing every object of the interpreter one by one took a
+    ``review --approve`` process 40-50 ms after its work was done. That is skipped only when
+    nothing else could still need the interpreter: no other thread, no ``atexit`` handler, no
+    ``weakref.finalize`` waiting for the exit; otherwise the exit is Python's own."""
+    import gc
+
+    gc.disable()
+    _process["own"] = True
+    try:
+        code = main()
+    finally:
+        if _process["command"] not in ONE_SHOT:
+            gc.enable()
+    return _end(code)
+
+
+def _end(code: int) -> int:
+    """Exit now with ``code`` after a command of ``ONE_SHOT`` (see :func:`run_as_process`), or
+    return it for Python's own exit."""
+    import atexit
+    import os
+    import threading
+    import weakref
+
+    if _process["command"] not in ONE_SHOT or threading.active_count() != 1 \
+            or getattr(atexit, "_ncallbacks", lambda: 1)() or getattr(weakref.finalize, "_registered_with_atexit", True):
+        return code
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):  # a closed pipe: Python's own exit says so as ever
+        return code
+    os._exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (see ``commonkeep --help``)."""
     try:
@@ -335,6 +385,12 @@ def _main(argv: Sequence[str] | None) -> int:
     run: Callable[[Any], int] | None = getattr(args, "run", None)
     if run is None:
         return _short_help()
+    if _process["own"]:
+        _process["command"] = args.command
+        if args.command not in ONE_SHOT:  # a server or a long command collects its cycles as ever
+            import gc
+
+            gc.enable()
     role = getattr(args, "role", None)
     if isinstance(role, str) and not role.strip():  # never a silent fall-back to $COMMONKEEP_ROLE
         return _fail(args.command, "--role is empty; nothing was done", EXIT_USAGE, as_json=as_json, kind="usage",
@@ -416,4 +472,4 @@ def _subparser(parser: argparse.ArgumentParser, name: str | None) -> argparse.Ar
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_as_process())
