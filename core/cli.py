@@ -99,12 +99,14 @@ def _plugin_commands() -> dict[str, tuple[Callable[[argparse.ArgumentParser], No
     return plugin_manager().cli_commands()
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, *, alone: bool = False) -> argparse.ArgumentParser:
     """Build the parser; with ``only`` set, configure just that subcommand (fast path).
 
     Only the sub-parser of the command being run is configured (its module imported); the others
-    are names and one-line help. Plugin commands are looked up only for a name that is not built
-    in, or for the full listing (``--help``, no command)."""
+    are names and one-line help, or, with ``alone`` (a built-in ``only`` that is certainly the
+    command: nothing but common options before it), not made at all (26 parsers a process).
+    Plugin commands are looked up only for a name that is not built in, or for the full listing
+    (``--help``, no command)."""
     parser = Parser(
         prog="commonkeep",
         description="One governed long-term memory shared by the agents on this host.",
@@ -122,6 +124,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     elif only is None:
         extra = _listing_of_plugin_commands()
     for name, (module, help_text) in COMMANDS.items():
+        if alone and name != only:
+            continue
         p = sub.add_parser(name, help=help_text, description=help_text)
         if only == name:
             importlib.import_module(module).configure(p)
@@ -362,7 +366,9 @@ def _main(argv: Sequence[str] | None) -> int:
         return 0
     if _globals_end(args_list) == len(args_list):  # no command at all (common options alone)
         return _short_help()
-    parser = build_parser(only=command)
+    # a built-in command after the common options alone (never `--help` before it, which lists them all)
+    alone = command in COMMANDS and _globals_end(args_list) == args_list.index(str(command))
+    parser = build_parser(only=command, alone=alone)
     if command is not None and command not in COMMANDS and command not in _choices(parser):
         return _unknown_command(command, _choices(parser), as_json)
     sub = _subparser(parser, command)
