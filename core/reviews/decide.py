@@ -121,6 +121,7 @@ def load_context(root: Path | str, *, shared: bool = False) -> Context:
     place (a decision's ops are built on copies); a context kept across decisions (the web app's
     queue) takes records parsed for it alone (the default)."""
     from commonkeep.gate.writer import configured_writer_role
+    from commonkeep.reviews.statement_words import index_records
     from commonkeep.store import record_lines
     from commonkeep.store.core import Store
     from commonkeep.store.curators import curator_config
@@ -132,14 +133,8 @@ def load_context(root: Path | str, *, shared: bool = False) -> Context:
     for rows in files.values():
         for r in rows:
             by_id.setdefault(str(r["id"]), r)
-    index, order = MatchIndex(), []
-    statements: dict[str, str] = {}
-    for rid, r in by_id.items():
-        if r.get("status") == "active":
-            index.add_record(r)
-            order.append(rid)
-        if r.get("status") in _SAYS:
-            statements.setdefault(record_key(r), rid)
+    # the words and keys of the statements, as the last decision left them (``statement_words``)
+    index, order, statements = index_records(store.layout.runtime_dir, by_id, _SAYS)
     return Context(Path(root), by_id, index, order, store.tombstoned_ids(), statements,
                    str(curator_config(root)["governanceMode"]), configured_writer_role(root))
 
