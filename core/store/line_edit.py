@@ -189,16 +189,17 @@ def _edit_plain(path: Path, data: bytes, ids: set[str],
             if at < 0:
                 break
             at += 1
-    out: list[bytes] = []
+    out: list[bytes | memoryview] = []
+    view = memoryview(data)  # the kept runs are joined from views of ``data``, not copied twice
     pos, plain = 0, True
     for start in sorted(spans):  # file order, as the loop calls ``transform``
         end = data.index(b"\n", start) + 1
-        out.append(data[pos:start])
+        out.append(view[pos:start])
         line = encode_rows(transform([json.loads(data[start:end].decode("utf-8", "surrogateescape"))]))
         plain = plain and _is_plain(line)
         out.append(line)
         pos = end
-    out.append(data[pos:])
+    out.append(view[pos:])
     return b"".join(out), plain
 
 
