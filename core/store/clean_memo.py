@@ -44,13 +44,13 @@ def load(memo: Path) -> Memo:
     return files if isinstance(files, dict) else {}
 
 
-def recalled(entries: Memo, path: Path, data: bytes) -> dict[str, int]:
-    """For each kind, how many leading bytes of ``data`` an earlier process found to be of that
-    kind (0 when none match)."""
+def recalled(entries: Memo, path: Path, data: bytes, kinds: tuple[str, ...] = KINDS) -> dict[str, int]:
+    """For each of ``kinds``, how many leading bytes of ``data`` an earlier process found to be of
+    that kind (0 when none match; only the kinds asked for are hashed)."""
     entry = entries.get(str(path))
     out = dict.fromkeys(KINDS, 0)
     hashed: dict[int, list[int]] = {}  # the kinds mostly cover the same bytes: hashed once
-    for kind in KINDS:
+    for kind in kinds:
         got = entry.get(kind) if isinstance(entry, dict) else None
         if not (isinstance(got, list) and len(got) == 3 and all(type(x) is int for x in got)):
             continue

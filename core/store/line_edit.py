@@ -86,7 +86,7 @@ def _recall(memo: Path | None, path: Path, data: bytes) -> None:
     from commonkeep.store import clean_memo
 
     entries = clean_memo.load(memo)
-    found = clean_memo.recalled(entries, path, data)
+    found = clean_memo.recalled(entries, path, data, ("clean", "plain"))
     clean, plain = found["clean"], found["plain"]
     with _lock:
         if clean and str(path) not in _clean:

@@ -35,6 +35,7 @@ _MEMO: dict[bytes, Row] = {}  # a record line's bytes -> the valid record it hol
 _VALID: set[bytes] = set()  # the bytes of lines found to be valid records (``fresh`` reads)
 _FILES: dict[str, bytes] = {}  # a file -> its bytes last read whole and valid in this process (no memo lookup for them)
 _MAX = 200_000  # lines remembered; past it the memo starts again
+_REMEMBER_AFTER = 64  # lines checked past the remembered prefix before it is moved (a decision adds one)
 _lock = threading.Lock()
 
 
@@ -57,13 +58,13 @@ def records_by_file(store: Any, *, fresh: bool = False) -> dict[Path, list[Row]]
             known = _FILES.get(str(path))
         if data and not (known is not None and data.startswith(known)):  # what an earlier process found valid
             entries = clean_memo.load(memo) if entries is None else entries
-            _trust(data[: clean_memo.recalled(entries, path, data)["records"]])
+            _trust(data[: clean_memo.recalled(entries, path, data, ("records",))["records"]])
         before = len(_VALID)
         rows = _fresh(data) if fresh else _rows(data)
         if rows is None:
             return None
-        if len(_VALID) != before:
-            checked.append((path, data))
+        if len(_VALID) - before > _REMEMBER_AFTER or (len(_VALID) != before and not _remembered(entries, path)):
+            checked.append((path, data))  # a few lines checked again by the next process cost less than hashing the file
         with _lock:
             _FILES[str(path)] = data
         keep = []
@@ -77,6 +78,12 @@ def records_by_file(store: Any, *, fresh: bool = False) -> dict[Path, list[Row]]
     for path, data in checked:
         clean_memo.remember(memo, path, {"records": data})
     return out
+
+
+def _remembered(entries: Any, path: Path) -> bool:
+    """Whether the memo holds a ``records`` entry for ``path`` (one that may vouch for a prefix)."""
+    entry = entries.get(str(path)) if isinstance(entries, dict) else None
+    return isinstance(entry, dict) and "records" in entry
 
 
 def _trust(prefix: bytes) -> None:
