@@ -17,6 +17,7 @@ leaves it with the next decision.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -107,7 +108,5 @@ def _save(path: Path, used: dict[str, Entry]) -> None:
         os.replace(tmp, path)
     except (OSError, TypeError):
         if tmp:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
