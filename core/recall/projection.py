@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from commonkeep.recall.hard_rules import HARD_RULE_MIN_CONFIDENCE, HARD_RULE_TYPES, is_hard_rule  # noqa: F401  (here as ever)
+from commonkeep.recall.hard_rules import HARD_RULE_MIN_CONFIDENCE as HARD_RULE_MIN_CONFIDENCE  # here as ever
+from commonkeep.recall.hard_rules import HARD_RULE_TYPES as HARD_RULE_TYPES
+from commonkeep.recall.hard_rules import is_hard_rule as is_hard_rule
 from commonkeep.recall.search.fts import encodable
 
 HERMES_DELIMITER = "\n§\n"

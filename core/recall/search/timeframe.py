@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-from commonkeep.recall.search.days import record_day  # noqa: F401  (here as ever)
+from commonkeep.recall.search.days import record_day as record_day  # here as ever
 
 Span = tuple[int, int]
 
