@@ -307,6 +307,16 @@ def run_as_process() -> int:
     return _end(code)
 
 
+def _one_shot(args: argparse.Namespace) -> bool:
+    """Whether ``args`` run a command of ``ONE_SHOT`` that decides and ends (``review`` on a
+    terminal with no decision to make is an interactive session, not one)."""
+    if args.command not in ONE_SHOT:
+        return False
+    if args.command != "review" or any(getattr(args, k, None) for k in ("approve", "reject", "undo", "list", "json")):
+        return True
+    return not (getattr(args, "interactive", False) or sys.stdin.isatty())
+
+
 def _end(code: int) -> int:
     """Exit now with ``code`` after a command of ``ONE_SHOT`` (see :func:`run_as_process`), or
     return it for Python's own exit."""
@@ -392,8 +402,8 @@ def _main(argv: Sequence[str] | None) -> int:
     if run is None:
         return _short_help()
     if _process["own"]:
-        _process["command"] = args.command
-        if args.command not in ONE_SHOT:  # a server or a long command collects its cycles as ever
+        _process["command"] = args.command if _one_shot(args) else None
+        if _process["command"] is None:  # a server, an interactive review: cycles collected as ever
             import gc
 
             gc.enable()

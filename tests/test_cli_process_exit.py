@@ -67,3 +67,10 @@ def test_another_command_collects_cycles_and_exits_as_ever(root: Path) -> None:
     done = _run("inbox", "--root", str(root))
     assert done.returncode == 0, done.stderr
     assert "FAST" not in done.stderr and "RETURNED 0 gc=True" in done.stderr
+
+
+def test_an_interactive_review_collects_cycles_as_ever(root: Path) -> None:
+    """``review --interactive`` is a session, not one decision: the collector runs and Python exits as ever."""
+    done = subprocess.run([sys.executable, "-c", _RUN.replace("{before}", ""), "review", "--root", str(root), "--role",
+                           "librarian", "--interactive"], input="q\n", capture_output=True, text=True, timeout=120, check=False)
+    assert "FAST" not in done.stderr and "gc=True" in done.stderr, done.stderr
