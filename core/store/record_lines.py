@@ -76,7 +76,8 @@ def records_by_file(store: Any, *, fresh: bool = False) -> dict[Path, list[Row]]
         out[path] = keep
     store.tombstoned_lines = tombstoned
     for path, data in checked:
-        clean_memo.remember(memo, path, {"records": data})
+        if not path.is_symlink():  # a store file that is a link is refused by every writer: never vouched for
+            clean_memo.remember(memo, path, {"records": data})
     return out
 
 
