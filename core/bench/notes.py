@@ -114,8 +114,34 @@ def run_bench(megabytes: float, runs: int = 20, old_kb: int = 200) -> dict[str, 
             select_for_prompt(root, "How does the deploy pipeline run the staging check?", write=False)
             times.append(time.perf_counter() - start)
         report["select_ms p50/p95"] = f"{_p(times, 0.5)} / {_p(times, 0.95)}"
+        report.update(_as_commands(root, min(runs, 5)))
     report[f"old_path_snippet_one_row_{old_kb}kb_s"] = round(old_snippet_seconds(old_kb), 2)
     return report
+
+
+def _as_commands(root: Path, runs: int) -> dict[str, str]:
+    """``commonkeep search --notes QUERY`` as a person runs it: a new process each time (its start-up,
+    imports and the index opened included), beside a bare Python start in the same runs."""
+    import subprocess
+    import sys
+
+    cli = [sys.executable, "-m", "commonkeep.cli", "search", "--root", str(root), "--notes"]
+    bare: list[float] = []
+    out: dict[str, str] = {}
+    for query in QUERIES:
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+            bare.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            done = subprocess.run([*cli, query], capture_output=True, check=False)
+            times.append(time.perf_counter() - start)
+            if done.returncode != 0:  # a crash is not a timing
+                raise RuntimeError(f"search --notes {query!r} exited {done.returncode}: {done.stderr[-300:]!r}")
+        out[f"command_ms p50/p95 {query!r}"] = f"{_p(times, 0.5)} / {_p(times, 0.95)}"
+    out["bare_python_ms p50"] = str(_p(bare, 0.5))
+    return out
 
 
 def run(args: argparse.Namespace) -> int:

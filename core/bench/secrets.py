@@ -35,6 +35,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--benign-text", nargs="+", metavar="FILE",
                         help="use each line (20+ characters) of these text files as the benign texts instead")
+    parser.add_argument("--benign-docstrings", metavar="DIR",
+                        help="use the docstring sentences of the Python files under DIR (tests left out) as the benign texts")
     parser.add_argument("--write-corpus", metavar="FILE", help="write the generated corpus to FILE and stop")
     parser.add_argument("--notes-mb", type=float, default=0,
                         help="also write this many MB of daily notes made of the benign texts and count the lines "
@@ -190,6 +192,11 @@ def run(args: argparse.Namespace) -> int:
                 raise BadInput(f"cannot read the benign text {name}: {exc}") from None
             benign += [line for line in text.splitlines() if len(line.strip()) >= 20]
         source += f"; benign: {len(benign)} lines of {len(args.benign_text)} file(s)"
+    if args.benign_docstrings:
+        from commonkeep.bench.docstrings import sentences
+
+        benign = sentences(args.benign_docstrings)
+        source += f"; benign: {len(benign)} docstring sentences under {args.benign_docstrings}"
     detectors: dict[str, Detector | None] = {"commonkeep": _ours, "old rules": _old, "kingfisher alone": kingfisher_detector(),
                                              "detect-secrets": detect_secrets_detector()}
     for d in detectors.values():  # loading rules (Kingfisher's compiled catalogue) is not a per-text cost

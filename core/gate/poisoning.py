@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from commonkeep.gate import prefilter
+from commonkeep.gate.prefilter import possible
 from commonkeep.gate.trust import NON_DURABLE, TRUST_CLASSES, Risk, max_risk
 from commonkeep.util.normalize import fold, plain, rot13, unleet
 
@@ -58,6 +60,7 @@ class Rule:
             known = TABLE[k]
             self._needles = (frozenset(known) if known is not None else None,)
             self._asked = _ASKS_BEFORE_NEEDLES  # the literals cost nothing now: use them from the first search
+        self._bit = prefilter.register(self._needles[0] if self._needles is not None else None)
 
     @property
     def rx(self) -> re.Pattern[str]:
@@ -69,6 +72,7 @@ class Rule:
     def needles(self) -> frozenset[str] | None:
         if self._needles is None:
             self._needles = (_required_literals(self.pattern, self.flags),)
+            prefilter.known(self._bit, self._needles[0])
         return self._needles[0]
 
     def search(self, text: str) -> re.Match[str] | None:
@@ -79,7 +83,7 @@ class Rule:
         self._asked += 1
         # finding the literals parses the pattern again: worth it only for a process that asks
         # often, unless ``poisoning_literals`` holds them
-        if self._asked <= _ASKS_BEFORE_NEEDLES or self.needles is None or any(n in text.lower() for n in self.needles):
+        if self._asked <= _ASKS_BEFORE_NEEDLES or self.needles is None or possible(text) >> self._bit & 1:
             found = self.rx.search(text)
         self._last = (text, found)
         return found

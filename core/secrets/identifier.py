@@ -149,3 +149,41 @@ def identifier(token: str) -> bool:
                     return False
                 unknown = part
     return words >= 3 or (words >= 2 and (not unknown or unknown.isupper()))
+
+
+def upper_name(core: str) -> bool:
+    """A constant's or a file's name in capitals (``SSL_ERROR_WANT_X509_LOOKUP``), not a key: three
+    parts or more between ``_`` or ``-``, none over 12 characters, half of them words (letters
+    with a vowel). A key in capitals has a long random part (``NRAK-`` and 27 characters)."""
+    parts = [p for p in re.split(r"[_-]+", core) if p]
+    words = sum(1 for p in parts if p.isalpha() and 2 <= len(p) <= 12 and re.search("[AEIOUY]", p))
+    return len(parts) >= 3 and max(map(len, parts)) <= 12 and 2 * words >= len(parts)
+
+
+# a value that only names a secret: the word itself ("- password: password to log in with"), a
+# bracketed name ("token = [CFWS]", "<your password>"), or a description that uses the word
+# ("password: The password for the authentication")
+_SELF_NAMED = re.compile(r"(?i)(?:password|passwd|passphrase|pwd|secret|token|api[_ -]?key|key|credentials?)")
+_BRACKETED = re.compile(r"\[[A-Za-z_ -]*\]|<[A-Za-z_ -]*>")
+_DESCRIBES = frozenset({"password", "passphrase", "passwd", "secret", "token", "credentials"})
+
+
+_PATH = re.compile(r"(?:/|\./|~/)[\w./-]*")  # ``PWD='/tmp'``: the shell's working folder, a path
+# a documentation placeholder: words joined by ``-`` or ``_`` that name the secret (``my_token``,
+# ``your-replicate-api-key``, ``my-secret``)
+_NAMED_WORDS = re.compile(r"(?i)[a-z]+(?:[_-][a-z]+)*")
+_SECRET_PARTS = frozenset({"token", "secret", "key", "password", "passwd", "pwd", "apikey", "passphrase"})
+# code in the value's place: a call (``TokenElement(id=1425,``) or a type (``Optional[Union[str,``)
+_CODE = re.compile(r"[A-Za-z_][\w.]*\((?:\)|[A-Za-z_]\w*=)"
+                   r"|(?:Optional|Union|List|Dict|Tuple|Set|Sequence|Mapping|Callable|Literal|Annotated|list|dict|tuple|set|type)\[")
+
+
+def names_itself(value: str) -> bool:
+    """Whether a value found in a secret's place only names one (the comment above), or is a path."""
+    v = value.strip().strip("\"'`").rstrip(".,;:!?")
+    if _SELF_NAMED.fullmatch(v) or _BRACKETED.fullmatch(v) or _PATH.fullmatch(v) or _CODE.match(v):
+        return True
+    if _NAMED_WORDS.fullmatch(v) and not _SECRET_PARTS.isdisjoint(re.split(r"[_-]", v.lower())):
+        return True
+    words = v.lower().split()
+    return len(words) >= 3 and not _DESCRIBES.isdisjoint(w.strip(".,;:!?()") for w in words)

@@ -22,7 +22,7 @@ from commonkeep.secrets import context as placed
 from commonkeep.secrets import named, provider, public, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.fields import _CAMEL_PART
-from commonkeep.secrets.identifier import identifier
+from commonkeep.secrets.identifier import identifier, names_itself, upper_name
 from commonkeep.secrets.lazy import lazy
 
 Span = tuple[int, int, str]  # start, end, kind
@@ -236,7 +236,8 @@ def looks_random(token: str) -> bool:
         return False
     upper, lower, digit = (len(r.findall(core)) for r in (_UPPER, _LOWER, _DIGIT))
     if upper and digit and not lower and len(core) >= 24:  # upper case and digits only (``NRAK-…``), not hex
-        return digit >= 3 and len(set(core) - set("ABCDEF0123456789_-")) >= 6 and shannon_entropy(core) >= 3.6
+        return (digit >= 3 and len(set(core) - set("ABCDEF0123456789_-")) >= 6 and shannon_entropy(core) >= 3.6
+                and not upper_name(core))
     if len(core) >= 32:
         return bool(upper and lower and digit) and shannon_entropy(core) >= 4.2 and not identifier(core)
     if min(upper, lower) < 2 or sum(map(len, _LOWER_RUN.findall(core))) > 0.45 * len(core):
@@ -248,12 +249,14 @@ def looks_random(token: str) -> bool:
 
 
 _COMPOUND = lazy(r"[a-z]{2,}-[a-z]{2,}")  # an English compound ("case-sensitive", "write-only"), not a passphrase
+_CHOICE = lazy(r"[a-z]{2,}(?:/[a-z]{2,})+")  # words offered as a choice ("and/or", "read/write")
 
 
 def _strong(value: str) -> bool:
     """A prose value that looks like a password: two character classes or more, not one word."""
     classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w\s]"))
-    if value.rstrip(".,;:!?)").isalpha() or _COMPOUND.fullmatch(value.rstrip(".,;:!?)")):
+    plain = value.rstrip(".,;:!?)")
+    if plain.isalpha() or _COMPOUND.fullmatch(plain) or _CHOICE.fullmatch(plain):
         return False
     return classes >= 2 and len(value.rstrip(".,;:!?)")) >= 6
 
@@ -291,6 +294,8 @@ _CODE_NAME = lazy(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_]{2,}|[a-z]+_
 
 def _keep(kind: str, value: str) -> bool:
     """False when a structure rule's value is not a credential after all."""
+    if names_itself(value):
+        return False
     if "…" in value or "..." in value:
         shown = value.replace("…", "").replace("...", "").strip("`'\"()[]{}.,;:")
         if len(shown) < 8:
@@ -306,8 +311,10 @@ def _keep(kind: str, value: str) -> bool:
     if kind in structure.NEEDLES or kind in _LOOSE_PLACE:
         if value.isdigit() or not value.strip() or "[REDACTED" in value:
             return False
-        if kind in _LOOSE_PLACE and (_PLAIN.fullmatch(value) or len(value) < 4):
-            return False
+        if kind in _LOOSE_PLACE and (_PLAIN.fullmatch(value) or value.istitle() and value.isalpha() or len(value) < 4):
+            return False  # a word ("auth: Authentication to use …"), not a password
+        if kind == "password_flag" and _CODE_NAME.fullmatch(value):
+            return False  # ``--secrets HF_TOKEN``: the name of the secret, not its value
     return True
 
 
@@ -382,6 +389,8 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     for m in _BARE_HEX.finditer(work):
         if shannon_entropy(m.group(0)) < MIN_HEX_ENTROPY:  # "dddd…", "0000…": padding, not a key
             continue
+        if m.group(0).isdigit() and work[max(0, m.start() - 2): m.start()][:1].isdigit() and work[m.start() - 1: m.start()] == ".":
+            continue  # the digits after a decimal point ("0.1000000000000000055511151231257827…"): a number
         if len(m.group(0)) not in _DIGEST_LENGTHS and not _DIGEST_WORDS.search(work[max(0, m.start() - 24) : m.start()]):
             _claim(spans, m.start(), m.end(), "hex_key")
     work = _mask(work, spans)
@@ -430,9 +439,10 @@ _SEGMENT = lazy(r"[^/.]+")
 
 
 def _wordy(seg: str) -> bool:
-    """A path segment written by a person: lower case (digits, ``-`` and ``_`` allowed), Capitalised, or
-    words run together (``WireGuard``, ``OpenVPN``)."""
-    return len(seg) >= 2 and (seg.islower() or (seg[:1].isupper() and seg[1:].islower()) or _camel_name(seg))
+    """A path segment written by a person: lower case (digits, ``-`` and ``_`` allowed), Capitalised,
+    words run together (``WireGuard``, ``OpenVPN``), or a word in capitals (``MAPPINGS/VENDORS/…``)."""
+    return len(seg) >= 2 and (seg.islower() or (seg[:1].isupper() and seg[1:].islower()) or _camel_name(seg)
+                              or (seg.isalpha() and seg.isupper() and len(seg) <= 12))  # ``VENDORS``, ``TXT``
 
 
 _SPOKEN = lazy(r"[A-Z]?(?=[a-z]*[aeiouy])(?![a-z]*[b-df-hj-np-tv-xz]{4})[a-z]{2,}")

@@ -85,14 +85,15 @@ def new_candidate(
     if confidence is not None and not 0 <= confidence <= 1:
         raise BadInput(f"confidence {confidence} is outside [0, 1]")
     when = now()
-    date = when.strftime("%Y-%m-%d")
+    created = iso(when)
+    date = created[:10]
     ref = source_ref or f"daily/{date}.md"
     source: dict[str, Any] = {"type": source_type, "ref": ref}
     if cwd:
         source["cwd"] = cwd
     cand: dict[str, Any] = {
         "id": candidate_id(when),
-        "created_at": iso(when),
+        "created_at": created,
         "source": source,
         "text": text.strip(),
         "tags": [t.strip() for t in tags or [] if t.strip()],

@@ -236,24 +236,30 @@ class Store:
         appended), the other lines kept byte for byte (``line_edit``); a file that is not plainly
         clean takes the full rewrite through ``transform`` (bad lines quarantined)."""
         from commonkeep.store import clean_memo, line_edit
+        from commonkeep.store.exitcarry import Carry
         from commonkeep.store.generations import replace
 
         self.ensure()
         path.parent.mkdir(parents=True, exist_ok=True)
         jsonl.refuse_symlink(path)
         memo = self.layout.runtime_dir / clean_memo.NAME
+        carry = Carry(self.root, path)  # the exit gate's memo of the file follows the edit (``exitcarry``)
 
         def build(data: bytes) -> bytes:
-            new = line_edit.edit_lines(path, data, ids, one, tail, memo)
+            new = line_edit.edit_lines(path, data, ids, lambda rows: carry.wrote(one(rows)),
+                                       (lambda: carry.wrote(tail())) if tail is not None else None, memo)
             if new is None:
+                carry.whole()
                 read = jsonl.parse_jsonl(data, path)
                 jsonl.quarantine_lines(self.layout.quarantine, read.bad, self.layout.rel, now_iso())
                 new = jsonl.encode_rows(transform(list(read.rows)))
                 line_edit.forget(path)
             else:
                 line_edit.remember_clean(path, new)
+            carry.built(data, new)
             return new
 
         with jsonl.file_lock(path):
             replace(path, build)
         line_edit.persist(memo, path)
+        carry.done()

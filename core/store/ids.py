@@ -26,7 +26,9 @@ def _suffix(n: int) -> str:
 
 
 def _stamp14(when: datetime) -> str:
-    return iso(when).replace("-", "").replace(":", "").replace(".", "").replace("T", "").replace("Z", "")[:14]
+    """``YYYYMMDDHHMMSS`` of ``when`` in UTC."""
+    stamp = iso(when)
+    return stamp[0:4] + stamp[5:7] + stamp[8:10] + stamp[11:13] + stamp[14:16] + stamp[17:19]
 
 
 def candidate_id(when: datetime) -> str:

@@ -178,17 +178,7 @@ def _edit_plain(path: Path, data: bytes, ids: set[str],
     known = len(seen) if seen is not None and data.startswith(seen) else 0  # found in the layout before
     if not _is_plain(data[known:]):
         return None
-    spans: list[int] = []
-    for i in ids:
-        key = b'{"id":' + json.dumps(i).encode("ascii")
-        at = 0 if data.startswith(key) else -1
-        while True:
-            if at >= 0 and data[at + len(key): at + len(key) + 1] in (b",", b"}"):
-                spans.append(at)
-            at = data.find(b"\n" + key, at + 1)
-            if at < 0:
-                break
-            at += 1
+    spans = _line_starts(data, ids)
     out: list[bytes | memoryview] = []
     view = memoryview(data)  # the kept runs are joined from views of ``data``, not copied twice
     pos, plain = 0, True
@@ -202,6 +192,31 @@ def _edit_plain(path: Path, data: bytes, ids: set[str],
     out.append(view[pos:])
     return b"".join(out), plain
 
+
+def _line_starts(data: bytes, ids: set[str]) -> list[int]:
+    """Where the lines of ``ids`` start in ``data`` (a file in the usual layout; ids plain ASCII).
+    A few ids are found with ``bytes.find`` (each search reads the file to its end, fast); many
+    are found in one pass over the line starts: searching each of 20,000 ids through a 10 MB inbox
+    cost a 20,000-op patch 70 s."""
+    keys = {b'{"id":' + json.dumps(i).encode("ascii") for i in ids}
+    if len(keys) > _FIND_EACH:
+        return [m.start() for m in _LINE_ID.finditer(data) if m.group(1) in keys]
+    spans: list[int] = []
+    for key in keys:
+        at = 0 if data.startswith(key) else -1
+        while True:
+            if at >= 0 and data[at + len(key): at + len(key) + 1] in (b",", b"}"):
+                spans.append(at)
+            at = data.find(b"\n" + key, at + 1)
+            if at < 0:
+                break
+            at += 1
+    return spans
+
+
+_FIND_EACH = 16  # more ids than this are found in one pass
+# a line's start and its ``{"id":"…"`` (followed by ``,`` or ``}``) in the usual layout
+_LINE_ID = re.compile(rb'^(\{"id":"[\x20\x21\x23-\x5b\x5d-\x7e]*")[,}]', re.M)
 
 _PLAIN_ID = re.compile(r'[\x20\x21\x23-\x5b\x5d-\x7e]*')  # printable ASCII but '"' and '\\'
 

@@ -16,7 +16,11 @@ def now() -> datetime:
 
 def iso(dt: datetime) -> str:
     """JS ``Date#toISOString()``: millisecond precision, ``Z`` suffix."""
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    if dt.tzinfo is not UTC:
+        dt = dt.astimezone(UTC)
+    # formatted by hand: strftime is three times slower, and every capture stamps two of these
+    return (f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}."
+            f"{dt.microsecond // 1000:03d}Z")
 
 
 def now_iso() -> str:

@@ -237,6 +237,24 @@ def test_bench_secrets_reads_a_corpus_file_and_prints_each_kind_beside_the_old_r
     assert "planted[0] needs 'kind'" in capsys.readouterr().err
 
 
+def test_bench_secrets_takes_the_docstrings_of_real_code_as_benign_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from commonkeep.cli import main
+
+    code = tmp_path / "pkg"
+    (code / "tests").mkdir(parents=True)
+    (code / "mod.py").write_text('"""Utilities to get a password and/or the current user name.\n\nThe token is read at start."""\n'
+                                 'def f():\n    """password: The password for the authentication."""\n')
+    (code / "tests" / "test_mod.py").write_text('"""A test folder is left out of the sentences here."""\n')
+    (code / "broken.py").write_text("def (:\n")  # not Python: skipped
+    assert main(["bench", "secrets", "--benign-docstrings", str(code), "--planted", "5", "--placed", "0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["results"]["commonkeep"]["benign"] == 3 and out["results"]["commonkeep"]["benign_changed"] == 0
+    assert main(["bench", "secrets", "--benign-docstrings", str(tmp_path / "nowhere")]) != 0
+    assert "is not a folder" in capsys.readouterr().err
+
+
 def test_a_long_run_of_one_or_two_hex_digits_is_padding_not_a_key() -> None:
     """A 4,000-character 'dddd…' (or '0000…') was redacted as a hex key: low entropy is no secret."""
     from commonkeep.secrets import redact

@@ -95,3 +95,4 @@ def test_bench_notes_reports_figures(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["daily_files"] >= 1 and "select_ms p50/p95" in report and "old_path_snippet_one_row_10kb_s" in report
+    assert "command_ms p50/p95 'staging check'" in report and "bare_python_ms p50" in report  # search --notes as a command

@@ -42,18 +42,22 @@ def _slow(path: Path, data: bytes, ids: set[str], monkeypatch: pytest.MonkeyPatc
     lines=st.lists(st.tuples(st.sampled_from(IDS), st.sampled_from(["a", '{"id":"c1"}', "id", "\"id\""]),
                              st.booleans(), st.booleans()), max_size=12),
     ids=st.sets(st.sampled_from(IDS), min_size=1, max_size=3),
+    one_pass=st.booleans(),
 )
 def test_the_byte_search_writes_what_the_loop_writes(lines: list[tuple[str, str, bool, bool]], ids: set[str],
-                                                      tmp_path_factory: pytest.TempPathFactory) -> None:
+                                                      one_pass: bool, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Both ways of finding the lines (``bytes.find`` per id, and one pass over the line starts
+    that a patch of many ids takes) write what the loop writes."""
     path = tmp_path_factory.mktemp("le") / "captured.jsonl"
     data = b"".join(_line(*x) for x in lines)
     mp = pytest.MonkeyPatch()
     try:
         want = _slow(path, data, ids, mp)
+        mp.setattr(line_edit, "_FIND_EACH", 0 if one_pass else 10**6)
+        line_edit.forget(path)
+        assert line_edit.edit_lines(path, data, ids, _mark) == want
     finally:
         mp.undo()
-    line_edit.forget(path)
-    assert line_edit.edit_lines(path, data, ids, _mark) == want
 
 
 def test_only_the_decided_lines_change_in_the_usual_layout(tmp_path: Path) -> None:
@@ -67,6 +71,30 @@ def test_only_the_decided_lines_change_in_the_usual_layout(tmp_path: Path) -> No
     assert {r["id"] for r in got if r["status"] == "rejected"} == {"cap_7", "cap_49"}
     old_lines, new_lines = data.splitlines(), new.splitlines()
     assert [i for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b] == [7, 49]
+
+
+def test_a_patch_of_many_ids_changes_exactly_their_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many ids (a 20,000-op patch) are found in one pass over the line starts: the same lines,
+    in file order, as the loop finds; an id that is only mentioned in a text, or a prefix of
+    another id, changes nothing."""
+    path = tmp_path / "captured.jsonl"
+    rows = [{"id": f"cap_{i}", "text": f"note {i} mentions cap_{i + 1}", "status": "new"} for i in range(200)]
+    data = b"".join(dumps_line(r).encode() + b"\n" for r in rows)
+    ids = {f"cap_{i}" for i in range(0, 200, 7)} | {"cap_1", "cap_999"}  # cap_1: a prefix of cap_10…; cap_999: absent
+    assert len(ids) > line_edit._FIND_EACH
+    seen: list[str] = []
+
+    def mark(rs: list[dict[str, object]]) -> list[dict[str, object]]:
+        seen.extend(str(r["id"]) for r in rs)
+        return _mark(rs)
+
+    new = line_edit.edit_lines(path, data, ids, mark)
+    want = _slow(path, data, ids, monkeypatch)
+    assert new == want
+    assert new is not None
+    assert seen == [r["id"] for r in rows if r["id"] in ids]  # file order, each once
+    changed = [i for i, (a, b) in enumerate(zip(data.splitlines(), new.splitlines(), strict=True)) if a != b]
+    assert changed == sorted([*range(0, 200, 7), 1])
 
 
 @pytest.mark.parametrize("bad", [b'{"id":"c9","status":"new"},{"id":"c10","status":"new"}',  # two objects on one line
