@@ -53,7 +53,7 @@ def test_a_refused_decision_keeps_its_exit_code(root: Path) -> None:
 
 @pytest.mark.parametrize("before", [
     "import atexit; atexit.register(lambda: sys.stderr.write('HANDLER\\n'))",
-    "import threading, time; threading.Thread(target=time.sleep, args=(0.5,)).start()",
+    "import threading, time; threading.Thread(target=time.sleep, args=(60,), daemon=True).start()",
 ])
 def test_what_still_needs_the_interpreter_gets_pythons_own_exit(root: Path, before: str) -> None:
     cid = _decidable(root)
