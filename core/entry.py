@@ -13,7 +13,7 @@ EXIT_INTERRUPTED = 130  # commonkeep.errors.EXIT_INTERRUPTED, not imported: this
 def main() -> int:
     """Import the CLI and run it; returns the exit code."""
     try:
-        from commonkeep.cli import main as run
+        from commonkeep.cli import run_as_process as run
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     return run()

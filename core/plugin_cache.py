@@ -10,8 +10,13 @@ no plugin changed. So the entry points found are kept in a file (in a virtual en
 ``sys.path``, and in each folder every ``*.dist-info``/``*.egg-info`` and the size, time and
 inode of its ``entry_points.txt``; and the finders on ``sys.meta_path``. Installing, removing
 or upgrading a package changes the fingerprint, and the next process asks ``importlib.metadata``
-again. A missing, unreadable or foreign cache file is simply not used; a folder that cannot be
-written to costs only the lookup. ``COMMONKEEP_NO_PLUGIN_CACHE=1`` turns the cache off.
+again. The fingerprint holds the first folder on ``sys.path`` (the working directory under
+``python -m``, a script's folder) and ``PYTHONPATH``, so the file keeps the last ``KEEP``
+fingerprints with their entry points, not only the last one: commands run from two folders in
+turn (or beside an older checkout on ``PYTHONPATH``, as ``bench web --cli-against`` runs them)
+would otherwise each find the other's and ask ``importlib.metadata`` every time. A missing,
+unreadable or foreign cache file is simply not used; a folder that cannot be written to costs
+only the lookup. ``COMMONKEEP_NO_PLUGIN_CACHE=1`` turns the cache off.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 GROUP = "commonkeep"
+KEEP = 8  # fingerprints remembered, newest first
 _INFO = (".dist-info", ".egg-info")
 
 
@@ -83,15 +89,32 @@ def entry_points(group: str = GROUP) -> list[tuple[str, str]]:
     mark, path = fingerprint(), _cache_file()
     try:
         raw: Any = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         raw = None
-    if isinstance(raw, dict) and raw.get("fingerprint") == mark and isinstance(raw.get(group), list):
-        got = raw[group]
-        if all(isinstance(x, list) and len(x) == 2 and all(isinstance(y, str) for y in x) for x in got):
-            return [(str(n), str(v)) for n, v in got]
+    known = _entries(raw, group)
+    for entry in known:
+        if entry["fingerprint"] == mark:
+            return [(str(n), str(v)) for n, v in entry[group]]
     found = _looked_up(group)
-    _save(path, {"fingerprint": mark, group: [list(x) for x in found]})
+    earlier = [e for e in known if e["fingerprint"] != mark][: KEEP - 1]
+    _save(path, {"fingerprint": mark, group: [list(x) for x in found], "earlier": earlier})
     return found
+
+
+def _entries(raw: Any, group: str) -> list[dict[str, Any]]:
+    """The well-formed entries of a cache file, newest first: the file's own (``fingerprint`` and
+    ``group``), then those of ``earlier``; anything else in it is left out."""
+    if not isinstance(raw, dict):
+        return []
+    earlier = raw.get("earlier")
+    out = []
+    for entry in [raw, *(earlier if isinstance(earlier, list) else [])]:
+        if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
+            continue
+        got = entry.get(group)
+        if isinstance(got, list) and all(isinstance(x, list) and len(x) == 2 and all(isinstance(y, str) for y in x) for x in got):
+            out.append({"fingerprint": entry["fingerprint"], group: got})
+    return out
 
 
 def _save(path: Path, body: dict[str, Any]) -> None:

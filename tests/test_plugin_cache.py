@@ -50,7 +50,7 @@ def test_installs_upgrades_and_removals_are_seen_by_the_next_process(tmp_path: P
     for f in (site / "probeck-0.1.dist-info").iterdir():
         f.unlink()
     (site / "probeck-0.1.dist-info").rmdir()
-    assert _run(site, cache) == ([], True)  # removed
+    assert _run(site, cache)[0] == []  # removed (the first process's fingerprint again: its entry, remembered, answers)
 
 
 @pytest.mark.parametrize("text", ["", "{", '{"fingerprint": 1}', "[]", '{"fingerprint": "x", "commonkeep": [[1, 2]]}'])
@@ -79,3 +79,34 @@ def test_in_a_virtual_environment_the_cache_is_kept_inside_it_not_in_the_home(tm
     where, prefix = out.stdout.split()
     assert sys.prefix != sys.base_prefix, "the tests run in the project's virtual environment"
     assert Path(where).is_relative_to(prefix) and not Path(where).is_relative_to(tmp_path)
+
+
+def test_processes_from_two_folders_in_turn_each_find_their_own_entry(tmp_path: Path) -> None:
+    """The fingerprint holds ``sys.path[0]``: two folders (or an older checkout on ``PYTHONPATH``)
+    in turn keep both entries, so neither asks ``importlib.metadata`` again; a change is still seen."""
+    site, cache, other = tmp_path / "site", tmp_path / "cache", tmp_path / "other"
+    other.mkdir()
+    _install(site, "probeck", ["probeck"])
+    assert _run(site, cache) == (["probeck"], True)
+    assert _run(site, cache, PYTHONPATH=str(other)) == (["probeck"], True)  # another sys.path: asked once
+    for _ in range(2):
+        assert _run(site, cache) == (["probeck"], False)
+        assert _run(site, cache, PYTHONPATH=str(other)) == (["probeck"], False)
+    _install(site, "probeck", ["probeck", "probeck_two"])  # an upgrade changes both fingerprints
+    assert _run(site, cache, PYTHONPATH=str(other)) == (["probeck", "probeck_two"], True)
+    assert _run(site, cache) == (["probeck", "probeck_two"], True)
+    made = json.loads((cache / "commonkeep" / "entry-points.json").read_text())
+    assert len(made["earlier"]) <= 7
+
+
+def test_at_most_keep_fingerprints_are_remembered(tmp_path: Path) -> None:
+    from commonkeep import plugin_cache
+
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _install(site, "probeck", ["probeck"])
+    for n in range(plugin_cache.KEEP + 2):
+        (tmp_path / f"p{n}").mkdir()
+        assert _run(site, cache, PYTHONPATH=str(tmp_path / f"p{n}"))[0] == ["probeck"]
+    made = json.loads((cache / "commonkeep" / "entry-points.json").read_text())
+    assert len(made["earlier"]) == plugin_cache.KEEP - 1
+    assert len({made["fingerprint"], *(e["fingerprint"] for e in made["earlier"])}) == plugin_cache.KEEP

@@ -30,7 +30,6 @@ they see them (``docs/security.md``, "The remaining limit").
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -99,6 +98,8 @@ def _hides_others(proc: Path) -> bool:
 
 def _parent_ps(pid: int) -> tuple[int, list[str]] | None:
     """``(ppid, argv)`` from ``ps`` where there is no ``/proc`` (macOS, BSD)."""
+    import subprocess  # here only: every decision imports this module, few read ``ps``
+
     try:
         out = subprocess.run(["ps", "-o", "ppid=", "-o", "args=", "-p", str(pid)], capture_output=True, text=True,
                              timeout=5, check=False).stdout.strip()

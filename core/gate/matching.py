@@ -51,6 +51,12 @@ def tokens(text: str) -> frozenset[str]:
     return frozenset(w for w in words(text) if w not in _STOP)
 
 
+def statement_words(statement: str) -> tuple[frozenset[str], bool]:
+    """A record's :func:`tokens` and whether it holds a contradiction cue (its words found once)."""
+    ws = words(statement)
+    return frozenset(w for w in ws if w not in _STOP), not _CUES.isdisjoint(ws) or "no longer" in statement.lower()
+
+
 def similarity(a: frozenset[str], b: frozenset[str]) -> float:
     """Token similarity: Jaccard over content tokens (1.0 for two empty sets)."""
     if not a and not b:
@@ -197,10 +203,14 @@ class MatchIndex:
         """Index a record (an id added twice keeps its first entry)."""
         if record_id in self._by_id:
             return
+        toks, cue = statement_words(statement)
+        self.add_known(record_id, toks, tags, key, cue)
+
+    def add_known(self, record_id: str, toks: frozenset[str], tags: list[str], key: str | None, cue: bool) -> None:
+        """Index a record whose statement's :func:`statement_words` are known (``toks``, ``cue``)."""
+        if record_id in self._by_id:
+            return
         i = len(self._entries)
-        ws = words(statement)  # once for both: ``tokens`` and ``has_contradiction_cue``
-        toks = frozenset(w for w in ws if w not in _STOP)
-        cue = not _CUES.isdisjoint(ws) or "no longer" in statement.lower()
         self._entries.append(_Entry(record_id, toks, frozenset(tags), key, cue))
         self._by_id[record_id] = i
         for t in toks:

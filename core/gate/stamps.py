@@ -45,7 +45,6 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -137,6 +136,8 @@ def load_key(create: bool = False) -> bytes | None:
     key = _read_key(path)
     if key is not None or not create:
         return key
+    import secrets  # only to make the key, once per machine
+
     _make_dir(path.parent)
     tmp = path.parent / f".{KEY}.{os.getpid()}.{secrets.token_hex(4)}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

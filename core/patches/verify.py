@@ -22,7 +22,6 @@ lists every canonical line and the patch that explains it.
 
 from __future__ import annotations
 
-import difflib
 import getpass
 import hashlib
 from dataclasses import dataclass, field
@@ -186,4 +185,6 @@ def diff_of(op: Row, cands: dict[str, Row]) -> list[str]:
     if statement is None or statement == before:
         return []
     src = f"candidate {op.get('candidate_id')}" if cand else "(no source candidate)"
+    import difflib  # only for a statement that differs from its candidate's text
+
     return list(difflib.unified_diff(before.splitlines(), statement.splitlines(), src, f"patch op {op.get('op_id')}", lineterm=""))

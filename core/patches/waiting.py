@@ -187,26 +187,28 @@ class SameStatement:
 _KEYS: dict[int, tuple[Row, Any, Any, str]] = {}  # id(record) -> (record, its statement, its scope, its key)
 
 
-def record_key(rec: Row) -> str:
+def record_key(rec: Row, *, text_key: str | None = None) -> str:
     """What "the same record" means: the same :func:`statement_key` in the same scope (one rule may
-    hold in two projects, as two records).
+    hold in two projects, as two records). ``text_key``: the statement's key, already known
+    (``reviews.statement_words``).
 
     Remembered per record object while its statement and scope are the same objects (an apply
     compares every active record; ``record_lines`` hands it the same objects each time)."""
     hit = _KEYS.get(id(rec))
     if hit is not None and hit[0] is rec and hit[1] is rec.get("statement") and hit[2] is rec.get("scope"):
         return hit[3]
-    key = _record_key(rec)
+    key = _record_key(rec, text_key)
     if len(_KEYS) >= 100_000:
         _KEYS.clear()
     _KEYS[id(rec)] = (rec, rec.get("statement"), rec.get("scope"), key)  # holds ``rec``: its id is not reused
     return key
 
 
-def _record_key(rec: Row) -> str:
+def _record_key(rec: Row, text_key: str | None = None) -> str:
     raw = rec.get("scope")
     scope: Row = raw if isinstance(raw, dict) else {}
-    return f"{scope.get('type') or 'global'}|{scope.get('project') or ''}|{statement_key(str(rec.get('statement', '')))}"
+    text = text_key if text_key is not None else statement_key(str(rec.get("statement", "")))
+    return f"{scope.get('type') or 'global'}|{scope.get('project') or ''}|{text}"
 
 
 @lru_cache(maxsize=65_536)  # every apply compares every active record's statement (SameStatement)

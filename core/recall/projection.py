@@ -26,12 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from commonkeep.recall.hard_rules import HARD_RULE_MIN_CONFIDENCE as HARD_RULE_MIN_CONFIDENCE  # here as ever
+from commonkeep.recall.hard_rules import HARD_RULE_TYPES as HARD_RULE_TYPES
+from commonkeep.recall.hard_rules import is_hard_rule as is_hard_rule
 from commonkeep.recall.search.fts import encodable
 
 HERMES_DELIMITER = "\n§\n"
 HERMES_LIMITS = {"memory": 2200, "user": 1375}
-HARD_RULE_TYPES = ("avoid_pattern", "prefer_pattern", "correction", "convention")
-HARD_RULE_MIN_CONFIDENCE = 0.85
 FORMATS = ("hermes", "markdown", "plain")
 _WS = re.compile(r"\s+")
 
@@ -53,16 +54,6 @@ class Projection:
     omitted: list[str] = field(default_factory=list)
     budget: int = 0
     fmt: str = "hermes"
-
-
-def is_hard_rule(record: Mapping[str, Any]) -> bool:
-    """§6.11: active L2, confidence ≥ 0.85, ruleType avoid/prefer pattern, correction or convention."""
-    return (
-        record.get("layer") == "L2"
-        and record.get("status") == "active"
-        and float(record.get("confidence", 0) or 0) >= HARD_RULE_MIN_CONFIDENCE
-        and record.get("ruleType") in HARD_RULE_TYPES
-    )
 
 
 def priority_key(record: Mapping[str, Any]) -> tuple[int, float, str, str]:

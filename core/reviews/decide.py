@@ -112,28 +112,29 @@ class Context:
         return [r for r in out if r.get("status") == "active"]
 
 
-def load_context(root: Path | str) -> Context:
-    """Read the records of ``root`` once and index the active ones (about 0.1 s for 2,000 records)."""
+def load_context(root: Path | str, *, shared: bool = False) -> Context:
+    """Read the records of ``root`` once and index the active ones (about 0.1 s for 2,000 records).
+
+    ``shared``: the records as ``record_lines`` remembers them, the very objects the apply that
+    follows reads (one parse of the files per decision, not two), for a context used by one
+    decision and dropped (:func:`approve` without ``ctx``). Nothing here changes a record in
+    place (a decision's ops are built on copies); a context kept across decisions (the web app's
+    queue) takes records parsed for it alone (the default)."""
     from commonkeep.gate.writer import configured_writer_role
+    from commonkeep.reviews.statement_words import index_records
     from commonkeep.store import record_lines
     from commonkeep.store.core import Store
     from commonkeep.store.curators import curator_config
 
     store = Store(root, warn=False)
     by_id: dict[str, Row] = {}
-    # parsed anew (the context keeps them), checked once for this read and the apply's
-    files = record_lines.records_by_file(store, fresh=True) or store.records_by_file(active_only=False)
+    # parsed anew (the context keeps them) unless shared; checked once for this read and the apply's
+    files = record_lines.records_by_file(store, fresh=not shared) or store.records_by_file(active_only=False)
     for rows in files.values():
         for r in rows:
             by_id.setdefault(str(r["id"]), r)
-    index, order = MatchIndex(), []
-    statements: dict[str, str] = {}
-    for rid, r in by_id.items():
-        if r.get("status") == "active":
-            index.add_record(r)
-            order.append(rid)
-        if r.get("status") in _SAYS:
-            statements.setdefault(record_key(r), rid)
+    # the words and keys of the statements, as the last decision left them (``statement_words``)
+    index, order, statements = index_records(store.layout.runtime_dir, by_id, _SAYS)
     return Context(Path(root), by_id, index, order, store.tombstoned_ids(), statements,
                    str(curator_config(root)["governanceMode"]), configured_writer_role(root))
 
@@ -357,7 +358,7 @@ def approve(root: Path | str, ids: list[str], *, role: str | None, edits: dict[s
     refuse_inside_agent("ratifying" if ratify else "approving or editing a candidate")
     require_writer("ratify" if ratify else "review", role, root)
     rows = inbox if inbox is not None else candidates_named(root, ids)
-    ctx = ctx if ctx is not None else load_context(root)
+    ctx = ctx if ctx is not None else load_context(root, shared=True)  # this decision's alone: the apply reads the same records
     ops = [json.loads(json.dumps(o)) for p in preview(ctx, rows, ids, choice=choice, edits=edits, ratify=ratify) for o in p.ops]
     verb = "ratify" if ratify else "approve"
     patch = _manual_patch(ops, f"{verb} {', '.join(ids)}", role)

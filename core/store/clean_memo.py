@@ -6,7 +6,9 @@ that costs a parse of the whole file (about 20 ms for an inbox of 10,000 candida
 remembers what it checked, but ``commonkeep review --approve`` is a new process each time. So the
 leading bytes found clean or plain are kept in ``runtime/line-edit.json``, per file, as their
 length, CRC-32 and Adler-32; the next process checks only the bytes after them, once the file's
-first bytes hash the same (what an appending writer added since, or nothing).
+first bytes hash the same (what an appending writer added since, or nothing). ``record_lines``
+keeps a third kind for the record files, ``records``: the leading bytes whose every line was found
+to be a valid memory record (``isMemoryRecord``), which the next decision does not check again.
 
 The memo is a cache: a missing, unreadable, torn or stale file, or a file whose bytes changed, is
 simply checked whole again. It is written without fsync and shared by every file of a root, so two
@@ -24,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 NAME = "line-edit.json"
-KINDS = ("clean", "plain")
+KINDS = ("clean", "plain", "records")
 Memo = dict[str, dict[str, list[int]]]  # file -> kind -> [length, crc32, adler32]
 
 
@@ -42,13 +44,13 @@ def load(memo: Path) -> Memo:
     return files if isinstance(files, dict) else {}
 
 
-def recalled(entries: Memo, path: Path, data: bytes) -> dict[str, int]:
-    """For each kind, how many leading bytes of ``data`` an earlier process found to be of that
-    kind (0 when none match)."""
+def recalled(entries: Memo, path: Path, data: bytes, kinds: tuple[str, ...] = KINDS) -> dict[str, int]:
+    """For each of ``kinds``, how many leading bytes of ``data`` an earlier process found to be of
+    that kind (0 when none match; only the kinds asked for are hashed)."""
     entry = entries.get(str(path))
     out = dict.fromkeys(KINDS, 0)
     hashed: dict[int, list[int]] = {}  # the kinds mostly cover the same bytes: hashed once
-    for kind in KINDS:
+    for kind in kinds:
         got = entry.get(kind) if isinstance(entry, dict) else None
         if not (isinstance(got, list) and len(got) == 3 and all(type(x) is int for x in got)):
             continue
@@ -63,10 +65,12 @@ def recalled(entries: Memo, path: Path, data: bytes) -> dict[str, int]:
 
 def remember(memo: Path, path: Path, found: dict[str, bytes | None]) -> None:
     """Keep, for ``path``, the bytes found of each kind in ``found`` (``None``: none known); the
-    other files' entries are kept. Best effort: a root that cannot take the file loses nothing."""
+    kinds ``found`` does not name and the other files' entries are kept. Best effort: a root that
+    cannot take the file loses nothing."""
     entries = load(memo)
     hashed: dict[int, list[int]] = {}
-    entry: dict[str, list[int]] = {}
+    old = entries.get(str(path))
+    entry: dict[str, list[int]] = {k: v for k, v in old.items() if k not in found} if isinstance(old, dict) else {}
     for kind, data in found.items():
         if data:
             entry[kind] = hashed.get(id(data)) or hashed.setdefault(id(data), digest(data))

@@ -10,7 +10,6 @@ exit 2) while one stands; ``doctor`` reports them (``config_invalid``). OmpKeep'
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 from collections.abc import Callable
@@ -59,6 +58,8 @@ def problems(root: Path | str) -> list[str]:
         out.append(f"{path}: key commonkeep must be an object, not {json.dumps(own)[:60]}")
     for key, value in (own or {}).items() if isinstance(own, dict) else ():
         if key not in KEYS:
+            import difflib  # only for a misspelt key: a decision checks the config and finds none
+
             near = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
             out.append(f"{path}: unknown key commonkeep.{key}" + (f" (did you mean {near[0]}?)" if near else "")
                        + f"; known: {', '.join(KEYS)}")

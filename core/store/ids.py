@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import secrets
+import os
 from datetime import datetime
 from hashlib import sha256
 from typing import Any
@@ -15,7 +15,9 @@ _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 def _suffix(n: int) -> str:
     """``n`` uniform base36 characters from one ``os.urandom`` call (``secrets.choice`` per
     character cost a system call each, on the hot capture path)."""
-    value = secrets.randbits(8 * n)  # the low n base36 digits of 8n random bits: bias below 36**n / 2**(8n) (< 1e-5)
+    # the low n base36 digits of 8n random bits (as ``secrets.randbits``, without importing it for
+    # every process): bias below 36**n / 2**(8n) (< 1e-5)
+    value = int.from_bytes(os.urandom(n), "big")
     out = []
     for _ in range(n):
         value, digit = divmod(value, 36)

@@ -86,7 +86,7 @@ def _recall(memo: Path | None, path: Path, data: bytes) -> None:
     from commonkeep.store import clean_memo
 
     entries = clean_memo.load(memo)
-    found = clean_memo.recalled(entries, path, data)
+    found = clean_memo.recalled(entries, path, data, ("clean", "plain"))
     clean, plain = found["clean"], found["plain"]
     with _lock:
         if clean and str(path) not in _clean:
@@ -179,16 +179,17 @@ def _edit_plain(path: Path, data: bytes, ids: set[str],
     if not _is_plain(data[known:]):
         return None
     spans = _line_starts(data, ids)
-    out: list[bytes] = []
+    out: list[bytes | memoryview] = []
+    view = memoryview(data)  # the kept runs are joined from views of ``data``, not copied twice
     pos, plain = 0, True
     for start in sorted(spans):  # file order, as the loop calls ``transform``
         end = data.index(b"\n", start) + 1
-        out.append(data[pos:start])
+        out.append(view[pos:start])
         line = encode_rows(transform([json.loads(data[start:end].decode("utf-8", "surrogateescape"))]))
         plain = plain and _is_plain(line)
         out.append(line)
         pos = end
-    out.append(data[pos:])
+    out.append(view[pos:])
     return b"".join(out), plain
 
 

@@ -27,9 +27,18 @@ from commonkeep.store.layout import Layout
 NAME = "projection-cache.json"
 _HERE = Path(__file__).resolve().parent
 # the code a record's shown form depends on: rendering, and redaction (ours and the packages it loads)
-_SOURCES = ("store/render.py", "store/projection_cache.py", "governance/secrets",
+_SOURCES = ("store/render.py", "store/projection_cache.py", "secrets",
             "recall/search/data/minilm-tokenizer.json")  # the words ``secrets.identifier`` knows names by
 _PACKAGES = ("kingfisher_sdk", "mnemonic", "confusable_homoglyphs")
+
+
+def source_files() -> list[Path]:
+    """Our sources a record's shown form depends on (``_SOURCES``, a folder by its ``*.py``)."""
+    files: list[Path] = []
+    for rel in _SOURCES:
+        p = _HERE.parent / rel
+        files += sorted(p.glob("*.py")) if p.is_dir() else [p]
+    return files
 
 
 @lru_cache(maxsize=1)
@@ -37,10 +46,7 @@ def fingerprint() -> str:
     """A hash of what a record's shown form depends on besides the record: the sources of
     rendering and redaction and the installed secret-rule packages (by file size and time)."""
     h = hashlib.blake2b(digest_size=16)
-    files: list[Path] = []
-    for rel in _SOURCES:
-        p = _HERE.parent / rel
-        files += sorted(p.glob("*.py")) if p.is_dir() else [p]
+    files = source_files()
     for name in _PACKAGES:
         try:
             spec = importlib.util.find_spec(name)
@@ -76,6 +82,7 @@ class ProjectionCache:
     def __init__(self, layout: Layout) -> None:
         self.path = layout.runtime_dir / NAME
         self.used: dict[str, list[Any]] = {}
+        self._rows: dict[str, list[Any]] | None = None  # the stored entries, looked up once per cache (one render)
 
     def get(self, d: str) -> tuple[str, Any, Any, Any] | None:
         """The shown form kept for the record whose JSON has the :func:`digest` ``d``."""
@@ -113,12 +120,18 @@ class ProjectionCache:
                     os.unlink(tmp)
 
     def _stored(self) -> dict[str, list[Any]]:
+        """The stored entries, as the file is when this cache first needs them (one ``stat`` per
+        render, not one per record; a server re-reads the file only when its stamp moved)."""
+        if self._rows is not None:
+            return self._rows
         stamp = _stamp(self.path)
         got = _LOADED.get(self.path)
         if got is not None and got[0] == stamp:
+            self._rows = got[1]
             return got[1]
         rows = _read(self.path) if stamp != (0, 0, 0) else {}
         _LOADED[self.path] = (stamp, rows)
+        self._rows = rows
         return rows
 
 

@@ -7,6 +7,11 @@ whose exact bytes were read before gives the record parsed then: only new and ch
 parsed and checked (``isMemoryRecord``). The bytes are read every time (through ``read_bytes``,
 late lines carried over), so a file changed by another process is seen at once.
 
+A new process (each ``commonkeep review --approve``) would check every line again: the leading
+bytes of each file found to be valid records are remembered for it in ``runtime/line-edit.json``
+(``clean_memo``, kind ``records``), and only the lines after them are checked (a decision appends
+one record; a line changed in place means the whole file is checked again).
+
 It answers ``None`` (the caller reads through ``Store``, which reports and quarantines) whenever
 the files are not plainly clean: a line that is blank, over the size limit, not JSON ``orjson``
 reads, or not a valid record, or a file without a final newline.
@@ -28,7 +33,9 @@ Row = dict[str, Any]
 
 _MEMO: dict[bytes, Row] = {}  # a record line's bytes -> the valid record it holds
 _VALID: set[bytes] = set()  # the bytes of lines found to be valid records (``fresh`` reads)
+_FILES: dict[str, bytes] = {}  # a file -> its bytes last read whole and valid in this process (no memo lookup for them)
 _MAX = 200_000  # lines remembered; past it the memo starts again
+_REMEMBER_AFTER = 64  # lines checked past the remembered prefix before it is moved (a decision adds one)
 _lock = threading.Lock()
 
 
@@ -36,15 +43,30 @@ def records_by_file(store: Any, *, fresh: bool = False) -> dict[Path, list[Row]]
     """``store.records_by_file(active_only=False)`` from remembered lines (``fresh``: parsed anew,
     the caller's own), with ``store.tombstoned_lines`` set as it sets it; ``None`` when a file is
     not plainly clean."""
+    from commonkeep.store import clean_memo
     from commonkeep.store.jsonl import read_bytes
 
     dead = store.tombstoned_ids()
     out: dict[Path, list[Row]] = {}
     tombstoned: list[tuple[Path, int, Row]] = []
+    memo = store.layout.runtime_dir / clean_memo.NAME
+    entries: clean_memo.Memo | None = None
+    checked: list[tuple[Path, bytes]] = []  # files some line of which was checked now: remembered valid
     for path in store.layout.canonical_files():
-        rows = _fresh(read_bytes(path)) if fresh else _rows(read_bytes(path))
+        data = read_bytes(path)
+        with _lock:
+            known = _FILES.get(str(path))
+        if data and not (known is not None and data.startswith(known)):  # what an earlier process found valid
+            entries = clean_memo.load(memo) if entries is None else entries
+            _trust(data[: clean_memo.recalled(entries, path, data, ("records",))["records"]])
+        before = len(_VALID)
+        rows = _fresh(data) if fresh else _rows(data)
         if rows is None:
             return None
+        if len(_VALID) - before > _REMEMBER_AFTER or (len(_VALID) != before and not _remembered(entries, path)):
+            checked.append((path, data))  # a few lines checked again by the next process cost less than hashing the file
+        with _lock:
+            _FILES[str(path)] = data
         keep = []
         for n, row in enumerate(rows, 1):
             if row["id"] in dead:
@@ -53,7 +75,27 @@ def records_by_file(store: Any, *, fresh: bool = False) -> dict[Path, list[Row]]
                 keep.append(row)
         out[path] = keep
     store.tombstoned_lines = tombstoned
+    for path, data in checked:
+        if not path.is_symlink():  # a store file that is a link is refused by every writer: never vouched for
+            clean_memo.remember(memo, path, {"records": data})
     return out
+
+
+def _remembered(entries: Any, path: Path) -> bool:
+    """Whether the memo holds a ``records`` entry for ``path`` (one that may vouch for a prefix)."""
+    entry = entries.get(str(path)) if isinstance(entries, dict) else None
+    return isinstance(entry, dict) and "records" in entry
+
+
+def _trust(prefix: bytes) -> None:
+    """The lines of ``prefix`` (whole lines an earlier process found to be valid records) are not
+    checked again."""
+    if prefix:
+        lines = prefix.split(b"\n")[:-1]
+        with _lock:
+            if len(_VALID) + len(lines) > _MAX:
+                _VALID.clear()
+            _VALID.update(lines)
 
 
 def _lines(data: bytes) -> list[bytes] | None:
@@ -76,7 +118,9 @@ def _parse(lines: list[bytes]) -> list[Row] | None:
     try:
         from commonkeep.store.jsonl import fast_loads
 
-        values: list[Row] = fast_loads(b"[" + b",".join(lines) + b"]")
+        # one array, copied once (``b"[" + joined + b"]"`` copies the megabyte twice)
+        values: list[Row] = fast_loads(b",".join([b"[" + lines[0], *lines[1:-1], lines[-1] + b"]"]) if len(lines) > 1
+                                       else b"[" + b"".join(lines) + b"]")
     except (ImportError, ValueError, RecursionError, MemoryError):
         return None
     if len(values) != len(lines) or not all(isinstance(v, dict) for v in values):

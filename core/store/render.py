@@ -174,9 +174,12 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
         outputs[layout.rendered_projects_dir / f"{slug(name)}.md"] = _page(recs)
     written = []
     for path, text in outputs.items():
-        data = _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
         try:
-            if path.read_bytes() == data:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: written as U+FFFD, as Node does
+            data = _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
+        try:  # a page of another size differs: not read to be compared
+            if path.stat().st_size == len(data) and path.read_bytes() == data:
                 continue
         except FileNotFoundError:
             pass

@@ -151,3 +151,71 @@ def test_a_line_of_exactly_the_limit_is_read(tmp_path: Path) -> None:
     lay.l2.write_bytes(b"\n".join([big, *lines[1:]]) + b"\n")
     got = record_lines.records_by_file(Store(root, warn=False), fresh=True)
     assert got is not None and len(got[lay.l2][0]["pad"]) > 2_000_000
+
+
+def _new_process() -> None:
+    """What a new process knows of the record files: nothing (the module's memory is per process)."""
+    record_lines._MEMO.clear()
+    record_lines._VALID.clear()
+    record_lines._FILES.clear()
+
+
+def _checked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the records each check (``isMemoryRecord``) looks at."""
+    from commonkeep.store import records
+
+    seen: list[str] = []
+    real = records.memory_record_problem
+    monkeypatch.setattr(records, "memory_record_problem", lambda r: seen.append(str(r.get("id"))) or real(r))
+    return seen
+
+
+def _line(i: int) -> dict[str, object]:
+    return record_from_candidate({"id": f"cap_20261202000000_n{i:04d}", "text": f"New rule {i} holds for the docs.",
+                                  "tags": ["docs"], "evidence_refs": ["ci.log"], "confidence": 0.9}, on="2026-12-02", layer="L2")
+
+
+@pytest.mark.parametrize("fresh", [False, True])
+def test_the_next_process_checks_only_the_record_lines_added_since(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   fresh: bool) -> None:
+    root = _root(tmp_path)
+    lay = Store(root).layout
+    checked = _checked(monkeypatch)
+    _new_process()
+    assert record_lines.records_by_file(Store(root, warn=False), fresh=fresh) is not None
+    assert len(checked) == 30  # the first process checks every line
+    checked.clear()
+    _new_process()
+    first = record_lines.records_by_file(Store(root, warn=False), fresh=fresh)
+    assert checked == [] and first is not None and len(first[lay.l2]) == 29  # unchanged: none again (one is tombstoned)
+    jsonl.append_jsonl(lay.l2, [_line(1)])  # a decision appends a record
+    _new_process()
+    got = record_lines.records_by_file(Store(root, warn=False), fresh=fresh)
+    assert checked == [_line(1)["id"]] and got is not None and len(got[lay.l2]) == 30
+    assert got == Store(root, warn=False).records_by_file(active_only=False)
+
+
+def test_a_line_changed_in_place_is_checked_again_and_a_bad_one_still_declines(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _root(tmp_path)
+    lay = Store(root).layout
+    _new_process()
+    assert record_lines.records_by_file(Store(root, warn=False)) is not None  # remembered valid
+    checked = _checked(monkeypatch)
+    lines = lay.l2.read_bytes().split(b"\n")
+    rec = json.loads(lines[2])
+    rec["statement"] = "Rule number 2 was reworded by hand."
+    lines[2] = json.dumps(rec, separators=(",", ":")).encode()
+    lay.l2.write_bytes(b"\n".join(lines))
+    _new_process()
+    assert record_lines.records_by_file(Store(root, warn=False)) is not None
+    assert len(checked) == 30  # the remembered bytes no longer start the file: every line checked
+    del rec["statement"]  # now not a record: the memo of the earlier bytes never vouches for it
+    lines[2] = json.dumps(rec, separators=(",", ":")).encode()
+    lay.l2.write_bytes(b"\n".join(lines))
+    _new_process()
+    assert record_lines.records_by_file(Store(root, warn=False)) is None
+    _new_process()
+    lines[29] = json.dumps({**json.loads(lines[29]), "confidence": "high"}, separators=(",", ":")).encode()  # the last line too
+    lay.l2.write_bytes(b"\n".join(lines[:2] + lines[3:]))
+    assert record_lines.records_by_file(Store(root, warn=False)) is None

@@ -281,7 +281,7 @@ def _removed(rconn: sqlite3.Connection, rel: str, start: int, stop: int, lines: 
     """The index rows of the records whose lines were in the old run: every line there must have
     been the place of a plain record (else what it was is unknown here). ``hint``: the ids of the
     new run, looked up first (a place is a line's start: ``lines`` of them in the run are all)."""
-    from commonkeep.recall.projection import HARD_RULE_MIN_CONFIDENCE, HARD_RULE_TYPES
+    from commonkeep.recall.hard_rules import HARD_RULE_MIN_CONFIDENCE, HARD_RULE_TYPES
 
     ids: list[str] = []
     if hint and lines:
@@ -308,7 +308,7 @@ def _removed(rconn: sqlite3.Connection, rel: str, start: int, stop: int, lines: 
 def _added(run: bytes, start: int) -> tuple[list[tuple[dict[str, Any], int, int]], list[str]]:
     """``(record, offset, length)`` of each line in the new run: all plain active records; and
     the ids of every line of the run (inactive ones too)."""
-    from commonkeep.recall.projection import is_hard_rule
+    from commonkeep.recall.hard_rules import is_hard_rule
     from commonkeep.recall.search.rows import source_of
     from commonkeep.store.records import memory_record_problem
 
@@ -373,9 +373,9 @@ def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[
            added: list[tuple[dict[str, Any], int, int]], start: int, old_stop: int, grew: int,
            finish: Any) -> DeltaResult:
     from commonkeep.recall.search import fts, health, index
+    from commonkeep.recall.search.days import record_day
     from commonkeep.recall.search.rows import IndexRow
     from commonkeep.recall.search.sync import _count_terms, _insert
-    from commonkeep.recall.search.timeframe import record_day
 
     if rconn.execute("SELECT 1 FROM record_at WHERE file = '' LIMIT 1").fetchone():
         raise Declined  # a record kept whole: its store order is not known from places

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.recall.search import fts
-from commonkeep.recall.search.timeframe import record_day
+from commonkeep.recall.search.days import record_day
 
 CONTEXT_NEIGHBOURS = 1
 CONTEXT_WEIGHT = 0.5

@@ -26,6 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
+from commonkeep.recall.search.days import record_day as record_day  # here as ever
+
 Span = tuple[int, int]
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -78,16 +80,6 @@ class Period:
                     if lo <= last and first <= hi:
                         return True
         return False
-
-
-def record_day(created_at: object) -> int | None:
-    """The day of a record's ``created_at`` (``YYYY-MM-DD`` or a full ISO time), else ``None``."""
-    if not isinstance(created_at, str) or len(created_at) < 10:
-        return None
-    try:
-        return date.fromisoformat(created_at[:10]).toordinal()
-    except ValueError:
-        return None
 
 
 def _month_no(word: str) -> int:
