@@ -147,13 +147,20 @@ class SameStatement:
     """
 
     def __init__(self, recs: dict[str, dict[str, Any]]) -> None:
-
         self._key = record_key
         self.recs = recs  # the apply's live view of the records (``ops._State.recs``)
-        self.keys: dict[str, str] = {}
-        for rid, r in recs.items():
-            if r.get("status") == "active":
-                self.keys.setdefault(record_key(r), rid)
+        self._keys: dict[str, str] | None = None
+
+    @property
+    def keys(self) -> dict[str, str]:
+        """Each active record's key, worked out when the first op that writes a statement asks
+        (an apply of ops that write none, a confidence or a status, never reads 100,000 statements)."""
+        if self._keys is None:
+            self._keys = {}
+            for rid, r in self.recs.items():
+                if r.get("status") == "active":
+                    self._keys.setdefault(record_key(r), rid)
+        return self._keys
 
     def _new(self, op: dict[str, Any]) -> tuple[str, str, str | None] | None:
         kind = op.get("op")
