@@ -38,11 +38,14 @@ def open_repo(project: Path) -> git.Repo:
 
 
 def _has_identity(repo: git.Repo) -> bool:
+    """Whether git itself finds an identity to commit with (asked of git, not read from the config
+    files: git also honours ``GIT_CONFIG_GLOBAL``, ``$XDG_CONFIG_HOME``, includes and the environment)."""
     try:
-        reader = repo.config_reader()
-        return bool(reader.get_value("user", "email", default="")) and bool(reader.get_value("user", "name", default=""))
-    except Exception:
+        repo.git.var("GIT_AUTHOR_IDENT")
+        repo.git.var("GIT_COMMITTER_IDENT")
+    except (git.GitCommandError, OSError):
         return False
+    return True
 
 
 def holding_secrets(repo: git.Repo, project: Path, paths: list[str]) -> dict[str, list[str]]:

@@ -94,3 +94,19 @@ def test_a_second_writer_is_refused_while_the_lock_is_held(project: Path, write_
     with writer_lock(WikiLayout(project.resolve()).lock), pytest.raises(LockHeld, match="holds"):
         wiki.gardener(project)
     assert _commits(project) == 1
+
+
+@pytest.mark.parametrize("configured", [False, True])
+def test_an_account_without_a_git_identity_still_commits(project: Path, write_raw: WriteRaw, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch, configured: bool) -> None:
+    """git itself is asked whether it has an identity (not its config files read by hand: git also
+    honours ``GIT_CONFIG_GLOBAL``): with none, the wiki commits as ``commonkeep wiki``; with one, as it."""
+    config = tmp_path / "gitconfig"
+    config.write_text("[user]\n\tuseConfigOnly = true\n" + ("\tname = Ada\n\temail = ada@example.invalid\n" if configured else ""))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+        monkeypatch.delenv(name, raising=False)
+    wiki.ingest(project, write_raw("a.md", SECRET_LINE))
+    author = git.Repo(project).git.log("-1", "--format=%an <%ae>")
+    assert author == ("Ada <ada@example.invalid>" if configured else "commonkeep wiki <wiki@commonkeep.invalid>")
