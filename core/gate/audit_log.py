@@ -69,19 +69,9 @@ def _configured_value(root: Path | str) -> str | None:
 def events(root: Path | str) -> list[dict[str, Any]]:
     """The log's events, oldest first (unreadable lines are skipped: a stray byte or a broken line
     costs that line only, never the gate)."""
-    try:
-        lines = log_path(root).read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-    out = []
-    for line in lines:
-        try:
-            row = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(row, dict):
-            out.append(row)
-    return out
+    from commonkeep.store.audit_lines import read_events
+
+    return read_events(log_path(root))
 
 
 def last_recorded(root: Path | str) -> str | None:

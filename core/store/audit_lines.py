@@ -23,3 +23,21 @@ def append_event(path: Path, event: dict[str, Any], mode: int, *, unwritten: str
         print(f"commonkeep: warning: could not append to {path}: {exc.strerror or exc}; {unwritten}", file=sys.stderr)
         return False
     return True
+
+
+def read_events(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of the audit log at ``path``, oldest first; an unreadable line (a stray
+    byte, a broken line) costs that line only, a missing or unreadable file gives none."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(row, dict):
+            out.append(row)
+    return out

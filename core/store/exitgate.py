@@ -443,16 +443,6 @@ def note(root: Path | str, swept: Swept, *, reason: str, writer: str | None = No
 
 def events(root: Path | str) -> list[dict[str, Any]]:
     """The gate's audit lines, oldest first."""
-    try:
-        lines = (Path(root) / "audit" / "log.jsonl").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-    out = []
-    for line in lines:
-        try:
-            row = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(row, dict) and row.get("event") == EVENT:
-            out.append(row)
-    return out
+    from commonkeep.store.audit_lines import read_events
+
+    return [row for row in read_events(Path(root) / "audit" / "log.jsonl") if row.get("event") == EVENT]

@@ -18,6 +18,7 @@ from commonkeep.recall.search.semantic import (
     _mark_refreshed,
     embed_text,
     root_model,
+    store_vectors,
     text_hash,
     warn_once,
 )
@@ -44,7 +45,6 @@ def embed_changed(root: str, ids: Sequence[str], synced_from: str) -> int:
     current then, it is current now too and the stamp moves on (no later pass hashes all
     records); otherwise the backlog stays for searches and ``reindex``.
     """
-    from commonkeep.recall.search.health import transaction
     from commonkeep.recall.search.index import borrowed, recall_db_path
 
     with borrowed(recall_db_path(root)) as conn:
@@ -69,14 +69,7 @@ def embed_changed(root: str, ids: Sequence[str], synced_from: str) -> int:
                 h = text_hash(text, mid)
                 if have.get(rid) != h:
                     todo.append((rid, h, text))
-        for start in range(0, len(todo), 1024):
-            chunk = todo[start : start + 1024]
-            vecs = model.embed([t for _, _, t in chunk])
-            with transaction(conn):
-                conn.executemany(
-                    "INSERT OR REPLACE INTO vectors (id, model, text_hash, dim, vec) VALUES (?, ?, ?, ?, ?)",
-                    ((rid, mid, h, int(vecs.shape[1]), vecs[i].astype("<f4").tobytes())
-                     for i, (rid, h, _) in enumerate(chunk)))
+        store_vectors(conn, model, mid, todo)
         if was_current and fp is not None:
             _mark_refreshed(conn, (stamped(str(fp[0])),))
         return len(todo)

@@ -239,19 +239,7 @@ class LocalMiniLM:
                     "meanwhile (run `commonkeep reindex` to embed them all now)",
                 )
                 todo = todo[:limit]
-            for start in range(0, len(todo), 1024):
-                chunk = todo[start : start + 1024]
-                vecs = model.embed([t for _, _, t in chunk])
-                from commonkeep.recall.search.health import transaction
-
-                with transaction(conn):
-                    conn.executemany(
-                        "INSERT OR REPLACE INTO vectors (id, model, text_hash, dim, vec) VALUES (?, ?, ?, ?, ?)",
-                        (
-                            (rid, mid, h, int(vecs.shape[1]), vecs[i].astype("<f4").tobytes())
-                            for i, (rid, h, _) in enumerate(chunk)
-                        ),
-                    )
+            store_vectors(conn, model, mid, todo)
             if complete:
                 _mark_refreshed(conn, stamp)
             return len(todo)
@@ -296,6 +284,20 @@ class LocalMiniLM:
             for i in np.argpartition(-scores, k - 1)[:k]:
                 out.setdefault(all_ids[i], float(scores[i]))
         return out
+
+
+def store_vectors(conn: Any, model: MiniLM, mid: str, todo: Sequence[tuple[str, str, str]]) -> None:
+    """Embed ``todo`` (record id, text hash, text) in chunks of 1,024 and store each vector."""
+    from commonkeep.recall.search.health import transaction
+
+    for start in range(0, len(todo), 1024):
+        chunk = todo[start : start + 1024]
+        vecs = model.embed([t for _, _, t in chunk])
+        with transaction(conn):
+            conn.executemany(
+                "INSERT OR REPLACE INTO vectors (id, model, text_hash, dim, vec) VALUES (?, ?, ?, ?, ?)",
+                ((rid, mid, h, int(vecs.shape[1]), vecs[i].astype("<f4").tobytes()) for i, (rid, h, _) in enumerate(chunk)),
+            )
 
 
 def _mark_refreshed(conn: Any, stamp: tuple[str] | None) -> None:
