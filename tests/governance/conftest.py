@@ -90,3 +90,15 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
 
 def writer_args(root: Path) -> list[str]:
     return ["--root", str(root), "--role", WRITER]
+
+
+def fake_proc(base: Path, table: dict[int, tuple[int, list[str]]], comm: str = "x") -> Path:
+    """A /proc-shaped folder under ``base`` (``stat`` and ``cmdline`` per pid, ``table``: pid ->
+    (parent pid, argv)) for ``agent_shell``'s walk up the process tree: real files."""
+    proc = base / "proc"
+    for pid, (ppid, argv) in table.items():
+        d = proc / str(pid)
+        d.mkdir(parents=True)
+        (d / "stat").write_text(f"{pid} ({comm}) S {ppid} {pid} {pid} 0 -1 4194560 1 0 0 0\n", encoding="utf-8")
+        (d / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
+    return proc

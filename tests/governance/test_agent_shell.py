@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from commonkeep.gate.agent_shell import UNREADABLE, _host_of, agent_host
+from tests.governance.conftest import fake_proc
 
 PROBE = "from commonkeep.gate.agent_shell import agent_host; print(agent_host())"
 
@@ -74,19 +75,8 @@ def test_a_decision_from_inside_an_agent_is_refused_and_changes_nothing(tmp_path
     assert listed.returncode == 0 and "Prefer short commit messages." in listed.stdout
 
 
-def _proc(tmp_path: Path, table: dict[int, tuple[int, list[str]]], comm: str = "x") -> Path:
-    """A /proc-shaped folder (``stat`` and ``cmdline`` per pid) for the parsing: real files."""
-    proc = tmp_path / "proc"
-    for pid, (ppid, argv) in table.items():
-        d = proc / str(pid)
-        d.mkdir(parents=True)
-        (d / "stat").write_text(f"{pid} ({comm}) S {ppid} {pid} {pid} 0 -1 4194560 1 0 0 0\n", encoding="utf-8")
-        (d / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
-    return proc
-
-
 def test_the_walk_up_the_process_tree(tmp_path: Path) -> None:
-    proc = _proc(tmp_path, {300: (200, ["bash", "-c", "commonkeep review"]), 200: (100, ["/bin/sh"]),
+    proc = fake_proc(tmp_path, {300: (200, ["bash", "-c", "commonkeep review"]), 200: (100, ["/bin/sh"]),
                             100: (1, ["/usr/local/bin/omp", "acp"]), 1: (0, ["/sbin/init"])})
     assert agent_host(300, proc) == "omp"
     assert agent_host(200, proc) == "omp"
@@ -94,18 +84,18 @@ def test_the_walk_up_the_process_tree(tmp_path: Path) -> None:
 
 
 def test_an_agent_that_is_the_first_process_of_a_container_counts(tmp_path: Path) -> None:
-    proc = _proc(tmp_path, {50: (1, ["bash"]), 1: (0, ["/usr/bin/python3", "-m", "hermes_cli.main", "gateway"])})
+    proc = fake_proc(tmp_path, {50: (1, ["bash"]), 1: (0, ["/usr/bin/python3", "-m", "hermes_cli.main", "gateway"])})
     assert agent_host(50, proc) == "hermes"
 
 
 def test_a_process_name_with_brackets_and_spaces_is_read_from_its_last_bracket(tmp_path: Path) -> None:
-    proc = _proc(tmp_path, {30: (20, ["worker"]), 20: (1, ["/usr/local/bin/omp"])}, comm="a) (b c")
+    proc = fake_proc(tmp_path, {30: (20, ["worker"]), 20: (1, ["/usr/local/bin/omp"])}, comm="a) (b c")
     assert agent_host(30, proc) == "omp"
 
 
 @pytest.mark.parametrize("broken", ["missing", "no parent", "not a number", "no cmdline"])
 def test_an_ancestor_of_this_user_that_cannot_be_read_counts_as_an_agent(tmp_path: Path, broken: str) -> None:
-    proc = _proc(tmp_path, {30: (20, ["worker"]), 20: (1, ["/usr/local/bin/omp"])})
+    proc = fake_proc(tmp_path, {30: (20, ["worker"]), 20: (1, ["/usr/local/bin/omp"])})
     stat = proc / "30" / "stat"
     if broken == "missing":
         stat.unlink()
@@ -119,12 +109,12 @@ def test_an_ancestor_of_this_user_that_cannot_be_read_counts_as_an_agent(tmp_pat
 
 
 def test_a_loop_or_an_endless_chain_ends_the_walk(tmp_path: Path) -> None:
-    loop = _proc(tmp_path / "a", {30: (20, ["worker"]), 20: (30, ["sh"])})
+    loop = fake_proc(tmp_path / "a", {30: (20, ["worker"]), 20: (30, ["sh"])})
     assert agent_host(30, loop) is None
     chain = {pid: (pid - 1, ["sh"]) for pid in range(2, 100)}
     chain[1] = (0, ["/usr/local/bin/omp"])
-    assert agent_host(99, _proc(tmp_path / "b", chain)) is None  # 64 levels at most: never reaches pid 1
-    assert agent_host(40, _proc(tmp_path / "c", chain)) == "omp"
+    assert agent_host(99, fake_proc(tmp_path / "b", chain)) is None  # 64 levels at most: never reaches pid 1
+    assert agent_host(40, fake_proc(tmp_path / "c", chain)) == "omp"
 
 
 def test_the_refusal_names_the_host_and_where_to_decide(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -144,14 +134,14 @@ def test_the_refusal_names_the_host_and_where_to_decide(monkeypatch: pytest.Monk
 def test_bytes_that_are_not_utf8_in_a_name_or_an_argument_are_read_not_a_traceback(tmp_path: Path) -> None:
     """A process's name and arguments are bytes; one that is not UTF-8 among a command's parents
     must not end the command with a decoding error."""
-    proc = _proc(tmp_path, {30: (20, ["worker"]), 20: (1, ["/usr/local/bin/omp"])})
+    proc = fake_proc(tmp_path, {30: (20, ["worker"]), 20: (1, ["/usr/local/bin/omp"])})
     (proc / "30" / "stat").write_bytes(b"30 (w\xff\xfe) S 20 30 30 0\n")
     (proc / "30" / "cmdline").write_bytes(b"/tmp/\xff\xfetool\0--flag\0")
     assert agent_host(30, proc) == "omp"
 
 
 def test_a_stat_line_of_just_the_state_and_the_parent_is_enough(tmp_path: Path) -> None:
-    proc = _proc(tmp_path, {30: (20, ["worker"]), 20: (1, ["/usr/local/bin/omp"])})
+    proc = fake_proc(tmp_path, {30: (20, ["worker"]), 20: (1, ["/usr/local/bin/omp"])})
     (proc / "30" / "stat").write_text("30 (worker) S 20")
     assert agent_host(30, proc) == "omp"
 
@@ -163,6 +153,6 @@ def test_a_parent_that_is_gone_counts_as_an_agent_unless_proc_hides_other_users(
     always are: a parent missing from ``/proc`` is then another user's, and ends the walk."""
     from commonkeep.gate import agent_shell
 
-    proc = _proc(tmp_path, {30: (20, ["bash"])})  # 20 is not there
+    proc = fake_proc(tmp_path, {30: (20, ["bash"])})  # 20 is not there
     monkeypatch.setattr(agent_shell, "_hides_others", lambda proc: hidden)
     assert agent_host(30, proc) == found

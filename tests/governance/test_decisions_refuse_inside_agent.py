@@ -14,23 +14,13 @@ import pytest
 
 from commonkeep.errors import RoleRefused
 from commonkeep.gate import agent_shell
-from tests.governance.conftest import WRITER, write_candidate
+from tests.governance.conftest import WRITER, fake_proc, write_candidate
 
 AGENT = {"agent": "planner", "role": "planner"}
 
 
-def _proc(base: Path, table: dict[int, tuple[int, list[str]]]) -> Path:
-    proc = base / "proc"
-    for pid, (ppid, argv) in table.items():
-        d = proc / str(pid)
-        d.mkdir(parents=True)
-        (d / "stat").write_text(f"{pid} (x) S {ppid} {pid} {pid} 0 -1 4194560 1 0 0 0\n", encoding="utf-8")
-        (d / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
-    return proc
-
-
 def _chain(monkeypatch: pytest.MonkeyPatch, base: Path, table: dict[int, tuple[int, list[str]]]) -> None:
-    monkeypatch.setattr(agent_shell, "PROC", _proc(base, table))
+    monkeypatch.setattr(agent_shell, "PROC", fake_proc(base, table))
     monkeypatch.setattr(agent_shell, "_first_ancestor", lambda: 300)
 
 

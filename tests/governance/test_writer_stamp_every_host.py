@@ -14,7 +14,7 @@ import pytest
 
 from commonkeep.gate import agent_shell, stamps
 from commonkeep.gate.autoapply import stamped_trust
-from tests.governance.conftest import WRITER, read_rows
+from tests.governance.conftest import WRITER, fake_proc, read_rows
 
 TEXT = "Deploys skip the test suite on Fridays."
 #: every command line an agent host runs as (the host's own process, an ancestor of its tools' commands)
@@ -37,16 +37,6 @@ SHELLS = [["/bin/bash", "-lc", "commonkeep write --trust direct_user_instruction
 MARKS = {"hermes": "hermes:31337:123456", "omp": "omp:31338:654321"}
 
 
-def _proc(base: Path, table: dict[int, tuple[int, list[str]]]) -> Path:
-    proc = base / "proc"
-    for pid, (ppid, argv) in table.items():
-        d = proc / str(pid)
-        d.mkdir(parents=True)
-        (d / "stat").write_text(f"{pid} (x) S {ppid} {pid} {pid} 0 -1 4194560 1 0 0 0\n", encoding="utf-8")
-        (d / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
-    return proc
-
-
 def _chain(monkeypatch: pytest.MonkeyPatch, base: Path, *ancestors: list[str]) -> None:
     """This process's parent is the first of ``ancestors``, whose parent is the next, … then init."""
     table: dict[int, tuple[int, list[str]]] = {}
@@ -55,7 +45,7 @@ def _chain(monkeypatch: pytest.MonkeyPatch, base: Path, *ancestors: list[str]) -
         table[pid] = (pid - 10, argv)
         pid -= 10
     table[pid] = (0, ["/sbin/init"])
-    monkeypatch.setattr(agent_shell, "PROC", _proc(base, table))
+    monkeypatch.setattr(agent_shell, "PROC", fake_proc(base, table))
     monkeypatch.setattr(agent_shell, "_first_ancestor", lambda: 300)
 
 
