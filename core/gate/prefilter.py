@@ -16,14 +16,13 @@ that a thread never sees one text's answer beside another's text.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
 from typing import Any
 
 _LOCK = threading.Lock()
 # (automaton, the bit mask of each of its patterns, the bits always set) or None: built on first use
 _BUILT: tuple[Any, list[int], int] | None = None
 _LAST: tuple[str, int, object] = ("\x00", 0, None)  # the last text, the rules it could match, by which automaton
-_SOURCES: list[tuple[int, frozenset[str] | None]] = []  # (bit, literals) of each rule registered
+_SOURCES: list[frozenset[str] | None] = []  # the literals of each rule registered, by its bit
 
 
 def register(literals: frozenset[str] | None) -> int:
@@ -31,7 +30,7 @@ def register(literals: frozenset[str] | None) -> int:
     global _BUILT
     with _LOCK:
         bit = len(_SOURCES)
-        _SOURCES.append((bit, literals))
+        _SOURCES.append(literals)
         _BUILT = None
     return bit
 
@@ -40,21 +39,21 @@ def known(bit: int, literals: frozenset[str] | None) -> None:
     """The literals of rule ``bit`` were worked out (``None``: no set is known; it always runs)."""
     global _BUILT
     with _LOCK:
-        _SOURCES[bit] = (bit, literals)
+        _SOURCES[bit] = literals
         _BUILT = None
 
 
 def covers(bit: int) -> bool:
     """Whether rule ``bit`` is in the automaton (its literals are known)."""
-    return _SOURCES[bit][1] is not None
+    return _SOURCES[bit] is not None
 
 
-def _build(sources: Iterable[tuple[int, frozenset[str] | None]]) -> tuple[Any, list[int], int]:
+def _build(sources: list[frozenset[str] | None]) -> tuple[Any, list[int], int]:
     from ahocorasick_rs import AhoCorasick
 
     masks: dict[str, int] = {}
     always = 0
-    for bit, literals in sources:
+    for bit, literals in enumerate(sources):
         if literals is None:
             continue
         if "" in literals:  # a rule that holds the empty literal may match any text

@@ -172,6 +172,7 @@ _DIGEST_LENGTHS = {32, 40, 56, 64, 96, 128}
 _HEX32 = lazy(r"[0-9a-fA-F]{32}")
 # a random hex key carries ~4 bits a character; a run of one or two digits repeated carries ~0-1
 MIN_HEX_ENTROPY = 2.5
+_FRACTION = lazy(r"[0-9]\.$")  # what stands right before the digits of a decimal fraction
 _BARE_HEX = lazy(r"(?<![0-9A-Za-z])(?:[0-9a-f]{48,}|[0-9A-F]{48,})(?![0-9A-Za-z])")
 _HEX_RUN = lazy(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
 _B64_RUN = lazy(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
@@ -311,7 +312,7 @@ def _keep(kind: str, value: str) -> bool:
     if kind in structure.NEEDLES or kind in _LOOSE_PLACE:
         if value.isdigit() or not value.strip() or "[REDACTED" in value:
             return False
-        if kind in _LOOSE_PLACE and (_PLAIN.fullmatch(value) or value.istitle() and value.isalpha() or len(value) < 4):
+        if kind in _LOOSE_PLACE and (_PLAIN.fullmatch(value) or (value.istitle() and value.isalpha()) or len(value) < 4):
             return False  # a word ("auth: Authentication to use …"), not a password
         if kind == "password_flag" and _CODE_NAME.fullmatch(value):
             return False  # ``--secrets HF_TOKEN``: the name of the secret, not its value
@@ -389,7 +390,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     for m in _BARE_HEX.finditer(work):
         if shannon_entropy(m.group(0)) < MIN_HEX_ENTROPY:  # "dddd…", "0000…": padding, not a key
             continue
-        if m.group(0).isdigit() and work[max(0, m.start() - 2): m.start()][:1].isdigit() and work[m.start() - 1: m.start()] == ".":
+        if m.group(0).isdigit() and _FRACTION.search(work, max(0, m.start() - 2), m.start()):
             continue  # the digits after a decimal point ("0.1000000000000000055511151231257827…"): a number
         if len(m.group(0)) not in _DIGEST_LENGTHS and not _DIGEST_WORDS.search(work[max(0, m.start() - 24) : m.start()]):
             _claim(spans, m.start(), m.end(), "hex_key")
