@@ -261,3 +261,22 @@ def test_the_sync_after_a_one_op_change_embeds_that_record_alone(root: Path) -> 
         conn.close()
     assert report.vectors == 1
     assert index.sync_root(root, full=True).vectors == 11  # reindex embeds the backlog
+
+
+def test_a_change_that_keeps_every_statement_loads_no_model(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sync after a confidence change embeds nothing, so it never loads the embedder (~0.3 s of
+    a new process: issue 38's one-op apply at 100,000 records)."""
+    from commonkeep.store.core import Store
+
+    seed(root, [make_record(f"mem_{i:02d}", f"Fact number {i} about deploys.") for i in range(6)])
+    index.sync_root(root)  # every record has its vector
+    path = next(p for p in (root / "memory").rglob("*.jsonl") if "mem_03" in p.read_text(encoding="utf-8"))
+    loaded: list[object] = []
+    real = semantic.load_model
+    monkeypatch.setattr(semantic, "load_model", lambda spec=None: loaded.append(spec) or real(spec))
+    Store(root).rewrite_records(path, lambda rs: [{**r, "confidence": 0.42} if r["id"] == "mem_03" else r for r in rs])
+    assert index.sync_root(root).vectors == 0
+    assert loaded == []
+    Store(root).rewrite_records(path, lambda rs: [{**r, "statement": "Deploys moved."} if r["id"] == "mem_03" else r for r in rs])
+    assert index.sync_root(root).vectors == 1
+    assert len(loaded) == 1

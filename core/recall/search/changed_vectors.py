@@ -45,11 +45,11 @@ def embed_changed(root: str, ids: Sequence[str], synced_from: str) -> int:
     current then, it is current now too and the stamp moves on (no later pass hashes all
     records); otherwise the backlog stays for searches and ``reindex``.
     """
+    from commonkeep.recall.search import models
     from commonkeep.recall.search.index import borrowed, recall_db_path
 
     with borrowed(recall_db_path(root)) as conn:
-        model = root_model(root)
-        mid = model.spec.id
+        mid = models.embedder(root).id  # the model itself is loaded (~0.3 s) only when a text changed
 
         def stamped(fp: str) -> str:
             return fp if mid == MODEL_ID else f"{mid}:{fp}"
@@ -69,7 +69,8 @@ def embed_changed(root: str, ids: Sequence[str], synced_from: str) -> int:
                 h = text_hash(text, mid)
                 if have.get(rid) != h:
                     todo.append((rid, h, text))
-        store_vectors(conn, model, mid, todo)
+        if todo:
+            store_vectors(conn, root_model(root), mid, todo)
         if was_current and fp is not None:
             _mark_refreshed(conn, (stamped(str(fp[0])),))
         return len(todo)

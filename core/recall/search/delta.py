@@ -394,7 +394,8 @@ def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[
             ((r[8], r[0], r[4], r[5], r[6]) for r in removed))
         rconn.executemany("DELETE FROM records WHERE id = ?", ((r[0],) for r in removed))
         rconn.executemany("DELETE FROM record_at WHERE id = ?", ((r[0],) for r in removed))
-        rconn.executemany("DELETE FROM vectors WHERE id = ?", ((r[0],) for r in removed))
+        back = {rec["id"] for rec, _, _ in added}  # a record written again keeps its vector (checked by its text's hash)
+        rconn.executemany("DELETE FROM vectors WHERE id = ?", ((r[0],) for r in removed if r[0] not in back))
         if shift:
             rconn.execute("UPDATE records SET ord = ord + ? WHERE ord >= ?", (shift, first + len(removed)))
         if grew:
