@@ -164,6 +164,8 @@ class ApplyResult:
     finished_applies: list[str] = field(default_factory=list)  # other patches' interrupted applies finished first
     records_changed: bool = True  # whether a record or tombstone was written (else rendered/ is left as it is)
     records_after: dict[Path, list[Row]] | None = field(default=None, repr=False)  # every file's records if known
+    #: what the apply wrote to each record file and the files' stamps before (for splicing the projection)
+    spliceable: tuple[dict[Path, Any], dict[Path, dict[str, Row | None]]] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -282,9 +284,8 @@ def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | No
         result.recovered_lock = got.recovered_from
         result.finished_applies = [str(r.patch["patch_id"]) for r in resumed if r is not mine]
         from commonkeep.patches.after_apply import deferring
-        from commonkeep.store.render import render_all
         try:  # a reject leaves the projection as it is; a deferred apply leaves it to ``after_apply.catch_up``
-            result.rendered = render_all(layout, None if resumed else result.records_after) if (resumed or result.records_changed) and not deferring() else []
+            result.rendered = _render(layout, result, resumed=bool(resumed)) if (resumed or result.records_changed) and not deferring() else []
         except OSError as exc:  # the projection is derived: the apply stands, the next render catches up
             result.warnings.append(f"rendered/ was not refreshed ({exc.strerror or exc}); run `commonkeep render`")
     if fire_hooks:
@@ -294,6 +295,24 @@ def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | No
                 result.hook_errors += _after_apply(str(layout.root), other.patch, list(other.applied))
         result.hook_errors += _after_apply(str(layout.root), result.patch, list(result.applied), records_changed=result.records_changed or bool(resumed))
     return result
+
+
+def _render(layout: Layout, result: ApplyResult, *, resumed: bool) -> list[Path]:
+    """The projection after the apply: the pages spliced where only the changed records' blocks
+    change (``render_splice``), else rendered from every record."""
+    from commonkeep.store.render import render_all
+
+    if resumed:
+        return render_all(layout)
+    if result.spliceable is not None:
+        try:  # TEMPORARY until render_splice lands
+            from commonkeep.store.render_splice import render_changed  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:
+            render_changed = None
+        written = render_changed(layout, *result.spliceable) if render_changed is not None else None
+        if written is not None:
+            return written  # type: ignore[no-any-return,unused-ignore]
+    return render_all(layout, result.records_after)
 
 
 def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_ids: list[str] | None,
@@ -324,7 +343,7 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     from commonkeep.patches.verify import refusals  # each op against its source, re-scored (issue 15 §3)
     from commonkeep.patches.waiting import candidates_for
 
-    st = _State(store, str(patch["patch_id"]), cands=candidates_for(store.root, patch))
+    st = _State(store, str(patch["patch_id"]), cands=candidates_for(store.root, patch), by_id=_by_id(patch, selected))
     ticked = ticked_ops(store.root, patch, selected - done_before, st.cands) if op_ids is None else {}  # edited into the file
     selected -= set(ticked)
     vetted = refusals(layout.root, patch, selected - done_before, unsaved=not path.exists(), cands=st.cands)
@@ -369,8 +388,28 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     apply_journal.write(layout, journal)  # step 2: the decision, before any canonical byte changes
     done = _complete(store, journal, patch, path, result)
     if journal.changed and not (journal.tombstones or journal.tomb_updates or journal.purge or journal.finished):
-        done.records_after = apply_journal.records_after(st.files, st.changed)  # for the projection
+        if st.stamps is not None:
+            done.spliceable = (st.stamps, st.changed)
+        if st.read_whole:
+            done.records_after = apply_journal.records_after(st.files, st.changed)  # for the projection
     return done
+
+
+_NO_STATEMENT = frozenset({"update", "update_stability", "flag_for_review", "deprecate", "decay", "contest",
+                           "uncontest", "add_exception", "reject_candidate", "promote_to_vault_candidate"})
+
+
+def _by_id(patch: Row, selected: set[str]) -> bool:
+    """Whether the selected ops need only the records they name (``ops._State``'s ``by_id``): none
+    writes a statement, which is compared with every active record (``SameStatement``), and none
+    deletes (a deletion looks for the record's leftover lines in every file)."""
+    for op in patch["ops"]:
+        if str(op.get("op_id")) not in selected:
+            continue
+        upd = op.get("updates")
+        if op.get("op") not in _NO_STATEMENT or (isinstance(upd, dict) and "statement" in upd):
+            return False
+    return True
 
 
 def _journal_of(store: Store, st: _State, patch: Row, result: ApplyResult, done_before: set[str], when: str) -> Journal:

@@ -146,7 +146,7 @@ class SameStatement:
     record (unless it replaces that very record) and an ``update`` that rewrites a statement.
     """
 
-    def __init__(self, recs: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, recs: Mapping[str, dict[str, Any]]) -> None:
         self._key = record_key
         self.recs = recs  # the apply's live view of the records (``ops._State.recs``)
         self._keys: dict[str, str] | None = None

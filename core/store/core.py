@@ -217,7 +217,7 @@ class Store:
         from commonkeep.store.line_edit import RecordChanges
 
         if isinstance(transform, RecordChanges):
-            self.edit(path, transform, transform.ids, transform.one, transform.tail)
+            self.edit(path, transform, transform.ids, transform.one, transform.tail, records=True)
             return jsonl.JsonlRead()
         return self.rewrite(path, transform)
 
@@ -231,23 +231,41 @@ class Store:
         self.edit(self.layout.inbox, transform, ids, transform)
 
     def edit(self, path: Path, transform: Callable[[list[Row]], list[Row]], ids: set[str],
-             one: Callable[[list[Row]], list[Row]], tail: Callable[[], list[Row]] | None = None) -> None:
+             one: Callable[[list[Row]], list[Row]], tail: Callable[[], list[Row]] | None = None, *,
+             records: bool = False) -> None:
         """Rewrite ``path`` changing only the rows of ``ids`` (each through ``one``, then ``tail()``
         appended), the other lines kept byte for byte (``line_edit``); a file that is not plainly
-        clean takes the full rewrite through ``transform`` (bad lines quarantined)."""
-        from commonkeep.store import clean_memo, line_edit
+        clean takes the full rewrite through ``transform`` (bad lines quarantined).
+
+        ``records``: a record file. When every line of it was found to be a valid record before
+        and every row written is one, the new bytes are remembered as valid records
+        (``record_lines``), so the next apply checks none of them again."""
+        from commonkeep.store import clean_memo, line_edit, record_lines
         from commonkeep.store.exitcarry import Carry
         from commonkeep.store.generations import replace
+        from commonkeep.store.records import memory_record_problem
 
         self.ensure()
         path.parent.mkdir(parents=True, exist_ok=True)
         jsonl.refuse_symlink(path)
         memo = self.layout.runtime_dir / clean_memo.NAME
         carry = Carry(self.root, path)  # the exit gate's memo of the file follows the edit (``exitcarry``)
+        written_bad: list[bool] = []  # a row written that is not a valid record
+        vouch: list[bytes] = []  # the new bytes, when every line of them is known to be a valid record
+
+        def wrote(rows: list[Row]) -> list[Row]:
+            if records and any(memory_record_problem(r) for r in rows):
+                written_bad.append(True)
+            return carry.wrote(rows)
 
         def build(data: bytes) -> bytes:
-            new = line_edit.edit_lines(path, data, ids, lambda rows: carry.wrote(one(rows)),
-                                       (lambda: carry.wrote(tail())) if tail is not None else None, memo)
+            written_bad.clear()
+            vouch.clear()
+            before = records and record_lines.vouched(path, data)
+            new = line_edit.edit_lines(path, data, ids, lambda rows: wrote(one(rows)),
+                                       (lambda: wrote(tail())) if tail is not None else None, memo)
+            if before and new is not None and not written_bad:
+                vouch.append(new)
             if new is None:
                 carry.whole()
                 read = jsonl.parse_jsonl(data, path)
@@ -261,5 +279,7 @@ class Store:
 
         with jsonl.file_lock(path):
             replace(path, build)
-        line_edit.persist(memo, path)
+        if vouch:
+            record_lines.vouch(path, vouch[0])
+        line_edit.persist(memo, path, vouch[0] if vouch else None)
         carry.done()

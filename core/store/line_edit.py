@@ -95,12 +95,15 @@ def _recall(memo: Path | None, path: Path, data: bytes) -> None:
             _plain[str(path)] = data[:plain]
 
 
-def persist(memo: Path, path: Path) -> None:
-    """Keep what this process knows of ``path`` for the next process (``clean_memo``)."""
+def persist(memo: Path, path: Path, records: bytes | None = None) -> None:
+    """Keep what this process knows of ``path`` for the next process (``clean_memo``); ``records``:
+    the file's bytes, every line of which is a valid memory record (``record_lines``)."""
     from commonkeep.store import clean_memo
 
     with _lock:
         found = {"clean": _clean.get(str(path)), "plain": _plain.get(str(path))}
+    if records is not None:
+        found["records"] = records  # the same bytes as "clean": hashed once
     clean_memo.remember(memo, path, found)
 
 

@@ -59,6 +59,11 @@ def records_by_file(store: Any, *, fresh: bool = False) -> dict[Path, list[Row]]
         if data and not (known is not None and data.startswith(known)):  # what an earlier process found valid
             entries = clean_memo.load(memo) if entries is None else entries
             _trust(data[: clean_memo.recalled(entries, path, data, ("records",))["records"]])
+        elif known is not None:
+            with _lock:
+                unchecked = _UNCHECKED.pop(str(path), None)
+            if unchecked is known:
+                _trust(known)
         before = len(_VALID)
         rows = _fresh(data) if fresh else _rows(data)
         if rows is None:
@@ -79,6 +84,24 @@ def records_by_file(store: Any, *, fresh: bool = False) -> dict[Path, list[Row]]
         if not path.is_symlink():  # a store file that is a link is refused by every writer: never vouched for
             clean_memo.remember(memo, path, {"records": data})
     return out
+
+
+_UNCHECKED: dict[str, bytes] = {}  # vouched for whole (``vouch``) without its lines in ``_VALID``
+
+
+def vouch(path: Path, data: bytes) -> None:
+    """``data`` (the whole of ``path``) was found to hold only valid records (its lines are not
+    checked again when every line is read)."""
+    with _lock:
+        _FILES[str(path)] = data
+        _UNCHECKED[str(path)] = data
+
+
+def vouched(path: Path, data: bytes) -> bool:
+    """Whether this process found every line of exactly ``data`` (the whole of ``path``) to be a valid record."""
+    with _lock:
+        known = _FILES.get(str(path))
+    return known is not None and (known is data or known == data)
 
 
 def _remembered(entries: Any, path: Path) -> bool:
