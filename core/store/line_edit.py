@@ -69,6 +69,12 @@ def remember_clean(path: Path, data: bytes) -> None:
         _clean[str(path)] = data
 
 
+def remember_plain(path: Path, data: bytes) -> None:
+    """``data`` (the whole of ``path``) was found to be in the usual layout (``_is_plain``)."""
+    with _lock:
+        _plain[str(path)] = data
+
+
 def forget(path: Path) -> None:
     with _lock:
         _clean.pop(str(path), None)

@@ -88,6 +88,7 @@ class RecordLookup:
                 return None
             record_lines.vouch(path, data)  # every line a record: the edit that follows vouches for its result
             line_edit.remember_clean(path, data)  # ... and checks none of them again
+            line_edit.remember_plain(path, data)
             files.append((path, data))
         return cls(files, stamps)
 
