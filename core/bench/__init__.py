@@ -15,6 +15,7 @@ from typing import Any
 BENCHES: dict[str, tuple[str, str]] = {
     "store": ("commonkeep.bench.store", "append throughput, rewrite time, CLI cold start"),
     "capture": ("commonkeep.bench.capture", "capture() per second on generated memory text, beside another version (--against REV) in the same run"),
+    "apply": ("commonkeep.bench.apply", "one decision on a large store as a new process (apply, review --approve), sync included, beside another version"),
     "curate": ("commonkeep.bench.curate", "curate 10,000 candidates; apply a patch of 20,000 ops beside a plain JSONL rewrite"),
     "gate": ("commonkeep.bench.gate", "injections auto-applied and benign candidates held by the gate, vs the rules before issue 15"),
     "userturn": ("commonkeep.bench.userturn", "user_turn stamp on generated Hermes/OMP sessions: explicit requests to remember applied, attacks never stamped"),
