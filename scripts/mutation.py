@@ -62,8 +62,10 @@ MODULES: dict[str, Module] = {
     # a decision's line edit: what this process (or an earlier one, ``clean_memo``) found clean, and
     # the record lines parsed and checked once: skipping a check must never pass a broken line
     "store-edits": Module(
-        ("commonkeep/store/clean_memo.py", "commonkeep/store/line_edit.py", "commonkeep/store/record_lines.py"),
-        ("tests/store/test_clean_memo.py", "tests/store/test_line_edit.py", "tests/store/test_record_lines.py")),
+        ("commonkeep/store/clean_memo.py", "commonkeep/store/line_edit.py", "commonkeep/store/record_lines.py",
+         "commonkeep/store/record_lookup.py"),
+        ("tests/store/test_clean_memo.py", "tests/store/test_line_edit.py", "tests/store/test_record_lines.py",
+         "tests/governance/test_apply_by_id.py")),
     # applying a patch's ops to canonical memory: adds, updates, supersedes, duplicates and tombstoned
     # ids refused, stale ops of a candidate decided since skipped with the reason. Only that path:
     # patch.py and ops.py hold 2065 mutants in all; the rest is the deletion path (forget,
