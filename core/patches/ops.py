@@ -10,7 +10,7 @@ the files hold it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, MutableMapping
+from collections.abc import ItemsView, Iterator, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -190,11 +190,11 @@ class _State:
 
     @property
     def recs(self) -> MutableMapping[str, Row]:
-        return self._recs
+        return self._recs if self._lookup is not None else self._records()[1]
 
     @property
     def where(self) -> MutableMapping[str, Path]:
-        return self._where
+        return self._where if self._lookup is not None else self._records()[2]
 
     @property
     def tombstoned_lines(self) -> list[Any]:
@@ -265,6 +265,9 @@ class _ById(MutableMapping[str, Any]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._whole())
+
+    def items(self) -> ItemsView[str, Any]:  # every record: read whole once, then the dict's own view
+        return self._whole().items()
 
     def __len__(self) -> int:
         return len(self._whole())
