@@ -51,9 +51,13 @@ class Rule:
         self._rx: re.Pattern[str] | None = None
         self._needles: tuple[frozenset[str] | None] | None = None
         self._asked = 0
-        self._last: tuple[str, re.Match[str] | None] = ("\x00", None)  # the scoring and the policy ask about one text in turn
+        # the scoring and the policy ask about one text in turn: (text, match, the expression that ran)
+        self._last: tuple[str, re.Match[str] | None, re.Pattern[str] | None] = ("\x00", None, None)
+        # the alternatives of the pattern with the bit of the first (``_narrowed``), once their literals are known
+        self._alts: tuple[tuple[str, ...], int, int, int] | None = None
+        self._narrow: dict[int, re.Pattern[str]] = {}
         RULES.append(self)
-        from commonkeep.gate.poisoning_literals import TABLE, key
+        from commonkeep.gate.poisoning_literals import ALTERNATIVES, TABLE, key
 
         k = key(pattern, flags)
         if k in TABLE:  # worked out before (``poisoning_literals``)
@@ -61,6 +65,8 @@ class Rule:
             self._needles = (frozenset(known) if known is not None else None,)
             self._asked = _ASKS_BEFORE_NEEDLES  # the literals cost nothing now: use them from the first search
         self._bit = prefilter.register(self._needles[0] if self._needles is not None else None)
+        if k in ALTERNATIVES and self._needles is not None:
+            self._known_alternatives(ALTERNATIVES[k])
 
     @property
     def rx(self) -> re.Pattern[str]:
@@ -73,23 +79,115 @@ class Rule:
         if self._needles is None:
             self._needles = (_required_literals(self.pattern, self.flags),)
             prefilter.known(self._bit, self._needles[0])
+            alts = alternatives(self.pattern, self.flags)
+            if alts is not None:
+                self._known_alternatives(tuple((a, _sorted(_required_literals(a, self.flags))) for a in alts))
         return self._needles[0]
+
+    def _known_alternatives(self, alts: tuple[tuple[str, tuple[str, ...] | None], ...]) -> None:
+        """Register the literals of each top-level alternative of the pattern (``_narrowed``)."""
+        if len(alts) < 2 or "|".join(a for a, _ in alts) != self.pattern:
+            return
+        first = prefilter.register_many([frozenset(lits) if lits is not None else None for _, lits in alts])
+        full = (1 << len(alts)) - 1
+        always = sum(1 << i for i, (_, lits) in enumerate(alts) if lits is None or "" in lits)
+        self._alts = (tuple(a for a, _ in alts), first, full, always)
+
+    def _narrowed(self, text: str, bits: int) -> re.Pattern[str]:
+        """The pattern less the top-level alternatives whose literals ``text`` does not hold.
+
+        An alternative none of whose literals the text holds matches nowhere in it, so the
+        alternation of the others finds the same matches, in the same places, as the whole
+        pattern (a search tries the alternatives in order at each position; one that cannot
+        match there changes nothing). Only for ASCII text: there, lower-casing is exactly what
+        ``re.IGNORECASE`` folds (outside ASCII it folds a few letters more, ``ſ`` to ``s``)."""
+        alts = self._alts
+        if alts is None or not text.isascii():
+            return self.rx
+        sources, first, full, always = alts
+        keep = (bits >> first) & full | always
+        if keep == full or not keep:
+            return self.rx
+        rx = self._narrow.get(keep)
+        if rx is None:
+            if len(self._narrow) >= 512:  # texts of every kind: keep the cache bounded
+                self._narrow.clear()
+            rx = self._narrow[keep] = re.compile("|".join(s for i, s in enumerate(sources) if keep >> i & 1), self.flags)
+        return rx
 
     def search(self, text: str) -> re.Match[str] | None:
         last = self._last
         if last[0] == text:
             return last[1]
         found = None
+        rx: re.Pattern[str] | None = None
         self._asked += 1
         # finding the literals parses the pattern again: worth it only for a process that asks
         # often, unless ``poisoning_literals`` holds them
-        if self._asked <= _ASKS_BEFORE_NEEDLES or self.needles is None or possible(text) >> self._bit & 1:
-            found = self.rx.search(text)
-        self._last = (text, found)
+        if self._asked <= _ASKS_BEFORE_NEEDLES or self.needles is None:
+            rx = self.rx
+        else:
+            bits = possible(text)
+            if bits >> self._bit & 1:
+                rx = self._narrowed(text, bits)
+        if rx is not None:
+            found = rx.search(text)
+        self._last = (text, found, rx)
         return found
 
     def finditer(self, text: str) -> list[re.Match[str]]:
-        return list(self.rx.finditer(text)) if self.search(text) else []
+        if not self.search(text):
+            return []
+        rx = self._last[2] if self._last[0] == text else None
+        return list((rx or self.rx).finditer(text))
+
+
+def _sorted(literals: frozenset[str] | None) -> tuple[str, ...] | None:
+    return tuple(sorted(literals)) if literals is not None else None
+
+
+def alternatives(pattern: str, flags: int = 0) -> list[str] | None:
+    """The top-level alternatives of ``pattern`` (``a|b(c|d)|e`` -> ``a``, ``b(c|d)``, ``e``), each a
+    pattern of its own; ``None`` where dropping one could change the others (groups, inline or
+    verbose flags) or the split does not compile."""
+    if flags & re.X or "(?P" in pattern or re.compile(pattern, flags).groups:
+        return None
+    out: list[str] = []
+    depth = start = i = 0
+    n = len(pattern)
+    in_set = False
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_set:
+            in_set = c != "]"
+        elif c == "[":
+            in_set = True
+            i += 1
+            if i < n and pattern[i] == "^":
+                i += 1
+            if i < n and pattern[i] == "]":  # a "]" first in a set is one of its characters
+                i += 1
+            continue
+        elif c == "(":
+            if pattern.startswith("(?", i) and not pattern.startswith(("(?:", "(?=", "(?!", "(?<=", "(?<!"), i):
+                return None  # inline flags, a conditional, a comment: not split
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    out.append(pattern[start:])
+    try:
+        for alt in out:
+            re.compile(alt, flags)
+    except re.error:
+        return None
+    return out
 
 
 def _required_literals(pattern: str, flags: int) -> frozenset[str] | None:
