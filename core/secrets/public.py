@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import binascii
 import re
+from typing import Any
 
 from commonkeep.secrets.lazy import lazy
 
@@ -108,12 +109,33 @@ _GATED: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = (
 )
 
 
+_GATE_LITERALS = sorted({w for literals, _, _ in _GATED for w in literals})
+# the structures of ``_GATED`` that want each literal, a bit each
+_GATE_WANT = [sum(1 << i for i, (literals, _, _) in enumerate(_GATED) if w in literals) for w in _GATE_LITERALS]
+_GATE_AUTOMATON: list[Any] = []
+
+
+def _gates(low: str) -> int:
+    """The bits of the structures of ``_GATED`` one of whose literals ``low`` holds: ``any(w in low for
+    w in literals)`` for each, by one Aho-Corasick pass (``ahocorasick_rs``; every occurrence of every
+    literal, overlapping ones too)."""
+    if not _GATE_AUTOMATON:
+        from ahocorasick_rs import AhoCorasick
+
+        _GATE_AUTOMATON.append(AhoCorasick(_GATE_LITERALS))
+    bits = 0
+    for i, _, _ in _GATE_AUTOMATON[0].find_matches_as_indexes(low, overlapping=True):
+        bits |= _GATE_WANT[i]
+    return bits
+
+
 def spans(text: str) -> list[Span]:
     """The spans of ``text`` that are public by structure (see the module doc), unsorted."""
     low = text.lower()
     out: list[Span] = []
-    for literals, rx, value in _GATED:
-        if any(w in low for w in literals):
+    gates = _gates(low)
+    for i, (_, rx, value) in enumerate(_GATED):
+        if gates >> i & 1:
             out += [m.span("v") if value else m.span() for m in rx.finditer(text)]
     if len(text) >= 26 and _ULID_HINT.search(text) is not None:
         out += [m.span() for m in _ULID.finditer(text)]
