@@ -29,6 +29,7 @@ import re
 from collections.abc import Callable
 
 from commonkeep.secrets.lazy import lazy
+from commonkeep.secrets.literals import Literals
 from commonkeep.secrets.structure import _REF
 
 _Q = r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\")"
@@ -216,10 +217,11 @@ def card_spans(text: str) -> list[tuple[int, int, str]]:
 
 
 # every context above needs one of these in the lower-cased text (a text without any is passed at once)
-_TRIGGER = re.compile("|".join(re.escape(w) for w in (
+TRIGGER_WORDS = (
     " -p", "net user", "chpasswd", "-stdin", "lftp", "@", "pass", "snmp", "nmcli", "iwctl", "secret", "key", "psk",
     "wifi:", "token", "community", "auth", "login", "bind", "credentials", "user", " / ", "use ", "pin", "pwd", "recovery",
-    "a3-", "nsec1", "hooks.zapier.com", *_PW_LITERALS)))
+    "a3-", "nsec1", "hooks.zapier.com", *_PW_LITERALS)
+_TRIGGER = Literals(TRIGGER_WORDS)  # one pass for all of them (a regular expression of the words cost ~8 µs a text)
 CARD_DIGITS = re.compile(r"(?:\d[ -]?){12}\d")  # a card number's thirteen digits at least
 
 
@@ -227,4 +229,4 @@ def maybe(low: str) -> bool:
     """Could one of these patterns, or a card number, match the lower-cased text? (``precheck``)"""
     if not low.isascii() or CARD_DIGITS.search(low) is not None:
         return True
-    return _TRIGGER.search(low) is not None and any(context(low) for context in CONTEXTS.values())
+    return _TRIGGER.any_in(low) and any(context(low) for context in CONTEXTS.values())

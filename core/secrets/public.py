@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import binascii
 import re
-from typing import Any
 
 from commonkeep.secrets.lazy import lazy
+from commonkeep.secrets.literals import Literals
 
 Span = tuple[int, int]
 
@@ -112,19 +112,14 @@ _GATED: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = (
 _GATE_LITERALS = sorted({w for literals, _, _ in _GATED for w in literals})
 # the structures of ``_GATED`` that want each literal, a bit each
 _GATE_WANT = [sum(1 << i for i, (literals, _, _) in enumerate(_GATED) if w in literals) for w in _GATE_LITERALS]
-_GATE_AUTOMATON: list[Any] = []
+_GATE_FINDER = Literals(_GATE_LITERALS)
 
 
 def _gates(low: str) -> int:
     """The bits of the structures of ``_GATED`` one of whose literals ``low`` holds: ``any(w in low for
-    w in literals)`` for each, by one Aho-Corasick pass (``ahocorasick_rs``; every occurrence of every
-    literal, overlapping ones too)."""
-    if not _GATE_AUTOMATON:
-        from ahocorasick_rs import AhoCorasick
-
-        _GATE_AUTOMATON.append(AhoCorasick(_GATE_LITERALS))
+    w in literals)`` for each, in one pass (``literals.Literals``)."""
     bits = 0
-    for i, _, _ in _GATE_AUTOMATON[0].find_matches_as_indexes(low, overlapping=True):
+    for i in _GATE_FINDER.found(low):
         bits |= _GATE_WANT[i]
     return bits
 

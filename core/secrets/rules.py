@@ -17,7 +17,6 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
 
 from commonkeep.secrets import context as placed
 from commonkeep.secrets import named, provider, public, structure
@@ -25,6 +24,7 @@ from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.fields import _CAMEL_PART
 from commonkeep.secrets.identifier import identifier, names_itself, upper_name
 from commonkeep.secrets.lazy import lazy
+from commonkeep.secrets.literals import Wanted
 
 Span = tuple[int, int, str]  # start, end, kind
 
@@ -201,37 +201,10 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
 _PLAN = [(kind, pattern, frozenset(NEEDLES.get(kind, ((), False))[0]), NEEDLES.get(kind, ((), False))[1],
           frozenset(structure.GATES[pattern]) if pattern in structure.GATES else None, CONTEXTS.get(pattern))
          for kind, pattern in PATTERNS]
-_ALL_CS = sorted({n for _, _, needles, ci, _, _ in _PLAN if not ci for n in needles})
-_ALL_CI = sorted({n for _, _, needles, ci, _, _ in _PLAN if ci for n in needles} | {n for *_, gate, _ in _PLAN for n in gate or ()})
-# the rules of ``_PLAN`` that want each literal (a bit per rule), and those that want none (hex_key)
-_WANT_CS = {n: sum(1 << i for i, (_, _, needles, ci, _, _) in enumerate(_PLAN) if not ci and n in needles) for n in _ALL_CS}
-_WANT_CI = {n: sum(1 << i for i, (_, _, needles, ci, _, _) in enumerate(_PLAN) if ci and n in needles) for n in _ALL_CI}
-_ALWAYS = sum(1 << i for i, (kind, *_) in enumerate(_PLAN) if kind == "hex_key")
-_AUTOMATA: list[tuple[Any, Any]] = []
-
-
-def _automata() -> tuple[Any, Any]:
-    """The literals of the rules (as written, lower-cased) as two Aho-Corasick automata (``ahocorasick_rs``)."""
-    if not _AUTOMATA:
-        from ahocorasick_rs import AhoCorasick
-
-        _AUTOMATA.append((AhoCorasick(_ALL_CS), AhoCorasick(_ALL_CI)))
-    return _AUTOMATA[0]
-
-
-def _present(text: str, low: str) -> tuple[set[str], set[str], int]:
-    """The literals ``text`` holds (as written, and in ``low``), and the bits of the rules of
-    ``_PLAN`` that want one of them: ``{n for n in _ALL_CS if n in text}`` and its like, by one
-    pass of each automaton (every occurrence of every literal, overlapping ones too)."""
-    cs_auto, ci_auto = _automata()
-    present_cs = {_ALL_CS[i] for i, _, _ in cs_auto.find_matches_as_indexes(text, overlapping=True)}
-    present_ci = {_ALL_CI[i] for i, _, _ in ci_auto.find_matches_as_indexes(low, overlapping=True)}
-    live = _ALWAYS
-    for n in present_cs:
-        live |= _WANT_CS[n]
-    for n in present_ci:
-        live |= _WANT_CI[n]
-    return present_cs, present_ci, live
+# each rule's literals looked up once for all the rules, in one pass (``literals.Wanted``; hex_key wants none)
+_WANTED = Wanted([(needles, ci) for _, _, needles, ci, _, _ in _PLAN], {n for *_, gate, _ in _PLAN for n in gate or ()},
+                 always=sum(1 << i for i, (kind, *_) in enumerate(_PLAN) if kind == "hex_key"))
+_ALL_CS, _ALL_CI = _WANTED.cs, _WANTED.ci
 
 
 def random_head(token: str) -> bool:
@@ -356,8 +329,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     work = text
     low = text.lower()
     hexy = _HEX32.search(text) is not None
-    # each literal looked up once, not once per rule: one pass for all of them (``_present``)
-    present_cs, present_ci, live = _present(text, low)
+    present_cs, present_ci, live = _WANTED.present(text, low)
     ascii = text.isascii()  # contexts read the lower-cased text: case folding outside ASCII differs
     low_work = low  # ... of the text as the next rule sees it (claimed spans masked: a mask can join a match)
     pub = public.spans(text)  # public by structure: the shape rules leave these alone (``public.py``)

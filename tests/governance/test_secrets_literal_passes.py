@@ -4,12 +4,16 @@ corpora (every kind planted, the benign public data), the benchmark's texts and 
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from commonkeep.bench import secrets_templates
 from commonkeep.bench.capture import WORKLOADS
-from commonkeep.secrets import public, rules
+from commonkeep.secrets import context, precheck, public, rules
+from commonkeep.secrets.literals import Literals
 
 
 def _texts() -> list[str]:
@@ -36,7 +40,7 @@ def _want_gates(text: str) -> int:
 
 
 def _same(text: str) -> None:
-    assert rules._present(text, text.lower()) == _want_present(text), text
+    assert rules._WANTED.present(text, text.lower()) == _want_present(text), text
     assert public._gates(text.lower()) == _want_gates(text), text
 
 
@@ -52,3 +56,46 @@ _PIECES = sorted(set(rules._ALL_CS) | set(rules._ALL_CI) | {w for literals, _, _
 @given(st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=5)), max_size=12), st.sampled_from(["", " ", "=", "\n"]))
 def test_generated_texts(pieces: list[str], sep: str) -> None:
     _same(sep.join(pieces))
+
+
+def _language(pattern: str) -> set[str]:
+    """Every string a pattern of literals, alternations and one-character sets matches."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser as parser  # type: ignore[attr-defined]
+
+    def seq(items: Any) -> set[str]:
+        out = {""}
+        for op, av in items:
+            if op is c.LITERAL:
+                opts = {chr(av)}
+            elif op is c.IN:
+                assert all(o is c.LITERAL for o, _ in av), av
+                opts = {chr(v) for _, v in av}
+            elif op is c.BRANCH:
+                opts = set().union(*(seq(a) for a in av[1]))
+            elif op is c.SUBPATTERN:
+                opts = seq(av[-1])
+            else:
+                raise AssertionError(op)
+            out = {a + b for a in out for b in opts}
+        return out
+
+    return seq(parser.parse(pattern))
+
+
+def test_the_words_are_the_expressions() -> None:
+    assert _language(precheck._PREFIXES.pattern) == set(precheck.PREFIX_WORDS)
+    trigger = re.compile("|".join(re.escape(w) for w in context.TRIGGER_WORDS))
+    for text in _texts():
+        assert precheck._PREFIX_FINDER.any_in(text) == (precheck._PREFIXES.search(text) is not None), text
+        low = text.lower()
+        assert context._TRIGGER.any_in(low) == (trigger.search(low) is not None), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=4), min_size=1, max_size=8, unique=True), st.text(max_size=40))
+def test_literals_found_are_the_substring_tests(words: list[str], text: str) -> None:
+    finder = Literals(words)
+    haystack = text + "".join(words[::2]) + text[::-1]
+    assert finder.found(haystack) == {i for i, w in enumerate(words) if w in haystack}
+    assert finder.any_in(text) == any(w in text for w in words)

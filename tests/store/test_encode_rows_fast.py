@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from commonkeep.bench.capture import WORKLOADS
-from commonkeep.store import jsonl
+from commonkeep.store import jsonfast, jsonl
 
 
 def _same(rows: list[Any]) -> None:
@@ -34,7 +34,7 @@ def _same(rows: list[Any]) -> None:
 def test_every_character_is_written_as_dumps_line_writes_it() -> None:
     chars = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
     row = {"text": chars, chars[:5000]: [chars[i:i + 97] for i in range(0, 4000, 97)]}
-    assert jsonl._fast_rows([row]) is not None
+    assert jsonfast.fast_rows([row]) is not None
     _same([row])
 
 
@@ -60,7 +60,7 @@ def test_a_dataclass_or_subclass_is_refused_or_written_as_before() -> None:
 
     for value in (D(), S("a"), Dct(a=1), {S("k"): 1}):
         _same([{"v": value}])
-        assert jsonl._fast_rows([{"v": value}]) is None
+        assert jsonfast.fast_rows([{"v": value}]) is None
 
 
 def test_the_benchmark_candidates_go_the_fast_way() -> None:
@@ -75,8 +75,8 @@ def test_the_benchmark_candidates_go_the_fast_way() -> None:
         rows.append({**rows[0], "confidence": 0.85, "source_trust_weight": 1.0, "weights": [0.35, 0.1, 1e-7]})
     for row in rows:
         _same([row])
-    assert jsonl._fast_rows(rows[:-1]) == jsonl._encode_rows(rows[:-1])
-    assert jsonl._fast_rows(rows[-1:]) is None  # an integral float and an exponent: dumps_line's way
+    assert jsonfast.fast_rows(rows[:-1]) == jsonl._encode_rows(rows[:-1])
+    assert jsonfast.fast_rows(rows[-1:]) is None  # an integral float and an exponent: dumps_line's way
 
 
 _json = st.recursive(
