@@ -23,7 +23,7 @@ from commonkeep.secrets import named, provider, public, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.fields import _CAMEL_PART
 from commonkeep.secrets.identifier import identifier, names_itself, upper_name
-from commonkeep.secrets.lazy import lazy
+from commonkeep.secrets.lazy import lazy, source
 from commonkeep.secrets.literals import Wanted
 
 Span = tuple[int, int, str]  # start, end, kind
@@ -203,7 +203,7 @@ _PLAN = [(kind, pattern, frozenset(NEEDLES.get(kind, ((), False))[0]), NEEDLES.g
          for kind, pattern in PATTERNS]
 # each rule's literals looked up once for all the rules, in one pass (``literals.Wanted``; hex_key wants none)
 _WANTED = Wanted([(needles, ci) for _, _, needles, ci, _, _ in _PLAN], {n for *_, gate, _ in _PLAN for n in gate or ()},
-                 always=sum(1 << i for i, (kind, *_) in enumerate(_PLAN) if kind == "hex_key"))
+                 always=sum(1 << i for i, (kind, *_) in enumerate(_PLAN) if kind == "hex_key"), patterns=[source(p) for _, p, *_ in _PLAN])
 _ALL_CS, _ALL_CI = _WANTED.cs, _WANTED.ci
 
 

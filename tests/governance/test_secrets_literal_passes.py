@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from commonkeep.bench import secrets_templates
 from commonkeep.bench.capture import WORKLOADS
-from commonkeep.secrets import context, precheck, public, rules
+from commonkeep.secrets import context, literals, precheck, public, rules
 from commonkeep.secrets.literals import Literals
 
 
@@ -40,7 +40,12 @@ def _want_gates(text: str) -> int:
 
 
 def _same(text: str) -> None:
-    assert rules._WANTED.present(text, text.lower()) == _want_present(text), text
+    wanted = rules._WANTED
+    patterns, wanted._patterns = wanted._patterns, None  # the literals of the rules' kinds alone (narrowing: below)
+    try:
+        assert wanted.present(text, text.lower()) == _want_present(text), text
+    finally:
+        wanted._patterns = patterns
     assert public._gates(text.lower()) == _want_gates(text), text
 
 
@@ -99,3 +104,62 @@ def test_literals_found_are_the_substring_tests(words: list[str], text: str) -> 
     haystack = text + "".join(words[::2]) + text[::-1]
     assert finder.found(haystack) == {i for i, w in enumerate(words) if w in haystack}
     assert finder.any_in(text) == any(w in text for w in words)
+
+
+def _find_both(text: str) -> None:
+    wanted = rules._WANTED
+    wanted._asks = 10**6  # narrowed from the first ask
+    narrowed = rules.find(text)
+    patterns, wanted._patterns = wanted._patterns, None
+    try:
+        whole = rules.find(text)
+    finally:
+        wanted._patterns = patterns
+    assert narrowed == whole, text
+
+
+def test_find_narrowed_by_each_patterns_literals_finds_the_same() -> None:
+    for text in _texts():
+        _find_both(text)
+        _find_both(text.replace(" ", "\n"))
+
+
+_PATTERN_PIECES = sorted({w for source_flags in rules._WANTED._patterns or () for w in
+                          (literals.required_literals(*source_flags) or ())} | set(_PIECES))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_PATTERN_PIECES), st.sampled_from(["=", ":", " ", "\"", "'", "-", "--", "/", "@", "://"]),
+                          st.text(st.characters(max_codepoint=127), max_size=24)), max_size=14))
+def test_generated_ascii_texts_find_the_same(pieces: list[str]) -> None:
+    _find_both("".join(pieces))
+
+
+def test_no_letter_outside_ascii_in_a_pattern_matches_an_ascii_one() -> None:
+    """The premise of narrowing ASCII text only (``literals.Wanted._could_match``)."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser as parser  # type: ignore[attr-defined]
+
+    def codes(items: Any) -> set[int]:
+        out: set[int] = set()
+        for op, av in items:
+            if op is c.LITERAL:
+                out.add(av)
+            elif isinstance(av, (list, tuple)):
+                for x in av:
+                    if isinstance(x, parser.SubPattern):
+                        out |= codes(x)
+                    elif isinstance(x, (list, tuple)):
+                        out |= codes([y for y in x if isinstance(y, tuple) and len(y) == 2]) if all(
+                            isinstance(y, tuple) for y in x) else set().union(*(codes(y) for y in x if isinstance(y, parser.SubPattern)))
+            if isinstance(av, parser.SubPattern):
+                out |= codes(av)
+        return out
+
+    odd = set()
+    for source, flags in rules._WANTED._patterns or ():
+        for code in codes(parser.parse(source, flags)):
+            if code > 127 and any(re.fullmatch(re.escape(chr(code)), chr(a), flags | re.I) for a in range(128)):
+                odd.add(chr(code))
+    assert odd <= literals.ASCII_ALIKE
+    assert all(any(re.fullmatch(re.escape(ch), chr(a), re.I) for a in range(128)) for ch in literals.ASCII_ALIKE)
