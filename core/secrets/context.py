@@ -148,6 +148,9 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
 _KEYISH = lazy(r"(?:key|token|secret)\b")
 _LONG_VALUE = lazy(r"[a-z0-9_.+/=-]{16}")
 _SECRET_NAME_CONTEXT = lazy(r"(?:secret|key|token|remotepass|community)[\w\"'\]]*\s*[:=]")
+# the words every match of the two expressions above holds, and the prose words: each looked up in one pass (``literals``)
+_KEYISH_WORDS, _SECRET_WORDS = Literals(("key", "token", "secret")), Literals(("secret", "key", "token", "remotepass", "community"))
+_PW_FINDER = Literals(_PW_LITERALS)
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _USERADD: lambda low: " -p" in low and ("useradd" in low or "usermod" in low or "adduser" in low),
     _NET_USER: lambda low: "net user" in low and " /" in low,
@@ -163,16 +166,16 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _WIFI_QR: lambda low: "wifi:" in low,
     _OVPN: lambda low: "<auth-user-pass>" in low,
     _PASSWORD_LINE: lambda low: "pass" in low,
-    _SECRET_NAME: lambda low: ("=" in low or ":" in low) and _SECRET_NAME_CONTEXT.search(low) is not None,
+    _SECRET_NAME: lambda low: ("=" in low or ":" in low) and _SECRET_WORDS.any_in(low) and _SECRET_NAME_CONTEXT.search(low) is not None,
     _PASSPHRASE_WORDS: lambda low: "pass" in low and ("=" in low or ":" in low),
     _AUTH_TUPLE: lambda low: "auth" in low and ("(" in low or "[" in low),
     _AUTH_CALL: lambda low: "(" in low and ("auth" in low or "login" in low or "password" in low or "bind" in low or "credentials" in low),
     _USER_PASS: lambda low: ("user" in low or "login" in low) and ("pass" in low or "pw" in low),
     _SLASHED: lambda low: " / " in low,
-    _KEY_PROSE: lambda low: _KEYISH.search(low) is not None and _LONG_VALUE.search(low) is not None,
+    _KEY_PROSE: lambda low: _KEYISH_WORDS.any_in(low) and _KEYISH.search(low) is not None and _LONG_VALUE.search(low) is not None,
     _USE_AS: lambda low: "use " in low and " as " in low,
     _SET_TO: lambda low: ("pass" in low or "pin" in low or "pwd" in low) and (" to " in low or " as " in low),
-    _PROSE_OTHER: lambda low: any(w in low for w in _PW_LITERALS),
+    _PROSE_OTHER: lambda low: _PW_FINDER.any_in(low),
     _PROSE_CJK: lambda low: not low.isascii(),
     _NSEC: lambda low: "nsec1" in low,
     _ZAPIER: lambda low: "hooks.zapier.com" in low,

@@ -124,8 +124,25 @@ def _gates(low: str) -> int:
     return bits
 
 
+_LAST: tuple[str, tuple[Span, ...]] = ("", ())  # the pre-check and then ``rules.find`` ask about one text in turn
+
+
 def spans(text: str) -> list[Span]:
     """The spans of ``text`` that are public by structure (see the module doc), unsorted."""
+    last = _LAST
+    if last[0] == text:
+        return list(last[1])
+    found = _spans(text)
+    _remember(text, tuple(found))
+    return found
+
+
+def _remember(text: str, found: tuple[Span, ...]) -> None:
+    global _LAST
+    _LAST = (text, found)
+
+
+def _spans(text: str) -> list[Span]:
     low = text.lower()
     out: list[Span] = []
     gates = _gates(low)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from commonkeep.bench import secrets_templates
 from commonkeep.bench.capture import WORKLOADS
-from commonkeep.secrets import context, literals, precheck, public, rules
+from commonkeep.secrets import context, literals, named, precheck, public, rules
 from commonkeep.secrets.literals import Literals
 
 
@@ -163,3 +163,41 @@ def test_no_letter_outside_ascii_in_a_pattern_matches_an_ascii_one() -> None:
                 odd.add(chr(code))
     assert odd <= literals.ASCII_ALIKE
     assert all(any(re.fullmatch(re.escape(ch), chr(a), re.I) for a in range(128)) for ch in literals.ASCII_ALIKE)
+
+
+_OLD_CONTEXTS = {  # the contexts as they were before their words were looked up first
+    context._SECRET_NAME: lambda low: ("=" in low or ":" in low) and context._SECRET_NAME_CONTEXT.search(low) is not None,
+    context._KEY_PROSE: lambda low: context._KEYISH.search(low) is not None and context._LONG_VALUE.search(low) is not None,
+    context._PROSE_OTHER: lambda low: any(w in low for w in context._PW_LITERALS),
+    named._SET_LINE: lambda low: ("env" in low or "set" in low) and named._SET_CONTEXT.search(low) is not None,
+    named.PROSE_QUOTED: lambda low: any(q in low for q in named._QUOTES) and named._PROSE_CONTEXT.search(low) is not None,
+}
+
+
+def _contexts_same(low: str) -> None:
+    for pattern, old in _OLD_CONTEXTS.items():
+        new = context.CONTEXTS.get(pattern) or named.CONTEXTS[pattern]
+        assert bool(new(low)) == bool(old(low)), (pattern.pattern[:40], low)
+
+
+def test_the_contexts_looking_words_up_first_say_the_same() -> None:
+    for text in _texts():
+        _contexts_same(text.lower())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_PATTERN_PIECES + list(context._PW_LITERALS) + ["secret_key", "api-token", "setenv",
+                                                                                             "“", "«", "‘", "key ", "=", ": "]),
+                          st.text(max_size=12)), max_size=12))
+def test_generated_texts_the_contexts_say_the_same(pieces: list[str]) -> None:
+    _contexts_same("".join(pieces).lower())
+
+
+def test_public_spans_remembered_for_the_last_text_are_its_spans() -> None:
+    texts = _texts()[:400]
+    for a, b in zip(texts, texts[1:], strict=False):
+        for text in (a, a, b, a):
+            got = public.spans(text)
+            assert got == public._spans(text)
+            got.append((0, 0))  # the caller's list is its own
+            assert public.spans(text) == public._spans(text)
