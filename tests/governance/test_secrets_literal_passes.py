@@ -201,3 +201,15 @@ def test_public_spans_remembered_for_the_last_text_are_its_spans() -> None:
             assert got == public._spans(text)
             got.append((0, 0))  # the caller's list is its own
             assert public.spans(text) == public._spans(text)
+
+
+def test_strings_worth_scanning_joined_are_worth_scanning() -> None:
+    from commonkeep.secrets import provider
+
+    texts = [t for t in _texts() if provider.worth_scanning(t)]
+    for i in range(0, len(texts) - 3, 3):
+        parts = texts[i:i + 3]
+        assert provider._worth_scanning("\n".join(parts))
+        assert provider._worth_scanning("\n".join(parts[:1]))
+    for part in ("a1b2c3d4e5f6", "X" * 5 + "y7" * 4, "token0123456789ab"):
+        assert provider.worth_scanning(part) == provider._worth_scanning("\n".join([part]))
