@@ -37,7 +37,7 @@ from commonkeep.gate.literal_rule import Rule as Rule
 from commonkeep.gate.literal_rule import alternatives as alternatives
 from commonkeep.gate.trust import NON_DURABLE, TRUST_CLASSES, Risk, max_risk
 from commonkeep.secrets.literals import required_literals as _required_literals  # noqa: F401  (poisoning_literals)
-from commonkeep.util.normalize import fold, plain, rot13, unleet
+from commonkeep.util.normalize import _SPLIT, fold, plain, rot13, unleet
 
 
 def _rx(*parts: str) -> Rule:
@@ -306,12 +306,27 @@ def _assess(text: str) -> tuple[Risk, tuple[str, ...]]:
         for code, level in _concepts(leet):
             add(code, level)
             add("leetspeak", "medium")
-    flipped = fold(rot13(folded))
+    flipped = rot13(folded)
+    if not _fold_keeps(flipped):
+        flipped = fold(flipped)
     for code, level in _concepts(flipped) if flipped != folded and _rot13_hint(flipped) else []:
         if level == "high" and code not in reasons and code not in ("role_marker", "tool_call_lookalike"):
             add(code, level)
             add("rot13", "high")
     return risk, tuple(reasons)
+
+
+# a run of 16 characters a hex or base64 run is made of: without one, ``fold`` decodes neither
+_RUN16 = re.compile(r"[A-Za-z0-9+/_=-]{16}")
+
+
+def _fold_keeps(text: str) -> bool:
+    """True only where ``fold(text) == text``: ASCII text (nothing to drop, normalise or fold) with no
+    letters split by a separator, no entity, percent or backslash escape, and no run a hex or base64
+    decoding could read, so each of ``fold``'s steps leaves it as it is (asked of the rot13 view,
+    which is rarely worth its ``fold``)."""
+    return (text.isascii() and "&" not in text and "%" not in text and "\\" not in text
+            and _RUN16.search(text) is None and _SPLIT.search(text) is None)
 
 
 def _rot13_hint(text: str) -> bool:

@@ -106,3 +106,33 @@ def test_generated_ascii_texts_get_the_whole_patterns_answers(pieces: list[str],
     text = text.upper() if upper else text
     for rule in poisoning.RULES:
         _same(rule, text)
+
+
+def test_fold_keeps_only_what_fold_keeps() -> None:
+    from commonkeep.util.normalize import _fold
+
+    kept = 0
+    for text in _CORPUS:
+        for view in (text, rot13(text)):
+            if poisoning._fold_keeps(view):
+                kept += 1
+                assert _fold.__wrapped__(view) == view, view
+    assert kept > len(_CORPUS) // 4  # the common case takes the short way
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(st.characters(max_codepoint=127), max_size=60) | st.lists(st.sampled_from(
+    ["a", "b.", "c-", "&amp;", "%41", "\\x41", "aGVsbG8gd29ybGQgdGhlcmU=", "0123456789abcdef0123", "i g n o r e", " "]),
+    max_size=10).map("".join))
+def test_fold_keeps_generated(text: str) -> None:
+    from commonkeep.util.normalize import _fold
+
+    if poisoning._fold_keeps(text):
+        assert _fold.__wrapped__(text) == text
+
+
+def test_the_assessment_is_the_same_without_the_short_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = _CORPUS[:1500]
+    fast = [poisoning._assess.__wrapped__(t) for t in texts]
+    monkeypatch.setattr(poisoning, "_fold_keeps", lambda text: False)
+    assert [poisoning._assess.__wrapped__(t) for t in texts] == fast
