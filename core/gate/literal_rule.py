@@ -32,6 +32,7 @@ class Rule:
         self._rx: re.Pattern[str] | None = None
         self._needles: tuple[frozenset[str] | None] | None = None
         self._asked = 0
+        self._filtered = False  # the literals are known (not ``None``): ``search`` asks the prefilter
         # the scoring and the policy ask about one text in turn: (text, match, the expression that ran)
         self._last: tuple[str, re.Match[str] | None, re.Pattern[str] | None] = ("\x00", None, None)
         # the alternatives of the pattern with the bit of the first (``_narrowed``), once their literals are known
@@ -45,6 +46,7 @@ class Rule:
             known = TABLE[k]
             self._needles = (frozenset(known) if known is not None else None,)
             self._asked = _ASKS_BEFORE_NEEDLES  # the literals cost nothing now: use them from the first search
+            self._filtered = known is not None
         self._bit = prefilter.register(self._needles[0] if self._needles is not None else None)
         if k in ALTERNATIVES and self._needles is not None:
             self._known_alternatives(ALTERNATIVES[k])
@@ -100,21 +102,26 @@ class Rule:
         last = self._last
         if last[0] == text:
             return last[1]
-        found = None
-        rx: re.Pattern[str] | None = None
-        self._asked += 1
-        # finding the literals parses the pattern again: worth it only for a process that asks
-        # often, unless ``poisoning_literals`` holds them
-        if self._asked <= _ASKS_BEFORE_NEEDLES or self.needles is None:
-            rx = self.rx
-        else:
+        rx: re.Pattern[str] | None
+        if self._filtered:  # the literals are known: the one pass of ``prefilter`` decides
             bits = possible(text)
-            if bits >> self._bit & 1:
-                rx = self._narrowed(text, bits)
-        if rx is not None:
-            found = rx.search(text)
+            rx = self._narrowed(text, bits) if bits >> self._bit & 1 else None
+        else:
+            rx = self._first_searches(text)
+        found = rx.search(text) if rx is not None else None
         self._last = (text, found, rx)
         return found
+
+    def _first_searches(self, text: str) -> re.Pattern[str] | None:
+        """The expression to run while the literals are not known: the whole pattern for the first
+        searches (finding the literals parses the pattern again: worth it only for a process that
+        asks often, unless ``poisoning_literals`` holds them), then the prefilter's choice."""
+        self._asked += 1
+        if self._asked <= _ASKS_BEFORE_NEEDLES or self.needles is None:
+            return self.rx
+        self._filtered = True
+        bits = possible(text)
+        return self._narrowed(text, bits) if bits >> self._bit & 1 else None
 
     def finditer(self, text: str) -> list[re.Match[str]]:
         if not self.search(text):
