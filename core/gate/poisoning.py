@@ -286,7 +286,7 @@ def _assess(text: str) -> tuple[Risk, tuple[str, ...]]:
             reasons.append(code)
         risk = max_risk(risk, level)
 
-    folded = fold(text)
+    folded = text if _fold_keeps(text) else fold(text)  # most plain ASCII text: fold would return it as it is
     if _RAW_CONTROL.search(text) or _ESCAPED_CONTROL.search(text):  # a memory has no business steering a terminal
         add("terminal_control_characters", "high" if _OSC.search(text) else "medium")
     if _hidden_characters(text):
@@ -323,8 +323,8 @@ _RUN16 = re.compile(r"[A-Za-z0-9+/_=-]{16}")
 def _fold_keeps(text: str) -> bool:
     """True only where ``fold(text) == text``: ASCII text (nothing to drop, normalise or fold) with no
     letters split by a separator, no entity, percent or backslash escape, and no run a hex or base64
-    decoding could read, so each of ``fold``'s steps leaves it as it is (asked of the rot13 view,
-    which is rarely worth its ``fold``)."""
+    decoding could read, so each of ``fold``'s steps leaves it as it is (asked of the text and of
+    its rot13 view: a third of the texts a host captures, a fold of ~10 µs each)."""
     return (text.isascii() and "&" not in text and "%" not in text and "\\" not in text
             and _RUN16.search(text) is None and _SPLIT.search(text) is None)
 
