@@ -213,3 +213,23 @@ def test_strings_worth_scanning_joined_are_worth_scanning() -> None:
         assert provider._worth_scanning("\n".join(parts[:1]))
     for part in ("a1b2c3d4e5f6", "X" * 5 + "y7" * 4, "token0123456789ab"):
         assert provider.worth_scanning(part) == provider._worth_scanning("\n".join([part]))
+
+
+def test_the_two_literal_finders_agree() -> None:
+    """``secrets.literals.required_literals`` is ``gate.literal_rule._required_literals`` (the gate
+    keeps its own: importing the secrets package would cost every process that scores ~15 ms)."""
+    from commonkeep.gate import autoapply, literal_rule  # noqa: F401  (autoapply: its rules)
+
+    sources = [(r.pattern, r.flags) for r in literal_rule.RULES] + list(rules._WANTED._patterns or ())
+    sources += [(alt, r.flags) for r in literal_rule.RULES for alt in literal_rule.alternatives(r.pattern, r.flags) or ()]
+    for source, flags in sources:
+        assert literals.required_literals(source, flags) == literal_rule._required_literals(source, flags), source[:60]
+
+
+def test_scoring_does_not_import_the_secret_rules() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, commonkeep.gate.autoapply; print('commonkeep.secrets' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False"
