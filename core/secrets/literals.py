@@ -76,11 +76,17 @@ class Literals:
 
     def found(self, text: str) -> set[int]:
         """The indexes of the words ``text`` holds (every occurrence of every word is seen: overlapping ones too)."""
-        return {i for i, _, _ in self._built().find_matches_as_indexes(text, overlapping=True)}
+        try:
+            return {i for i, _, _ in self._built().find_matches_as_indexes(text, overlapping=True)}
+        except UnicodeError:  # lone surrogates (bytes that were not UTF-8, kept as surrogateescape): a test per word
+            return {i for i, w in enumerate(self.words) if w in text}
 
     def any_in(self, text: str) -> bool:
         """Whether ``text`` holds one of the words (any occurrence ends in a match of the automaton)."""
-        return bool(self._built().find_matches_as_indexes(text))
+        try:
+            return bool(self._built().find_matches_as_indexes(text))
+        except UnicodeError:  # lone surrogates: a test per word
+            return any(w in text for w in self.words)
 
 
 class Wanted:

@@ -233,3 +233,15 @@ def test_scoring_does_not_import_the_secret_rules() -> None:
     code = "import sys, commonkeep.gate.autoapply; print('commonkeep.secrets' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "False"
+
+
+def test_text_with_lone_surrogates() -> None:
+    """Bytes that are not UTF-8 reach the gate as lone surrogates (``surrogateescape``), which the
+    automaton cannot read: the words are then looked up one by one."""
+    words = ["key", "token", "\udcff"]
+    finder = Literals(words)
+    for text in ("api key \udcff\udcfe", "plain \udc80 text", "token=\udcffabc"):
+        assert finder.found(text) == {i for i, w in enumerate(words) if w in text}
+        assert finder.any_in(text) == any(w in text for w in words)
+        rules.find(text)
+        _same(text)
