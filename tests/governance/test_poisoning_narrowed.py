@@ -136,3 +136,19 @@ def test_the_assessment_is_the_same_without_the_short_way(monkeypatch: pytest.Mo
     fast = [poisoning._assess.__wrapped__(t) for t in texts]
     monkeypatch.setattr(poisoning, "_fold_keeps", lambda text: False)
     assert [poisoning._assess.__wrapped__(t) for t in texts] == fast
+
+
+def test_unleet_is_normalizes() -> None:
+    from commonkeep.util import normalize
+
+    for text in _CORPUS:
+        assert poisoning.unleet(text) == normalize.unleet(text), text
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(list("ab Z_01379@$!|.-é٣ж\n'") + ["l33t", "p4ss", "1gn0r3", "ab", "x1"]), max_size=30).map("".join)
+       | st.text(max_size=40))
+def test_unleet_generated(text: str) -> None:
+    from commonkeep.util import normalize
+
+    assert poisoning.unleet(text) == normalize.unleet(text)
