@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable
 
 from commonkeep.secrets.lazy import lazy
-from commonkeep.secrets.literals import Literals
+from commonkeep.secrets.literals import Gated, Literals
 from commonkeep.secrets.structure import _REF
 
 _Q = r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\")"
@@ -228,8 +228,23 @@ _TRIGGER = Literals(TRIGGER_WORDS)  # one pass for all of them (a regular expres
 CARD_DIGITS = re.compile(r"(?:\d[ -]?){12}\d")  # a card number's thirteen digits at least
 
 
+# the words one of which each context needs (one of its conditions is that a word of these is in the
+# text; ``None``: none such), so ``maybe`` asks only those whose words the text holds (``literals.Gated``);
+# tests/governance/test_secrets_literal_passes.py reads each from the context's own code
+CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
+    _USERADD: (" -p",), _NET_USER: ("net user",), _CHPASSWD: ("chpasswd",), _STDIN: ("-stdin",), _LFTP: ("lftp",),
+    _ORACLE: ("@",), _KEYTOOL: ("pass ",), _SNMP: ("snmp",), _NMCLI: ("nmcli", "wpa_passphrase", "iwctl"),
+    _CISCO: ("enable", "username", "-server", "key-string"), _PSK: ("psk", "passphrase", "password"), _WIFI_QR: ("wifi:",),
+    _OVPN: ("<auth-user-pass>",), _PASSWORD_LINE: ("pass",), _SECRET_NAME: _SECRET_WORDS.words, _PASSPHRASE_WORDS: ("pass",),
+    _AUTH_TUPLE: ("auth",), _AUTH_CALL: ("(",), _USER_PASS: ("user", "login"), _SLASHED: (" / ",), _KEY_PROSE: _KEYISH_WORDS.words,
+    _USE_AS: ("use ",), _SET_TO: ("pass", "pin", "pwd"), _PROSE_OTHER: _PW_FINDER.words, _PROSE_CJK: None, _NSEC: ("nsec1",),
+    _ZAPIER: ("hooks.zapier.com",), _BITLOCKER: None, _RECOVERY_KEY: ("recovery",), _ONEPASSWORD: ("a3-",),
+}
+_GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
+
+
 def maybe(low: str) -> bool:
     """Could one of these patterns, or a card number, match the lower-cased text? (``precheck``)"""
     if not low.isascii() or CARD_DIGITS.search(low) is not None:
         return True
-    return _TRIGGER.any_in(low) and any(context(low) for context in CONTEXTS.values())
+    return _TRIGGER.any_in(low) and _GATED.any_true(low)

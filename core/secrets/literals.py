@@ -7,7 +7,7 @@ a substring test per word cost a few hundred nanoseconds each. The automaton is 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 
@@ -155,3 +155,29 @@ def _narrowing(patterns: list[tuple[str, int]]) -> tuple[Literals | None, list[i
     free = sum(1 << i for i, found in enumerate(sets) if not found)
     wants = [sum(1 << i for i, found in enumerate(sets) if found is not None and w in found) for w in words]
     return (Literals(words) if words else None), wants, free
+
+
+class Gated:
+    """Tests each gated by words one of which it needs to say yes (``None``: no such words):
+    ``any_true(low)`` is ``any(test(low) for test in tests)``, asking only the tests whose words
+    ``low`` holds, found in one pass."""
+
+    def __init__(self, tests: list[Callable[[str], bool]], gates: list[tuple[str, ...] | None]) -> None:
+        if len(tests) != len(gates):
+            raise ValueError("one gate per test")
+        words = sorted({w for gate in gates if gate for w in gate})
+        self._tests = tests
+        self._finder = Literals(words)
+        self._want = [sum(1 << i for i, gate in enumerate(gates) if gate and w in gate) for w in words]
+        self._free = sum(1 << i for i, gate in enumerate(gates) if not gate)
+
+    def any_true(self, low: str) -> bool:
+        bits = self._free
+        for i in self._finder.found(low):
+            bits |= self._want[i]
+        while bits:
+            bit = bits & -bits
+            bits ^= bit
+            if self._tests[bit.bit_length() - 1](low):
+                return True
+        return False

@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 
 from commonkeep.secrets.lazy import lazy
-from commonkeep.secrets.literals import Literals
+from commonkeep.secrets.literals import Gated, Literals
 from commonkeep.secrets.structure import _REF
 
 # a name that says secret: a whole word of it anywhere in the name, or a short last part after a
@@ -105,9 +105,17 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {  # each asks for a li
 }
 
 
+# the words one of which each context needs (as ``context.CONTEXT_WORDS``)
+CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
+    _OPERATOR: (":=", "=>", "<-"), _SHORT_NAME: ("pass", "pw"), _ENCODED: ("%3d",), _SET_LINE: ("env", "set"), _ELEMENT: ("</",),
+    _PAIR: ("value",), _INPUT: ("<input",), PROSE_QUOTED: _QUOTES, _CODE: ("pin", "code", "puk"),
+}
+_GATED = Gated([c for p, c in CONTEXTS.items() if p is not _ENCODED], [CONTEXT_WORDS[p] for p in CONTEXTS if p is not _ENCODED])
+
+
 def maybe(low: str) -> bool:
     """Could one of these patterns match the lower-cased ASCII text? (``precheck``: never no where
     one would.)"""
     if "%3d" in low and ("pass" in low or "pw" in low or "secret" in low or "key" in low or "token" in low or "credential" in low):
         return True
-    return any(context(low) for pattern, context in CONTEXTS.items() if pattern is not _ENCODED)
+    return _GATED.any_true(low)

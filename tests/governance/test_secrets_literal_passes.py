@@ -245,3 +245,66 @@ def test_text_with_lone_surrogates() -> None:
         assert finder.any_in(text) == any(w in text for w in words)
         rules.find(text)
         _same(text)
+
+
+def _conjunct_words(module: Any, body: Any) -> list[set[str] | None]:
+    """The words one of which each ``and``-ed condition of a context's code needs (``None``: not such a test)."""
+    import ast
+
+    def words(node: Any) -> set[str] | None:
+        if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In)
+                and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str)
+                and isinstance(node.comparators[0], ast.Name) and node.comparators[0].id == "low"):
+            return {node.left.value}
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            parts = [words(v) for v in node.values]
+            return None if any(p is None for p in parts) else set().union(*parts)  # type: ignore[arg-type]
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "any_in"
+                and isinstance(node.func.value, ast.Name) and [getattr(a, "id", None) for a in node.args] == ["low"]):
+            return set(getattr(module, node.func.value.id).words)
+        return None
+
+    conjuncts = body.values if isinstance(body, ast.BoolOp) and isinstance(body.op, ast.And) else [body]
+    return [words(c) for c in conjuncts]
+
+
+def test_each_contexts_words_are_one_of_its_conditions() -> None:
+    """``CONTEXT_WORDS`` lets ``maybe`` skip a context whose words the text lacks: each must be the
+    words of one of the conditions the context's own code ``and``s (so it cannot say yes without one)."""
+    import ast
+    import inspect
+
+    for module in (context, named):
+        tree = ast.parse(inspect.getsource(module))
+        table = next(n.value for n in ast.walk(tree) if isinstance(n, ast.AnnAssign) and isinstance(n.value, ast.Dict)
+                     and ast.unparse(n.target) == "CONTEXTS")
+        assert isinstance(table, ast.Dict)
+        assert len(table.keys) == len(module.CONTEXTS) == len(module.CONTEXT_WORDS)
+        for key, value in zip(table.keys, table.values, strict=True):
+            assert isinstance(key, ast.Name) and isinstance(value, ast.Lambda)
+            gate = module.CONTEXT_WORDS[getattr(module, key.id)]
+            if gate is not None:
+                assert set(gate) in _conjunct_words(module, value.body), (module.__name__, key.id, gate)
+
+
+def _old_maybe(low: str) -> tuple[bool, bool]:
+    ctx = (not low.isascii() or context.CARD_DIGITS.search(low) is not None
+           or (any(w in low for w in context.TRIGGER_WORDS) and any(c(low) for c in context.CONTEXTS.values())))
+    nam = (("%3d" in low and any(w in low for w in ("pass", "pw", "secret", "key", "token", "credential")))
+           or any(c(low) for p, c in named.CONTEXTS.items() if p is not named._ENCODED))
+    return bool(ctx), bool(nam)
+
+
+def test_maybe_asking_only_the_gated_contexts_says_the_same() -> None:
+    for text in _texts():
+        low = text.lower()
+        assert (context.maybe(low), named.maybe(low)) == _old_maybe(low), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(sorted({w for m in (context, named) for g in m.CONTEXT_WORDS.values() for w in g or ()})
+                                          + ["=", ":", "(", "|", " as ", " to ", "-", "a" * 20]),
+                          st.text(st.characters(max_codepoint=127), max_size=10)), max_size=12))
+def test_generated_texts_maybe_says_the_same(pieces: list[str]) -> None:
+    low = "".join(pieces).lower()
+    assert (context.maybe(low), named.maybe(low)) == _old_maybe(low)
