@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from commonkeep.gate.writer import configured_writer_role
 from commonkeep.store.candidates import new_candidate
 from commonkeep.store.core import Store
 
@@ -29,8 +30,9 @@ class Captured:
     agent_shell: str | None = None
 
 
-def score(store: Store, cand: dict[str, Any]) -> dict[str, Any]:
-    """Attach the governance scores (trust, worth, risk, matches) when that part is installed."""
+def score(store: Store, cand: dict[str, Any], writer_role: str | None = None) -> dict[str, Any]:
+    """Attach the governance scores (trust, worth, risk, matches) when that part is installed;
+    ``writer_role``: the root's configured writer role when the caller has it already."""
     try:
         from commonkeep.gate import scoring
     except ImportError:
@@ -38,7 +40,7 @@ def score(store: Store, cand: dict[str, Any]) -> dict[str, Any]:
     fn = getattr(scoring, "score_candidate", None)
     if fn is None:
         return cand
-    scored: dict[str, Any] = fn(cand, store)
+    scored: dict[str, Any] = fn(cand, store) if writer_role is None else fn(cand, store, writer_role=writer_role)
     return scored
 
 
@@ -96,18 +98,19 @@ def capture(root: Path | str, text: str, **kwargs: Any) -> Captured:
     store = store_for(root)
     findings: list[str] = []
     cand = new_candidate(text, findings=findings, **kwargs)
-    shell = _bind_writer_stamp(store, cand)
-    cand = score(store, cand)
+    writer = configured_writer_role(store.root)  # read once for the stamp and the scores
+    shell = _bind_writer_stamp(store, cand, writer)
+    cand = score(store, cand, writer)
     store.append_candidate(cand, redacted=True)  # new_candidate redacted every field; scoring only derives
     return Captured(cand, findings, store.layout.inbox, shell)
 
 
-def _bind_writer_stamp(store: Store, cand: dict[str, Any]) -> str | None:
-    """Bind the writer's stamp ``cand`` claims; returns the agent host when it is refused (module doc)."""
+def _bind_writer_stamp(store: Store, cand: dict[str, Any], writer: str | None = None) -> str | None:
+    """Bind the writer's stamp ``cand`` claims; returns the agent host when it is refused (module doc).
+    ``writer``: the root's configured writer role (read here when not given)."""
     from commonkeep.gate.autoapply import claimed_stamp
-    from commonkeep.gate.writer import configured_writer_role
 
-    claim = claimed_stamp(cand, configured_writer_role(store.root))
+    claim = claimed_stamp(cand, configured_writer_role(store.root) if writer is None else writer)
     if claim is None:
         return None
     from commonkeep.gate.agent_shell import inside_agent, shell_tool

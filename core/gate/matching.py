@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 DUPLICATE_SIMILARITY = 0.82
@@ -135,7 +136,15 @@ def has_contradiction_cue(text: str) -> bool:
 
 def slug(value: str) -> str:
     """The contract's slug (§2.1): lowercase, runs outside ``[a-z0-9]`` become ``-``, trimmed."""
-    s = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
+    return _slug(value) if len(value) <= 256 else _slug.__wrapped__(value)
+
+
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+@lru_cache(maxsize=4096)  # every capture slugs its profile, scope and topic: the same few words
+def _slug(value: str) -> str:
+    s = _NOT_SLUG.sub("-", value.lower()).strip("-")
     return s or "project"
 
 

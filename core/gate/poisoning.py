@@ -29,109 +29,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from commonkeep.gate import prefilter
-from commonkeep.gate.prefilter import possible
+# the rules' machinery (``Rule``: a pattern with its literal prefilter) lives in ``literal_rule``;
+# its names keep importing from here
+from commonkeep.gate.literal_rule import _ASKS_BEFORE_NEEDLES as _ASKS_BEFORE_NEEDLES
+from commonkeep.gate.literal_rule import RULES as RULES
+from commonkeep.gate.literal_rule import Rule as Rule
+from commonkeep.gate.literal_rule import _required_literals as _required_literals
+from commonkeep.gate.literal_rule import alternatives as alternatives
 from commonkeep.gate.trust import NON_DURABLE, TRUST_CLASSES, Risk, max_risk
-from commonkeep.util.normalize import fold, plain, rot13, unleet
-
-_ASKS_BEFORE_NEEDLES = 16  # searches of a rule before its required literals are worked out
-RULES: list[Rule] = []  # every rule made (``poisoning_literals`` works out their literals ahead)
-
-
-class Rule:
-    """A rule with a literal prefilter: the substrings one of which every match must hold (derived
-    from the pattern's parse tree), so most texts skip the regular expression entirely. Both are
-    worked out when needed, not at import (the rules cost a new process ~25 ms to compile, and a
-    text that holds none of a rule's literals never needs its regular expression); the literals
-    only after a rule's first searches, since finding them parses the pattern a second time, which
-    a process that checks one candidate (``review --approve``) does not earn back."""
-
-    def __init__(self, pattern: str, flags: int = re.I) -> None:
-        self.pattern, self.flags = pattern, flags
-        self._rx: re.Pattern[str] | None = None
-        self._needles: tuple[frozenset[str] | None] | None = None
-        self._asked = 0
-        self._last: tuple[str, re.Match[str] | None] = ("\x00", None)  # the scoring and the policy ask about one text in turn
-        RULES.append(self)
-        from commonkeep.gate.poisoning_literals import TABLE, key
-
-        k = key(pattern, flags)
-        if k in TABLE:  # worked out before (``poisoning_literals``)
-            known = TABLE[k]
-            self._needles = (frozenset(known) if known is not None else None,)
-            self._asked = _ASKS_BEFORE_NEEDLES  # the literals cost nothing now: use them from the first search
-        self._bit = prefilter.register(self._needles[0] if self._needles is not None else None)
-
-    @property
-    def rx(self) -> re.Pattern[str]:
-        if self._rx is None:
-            self._rx = re.compile(self.pattern, self.flags)
-        return self._rx
-
-    @property
-    def needles(self) -> frozenset[str] | None:
-        if self._needles is None:
-            self._needles = (_required_literals(self.pattern, self.flags),)
-            prefilter.known(self._bit, self._needles[0])
-        return self._needles[0]
-
-    def search(self, text: str) -> re.Match[str] | None:
-        last = self._last
-        if last[0] == text:
-            return last[1]
-        found = None
-        self._asked += 1
-        # finding the literals parses the pattern again: worth it only for a process that asks
-        # often, unless ``poisoning_literals`` holds them
-        if self._asked <= _ASKS_BEFORE_NEEDLES or self.needles is None or possible(text) >> self._bit & 1:
-            found = self.rx.search(text)
-        self._last = (text, found)
-        return found
-
-    def finditer(self, text: str) -> list[re.Match[str]]:
-        return list(self.rx.finditer(text)) if self.search(text) else []
-
-
-def _required_literals(pattern: str, flags: int) -> frozenset[str] | None:
-    """Lower-cased substrings one of which every match of ``pattern`` contains; ``None`` when no such set is known."""
-    from re import _constants as c  # type: ignore[attr-defined]
-    from re import _parser as parser  # type: ignore[attr-defined]
-
-    def seq(items: Any) -> frozenset[str] | None:
-        options: list[frozenset[str]] = []
-        run: list[str] = []
-
-        def flush() -> None:
-            if run:
-                options.append(frozenset({"".join(run).lower()}))
-                run.clear()
-
-        for op, av in items:
-            if op is c.LITERAL:
-                run.append(chr(av))
-                continue
-            flush()
-            got: frozenset[str] | None = None
-            if op is c.SUBPATTERN:
-                got = seq(av[-1])
-            elif op is c.BRANCH:
-                alts = [seq(a) for a in av[1]]
-                got = None if any(a is None for a in alts) else frozenset().union(*alts)  # type: ignore[arg-type]
-            elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
-                got = seq(av[2]) if av[0] >= 1 else None
-            elif op is getattr(c, "ATOMIC_GROUP", None):
-                got = seq(av)
-            if got is not None and all(got):
-                options.append(got)
-        flush()
-        if not options:
-            return None
-        return max(options, key=lambda o: (min(len(x) for x in o), -len(o)))
-
-    try:
-        return seq(parser.parse(pattern, flags))
-    except Exception:  # pragma: no cover - a parser change in a future Python: fall back to the plain regex
-        return None
+from commonkeep.util.normalize import _LEET, _SPLIT, fold, plain, rot13
 
 
 def _rx(*parts: str) -> Rule:
@@ -380,7 +286,7 @@ def _assess(text: str) -> tuple[Risk, tuple[str, ...]]:
             reasons.append(code)
         risk = max_risk(risk, level)
 
-    folded = fold(text)
+    folded = text if _fold_keeps(text) else fold(text)  # most plain ASCII text: fold would return it as it is
     if _RAW_CONTROL.search(text) or _ESCAPED_CONTROL.search(text):  # a memory has no business steering a terminal
         add("terminal_control_characters", "high" if _OSC.search(text) else "medium")
     if _hidden_characters(text):
@@ -400,12 +306,39 @@ def _assess(text: str) -> tuple[Risk, tuple[str, ...]]:
         for code, level in _concepts(leet):
             add(code, level)
             add("leetspeak", "medium")
-    flipped = fold(rot13(folded))
+    flipped = rot13(folded)
+    if not _fold_keeps(flipped):
+        flipped = fold(flipped)
     for code, level in _concepts(flipped) if flipped != folded and _rot13_hint(flipped) else []:
         if level == "high" and code not in reasons and code not in ("role_marker", "tool_call_lookalike"):
             add(code, level)
             add("rot13", "high")
     return risk, tuple(reasons)
+
+
+# ``normalize.unleet``'s words, looked for at the start of a run of word characters only: its expression
+# tries its two lookaheads at every position, but a match can only start where a run starts (from
+# anywhere inside a run, the rest holds a letter and a digit only if the whole run does, and a match
+# ends at the run's end), so the answer is the same at half the cost
+_LEET_RUN = re.compile(r"(?<![\w@$!|])(?=[\w@$!|]*[A-Za-z])(?=[\w@$!|]*[0-9@$!|])[\w@$!|]{3,}")
+
+
+def unleet(text: str) -> str:
+    """``normalize.unleet``: leetspeak undone in words mixing letters with digits or ``@$!|``."""
+    return _LEET_RUN.sub(lambda m: m.group(0).translate(_LEET), text)
+
+
+# a run of 16 characters a hex or base64 run is made of: without one, ``fold`` decodes neither
+_RUN16 = re.compile(r"[A-Za-z0-9+/_=-]{16}")
+
+
+def _fold_keeps(text: str) -> bool:
+    """True only where ``fold(text) == text``: ASCII text (nothing to drop, normalise or fold) with no
+    letters split by a separator, no entity, percent or backslash escape, and no run a hex or base64
+    decoding could read, so each of ``fold``'s steps leaves it as it is (asked of the text and of
+    its rot13 view: a third of the texts a host captures, a fold of ~10 µs each)."""
+    return (text.isascii() and "&" not in text and "%" not in text and "\\" not in text
+            and _RUN16.search(text) is None and _SPLIT.search(text) is None)
 
 
 def _rot13_hint(text: str) -> bool:

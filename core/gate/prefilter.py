@@ -35,6 +35,16 @@ def register(literals: frozenset[str] | None) -> int:
     return bit
 
 
+def register_many(sources: list[frozenset[str] | None]) -> int:
+    """Consecutive bits for several literal sets (the alternatives of one rule); returns the first."""
+    global _BUILT
+    with _LOCK:
+        first = len(_SOURCES)
+        _SOURCES.extend(sources)
+        _BUILT = None
+    return first
+
+
 def known(bit: int, literals: frozenset[str] | None) -> None:
     """The literals of rule ``bit`` were worked out (``None``: no set is known; it always runs)."""
     global _BUILT

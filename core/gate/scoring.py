@@ -333,14 +333,15 @@ def _project_name(cwd: Any) -> str:
     return str(infer_project_name(str(cwd)))
 
 
-def score_candidate(cand: dict[str, Any], store: Any = None) -> dict[str, Any]:
+def score_candidate(cand: dict[str, Any], store: Any = None, *, writer_role: str | None = None) -> dict[str, Any]:
     """The capture-time hook (``commonkeep.gate.capture``): trust, eligibility and poisoning fields.
 
     Matching is left to curation, which matches against the store as it is then: capture sits on
     the hosts' hot path (a subprocess per tool call) and must not read every record. The writer
-    role (for the writer stamp) is the one configured for ``store``'s root.
+    role (for the writer stamp) is the one configured for ``store``'s root (``writer_role``: the
+    caller read it already).
     """
     from commonkeep.gate.writer import configured_writer_role
 
-    writer = configured_writer_role(store.root if store is not None else None)
+    writer = writer_role if writer_role is not None else configured_writer_role(store.root if store is not None else None)
     return enrich_candidate(cand, None, writer_role=writer, root=store.root if store is not None else None)

@@ -138,7 +138,7 @@ def redact_obj(value: Any, findings: list[str] | None = None) -> Any:
     out = _walk(value, local, (), seen, marked)
     # the maintained provider rules run once over all the strings joined, not once per string; in
     # the rare case they find something, the value is walked again with what they found
-    hits = provider.provider_values("\n".join(seen)) if seen else ()
+    hits = provider.joined_values(seen) if seen else ()
     if hits:
         local, marked = [], []
         out = _walk(value, local, hits, None, marked)

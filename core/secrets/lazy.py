@@ -77,6 +77,13 @@ class LazyPattern:
         return f"lazy({self._source!r})"
 
 
+def source(pattern: re.Pattern[str]) -> tuple[str, int]:
+    """A pattern's source and flags, without compiling a lazy one."""
+    if isinstance(pattern, LazyPattern):
+        return pattern._source, pattern._flags
+    return pattern.pattern, pattern.flags
+
+
 def lazy(source: str, flags: int = 0) -> re.Pattern[str]:
     """A pattern for ``source`` compiled on first use (typed as the compiled pattern it stands for)."""
     return cast("re.Pattern[str]", LazyPattern(source, flags))

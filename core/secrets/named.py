@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable
 
 from commonkeep.secrets.lazy import lazy
+from commonkeep.secrets.literals import Gated, Literals
 from commonkeep.secrets.structure import _REF
 
 # a name that says secret: a whole word of it anywhere in the name, or a short last part after a
@@ -89,18 +90,27 @@ _SET_CONTEXT = lazy(r"(?<![\w-])(?:env|setenv|set\s+-[gxu]+)[ \t]+[\w.-]*" + _WO
 _MARKUP_CONTEXT = lazy(r"<[\w.-]*" + _WORDS + r"|" + _WORDS + r"[\w.-]*[\"']?[ \t]*(?:\r?\n[ \t]*(?:-[ \t]*)?)?[ \t]*value\s*[=:]")
 _PROSE_CONTEXT = lazy(r"(?:passw|passph|passc|pass\sw|pwd|mot de passe|kennwort|senha)[^\"'“«‘\n]{0,80}[\"'“«‘]")
 _CODE_CONTEXT = lazy(r"\bpin\b|\bpuk|passcode|\b(?:recovery|backup|unlock|door|alarm|safe|gate|entry|access|security)\s+codes?\b")
-_QUOTES = ("\"", "'", "“", "«", "‘")
+_QUOTES = ("\"", "'", "“", "«", "‘")  # PROSE_QUOTED below looks each up
+_WORD_FINDER = Literals(("pass", "pw", "secret", "key", "token", "credential"))  # ``_WORDS``, every ``_SET_CONTEXT`` match holds one
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {  # each asks for a literal first: no regex compiled for plain text
     _OPERATOR: lambda low: (":=" in low or "=>" in low or "<-" in low) and _OPERATOR_CONTEXT.search(low) is not None,
     _SHORT_NAME: lambda low: ("pass" in low or "pw" in low) and _SHORT_CONTEXT.search(low) is not None,
     _ENCODED: lambda low: "%3d" in low,
-    _SET_LINE: lambda low: ("env" in low or "set" in low) and _SET_CONTEXT.search(low) is not None,
+    _SET_LINE: lambda low: ("env" in low or "set" in low) and _WORD_FINDER.any_in(low) and _SET_CONTEXT.search(low) is not None,
     _ELEMENT: lambda low: "</" in low and _MARKUP_CONTEXT.search(low) is not None,
     _PAIR: lambda low: "value" in low and _MARKUP_CONTEXT.search(low) is not None,
     _INPUT: lambda low: "<input" in low and "password" in low,
-    PROSE_QUOTED: lambda low: any(q in low for q in _QUOTES) and _PROSE_CONTEXT.search(low) is not None,
+    PROSE_QUOTED: lambda low: ('"' in low or "'" in low or "“" in low or "«" in low or "‘" in low) and _PROSE_CONTEXT.search(low) is not None,
     _CODE: lambda low: ("pin" in low or "code" in low or "puk" in low) and _CODE_CONTEXT.search(low) is not None,
 }
+
+
+# the words one of which each context needs (as ``context.CONTEXT_WORDS``)
+CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
+    _OPERATOR: (":=", "=>", "<-"), _SHORT_NAME: ("pass", "pw"), _ENCODED: ("%3d",), _SET_LINE: ("env", "set"), _ELEMENT: ("</",),
+    _PAIR: ("value",), _INPUT: ("<input",), PROSE_QUOTED: _QUOTES, _CODE: ("pin", "code", "puk"),
+}
+_GATED = Gated([c for p, c in CONTEXTS.items() if p is not _ENCODED], [CONTEXT_WORDS[p] for p in CONTEXTS if p is not _ENCODED])
 
 
 def maybe(low: str) -> bool:
@@ -108,4 +118,4 @@ def maybe(low: str) -> bool:
     one would.)"""
     if "%3d" in low and ("pass" in low or "pw" in low or "secret" in low or "key" in low or "token" in low or "credential" in low):
         return True
-    return any(context(low) for pattern, context in CONTEXTS.items() if pattern is not _ENCODED)
+    return _GATED.any_true(low)

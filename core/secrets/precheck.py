@@ -30,6 +30,7 @@ from functools import lru_cache
 
 from commonkeep.secrets import context, named, public, structure
 from commonkeep.secrets.decoding import _decoded
+from commonkeep.secrets.literals import Literals
 from commonkeep.secrets.rules import _BEARER_CONTEXT, _URL_CONTEXT
 from commonkeep.secrets.structure import (
     ASSIGN,
@@ -44,6 +45,11 @@ from commonkeep.secrets.structure import (
 # provider prefixes and key armour, written as the rules want them (case-sensitive)
 _PREFIXES = re.compile(r"A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|Iza)|eyJ|xox|glrt|SG\.|hf_|npm_|sk-|pypi-|gh[pousr]_|github_pat_"
                        r"|_live_|_test_|hooks\.slack\.com|:AA|b3BlbnNzaC1rZXktdjE|AGE-|-----BEGIN|---- BEGIN|PuTTY-User")
+# ... the same, as the words it matches, looked up in one pass (``literals``; the expression cost ~2 µs a text)
+PREFIX_WORDS = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIza", "eyJ", "xox", "glrt", "SG.", "hf_", "npm_", "sk-",
+                "pypi-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "_live_", "_test_", "hooks.slack.com", ":AA",
+                "b3BlbnNzaC1rZXktdjE", "AGE-", "-----BEGIN", "---- BEGIN", "PuTTY-User")
+_PREFIX_FINDER = Literals(PREFIX_WORDS)
 # the commands whose short flag takes a password (``structure._SHORT_CMDS``), as words of letters
 # (``redis-cli`` is ``redis``, ``ssh-keygen`` ``keygen``, registry logins ``login``; ``7z`` is looked up as written)
 _COMMANDS = frozenset(w.encode("ascii") for w in (
@@ -70,7 +76,7 @@ def needs_scan(text: str) -> bool:
     """False only when ``rules.find(text)`` finds nothing (see the module doc)."""
     if not text.isascii():
         return True
-    if _PREFIXES.search(text) is not None:
+    if _PREFIX_FINDER.any_in(text):
         return True
     low = text.lower()
     # the words of a password, a clause, a config line (each rule's literal; lower-cased)

@@ -128,6 +128,14 @@ def provider_values(text: str) -> tuple[Hit, ...]:
     return _scan(text)
 
 
+def joined_values(parts: list[str]) -> tuple[Hit, ...]:
+    """``provider_values("\\n".join(parts))`` for strings each ``worth_scanning``: the joined text is
+    worth scanning too (a line break ends a run of letters and digits, so its runs are the parts'
+    runs), and it is not asked again."""
+    text = "\n".join(parts)
+    return _scan(text) if len(text) >= 16 else ()
+
+
 @lru_cache(maxsize=16384)
 def _scan(text: str) -> tuple[Hit, ...]:
     if "scanner" not in _STATE and _service_on():  # a short-lived CLI process: ask the scanner service

@@ -26,6 +26,7 @@ import binascii
 import re
 
 from commonkeep.secrets.lazy import lazy
+from commonkeep.secrets.literals import Literals
 
 Span = tuple[int, int]
 
@@ -108,12 +109,45 @@ _GATED: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = (
 )
 
 
+_GATE_LITERALS = sorted({w for literals, _, _ in _GATED for w in literals})
+# the structures of ``_GATED`` that want each literal, a bit each
+_GATE_WANT = [sum(1 << i for i, (literals, _, _) in enumerate(_GATED) if w in literals) for w in _GATE_LITERALS]
+_GATE_FINDER = Literals(_GATE_LITERALS)
+
+
+def _gates(low: str) -> int:
+    """The bits of the structures of ``_GATED`` one of whose literals ``low`` holds: ``any(w in low for
+    w in literals)`` for each, in one pass (``literals.Literals``)."""
+    bits = 0
+    for i in _GATE_FINDER.found(low):
+        bits |= _GATE_WANT[i]
+    return bits
+
+
+_LAST: tuple[str, tuple[Span, ...]] = ("", ())  # the pre-check and then ``rules.find`` ask about one text in turn
+
+
 def spans(text: str) -> list[Span]:
     """The spans of ``text`` that are public by structure (see the module doc), unsorted."""
+    last = _LAST
+    if last[0] == text:
+        return list(last[1])
+    found = _spans(text)
+    _remember(text, tuple(found))
+    return found
+
+
+def _remember(text: str, found: tuple[Span, ...]) -> None:
+    global _LAST
+    _LAST = (text, found)
+
+
+def _spans(text: str) -> list[Span]:
     low = text.lower()
     out: list[Span] = []
-    for literals, rx, value in _GATED:
-        if any(w in low for w in literals):
+    gates = _gates(low)
+    for i, (_, rx, value) in enumerate(_GATED):
+        if gates >> i & 1:
             out += [m.span("v") if value else m.span() for m in rx.finditer(text)]
     if len(text) >= 26 and _ULID_HINT.search(text) is not None:
         out += [m.span() for m in _ULID.finditer(text)]

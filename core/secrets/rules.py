@@ -23,7 +23,8 @@ from commonkeep.secrets import named, provider, public, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.fields import _CAMEL_PART
 from commonkeep.secrets.identifier import identifier, names_itself, upper_name
-from commonkeep.secrets.lazy import lazy
+from commonkeep.secrets.lazy import lazy, source
+from commonkeep.secrets.literals import Wanted
 
 Span = tuple[int, int, str]  # start, end, kind
 
@@ -200,8 +201,10 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
 _PLAN = [(kind, pattern, frozenset(NEEDLES.get(kind, ((), False))[0]), NEEDLES.get(kind, ((), False))[1],
           frozenset(structure.GATES[pattern]) if pattern in structure.GATES else None, CONTEXTS.get(pattern))
          for kind, pattern in PATTERNS]
-_ALL_CS = sorted({n for _, _, needles, ci, _, _ in _PLAN if not ci for n in needles})
-_ALL_CI = sorted({n for _, _, needles, ci, _, _ in _PLAN if ci for n in needles} | {n for *_, gate, _ in _PLAN for n in gate or ()})
+# each rule's literals looked up once for all the rules, in one pass (``literals.Wanted``; hex_key wants none)
+_WANTED = Wanted([(needles, ci) for _, _, needles, ci, _, _ in _PLAN], {n for *_, gate, _ in _PLAN for n in gate or ()},
+                 always=sum(1 << i for i, (kind, *_) in enumerate(_PLAN) if kind == "hex_key"), patterns=[source(p) for _, p, *_ in _PLAN])
+_ALL_CS, _ALL_CI = _WANTED.cs, _WANTED.ci
 
 
 def random_head(token: str) -> bool:
@@ -326,15 +329,15 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     work = text
     low = text.lower()
     hexy = _HEX32.search(text) is not None
-    present_cs = {n for n in _ALL_CS if n in text}  # each literal looked up once, not once per rule
-    present_ci = {n for n in _ALL_CI if n in low}
+    present_cs, present_ci, live = _WANTED.present(text, low)
     ascii = text.isascii()  # contexts read the lower-cased text: case folding outside ASCII differs
     low_work = low  # ... of the text as the next rule sees it (claimed spans masked: a mask can join a match)
     pub = public.spans(text)  # public by structure: the shape rules leave these alone (``public.py``)
-    for kind, pattern, needles, fold_case, gate, context in _PLAN:
+    while live:  # the rules whose literals the text holds, in their order (hex_key always)
+        bit = live & -live
+        live ^= bit
+        kind, pattern, needles, fold_case, gate, context = _PLAN[bit.bit_length() - 1]
         if kind in ("hex_key", "prefixed_hex_token") and not hexy:
-            continue
-        if kind != "hex_key" and needles.isdisjoint(present_ci if fold_case else present_cs):
             continue
         if gate is not None and gate.isdisjoint(present_ci):
             continue
