@@ -46,7 +46,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "dossier": ("commonkeep.dossier.cli", "the wiki memory (Dossier-compatible): ingest|query|gardener|doctor in --project DIR (default: here)"),
     "serve": ("commonkeep.web.cli", "the local web review app: inbox, decisions, patches, memory, wiki (extra [web])"),
     "demo": ("commonkeep.demo", "run the whole loop on a throwaway root and narrate it"),
-    "bench": ("commonkeep.bench", "benchmarks: store, capture, curate, gate, userturn, locomo, search, notes, hydra9, wiki, web, secrets, startup"),
+    "bench": ("commonkeep.bench", "benchmarks: store, capture, apply, curate, gate, userturn, locomo, search, notes, hydra9, wiki, web, secrets, startup"),
 }
 
 

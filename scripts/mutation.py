@@ -73,14 +73,15 @@ MODULES: dict[str, Module] = {
     # writing, each with tests of its own (test_apply_resume.py's kill -9 test takes 17 s under
     # mutmut, so the journal's resume is left to the ordinary suite)
     "patch-apply": Module(
-        ("commonkeep/patches/patch.py", "commonkeep/patches/ops.py"),
+        ("commonkeep/patches/patch.py", "commonkeep/patches/ops.py", "commonkeep/patches/apply_state.py"),
         ("tests/governance/test_apply.py", "tests/governance/test_decide.py",
          "tests/governance/test_no_repeat_proposals.py", "tests/governance/test_parity_apply.py",
          "tests/store/test_parity_ops.py", "tests/governance/test_decide_property.py",
-         "tests/governance/test_guarantees_patch_apply.py"),
+         "tests/governance/test_guarantees_patch_apply.py", "tests/governance/test_apply_by_id.py"),
         ("commonkeep.patches.patch.x__apply_decided__*", "commonkeep.patches.ops.x__apply_op__*",
          "commonkeep.patches.ops.x__refuse_new_record__*", "commonkeep.patches.ops.x__change__*",
-         "commonkeep.patches.ops.xǁ_Stateǁput__*")),
+         "commonkeep.patches.apply_state.xǁ_State*", "commonkeep.patches.apply_state.xǁ_ById*",
+         "commonkeep.patches.apply_state.x_reads_by_id__*")),
     # the commonkeep-jsonl git merge driver (a purge wins; field merge; side file)
     "share-merge": Module(
         ("commonkeep/share/merge.py",),

@@ -138,7 +138,7 @@ def test_an_apply_by_id_decides_and_writes_what_reading_every_line_does(tmp_path
             shutil.copytree(src, whole / sub, dirs_exist_ok=True)
         elif src.exists():
             shutil.copy(src, whole / sub)
-    real = patch_module._by_id
+    real = patch_module.reads_by_id
     stayed: list[bool] = []
     real_init = ops_module._State.__init__
 
@@ -152,7 +152,7 @@ def test_an_apply_by_id_decides_and_writes_what_reading_every_line_does(tmp_path
         pid = f"patch_202612050100_s{seed}x{step}"
         results = []
         for root, choose in ((by_id, real), (whole, lambda patch, selected: False)):
-            monkeypatch.setattr(patch_module, "_by_id", choose)
+            monkeypatch.setattr(patch_module, "reads_by_id", choose)
             _new_process()
             try:
                 res = apply_patch(root, _patch(pid, json.loads(json.dumps(ops))), role=WRITER, fire_hooks=False)
