@@ -54,8 +54,8 @@ _MAGIC = b"commonkeep rendered-index 1\n"
 _LENGTHS = struct.Struct("<QQ")  # the header's and the ids' byte lengths
 _CRC = struct.Struct("<I")
 HIDDEN, L1, L2, DEAD = 0, 1, 2, 3  # where a line's record is shown: nowhere, L1, L2, nowhere (tombstoned)
-# per line: kind (1 byte), project (int32), block length (int64), line length (int64)
-_PER_LINE = 1 + array("i").itemsize + 2 * array("q").itemsize
+# per line: kind (1 byte), project (uint32, 0: none), block length (uint64), line length (uint64)
+_PER_LINE = 1 + array("I").itemsize + 2 * array("Q").itemsize
 _ONLY = {k: bytes(1 if i == k else 0 for i in range(256)) for k in (L1, L2)}  # ``translate``: a mask of one kind
 _SHOWN = bytes(0 if i == DEAD else 1 for i in range(256))  # the lines ``render_all`` sees (not tombstoned)
 
@@ -131,12 +131,20 @@ class Index:
         self.files = files  # (path relative to the root, stamp, lines) in ``canonical_files`` order
         self.tomb = tomb  # the tombstones' stamp
         self.pages = pages  # (page relative to the root, stamp as written): MEMORY.md, then the project pages
-        self.names = names  # project names; ``proj`` holds an index into it, -1 for none
+        self.names = names  # project names; ``proj`` holds 1 + an index into it, 0 for none
         self.ids = ids
         self.kind = kind
         self.proj = proj
         self.blen = blen
         self.llen = llen
+        self._sections: tuple[_Section, _Section] | None = None
+
+    @property
+    def sections(self) -> tuple[_Section, _Section]:
+        """MEMORY.md's L1 and L2 sections, as these lines give them."""
+        if self._sections is None:
+            self._sections = _sections(self.kind, self.blen)
+        return self._sections
 
     def encode(self) -> bytes:
         import orjson
@@ -165,27 +173,27 @@ class Index:
             n = head["n"]
             if (head["fingerprint"] != _fingerprint() or head["byteorder"] != sys.byteorder or not isinstance(n, int)
                     or len(data) != at + hl + il + n * _PER_LINE + _CRC.size or not isinstance(ids, list) or len(ids) != n
-                    or not all(isinstance(i, str) for i in ids)):
+                    or (n and set(map(type, ids)) != {str})):
                 return None
             files = [(str(r), _tuple(s), int(c)) for r, s, c in head["files"]]
-            pages = [(str(r), _tuple(s)) for r, s in head["pages"]]
+            pages = [(str(r), _stamp(s)) for r, s in head["pages"]]
             names = head["names"]
             tomb = _tuple(head["tomb"])
         except (ValueError, TypeError, KeyError):
             return None
         if not isinstance(names, list) or not all(isinstance(x, str) for x in names) or not pages:
             return None
-        if any(s is None for _, s in pages) or sum(c for _, _, c in files) != n or any(c < 0 for _, _, c in files):
+        if sum(c for _, _, c in files) != n or any(c < 0 for _, _, c in files):
             return None
         o = at + hl + il
         kind = bytearray(data[o:o + n])
         o += n
-        proj, blen, llen = array("i"), array("q"), array("q")
+        proj, blen, llen = array("I"), array("Q"), array("Q")
         for arr in (proj, blen, llen):
             size = n * arr.itemsize
             arr.frombytes(data[o:o + size])
             o += size
-        if n and (max(kind) > DEAD or min(proj) < -1 or max(proj) >= len(names) or min(blen) < 0 or min(llen) < 1):
+        if n and (sum(map(kind.count, range(DEAD + 1))) != n or max(proj) > len(names)):
             return None
         ix = Index(files, tomb, pages, names, ids, kind, proj, blen, llen)
         start = 0
@@ -193,12 +201,14 @@ class Index:
             if sum(llen[start:start + c]) != (s[1] if s is not None else 0):
                 return None
             start += c
-        return ix if _page_size(kind, blen) == pages[0][1][1] else None
+        return ix if ix.sections[1].end + len(TAIL) == pages[0][1][1] else None
 
 
 def _tuple(s: Any) -> Stamp | None:
-    if s is None:
-        return None
+    return None if s is None else _stamp(s)
+
+
+def _stamp(s: Any) -> Stamp:
     a, b, c = s
     if not all(isinstance(x, int) for x in (a, b, c)):
         raise TypeError("a stamp of three integers")
@@ -217,14 +227,16 @@ class _Section:
     def __init__(self, kind: bytes | bytearray, blen: array[int], which: int, start: int) -> None:
         self.mask = kind.translate(_ONLY[which])
         self.lens = list(compress(blen, self.mask))
-        self.acc = [0, *accumulate(self.lens)]
+        self._acc: list[int] | None = None  # where each block starts, counted from the section's start (when asked)
         self.m = len(self.lens)
         self.start = start
-        self.end = start + (self.acc[-1] + 2 * (self.m - 1) if self.m else len(NO_L1 if which == L1 else NO_L2))
+        self.end = start + (sum(self.lens) + 2 * (self.m - 1) if self.m else len(NO_L1 if which == L1 else NO_L2))
 
     def first(self, k: int) -> int:
         """Where block ``k`` of the section starts."""
-        return self.start + self.acc[k] + 2 * k
+        if self._acc is None:
+            self._acc = [0, *accumulate(self.lens)]
+        return self.start + self._acc[k] + 2 * k
 
     def last(self, k: int) -> int:
         """Where block ``k`` of the section ends."""
@@ -246,7 +258,13 @@ def _sections(kind: bytes | bytearray, blen: array[int]) -> tuple[_Section, _Sec
 
 
 def _page_size(kind: bytes | bytearray, blen: array[int]) -> int:
-    return _sections(kind, blen)[1].end + len(TAIL)
+    """The byte length of the MEMORY.md these lines give."""
+    size = len(PREFIX) + len(MID) + len(TAIL)
+    for k, empty in ((L1, NO_L1), (L2, NO_L2)):
+        mask = kind.translate(_ONLY[k])
+        m = mask.count(1)
+        size += sum(compress(blen, mask)) + 2 * (m - 1) if m else len(empty)
+    return size
 
 
 def _joined(parts: Sequence[bytes | memoryview], empty: bytes) -> list[bytes | memoryview]:
@@ -342,7 +360,7 @@ def keep(layout: Layout, source: Source, files: list[Path], ordered: list[_Shown
     names: dict[str, int] = {}
     ids: list[str] = []
     kind = bytearray()
-    proj, blen, llen = array("i"), array("q"), array("q")
+    proj, blen, llen = array("I"), array("Q"), array("Q")
     at = 0
     counts = []
     for path in files:
@@ -359,14 +377,14 @@ def keep(layout: Layout, source: Source, files: list[Path], ordered: list[_Shown
             if rid is not None:
                 ids.append(rid)
                 kind.append(DEAD)
-                proj.append(-1)
+                proj.append(0)
                 blen.append(0)
                 continue
             row, s = next(it)
             k = _kind(s)
             ids.append(row["id"])
             kind.append(k)
-            proj.append(names.setdefault(str(s.project), len(names)) if s.project is not None else -1)
+            proj.append(names.setdefault(str(s.project), len(names) + 1) if s.project is not None else 0)
             blen.append(_blen(s, k))
         llen.extend(lens)
         counts.append(len(lens))
@@ -374,18 +392,19 @@ def keep(layout: Layout, source: Source, files: list[Path], ordered: list[_Shown
         return False
     index = Index([(layout.rel(p), s, c) for p, s, c in zip(files, source.stamps, counts, strict=True)], source.tomb,
                   [], list(names), ids, kind, proj, blen, llen)
-    return _save(layout, index, pages)
+    return _save(layout, index, pages, _page_size(kind, blen))
 
 
-def _save(layout: Layout, index: Index, pages: list[Path]) -> bool:
-    """Write ``index`` with the stamps ``pages`` have now (none may be a link), atomically."""
+def _save(layout: Layout, index: Index, pages: list[Path], size: int) -> bool:
+    """Write ``index`` with the stamps ``pages`` have now (none may be a link, MEMORY.md the
+    ``size`` its lines give), atomically."""
     import tempfile
 
     page_stamps = [_page_stamp(p) for p in pages]
     if not pages or pages[0] != layout.rendered_memory or any(s is None for s in page_stamps):
         return False
     index.pages = [(layout.rel(p), s) for p, s in zip(pages, page_stamps, strict=True) if s is not None]
-    if _page_size(index.kind, index.blen) != index.pages[0][1][1]:
+    if index.pages[0][1][1] != size:
         return False  # the page is not the one these lines give
     try:
         data = index.encode()
@@ -483,8 +502,9 @@ class _Plan:
     """The pages to write and the index to leave."""
 
     def __init__(self, index: Index, writes: list[tuple[Path, bytes]], pages: list[Path],
-                 files: list[Path]) -> None:
+                 files: list[Path], size: int) -> None:
         self.index = index
+        self.size = size
         self.writes = writes
         self.pages = pages
         self.files = files
@@ -498,7 +518,7 @@ class _Plan:
             atomic_write_bytes(path, data)
         ix = self.index
         ix.files = [(layout.rel(p), _stat(p), c) for p, (_, _, c) in zip(self.files, ix.files, strict=True)]
-        _save(layout, ix, self.pages)
+        _save(layout, ix, self.pages, self.size)
         return [p for p, _ in self.writes]
 
 
@@ -522,7 +542,7 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
         if _page_stamp(layout.root / r) != s:
             raise _Doubt(f"{r} changed since it was written")
     old = _read_page(layout.rendered_memory, ix.pages[0][1])
-    old1, old2 = _sections(ix.kind, ix.blen)
+    old1, old2 = ix.sections
     if (not old.startswith(PREFIX) or old[old1.end:old2.start] != MID or not old.endswith(TAIL)
             or len(old) != old2.end + len(TAIL) or (not old1.m and old[old1.start:old1.end] != NO_L1)
             or (not old2.m and old[old2.start:old2.end] != NO_L2)):
@@ -537,12 +557,12 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
     kind, proj, blen = ix.kind, ix.proj, ix.blen
     gone: list[int] = []  # old lines whose block leaves the page, or whose project loses them
     if t0 != ix.tomb:  # tombstones added: their lines are hidden from now on
-        kind, proj, blen = bytearray(kind), array("i", proj), array("q", blen)
+        kind, proj, blen = bytearray(kind), array("I", proj), array("Q", blen)
         for g, rid in enumerate(ix.ids):
             if rid in dead:
                 if kind[g] != DEAD:
                     gone.append(g)
-                    kind[g], proj[g], blen[g] = DEAD, -1, 0
+                    kind[g], proj[g], blen[g] = DEAD, 0, 0
             elif kind[g] == DEAD:
                 raise _Doubt(f"{rid} is no longer tombstoned")
 
@@ -564,7 +584,7 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
         mine: list[Segment] = []
         seen: set[str] = set()
         pos = a
-        for g in [a + i for i, x in enumerate(ix.ids[a:b]) if x in change]:
+        for g in _lines_of(ix.ids, a, b, change):
             if g > pos:
                 mine.append((pos, g))
             pos = g + 1
@@ -627,10 +647,10 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
 
     # the new index's lines
     names = list(ix.names)
-    number = {x: i for i, x in enumerate(names)}
+    number = {x: i for i, x in enumerate(names, 1)}
     ids: list[str] = []
     nkind = bytearray()
-    nproj, nblen, nllen = array("i"), array("q"), array("q")
+    nproj, nblen, nllen = array("I"), array("Q"), array("Q")
     for x in segments:
         if isinstance(x, tuple):
             a, b = x
@@ -643,9 +663,9 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
             ids.append(x.id)
             nkind.append(x.kind)
             if x.name is not None and x.name not in number:
-                number[x.name] = len(names)
                 names.append(x.name)
-            nproj.append(number[x.name] if x.name is not None else -1)
+                number[x.name] = len(names)
+            nproj.append(number[x.name] if x.name is not None else 0)
             nblen.append(len(x.block))
             nllen.append(x.llen)
     if _page_size(nkind, nblen) != len(page):
@@ -657,19 +677,19 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
     # the project pages of the names whose lines changed, and of the slugs another name now wins
     touched = {ix.proj[g] for g in gone}
     touched |= {number[x.name] for x in segments if not isinstance(x, tuple) and x.name is not None and x.kind != DEAD}
-    touched.discard(-1)
+    touched.discard(0)
     pages = [layout.rendered_memory] + [layout.root / r for r, _ in ix.pages[1:]]
     if touched:
         was = _winners(ix.names, ix.kind, ix.proj)
         won = _winners(names, nkind, nproj)
         tracked = {r for r, _ in ix.pages[1:]}
-        todo = {s: x for s, x in won.items()
-                if x in touched or was.get(s) != x or rel(_project_page(layout, s)) not in tracked}
+        todo = {name: w for name, w in won.items()
+                if w in touched or was.get(name) != w or rel(_project_page(layout, name)) not in tracked}
         if todo:
             built = _project_pages(memoryview(page), nkind, nproj, nblen, set(todo.values()))
-            for s, x in todo.items():
-                path = _project_page(layout, s)
-                data = built[x]
+            for name, w in todo.items():
+                path = _project_page(layout, name)
+                data = built[w]
                 if path.is_symlink():
                     raise _Doubt(f"{rel(path)} is a link")
                 try:  # as render_all: a page of another size differs, not read to be compared
@@ -681,7 +701,25 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
         pages = [layout.rendered_memory] + [_project_page(layout, s) for s in won]
     index = Index(list(ix.files), t0, [], names, ids, nkind, nproj, nblen, nllen)
     index.files = [(r, None, c) for r, c in zip(now_rel, counts, strict=True)]  # stamps taken once written
-    return _Plan(index, writes, pages, now)
+    return _Plan(index, writes, pages, now, len(page))
+
+
+def _lines_of(ids: list[str], a: int, b: int, change: dict[str, Any]) -> list[int]:
+    """The lines ``a..b-1`` whose id is one of ``change``'s, in order (a few ids are looked for
+    one by one, in C; many in one pass)."""
+    if len(change) > 16:
+        return [a + i for i, x in enumerate(ids[a:b]) if x in change]
+    out = []
+    for rid in change:
+        at = a
+        while True:
+            try:
+                at = ids.index(rid, at, b)
+            except ValueError:
+                break
+            out.append(at)
+            at += 1
+    return sorted(out)
 
 
 def _read_page(path: Path, expect: Stamp) -> bytes:
@@ -705,8 +743,8 @@ def _winners(names: list[str], kind: bytes | bytearray, proj: array[int]) -> dic
     order (tombstoned lines are not seen), one page per name, a later name winning its slug."""
     out: dict[str, int] = {}
     for x in dict.fromkeys(compress(proj, kind.translate(_SHOWN))):
-        if x >= 0:
-            out[slug(names[x])] = x
+        if x:
+            out[slug(names[x - 1])] = x
     return out
 
 
