@@ -297,6 +297,68 @@ def test_a_project_whose_last_record_goes_keeps_its_page(tmp_path: Path) -> None
     assert page.exists() and b"Foo Bar's." in page.read_bytes()  # mem_a's page, left as it was
 
 
+@pytest.mark.parametrize("case", ["duplicate", "secret", "surrogate", "block-like", "new project", "L1 to L2", "to a project",
+                                  "deleted", "tombstone only", "appended twice"])
+def test_each_kind_of_change_is_spliced(tmp_path: Path, case: str) -> None:
+    """Each change the random test makes, alone: spliced (not left to ``render_all``), and right."""
+    lay = ensure_layout(tmp_path / "root")
+    hand_append(lay.l1, record("mem_i", "Identity.", layer="L1"))
+    hand_append(lay.l2, record("mem_dup", "First line."), record("mem_a", "A."), record("mem_dup", "Second line."),
+                record("mem_b", "B."))
+    hand_append(lay.projects_dir / "alpha.jsonl", record("mem_p", "In Alpha.", scope={"type": "project", "project": "Alpha"}))
+    render_all(lay)
+    ap = Apply(lay)
+    if case == "duplicate":  # the first line takes the change, the later one is dropped
+        ap.put({**ap.recs["mem_dup"], "statement": "Changed."})
+    elif case == "secret":
+        ap.put({**ap.recs["mem_a"], "statement": f"Now holds {SECRET}."})
+    elif case == "surrogate":
+        ap.put({**ap.recs["mem_a"], "statement": "A lone \udc80 surrogate."})
+    elif case == "block-like":
+        ap.put({**ap.recs["mem_a"], "statement": "x\n\n### mem_b\n**Status**: active"})
+    elif case == "new project":
+        ap.put(record("mem_n", "New project.", scope={"type": "project", "project": "Zeta Zeta"}))
+    elif case == "L1 to L2":
+        ap.put({**ap.recs["mem_i"], "layer": "L2"})
+    elif case == "to a project":
+        ap.put({**ap.recs["mem_a"], "scope": {"type": "project", "project": "alpha"}})  # Alpha's slug: alpha wins the page
+    elif case == "deleted":
+        ap.put({**ap.recs["mem_p"], "status": "deleted"})
+        ap.tombs.append("mem_p")
+    elif case == "tombstone only":
+        ap.tombs.append("mem_dup")
+    else:
+        ap.put(record("mem_n1", "First new."))
+        ap.put(record("mem_n2", "Second new.", layer="L1"))
+    before = ap.write()
+    assert render_step(lay, before, ap.changed, tmp_path / "twin")
+    page = lay.rendered_memory.read_bytes()
+    assert SECRET.encode() not in page and b"\xed" not in page
+    if case == "duplicate":
+        assert page.count(b"### mem_dup\n") == 1 and b"Changed." in page and b"Second line." not in page
+
+
+def test_an_apply_that_renders_everything_leaves_an_index_for_the_next(tmp_path: Path) -> None:
+    """``render_all`` with the records an apply computed (``records_after``) checks them against
+    the files, so the next apply can splice."""
+    from commonkeep.patches.patch import apply_patch, write_patch
+
+    lay = ensure_layout(tmp_path / "root")
+    hand_append(lay.l2, *(record(f"mem_{i}", f"Statement {i}.") for i in range(5)))
+    render_all(lay)
+    (lay.runtime_dir / render_splice.NAME).unlink()
+    write_patch(lay, {"patch_id": "patch_202612050000_conf", "created_at": "2026-12-05T00:00:00.000Z", "generated_by": "manual",
+                      "mode": "supervised", "summary": "one op",
+                      "ops": [{"op_id": "op_1", "op": "update", "target_id": "mem_2", "updates": {"confidence": 0.42},
+                               "risk": "low", "default_selected": True}],
+                      "status": "proposed", "applied_at": None, "applied_ops": [], "skipped_ops": []})
+    result = apply_patch(lay.root, "patch_202612050000_conf", role="librarian", fire_hooks=False)
+    assert result.rendered == [lay.rendered_memory]
+    assert b"**Confidence**: 0.42" in lay.rendered_memory.read_bytes()
+    before, changed = _one_change(lay, "mem_3")
+    assert render_changed(lay, before, changed) == [lay.rendered_memory]
+
+
 # ---------------------------------------------------------------------------------------------
 # when the index cannot vouch for the pages: None, and nothing written
 
