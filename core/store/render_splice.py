@@ -54,7 +54,7 @@ _MAGIC = b"commonkeep rendered-index 1\n"
 _LENGTHS = struct.Struct("<QQ")  # the header's and the ids' byte lengths
 _CRC = struct.Struct("<I")
 HIDDEN, L1, L2, DEAD = 0, 1, 2, 3  # where a line's record is shown: nowhere, L1, L2, nowhere (tombstoned)
-# per line: kind (1 byte), project (uint32, 0: none), block length (uint64), line length (uint64)
+# per line: kind (1 byte), project (uint32, 0: none), block length (uint64), line length (uint64, without its newline)
 _PER_LINE = 1 + array("I").itemsize + 2 * array("Q").itemsize
 _ONLY = {k: bytes(1 if i == k else 0 for i in range(256)) for k in (L1, L2)}  # ``translate``: a mask of one kind
 _SHOWN = bytes(0 if i == DEAD else 1 for i in range(256))  # the lines ``render_all`` sees (not tombstoned)
@@ -198,7 +198,7 @@ class Index:
         ix = Index(files, tomb, pages, names, ids, kind, proj, blen, llen)
         start = 0
         for _, s, c in files:  # each file's lines add up to its size
-            if sum(llen[start:start + c]) != (s[1] if s is not None else 0):
+            if sum(llen[start:start + c]) + c != (s[1] if s is not None else 0):
                 return None
             start += c
         return ix if ix.sections[1].end + len(TAIL) == pages[0][1][1] else None
@@ -288,7 +288,7 @@ class Source:
     (unchanged across the read), each file's line lengths and its tombstoned lines."""
 
     def __init__(self, files: list[Path], stamps: list[Stamp | None], tomb: Stamp | None,
-                 records: dict[Path, list[Row]], lines: dict[Path, list[int]], dead: dict[Path, dict[int, str]]) -> None:
+                 records: dict[Path, list[Row]], lines: dict[Path, array[int]], dead: dict[Path, dict[int, str]]) -> None:
         self.files = files
         self.stamps = stamps
         self.tomb = tomb
@@ -322,7 +322,7 @@ def read_source(layout: Layout, expect: dict[Path, list[Row]] | None = None
         return got, None
     if not same or layout.canonical_files() != files or list(got) != files:
         return got, None
-    if expect is not None and not all(_same_rows(got[p], expect.get(p, [])) for p in files):
+    if expect is not None and not all(got[p] == expect.get(p, []) for p in files):  # the same rows, mostly the same objects
         return got, None
     dead: dict[Path, dict[int, str]] = {}
     for path, n, row in store.tombstoned_lines:
@@ -331,7 +331,8 @@ def read_source(layout: Layout, expect: dict[Path, list[Row]] | None = None
     for p, data in zip(files, datas, strict=True):
         if data and not data.endswith(b"\n"):
             return got, None
-        lines[p] = [len(x) + 1 for x in data.split(b"\n")[:-1]] if data else []
+        lines[p] = array("Q", map(len, data.split(b"\n")))
+        lines[p].pop()  # after the last newline
     return got, Source(files, before, tomb, got, lines, dead)
 
 
@@ -340,10 +341,6 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except FileNotFoundError:
         return b""
-
-
-def _same_rows(a: list[Row], b: list[Row]) -> bool:
-    return len(a) == len(b) and all(x is y or x == y for x, y in zip(a, b, strict=True))
 
 
 def forget(layout: Layout) -> None:
@@ -371,6 +368,15 @@ def keep(layout: Layout, source: Source, files: list[Path], ordered: list[_Shown
         dead = source.dead.get(path, {})
         if len(lens) != len(rows) + len(dead):
             return False
+        if not dead:
+            kinds = [_kind(s) for s in shown]
+            ids += [r["id"] for r in rows]
+            kind += bytes(kinds)
+            proj.extend([names.setdefault(str(s.project), len(names) + 1) if s.project is not None else 0 for s in shown])
+            blen.extend([_blen(s, k) for s, k in zip(shown, kinds, strict=True)])
+            llen.extend(lens)
+            counts.append(len(lens))
+            continue
         it = iter(zip(rows, shown, strict=True))
         for n in range(1, len(lens) + 1):
             rid = dead.get(n)
@@ -469,14 +475,15 @@ def _new(rid: str, rec: Row, dead: set[str]) -> _New:
     if not isinstance(row, dict) or row.get("id") != rid or line.count(b"\n") != 1 or memory_record_problem(row):
         raise _Doubt(f"{rid}: not a valid record, or not under its own id")
     if rid in dead:
-        return _New(rid, DEAD, None, b"", len(line))
+        return _New(rid, DEAD, None, b"", len(line) - 1)
     token = _CACHE.set(None)  # never the projection cache (loading it is the cost this module saves)
     try:
         s = _shown(row)
     finally:
         _CACHE.reset(token)
     k = _kind(s)
-    return _New(rid, k, str(s.project) if s.project is not None else None, _bytes(s.block) if k != HIDDEN else b"", len(line))
+    return _New(rid, k, str(s.project) if s.project is not None else None, _bytes(s.block) if k != HIDDEN else b"",
+                len(line) - 1)
 
 
 Segment = tuple[int, int] | _New  # old lines a..b-1 kept, or a written line
@@ -491,38 +498,187 @@ def render_changed(layout: Layout, before: dict[Path, tuple[int, int, int] | Non
     index; only pages whose bytes change are written. Returns the pages written, as ``render_all``
     would, or ``None`` when the index cannot vouch for the pages (module doc): then nothing was
     written, and the caller calls ``render_all``. The caller holds the writer lock."""
+    old: list[int] = []  # MEMORY.md as the index saw it, open from the first look to the last copy
     try:
-        plan = _plan(layout, before, changed)
-    except (_Doubt, OSError):
-        return None
-    return plan.write(layout)
+        try:
+            plan = _plan(layout, before, changed, old)
+        except (_Doubt, OSError):
+            return None
+        try:
+            return plan.write(layout)
+        except _Doubt:  # MEMORY.md, written first, changed while copied: nothing was written
+            return None
+    finally:
+        for fd in old:
+            os.close(fd)
 
 
 class _Plan:
     """The pages to write and the index to leave."""
 
-    def __init__(self, index: Index, writes: list[tuple[Path, bytes]], pages: list[Path],
+    def __init__(self, index: Index, memory: _Pieces | None, writes: list[tuple[Path, bytes]], pages: list[Path],
                  files: list[Path], size: int) -> None:
         self.index = index
-        self.size = size
-        self.writes = writes
+        self.size = size  # MEMORY.md's, as the index's lines give it
+        self.memory = memory  # MEMORY.md when its bytes change
+        self.writes = writes  # the project pages whose bytes change
         self.pages = pages
         self.files = files
 
     def write(self, layout: Layout) -> list[Path]:
         from commonkeep.store.jsonl import atomic_write_bytes
 
-        if self.writes:
+        written = []
+        if self.memory is not None or self.writes:
             forget(layout)
+        if self.memory is not None:
+            self.memory.write(layout.rendered_memory)  # _Doubt when the old page changed meanwhile: nothing written
+            written.append(layout.rendered_memory)
         for path, data in self.writes:
             atomic_write_bytes(path, data)
+            written.append(path)
         ix = self.index
         ix.files = [(layout.rel(p), _stat(p), c) for p, (_, _, c) in zip(self.files, ix.files, strict=True)]
         _save(layout, ix, self.pages, self.size)
-        return [p for p, _ in self.writes]
+        return written
 
 
-def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, dict[str, Row | None]]) -> _Plan:
+class _Pieces:
+    """A page as runs of the old page's bytes (``fd``, as stamped ``stamp``) and new bytes."""
+
+    def __init__(self, fd: int, stamp: Stamp) -> None:
+        self.fd = fd
+        self.stamp = stamp
+        self.parts: list[tuple[int, int] | bytes] = []
+        self.starts: list[int] = []  # where each part starts in the new page
+        self.size = 0
+
+    def run(self, a: int, b: int) -> None:
+        """The old page's bytes ``a..b-1``."""
+        if b <= a:
+            return
+        last = self.parts[-1] if self.parts else None
+        if isinstance(last, tuple) and last[1] == a:
+            self.parts[-1] = (last[0], b)
+        else:
+            self.starts.append(self.size)
+            self.parts.append((a, b))
+        self.size += b - a
+
+    def add(self, data: bytes) -> None:
+        if not data:
+            return
+        last = self.parts[-1] if self.parts else None
+        if isinstance(last, bytes) and len(last) < 4096:
+            self.parts[-1] = last + data
+        else:
+            self.starts.append(self.size)
+            self.parts.append(data)
+        self.size += len(data)
+
+    def read(self, a: int, b: int) -> bytes:
+        """The new page's bytes ``a..b-1``."""
+        import bisect
+
+        out = []
+        i = bisect.bisect_right(self.starts, a) - 1
+        while a < b:
+            part, start = self.parts[i], self.starts[i]
+            end = start + (part[1] - part[0] if isinstance(part, tuple) else len(part))
+            stop = min(b, end)
+            if isinstance(part, tuple):
+                out.append(_pread(self.fd, stop - a, part[0] + a - start))
+            else:
+                out.append(part[a - start:stop - start])
+            a = stop
+            i += 1
+        return b"".join(out)
+
+    def same(self) -> bool:
+        """Whether the new page is the old one, byte for byte."""
+        if self.size != self.stamp[1]:
+            return False
+        for start, part in zip(self.starts, self.parts, strict=True):
+            if isinstance(part, bytes):
+                if _pread(self.fd, len(part), start) != part:
+                    return False
+            elif part[0] != start:  # a run moved: compared a megabyte at a time
+                for at in range(0, part[1] - part[0], 1 << 20):
+                    n = min(1 << 20, part[1] - part[0] - at)
+                    if _pread(self.fd, n, start + at) != _pread(self.fd, n, part[0] + at):
+                        return False
+        return True
+
+    def write(self, path: Path) -> None:
+        """Write the page as ``jsonl.atomic_write_bytes`` does (a temp file beside it, fsynced,
+        renamed, the folder fsynced), the old page's runs copied by the kernel; ``_Doubt`` and
+        nothing written when the old page changed meanwhile."""
+        import tempfile
+
+        from commonkeep.store.jsonl import NEW_FILE_MODE, fsync_dir, mode_for, refuse_symlink, write_all
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        refuse_symlink(path)
+        mode = mode_for(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+        try:
+            if mode != NEW_FILE_MODE:
+                os.fchmod(fd, mode)
+            for part in self.parts:
+                if isinstance(part, bytes):
+                    write_all(fd, part)
+                else:
+                    _copy(self.fd, fd, part[0], part[1])
+            os.fsync(fd)
+            st = os.fstat(self.fd)
+            if (st.st_ino, st.st_size, st.st_mtime_ns) != self.stamp:
+                raise _Doubt("MEMORY.md changed while copied")
+            os.close(fd)
+            fd = -1
+            os.replace(tmp, path)
+        except BaseException:
+            if fd >= 0:
+                os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        fsync_dir(path.parent)
+
+
+def _pread(fd: int, n: int, at: int) -> bytes:
+    out = b""
+    while len(out) < n:
+        got = os.pread(fd, n - len(out), at + len(out))
+        if not got:
+            raise _Doubt("MEMORY.md got shorter")
+        out += got
+    return out
+
+
+def _copy(src: int, dst: int, a: int, b: int) -> None:
+    """The bytes ``a..b-1`` of ``src`` appended to ``dst`` (in the kernel where it can)."""
+    import errno
+
+    while a < b:
+        try:
+            n = os.copy_file_range(src, dst, b - a, a) if hasattr(os, "copy_file_range") else -1
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EPERM):
+                raise
+            n = -1
+        if n < 0:  # no kernel copy here: read and write
+            from commonkeep.store.jsonl import write_all
+
+            data = _pread(src, min(b - a, 1 << 20), a)
+            write_all(dst, data)
+            n = len(data)
+        elif n == 0:
+            raise _Doubt("MEMORY.md got shorter")
+        a += n
+
+
+def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, dict[str, Row | None]],
+          opened: list[int]) -> _Plan:
     ix = load(layout)
     if ix is None:
         raise _Doubt("no index")
@@ -541,11 +697,13 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
     for r, s in ix.pages:
         if _page_stamp(layout.root / r) != s:
             raise _Doubt(f"{r} changed since it was written")
-    old = _read_page(layout.rendered_memory, ix.pages[0][1])
+    fd = _open_page(layout.rendered_memory, ix.pages[0][1])
+    opened.append(fd)
     old1, old2 = ix.sections
-    if (not old.startswith(PREFIX) or old[old1.end:old2.start] != MID or not old.endswith(TAIL)
-            or len(old) != old2.end + len(TAIL) or (not old1.m and old[old1.start:old1.end] != NO_L1)
-            or (not old2.m and old[old2.start:old2.end] != NO_L2)):
+    if (_pread(fd, len(PREFIX), 0) != PREFIX or _pread(fd, len(MID), old1.end) != MID
+            or _pread(fd, len(TAIL), old2.end) != TAIL or ix.pages[0][1][1] != old2.end + len(TAIL)
+            or (not old1.m and _pread(fd, len(NO_L1), old1.start) != NO_L1)
+            or (not old2.m and _pread(fd, len(NO_L2), old2.start) != NO_L2)):
         raise _Doubt("MEMORY.md is not laid out as the index says")
 
     from commonkeep.store.core import Store
@@ -599,7 +757,7 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
         if b > pos:
             mine.append((pos, b))
         mine += [_new(rid, rec, dead) for rid, rec in change.items() if rec is not None and rid not in seen]
-        size = sum(sum(ix.llen[x[0]:x[1]]) if isinstance(x, tuple) else x.llen for x in mine)
+        size = sum(sum(ix.llen[x[0]:x[1]]) + x[1] - x[0] if isinstance(x, tuple) else x.llen + 1 for x in mine)
         st = _stat(path)
         if size != (st[1] if st is not None else 0):
             raise _Doubt(f"{r} is not the size the apply's changes give")
@@ -608,7 +766,6 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
 
     # MEMORY.md: each section is the old one without the blocks gone, with the new blocks after
     # the nearest kept block before them
-    view = memoryview(old)
     last = {L1: -1, L2: -1}
     after: dict[int, dict[int, list[bytes]]] = {L1: {}, L2: {}}
     for x in segments:
@@ -620,30 +777,38 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
         elif x.kind in (L1, L2):
             after[x.kind].setdefault(last[x.kind], []).append(x.block)
     gone = sorted(set(gone))
-    parts: list[bytes | memoryview] = [PREFIX]
+    page = _Pieces(fd, ix.pages[0][1])
+    page.run(0, len(PREFIX))
     for sec, k, empty, tail in ((old1, L1, NO_L1, MID), (old2, L2, NO_L2, TAIL)):
         out = [g for g in gone if ix.kind[g] == k]
         anchors = sorted(after[k])
         numbered = dict(zip(anchors[1:] if anchors and anchors[0] == -1 else anchors,
                             sec.numbers(a for a in anchors if a >= 0), strict=True))
         events = sorted([(n, 0, -1) for n in sec.numbers(out)] + [(numbered.get(a, -1), 1, a) for a in anchors])
-        items: list[bytes | memoryview] = []
+        items: list[tuple[int, int] | bytes] = []  # runs of old blocks, new blocks
         cur = 0
         for n, what, a in events:
             if what == 0:  # block n leaves
                 if cur < n:
-                    items.append(view[sec.first(cur):sec.last(n - 1)])
+                    items.append((sec.first(cur), sec.last(n - 1)))
                 cur = n + 1
             else:  # new blocks after block n (-1: at the start)
                 if cur <= n:
-                    items.append(view[sec.first(cur):sec.last(n)])
+                    items.append((sec.first(cur), sec.last(n)))
                 cur = n + 1
                 items += after[k][a]
         if cur < sec.m:
-            items.append(view[sec.first(cur):sec.last(sec.m - 1)])
-        parts += _joined(items, empty)
-        parts.append(tail)
-    page = b"".join(parts)
+            items.append((sec.first(cur), sec.last(sec.m - 1)))
+        for i, item in enumerate(items):
+            if i:
+                page.add(b"\n\n")
+            if isinstance(item, tuple):
+                page.run(*item)
+            else:
+                page.add(item)
+        if not items:
+            page.add(empty)
+        page.add(tail)
 
     # the new index's lines
     names = list(ix.names)
@@ -668,11 +833,9 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
             nproj.append(number[x.name] if x.name is not None else 0)
             nblen.append(len(x.block))
             nllen.append(x.llen)
-    if _page_size(nkind, nblen) != len(page):
+    if _page_size(nkind, nblen) != page.size:
         raise _Doubt("the spliced page does not add up")  # never expected: a bug, not a state of the root
     writes: list[tuple[Path, bytes]] = []
-    if page != old:
-        writes.append((layout.rendered_memory, page))
 
     # the project pages of the names whose lines changed, and of the slugs another name now wins
     touched = {ix.proj[g] for g in gone}
@@ -686,7 +849,7 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
         todo = {name: w for name, w in won.items()
                 if w in touched or was.get(name) != w or rel(_project_page(layout, name)) not in tracked}
         if todo:
-            built = _project_pages(memoryview(page), nkind, nproj, nblen, set(todo.values()))
+            built = _project_pages(page, nkind, nproj, nblen, set(todo.values()))
             for name, w in todo.items():
                 path = _project_page(layout, name)
                 data = built[w]
@@ -701,7 +864,7 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
         pages = [layout.rendered_memory] + [_project_page(layout, s) for s in won]
     index = Index(list(ix.files), t0, [], names, ids, nkind, nproj, nblen, nllen)
     index.files = [(r, None, c) for r, c in zip(now_rel, counts, strict=True)]  # stamps taken once written
-    return _Plan(index, writes, pages, now, len(page))
+    return _Plan(index, None if page.same() else page, writes, pages, now, page.size)
 
 
 def _lines_of(ids: list[str], a: int, b: int, change: dict[str, Any]) -> list[int]:
@@ -722,16 +885,14 @@ def _lines_of(ids: list[str], a: int, b: int, change: dict[str, Any]) -> list[in
     return sorted(out)
 
 
-def _read_page(path: Path, expect: Stamp) -> bytes:
+def _open_page(path: Path, expect: Stamp) -> int:
+    """MEMORY.md open for reading, when it is still the page the index saw."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if (st.st_ino, st.st_size, st.st_mtime_ns) != expect:
-            raise _Doubt("MEMORY.md changed since it was written")
-        data = fh.read()
-    if len(data) != expect[1]:
-        raise _Doubt("MEMORY.md changed while read")
-    return data
+    st = os.fstat(fd)
+    if (st.st_ino, st.st_size, st.st_mtime_ns) != expect:
+        os.close(fd)
+        raise _Doubt("MEMORY.md changed since it was written")
+    return fd
 
 
 def _project_page(layout: Layout, s: str) -> Path:
@@ -748,7 +909,7 @@ def _winners(names: list[str], kind: bytes | bytearray, proj: array[int]) -> dic
     return out
 
 
-def _project_pages(page: memoryview, kind: bytearray, proj: array[int], blen: array[int],
+def _project_pages(page: _Pieces, kind: bytearray, proj: array[int], blen: array[int],
                    want: set[int]) -> dict[int, bytes]:
     """The project page of each name in ``want``, from the blocks of the new ``page``."""
     lines: dict[int, list[int]] = {x: [] for x in want}
@@ -761,7 +922,7 @@ def _project_pages(page: memoryview, kind: bytearray, proj: array[int], blen: ar
         parts: list[bytes | memoryview] = [PREFIX]
         for sec, k, empty, tail in ((secs[0], L1, NO_L1, MID), (secs[1], L2, NO_L2, TAIL)):
             ns = sec.numbers(g for g in gs if kind[g] == k)
-            parts += _joined([page[sec.first(n):sec.last(n)] for n in ns], empty)
+            parts += _joined([page.read(sec.first(n), sec.last(n)) for n in ns], empty)
             parts.append(tail)
         out[x] = b"".join(parts)
     return out

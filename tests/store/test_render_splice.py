@@ -458,6 +458,23 @@ def test_a_page_made_a_link(rendered: Layout, tmp_path: Path) -> None:
     assert b"0.11" not in elsewhere.read_bytes()
 
 
+def test_memory_md_changed_while_copied(rendered: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = render_splice._copy
+
+    def copy_after_a_hand_edit(src: int, dst: int, a: int, b: int) -> None:
+        with open(rendered.rendered_memory, "r+b") as fh:  # in place: same inode, new mtime
+            fh.seek(0)
+            fh.write(b"#")
+        real(src, dst, a, b)
+
+    monkeypatch.setattr(render_splice, "_copy", copy_after_a_hand_edit)
+    was = rendered.rendered_memory.read_bytes()
+    before, changed = _one_change(rendered)
+    assert render_changed(rendered, before, changed) is None
+    assert rendered.rendered_memory.read_bytes() == was
+    assert sorted(p.name for p in rendered.rendered_dir.iterdir()) == ["MEMORY.md", "projects"]  # no temp file left
+
+
 def test_a_tombstone_taken_back(rendered: Layout) -> None:
     ap = Apply(rendered)
     ap.tombs.append("mem_5")
