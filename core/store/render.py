@@ -148,9 +148,9 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
     """Re-render MEMORY.md and every project projection; returns the files written.
 
     Files whose bytes would not change are left untouched (no churn for watchers). When the
-    record files were read whole and plainly clean (and, with ``records_by_file``, hold exactly
-    those records), it leaves the index ``render_splice.render_changed`` splices the next apply's
-    pages from (``runtime/rendered-index.bin``).
+    record files were read whole and plainly clean (or, with ``records_by_file``, their lines are
+    those records, id by id), it leaves the index ``render_splice.render_changed`` splices the
+    next apply's pages from (``runtime/rendered-index.bin``).
     """
     cache = ProjectionCache(layout)  # how each record is shown, kept across processes (``_shown``)
     _CACHE.set(cache)
@@ -165,7 +165,7 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
 
             records_by_file = Store(layout.root).records_by_file()
     else:
-        source = render_splice.read_source(layout, records_by_file)[1]
+        source = render_splice.vouch(layout, records_by_file)
     files = layout.canonical_files()
     ordered = [_shown(r) for path in files for r in records_by_file.get(path, [])]
     outputs: dict[Path, str] = {layout.rendered_memory: _page(ordered)}

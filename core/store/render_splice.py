@@ -297,11 +297,9 @@ class Source:
         self.dead = dead
 
 
-def read_source(layout: Layout, expect: dict[Path, list[Row]] | None = None
-                ) -> tuple[dict[Path, list[Row]] | None, Source | None]:
+def read_source(layout: Layout) -> tuple[dict[Path, list[Row]] | None, Source | None]:
     """The records ``record_lines`` reads (``None``: a file is not plainly clean, read it with
-    ``Store``), and the :class:`Source` they vouch for when the files held still while read and,
-    with ``expect`` (the records a caller renders), hold exactly those records."""
+    ``Store``), and the :class:`Source` they vouch for when the files held still while read."""
     from commonkeep.store import record_lines
     from commonkeep.store.core import Store
 
@@ -322,18 +320,66 @@ def read_source(layout: Layout, expect: dict[Path, list[Row]] | None = None
         return got, None
     if not same or layout.canonical_files() != files or list(got) != files:
         return got, None
-    if expect is not None and not all(got[p] == expect.get(p, []) for p in files):  # the same rows, mostly the same objects
-        return got, None
     dead: dict[Path, dict[int, str]] = {}
     for path, n, row in store.tombstoned_lines:
         dead.setdefault(path, {})[n] = str(row["id"])
     lines = {}
     for p, data in zip(files, datas, strict=True):
-        if data and not data.endswith(b"\n"):
+        parts = _lines(data)
+        if parts is None:
             return got, None
-        lines[p] = array("Q", map(len, data.split(b"\n")))
-        lines[p].pop()  # after the last newline
+        lines[p] = array("Q", map(len, parts))
     return got, Source(files, before, tomb, got, lines, dead)
+
+
+def vouch(layout: Layout, records: dict[Path, list[Row]]) -> Source | None:
+    """The :class:`Source` for ``records`` a caller renders: the records an apply read, its changes
+    made, after it wrote them under the writer lock (the same trust as ``render_changed``'s new
+    index). Not read again: each line's id is checked against them, in order, the tombstoned
+    lines set apart (a line of any other layout, or that is not one of them, and there is no source)."""
+    from commonkeep.store.core import Store
+
+    files = layout.canonical_files()
+    try:
+        before = [_stat(p) for p in files]
+        tomb = _stat(layout.tombstones)
+        dead = Store(layout.root, warn=False).tombstoned_ids()
+        datas = [_read(p) for p in files]
+        same = [_stat(p) for p in files] == before and _stat(layout.tombstones) == tomb
+    except OSError:
+        return None
+    if not same or layout.canonical_files() != files:
+        return None
+    gone = {d.encode("utf-8", "surrogatepass") for d in dead}
+    mine: dict[Path, list[Row]] = {}
+    tombstoned: dict[Path, dict[int, str]] = {}
+    lines = {}
+    for p, data in zip(files, datas, strict=True):
+        parts = _lines(data)
+        rows = mine[p] = records.get(p, [])
+        if parts is None or data.count(b'\n{"id":"') + data.startswith(b'{"id":"') != len(parts):
+            return None  # a line not in the usual layout
+        ids = [x[7:x.index(b'"', 7)] for x in parts]
+        try:
+            want = "\n".join(str(r["id"]) for r in rows).encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+        if not gone.isdisjoint(ids):
+            tombstoned[p] = {n: x.decode("utf-8", "surrogatepass") for n, x in enumerate(ids, 1) if x in gone}
+            ids = [x for x in ids if x not in gone]
+        if len(ids) != len(rows) or b"\n".join(ids) != want or b"\\" in want or not dead.isdisjoint(r["id"] for r in rows):
+            return None
+        lines[p] = array("Q", map(len, parts))
+    return Source(files, before, tomb, mine, lines, tombstoned)
+
+
+def _lines(data: bytes) -> list[bytes] | None:
+    """A record file's lines, or ``None`` when its last line is unfinished."""
+    if data and not data.endswith(b"\n"):
+        return None
+    parts = data.split(b"\n")
+    parts.pop()  # after the last newline
+    return parts
 
 
 def _read(path: Path) -> bytes:

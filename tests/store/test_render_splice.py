@@ -511,10 +511,40 @@ def test_render_all_leaves_no_index_for_files_not_plainly_clean(rendered: Layout
     assert render_changed(rendered, before, changed) is None
 
 
-def test_render_all_with_records_that_are_not_the_files_leaves_no_index(rendered: Layout) -> None:
+def test_render_all_with_an_applys_records_leaves_the_index_a_read_leaves(tmp_path: Path) -> None:
+    lay = ensure_layout(tmp_path / "root")
+    hand_append(lay.l1, record("mem_i", "Identity.", layer="L1"))
+    hand_append(lay.l2, record("mem_a", "A."), record("mem_t", "Tombstoned."), record("mem_a", "A again."),
+                record("mem_b", "B.", status="deleted"))
+    hand_append(lay.projects_dir / "alpha.jsonl", record("mem_p", "In Alpha.", scope={"type": "project", "project": "Alpha"}),
+                record("mem_t", "Tombstoned too.", scope={"type": "project", "project": "Alpha"}))
+    append_jsonl(lay.tombstones, [{"id": "tomb_t", "deleted_record_id": "mem_t"}])
+    render_all(lay)
+    read = logical(render_splice.load(lay))
+    assert read is not None and [k for _, k, *_ in read[2]].count(render_splice.DEAD) == 2
+    render_all(lay, Store(lay.root).records_by_file())
+    assert logical(render_splice.load(lay)) == read
+    ap = Apply(lay)
+    ap.put({**ap.recs["mem_p"], "statement": "Changed."})
+    assert render_step(lay, ap.write(), ap.changed, tmp_path / "twin")
+
+
+@pytest.mark.parametrize("how", ["one short", "two swapped", "a line of another layout", "a line not a record"])
+def test_render_all_with_records_that_are_not_the_files_leaves_no_index(rendered: Layout, how: str) -> None:
     records = Store(rendered.root).records_by_file()
-    records[rendered.l2] = records[rendered.l2][:-1]
+    if how == "one short":
+        records[rendered.l2] = records[rendered.l2][:-1]
+    elif how == "two swapped":
+        rows = records[rendered.l2]
+        rows[3], rows[4] = rows[4], rows[3]
+    elif how == "a line of another layout":
+        with open(rendered.l2, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record("mem_z", "Keys spaced."), separators=(", ", ": ")) + "\n")
+        records[rendered.l2].append(record("mem_z", "Keys spaced."))
+    else:
+        with open(rendered.l2, "a", encoding="utf-8") as fh:
+            fh.write('{"a":1}\n')
     render_all(rendered, records)
     assert render_splice.load(rendered) is None
-    render_all(rendered, Store(rendered.root).records_by_file())
-    assert render_splice.load(rendered) is not None
+    render_all(rendered)  # read whole: a line of another layout is a record like any other
+    assert (render_splice.load(rendered) is None) == (how == "a line not a record")
