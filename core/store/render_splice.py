@@ -9,7 +9,7 @@ file, in file order, the record's id, where it is shown (MEMORY.md's L1 or L2 se
 or nowhere because it is tombstoned), its project name, the byte length of its block in the page
 and of its line in the file; with the stamps (inode, size, mtime) of the record files and of the
 tombstones it was rendered from, the stamps of the pages as written, and
-``projection_cache.fingerprint()`` (the code a block depends on).
+``projection_cache.fingerprint()`` (the code a block depends on) with this module's own stamp.
 
 :func:`render_changed` then builds the pages an apply leaves from that index: slices of the old
 MEMORY.md for every block that did not change, ``_shown`` (redacted, rendered) for the records
@@ -219,9 +219,15 @@ def _stamp(s: Any) -> Stamp:
 
 
 def _fingerprint() -> str:
+    """``projection_cache.fingerprint()`` (the code a block depends on) and this module's own file
+    (the code that lays the index out and splices)."""
     from commonkeep.store.projection_cache import fingerprint
 
-    return fingerprint()
+    try:
+        st = os.stat(__file__)
+    except OSError:
+        return fingerprint()
+    return f"{fingerprint()}:{st.st_size}:{st.st_mtime_ns}"
 
 
 class _Section:
@@ -351,7 +357,15 @@ def vouch(layout: Layout, records: dict[Path, list[Row]]) -> Source | None:
         same = [_stat(p) for p in files] == before and _stat(layout.tombstones) == tomb
     except OSError:
         return None
-    if not same or layout.canonical_files() != files:
+    try:
+        return _vouched(layout, records, files, before, tomb, dead, datas) if same else None
+    except (TypeError, KeyError):  # a row without a string id
+        return None
+
+
+def _vouched(layout: Layout, records: dict[Path, list[Row]], files: list[Path], before: list[Stamp | None],
+             tomb: Stamp | None, dead: set[str], datas: list[bytes]) -> Source | None:
+    if layout.canonical_files() != files:
         return None
     gone = {d.encode("utf-8", "surrogatepass") for d in dead}
     mine: dict[Path, list[Row]] = {}
@@ -401,7 +415,15 @@ def forget(layout: Layout) -> None:
 
 def keep(layout: Layout, source: Source, files: list[Path], ordered: list[_Shown], pages: list[Path]) -> bool:
     """Write the index for pages ``render_all`` just wrote or confirmed (``pages``, MEMORY.md
-    first) from ``source``'s records shown as ``ordered`` (in ``files`` order); whether it was written."""
+    first) from ``source``'s records shown as ``ordered`` (in ``files`` order); whether it was
+    written (the index only saves time: nothing here fails a render)."""
+    try:
+        return _keep(layout, source, files, ordered, pages)
+    except (TypeError, ValueError, KeyError, OSError):
+        return False
+
+
+def _keep(layout: Layout, source: Source, files: list[Path], ordered: list[_Shown], pages: list[Path]) -> bool:
     if files != source.files or len(ordered) != sum(len(source.records[p]) for p in files):
         return False
     names: dict[str, int] = {}
@@ -589,7 +611,10 @@ class _Plan:
             atomic_write_bytes(path, data)
             written.append(path)
         ix = self.index
-        ix.files = [(layout.rel(p), _stat(p), c) for p, (_, _, c) in zip(self.files, ix.files, strict=True)]
+        try:  # the files as the caller, holding the writer lock, has just written them
+            ix.files = [(layout.rel(p), _stat(p), c) for p, (_, _, c) in zip(self.files, ix.files, strict=True)]
+        except OSError:
+            return written  # no index: the next apply renders everything
         _save(layout, ix, self.pages, self.size)
         return written
 
