@@ -537,10 +537,10 @@ def test_render_all_with_records_that_are_not_the_files_leaves_no_index(rendered
     elif how == "two swapped":
         rows = records[rendered.l2]
         rows[3], rows[4] = rows[4], rows[3]
-    elif how == "a line of another layout":
+    elif how == "a line of another layout":  # its first key holds the id the records expect; its id is another
         with open(rendered.l2, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record("mem_z", "Keys spaced."), separators=(", ", ": ")) + "\n")
-        records[rendered.l2].append(record("mem_z", "Keys spaced."))
+            fh.write(dumps_line({"xx": "mem_z", **record("mem_q", "Another layout.")}) + "\n")
+        records[rendered.l2].append(record("mem_z", "Another layout."))
     else:
         with open(rendered.l2, "a", encoding="utf-8") as fh:
             fh.write('{"a":1}\n')
