@@ -147,21 +147,27 @@ def _page(shown: list[_Shown]) -> str:
 def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]] | None = None) -> list[Path]:
     """Re-render MEMORY.md and every project projection; returns the files written.
 
-    Files whose bytes would not change are left untouched (no churn for watchers).
+    Files whose bytes would not change are left untouched (no churn for watchers). When the
+    record files were read whole and plainly clean (or, with ``records_by_file``, their lines are
+    those records, id by id), it leaves the index ``render_splice.render_changed`` splices the
+    next apply's pages from (``runtime/rendered-index.bin``).
     """
     cache = ProjectionCache(layout)  # how each record is shown, kept across processes (``_shown``)
     _CACHE.set(cache)
-    from commonkeep.store.core import Store
+    from commonkeep.store import render_splice
     from commonkeep.store.jsonl import atomic_write_bytes
 
+    render_splice.forget(layout)  # the pages are about to change: the old index vouches for nothing
     if records_by_file is None:
-        from commonkeep.store import record_lines
-
-        store = Store(layout.root)
-        records_by_file = record_lines.records_by_file(store)  # lines read before in this process: not parsed again
+        records_by_file, source = render_splice.read_source(layout)  # lines read before in this process: not parsed again
         if records_by_file is None:
-            records_by_file = store.records_by_file()
-    ordered = [_shown(r) for path in layout.canonical_files() for r in records_by_file.get(path, [])]
+            from commonkeep.store.core import Store
+
+            records_by_file = Store(layout.root).records_by_file()
+    else:
+        source = render_splice.vouch(layout, records_by_file)
+    files = layout.canonical_files()
+    ordered = [_shown(r) for path in files for r in records_by_file.get(path, [])]
     outputs: dict[Path, str] = {layout.rendered_memory: _page(ordered)}
     # As upstream's renderMemoryToDisk: group by the project *name* in first-seen order, skip project
     # scope without a name, and write one page per name, so when two names share a slug ("Foo Bar",
@@ -186,4 +192,6 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
         atomic_write_bytes(path, data)
         written.append(path)
     cache.save()
+    if source is not None:
+        render_splice.keep(layout, source, files, ordered, list(outputs))
     return written
