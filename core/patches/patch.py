@@ -242,13 +242,11 @@ def _render(layout: Layout, result: ApplyResult, *, resumed: bool) -> list[Path]
     if resumed:
         return render_all(layout)
     if result.spliceable is not None:
-        try:  # TEMPORARY until render_splice lands
-            from commonkeep.store.render_splice import render_changed  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            render_changed = None
-        written = render_changed(layout, *result.spliceable) if render_changed is not None else None
+        from commonkeep.store.render_splice import render_changed
+
+        written = render_changed(layout, *result.spliceable)
         if written is not None:
-            return written  # type: ignore[no-any-return,unused-ignore]
+            return written
     return render_all(layout, result.records_after)
 
 
@@ -324,9 +322,9 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     apply_journal.refuse_targets(store, journal)  # a symlinked store file: refused before anything is written
     apply_journal.write(layout, journal)  # step 2: the decision, before any canonical byte changes
     done = _complete(store, journal, patch, path, result)
+    if journal.changed and st.stamps is not None and not (journal.tomb_updates or journal.purge or journal.finished):
+        done.spliceable = (st.stamps, st.changed)  # a purge renders whole: the projection cache drops the purged record
     if journal.changed and not (journal.tombstones or journal.tomb_updates or journal.purge or journal.finished):
-        if st.stamps is not None:
-            done.spliceable = (st.stamps, st.changed)
         if st.read_whole:
             done.records_after = apply_journal.records_after(st.files, st.changed)  # for the projection
     return done

@@ -225,3 +225,37 @@ def test_a_row_that_is_not_a_record_is_never_vouched_for(root: Path) -> None:
     assert not record_lines.vouched(path, data)
     _new_process()
     assert RecordLookup.open(Store(root)) is None  # the careful read decides
+
+
+def test_a_forget_is_spliced_into_the_page_as_a_whole_render_would_write_it(root: Path) -> None:
+    """An audit-preserving forget (a tombstone, the line kept as ``deleted``) takes the spliced
+    render, and its page is the one ``render_all`` writes; a privacy purge renders whole."""
+    from commonkeep.patches.forget import forget
+    from commonkeep.store import render_splice
+    from commonkeep.store.layout import Layout
+    from commonkeep.store.render import render_all
+    from tests.recall.conftest import seed
+
+    seed(root, [make_record(f"mem_{i:03d}", f"Fact {i} about deploys.") for i in range(8)])
+    render_all(Layout(root))  # the page and its index
+    spliced: list[object] = []
+    real = render_splice.render_changed
+
+    def spy(*a: Any, **kw: Any) -> Any:
+        out = real(*a, **kw)
+        spliced.append(out)
+        return out
+
+    render_splice.render_changed = spy  # type: ignore[assignment]
+    try:
+        forget(root, "mem_003", reason="outdated", role=WRITER)
+        page = (root / "rendered" / "MEMORY.md").read_bytes()
+        assert spliced and spliced[-1] is not None
+        forget(root, "mem_004", reason="privacy", role=WRITER, purge=True)
+        assert len(spliced) == 1  # the purge rendered whole
+    finally:
+        render_splice.render_changed = real  # type: ignore[assignment]
+    assert b"mem_003" not in page and b"mem_004" in page
+    purged = (root / "rendered" / "MEMORY.md").read_bytes()
+    render_all(Layout(root))
+    assert (root / "rendered" / "MEMORY.md").read_bytes() == purged and b"mem_004" not in purged
