@@ -5,7 +5,7 @@
 that costs a parse of the whole file (about 20 ms for an inbox of 10,000 candidates): a process
 remembers what it checked, but ``commonkeep review --approve`` is a new process each time. So the
 leading bytes found clean or plain are kept in ``runtime/line-edit.json``, per file, as their
-length, CRC-32 and Adler-32; the next process checks only the bytes after them, once the file's
+length and CRC-32; the next process checks only the bytes after them, once the file's
 first bytes hash the same (what an appending writer added since, or nothing). ``record_lines``
 keeps a third kind for the record files, ``records``: the leading bytes whose every line was found
 to be a valid memory record (``isMemoryRecord``), which the next decision does not check again.
@@ -27,11 +27,14 @@ from typing import Any
 
 NAME = "line-edit.json"
 KINDS = ("clean", "plain", "records")
-Memo = dict[str, dict[str, list[int]]]  # file -> kind -> [length, crc32, adler32]
+Memo = dict[str, dict[str, list[int]]]  # file -> kind -> [length, crc32]
+
+
+VERSION = 2  # version 1 kept an Adler-32 too: a second pass over a 56 MB record file, twice an apply
 
 
 def digest(data: bytes | memoryview) -> list[int]:
-    return [len(data), zlib.crc32(data), zlib.adler32(data)]
+    return [len(data), zlib.crc32(data)]
 
 
 def load(memo: Path) -> Memo:
@@ -40,7 +43,7 @@ def load(memo: Path) -> Memo:
         raw: Any = json.loads(memo.read_bytes())
     except (OSError, ValueError):
         return {}
-    files = raw.get("files") if isinstance(raw, dict) and raw.get("version") == 1 else None
+    files = raw.get("files") if isinstance(raw, dict) and raw.get("version") == VERSION else None
     return files if isinstance(files, dict) else {}
 
 
@@ -52,7 +55,7 @@ def recalled(entries: Memo, path: Path, data: bytes, kinds: tuple[str, ...] = KI
     hashed: dict[int, list[int]] = {}  # the kinds mostly cover the same bytes: hashed once
     for kind in kinds:
         got = entry.get(kind) if isinstance(entry, dict) else None
-        if not (isinstance(got, list) and len(got) == 3 and all(type(x) is int for x in got)):
+        if not (isinstance(got, list) and len(got) == 2 and all(type(x) is int for x in got)):
             continue
         size = got[0]
         if not 0 < size <= len(data) or data[size - 1:size] != b"\n":
@@ -79,7 +82,7 @@ def remember(memo: Path, path: Path, found: dict[str, bytes | None]) -> None:
     else:
         entries.pop(str(path), None)
     tmp = memo.with_name(f".{memo.name}.{os.getpid()}.tmp")
-    body = json.dumps({"version": 1, "files": entries}, sort_keys=True).encode("utf-8")
+    body = json.dumps({"version": VERSION, "files": entries}, sort_keys=True).encode("utf-8")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     except OSError:

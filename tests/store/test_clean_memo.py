@@ -78,8 +78,8 @@ def test_a_line_changed_in_place_since_is_found_and_quarantined(root: Path, monk
     assert _statuses(store)["cap_0002"] == "rejected"
 
 
-@pytest.mark.parametrize("memo_text", [b"", b"{not json", b'{"version": 1, "files": []}',
-                                       b'{"version": 1, "files": {"x": {"clean": [1, "a", 2]}}}',
+@pytest.mark.parametrize("memo_text", [b"", b"{not json", b'{"version": 2, "files": []}',
+                                       b'{"version": 2, "files": {"x": {"clean": [1, "a"]}}}',
                                        b'{"version": 9, "files": {}}'])
 def test_a_broken_or_foreign_memo_is_not_used(root: Path, memo_text: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
     store = _inbox(root, 40)
@@ -102,3 +102,18 @@ def test_a_memo_for_longer_bytes_than_the_file_is_not_used(root: Path, monkeypat
     _decide(Store(root, warn=False), "cap_0000")
     assert checked == [1]
     assert _statuses(store) == {"cap_0000": "rejected"}
+
+
+def test_a_memo_of_the_version_before_is_not_used(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Version 1 kept [length, CRC-32, Adler-32]: its entries, even for the very bytes, are not read
+    as today's [length, CRC-32] (the file is checked whole once)."""
+    import zlib
+
+    store = _inbox(root, 40)
+    data = store.layout.inbox.read_bytes()
+    entry = [len(data), zlib.crc32(data), zlib.adler32(data)]
+    (store.layout.runtime_dir / clean_memo.NAME).write_text(json.dumps(
+        {"version": 1, "files": {str(store.layout.inbox): {"clean": entry, "plain": entry}}}))
+    checked = _checked(monkeypatch)
+    _decide(store, "cap_0003")
+    assert checked == [40]
