@@ -154,7 +154,8 @@ MODULES: dict[str, Module] = {
         ("tests/store/test_exit_carry.py",)),
     # the pages spliced after an apply: a wrong splice leaves MEMORY.md showing what the records do not say
     "render-splice": Module(
-        ("commonkeep/store/render_splice.py",),
+        ("commonkeep/store/render_splice.py", "commonkeep/store/rendered_index.py",
+         "commonkeep/store/rendered_source.py", "commonkeep/store/page_writer.py"),
         ("tests/store/test_render_splice.py",)),
     # an agent's shell is not a person: the agent host among a command's parents (read from /proc)
     "agent-shell": Module(

@@ -324,9 +324,9 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     done = _complete(store, journal, patch, path, result)
     if journal.changed and st.stamps is not None and not (journal.tomb_updates or journal.purge or journal.finished):
         done.spliceable = (st.stamps, st.changed)  # a purge renders whole: the projection cache drops the purged record
-    if journal.changed and not (journal.tombstones or journal.tomb_updates or journal.purge or journal.finished):
-        if st.read_whole:
-            done.records_after = apply_journal.records_after(st.files, st.changed)  # for the projection
+    whole = st.read_whole and not (journal.tombstones or journal.tomb_updates or journal.purge or journal.finished)
+    if journal.changed and whole:
+        done.records_after = apply_journal.records_after(st.files, st.changed)  # for the projection
     return done
 
 

@@ -154,18 +154,18 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
     """
     cache = ProjectionCache(layout)  # how each record is shown, kept across processes (``_shown``)
     _CACHE.set(cache)
-    from commonkeep.store import render_splice
+    from commonkeep.store import rendered_index, rendered_source
     from commonkeep.store.jsonl import atomic_write_bytes
 
-    render_splice.forget(layout)  # the pages are about to change: the old index vouches for nothing
+    rendered_index.forget(layout)  # the pages are about to change: the old index vouches for nothing
     if records_by_file is None:
-        records_by_file, source = render_splice.read_source(layout)  # lines read before in this process: not parsed again
+        records_by_file, source = rendered_source.read_source(layout)  # lines read before in this process: not parsed again
         if records_by_file is None:
             from commonkeep.store.core import Store
 
             records_by_file = Store(layout.root).records_by_file()
     else:
-        source = render_splice.vouch(layout, records_by_file)
+        source = rendered_source.vouch(layout, records_by_file)
     files = layout.canonical_files()
     ordered = [_shown(r) for path in files for r in records_by_file.get(path, [])]
     outputs: dict[Path, str] = {layout.rendered_memory: _page(ordered)}
@@ -193,5 +193,5 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
         written.append(path)
     cache.save()
     if source is not None:
-        render_splice.keep(layout, source, files, ordered, list(outputs))
+        rendered_source.keep(layout, source, files, ordered, list(outputs))
     return written

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from commonkeep.patches.curate import route
-from commonkeep.store import projection_cache, render_splice
+from commonkeep.store import page_writer, projection_cache, render_splice
 from commonkeep.store.core import Store
 from commonkeep.store.jsonjs import dumps_line
 from commonkeep.store.jsonl import append_jsonl
@@ -459,7 +459,7 @@ def test_a_page_made_a_link(rendered: Layout, tmp_path: Path) -> None:
 
 
 def test_memory_md_changed_while_copied(rendered: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = render_splice._copy
+    real = page_writer._copy
 
     def copy_after_a_hand_edit(src: int, dst: int, a: int, b: int) -> None:
         with open(rendered.rendered_memory, "r+b") as fh:  # in place: same inode, new mtime
@@ -467,7 +467,7 @@ def test_memory_md_changed_while_copied(rendered: Layout, monkeypatch: pytest.Mo
             fh.write(b"#")
         real(src, dst, a, b)
 
-    monkeypatch.setattr(render_splice, "_copy", copy_after_a_hand_edit)
+    monkeypatch.setattr(page_writer, "_copy", copy_after_a_hand_edit)
     was = rendered.rendered_memory.read_bytes()
     before, changed = _one_change(rendered)
     assert render_changed(rendered, before, changed) is None
