@@ -34,7 +34,6 @@ from typing import Any
 from commonkeep.gate.literal_rule import _ASKS_BEFORE_NEEDLES as _ASKS_BEFORE_NEEDLES
 from commonkeep.gate.literal_rule import RULES as RULES
 from commonkeep.gate.literal_rule import Rule as Rule
-from commonkeep.gate.literal_rule import _required_literals as _required_literals
 from commonkeep.gate.literal_rule import alternatives as alternatives
 from commonkeep.gate.trust import NON_DURABLE, TRUST_CLASSES, Risk, max_risk
 from commonkeep.util.normalize import _LEET, _SPLIT, fold, plain, rot13

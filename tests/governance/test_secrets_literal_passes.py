@@ -215,15 +215,14 @@ def test_strings_worth_scanning_joined_are_worth_scanning() -> None:
         assert provider.worth_scanning(part) == provider._worth_scanning("\n".join([part]))
 
 
-def test_the_two_literal_finders_agree() -> None:
-    """``secrets.literals.required_literals`` is ``gate.literal_rule._required_literals`` (the gate
-    keeps its own: importing the secrets package would cost every process that scores ~15 ms)."""
-    from commonkeep.gate import autoapply, literal_rule  # noqa: F401  (autoapply: its rules)
+def test_the_two_rule_sets_share_one_literal_finder() -> None:
+    """The poisoning rules and the secret rules find their literals with one function, kept below
+    both (``util.regex_literals``): neither imports the other (the secrets package would cost every
+    process that scores ~15 ms)."""
+    from commonkeep.gate import literal_rule
+    from commonkeep.util import regex_literals
 
-    sources = [(r.pattern, r.flags) for r in literal_rule.RULES] + list(rules._WANTED._patterns or ())
-    sources += [(alt, r.flags) for r in literal_rule.RULES for alt in literal_rule.alternatives(r.pattern, r.flags) or ()]
-    for source, flags in sources:
-        assert literals.required_literals(source, flags) == literal_rule._required_literals(source, flags), source[:60]
+    assert literal_rule._required_literals is regex_literals.required_literals is literals.required_literals
 
 
 def test_scoring_does_not_import_the_secret_rules() -> None:
