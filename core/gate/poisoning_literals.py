@@ -1,7 +1,7 @@
 """The literals every match of each poisoning rule holds, worked out ahead (generated).
 
 ``poisoning.Rule`` skips its regular expression for a text that holds none of the rule's
-required literals. Working them out parses the pattern (``poisoning._required_literals``), and
+required literals. Working them out parses the pattern (``util.regex_literals``), and
 compiling it costs more: a process that checks one candidate (``commonkeep review --approve``)
 paid about 10 ms for the thirteen rules. With the literals here, a rule whose literals are not in
 the text is never compiled. A rule whose pattern is not here (changed since) works them out as
@@ -75,7 +75,9 @@ def compute() -> dict[str, tuple[str, ...] | None]:
     # by name: this generated table sits beneath the rules it describes (poisoning reads it)
     importlib.import_module("commonkeep.gate.autoapply")  # its rules register on import
     poisoning = importlib.import_module("commonkeep.gate.poisoning")
-    RULES, _required_literals = poisoning.RULES, poisoning._required_literals
+    from commonkeep.util.regex_literals import required_literals as _required_literals
+
+    RULES = poisoning.RULES
 
     out: dict[str, tuple[str, ...] | None] = {}
     for rule in RULES:
@@ -88,6 +90,8 @@ def compute_alternatives() -> dict[str, tuple[tuple[str, tuple[str, ...] | None]
     """The table of each rule's top-level alternatives and their literals, as the running Python works it out."""
     import importlib
 
+    from commonkeep.util.regex_literals import required_literals
+
     importlib.import_module("commonkeep.gate.autoapply")
     poisoning = importlib.import_module("commonkeep.gate.poisoning")
     out: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]] = {}
@@ -97,7 +101,7 @@ def compute_alternatives() -> dict[str, tuple[tuple[str, tuple[str, ...] | None]
             continue
         rows = []
         for alt in alts:
-            found = poisoning._required_literals(alt, rule.flags)
+            found = required_literals(alt, rule.flags)
             rows.append((alt, tuple(sorted(found)) if found is not None else None))
         out[key(rule.pattern, rule.flags)] = tuple(rows)
     return out
