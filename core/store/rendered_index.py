@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.store.layout import Layout
+from commonkeep.store.record_lookup import stamp
 from commonkeep.store.render import _LONE_SURROGATE, _page, _Shown
 
 Row = dict[str, Any]
@@ -57,13 +58,7 @@ class _Doubt(Exception):
     """Something :func:`render_changed` cannot be sure of: the caller renders everything."""
 
 
-def _stat(path: Path) -> Stamp | None:
-    """A record file's stamp (``os.stat``), ``None`` when it is missing."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
+_stat = stamp  # a record file's stamp (``os.stat``), ``None`` when it is missing: the one the apply takes
 
 
 def _page_stamp(path: Path) -> Stamp | None:
