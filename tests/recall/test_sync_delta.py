@@ -250,3 +250,57 @@ def test_a_file_that_is_not_the_one_of_the_fingerprint_is_not_read_by_lines(tmp_
         assert conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()[0] == old
     finally:
         conn.close()
+
+
+def _sourced_root(tmp_path: Path, n: int = 120) -> Path:
+    """Records captured from conversations: anchored evidence (``sessions/sK.md#i``), five a source,
+    so each has its neighbours' statements as source context (``rows._with_context``)."""
+    root = ensure_layout(tmp_path / "r").root
+    records, _ = synthetic_records(n)
+    for i, r in enumerate(records):
+        r["evidence"] = [{"type": "artifact", "ref": f"sessions/s{i // 5}.md#{i}", "note": "turn"}]
+    append_jsonl(root / "memory" / "L2.playbooks.jsonl", records[: n - 10], fsync=False)
+    (root / "memory" / "projects").mkdir(exist_ok=True)
+    append_jsonl(root / "memory" / "projects" / "web.jsonl",  # a source whose records span two files
+                 [{**r, "scope": {"type": "project", "project": "web"},
+                   "evidence": [{"type": "artifact", "ref": "sessions/s3.md#99", "note": "turn"}]} for r in records[n - 10:]],
+                 fsync=False)
+    sync.sync_root(root, full=True, embed=False)
+    return root
+
+
+def _sourced(i: int, src: str) -> Row:
+    return {"id": f"mem_sourced_{i:04d}", "layer": "L2", "scope": {"type": "global"}, "tags": ["x"],
+            "statement": f"A changed statement captured in turn {i}.", "status": "active", "confidence": 0.7,
+            "evidence": [{"type": "artifact", "ref": f"{src}#{i}", "note": "turn"}]}
+
+
+@pytest.mark.parametrize(("name", "change"), [
+    ("a statement changed in the middle of its source", _update(17)),
+    ("a confidence changed", lambda rs: [{**r, "confidence": 0.42} if i == 16 else r for i, r in enumerate(rs)]),
+    ("the first record of a source changed", _update(15)),
+    ("a record of a source spanning two files changed", _update(17)),
+    ("an add to an existing source, at the end", lambda rs: [*rs, _sourced(1, "sessions/s3.md")]),
+    ("an add to an existing source, in the middle", _add_at(12, _sourced(2, "sessions/s2.md"))),
+    ("an add of a new source", lambda rs: [*rs, _sourced(3, "sessions/new.md")]),
+    ("a sourced record dropped", _drop(16)),
+    ("a sourced record superseded", _supersede(18)),
+])
+def test_a_change_to_a_record_with_a_source_is_synced_by_its_lines(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, change: Any) -> None:
+    """Issue 38: an approve adds a record captured from a conversation; its neighbours' source
+    context moves with it. The delta works the contexts of that source out again and leaves both
+    indexes as a whole sync does (the contexts, the FTS rows that match through them, the term counts)."""
+    root = _sourced_root(tmp_path)
+    template = {k: v for k, v in Store(root).records()[0].items() if k not in ("id", "statement", "evidence")}
+    Store(root).rewrite_records(root / "memory" / "L2.playbooks.jsonl",
+                                lambda rs: [({**template, **r} if r["id"].startswith("mem_sourced") else r) for r in change(rs)])
+    scans: list[int] = []
+    real_scan = rows.scan
+    monkeypatch.setattr(rows, "scan", lambda *a, **k: (scans.append(1), real_scan(*a, **k))[1])
+    sync.sync_root(root, embed=False)
+    assert scans == [], name  # by its lines
+    by_lines = _dump(root)
+    monkeypatch.setattr(rows, "scan", real_scan)
+    sync.sync_root(root, full=True, embed=False)
+    assert by_lines == _dump(root), name

@@ -11,8 +11,8 @@ grew or shrank), the store order ``ord``, vectors, and the contract table ``memo
 
 It handles the plain case and declines (returns ``None``, the caller syncs as before) whenever the
 result could differ from a full sync: more than one file moved, tombstones moved, a file came or
-went, no state for the file, a changed line that is not a plain active record (a record with
-source context, a hard rule, a contested or invalid line, an id on another line too), more than
+went, no state for the file, a changed line that is not a plain active record (a hard rule, a
+contested or invalid line, an id on another line too), more than
 ``MAX_LINES`` changed lines, a record kept whole (not as a line), or the file moving while read.
 """
 
@@ -296,11 +296,10 @@ def _removed(rconn: sqlite3.Connection, rel: str, start: int, stop: int, lines: 
         raise Declined  # a non-record line (blank, superseded, contested, invalid) or a duplicate was there
     rows = []
     for rid in ids:
-        row = rconn.execute("SELECT id, layer, rule_type, confidence, statement, tags, context, ord, rowid "
+        row = rconn.execute("SELECT id, layer, rule_type, confidence, statement, tags, context, ord, rowid, source "
                             "FROM records WHERE id = ?", (rid,)).fetchone()
-        if row is None or row[6] or (row[1] == "L2" and float(row[3]) >= HARD_RULE_MIN_CONFIDENCE
-                                     and row[2] in HARD_RULE_TYPES):
-            raise Declined  # source context or a hard rule: other rows or the ranked list change too
+        if row is None or (row[1] == "L2" and float(row[3]) >= HARD_RULE_MIN_CONFIDENCE and row[2] in HARD_RULE_TYPES):
+            raise Declined  # a hard rule: the ranked list changes too
         rows.append(row)
     return rows
 
@@ -309,7 +308,6 @@ def _added(run: bytes, start: int) -> tuple[list[tuple[dict[str, Any], int, int]
     """``(record, offset, length)`` of each line in the new run: all plain active records; and
     the ids of every line of the run (inactive ones too)."""
     from commonkeep.recall.hard_rules import is_hard_rule
-    from commonkeep.recall.search.rows import source_of
     from commonkeep.store.records import memory_record_problem
 
     out = []
@@ -332,7 +330,7 @@ def _added(run: bytes, start: int) -> tuple[list[tuple[dict[str, Any], int, int]
         ids.append(str(rec["id"]))
         if rec.get("status") != "active":
             continue  # superseded, deprecated, deleted: not indexed (the next delta over it declines)
-        if is_hard_rule(rec) or source_of(rec) is not None or b"\\u" in line:
+        if is_hard_rule(rec) or b"\\u" in line:
             raise Declined
         out.append((rec, offset, len(line)))
     return out, ids
@@ -374,7 +372,7 @@ def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[
            finish: Any) -> DeltaResult:
     from commonkeep.recall.search import fts, health, index
     from commonkeep.recall.search.days import record_day
-    from commonkeep.recall.search.rows import IndexRow
+    from commonkeep.recall.search.rows import IndexRow, source_of
     from commonkeep.recall.search.sync import _count_terms, _insert
 
     if rconn.execute("SELECT 1 FROM record_at WHERE file = '' LIMIT 1").fetchone():
@@ -385,8 +383,9 @@ def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[
         first = min(int(r[7]) for r in removed)
     else:
         first = _count_before(rconn, root, rel, start)
-    fresh = [IndexRow(fts.row_for(rec, clean=True), "", first + i, record_day(rec.get("created_at")))
+    fresh = [IndexRow(fts.row_for(rec, clean=True), "", first + i, record_day(rec.get("created_at")), source_of(rec) or "")
              for i, (rec, _, _) in enumerate(added)]
+    touched = {r.source for r in fresh if r.source} | {str(r[9]) for r in removed if r[9]}
     shift = len(fresh) - len(removed)
     with health.transaction(rconn):
         rconn.executemany(
@@ -405,6 +404,8 @@ def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[
                           ((rec["id"], rel, off, length) for rec, off, length in added))
         _count_terms(rconn, [(str(r[4]), str(r[5]), str(r[6])) for r in removed], -1)
         _count_terms(rconn, [(r.row[4], r.row[5], r.context) for r in fresh], 1)
+        for src in sorted(touched):  # a record with a source: its neighbours' contexts move with it
+            _recontext(rconn, src)
         rconn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'docs'", (shift,))
         finish()
     from commonkeep.store.layout import Layout
@@ -420,6 +421,38 @@ def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[
         conn.executemany(f"INSERT INTO {fts.TABLE} ({', '.join(fts.COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",  # noqa: S608
                          (r.row for r in fresh))
     return DeltaResult(len(fresh), len(removed), tuple(str(rec["id"]) for rec, _, _ in added))
+
+
+MAX_GROUP = 5_000  # records of one source worked out again here; a larger group: the whole sync
+
+
+def _recontext(rconn: sqlite3.Connection, source: str) -> None:
+    """The source context of every indexed record of ``source`` as ``rows._with_context`` works it
+    out (the statements of its ``CONTEXT_NEIGHBOURS`` on each side, among the records of that source
+    in store order), written where it changed: ``records``, ``recall_fts`` and the term counts."""
+    from commonkeep.recall.search.rows import CONTEXT_NEIGHBOURS
+    from commonkeep.recall.search.sync import _count_terms
+
+    group = rconn.execute("SELECT id, statement, tags, context, rowid FROM records WHERE source = ? ORDER BY ord",
+                          (source,)).fetchall()
+    if len(group) > MAX_GROUP:
+        raise Declined
+    moved = []
+    for i, (rid, statement, tags, context, rowid) in enumerate(group):
+        lo, hi = max(0, i - CONTEXT_NEIGHBOURS), min(len(group), i + CONTEXT_NEIGHBOURS + 1)
+        now = " ".join(str(group[j][1]) for j in range(lo, hi) if j != i)
+        if now != context:
+            moved.append((rid, statement, tags, context, rowid, now))
+    if not moved:
+        return
+    rconn.executemany(
+        "INSERT INTO recall_fts (recall_fts, rowid, id, statement, tags, context) VALUES ('delete', ?, ?, ?, ?, ?)",
+        ((m[4], m[0], m[1], m[2], m[3]) for m in moved))
+    rconn.executemany("UPDATE records SET context = ? WHERE id = ?", ((m[5], m[0]) for m in moved))
+    rconn.executemany("INSERT INTO recall_fts (rowid, id, statement, tags, context) VALUES (?, ?, ?, ?, ?)",
+                      ((m[4], m[0], m[1], m[2], m[5]) for m in moved))
+    _count_terms(rconn, [(str(m[1]), str(m[2]), str(m[3])) for m in moved], -1)
+    _count_terms(rconn, [(str(m[1]), str(m[2]), str(m[5])) for m in moved], 1)
 
 
 def _count_before(rconn: sqlite3.Connection, root: Path | str, rel: str, start: int) -> int:
