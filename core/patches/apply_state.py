@@ -147,6 +147,13 @@ class _State:
             self.changed.setdefault(path, {})[rid] = None
 
 
+class _Whole:
+    """Every line of the record files was read: the read dicts answer."""
+
+
+_WHOLE = _Whole()
+
+
 class _ById(MutableMapping[str, Any]):
     """``_State.recs`` (``part`` 1) or ``_State.where`` (2): found by id until every line is read,
     then the read dicts themselves."""
@@ -158,40 +165,38 @@ class _ById(MutableMapping[str, Any]):
     def _whole(self) -> dict[str, Any]:
         return self.st._records()[self.part]  # type: ignore[return-value]
 
-    def __getitem__(self, rid: str) -> Any:
+    def _found(self, rid: str) -> tuple[Row, Path] | None | _Whole:
+        """``rid``'s record and file while found by id (``None``: none), else :data:`_WHOLE` (every
+        line read: before, or now because the lookup could not say)."""
         if self.st._lookup is None:
-            return self._whole()[rid]
+            return _WHOLE
         hit = self.st._by_id(rid)
-        if self.st._lookup is None:  # the lookup could not say: every line was read
+        return _WHOLE if self.st._lookup is None else hit
+
+    def __getitem__(self, rid: str) -> Any:
+        hit = self._found(rid)
+        if isinstance(hit, _Whole):
             return self._whole()[rid]
         if hit is None:
             raise KeyError(rid)
         return hit[0] if self.part == 1 else hit[1]
 
     def __setitem__(self, rid: str, value: Any) -> None:
-        if self.st._lookup is None:
-            self._whole()[rid] = value
-            return
-        old = self.st._by_id(rid)
-        if self.st._lookup is None:
+        old = self._found(rid)
+        if isinstance(old, _Whole):
             self._whole()[rid] = value
             return
         rec, path = old if old is not None else ({}, self.st.root)
         self.st._put[rid] = (value, path) if self.part == 1 else (rec, value)
 
     def __delitem__(self, rid: str) -> None:
-        if self.st._lookup is None:
+        old = self._found(rid)
+        if isinstance(old, _Whole):
             del self._whole()[rid]
-            return
-        if self.st._by_id(rid) is None:
-            if self.st._lookup is None:
-                del self._whole()[rid]
-                return
+        elif old is None:
             raise KeyError(rid)
-        if self.st._lookup is None:
-            del self._whole()[rid]
-            return
-        self.st._put[rid] = None
+        else:
+            self.st._put[rid] = None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._whole())
