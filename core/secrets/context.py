@@ -51,7 +51,7 @@ _PSK = lazy(r"(?i)(?<![\w-])(?:psk|wpa_passphrase|wpa-psk|wifi[_-]?password|wlan
 _WIFI_QR = lazy(r"WIFI:[^\n]*?(?<=[:;])P:(?P<v>(?:\\.|[^;\\\n])+);")
 _OVPN = lazy(r"(?i)<auth-user-pass>[ \t]*\r?\n[^\n]+\r?\n(?P<v>[^\n<]+?)[ \t]*\r?\n[ \t]*</auth-user-pass>")
 _NMCLI = lazy(r"(?i)\b(?:nmcli\b[^\n|;&`]*?\bpassword|wpa_passphrase\s+\S+|iwctl\b[^\n|;&`]*?--passphrase)\s+" + _REF + _VAL)
-_PASSWORD_LINE = lazy(r"(?im)^[ \t]*(?:password|passwd|passphrase|remotepass|remotepassword|smtp_?pass|imap_?pass)[ \t]+" + _REF
+_PASSWORD_LINE = lazy(r"(?im)^[ \t]*(?:password|passwd(?![ \t]+[a-z]+[ \t]*$)|passphrase|remotepass|remotepassword|smtp_?pass|imap_?pass|requirepass|masterauth)[ \t]+" + _REF
                       + r"(?:" + _Q + r"|(?P<v>[^\s\"'=:]{4,}))[ \t]*$")
 _USER_PASS = lazy(r"(?i)\b(?:user(?:name)?|login)\s*[:=]?\s*['\"]?[\w.@-]{1,40}['\"]?[,;]?\s+(?:password|passwd|pass|pwd|pw)\s*[:=]?\s+"
                   + _REF + _VAL)
@@ -63,6 +63,20 @@ _SECRET_NAME = lazy(r"(?i)(?<![\w.-])[\"'\[]?[\w.-]*?(?:secret[_.-]?key(?:[_.-]?
                     r"|client[_.-]?secret|secret_?token|license[_.-]?key|session[_.-]?secret|cookie[_.-]?secret|jwt[_.-]?secret"
                     r"|private[_.-]?key|webhook[_.-]?secret|remotepass|community)[\"'\]]*\s*(?:=|:(?!//))\s*" + _REF
                     + r"(?!https?://|/|\./|~/)(?:" + _Q + r"|(?P<v>(?![\w.]*\()[^\s\"',;]{6,}))")
+# more user-add and set-password commands: the password is a positional argument
+_USER_ADD_MORE = lazy(r"(?i)\b(?:rabbitmqctl\s+(?:add_user|change_password)\s+\S+|mosquitto_passwd\s+-b\s+\S+\s+\S+"
+                      r"|mysqladmin\b[^\n|;&`]*?\spassword|dscl\s+\S+\s+-passwd\s+\S+|kadmin(?:\.local)?\b[^\n|;&`]*?\s-pw"
+                      r"|ConvertTo-SecureString\s+(?:-String\s+)?)\s+" + _REF + _VAL)
+# ``.netrc``: ``machine HOST login USER password PW`` (one line or several)
+_NETRC = lazy(r"(?i)\bmachine\s+\S+\s+(?:login\s+\S+\s+)?(?:account\s+\S+\s+)?password\s+" + _REF + r"(?P<v>\S{4,})")
+# ipsec.secrets: ``left right : PSK "secret"``
+_IPSEC_PSK = lazy(r"(?im)(?:^|\s):\s*(?:PSK|XAUTH|EAP)\s+" + _REF + r"(?:" + _Q + r"|(?P<v>\S{4,}))")
+# a Terraform variable named for a secret, with its default: ``variable "db_password" { default = "…" }``
+_HCL_VAR = lazy(r"(?i)\bvariable\s+\"[^\"\n]*(?:password|passwd|secret|token|api_?key|private_?key)[^\"\n]*\"\s*\{[^}]{0,200}?"
+                r"\bdefault\s*=\s*" + _REF + _Q)
+# a session cookie: ``Cookie: sessionid=…``, ``Set-Cookie: auth_token=…``
+_COOKIE = lazy(r"(?i)\b(?:set-)?cookie\s*:[^\n]*?(?<![\w.-])[\w.-]*(?:sess|sid|token|auth|jwt|remember)[\w.-]*=" + _REF
+               + r"(?P<v>[^;\s\"']{16,})")
 _PASSPHRASE_WORDS = lazy(r"(?im)\bpass(?:phrase|word)\s*[:=]\s*(?P<v>[a-z]{3,}(?:[ \t]+[a-z]{3,}){2,7})[ \t]*[.!]?[ \t]*$")
 _AUTH_TUPLE = lazy(r"(?i)\bauth\s*=\s*[(\[]\s*(['\"])[^'\"\n]{1,64}\1\s*,\s*" + _REF + _Q)
 _AUTH_CALL = lazy(r"(?i)\b(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth|DigestAuth|login|authenticate|set_password"
@@ -72,7 +86,7 @@ _KEY_PROSE = lazy(r"(?i)\b(?:(?:api|secret|access|private|auth|license|app|signi
                   r"|webhook|integration|personal|admin|root|registry|heroku|mailchimp|mailgun|sendgrid|stripe|twilio|datadog"
                   r"|openai|anthropic|github|gitlab|slack|discord|telegram|aws|azure|cloudflare|vercel|netlify|sentry|npm|pypi"
                   r"|docker|ngrok|google|maps|firebase|algolia|pagerduty|linear|notion|airtable|shopify|hubspot|zendesk)"
-                  r"[ _-]?(?:key|token)|token|secret)\b"
+                  r"[ _-]?(?:key|token)|token|secret|pat)\b"
                   r"(?:\s+(?:for|of|to|on)\s+(?:the\s+)?[\w.-]+)?\s*(?:is now|is|was|=|:)?\s+" + _REF
                   + r"(?![0-9a-fA-F]{32,}(?![\w.+/=-]))(?P<v>(?=[\w.+/=-]*\d)(?=[\w.+/=-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_.+/=-]{15,199})(?![\w.+/=-])")
 _USE_AS = lazy(r"(?i)\buse\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,})['\"]?\s+as\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\w-]+\s+){0,2}"
@@ -82,8 +96,9 @@ _SET_TO = lazy(r"(?i)\b(?:set|changed?|reset|updated?|rotated?)\s+(?:the\s+|my\s
 # the dictated password in other languages (``rules`` reads English, German, French, Spanish, Portuguese and Russian)
 _PW_OTHER = (r"(?:mot de passe|clave|contrase[ñn]a|wachtwoord|has[łl]o|l[öo]senord(?:et)?|[şs]ifre(?:m|si|niz)?|parola(?:m|sı)?|salasana"
              r"|adgangskode|passord|heslo|jelsz[óo]|mật khẩu|kata sandi|lozinka|geslo|parool|passwort|password|пароль|senha)")
-_PROSE_OTHER = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r"(?:\s+(?:del|de|do|da|du|della|van|von|от|для|för|til|do|na|for|of)"
-                    r"\s+(?:the\s+|la\s+|le\s+|el\s+)?[\w.-]+)?\s*(?:lautet|è|e|är|er|is|es|est|é|ist|to|jest|je|on|on|:|：|=)?\s+"
+_PROSE_OTHER = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r"(?:\s+(?:del|de|do|da|du|della|van|von|от|для|för|til|do|na|for|of|für|pour|para|per|voor|dla|zum|zur|au|al)"
+                    r"\s+(?:the\s+|la\s+|le\s+|el\s+|den\s+|dem\s+|der\s+|das\s+|die\s+|het\s+|il\s+|lo\s+|my\s+|our\s+)?[\w.-]+"
+                    r"|\s+(?:dell|dall|nell|sull|all|d)['’][\w.-]+)?\s*(?:lautet|è|e|är|er|is|es|est|é|ist|to|jest|je|on|on|:|：|=)?\s+"
                     r"[\"'“«]?" + _REF + r"(?P<v>[^\s\"'”»]{4,})")
 _PROSE_CJK = lazy(r"(?:パスワード|密码|密碼|비밀번호|암호|暗証番号|口令)\s*(?:は|是|为|為|：|:|는|은|=|\s)\s*"
                   r"(?P<v>[!-~]{4,})")
@@ -104,12 +119,17 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_command", _KEYTOOL),
     ("password_command", _SNMP),
     ("password_command", _NMCLI),
+    ("password_command", _USER_ADD_MORE),
     ("config_secret", _CISCO),
     ("config_secret", _PSK),
     ("config_secret", _WIFI_QR),
     ("config_secret", _OVPN),
     ("config_secret", _PASSWORD_LINE),
     ("config_secret", _SECRET_NAME),
+    ("config_secret", _IPSEC_PSK),
+    ("config_secret", _NETRC),
+    ("config_secret", _HCL_VAR),
+    ("session_cookie", _COOKIE),
     ("auth_argument", _AUTH_TUPLE),
     ("auth_argument", _AUTH_CALL),
     ("secret_in_prose", _USER_PASS),
@@ -128,6 +148,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # ... and one that must run before ``rules``' assignment rule (which would take the first word of the phrase)
 EARLY: tuple[tuple[str, re.Pattern[str]], ...] = (("config_secret", _PASSPHRASE_WORDS),)
 KINDS = frozenset(kind for kind, _ in PATTERNS) | {"card_number", "card_code"}
+_MORE_COMMANDS = ("rabbitmqctl", "mosquitto_passwd", "mysqladmin", "dscl", "kadmin", "convertto-securestring")
 
 _PW_LITERALS = ("mot de passe", "clave", "contrase", "wachtwoord", "hasło", "haslo", "lösenord", "losenord", "şifre", "sifre", "parola", "salasana",
                 "adgangskode", "passord", "heslo", "jelsz", "mật khẩu", "kata sandi", "lozinka", "geslo", "parool", "passw",
@@ -135,22 +156,23 @@ _PW_LITERALS = ("mot de passe", "clave", "contrase", "wachtwoord", "hasło", "ha
 # each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``)
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "password_command": (("useradd", "usermod", "adduser", "net user", "chpasswd", "--stdin", "--password-stdin", "lftp", "/",
-                          "pass ", "snmp", "nmcli", "wpa_passphrase", "iwctl"), True),
+                          "pass ", "snmp", "nmcli", "wpa_passphrase", "iwctl", *_MORE_COMMANDS), True),
     "config_secret": (("secret", "password", "psk", "wpa", "wifi", "wlan", "p:", "auth-user-pass", "passwd", "passphrase",
-                       "remotepass", "pass", "key", "token", "community"), True),
+                       "remotepass", "pass", "key", "token", "community", ": psk", ":psk", "xauth", "eap"), True),
     "auth_argument": (("auth", "login", "password", "bind", "credentials"), True),
-    "secret_in_prose": (("pass", "pw", "login", "cred", "account", "key", "token", "secret", "use ", *_PW_LITERALS), True),
+    "secret_in_prose": (("pass", "pw", "login", "cred", "account", "key", "token", "secret", "pat", "use ", *_PW_LITERALS), True),
     "recovery_key": (("-", "a3-"), True),
     "nostr_key": (("nsec1",), True),
+    "session_cookie": (("cookie",), True),
     "webhook_path": (("hooks.zapier.com",), True),
 }
 
-_KEYISH = lazy(r"(?:key|token|secret)\b")
+_KEYISH = lazy(r"(?:key|token|secret|\bpat)\b")
 _LONG_VALUE = lazy(r"[a-z0-9_.+/=-]{16}")
 _SECRET_NAME_CONTEXT = lazy(r"(?:secret|key|token|remotepass|community)[\w\"'\]]*\s*[:=]")
 # the words every match of the two expressions above holds, and the prose words: each looked up in one pass (``literals``)
-_KEYISH_WORDS, _SECRET_WORDS = Literals(("key", "token", "secret")), Literals(("secret", "key", "token", "remotepass", "community"))
-_PW_FINDER = Literals(_PW_LITERALS)
+_KEYISH_WORDS, _SECRET_WORDS = Literals(("key", "token", "secret", "pat")), Literals(("secret", "key", "token", "remotepass", "community"))
+_PW_FINDER, _MORE_FINDER = Literals(_PW_LITERALS), Literals(_MORE_COMMANDS)
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _USERADD: lambda low: " -p" in low and ("useradd" in low or "usermod" in low or "adduser" in low),
     _NET_USER: lambda low: "net user" in low and " /" in low,
@@ -161,6 +183,11 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _KEYTOOL: lambda low: "pass " in low and ("storepass" in low or "keypass" in low),
     _SNMP: lambda low: "snmp" in low,
     _NMCLI: lambda low: "nmcli" in low or "wpa_passphrase" in low or "iwctl" in low,
+    _USER_ADD_MORE: lambda low: _MORE_FINDER.any_in(low),
+    _IPSEC_PSK: lambda low: ":" in low and ("psk" in low or "xauth" in low or "eap" in low),
+    _HCL_VAR: lambda low: "variable" in low and "default" in low,
+    _NETRC: lambda low: "machine" in low and "password" in low,
+    _COOKIE: lambda low: "cookie" in low and "=" in low,
     _CISCO: lambda low: "enable" in low or "username" in low or "-server" in low or "key-string" in low,
     _PSK: lambda low: ("psk" in low or "passphrase" in low or "password" in low) and ("=" in low or ":" in low),
     _WIFI_QR: lambda low: "wifi:" in low,
@@ -223,7 +250,7 @@ def card_spans(text: str) -> list[tuple[int, int, str]]:
 TRIGGER_WORDS = (
     " -p", "net user", "chpasswd", "-stdin", "lftp", "@", "pass", "snmp", "nmcli", "iwctl", "secret", "key", "psk",
     "wifi:", "token", "community", "auth", "login", "bind", "credentials", "user", " / ", "use ", "pin", "pwd", "recovery",
-    "a3-", "nsec1", "hooks.zapier.com", *_PW_LITERALS)
+    "a3-", "nsec1", "hooks.zapier.com", "cookie", "pat", "variable", "machine", "eap", *_MORE_COMMANDS, *_PW_LITERALS)
 _TRIGGER = Literals(TRIGGER_WORDS)  # one pass for all of them (a regular expression of the words cost ~8 µs a text)
 CARD_DIGITS = re.compile(r"(?:\d[ -]?){12}\d")  # a card number's thirteen digits at least
 
@@ -233,7 +260,8 @@ CARD_DIGITS = re.compile(r"(?:\d[ -]?){12}\d")  # a card number's thirteen digit
 # tests/governance/test_secrets_literal_passes.py reads each from the context's own code
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _USERADD: (" -p",), _NET_USER: ("net user",), _CHPASSWD: ("chpasswd",), _STDIN: ("-stdin",), _LFTP: ("lftp",),
-    _ORACLE: ("@",), _KEYTOOL: ("pass ",), _SNMP: ("snmp",), _NMCLI: ("nmcli", "wpa_passphrase", "iwctl"),
+    _ORACLE: ("@",), _KEYTOOL: ("pass ",), _SNMP: ("snmp",), _NMCLI: ("nmcli", "wpa_passphrase", "iwctl"), _USER_ADD_MORE: _MORE_FINDER.words,
+    _IPSEC_PSK: ("psk", "xauth", "eap"), _HCL_VAR: ("variable",), _COOKIE: ("cookie",), _NETRC: ("machine",),
     _CISCO: ("enable", "username", "-server", "key-string"), _PSK: ("psk", "passphrase", "password"), _WIFI_QR: ("wifi:",),
     _OVPN: ("<auth-user-pass>",), _PASSWORD_LINE: ("pass",), _SECRET_NAME: _SECRET_WORDS.words, _PASSPHRASE_WORDS: ("pass",),
     _AUTH_TUPLE: ("auth",), _AUTH_CALL: ("(",), _USER_PASS: ("user", "login"), _SLASHED: (" / ",), _KEY_PROSE: _KEYISH_WORDS.words,

@@ -44,11 +44,15 @@ from commonkeep.secrets.structure import (
 
 # provider prefixes and key armour, written as the rules want them (case-sensitive)
 _PREFIXES = re.compile(r"A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|Iza)|eyJ|xox|glrt|SG\.|hf_|npm_|sk-|pypi-|gh[pousr]_|github_pat_"
-                       r"|_live_|_test_|hooks\.slack\.com|:AA|b3BlbnNzaC1rZXktdjE|AGE-|-----BEGIN|---- BEGIN|PuTTY-User")
+                       r"|_live_|_test_|hooks\.slack\.com|:AA|b3BlbnNzaC1rZXktdjE|AGE-|-----BEGIN|---- BEGIN|PuTTY-User"
+                       r"|/api/webhooks/|access_token\$|:APA91b")
 # ... the same, as the words it matches, looked up in one pass (``literals``; the expression cost ~2 µs a text)
 PREFIX_WORDS = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIza", "eyJ", "xox", "glrt", "SG.", "hf_", "npm_", "sk-",
                 "pypi-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "_live_", "_test_", "hooks.slack.com", ":AA",
-                "b3BlbnNzaC1rZXktdjE", "AGE-", "-----BEGIN", "---- BEGIN", "PuTTY-User")
+                "b3BlbnNzaC1rZXktdjE", "AGE-", "-----BEGIN", "---- BEGIN", "PuTTY-User",
+                "/api/webhooks/", "access_token$", ":APA91b")
+# the shapes whose literal is too common to say "scan" alone (``-us`` of a Mailchimp key, ``sdk-`` of a LaunchDarkly one)
+_SERVICE_SHAPES = re.compile(r"[0-9a-f]{32}-us\d|(?:sdk|api|mob)-[0-9a-f]{8}-")
 _PREFIX_FINDER = Literals(PREFIX_WORDS)
 # the commands whose short flag takes a password (``structure._SHORT_CMDS``), as words of letters
 # (``redis-cli`` is ``redis``, ``ssh-keygen`` ``keygen``, registry logins ``login``; ``7z`` is looked up as written)
@@ -67,7 +71,7 @@ _HEX_PRIVATE = re.compile(r"0x[0-9a-f]{64}")
 _HEX_RUN = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{24,}(?![0-9A-Za-z])")
 _PREFIXED_HEX = re.compile(r"[_-][0-9a-f]{32}")
 # a hex key is redacted beside one of these words (``rules`` hex_key), else only at 48 digits or more
-_HEX_WORDS = ("key", "secret", "token", "pass", "credential", "salt", "hmac", "signing", "seed", "pepper", "api")
+_HEX_WORDS = ("key", "secret", "token", "pass", "credential", "salt", "hmac", "signing", "seed", "pepper", "api", "pat")
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/_=.-]{20,}")  # ``rules._TOKEN``
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")  # ``rules._B64_RUN``
 
@@ -77,6 +81,8 @@ def needs_scan(text: str) -> bool:
     if not text.isascii():
         return True
     if _PREFIX_FINDER.any_in(text):
+        return True
+    if ("-us" in text or "-" in text and ("sdk-" in text or "api-" in text or "mob-" in text)) and _SERVICE_SHAPES.search(text):
         return True
     low = text.lower()
     # the words of a password, a clause, a config line (each rule's literal; lower-cased)

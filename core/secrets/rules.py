@@ -22,9 +22,10 @@ from commonkeep.secrets import context as placed
 from commonkeep.secrets import named, provider, public, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.fields import _CAMEL_PART
-from commonkeep.secrets.identifier import identifier, names_itself, upper_name
+from commonkeep.secrets.identifier import identifier, upper_name
 from commonkeep.secrets.lazy import lazy, source
 from commonkeep.secrets.literals import Wanted
+from commonkeep.secrets.values import dictated, keep, strong
 
 Span = tuple[int, int, str]  # start, end, kind
 
@@ -80,6 +81,12 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("gitlab_token", lazy(_START + r"gl(?:pat|dt|ptt|ft|imt|oas|soat|cbt|agent)-[A-Za-z0-9_-]{20,}")),
     ("slack_token", lazy(_START + r"xox[abposr]-[A-Za-z0-9-]{10,}")),
     ("slack_webhook", lazy(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}")),
+    ("discord_webhook", lazy(r"https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/\d{15,21}/[\w-]{40,}")),
+    ("mailchimp_key", lazy(r"(?<![0-9A-Za-z])[0-9a-f]{32}-us\d{1,2}(?![0-9A-Za-z])")),
+    ("braintree_token", lazy(r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}")),
+    ("launchdarkly_key", lazy(_START + r"(?:sdk|api|mob)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9A-Za-z-])")),
+    ("fcm_server_key", lazy(_START + r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}")),
+    ("asana_token", lazy(r"(?<![\w/])[012]/\d{10,20}(?:/\d{10,20})?:[0-9a-f]{32}(?![0-9A-Za-z])")),
     ("stripe_key", lazy(_START + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")),
     ("google_api_key", lazy(_START + r"AIza[0-9A-Za-z_-]{35}")),
     ("aws_access_key", lazy(_START + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[0-9A-Z]{16}\b")),
@@ -118,7 +125,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # a hex key with a secret word before it and no assignment: "signing key 4f3a…"
     (
         "hex_key",
-        lazy(r"(?i)\b(?:key|secret|token|password|passphrase|credentials?|salt|hmac|signing|seed|pepper|api)\b"
+        lazy(r"(?i)\b(?:key|secret|token|password|passphrase|credentials?|salt|hmac|signing|seed|pepper|api|pat)\b"
                    r"[^\n]{0,40}?(?<![0-9A-Za-z])(?P<v>[0-9a-f]{32,}|[0-9A-F]{32,})(?![0-9A-Za-z])"),
     ),
     # ... or after it: "use 4f3a… as the api key"
@@ -148,6 +155,12 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "gitlab_token": (_GITLAB, False),
     "slack_token": (("xox",), False),
     "slack_webhook": (("hooks.slack.com",), False),
+    "discord_webhook": (("/api/webhooks/",), False),
+    "mailchimp_key": (("-us",), False),
+    "braintree_token": (("access_token$",), False),
+    "launchdarkly_key": (("sdk-", "api-", "mob-"), False),
+    "fcm_server_key": ((":APA91b",), False),
+    "asana_token": (("/",), False),
     "stripe_key": (("_live_", "_test_"), False),
     "google_api_key": (("AIza",), False),
     "aws_access_key": (_AWS, False),
@@ -182,7 +195,7 @@ _TOKEN = lazy(r"[A-Za-z0-9+/_=.-]{20,}")
 
 
 _NOT_TOKENS = {"password_in_url", "password_assignment", "password_in_prose", "access_code", "private_key", "bearer_token", "slack_webhook",
-               "seed_phrase", *structure.NEEDLES, *placed.KINDS}
+               "seed_phrase", "discord_webhook", *structure.NEEDLES, *placed.KINDS}
 _NEXT_HEAD = lazy(r"[\s,;:]{1,4}([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
 _CASE_CHANGE = lazy(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 
@@ -252,19 +265,6 @@ def looks_random(token: str) -> bool:
     return shannon_entropy(core) >= 3.5 and not identifier(core)
 
 
-_COMPOUND = lazy(r"[a-z]{2,}-[a-z]{2,}")  # an English compound ("case-sensitive", "write-only"), not a passphrase
-_CHOICE = lazy(r"[a-z]{2,}(?:/[a-z]{2,})+")  # words offered as a choice ("and/or", "read/write")
-
-
-def _strong(value: str) -> bool:
-    """A prose value that looks like a password: two character classes or more, not one word."""
-    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w\s]"))
-    plain = value.rstrip(".,;:!?)")
-    if plain.isalpha() or _COMPOUND.fullmatch(plain) or _CHOICE.fullmatch(plain):
-        return False
-    return classes >= 2 and len(value.rstrip(".,;:!?)")) >= 6
-
-
 def _mask(text: str, spans: list[Span]) -> str:
     if not spans:
         return text
@@ -285,41 +285,6 @@ def _value_span(m: re.Match[str]) -> tuple[int, int]:
         if g in m.re.groupindex and m.start(g) >= 0:
             return m.start(g), m.end(g)
     return m.span()
-
-
-# kinds found by their place whose value must still not be a plain word, a number or a file name
-_LOOSE_PLACE = {"connection_string", "config_password"}
-_PLAIN = lazy(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env)")
-
-
-_CONTEXT_LOOSE = frozenset({"password_command", "config_secret", "auth_argument", "secret_in_prose"})
-_CODE_NAME = lazy(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_]{2,}|[a-z]+_[a-z_]+")  # ``settings.KEY``, ``ENV_NAME``, ``snake_case``
-
-
-def _keep(kind: str, value: str) -> bool:
-    """False when a structure rule's value is not a credential after all."""
-    if names_itself(value):
-        return False
-    if "…" in value or "..." in value:
-        shown = value.replace("…", "").replace("...", "").strip("`'\"()[]{}.,;:")
-        if len(shown) < 8:
-            return False  # a value the writer elided ("token=Xq3…"), not the value
-    if kind == "password_short_flag":  # any command: only a value with three character classes
-        classes = sum(bool(re.search(c, value)) for c in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w.\-]"))
-        return classes >= 3 and "[REDACTED" not in value
-    if kind in _CONTEXT_LOOSE:  # a place, so any shape; but not a plain word, a number, a file name or a code-like name
-        v = value.strip()
-        if v.isdigit() or len(v) < 4 or "[REDACTED" in v or _PLAIN.fullmatch(v) or _CODE_NAME.fullmatch(v):
-            return False
-        return kind != "secret_in_prose" or _strong(v) or len(v.split()) >= 3
-    if kind in structure.NEEDLES or kind in _LOOSE_PLACE:
-        if value.isdigit() or not value.strip() or "[REDACTED" in value:
-            return False
-        if kind in _LOOSE_PLACE and (_PLAIN.fullmatch(value) or (value.istitle() and value.isalpha()) or len(value) < 4):
-            return False  # a word ("auth: Authentication to use …"), not a password
-        if kind == "password_flag" and _CODE_NAME.fullmatch(value):
-            return False  # ``--secrets HF_TOKEN``: the name of the secret, not its value
-    return True
 
 
 def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> list[Span]:
@@ -347,12 +312,12 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
         for m in pattern.finditer(work):
             s, e = _value_span(m)
             value = text[s:e]
-            if MASK in work[s:e] or not _keep(kind, value) or (kind == "password_in_url" and _PLACEHOLDER_PW.fullmatch(value)):
+            if MASK in work[s:e] or not keep(kind, value, text, e) or (kind == "password_in_url" and _PLACEHOLDER_PW.fullmatch(value)):
                 continue
             if kind == "password_in_prose" and pattern is not named.PROSE_QUOTED:  # a quoted value may be words
                 value = value.rstrip(".,;:!?)")
                 e = s + len(value)
-                if not _strong(value):
+                if not (strong(value) or dictated(value, text, e)):
                     continue
             if kind == "hex_key" and _digest_in_context(work, m.start(), s, e):
                 continue
@@ -495,6 +460,6 @@ def _encoded(work: str, depth: int) -> list[Span]:
             inner = find(plain, depth + 1, provider.provider_values(plain))
             if inner:
                 out.append((m.start(), m.end(), "encoded_" + inner[0][2]))
-            elif regex is _B64_RUN and _USER_PASS.fullmatch(plain) and _strong(plain.split(":", 1)[1]):
+            elif regex is _B64_RUN and _USER_PASS.fullmatch(plain) and strong(plain.split(":", 1)[1]):
                 out.append((m.start(), m.end(), "basic_auth"))
     return out

@@ -1,0 +1,122 @@
+"""Is the value a rule found in a secret's place a credential, or a word of the sentence?
+
+``rules.find`` asks ``keep(kind, value, text, end)`` of every value a rule of place found. A place
+that names a password (``the wifi password is …``, ``password …`` in a config line, the argument
+of a user-add command, the second half of an ``auth=`` tuple) gives its value whatever it looks
+like: a plain lower-case value there is the password a person dictated (``Das Passwort lautet
+sonnenblume``), unless it is a word the sentence goes on with:
+
+- a word of the sentence's grammar or a placeholder (``the password is required``, ``… is then
+  hashed``, ``password = none``): the closed classes in ``GRAMMAR`` (articles, pronouns, adverbs,
+  auxiliaries, the predicates said of a password, placeholders), in the languages the prose rules
+  read, and English inflections (``stored``, ``rotating``, ``weekly``);
+- in prose, a value the clause does not end with (``the password is case sensitive``): a dictated
+  password ends its clause (the text ends, a punctuation mark or a conjunction follows).
+"""
+
+from __future__ import annotations
+
+import re
+
+from commonkeep.secrets.identifier import names_itself
+from commonkeep.secrets.lazy import lazy
+from commonkeep.secrets.structure import NEEDLES as _STRUCTURE_KINDS
+
+# the words that say something of a password, or stand in for one, rather than being one
+GRAMMAR = frozenset("""
+a an the this that these those it its his her their our your my mine yours ours theirs one ones some any none
+no not never always also still then now only just even too very quite rather already again often usually
+is are was were be been being has have had do does did will would shall should can could may might must
+and or but so if then than as at by for from in into of on onto to with without via per about after before
+during until since upon over under through which what who whom whose where when why how there here
+required mandatory optional needed necessary incorrect correct wrong right invalid valid expired empty blank
+missing unknown known unset set same different new old current default temporary permanent random unique
+long short weak strong secure insecure safe unsafe simple easy hard complex good bad fine okay ok true false
+null nil none undefined void hidden masked visible shown plain plaintext cleartext encrypted unencrypted
+hashed salted stored saved sent kept given taken written read made done changed reset rotated updated
+generated printed logged cached shared reused leaked compromised lost forgotten locked unlocked disabled
+enabled case sensitive insensitive ignored accepted rejected checked verified encoded decoded
+changeme password passwd passphrase secret token key pass pwd example sample placeholder dummy test demo
+foo bar baz qux xxx todo tbd fixme redacted prompt ask asked env auto automatic
+der die das ein eine einen nicht kein keine ist sind war wird wurde muss kann noch schon auch nur sehr zu
+falsch richtig erforderlich notwendig leer abgelaufen ungültig gültig geheim gespeichert geändert
+le la les un une des est sont était pas ne jamais toujours aussi requis obligatoire incorrect vide expiré
+invalide valide secret enregistré modifié
+el los las uno una es son era no nunca siempre también obligatoria requerida incorrecta vacía caducada
+inválida válida guardada cambiada
+o os um uma é são era não nunca sempre também obrigatória incorreta inválida vazia expirada alterada
+il lo gli uno è sono era non mai sempre anche obbligatoria errata sbagliata vuota scaduta
+het een niet nooit altijd ook verplicht onjuist fout leeg ongeldig geldig verlopen
+""".split())  # noqa: SIM905 - words, as prose has them
+# English inflections: a participle, a gerund, an adverb, an adjective or a noun of state
+_INFLECTED = lazy(r"[a-z]{2,}(?:ed|ing|ly|able|ible|tion|sion|ive|ous|ful|less|ness|ment)")
+# what ends a dictated password's clause: the end, punctuation, a line break, or a conjunction
+_CLAUSE_END = lazy(r"(?i)[ \t]*(?:$|[\n.,;:!?)\]}\"'»”]|[ \t]+(?:and|but|or|so|for|on|please|thanks|now|today|yesterday|tomorrow"
+                   r"|again|too|also|btw|und|oder|et|ou|y|e|en|и|или)\b|です|でした|だ|。|、|，|！|？)")
+
+# what says the value is the password, right before it (``… is``, ``… lautet``, ``password:``, ``set … to``), or
+# after it (``use … as the password``); without it the word goes on the noun (``password database``)
+_SAID = lazy(r"(?i)(?:\b(?:is|was|are|es|est|é|è|ist|lautet|to|as|jest|je|är|er|on|now|be|[şs]ifresi|parolas[ıi])|[:=：]|は|是|为|為)\s*[\"'“«]?$")
+_AS = lazy(r"[\"'”»]?\s+as\b")
+COMPOUND = lazy(r"[a-z]{2,}-[a-z]{2,}")  # an English compound ("case-sensitive", "write-only"), not a passphrase
+CHOICE = lazy(r"[a-z]{2,}(?:/[a-z]{2,})+")  # words offered as a choice ("and/or", "read/write")
+_LETTERS = lazy(r"[a-z]+")
+# kinds found by their place whose value must still not be a plain word, a number or a file name
+_LOOSE_PLACE = {"connection_string", "config_password"}
+_PLAIN = lazy(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env)")
+CONTEXT_LOOSE = frozenset({"password_command", "config_secret", "auth_argument", "secret_in_prose"})
+CODE_NAME = lazy(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_]{2,}|[a-z]+_[a-z_]+")  # ``settings.KEY``, ``ENV_NAME``, ``snake_case``
+
+
+def strong(value: str) -> bool:
+    """A prose value that looks like a password: two character classes or more, not one word."""
+    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w\s]"))
+    plain = value.rstrip(".,;:!?)")
+    if plain.isalpha() or COMPOUND.fullmatch(plain) or CHOICE.fullmatch(plain):
+        return False
+    return classes >= 2 and len(plain) >= 6
+
+
+def dictated(value: str, text: str = "", end: int = -1, *, prose: bool = True) -> bool:
+    """Whether a plain lower-case ``value`` in a password's place is the password (see the module
+    doc): not a word of ``GRAMMAR`` nor an English inflection, and in ``prose`` (``end``: where the
+    value ends in ``text``) the last word of its clause."""
+    v = value.rstrip(".,;:!?)")
+    if not 4 <= len(v) <= 64 or _LETTERS.fullmatch(v) is None or v in GRAMMAR or _INFLECTED.fullmatch(v):
+        return False
+    if not prose or end < 0:
+        return True
+    start = end - len(v)
+    said = _SAID.search(text, max(0, start - 24), start) is not None or _AS.match(text, end) is not None
+    return said and _CLAUSE_END.match(text, end) is not None
+
+
+def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
+    """False when a rule of place or structure found a value that is not a credential after all
+    (``end``: where ``value`` ends in ``text``, for the clause of a dictated one)."""
+    if names_itself(value):
+        return False
+    if "…" in value or "..." in value:
+        shown = value.replace("…", "").replace("...", "").strip("`'\"()[]{}.,;:")
+        if len(shown) < 8:
+            return False  # a value the writer elided ("token=Xq3…"), not the value
+    if kind == "password_short_flag":  # any command: only a value with three character classes
+        classes = sum(bool(re.search(c, value)) for c in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w.\-]"))
+        return classes >= 3 and "[REDACTED" not in value
+    if kind in CONTEXT_LOOSE:  # a place, so any shape; but not a word of the sentence, a number, a file name or a code-like name
+        v = value.strip()
+        if v.isdigit() or len(v) < 4 or "[REDACTED" in v or CODE_NAME.fullmatch(v):
+            return False
+        core = v.rstrip(".,;:!?)")
+        if _PLAIN.fullmatch(core):
+            return dictated(core, text, end - (len(value) - len(value.rstrip(".,;:!?)"))) if end >= 0 else end,
+                            prose=kind == "secret_in_prose")
+        return kind != "secret_in_prose" or strong(v) or len(v.split()) >= 3
+    if kind in _STRUCTURE_KINDS or kind in _LOOSE_PLACE:
+        if value.isdigit() or not value.strip() or "[REDACTED" in value:
+            return False
+        if kind in _LOOSE_PLACE and (_PLAIN.fullmatch(value) or (value.istitle() and value.isalpha()) or len(value) < 4):
+            return False  # a word ("auth: Authentication to use …"), not a password
+        if kind == "password_flag" and CODE_NAME.fullmatch(value):
+            return False  # ``--secrets HF_TOKEN``: the name of the secret, not its value
+    return True

@@ -1,0 +1,78 @@
+"""A password is known by its place, even a plain lower-case one (issue 37): dictated in prose in
+several languages, a config line, a user-add command, an ``auth=`` tuple; and the services whose
+tokens have a shape of their own. A word the sentence goes on with stays (``the password is
+required``, ``the password database``). The values are made up here, not read from any corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from commonkeep.secrets import redact
+
+LEAKS = [
+    ("The wifi password is {v}", "qwmzbtrkle"),
+    ("I changed the router admin password to {v}", "plorvintak"),
+    ("Das Passwort für den Server lautet {v}.", "zuvkemtrab"),
+    ("Le mot de passe du routeur est {v}", "brindolaqe"),
+    ("La contraseña del wifi es {v}", "tarquimelo"),
+    ("A senha do banco é {v}", "vindrakelo"),
+    ("La password dell'account è {v}", "quobernita"),
+    ("Het wachtwoord is {v}", "dremplovax"),
+    ("サーバーのパスワードは{v}です", "kvaztrenop"),
+    ("Пароль от почты: {v}", "mobrekvizt"),
+    ("Wi-Fi şifresi {v}", "plunkerova"),
+    ("[wifi-security]\nkey-mgmt=wpa-psk\npsk={v}", "gravlintoqe"),
+    (': PSK "{v}"', "hobrentalvq"),
+    ("requirepass {v}", "zwelthorpax"),
+    ("machine api.example.net login deploy password {v}", "eiqworkmudo"),
+    ("echo 'bob:{v}' | chpasswd", "rpctqszdkx"),
+    ("rabbitmqctl add_user app {v}", "jgwnkzkkqp"),
+    ("requests.get(url, auth=('admin', '{v}'))", "bhwyiwxdse"),
+    ("account default\nhost smtp.example.net\nuser bob\npassword {v}", "vbjtxiffba"),
+    ("remotepass = {v}", "omjwltrhux"),
+    ('variable "db_password" {{ default = "{v}" }}', "kgledhsyoh"),
+    ("Cookie: sessionid={v}", "qam3rzjbgh6z851h3eofvbq5xu"),
+    ("mailchimp: {v}", "11eeab026c3a93e267144037967da6e5-us14"),
+    ("token {v}", "access_token$production$k1t3478oxssb3xwt$7004405106ebb1f5708da13e987fd8a1"),
+    ("the ADO PAT is {v}", "h2vjugwjt6j4x7cwmftsu2sa3w36xlpsmyhuku7lz5m2xgd6mkkh"),
+    ("webhook {v}", "https://discord.com/api/webhooks/659341991025592350/oOi0QLc-44v9apvV9JWz6W8UUbQ9_5b8jNxDowwHOkUaCQbgWvn5S"),
+    ("LD sdk key {v}", "sdk-dbe4a9b6-580d-4225-aca7-c11871a329a6"),
+    ("asana PAT {v}", "2/7174813023898611/0670473257574856:c1ce3b40865284f78359509f6c0f68e2"),
+]
+
+
+@pytest.mark.parametrize(("template", "value"), LEAKS, ids=[t[:24] for t, _ in LEAKS])
+def test_a_value_in_a_secrets_place_is_removed_whole(template: str, value: str) -> None:
+    out = redact(template.format(v=value)).text
+    assert not any(value[i:i + 8] in out for i in range(len(value) - 7)), out
+
+
+BENIGN = [
+    "The password is required for every login.",
+    "The password is case sensitive.",
+    "Your password is stored hashed with argon2.",
+    "The wifi password is on the fridge.",
+    "Password is optional for local development.",
+    "The admin password is the same as on staging.",
+    "My password is too short.",
+    "The password is changed every ninety days.",
+    "La contraseña es obligatoria.",
+    "Das Passwort ist falsch.",
+    "Le mot de passe est incorrect.",
+    "The password is whatever you set during install.",
+    "Set the password to something memorable.",
+    "Get the username from the environment or password database.",
+    "This is useful for password input.",
+    "This will only work if the server is configured to allow password logins.",
+    "password: none",
+    "passwd alice",
+    "The database password is rotated weekly.",
+    "The password is then hashed and compared.",
+    "Users are identified by their email address.",
+    "Send the AUTH command first.",
+]
+
+
+@pytest.mark.parametrize("text", BENIGN)
+def test_a_word_the_sentence_goes_on_with_stays(text: str) -> None:
+    assert redact(text).text == text
