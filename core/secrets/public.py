@@ -55,11 +55,18 @@ _OBJECT_ID = lazy(r"(?<![A-Za-z0-9_-])(?:(?:ch|cus|pi|pm|in|sub|price|prod|evt|t
                   r"[A-Za-z0-9]{8,40}(?![A-Za-z0-9_/+=-])")
 # the hex-only segments of a file path (a cache's content address, an overlay's id)
 _PATH_HEX = lazy(r"(?<=/)[0-9a-f]{16,}(?=/|$|\s|\.)")
-_ID_HEADER = lazy(r"(?im)(?:^|(?<=[\s\"'`]))(?:[\w-]*-id(?:-\d)?|etag|if-none-match|if-match|content-md5|x-goog-hash|digest|traceparent|tracestate"
+_ID_HEADER = lazy(r"(?im)(?:^|(?<=[\s\"'`]))(?:[\w-]*-id(?:-\d)?|(?:request|trace|correlation|transaction|event|build|run|job|order"
+                  r"|invocation|execution|deployment|message|incident|ticket)[ _]id|etag|if-none-match|if-match|content-md5|x-goog-hash|digest|traceparent|tracestate"
                   r"|x-amzn-trace-id)[ \t]*:[ \t]*(?P<v>[^\n]+)")
 _NONCE = lazy(r"'nonce-(?P<v>[A-Za-z0-9+/_=-]{8,})'")
 _FINGERPRINT = lazy(r"(?i)(?:fingerprint|gpg|pgp|rsa key|dsa key|key id|keyid|signing key id)[^\n]{0,24}?(?<![0-9A-Fa-f])"
                     r"(?P<v>[0-9A-Fa-f]{16,40}|(?:[0-9A-F]{4} ?){10})(?![0-9A-Fa-f])")
+# browser-side ids public by design: a reCAPTCHA site key, a Google OAuth client id, a JWT's header or
+# payload alone (no signature after it: base64url of a JSON object, not a token)
+_SITEKEY = lazy(r"(?i)site[_-]?key[\"']?\s*[:=]\s*[\"']?(?P<v>6L[\w-]{38})(?![\w-])")
+_OAUTH_CLIENT = lazy(r"(?<![\w-])\d{6,}-[a-z0-9]{32}\.apps\.googleusercontent\.com")
+_MAPBOX_PUBLIC = lazy(r"(?<![\w.-])pk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")
+_JWT_PART = lazy(r"(?<![\w.-])eyJ[A-Za-z0-9_-]{10,}={0,2}(?![\w.=-])")
 _ULID_HINT = lazy(r"[0-7][0-9A-Z]{25}")
 
 
@@ -67,6 +74,17 @@ def _readable(b64: str) -> bool:
     try:
         raw = binascii.a2b_base64(b64 + "=" * (-len(b64.rstrip("=")) % 4))
         return raw.decode("utf-8").isprintable()
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+
+
+def _json_object(b64url: str) -> bool:
+    """Whether ``b64url`` decodes to a whole JSON object (a JWT's header or payload, alone)."""
+    import json
+
+    try:
+        raw = binascii.a2b_base64(b64url.replace("-", "+").replace("_", "/").rstrip("=") + "=" * (-len(b64url.rstrip("=")) % 4))
+        return isinstance(json.loads(raw.decode("utf-8")), dict)
     except (binascii.Error, ValueError, UnicodeDecodeError):
         return False
 
@@ -105,6 +123,9 @@ _GATED: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = (
     (("public",), _PUBLIC_NAMED, True),
     (("id", "etag", "match", "md5", "hash", "digest", "trace"), _ID_HEADER, True),
     (("'nonce-",), _NONCE, True),
+    (("sitekey", "site_key", "site-key"), _SITEKEY, True),
+    ((".apps.googleusercontent.com",), _OAUTH_CLIENT, False),
+    (("pk.eyj",), _MAPBOX_PUBLIC, False),
     (("fingerprint", "gpg", "pgp", "rsa key", "dsa key", "key id", "keyid"), _FINGERPRINT, True),
 )
 
@@ -151,6 +172,8 @@ def _spans(text: str) -> list[Span]:
             out += [m.span("v") if value else m.span() for m in rx.finditer(text)]
     if len(text) >= 26 and _ULID_HINT.search(text) is not None:
         out += [m.span() for m in _ULID.finditer(text)]
+    if "eyJ" in text:
+        out += [m.span() for m in _JWT_PART.finditer(text) if _json_object(m.group(0))]
     if "data:" in low:
         out += [m.span("v") for m in _DATA_URI.finditer(text) if not _readable(m.group("v"))]
     if "://" in text or "www." in low:

@@ -58,6 +58,8 @@ _CLAUSE_END = lazy(r"(?i)[ \t]*(?:$|[\n.,;:!?)\]}\"'»”]|[ \t]+(?:and|but|or|s
 # after it (``use … as the password``); without it the word goes on the noun (``password database``)
 _SAID = lazy(r"(?i)(?:\b(?:is|was|are|es|est|é|è|ist|lautet|to|as|jest|je|är|er|on|now|be|[şs]ifresi|parolas[ıi])|[:=：]|は|是|为|為)\s*[\"'“«]?$")
 _AS = lazy(r"[\"'”»]?\s+as\b")
+# keys made to be published (a web page holds them): Stripe's publishable keys, Mapbox's public tokens
+_PUBLISHABLE = lazy(r"pk_(?:live|test)_|pk\.eyJ")
 COMPOUND = lazy(r"[a-z]{2,}-[a-z]{2,}")  # an English compound ("case-sensitive", "write-only"), not a passphrase
 CHOICE = lazy(r"[a-z]{2,}(?:/[a-z]{2,})+")  # words offered as a choice ("and/or", "read/write")
 _LETTERS = lazy(r"[a-z]+")
@@ -94,7 +96,7 @@ def dictated(value: str, text: str = "", end: int = -1, *, prose: bool = True) -
 def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     """False when a rule of place or structure found a value that is not a credential after all
     (``end``: where ``value`` ends in ``text``, for the clause of a dictated one)."""
-    if names_itself(value):
+    if names_itself(value) or _PUBLISHABLE.match(value.strip("\"'")):
         return False
     if "…" in value or "..." in value:
         shown = value.replace("…", "").replace("...", "").strip("`'\"()[]{}.,;:")

@@ -76,3 +76,28 @@ BENIGN = [
 @pytest.mark.parametrize("text", BENIGN)
 def test_a_word_the_sentence_goes_on_with_stays(text: str) -> None:
     assert redact(text).text == text
+
+
+PUBLIC = [
+    "STRIPE_PUBLISHABLE_KEY=pk_live_MUxC8dPPDHQ0MqN4FIHVFX1V",
+    "NEXT_PUBLIC_MAPBOX_TOKEN=pk.eyJ1Ijoim2Ytf2Se0FYCzTkm2qTi9J6Kqal7mO9pDRKhsxQm.0HQgauCtFMc6YOuYslODLK",
+    'data-sitekey="6L_N8REizeUjSawe8uPmvUE8hbDOsKFSSWt62Zh7"',
+    "Request ID: RV1DZPAY69RSQKWBOFLINE0A20",
+    "CLIENT_ID=91953438201888689190-n950wxpze0ymny4maxxcdvugn73mru9x.apps.googleusercontent.com",
+    'The JWT header is eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 (base64 of {"alg":"HS256"}).',
+]
+
+
+@pytest.mark.parametrize("text", PUBLIC)
+def test_what_is_published_by_design_stays(text: str) -> None:
+    """Publishable keys, site keys, OAuth client ids, request ids and a JWT's header alone are public."""
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    "sk_live_MUxC8dPPDHQ0MqN4FIHVFX1Vab",
+    "MAPBOX_TOKEN=sk.eyJ1Ijoim2Ytf2Se0FYCzTkm2qTi9J6Kqal7mO9pDRKhsxQm.0HQgauCtFMc6YOuYslODLK",
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+])
+def test_their_secret_twins_still_go(text: str) -> None:
+    assert redact(text).text != text
