@@ -174,6 +174,12 @@ MODULES: dict[str, Module] = {
          "tests/governance/test_secret_mutants.py", "tests/governance/test_secret_mutants_rules.py",
          "tests/governance/test_secret_false_positives.py", "tests/governance/test_secrets_named.py",
          "tests/governance/test_secrets_real_docs.py")),
+    # is a value found in a secret's place a credential, or a word of the sentence (a plain value dictated, a
+    # publishable key, a placeholder)
+    "secret-values": Module(
+        ("commonkeep/secrets/values.py",),
+        ("tests/governance/test_secrets_dictated.py", "tests/governance/test_secrets.py",
+         "tests/governance/test_secrets_places.py", "tests/governance/test_secret_false_positives.py")),
 }
 
 

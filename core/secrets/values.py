@@ -47,6 +47,11 @@ inválida válida guardada cambiada
 o os um uma é são era não nunca sempre também obrigatória incorreta inválida vazia expirada alterada
 il lo gli uno è sono era non mai sempre anche obbligatoria errata sbagliata vuota scaduta
 het een niet nooit altijd ook verplicht onjuist fout leeg ongeldig geldig verlopen
+below above attached inside outside elsewhere somewhere nowhere everywhere gone here there ready available
+unavailable identical similar obvious trivial guessable predictable fixed broken enough great perfect useless
+nonsense gibberish absent present separate personal private public local remote global individual bogus
+irrelevant unclear weird strange mine ours yours theirs elsewhere
+weg hier unten oben sicher unsicher schwach stark neu alt ici faible fort nouveau aquí abajo débil segura nueva
 """.split())  # noqa: SIM905 - words, as prose has them
 # English inflections: a participle, a gerund, an adverb, an adjective or a noun of state
 _INFLECTED = lazy(r"[a-z]{2,}(?:ed|ing|ly|able|ible|tion|sion|ive|ous|ful|less|ness|ment)")
