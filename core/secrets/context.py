@@ -66,7 +66,7 @@ _SECRET_NAME = lazy(r"(?i)(?<![\w.-])[\"'\[]?[\w.-]*?(?:secret[_.-]?key(?:[_.-]?
 # more user-add and set-password commands: the password is a positional argument
 _USER_ADD_MORE = lazy(r"(?i)\b(?:rabbitmqctl\s+(?:add_user|change_password)\s+\S+|mosquitto_passwd\s+-b\s+\S+\s+\S+"
                       r"|mysqladmin\b[^\n|;&`]*?\spassword|dscl\s+\S+\s+-passwd\s+\S+|kadmin(?:\.local)?\b[^\n|;&`]*?\s-pw"
-                      r"|ConvertTo-SecureString\s+(?:-String\s+)?)\s+" + _REF + _VAL)
+                      r"|ConvertTo-SecureString(?:\s+-String)?)\s+" + _REF + _VAL)
 # ``.netrc``: ``machine HOST login USER password PW`` (one line or several)
 _NETRC = lazy(r"(?i)\bmachine\s+\S+\s+(?:login\s+\S+\s+)?(?:account\s+\S+\s+)?password\s+" + _REF + r"(?P<v>\S{4,})")
 # ipsec.secrets: ``left right : PSK "secret"``

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from commonkeep.secrets import context as placed
-from commonkeep.secrets import named, provider, public, structure
+from commonkeep.secrets import named, places, provider, public, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.fields import _CAMEL_PART
 from commonkeep.secrets.identifier import identifier, upper_name
@@ -122,6 +122,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # places the others do not read: user-add commands, config formats, auth tuples, prose (``context.py``);
     # after the provider rules and a token's first half, which keep their kinds
     *placed.PATTERNS,
+    *places.PATTERNS,
     # a hex key with a secret word before it and no assignment: "signing key 4f3a…"
     (
         "hex_key",
@@ -146,6 +147,8 @@ _PROSE_WORDS = ("pass", "pwd", "contraseña", "kennwort", "senha", "пароль
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     **structure.NEEDLES,
     **placed.NEEDLES,
+    **{kind: (placed.NEEDLES[kind][0] + more, True) for kind, more in places.MORE_NEEDLES.items()},
+    **places.NEEDLES,
     **named.NEEDLES,
     "private_key": (("PRIVATE KEY", *structure.PEM_NEEDLES), False),
     "anthropic_key": (("sk-ant-",), False),
@@ -195,7 +198,7 @@ _TOKEN = lazy(r"[A-Za-z0-9+/_=.-]{20,}")
 
 
 _NOT_TOKENS = {"password_in_url", "password_assignment", "password_in_prose", "access_code", "private_key", "bearer_token", "slack_webhook",
-               "seed_phrase", "discord_webhook", *structure.NEEDLES, *placed.KINDS}
+               "seed_phrase", "discord_webhook", *structure.NEEDLES, *placed.KINDS, *places.KINDS}
 _NEXT_HEAD = lazy(r"[\s,;:]{1,4}([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
 _CASE_CHANGE = lazy(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 
@@ -204,6 +207,7 @@ _CASE_CHANGE = lazy(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     **structure.CONTEXTS,
     **placed.CONTEXTS,
+    **places.CONTEXTS,
     **named.CONTEXTS,
     _ASSIGNMENT: lambda low: structure.ASSIGN.search(low) is not None,
     _URL: lambda low: _URL_CONTEXT.search(low) is not None,

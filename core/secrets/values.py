@@ -61,16 +61,18 @@ _CLAUSE_END = lazy(r"(?i)[ \t]*(?:$|[\n.,;:!?)\]}\"'»”]|[ \t]+(?:and|but|or|s
 
 # what says the value is the password, right before it (``… is``, ``… lautet``, ``password:``, ``set … to``), or
 # after it (``use … as the password``); without it the word goes on the noun (``password database``)
-_SAID = lazy(r"(?i)(?:\b(?:is|was|are|es|est|é|è|ist|lautet|to|as|jest|je|är|er|on|now|be|[şs]ifresi|parolas[ıi])|[:=：]|は|是|为|為)\s*[\"'“«]?$")
+_SAID = lazy(r"(?i)(?:\b(?:is|was|are|es|est|é|è|ist|lautet|to|as|jest|je|är|er|on|now|be|[şs]ifresi|parolas[ıi]|là|adalah|sandinya|هي|היא|है)|[:=：/]|は|是|为|為|คือ)\s*[\"'“«]?$")
 _AS = lazy(r"[\"'”»]?\s+as\b")
 # keys made to be published (a web page holds them): Stripe's publishable keys, Mapbox's public tokens
 _PUBLISHABLE = lazy(r"pk_(?:live|test)_|pk\.eyJ")
 COMPOUND = lazy(r"[a-z]{2,}-[a-z]{2,}")  # an English compound ("case-sensitive", "write-only"), not a passphrase
 CHOICE = lazy(r"[a-z]{2,}(?:/[a-z]{2,})+")  # words offered as a choice ("and/or", "read/write")
-_LETTERS = lazy(r"[a-z]+")
+_LETTERS = lazy(r"[A-Za-z]+")
 # kinds found by their place whose value must still not be a plain word, a number or a file name
 _LOOSE_PLACE = {"connection_string", "config_password"}
 _PLAIN = lazy(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env)")
+_HEX = lazy(r"[0-9A-F]{16,}")  # upper-case hex is a key, not an ``ENV_NAME``
+_HOSTNAME = lazy(r"(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|cloud|co|uk|de|fr|local|internal|example)")
 CONTEXT_LOOSE = frozenset({"password_command", "config_secret", "auth_argument", "secret_in_prose"})
 CODE_NAME = lazy(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_]{2,}|[a-z]+_[a-z_]+")  # ``settings.KEY``, ``ENV_NAME``, ``snake_case``
 
@@ -89,7 +91,10 @@ def dictated(value: str, text: str = "", end: int = -1, *, prose: bool = True) -
     doc): not a word of ``GRAMMAR`` nor an English inflection, and in ``prose`` (``end``: where the
     value ends in ``text``) the last word of its clause."""
     v = value.rstrip(".,;:!?)")
-    if not 4 <= len(v) <= 64 or _LETTERS.fullmatch(v) is None or v in GRAMMAR or _INFLECTED.fullmatch(v):
+    if v.isdigit() and v.isascii():  # a number is a password dictated in prose (4+ digits), in a config line (6+)
+        if len(v) < (4 if prose else 6):
+            return False
+    elif not 4 <= len(v) <= 64 or _LETTERS.fullmatch(v) is None or v.lower() in GRAMMAR or _INFLECTED.fullmatch(v.lower()):
         return False
     if not prose or end < 0:
         return True
@@ -112,10 +117,11 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
         return classes >= 3 and "[REDACTED" not in value
     if kind in CONTEXT_LOOSE:  # a place, so any shape; but not a word of the sentence, a number, a file name or a code-like name
         v = value.strip()
-        if v.isdigit() or len(v) < 4 or "[REDACTED" in v or CODE_NAME.fullmatch(v):
+        if len(v) < 4 or "[REDACTED" in v or (CODE_NAME.fullmatch(v) and not _HEX.fullmatch(v)) \
+                or (kind == "auth_argument" and _HOSTNAME.fullmatch(v)):
             return False
         core = v.rstrip(".,;:!?)")
-        if _PLAIN.fullmatch(core):
+        if _PLAIN.fullmatch(core) or _LETTERS.fullmatch(core):
             return dictated(core, text, end - (len(value) - len(value.rstrip(".,;:!?)"))) if end >= 0 else end,
                             prose=kind == "secret_in_prose")
         return kind != "secret_in_prose" or strong(v) or len(v.split()) >= 3

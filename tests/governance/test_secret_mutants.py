@@ -232,9 +232,14 @@ def test_a_password_in_prose_of_two_kinds_of_character_goes(value: str) -> None:
     assert redact(f"the password is {value}").text == "the password is [REDACTED:password_in_prose]"
 
 
-@pytest.mark.parametrize("text", ["the password is ******", "the password is expired.", "the password is Winter."])
+@pytest.mark.parametrize("text", ["the password is ******", "the password is expired.", "the password is Required."])
 def test_prose_whose_value_is_a_mask_or_a_word_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+def test_one_word_that_ends_the_sentence_is_the_password_dictated() -> None:
+    """``values.dictated``: a word the sentence does not go on with is the password itself (issue 37)."""
+    assert redact("the password is Winter.").text == "the password is [REDACTED:password_in_prose]."
 
 
 # --- a hex run next to a secret word is a key, unless a digest word stands right before it ---

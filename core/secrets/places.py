@@ -1,0 +1,150 @@
+"""More places that say a value is a secret, whatever it looks like (``context.py`` holds the first):
+the forms people and tools write that no rule of shape can see (issue 37).
+
+- commands that take a password as a positional argument or after a flag of their own
+  (``samba-tool user create NAME PW``, ``db2 connect … using PW``, ``neo4j-admin set-initial-password
+  PW``, ``networksetup -setairportnetwork IF SSID PW``, ``poetry config http-basic.X USER PW``,
+  ``cqlsh``/``twine``/``influx … -p PW``, ``gh secret set … --body PW``, ``netsh wlan … key=PW``),
+  a password piped into ``sudo -S``, ``openconnect --passwd-on-stdin``, ``pw useradd -h 0`` or
+  ``docker secret create``, and an ``expect`` script's answer to a password prompt;
+- config formats: Oracle's ``jdbc:oracle:thin:user/PW@``, IKE and router pre-shared keys,
+  Windows Wi-Fi profiles (``<keyMaterial>``), PPP ``chap-secrets`` lines, ASP.NET ``machineKey``,
+  a JSON or YAML ``"pass":``;
+- code: any call whose name says credentials, its last string argument
+  (``new NetworkCredential("u", "PW")``, ``SetBasicAuth("u", "PW")``, sbt's ``Credentials(…, "PW")``),
+  and a ``user:PW`` pair given as auth (``http -a``, ``CURLOPT_USERPWD``, ``auth: 'u:PW'``);
+- prose: the Wi-Fi or network key in German, French, Spanish and English, the dictated password
+  in Vietnamese, Indonesian, Thai, Arabic, Hebrew and Hindi, ``pass is …``/``pw: …``, ``creds
+  for the box: USER / PW``; PINs, door, alarm and safe codes and combinations; recovery and backup
+  codes.
+
+A plain value found here is judged as ``context``'s are (``values.keep``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from commonkeep.secrets.context import _Q, _VAL
+from commonkeep.secrets.lazy import lazy
+from commonkeep.secrets.literals import Literals
+from commonkeep.secrets.structure import _REF
+
+_UNTIL = r"[^\n|;&`]*?"  # the rest of one command
+_CMD = lazy(r"(?i)\b(?:samba-tool\s+user\s+(?:create|add|setpassword)\s+\S+|ds(?:add|mod)\s+user\b" + _UNTIL + r"\s-pwd"
+            r"|neo4j-admin\s+(?:dbms\s+)?set-initial-password|db2\s+connect\s+to\s+\S+\s+user\s+\S+\s+using"
+            r"|networksetup\s+-setairportnetwork\s+\S+\s+(?:\"[^\"\n]+\"|\S+)|poetry\s+config\s+http-basic\.\S+\s+\S+"
+            r"|(?:cqlsh|twine|influx|clickhouse-client|mssql-cli|nuget|dotnet\s+nuget)\b" + _UNTIL + r"\s(?:-p|-password|--password)"
+            r"|(?:gh\s+secret\s+set|aws\s+ssm\s+put-parameter|az\s+keyvault\s+secret\s+set|doppler\s+secrets\s+set)\b"
+            + _UNTIL + r"\s(?:--body|-b|--value)|netsh\s+wlan\b" + _UNTIL + r"\bkey(?:material)?=)"
+            r"(?:(?<==)|\s+)" + _REF + _VAL)
+_PIPED = lazy(r"(?i)\b(?:echo|printf)\s+(?:-[ne]\s+)?" + _REF + _VAL + r"\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b"
+              r"|[\w-]+\b[^\n|]*?(?:--passwd-on-stdin|\s-h\s*0\b|\bsecret\s+create\b))")
+_EXPECT = lazy(r"(?i)\bexpect\s+(?:-\w+\s+)?\"[^\"\n]*pass[^\"\n]*\"\s*\n\s*send\s+(?:--\s+)?\"(?P<v>[^\"\n\\]{3,})(?:\\[rn])?\"")
+_ORACLE_THIN = lazy(r"(?i)jdbc:oracle:(?:thin|oci):@?[\w$#]{1,30}/(?P<v>[^\s@/'\"]{3,})@")
+_PRE_SHARED = lazy(r"(?im)(?:^[ \t]*(?:pre-shared-key|crypto\s+isakmp\s+key)(?:\s+(?:ascii|hex|local|remote))?(?:\s+[0-9](?=\s))?\s+"
+                   r"|(?<![\w-])(?:wpa2?-)?pre-shared-key\s*=\s*)" + _REF + r"(?:" + _Q + r"|(?P<v>[^\s\"';]{4,}))")
+_XML_KEY = lazy(r"(?i)<(?P<tag>keymaterial|sharedsecret|presharedkey|psk|wpakey|networkkey)>" + _REF + r"(?P<v>[^<\s]{4,})</(?P=tag)>")
+_CHAP = lazy(r"(?m)^[ \t]*\"?[\w.@-]{1,40}\"?[ \t]+\*[ \t]+\"?(?P<v>[^\s\"*]{4,})\"?[ \t]+(?:\*|[\d.]+)[ \t]*$")
+_MACHINE_KEY = lazy(r"(?i)\b(?:validationkey|decryptionkey)\s*=\s*\"(?P<v>[0-9A-Fa-f]{16,})\"")
+_PASS_LINE = lazy(r"(?im)^[ \t]*pass[ \t]+" + _REF + r"(?:" + _Q + r"|(?P<v>[^\s\"']{4,}))[ \t]*$")  # isync/mbsync
+_PASS_KEY = lazy(r"(?i)[\"']pass[\"']\s*:\s*" + _REF + _Q)
+_CRED_CALL = lazy(r"(?i)\b(?:new\s+)?[\w.]*(?:auth|credential|login|passw|bind)[\w.]*\s*\(\s*(?:(['\"])[^'\"\n]{1,64}\1\s*,\s*){1,3}"
+                  + _REF + _Q + r"\s*\)")
+_USER_PAIR = lazy(r"(?i)(?:\bhttps?\s+(?:-\S+\s+)*?-a\s+|curlopt_userpwd\s*,\s*|\bauth\s*[:=]\s*)[\"']?[\w.@-]{1,40}:" + _REF
+                  + r"(?P<v>[^\s\"'@]{3,})")
+_KEY_WORDS = (r"(?:wlan-schl[üu]ssel|netzwerkschl[üu]ssel|wlan-passwort|wifi-passwort|wlan-kennwort|cl[ée] wpa|cl[ée] wi-?fi"
+              r"|cl[ée] de s[ée]curit[ée]|clave wpa|clave de red|clave del wi-?fi|wi-?fi key|network key|wpa key|security key"
+              r"|m[ậa]t kh[ẩa]u|kata sandi(?:nya)?|كلمة (?:المرور|السر)|ה?סיסמ[הא]|पासवर्ड|รหัสผ่าน)")
+_PROSE_KEY = lazy(r"(?i)(?<![\w])" + _KEY_WORDS + r"(?:\s+(?:for|of|del|de|du|für)\s+(?:the\s+|la\s+|le\s+|el\s+|den\s+)?[\w.-]+)?"
+                  r"\s*(?:is|lautet|ist|est|es|là|adalah|คือ|هي|היא|है|:|：|=)?\s*[\"'“«]?" + _REF + r"(?P<v>[^\s\"'”»]{4,})")
+# (not ``pw = …``: code assigns a variable so; not a value with ``(``, ``:`` or a backtick: code and markup)
+# (``pass:`` is English too: "a single coalescing pass: adjacent intervals …")
+_PROSE_SHORT = lazy(r"(?i)(?<![\w-])(?:pass\s+(?:is|was)|(?:pw|pwd|passwd)\s*(?:\bis|\bwas|:))\s*[\"'“«]?" + _REF
+                    + r"(?P<v>[^\s\"'”»(`:]{4,})(?![(`:\w])")
+_CREDS_SLASHED = lazy(r"(?i)\b(?:creds|credentials?|login)\b(?:\s+(?:for|on|to|of)\s+(?:the\s+)?[\w.-]+(?:\s+[\w.-]+)?)?\s*(?:are|is|:|=)"
+                      r"\s*[\w.@-]{1,40}\s+/\s+" + _REF + r"(?P<v>\S{4,})")
+_PIN = lazy(r"(?i)\b(?:pin(?:[ -]?(?:code|number))?|passcode|(?:door|alarm|gate|entry|lock|garage|safe|locker|keypad)\s+code"
+            r"|combination)\b(?:\s+(?:for|of|to|on)\s+(?:the\s+|my\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)?\s*(?:is|was|=|:|lautet|est|es|é)?"
+            r"\s*(?P<v>\d{4,8}|\d{1,2}(?:-\d{1,2}){2,3})(?![\d-])")
+_CODE = r"(?:(?=[A-Za-z-]*\d)[A-Za-z0-9]{4,8}(?:-[A-Za-z0-9]{4,8}){1,9}|\d{4}\s?\d{4})"
+_RECOVERY = lazy(r"(?i)\b(?:recovery|backup)\s+(?:codes?|keys?)\b[^\n\w]{0,6}(?P<v>" + _CODE + r"(?:[ ,;]+" + _CODE + r")*)")
+
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("password_command", _CMD),
+    ("password_command", _PIPED),
+    ("password_command", _EXPECT),
+    ("config_secret", _ORACLE_THIN),
+    ("config_secret", _PRE_SHARED),
+    ("config_secret", _XML_KEY),
+    ("config_secret", _CHAP),
+    ("config_secret", _MACHINE_KEY),
+    ("config_secret", _PASS_KEY),
+    ("config_secret", _PASS_LINE),
+    ("auth_argument", _CRED_CALL),
+    ("auth_argument", _USER_PAIR),
+    ("secret_in_prose", _PROSE_KEY),
+    ("secret_in_prose", _PROSE_SHORT),
+    ("secret_in_prose", _CREDS_SLASHED),
+    ("pin_code", _PIN),
+    ("recovery_key", _RECOVERY),
+)
+KINDS = frozenset(kind for kind, _ in PATTERNS)
+
+_COMMANDS = ("samba-tool", "dsadd", "dsmod", "neo4j-admin", "db2", "networksetup", "poetry", "cqlsh", "twine", "influx",
+             "clickhouse-client", "mssql-cli", "nuget", "secret", "ssm", "netsh")
+_CALL_WORDS = ("auth", "credential", "login", "passw", "bind")
+_PROSE_WORDS = ("schlüssel", "schlussel", "wlan-", "wifi", "wi-fi", "clé", "cle ", "clave", "network key", "wpa key", "security key",
+                "mật", "mat khau", "sandi", "كلمة", "סיסמ", "पासवर्ड", "รหัสผ่าน")
+_PIN_WORDS = ("pin", "passcode", " code", "combination")
+_CMD_FINDER, _CALL_FINDER, _PROSE_FINDER, _PIN_FINDER = (Literals(_COMMANDS), Literals(_CALL_WORDS), Literals(_PROSE_WORDS),
+                                                          Literals(_PIN_WORDS))
+# each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``; merged with ``context``'s there)
+NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
+    "pin_code": (_PIN_WORDS, True),
+}
+# the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
+MORE_NEEDLES: dict[str, tuple[str, ...]] = {
+    "password_command": (*_COMMANDS, "|", "expect"),
+    "config_secret": ("jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "key", "pass"),
+    "auth_argument": (*_CALL_WORDS, "curlopt_userpwd", "-a "),
+    "secret_in_prose": (*_PROSE_WORDS, "pass", "pw", "cred", "login"),
+    "recovery_key": ("recovery", "backup"),
+}
+CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
+    _CMD: lambda low: _CMD_FINDER.any_in(low),
+    _PIPED: lambda low: "|" in low and ("sudo" in low or "stdin" in low or "-h" in low or "secret" in low),
+    _EXPECT: lambda low: "expect" in low and "send" in low,
+    _ORACLE_THIN: lambda low: "jdbc:oracle" in low,
+    _PRE_SHARED: lambda low: "pre-shared-key" in low or "isakmp" in low,
+    _XML_KEY: lambda low: "<" in low and ("key" in low or "secret" in low or "psk" in low),
+    _CHAP: lambda low: " * " in low,
+    _MACHINE_KEY: lambda low: "validationkey" in low or "decryptionkey" in low,
+    _PASS_KEY: lambda low: "pass" in low and ":" in low,
+    _PASS_LINE: lambda low: "pass" in low,
+    _CRED_CALL: lambda low: "(" in low and _CALL_FINDER.any_in(low),
+    _USER_PAIR: lambda low: ":" in low and ("auth" in low or "curlopt_userpwd" in low or "-a " in low),
+    _PROSE_KEY: lambda low: not low.isascii() or _PROSE_FINDER.any_in(low),
+    _PROSE_SHORT: lambda low: ("pass" in low or "pw" in low) and ("is" in low or "was" in low or ":" in low),
+    _CREDS_SLASHED: lambda low: " / " in low,
+    _PIN: lambda low: _PIN_FINDER.any_in(low),
+    _RECOVERY: lambda low: "recovery" in low or "backup" in low,
+}
+# the words one of which each context needs (``literals.Gated``; ``None``: none such)
+CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
+    _CMD: _CMD_FINDER.words, _PIPED: ("|",), _EXPECT: ("expect",), _ORACLE_THIN: ("jdbc:oracle",),
+    _PRE_SHARED: ("pre-shared-key", "isakmp"), _XML_KEY: ("<",), _CHAP: (" * ",), _MACHINE_KEY: ("validationkey", "decryptionkey"),
+    _PASS_KEY: ("pass",), _PASS_LINE: ("pass",), _CRED_CALL: ("(",), _USER_PAIR: (":",), _PROSE_KEY: None, _PROSE_SHORT: ("pass", "pw"), _CREDS_SLASHED: (" / ",),
+    _PIN: _PIN_FINDER.words, _RECOVERY: ("recovery", "backup"),
+}
+TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
+                 "pass", "pw", *_CALL_WORDS, "curlopt_userpwd", "-a ", *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup")
+_TRIGGER = Literals(TRIGGER_WORDS)
+
+
+def maybe(low: str) -> bool:
+    """Could one of these patterns match the lower-cased text? (``precheck``)"""
+    if not low.isascii():
+        return True
+    return _TRIGGER.any_in(low) and any(CONTEXTS[p](low) for p in CONTEXTS)
