@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from commonkeep.secrets.context import _Q, _VAL
 from commonkeep.secrets.lazy import lazy
-from commonkeep.secrets.literals import Literals
+from commonkeep.secrets.literals import Gated, Literals
 from commonkeep.secrets.structure import _REF
 
 _UNTIL = r"[^\n|;&`]*?"  # the rest of one command
@@ -133,18 +133,20 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
 }
 # the words one of which each context needs (``literals.Gated``; ``None``: none such)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
-    _CMD: _CMD_FINDER.words, _PIPED: ("|",), _EXPECT: ("expect",), _ORACLE_THIN: ("jdbc:oracle",),
-    _PRE_SHARED: ("pre-shared-key", "isakmp"), _XML_KEY: ("<",), _CHAP: (" * ",), _MACHINE_KEY: ("validationkey", "decryptionkey"),
-    _PASS_KEY: ("pass",), _PASS_LINE: ("pass",), _CRED_CALL: ("(",), _USER_PAIR: (":",), _PROSE_KEY: None, _PROSE_SHORT: ("pass", "pw"), _CREDS_SLASHED: (" / ",),
+    _CMD: _CMD_FINDER.words, _PIPED: ("sudo", "stdin", "-h", "secret"), _EXPECT: ("expect",), _ORACLE_THIN: ("jdbc:oracle",),
+    _PRE_SHARED: ("pre-shared-key", "isakmp"), _XML_KEY: ("key", "secret", "psk"), _CHAP: (" * ",), _MACHINE_KEY: ("validationkey", "decryptionkey"),
+    _PASS_KEY: ("pass",), _PASS_LINE: ("pass",), _CRED_CALL: _CALL_FINDER.words, _USER_PAIR: ("auth", "curlopt_userpwd", "-a "),
+    _PROSE_KEY: None, _PROSE_SHORT: ("pass", "pw"), _CREDS_SLASHED: (" / ",),
     _PIN: _PIN_FINDER.words, _RECOVERY: ("recovery", "backup"),
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass", "pw", *_CALL_WORDS, "curlopt_userpwd", "-a ", *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup")
 _TRIGGER = Literals(TRIGGER_WORDS)
+_GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 
 
 def maybe(low: str) -> bool:
     """Could one of these patterns match the lower-cased text? (``precheck``)"""
     if not low.isascii():
         return True
-    return _TRIGGER.any_in(low) and any(CONTEXTS[p](low) for p in CONTEXTS)
+    return _TRIGGER.any_in(low) and _GATED.any_true(low)
