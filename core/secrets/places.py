@@ -61,7 +61,7 @@ _PROSE_KEY = lazy(r"(?i)(?<![\w])" + _KEY_WORDS + r"(?:\s+(?:for|of|del|de|du|f�
                   r"\s*(?:is|lautet|ist|est|es|là|adalah|คือ|هي|היא|है|:|：|=)?\s*[\"'“«]?" + _REF + r"(?P<v>[^\s\"'”»]{4,})")
 # (not ``pw = …``: code assigns a variable so; not a value with ``(``, ``:`` or a backtick: code and markup)
 # (``pass:`` is English too: "a single coalescing pass: adjacent intervals …")
-_PROSE_SHORT = lazy(r"(?i)(?<![\w-])(?:pass\s+(?:is|was)|(?:pw|pwd|passwd)\s*(?:\bis|\bwas|:))\s*[\"'“«]?" + _REF
+_PROSE_SHORT = lazy(r"(?i)(?<![\w-])(?:pass (?:is|was)|pw(?: ?:| is| was)|(?:pwd|passwd)\s*(?:\bis|\bwas|:))\s*[\"'“«]?" + _REF
                     + r"(?P<v>[^\s\"'”»(`:]{4,})(?![(`:\w])")
 _CREDS_SLASHED = lazy(r"(?i)\b(?:creds|credentials?|login)\b(?:\s+(?:for|on|to|of)\s+(?:the\s+)?[\w.-]+(?:\s+[\w.-]+)?)?\s*(?:are|is|:|=)"
                       r"\s*[\w.@-]{1,40}\s+/\s+" + _REF + r"(?P<v>\S{4,})")
@@ -93,13 +93,17 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 
 _COMMANDS = ("samba-tool", "dsadd", "dsmod", "neo4j-admin", "db2", "networksetup", "poetry", "cqlsh", "twine", "influx",
-             "clickhouse-client", "mssql-cli", "nuget", "secret", "ssm", "netsh")
+             "clickhouse-client", "mssql-cli", "nuget", "secret set", "secrets set", "put-parameter", "netsh")
 _CALL_WORDS = ("auth", "credential", "login", "passw", "bind")
 _PROSE_WORDS = ("schlüssel", "schlussel", "wlan-", "wifi", "wi-fi", "clé", "cle ", "clave", "network key", "wpa key", "security key",
                 "mật", "mat khau", "sandi", "كلمة", "סיסמ", "पासवर्ड", "รหัสผ่าน")
 _PIN_WORDS = ("pin", "passcode", " code", "combination")
+_PAIR_WORDS = ("auth:", "auth=", "auth =", "auth :", "curlopt_userpwd", "-a ")
+# every match of ``_PROSE_SHORT`` holds one of these (``pw``, ``pwd``, ``passwd`` then a space, a colon or ``is``)
+_SHORT_WORDS = ("pass is", "pass was", "pw:", "pw :", "pw is", "pw was", "pwd", "passwd")
 _CMD_FINDER, _CALL_FINDER, _PROSE_FINDER, _PIN_FINDER = (Literals(_COMMANDS), Literals(_CALL_WORDS), Literals(_PROSE_WORDS),
                                                           Literals(_PIN_WORDS))
+_PAIR_FINDER, _SHORT_FINDER = Literals(_PAIR_WORDS), Literals(_SHORT_WORDS)
 # each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``; merged with ``context``'s there)
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "pin_code": (_PIN_WORDS, True),
@@ -108,7 +112,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
 MORE_NEEDLES: dict[str, tuple[str, ...]] = {
     "password_command": (*_COMMANDS, "|", "expect"),
     "config_secret": ("jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "key", "pass"),
-    "auth_argument": (*_CALL_WORDS, "curlopt_userpwd", "-a "),
+    "auth_argument": (*_CALL_WORDS, *_PAIR_WORDS),
     "secret_in_prose": (*_PROSE_WORDS, "pass", "pw", "cred", "login"),
     "recovery_key": ("recovery", "backup"),
 }
@@ -121,12 +125,12 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _XML_KEY: lambda low: "<" in low and ("key" in low or "secret" in low or "psk" in low),
     _CHAP: lambda low: " * " in low,
     _MACHINE_KEY: lambda low: "validationkey" in low or "decryptionkey" in low,
-    _PASS_KEY: lambda low: "pass" in low and ":" in low,
-    _PASS_LINE: lambda low: "pass" in low,
+    _PASS_KEY: lambda low: '"pass"' in low or "'pass'" in low,
+    _PASS_LINE: lambda low: "pass " in low or "pass\t" in low,
     _CRED_CALL: lambda low: "(" in low and _CALL_FINDER.any_in(low),
-    _USER_PAIR: lambda low: ":" in low and ("auth" in low or "curlopt_userpwd" in low or "-a " in low),
+    _USER_PAIR: lambda low: ":" in low and _PAIR_FINDER.any_in(low),
     _PROSE_KEY: lambda low: not low.isascii() or _PROSE_FINDER.any_in(low),
-    _PROSE_SHORT: lambda low: ("pass" in low or "pw" in low) and ("is" in low or "was" in low or ":" in low),
+    _PROSE_SHORT: lambda low: _SHORT_FINDER.any_in(low),
     _CREDS_SLASHED: lambda low: " / " in low,
     _PIN: lambda low: _PIN_FINDER.any_in(low),
     _RECOVERY: lambda low: "recovery" in low or "backup" in low,
@@ -135,12 +139,12 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _CMD: _CMD_FINDER.words, _PIPED: ("sudo", "stdin", "-h", "secret"), _EXPECT: ("expect",), _ORACLE_THIN: ("jdbc:oracle",),
     _PRE_SHARED: ("pre-shared-key", "isakmp"), _XML_KEY: ("key", "secret", "psk"), _CHAP: (" * ",), _MACHINE_KEY: ("validationkey", "decryptionkey"),
-    _PASS_KEY: ("pass",), _PASS_LINE: ("pass",), _CRED_CALL: _CALL_FINDER.words, _USER_PAIR: ("auth", "curlopt_userpwd", "-a "),
-    _PROSE_KEY: None, _PROSE_SHORT: ("pass", "pw"), _CREDS_SLASHED: (" / ",),
+    _PASS_KEY: ('"pass"', "'pass'"), _PASS_LINE: ("pass ", "pass\t"), _CRED_CALL: _CALL_FINDER.words, _USER_PAIR: _PAIR_FINDER.words,
+    _PROSE_KEY: None, _PROSE_SHORT: _SHORT_FINDER.words, _CREDS_SLASHED: (" / ",),
     _PIN: _PIN_FINDER.words, _RECOVERY: ("recovery", "backup"),
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
-                 "pass", "pw", *_CALL_WORDS, "curlopt_userpwd", "-a ", *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup")
+                 "pass ", "pass\t", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup")
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 

@@ -163,7 +163,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "braintree_token": (("access_token$",), False),
     "launchdarkly_key": (("sdk-", "api-", "mob-"), False),
     "fcm_server_key": ((":APA91b",), False),
-    "asana_token": (("/",), False),
+    "asana_token": (("0/", "1/", "2/"), False),
     "stripe_key": (("_live_", "_test_"), False),
     "google_api_key": (("AIza",), False),
     "aws_access_key": (_AWS, False),
