@@ -66,6 +66,7 @@ _FINGERPRINT = lazy(r"(?i)(?:fingerprint|gpg|pgp|rsa key|dsa key|key id|keyid|si
 _SITEKEY = lazy(r"(?i)site[_-]?key[\"']?\s*[:=]\s*[\"']?(?P<v>6L[\w-]{38})(?![\w-])")
 _OAUTH_CLIENT = lazy(r"(?<![\w-])\d{6,}-[a-z0-9]{32}\.apps\.googleusercontent\.com")
 _MAPBOX_PUBLIC = lazy(r"(?<![\w.-])pk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")
+_STRIPE_PUBLIC = lazy(r"(?<![\w-])pk_(?:live|test)_[A-Za-z0-9]{16,}")
 _JWT_PART = lazy(r"(?<![\w.-])eyJ[A-Za-z0-9_-]{10,}={0,2}(?![\w.=-])")
 _ULID_HINT = lazy(r"[0-7][0-9A-Z]{25}")
 
@@ -126,6 +127,7 @@ _GATED: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = (
     (("sitekey", "site_key", "site-key"), _SITEKEY, True),
     ((".apps.googleusercontent.com",), _OAUTH_CLIENT, False),
     (("pk.eyj",), _MAPBOX_PUBLIC, False),
+    (("pk_live_", "pk_test_"), _STRIPE_PUBLIC, False),
     (("fingerprint", "gpg", "pgp", "rsa key", "dsa key", "key id", "keyid"), _FINGERPRINT, True),
 )
 

@@ -80,6 +80,7 @@ def test_a_word_the_sentence_goes_on_with_stays(text: str) -> None:
 
 PUBLIC = [
     "STRIPE_PUBLISHABLE_KEY=pk_live_MUxC8dPPDHQ0MqN4FIHVFX1V",
+    "Stripe pk_live_MUxC8dPPDHQ0MqN4FIHVFX1V is public.",
     "NEXT_PUBLIC_MAPBOX_TOKEN=pk.eyJ1Ijoim2Ytf2Se0FYCzTkm2qTi9J6Kqal7mO9pDRKhsxQm.0HQgauCtFMc6YOuYslODLK",
     'data-sitekey="6L_N8REizeUjSawe8uPmvUE8hbDOsKFSSWt62Zh7"',
     "Request ID: RV1DZPAY69RSQKWBOFLINE0A20",
