@@ -86,9 +86,9 @@ _KEY_PROSE = lazy(r"(?i)\b(?:(?:api|secret|access|private|auth|license|app|signi
                   r"|webhook|integration|personal|admin|root|registry|heroku|mailchimp|mailgun|sendgrid|stripe|twilio|datadog"
                   r"|openai|anthropic|github|gitlab|slack|discord|telegram|aws|azure|cloudflare|vercel|netlify|sentry|npm|pypi"
                   r"|docker|ngrok|google|maps|firebase|algolia|pagerduty|linear|notion|airtable|shopify|hubspot|zendesk)"
-                  r"[ _-]?(?:key|token)|token|secret|pat)\b"
+                  r"[ _-]?(?:key|token)|token|secret|pat|(?:my|our|your|his|her|their)\s+key)\b"
                   r"(?:\s+(?:for|of|to|on)\s+(?:the\s+)?[\w.-]+)?\s*(?:is now|is|was|=|:)?\s+" + _REF
-                  + r"(?![0-9a-fA-F]{32,}(?![\w.+/=-]))(?P<v>(?=[\w.+/=-]*\d)(?=[\w.+/=-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_.+/=-]{15,199})(?![\w.+/=-])")
+                  + r"(?![0-9a-fA-F]{32,}(?![\w.+/=-]))(?P<v>(?=[\w.+/=-]*\d)(?=[\w.+/=-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_.+/=-]{15,199}|[A-Za-z]{20,199})(?![\w.+/=-])")
 _USE_AS = lazy(r"(?i)\buse\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,})['\"]?\s+as\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\w-]+\s+){0,2}"
                r"(?:password|passphrase|passcode|pin|pwd|api key|token|secret)\b")
 _SET_TO = lazy(r"(?i)\b(?:set|changed?|reset|updated?|rotated?)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?(?:[\w-]+\s+){0,2}"

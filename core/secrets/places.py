@@ -65,6 +65,15 @@ _PROSE_SHORT = lazy(r"(?i)(?<![\w-])(?:pass (?:is|was)|pw(?: ?:| is| was)|(?:pwd
                     + r"(?P<v>[^\s\"'”»(`:]{4,})(?![(`:\w])")
 _CREDS_SLASHED = lazy(r"(?i)\b(?:creds|credentials?|login)\b(?:\s+(?:for|on|to|of)\s+(?:the\s+)?[\w.-]+(?:\s+[\w.-]+)?)?\s*(?:are|is|:|=)"
                       r"\s*[\w.@-]{1,40}\s+/\s+" + _REF + r"(?P<v>\S{4,})")
+# a token or key given in prose without a ``… is``: ``use X to authenticate``, ``set the webhook secret to X``,
+# ``paste this token into the app: X``, ``X (do not share)``; the value must look like one (``values.keep``)
+_TOKEN_VALUE = r"(?P<v>[A-Za-z0-9][A-Za-z0-9_.+/=-]{15,199})(?![\w.+/=-])"
+_USE_TO = lazy(r"(?i)\buse\s+['\"]?" + _REF + _TOKEN_VALUE + r"['\"]?\s+(?:to|for)\s+(?:authenticate|auth|log\s?in|sign\s?in|connect|access)\b")
+_SET_TOKEN = lazy(r"(?i)\b(?:set|changed?|reset|updated?|rotated?)\s+(?:the\s+|my\s+|our\s+|its\s+)?(?:[\w-]+\s+){0,2}"
+                  r"(?:token|secret|key|api key|access key)\s+(?:to|as)\s+['\"]?" + _REF + _TOKEN_VALUE)
+_COLON_AFTER = lazy(r"(?i)\b(?:token|secret|api key|access key|credentials?)\b[^\n:]{0,40}:\s+['\"]?" + _REF + _TOKEN_VALUE)
+_NOT_SHARE = lazy(r"(?i)(?<![\w.+/=-])" + _TOKEN_VALUE + r"[\s\"')]{0,3}[(\[-]?\s*(?:do not|don't|never)\s+share")
+_RUN16 = lazy(r"[a-z0-9_.+/=-]{16}")  # every token value above holds 16 such characters in a row (lower-cased)
 _PIN = lazy(r"(?i)\b(?:pin(?:[ -]?(?:code|number))?|passcode|(?:door|alarm|gate|entry|lock|garage|safe|locker|keypad)\s+code"
             r"|combination)\b(?:\s+(?:for|of|to|on)\s+(?:the\s+|my\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)?\s*(?:is|was|=|:|lautet|est|es|é)?"
             r"\s*(?P<v>\d{4,8}|\d{1,2}(?:-\d{1,2}){2,3})(?![\d-])")
@@ -87,6 +96,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("secret_in_prose", _PROSE_KEY),
     ("secret_in_prose", _PROSE_SHORT),
     ("secret_in_prose", _CREDS_SLASHED),
+    ("token_in_prose", _USE_TO),
+    ("token_in_prose", _SET_TOKEN),
+    ("token_in_prose", _COLON_AFTER),
+    ("token_in_prose", _NOT_SHARE),
     ("pin_code", _PIN),
     ("recovery_key", _RECOVERY),
 )
@@ -107,6 +120,7 @@ _PAIR_FINDER, _SHORT_FINDER = Literals(_PAIR_WORDS), Literals(_SHORT_WORDS)
 # each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``; merged with ``context``'s there)
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "pin_code": (_PIN_WORDS, True),
+    "token_in_prose": (("use ", "token", "secret", "key", "credential", "share"), True),
 }
 # the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
 MORE_NEEDLES: dict[str, tuple[str, ...]] = {
@@ -132,6 +146,12 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _PROSE_KEY: lambda low: not low.isascii() or _PROSE_FINDER.any_in(low),
     _PROSE_SHORT: lambda low: _SHORT_FINDER.any_in(low),
     _CREDS_SLASHED: lambda low: " / " in low,
+    _USE_TO: lambda low: "use " in low and (" to " in low or " for " in low) and _RUN16.search(low) is not None,
+    _SET_TOKEN: lambda low: (" to " in low or " as " in low) and ("token" in low or "secret" in low or "key" in low)
+    and _RUN16.search(low) is not None,
+    _COLON_AFTER: lambda low: ":" in low and ("token" in low or "secret" in low or "key" in low or "credential" in low)
+    and _RUN16.search(low) is not None,
+    _NOT_SHARE: lambda low: "share" in low and _RUN16.search(low) is not None,
     _PIN: lambda low: _PIN_FINDER.any_in(low),
     _RECOVERY: lambda low: "recovery" in low or "backup" in low,
 }
@@ -141,10 +161,12 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _PRE_SHARED: ("pre-shared-key", "isakmp"), _XML_KEY: ("key", "secret", "psk"), _CHAP: (" * ",), _MACHINE_KEY: ("validationkey", "decryptionkey"),
     _PASS_KEY: ('"pass"', "'pass'"), _PASS_LINE: ("pass ", "pass\t"), _CRED_CALL: _CALL_FINDER.words, _USER_PAIR: _PAIR_FINDER.words,
     _PROSE_KEY: None, _PROSE_SHORT: _SHORT_FINDER.words, _CREDS_SLASHED: (" / ",),
-    _PIN: _PIN_FINDER.words, _RECOVERY: ("recovery", "backup"),
+    _PIN: _PIN_FINDER.words, _RECOVERY: ("recovery", "backup"), _USE_TO: ("use ",), _SET_TOKEN: (" to ", " as "),
+    _COLON_AFTER: (":",), _NOT_SHARE: ("share",),
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
-                 "pass ", "pass\t", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup")
+                 "pass ", "pass\t", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
+                 "token", "secret", "key", "credential", "share")
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 

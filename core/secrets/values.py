@@ -86,6 +86,11 @@ def strong(value: str) -> bool:
     return classes >= 2 and len(plain) >= 6
 
 
+def _random_part(value: str) -> bool:
+    """A part of 20 characters or more that mixes letters and digits (``abcd.efgh.k3j2…``: a token, not ``module.attr``)."""
+    return any(len(p) >= 20 and not p.isalpha() and not p.isdigit() for p in re.split(r"[._]", value))
+
+
 def dictated(value: str, text: str = "", end: int = -1, *, prose: bool = True) -> bool:
     """Whether a plain lower-case ``value`` in a password's place is the password (see the module
     doc): not a word of ``GRAMMAR`` nor an English inflection, and in ``prose`` (``end``: where the
@@ -115,12 +120,18 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     if kind == "password_short_flag":  # any command: only a value with three character classes
         classes = sum(bool(re.search(c, value)) for c in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w.\-]"))
         return classes >= 3 and "[REDACTED" not in value
+    if kind == "token_in_prose":  # a token given in prose: it must look like one, 16 characters or more
+        v = value.strip().rstrip(".,;:!?)")
+        code = CODE_NAME.fullmatch(v) is not None and not _random_part(v)
+        return (strong(v) and len(v) >= 16 and not code and not names_itself(v)) or (len(v) >= 20 and v.isalpha() and v.isascii())
     if kind in CONTEXT_LOOSE:  # a place, so any shape; but not a word of the sentence, a number, a file name or a code-like name
         v = value.strip()
-        if len(v) < 4 or "[REDACTED" in v or (CODE_NAME.fullmatch(v) and not _HEX.fullmatch(v)) \
+        if len(v) < 4 or "[REDACTED" in v or (CODE_NAME.fullmatch(v) and not _HEX.fullmatch(v) and not _random_part(v)) \
                 or (kind == "auth_argument" and _HOSTNAME.fullmatch(v)):
             return False
         core = v.rstrip(".,;:!?)")
+        if len(core) >= 20 and core.isalpha() and core.isascii():
+            return True  # twenty letters in a secret's place: random, not a word
         if _PLAIN.fullmatch(core) or _LETTERS.fullmatch(core):
             return dictated(core, text, end - (len(value) - len(value.rstrip(".,;:!?)"))) if end >= 0 else end,
                             prose=kind == "secret_in_prose")

@@ -111,3 +111,38 @@ def test_a_strong_prose_value_goes(text: str, value: str) -> None:
 @pytest.mark.parametrize("text", ["The password is ######", "The password is ab1"])
 def test_a_value_of_one_class_or_five_characters_stays_in_prose(text: str) -> None:
     assert redact(text).text == text
+
+
+TOKEN = "k3j2h1g0f9e8d7c6b5a4z3y2"  # lower case and digits: no provider's shape
+LETTERS = "qwrtzplkjhgfdsyxcvbnmasd"  # 24 letters: random, not a word
+TOKEN_FORMS = [
+    "use {v} to authenticate",
+    "my key for the service is {v}",
+    "I set the webhook secret to {v}",
+    "Paste this token into the app: {v}",
+    "Your code: {v} (do not share)",
+    "here's my api key {v}",
+    "the access key is {v}",
+]
+
+
+@pytest.mark.parametrize("form", TOKEN_FORMS)
+@pytest.mark.parametrize("value", [TOKEN, LETTERS])
+def test_a_token_given_in_prose_goes_whatever_its_alphabet(form: str, value: str) -> None:
+    assert value[:12] not in redact(form.format(v=value)).text
+
+
+@pytest.mark.parametrize("text", [
+    "The key insight: deploys are idempotent.",
+    "Set the sort key to created_at_timestamp_utc.",
+    "use internationalization to reach more users",
+    "Share the dashboard with the on-call team.",
+])
+def test_prose_about_keys_and_tokens_without_one_stays(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_a_dotted_token_is_not_a_module_path() -> None:
+    """``values._random_part``: a part of 20+ characters mixing letters and digits is not ``module.attr``."""
+    assert TOKEN[:12] not in redact(f"--token abcd.efgh.{TOKEN}").text
+    assert redact("--token settings.auth.token_name").text == "--token settings.auth.token_name"
