@@ -71,6 +71,7 @@ _LETTERS = lazy(r"[A-Za-z]+")
 # kinds found by their place whose value must still not be a plain word, a number or a file name
 _LOOSE_PLACE = {"connection_string", "config_password"}
 _PLAIN = lazy(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env)")
+_SQL = lazy(r"\bIDENTIFIED\b|(?i:\b(?:create|alter|grant)\s+(?:user|role|login)\b)")  # the statement around ``identified by``
 _HEX = lazy(r"[0-9A-F]{16,}")  # upper-case hex is a key, not an ``ENV_NAME``
 _HOSTNAME = lazy(r"(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|cloud|co|uk|de|fr|local|internal|example)")
 CONTEXT_LOOSE = frozenset({"password_command", "config_secret", "auth_argument", "secret_in_prose"})
@@ -120,6 +121,8 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     if kind == "password_short_flag":  # any command: only a value with three character classes
         classes = sum(bool(re.search(c, value)) for c in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w.\-]"))
         return classes >= 3 and "[REDACTED" not in value
+    if kind == "sql_password" and _LETTERS.fullmatch(value) and _SQL.search(text, 0, max(end, 0)) is None:
+        return False  # "users are identified by 'name'": a word quoted in English, not SQL
     if kind == "token_in_prose":  # a token given in prose: it must look like one, 16 characters or more
         v = value.strip().rstrip(".,;:!?)")
         code = CODE_NAME.fullmatch(v) is not None and not _random_part(v)

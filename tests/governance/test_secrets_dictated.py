@@ -69,6 +69,7 @@ BENIGN = [
     "The database password is rotated weekly.",
     "The password is then hashed and compared.",
     "Users are identified by their email address.",
+    "users are identified by 'name'",
     "Send the AUTH command first.",
 ]
 
@@ -102,3 +103,9 @@ def test_what_is_published_by_design_stays(text: str) -> None:
 ])
 def test_their_secret_twins_still_go(text: str) -> None:
     assert redact(text).text != text
+
+
+@pytest.mark.parametrize("text", ["create user 'bob'@'%' identified by 'tulip'", "CREATE USER bob IDENTIFIED BY 'tulip'",
+                                  "alter user bob identified by 'tulip'", "identified by 'tulip42'"])
+def test_sql_identified_by_goes_in_a_statement_or_when_not_a_word(text: str) -> None:
+    assert "REDACTED" in redact(text).text
