@@ -163,7 +163,9 @@ def policy_blockers(cand: dict[str, Any], writer_role: str | None = None, root: 
     why: list[str] = []
     unstamped = stamped_trust(cand, writer_role, root) is None
     prov = cand.get("provenance")
-    if unstamped and isinstance(prov, dict) and prov.get("origin") == "external_edit":
+    if unstamped and isinstance(prov, dict) and prov.get("requeued_by"):
+        pass  # a person undid its decision (its stamp was withdrawn then): ``scoring`` holds it and says so
+    elif unstamped and isinstance(prov, dict) and prov.get("origin") == "external_edit":
         why.append(f"{NOT_STAMPED}: an edit of Hermes' memory file, by a person's hand or an agent's file tool "
                    "(nothing tells them apart)")
     elif unstamped and claimed_stamp(cand, writer_role) is not None:
