@@ -159,8 +159,9 @@ MODULES: dict[str, Module] = {
         ("tests/store/test_render_splice.py",)),
     # an agent's shell is not a person: the agent host among a command's parents (read from /proc)
     "agent-shell": Module(
-        ("commonkeep/gate/agent_shell.py",),
-        ("tests/governance/test_agent_shell.py", "tests/governance/test_decisions_refuse_inside_agent.py")),
+        ("commonkeep/gate/agent_shell.py", "commonkeep/gate/peer.py"),
+        ("tests/governance/test_agent_shell.py", "tests/governance/test_decisions_refuse_inside_agent.py",
+         "tests/governance/test_redteam_decisions.py")),
     # what a stamp is bound to (the journal: stamps, typed inputs, revocations, a person's edits), what
     # apply accepts of a patch (verify: a statement, a record, an edit) and what audit/doctor name
     "stamp-journal": Module(

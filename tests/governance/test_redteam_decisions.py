@@ -209,3 +209,98 @@ def test_no_decision_goes_through_from_inside_an_agent(world: dict[str, Any]) ->
 
     approve(world["root"], [world["pending"][39]], role=WRITER)
     assert _decided(world, "approve", world["pending"][39])
+
+
+WEB_AGENT = """
+import re, sys, urllib.parse, urllib.request
+base, token, cid = sys.argv[1], sys.argv[2], sys.argv[3]
+head = {"X-Commonkeep-Token": token, "Host": urllib.parse.urlsplit(base).netloc}
+page = urllib.request.urlopen(urllib.request.Request(base + "/inbox", headers=head)).read().decode()
+csrf = re.search(r'name="csrf" content="([^"]+)"', page).group(1)
+body = urllib.parse.urlencode({"csrf": csrf, "id": cid, "action": "reject", "reason": "not durable"}).encode()
+try:
+    print(urllib.request.urlopen(urllib.request.Request(base + "/decide", data=body, headers=head)).status)
+except urllib.error.HTTPError as exc:
+    print(exc.code, exc.read().decode()[:300])
+"""
+
+
+@pytest.mark.timeout(60)
+def test_the_review_app_a_person_started_refuses_a_decision_an_agent_sends(world: dict[str, Any]) -> None:
+    """The person runs ``commonkeep serve`` as the writer; the model got its token (off the person's
+    terminal): its shell reads the page, takes the form's CSRF token and posts a decision. The app runs
+    in the person's process, so the peer that sent the request is what is asked (``gate.peer``)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COMMONKEEP_KERNEL_MARK", "COMMONKEEP_AGENT_HOST")}
+    env.update(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    serve = subprocess.Popen([sys.executable, "-m", "commonkeep.cli", "serve", "--root", str(world["root"]), "--role",
+                              WRITER, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        url = ""
+        while not url:
+            line = serve.stdout.readline() if serve.stdout else ""
+            assert line, "serve did not start"
+            if "token=" in line:
+                url = line.split("open ", 1)[1].strip()
+        base, token = url.split("/inbox?token=")
+        agent_script, person = world["tmp"] / "web_agent.py", world["pending"][20]
+        agent_script.write_text(WEB_AGENT, encoding="utf-8")
+        host = world["tmp"] / "host.py"
+        host.write_text(HOST, encoding="utf-8")
+        tool = " ".join(shlex.quote(a) for a in (sys.executable, str(agent_script), base, token, world["pending"][21]))
+        for command in (tool, f"env -u COMMONKEEP_AGENT_HOST setsid -w {tool}"):
+            launch = f"exec -a omp {shlex.quote(sys.executable)} {shlex.quote(str(host))} omp {shlex.quote(command)}"
+            done = subprocess.run(["bash", "-c", launch], env=env, capture_output=True, text=True, timeout=60, check=False)
+            assert done.stdout.startswith("403") and "inside" in done.stdout, done.stdout + done.stderr
+            assert not _decided(world, "reject", world["pending"][21])
+        # the same request from the person's own process goes through
+        said = subprocess.run([sys.executable, str(agent_script), base, token, person], env=env, capture_output=True,
+                              text=True, timeout=60, check=False)
+        assert said.stdout.startswith(("200", "303")), said.stdout + said.stderr
+        assert _decided(world, "reject", person)
+    finally:
+        serve.terminate()
+        serve.wait(timeout=10)
+
+
+def test_a_decision_over_http_is_refused_when_its_sender_is_inside_an_agent(tmp_path: Path) -> None:
+    """What the review app and Hermes' Memory tab ask of a request (``gate.peer.refusal``), over a real
+    connection from a process inside an agent (the mark cleared, detached), and from the person's own."""
+    import socket
+
+    from commonkeep.gate.peer import refusal
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    server = listener.getsockname()
+    env = {k: v for k, v in os.environ.items() if k not in ("COMMONKEEP_KERNEL_MARK", "COMMONKEEP_AGENT_HOST")}
+    env.update(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    host = tmp_path / "host.py"
+    host.write_text(HOST, encoding="utf-8")
+    client = _py(f"import socket, time; s = socket.create_connection({tuple(server)!r}); time.sleep(5)")
+    detached = shlex.quote("env -u COMMONKEEP_AGENT_HOST setsid -f " + client + " </dev/null >/dev/null 2>&1")
+    launch = f"exec -a omp {shlex.quote(sys.executable)} {shlex.quote(str(host))} omp {detached}"
+    subprocess.run(["bash", "-c", launch], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=60, check=False)
+    listener.settimeout(10)
+    conn, peer = listener.accept()
+    mine = socket.create_connection(server)  # the person's own browser
+    conn2, peer2 = listener.accept()
+    try:
+        assert refusal("GET", peer, server) is None  # reading the queue is fine
+        why = refusal("POST", peer, server)
+        assert why is not None and "inside" in why
+        assert refusal("POST", peer2, server) is None
+        import importlib.util
+
+        if importlib.util.find_spec("fastapi") is None:  # Hermes' dashboard: its routes are Hermes' FastAPI app
+            return
+        from fastapi import HTTPException
+        from starlette.requests import Request
+
+        from commonkeep_hermes.dashboard.api import not_from_an_agent
+
+        with pytest.raises(HTTPException) as refused:
+            not_from_an_agent(Request({"type": "http", "method": "POST", "client": peer, "server": server, "headers": []}))
+        assert refused.value.status_code == 403
+    finally:
+        for s in (conn, conn2, mine, listener):
+            s.close()
