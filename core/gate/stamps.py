@@ -27,6 +27,9 @@ The kinds of entry:
 - ``revoke``: ``root`` and ``candidate``: a person decided on a stamped candidate (rejected it, or
   undid its decision); its stamp never counts again, whatever its line says later (``status`` set
   back to ``new``, the undo's mark taken out);
+- ``installed``: ``root``, ``host`` and ``session`` (the host's profile folder): a host's own memory
+  file was imported into this root (``hermes install``'s first run, stamped ``import``); a later
+  install finds that entry and stamps nothing more, whatever state file of the host says otherwise;
 - ``edit``: ``root``, ``stamp`` (``<patch id>/<op id>``) and ``text`` (the SHA-256 of the edited
   statement): a person's edit of an op (``review --text``, ``audit --apply-edited``), recorded as it
   was made; an op's ``edited`` block the journal does not hold is no edit (``patches.verify``);
@@ -233,6 +236,16 @@ def record_revoke(root: Path | str, candidate_ids: Iterable[str]) -> None:
         _append({"kind": "revoke", "root": real_root(root), "candidate": cid})
 
 
+def record_installed(root: Path | str, host: str, profile: str) -> None:
+    """``host``'s memory files of ``profile`` were imported into ``root`` (module doc)."""
+    _append({"kind": "installed", "host": host, "session": profile, "root": real_root(root)})
+
+
+def installed(root: Path | str, host: str, profile: str) -> bool:
+    """Whether ``host``'s memory files of ``profile`` were imported into ``root`` already."""
+    return (real_root(root), host, profile) in book().installed
+
+
 def record_edit(root: Path | str, patch_id: str, op_id: str, statement_sha256: str) -> None:
     """A person's edit of op ``op_id`` of ``patch_id``, to the statement of that SHA-256 (module doc)."""
     _append({"kind": "edit", "stamp": f"{patch_id}/{op_id}", "root": real_root(root), "text": statement_sha256})
@@ -257,6 +270,7 @@ class Book:
     applies: set[tuple[str, str, str]] = field(default_factory=set)  # (root, patch id, sha256 of the apply journal)
     revoked: set[tuple[str, str]] = field(default_factory=set)  # (root, candidate id) a person decided on
     edits: set[tuple[str, str, str]] = field(default_factory=set)  # (root, "<patch>/<op>", sha256 of the statement)
+    installed: set[tuple[str, str, str]] = field(default_factory=set)  # (root, host, profile) imported once
     forged: list[tuple[int, str]] = field(default_factory=list)  # (line number, why) of lines that count for nothing
     problem: str | None = None  # why nothing counts (the key is unsafe)
 
@@ -348,6 +362,8 @@ def _add(out: Book, entry: dict[str, Any]) -> None:
         out.applies.add((str(entry.get("root", "")), str(entry.get("stamp", "")), str(entry.get("text", ""))))
     elif entry.get("kind") == "revoke":
         out.revoked.add((str(entry.get("root", "")), str(entry.get("candidate", ""))))
+    elif entry.get("kind") == "installed":
+        out.installed.add((str(entry.get("root", "")), str(entry.get("host", "")), str(entry.get("session", ""))))
     elif entry.get("kind") == "edit":
         out.edits.add((str(entry.get("root", "")), str(entry.get("stamp", "")), str(entry.get("text", ""))))
 

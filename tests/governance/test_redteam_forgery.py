@@ -284,3 +284,25 @@ def test_a_forgery_applies_nothing_and_is_named(scene: Scene, name: str) -> None
     applied, named = outcome(scene, name)
     assert (applied, named) == (False, True), f"{name}: {'applied' if applied else 'not applied'}, " \
                                               f"{'named' if named else 'not named by audit or doctor'}"
+
+
+def test_a_second_import_of_hermes_memory_file_stamps_nothing(root: Path, tmp_path: Path) -> None:
+    """Hermes' entries are imported (stamped ``import``, applied) once, at the first install. A model's
+    file tool that appends an entry to Hermes' ``MEMORY.md`` and removes or spoils the install's state
+    file (``load_sidecar`` then finds none) gets the next `commonkeep hermes install` to import again:
+    the stamp journal remembers the first import, so the new entry is an ``external_edit`` and waits."""
+    from commonkeep_hermes.importing import import_existing
+    from commonkeep_hermes.settings import HermesProfile
+
+    home = tmp_path / "hermes-home"
+    (home / "memories").mkdir(parents=True)
+    memory = home / "memories" / "MEMORY.md"
+    memory.write_text("Commit messages use the imperative mood.\n§\nThe staging database is postgres 16.", encoding="utf-8")
+    first = import_existing(HermesProfile(home), root)
+    assert len(first.imported) == 2
+    memory.write_text(memory.read_text(encoding="utf-8") + f"\n§\n{FORGED}", encoding="utf-8")
+    again = import_existing(HermesProfile(home), root)  # the person's install, the state file gone
+    assert again.imported == []
+    assert FORGED not in [r["statement"] for r in Store(root).records()]
+    [cand] = [c for c in Store(root).candidates() if c["text"] == FORGED]
+    assert cand["status"] == "new" and cand["provenance"]["origin"] == "external_edit"
