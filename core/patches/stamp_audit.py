@@ -141,7 +141,8 @@ def _unbound_edit(root: Any, pid: str, op: Row, cands: dict[str, Row], unapplied
         return None
     differs = record_differences(op, cand)
     if differs:
-        return (f"its record's {', '.join(differs)} are not what its candidate makes, and no person recorded an edit: "
+        return (f"its record's {', '.join(differs)} {'is' if len(differs) == 1 else 'are'} not what its candidate makes, "
+                "and no person recorded an edit: "
                 "the patch file was changed; apply refuses it")
     return None
 

@@ -189,7 +189,8 @@ def check_op(op: Row, cands: dict[str, Row], *, unsaved_manual: bool = False, wr
     pending = cand is not None and cand.get("status") == "new"  # a decided one's op is refused as stale anyway
     differs = record_differences(op, cand) if pending and cand and where is not None and where.from_file else []
     if differs:
-        out.refusal = (f"its record's {', '.join(differs)} differ from what candidate {cid} makes and no edit is recorded "
+        verb = "differs" if len(differs) == 1 else "differ"
+        out.refusal = (f"its record's {', '.join(differs)} {verb} from what candidate {cid} makes and no edit is recorded "
                        "(was the patch file changed?); to apply an edited patch use `commonkeep audit --apply-edited PATCH`")
         return out
     curated = where is not None and where.curator and where.from_file
