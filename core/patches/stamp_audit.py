@@ -121,14 +121,15 @@ def ticked_ops(root: Any, patch: Row, selected: set[str], cands: dict[str, Row])
 
 
 def _unbound_edit(root: Any, pid: str, op: Row, cands: dict[str, Row], unapplied: bool) -> str | None:
-    """Why ``op`` of patch ``pid`` was changed by hand: an ``edited`` block no person made, or (an op not
-    applied) a record its candidate does not make without one (``patches.verify``); ``None`` when it is
-    as written. An applied op's candidate may change since (an undo gives it a new record id)."""
+    """Why ``op`` of patch ``pid``, not applied (waiting, or refused), was changed by hand: an ``edited``
+    block no person made, or a record its candidate does not make without one (``patches.verify``);
+    ``None`` when it is as written. An applied op is left to the record lines' audit: its edit may be
+    another machine's (``share sync``), its candidate changed since (an undo gives it a new record id)."""
     from commonkeep.gate import stamps
     from commonkeep.patches.verify import record_differences, sha256, statement_of
 
-    if op.get("op") not in CONTENT_OPS:
-        return None
+    if op.get("op") not in CONTENT_OPS or not unapplied:
+        return None  # an applied op may come from another machine's patch (``share sync``), whose journal it is in
     edit = op.get("edited")
     statement = statement_of(op)
     if isinstance(edit, dict):
@@ -137,7 +138,7 @@ def _unbound_edit(root: Any, pid: str, op: Row, cands: dict[str, Row], unapplied
         return ("its `edited` block is not in the stamp journal for this statement: no person made this edit (the "
                 "patch file was written by hand); apply refuses it")
     cand = cands.get(str(op.get("candidate_id") or ""))
-    if not unapplied or cand is None or DELETED in str(cand.get("text", "")):
+    if cand is None or DELETED in str(cand.get("text", "")):
         return None
     differs = record_differences(op, cand)
     if differs:
