@@ -306,3 +306,25 @@ def test_a_second_import_of_hermes_memory_file_stamps_nothing(root: Path, tmp_pa
     assert FORGED not in [r["statement"] for r in Store(root).records()]
     [cand] = [c for c in Store(root).candidates() if c["text"] == FORGED]
     assert cand["status"] == "new" and cand["provenance"]["origin"] == "external_edit"
+
+
+def test_a_candidate_and_its_op_changed_between_curation_and_the_policys_apply_are_not_applied(root: Path) -> None:
+    """TOCTOU: ``curate --auto`` selects by the stamps it read, then applies. A file tool that changes the
+    stamped candidate's text and its op's statement alike in between (the same check ``auto_curate`` makes,
+    here in two steps so the window is open) must find the stamp checked again under the writer lock."""
+    from commonkeep.patches.auto import auto_select
+    from commonkeep.patches.curate import curate
+    from commonkeep.patches.patch import apply_selected_by_policy
+
+    cand = write_candidate(root, "Lint warnings fail the build.", confidence=0.95)
+    prop = curate(root, role=WRITER, mode="auto")
+    chosen = auto_select(prop, 0.85)
+    assert chosen and prop.path is not None
+    inbox = root / "inbox" / "captured.jsonl"
+    rows = [json.loads(x) for x in inbox.read_text(encoding="utf-8").splitlines() if x.strip()]
+    inbox.write_text("".join(json.dumps({**r, "text": FORGED} if r["id"] == cand["id"] else r) + "\n" for r in rows),
+                     encoding="utf-8")
+    _edit_op(prop.path, cand["id"], lambda op: op["record"].update(statement=FORGED))
+    res = apply_selected_by_policy(root, prop.patch["patch_id"], role=WRITER, op_ids=chosen)
+    assert res.applied == [] and FORGED not in [r["statement"] for r in Store(root).records()]
+    assert _named(Scene(root, root.parent), str(cand["id"]))  # audit and doctor name the line
