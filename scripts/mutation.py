@@ -159,8 +159,16 @@ MODULES: dict[str, Module] = {
         ("tests/store/test_render_splice.py",)),
     # an agent's shell is not a person: the agent host among a command's parents (read from /proc)
     "agent-shell": Module(
-        ("commonkeep/gate/agent_shell.py",),
-        ("tests/governance/test_agent_shell.py",)),
+        ("commonkeep/gate/agent_shell.py", "commonkeep/gate/peer.py"),
+        ("tests/governance/test_agent_shell.py", "tests/governance/test_decisions_refuse_inside_agent.py",
+         "tests/governance/test_redteam_decisions.py")),
+    # what a stamp is bound to (the journal: stamps, typed inputs, revocations, a person's edits), what
+    # apply accepts of a patch (verify: a statement, a record, an edit) and what audit/doctor name
+    "stamp-journal": Module(
+        ("commonkeep/gate/stamps.py", "commonkeep/patches/verify.py", "commonkeep/patches/stamp_audit.py"),
+        ("tests/governance/test_stamp_journal.py", "tests/governance/test_forgery_corpus.py",
+         "tests/governance/test_redteam_forgery.py", "tests/governance/test_stamp_forgery.py",
+         "tests/governance/test_guarantees_patch_apply.py")),
     # the secret gate: detection, redaction, the doctor's file scan. Not its benchmark (bench.py,
     # bench/secrets_corpus*.py it generates, and bench/secrets_baseline.py, the rules before issue 15 frozen for the
     # benchmark's comparison: the gate never calls it). The tests are the ones that call the gate

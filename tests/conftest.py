@@ -9,9 +9,14 @@ marked here, so tiers are chosen by marker, never by file lists)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# this one process loads the Hermes plugin many times: it must not lower its own hard limits for good
+# (``commonkeep.gate.agent_shell.set_kernel_mark``); a test of the mark starts a host process without it
+os.environ.setdefault("COMMONKEEP_KERNEL_MARK", "off")
 
 ROOT_VARS = ("OMP_MEMORY_ROOT", "OMPKEEP_ROOT", "PI_MEMORY_ROOT", "COMMONKEEP_ROLE", "COMMONKEEP_NOW", "COMMONKEEP_AGENT_HOST")
 

@@ -22,9 +22,21 @@ Two signs, either is enough (:func:`inside_agent`):
    ``pi-coding-agent``. An ancestor of this user that cannot be read counts as an agent; an
    ancestor of another user (``sshd``, ``login``; hidden by ``hidepid=2``) ends the walk.
 
-Like the role gate this stops a misled agent, not a determined one: a model with an unrestricted
-shell can clear the variable and detach in one command; the host plugins refuse such commands when
-they see them (``docs/security.md``, "The remaining limit").
+3. **The kernel's mark** (Linux). The variable can be cleared and the parent chain cut (``env -u``
+   then ``setsid -f``, ``nohup … &``, a double fork: the process is reparented to init). So the host
+   plugins also lower their own process's *hard* limit of file locks (``RLIMIT_LOCKS``, which Linux has
+   not enforced since 2.4.24: it limits nothing) to :data:`LOCKS_MARK`. Every descendant inherits a hard
+   limit and no unprivileged process can raise one again: a finite hard ``RLIMIT_LOCKS`` is a mark
+   nothing the agent runs can shed, however it detaches, whatever environment it clears, whichever
+   interpreter it calls the decision functions from (:func:`kernel_marked`). The host process itself
+   (its own dashboard) is told apart by the pid it recorded.
+
+This stops what the agent starts, not what it asks another of the user's daemons to start: a
+command handed to ``sshd`` (``ssh localhost``), ``atd``/``cron``, ``systemd --user`` or a terminal
+multiplexer the person started before (``tmux``/``screen``) runs outside the agent's process tree,
+as the person's own would; the host plugins refuse such commands when they see them, and the host's
+own sandbox is what closes the rest (``docs/security.md``, "The remaining limit"). A person whose
+system sets a finite hard limit of file locks (``ulimit -Hx``) reads as inside an agent.
 """
 
 from __future__ import annotations
@@ -35,12 +47,22 @@ from pathlib import Path
 
 #: The environment mark the host plugins set (module doc).
 MARK = "COMMONKEEP_AGENT_HOST"
+#: The hard ``RLIMIT_LOCKS`` a host plugin sets in its own process (module doc, sign 3): any finite
+#: value at or below it marks a descendant of an agent host.
+LOCKS_MARK = 0x636B00
+#: ``off`` in the environment a host starts with: the host sets no kernel's mark (the test suite; the
+#: agent cannot set it, since it is read only by the host as it loads, before any tool runs).
+KERNEL_MARK_SWITCH = "COMMONKEEP_KERNEL_MARK"
+#: The pid of this process when it set the kernel's mark itself (the host; ``None`` otherwise).
+_MARKED_BY: int | None = None
 #: Where the process table is read (a test points it at a folder of the same shape).
 PROC = Path("/proc")
 _HERMES = ("hermes_cli", "run_agent", "acp_adapter")
 _HERMES_NAMES = ("hermes", "hermes-agent", "hermes-acp")  # Hermes' console scripts
 _OMP = ("pi-coding-agent",)
 _MAX_DEPTH = 64
+#: What the kernel's mark (sign 3) is reported as.
+KERNEL = "an agent host (its mark on the process limits, which no descendant can shed)"
 #: What an ancestor that cannot be read is reported as.
 UNREADABLE = "an unreadable parent process (counted as an agent)"
 
@@ -166,6 +188,55 @@ def set_mark(host: str, environ: dict[str, str] | None = None) -> str:
     return current
 
 
+def _locks_resource() -> int | None:
+    """``RLIMIT_LOCKS`` (10 on Linux: Python's ``resource`` does not name it); ``None`` elsewhere."""
+    import sys
+
+    return 10 if sys.platform.startswith("linux") else None
+
+
+def _locks_limit() -> int | None:
+    """This process's hard ``RLIMIT_LOCKS`` (``None``: unlimited, or no such limit on this system)."""
+    which = _locks_resource()
+    if which is None:  # macOS, BSD
+        return None
+    import resource
+
+    try:
+        hard = resource.getrlimit(which)[1]
+    except (OSError, ValueError):
+        return None
+    return None if hard == resource.RLIM_INFINITY else int(hard)
+
+
+def set_kernel_mark() -> bool:
+    """Lower this (host) process's hard ``RLIMIT_LOCKS`` to :data:`LOCKS_MARK` (module doc, sign 3),
+    unless it is lower already (started by another agent's tool); ``True`` when the mark is in force."""
+    global _MARKED_BY
+    if os.environ.get(KERNEL_MARK_SWITCH, "").strip().lower() == "off":
+        return False  # the test suite, whose one process loads the Hermes plugin many times (never an agent's say)
+    which = _locks_resource()
+    if which is None:
+        return False
+    import resource
+
+    current = _locks_limit()
+    if current is not None and current <= LOCKS_MARK:
+        return True  # an outer agent's mark (or a lower one): kept, and it is not this process's own
+    try:
+        resource.setrlimit(which, (LOCKS_MARK, LOCKS_MARK))
+    except (OSError, ValueError):
+        return False
+    _MARKED_BY = os.getpid()
+    return True
+
+
+def kernel_marked() -> bool:
+    """Whether this process descends from a host that set the kernel's mark (and is not that host)."""
+    limit = _locks_limit()
+    return limit is not None and limit <= LOCKS_MARK and os.getpid() != _MARKED_BY
+
+
 def _is_me(mark: str, proc: Path | None = None) -> bool:
     """Whether ``mark`` was set by this very process (the host itself, deciding in its own process)."""
     parts = mark.split(":")
@@ -183,6 +254,8 @@ def inside_agent(environ: Mapping[str, str] | None = None, pid: int | None = Non
     mark = str(env.get(MARK) or "").strip()
     if mark and not _is_me(mark):
         return mark.split(":", 1)[0] or "an agent"
+    if environ is None and pid is None and kernel_marked():
+        return KERNEL
     return agent_host(pid, proc)
 
 
@@ -198,7 +271,7 @@ def refuse_inside_agent(action: str) -> None:
         return
     from commonkeep.errors import RoleRefused
 
-    where = host if host == UNREADABLE else f"{host} (an agent's tool)"
+    where = host if host in (UNREADABLE, KERNEL) else f"{host} (an agent's tool)"
     raise RoleRefused(f"refused: {action} is a person's decision, and this command runs inside {where}; "
                       "nothing was changed",
                       hint="decide in your own terminal (`commonkeep review`) or in the review app (`commonkeep serve`)")

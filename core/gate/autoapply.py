@@ -21,8 +21,10 @@ The stamps (``stamped_trust``):
 
 **A stamp is honoured only when it was bound when it was set** (``stamps``): the adapter (or
 ``capture``, for the writer) records it in a journal outside the memory root, for that candidate id,
-its exact text, the root and the stamp, under a key the root never holds. A stamp field copied onto
-another line, edited into a held candidate, or a ``stamped_by`` no adapter sets earns nothing;
+what its record is made of (text, folder, layer, tags, conditions), the root and the stamp, under a
+key the root never holds. A stamp field copied onto another line, edited into a held candidate (or
+any field of a stamped one edited), a candidate a person rejected or undid set back to ``new``, or a
+``stamped_by`` no adapter sets earns nothing;
 ``audit`` and ``doctor`` name such lines.
 
 Detection keeps its job: it orders, labels and explains the review queue, and it still holds a
@@ -163,7 +165,9 @@ def policy_blockers(cand: dict[str, Any], writer_role: str | None = None, root: 
     why: list[str] = []
     unstamped = stamped_trust(cand, writer_role, root) is None
     prov = cand.get("provenance")
-    if unstamped and isinstance(prov, dict) and prov.get("origin") == "external_edit":
+    if unstamped and isinstance(prov, dict) and prov.get("requeued_by"):
+        pass  # a person undid its decision (its stamp was withdrawn then): ``scoring`` holds it and says so
+    elif unstamped and isinstance(prov, dict) and prov.get("origin") == "external_edit":
         why.append(f"{NOT_STAMPED}: an edit of Hermes' memory file, by a person's hand or an agent's file tool "
                    "(nothing tells them apart)")
     elif unstamped and claimed_stamp(cand, writer_role) is not None:

@@ -16,11 +16,23 @@ Where (per user, never inside a memory root): ``$COMMONKEEP_STAMPS_DIR`` (tests)
   ``mac``: HMAC-SHA256 under the key of the JSON array :data:`FIELDS` (compact, not ASCII-escaped;
   the OMP extension computes the same bytes in TypeScript, ``plugins/omp/commonkeep.ts``).
 
-Three kinds of entry:
+The kinds of entry:
 
 - ``stamp``: ``stamp`` (``writer``, ``commonkeep_hermes/user_turn``, ``commonkeep_hermes/import``,
-  ``commonkeep_omp/user_turn``), ``trust``, ``root`` (real path), ``candidate`` (id) and ``text`` (the
-  SHA-256 of the candidate's text as stored, secrets already redacted);
+  ``commonkeep_omp/user_turn``), ``trust``, ``root`` (real path), ``candidate`` (id) and ``text``
+  (:func:`content_sha256`: the SHA-256 of everything of the candidate its record is made of — its
+  text as stored, secrets already redacted, and its folder (the record's scope), layer, tags,
+  evidence, conditions, exceptions, kind of rule and confidence). A stamp vouches for the record the
+  person stood behind, not for a text that another scope, condition or layer turns into another;
+- ``revoke``: ``root`` and ``candidate``: a person decided on a stamped candidate (rejected it, or
+  undid its decision); its stamp never counts again, whatever its line says later (``status`` set
+  back to ``new``, the undo's mark taken out);
+- ``installed``: ``root``, ``host`` and ``session`` (the host's profile folder): a host's own memory
+  file was imported into this root (``hermes install``'s first run, stamped ``import``); a later
+  install finds that entry and stamps nothing more, whatever state file of the host says otherwise;
+- ``edit``: ``root``, ``stamp`` (``<patch id>/<op id>``) and ``text`` (the SHA-256 of the edited
+  statement): a person's edit of an op (``review --text``, ``audit --apply-edited``), recorded as it
+  was made; an op's ``edited`` block the journal does not hold is no edit (``patches.verify``);
 - ``typed``: what a person typed into a host, seen by the host adapter when the host received it:
   ``host``, ``session`` and ``text`` (its SHA-256; the text itself is never kept here). OMP's
   stamping pass counts a user message of a session file only when it was typed (a line the model's
@@ -188,10 +200,55 @@ def _append(entry: dict[str, Any]) -> None:
             _BOOKS[str(path)] = (after, hit[1])
 
 
+#: What of a candidate its record is made of (``patches.curate.record_from_candidate``) beside its text
+#: and folder: a stamp is bound to all of it.
+CONTENT = ("tags", "evidence_refs", "proposed_layer", "layer", "proposed_applies_when", "proposed_does_not_apply_when",
+           "proposed_known_exceptions", "memory_kind", "ruleType", "resource_id", "profile_id", "thread_id", "record_id")
+
+
+def content_sha256(cand: dict[str, Any], confidence: bool = True) -> str:
+    """SHA-256 of what ``cand``'s record is made of (module doc); of its text alone when it has nothing
+    else (as stamps were bound before 0.4). ``confidence``: with the candidate's confidence, when it has
+    one (the writer's ``--trust`` is bound before scoring gives it one: then it is bound without)."""
+    text = str(cand.get("text", ""))
+    extra = {k: cand[k] for k in CONTENT if cand.get(k) not in (None, "", [], {})}
+    source = cand.get("source")
+    cwd = source.get("cwd") if isinstance(source, dict) else None
+    if cwd:
+        extra["source.cwd"] = cwd
+    if confidence and cand.get("confidence") is not None:
+        extra["confidence"] = cand["confidence"]
+    if not extra:
+        return text_sha256(text)
+    data = json.dumps([text, extra], sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def record_stamp(root: Path | str, cand: dict[str, Any], stamp: str, trust: str) -> None:
-    """Bind ``cand``'s ``stamp`` (trust class ``trust``) to its id, its exact text and ``root``."""
+    """Bind ``cand``'s ``stamp`` (trust class ``trust``) to its id, what its record is made of and ``root``."""
     _append({"kind": "stamp", "stamp": stamp, "trust": trust, "root": real_root(root), "candidate": str(cand.get("id", "")),
-             "text": text_sha256(str(cand.get("text", "")))})
+             "text": content_sha256(cand)})
+
+
+def record_revoke(root: Path | str, candidate_ids: Iterable[str]) -> None:
+    """A person decided on these candidates: whatever stamp they carry never counts again (module doc)."""
+    for cid in dict.fromkeys(str(c) for c in candidate_ids if c):
+        _append({"kind": "revoke", "root": real_root(root), "candidate": cid})
+
+
+def record_installed(root: Path | str, host: str, profile: str) -> None:
+    """``host``'s memory files of ``profile`` were imported into ``root`` (module doc)."""
+    _append({"kind": "installed", "host": host, "session": profile, "root": real_root(root)})
+
+
+def installed(root: Path | str, host: str, profile: str) -> bool:
+    """Whether ``host``'s memory files of ``profile`` were imported into ``root`` already."""
+    return (real_root(root), host, profile) in book().installed
+
+
+def record_edit(root: Path | str, patch_id: str, op_id: str, statement_sha256: str) -> None:
+    """A person's edit of op ``op_id`` of ``patch_id``, to the statement of that SHA-256 (module doc)."""
+    _append({"kind": "edit", "stamp": f"{patch_id}/{op_id}", "root": real_root(root), "text": statement_sha256})
 
 
 def record_apply(root: Path | str, patch_id: str, data: bytes) -> None:
@@ -211,11 +268,20 @@ class Book:
     stamps: set[tuple[str, str, str, str, str]] = field(default_factory=set)  # (root, candidate, text, stamp, trust)
     typed: set[tuple[str, str, str]] = field(default_factory=set)  # (host, session, text)
     applies: set[tuple[str, str, str]] = field(default_factory=set)  # (root, patch id, sha256 of the apply journal)
+    revoked: set[tuple[str, str]] = field(default_factory=set)  # (root, candidate id) a person decided on
+    edits: set[tuple[str, str, str]] = field(default_factory=set)  # (root, "<patch>/<op>", sha256 of the statement)
+    installed: set[tuple[str, str, str]] = field(default_factory=set)  # (root, host, profile) imported once
     forged: list[tuple[int, str]] = field(default_factory=list)  # (line number, why) of lines that count for nothing
     problem: str | None = None  # why nothing counts (the key is unsafe)
 
     def holds(self, root: Path | str, cand: dict[str, Any], stamp: str, trust: str) -> bool:
-        return (real_root(root), str(cand.get("id", "")), text_sha256(str(cand.get("text", ""))), stamp, trust) in self.stamps
+        where, cid = real_root(root), str(cand.get("id", ""))
+        if (where, cid) in self.revoked:
+            return False
+        return any((where, cid, content_sha256(cand, confidence=c), stamp, trust) in self.stamps for c in (True, False))
+
+    def was_revoked(self, root: Path | str, cand: dict[str, Any]) -> bool:
+        return (real_root(root), str(cand.get("id", ""))) in self.revoked
 
     def was_typed(self, host: str, session: str, text: str) -> bool:
         return (host, session, text_sha256(text)) in self.typed
@@ -294,6 +360,12 @@ def _add(out: Book, entry: dict[str, Any]) -> None:
         out.typed.add((str(entry.get("host", "")), str(entry.get("session", "")), str(entry.get("text", ""))))
     elif entry.get("kind") == "apply":
         out.applies.add((str(entry.get("root", "")), str(entry.get("stamp", "")), str(entry.get("text", ""))))
+    elif entry.get("kind") == "revoke":
+        out.revoked.add((str(entry.get("root", "")), str(entry.get("candidate", ""))))
+    elif entry.get("kind") == "installed":
+        out.installed.add((str(entry.get("root", "")), str(entry.get("host", "")), str(entry.get("session", ""))))
+    elif entry.get("kind") == "edit":
+        out.edits.add((str(entry.get("root", "")), str(entry.get("stamp", "")), str(entry.get("text", ""))))
 
 
 def holds(root: Path | str | None, cand: dict[str, Any], stamp: str, trust: str) -> bool:
@@ -306,6 +378,16 @@ def holds(root: Path | str | None, cand: dict[str, Any], stamp: str, trust: str)
 def apply_bound(root: Path | str, patch_id: str, data: bytes) -> bool:
     """Whether ``apply`` wrote these exact apply-journal bytes for ``patch_id`` in ``root``."""
     return (real_root(root), patch_id, hashlib.sha256(data).hexdigest()) in book().applies
+
+
+def revoked(root: Path | str | None, cand: dict[str, Any]) -> bool:
+    """Whether a person decided on ``cand`` in ``root`` (its stamp never counts again)."""
+    return root is not None and book().was_revoked(root, cand)
+
+
+def edit_bound(root: Path | str | None, patch_id: str, op_id: str, statement_sha256: str) -> bool:
+    """Whether a person made this edit of op ``op_id`` of ``patch_id`` in ``root``."""
+    return root is not None and (real_root(root), f"{patch_id}/{op_id}", statement_sha256) in book().edits
 
 
 def typed(host: str, session: str, texts: Iterable[str]) -> list[str]:

@@ -10,7 +10,8 @@ stamp"):
 
 1. **An explicit request.** A sentence (or a line) of the person's starts with a request to
    remember: "remember that …", "remember: …", "please remember …", "don't forget: …", "note for
-   memory: …", "save to memory: …", their German, French and Spanish equivalents, or the hosts'
+   memory: …", "save to memory: …", "note: …", their German, French, Spanish, Portuguese, Russian,
+   Japanese and Chinese equivalents, or the hosts'
    ``/commonkeep-remember …`` (:data:`~commonkeep.gate.user_turn_words.FORMS`), after at most a
    few words such as "ok", "and", "please". A request that is negated, asked ("can you remember
    …?"), reported ("Bob said remember that …"), set in a condition ("if …, remember that …") or
@@ -23,18 +24,17 @@ stamp"):
    its own, and the person's perspective ("I" / "my" = "the user" / "the user's", "we" / "our" =
    "the team" / "the team's", with the verb that follows agreeing). Anything else — a word, a
    number, a negation, a scope dropped or added, another tense — waits for review.
-4. **Only the person's own words.** A message that holds anything pasted or quoted
-   (:func:`clean_message` cuts something: a fenced block, ``>`` lines, a tagged document, a long
-   quotation), a line shaped like a paste (a mail's headers, greeting or sign-off, a log, a chat
-   export, a speaker's "Name: …", a table, indented code, a page's headings), or words saying it is
-   about a paste or someone else's words ("summarise", "the following", "per the") stamps
-   nothing: where a paste ends cannot be told. Nor does a request inside an open quotation or
-   after a line that introduces something ("Here is the mail:").
-5. **Not taken back, mocked, supposed or narrowed.** A message that takes something back, mocks or
-   supposes ("just kidding", "/s", "suppose …", "never mind"), or holds a sentence besides its
-   requests that narrows them ("But only on staging."), gives someone else's words ("Bob says") or
-   names a source ("From the vendor"), stamps nothing; a later message of the person's that takes
-   back or corrects ("actually …") withdraws the earlier requests.
+4. **Only requests, and only the person's own words.** The message must be nothing but requests
+   (and courtesies such as "ok", "thanks"): a sentence beside them of any kind — a question, a
+   supposition, a scope ("For this project."), a source ("Message from Sam."), a retraction, a line
+   of prose pasted around it — stamps nothing, since what it does to the request cannot be weighed
+   by words. Nor does a message that holds anything pasted or quoted (:func:`clean_message` cuts
+   something: a fenced block, ``>`` lines, a tagged document, a long quotation), a line shaped like a
+   paste (a mail's headers, a log, a chat export, a speaker's "Name: …", a table, indented code), or
+   words saying it is about a paste ("summarise", "the following").
+5. **The latest message, not taken back.** Only the person's latest message before the write counts:
+   a write made after they said more is not the one they asked for. A message that takes something
+   back, mocks or supposes ("just kidding", "/s", "suppose …") stamps nothing.
 6. **Plain text.** The statement holds no invisible or control characters and reads the same after
    Unicode NFKC.
 
@@ -53,7 +53,7 @@ from typing import Any
 from commonkeep.gate import user_turn_words as words
 
 #: The rule's version, recorded in every stamp (``provenance.user_turn.rule``).
-RULE = "user_turn/2"
+RULE = "user_turn/3"
 ORIGIN = "user_turn"
 TRUST = "direct_user_instruction"
 #: The confidence a verified statement carries: the person's own request, checked by code (OmpKeep
@@ -71,9 +71,14 @@ _COMMAND = re.compile(r"^\s*/commonkeep-remember\s+")
 _POLITE_END = re.compile(r"[,\s]+(?:please|pls|thanks|thank\s+you|bitte|danke|merci|s'il\s+(?:te|vous)\s+pla[iî]t|"
                          r"por\s+favor|gracias)\s*([.!]*)$", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?\u3002])[\"'\u201d\u2019)\]]*\s+")
-_DOUBLE_QUOTES = "\"\u201c\u201d\u00ab\u00bb\u201e"
 _OPENERS = "\"'`\u201c\u201d\u2018\u2019([{<*_\u00ab\u201e"
-_EDGE = _OPENERS + ")]}>.,;:!\u00bb"
+_EDGE = _OPENERS + ")]}>.,;:!\u00bb\u3002\u3001"
+#: Han, kana and hangul: written without spaces, so each counts as a word of its own when compared.
+_CJK = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af])")
+
+
+def _words(text: str) -> list[str]:
+    return _CJK.sub(r" \1 ", text).split()
 _MEMORY_CONTEXT = re.compile(r"<memory-context>.*?</memory-context>", re.S | re.I)
 _UNSAFE = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f]")
 _CONTRACTIONS = (("won't", "will not"), ("can't", "can not"), ("cannot", "can not"), ("shan't", "shall not"),
@@ -155,7 +160,7 @@ def _clause(rest: str) -> str | None:
     if (re.search(r"[?\u061f](?!\w)", clause) or "\u00bf" in clause or words.TAG_QUESTION.search(clause.rstrip(".!"))
             or words.REPORTED_TAIL.search(clause)):
         return None
-    first = [w.strip(_EDGE).casefold() for w in clause.split()[:2]]
+    first = [w.strip(_EDGE).casefold() for w in _words(clause)[:2]]
     if len(first) < 2:
         return None
     if first[0] in words.NOT_A_STATEMENT and not (first[0] == "do" and first[1] == "not"):
@@ -165,17 +170,13 @@ def _clause(rest: str) -> str | None:
     return clause
 
 
-def _introduces(line: str) -> bool:
-    """A line that introduces what follows ("Here is the mail:", "Bob wrote:"): after it, the
-    message may hold someone else's words."""
-    stripped = line.strip()
-    return stripped.endswith(":") and _REQUEST.match(stripped) is None
-
-
 def requests(message: str) -> list[str]:
     """The clauses the person explicitly asked to remember in ``message`` (already only what they
-    typed), in order. None when the message takes something back, mocks or supposes, or holds
-    anything pasted or quoted: where a paste ends cannot be told, so no request beside it is read."""
+    typed), in order. None unless the message is **only** requests (rule 4): every sentence of it a
+    request whose clause stands, the clause of a bare request ("Remember:" and the next line), or a
+    courtesy ("ok", "thanks"). Anything else beside a request (a question, a supposition, a scope, a
+    source, a retraction, a paste) is something the rule cannot weigh, so nothing is read; nor in a
+    message that takes something back or holds anything pasted or quoted."""
     if not isinstance(message, str):
         return []
     own = _MEMORY_CONTEXT.sub(_CUT, _plain(message))
@@ -190,33 +191,25 @@ def requests(message: str) -> list[str]:
     if words.ABOUT_A_PASTE.search(text) or any(_pasted_line(line) for line in lines if line.strip()):
         return []
     found: list[str] = []
-    quotes = 0  # double quotes seen so far: odd means inside a quotation
     bare = False  # the line before ended in a bare request ("Remember:"): this line is its clause
     for line in lines:
-        sentences = [s for s in _SENTENCE_END.split(line.strip()) if s.strip()]
-        for sentence in sentences:
-            inside, quotes = quotes % 2 == 1, quotes + sum(sentence.count(q) for q in _DOUBLE_QUOTES)
+        for sentence in (s for s in _SENTENCE_END.split(line.strip()) if s.strip()):
             if bare:  # a bare request ends its line: this is the next line's first sentence
-                bare = False
-                clause = _clause(sentence)
-                if clause is not None:
-                    found.append(clause)
-                continue
-            m = None if inside else _REQUEST.match(sentence)
-            if m is None:
-                if _besides(sentence):
-                    return []  # a sentence besides the requests narrows them or is someone else's
-                continue
-            rest = sentence[m.end():]
-            if not rest.strip():
-                bare = True  # nothing can follow a bare request in its line: a sentence ends in . ! ?
-                continue
+                bare, rest = False, sentence
+            elif (m := _REQUEST.match(sentence)) is not None:
+                rest = sentence[m.end():]
+                if not rest.strip():
+                    bare = True  # nothing can follow a bare request in its line: a sentence ends in . ! ?
+                    continue
+            elif _FILLER_ONLY.match(sentence.strip(_EDGE + " ")):
+                continue  # "Thanks!", "ok."
+            else:
+                return []  # a sentence that is not a request: the message is more than requests
             clause = _clause(rest)
-            if clause is not None:
-                found.append(clause)
-        if _introduces(line):
-            return found  # what follows may be someone else's words
-    return found
+            if clause is None:
+                return []  # a request that asks or supposes: nothing in this message is read
+            found.append(clause)
+    return [] if bare else found
 
 
 def _pasted_line(line: str) -> bool:
@@ -224,13 +217,6 @@ def _pasted_line(line: str) -> bool:
     own = line.strip()
     return bool(words.PASTED_LINE.match(line)
                 or (words.SPEAKER_LINE.match(own) and not _REQUEST.match(own) and not _FILLER_ONLY.match(own)))
-
-
-def _besides(sentence: str) -> bool:
-    """A sentence besides the requests that narrows them, gives someone else's words or names a source."""
-    if words.QUALIFIERS.search(sentence) or words.ATTRIBUTION.match(sentence):
-        return True
-    return any(m.group(1).casefold().strip(_EDGE) not in words.FIRST_PERSON for m in words.REPORTED.finditer(sentence))
 
 
 # -- the statement against a clause --------------------------------------------------------------
@@ -270,7 +256,7 @@ def _tokens(text: str) -> list[str]:
     text = _plain(text).casefold()
     for short, long in _CONTRACTIONS:
         text = text.replace(short, long)
-    raw = [t for t in (tok.lstrip(_OPENERS).rstrip(_EDGE) for tok in text.split()) if t]
+    raw = [t for t in (tok.lstrip(_OPENERS).rstrip(_EDGE) for tok in _words(text)) if t]
     out: list[str] = []
     i = 0
     while i < len(raw):
@@ -306,25 +292,25 @@ def same_clause(statement: str, clause: str) -> bool:
 
 
 def supported(statement: str, messages: Sequence[str]) -> Support:
-    """Whether the person asked, in one of ``messages`` (what they typed, oldest first), to remember
-    exactly ``statement``; a later message that takes something back withdraws it."""
+    """Whether the person asked, in their latest message of ``messages`` (what they typed, oldest
+    first), to remember exactly ``statement``. Only the latest counts: a write made after the person
+    said something more (took it back, corrected it, changed the subject) is not the one they asked
+    for, whatever words they used (rule 5)."""
     if not isinstance(statement, str) or not statement.strip():
         return Support(False, "empty statement")
     if _UNSAFE.search(statement) or any(unicodedata.category(c) == "Cf" for c in statement):
         return Support(False, "the statement holds invisible or control characters")
     if unicodedata.normalize("NFKC", statement) != statement:
         return Support(False, "the statement is not plain text (it changes under Unicode NFKC)")
-    for index in range(len(messages) - 1, -1, -1):  # the latest message first
-        raw = messages[index]
-        if not isinstance(raw, str):
-            continue
-        if any(same_clause(statement, clause) for clause in requests(raw)):
-            later = [_plain(m) for m in messages[index + 1:] if isinstance(m, str)]
-            if any(_taken_back(m) or words.CORRECTIONS.search(m) for m in later):
-                return Support(False, "the person took something back after asking to remember it")
-            return Support(True, "the person asked to remember exactly this", index, message_digest(raw))
-    return Support(False, "the person did not ask to remember exactly this (an explicit request such as "
-                          "\"remember that …\", the same words up to case, punctuation and perspective)")
+    latest = next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], str)), None)
+    if latest is not None and any(same_clause(statement, clause) for clause in requests(messages[latest])):
+        return Support(True, "the person asked to remember exactly this", latest, message_digest(messages[latest]))
+    if latest is not None and any(any(same_clause(statement, c) for c in requests(m)) for m in messages[:latest]
+                                  if isinstance(m, str)):
+        return Support(False, "the person asked to remember this, but said more since (only a request in their latest "
+                              "message counts)")
+    return Support(False, "the person did not ask to remember exactly this (a message that is only an explicit request "
+                          "such as \"remember that …\", the same words up to case, punctuation and perspective)")
 
 
 def stamp(provenance: dict[str, object], *, host: str, stamped_by: str, session_id: str, support: Support,

@@ -1,7 +1,8 @@
 """The words of the ``user_turn`` rule (``commonkeep.gate.user_turn``), per language.
 
 Kept small on purpose: the rule stamps only an explicit request to remember, so these tables list
-the few ways a person asks for that (English, German, French, Spanish), the few words a request
+the few ways a person asks for that (English, German, French, Spanish, Portuguese, Russian,
+Japanese, Chinese), the few words a request
 may start with, and the marks that take a message out of the rule altogether (a retraction,
 sarcasm, a hypothetical). A form missing here costs a review, never a wrong stamp.
 """
@@ -14,6 +15,9 @@ _END = r"(?:\s*[:,\u2014\u2013-]|\s+that\b)"  # where a request ends and its cla
 _DE_END = r"(?:\s*,?\s*dass\b|\s*[:,\u2014\u2013-])"
 _FR_END = r"(?:\s+que\b|\s+qu['\u2019]|\s*[:,\u2014\u2013-])"
 _ES_END = r"(?:\s+que\b|\s*[:,\u2014\u2013-])"
+_PT_END = r"(?:\s+(?:de\s+)?que\b|\s*[:,\u2014\u2013-])"
+_RU_END = r"(?:\s*,?\s*что\b|\s*[:,\u2014\u2013-])"
+_CJK_END = r"\s*[:,\u3001]"  # after NFKC a full-width colon or comma is ":" / ","
 
 #: An explicit request to remember, as it starts a sentence or a line; the clause follows it.
 FORMS = (
@@ -56,6 +60,20 @@ FORMS = (
     rf"no\s+(?:olvides|olvide){_ES_END}",
     rf"(?:memoriza|memorice){_ES_END}",
     r"nota\s+para\s+la\s+memoria\s*[:,\u2014\u2013-]",
+    # Portuguese
+    rf"lembr(?:e|a)(?:-(?:se|te))?{_PT_END}",
+    rf"n(?:ã|a)o\s+(?:esque(?:ç|c)a|esque(?:ç|c)as){_PT_END}",
+    rf"guarde?\s+na\s+mem(?:ó|o)ria{_PT_END}",
+    rf"(?:anote|tenha\s+em\s+mente|memorize){_PT_END}",
+    # Russian
+    rf"запомни(?:те)?{_RU_END}",
+    rf"не\s+забудь(?:те)?{_RU_END}",
+    rf"имей(?:те)?\s+в\s+виду{_RU_END}",
+    # Japanese, Chinese: the request, then a colon (or comma)
+    rf"(?:覚えて(?:おいて)?(?:ください)?|記憶して(?:ください)?|メモ){_CJK_END}",
+    rf"(?:请)?(?:记住|记下(?:来)?|記住|記下(?:來)?){_CJK_END}",
+    # English: a whole message that is "Note: …" (rule 4 reads nothing beside it)
+    r"note\s*:",
 )
 
 #: Words a request may follow at the start of its sentence ("Ok, and please remember that …").
@@ -63,7 +81,8 @@ FORMS = (
 FILLERS = (
     r"ok(?:ay)?", r"also", r"and", r"so", r"btw", r"oh\s+and", r"one\s+more\s+thing", r"thanks", r"please",
     r"pls", r"kindly", r"und", r"bitte", r"danke", r"et", r"aussi", r"merci", r"s['\u2019]il\s+(?:te|vous)\s+pla(?:î|i)t",
-    r"y", r"tambi(?:é|e)n", r"adem(?:á|a)s", r"gracias", r"por\s+favor",
+    r"y", r"tambi(?:é|e)n", r"adem(?:á|a)s", r"gracias", r"por\s+favor", r"obrigad[oa]", r"e",
+    r"пожалуйста", r"спасибо", r"и",
 )
 
 #: A clause that starts with one of these asks, supposes or sets a condition: never a statement.
@@ -88,7 +107,9 @@ NOT_A_STATEMENT_PAIRS = frozenset({("in", "case"), ("as", "long"), ("por", "qué
 #: A request followed by one of these at the end of its clause asks for agreement: a question.
 TAG_QUESTION = re.compile(
     r",\s*(?:right|correct|no|yes|true|ok(?:ay)?|yeah|eh|innit|isn'?t\s+it|aren'?t\s+we|don'?t\s+we|won'?t\s+we|"
-    r"oder|nicht\s+wahr|ne|gell|non|n['\u2019]est-ce\s+pas|hein|verdad|cierto|no\s+es\s+as(?:í|i))\s*$", re.I)
+    r"oder|nicht\s+wahr|ne|gell|non|n['\u2019]est-ce\s+pas|hein|verdad|cierto|no\s+es\s+as(?:í|i)|n(?:ã|a)o\s+(?:é|e)|"
+    r"да|верно|правда)\s*$"
+    r"|(?:吗|嗎|呢|か|かな|でしょう|だろう)\s*[.\u3002]?\s*$", re.I)
 
 _REPORTING = (r"said|says|say|saying|told|tells|wrote|writes|written|posted|posts|replied|replies|claims?|claimed|"
               r"mentioned|mentions|shared|forwarded|sent|asked|asks|quoted|stated|states|suggests?|suggested|"
@@ -97,17 +118,7 @@ _REPORTING = (r"said|says|say|saying|told|tells|wrote|writes|written|posted|post
               r"escribi(?:ó|o)|seg(?:ú|u)n|laut|selon")
 
 #: A clause that ends by naming whose words it is ("…, said the vendor"): someone else's claim.
-REPORTED_TAIL = re.compile(rf"[,\u2014\u2013-]\s*(?:\w+\s+){{0,3}}?(?:{_REPORTING}|per)\b", re.I)
-
-#: A sentence besides the requests that gives someone else's words ("Bob says", "My colleague
-#: asked me to pass this on"): unless the speaker is the person ("I said", "as we wrote").
-REPORTED = re.compile(rf"(?:^|\s)(\S+)\s+(?:{_REPORTING})\b", re.I)
-FIRST_PERSON = frozenset({"i", "we", "i've", "we've", "i'd", "we'd", "as", "ich", "wir", "je", "j'ai", "nous", "yo",
-                          "nosotros", "i'm", "we're"})
-
-#: A sentence besides the requests that names where what follows comes from ("From the vendor",
-#: "Source: the wiki", "via Slack").
-ATTRIBUTION = re.compile(r"^(?:from|per|via|source|credit|h/t|cc|fwd?|quoting|von|de\s+la\s+part|desde|de\s+parte)\b", re.I)
+REPORTED_TAIL = re.compile(rf"(?:[,\u2014\u2013]|\s-)\s*(?:\w+\s+){{0,3}}?(?:{_REPORTING}|per)\b", re.I)
 
 #: Anywhere in a message, these take back, mock or suppose what it says: nothing in it is stamped,
 #: nor an earlier request when a later message of the person's holds one (``forget that``).
@@ -152,20 +163,6 @@ ABOUT_A_PASTE = re.compile(
     r"r(?:é|e)sum(?:e|é|ez)|tradui[st]\w*|ci-dessous|ci-dessus|suivant\w*|selon\s+|citation|"
     r"resum(?:e|i|ir)\w*|traduc\w*|a\s+continuaci(?:ó|o)n|abajo|arriba|seg(?:ú|u)n\s+|cita"
     r")(?![\w])", re.I)
-
-#: A sentence of the message besides its requests that narrows or conditions them ("… But only on
-#: staging.", "Only for now."): the requests of that message are not read.
-QUALIFIERS = re.compile(
-    r"^(?:not|never|no|only|just|except|unless|but)\b|(?<![\w-])(?:but|only|unless|except|excluding|though|although|"
-    r"however|if|whenever|as\s+long\s+as|provided|for\s+now|temporar\w*|until|apart\s+from|aside\s+from|"
-    r"aber|nur|au(?:ß|ss)er|wenn|falls|solange|vor(?:ü|ue)bergehend|mais|seulement|sauf|sinon|pero|solo|s(?:ó|o)lo|"
-    r"excepto|salvo|aunque|mientras)(?![\w-])", re.I)
-
-#: In a message after a request, these correct or take back what was asked ("actually we use yarn
-#: now"): the earlier requests are not read.
-CORRECTIONS = re.compile(
-    r"(?<![\w])(?:actually|correction|i\s+was\s+wrong|i\s+meant|not\s+anymore|no\s+longer|eigentlich|korrektur|"
-    r"doch\s+nicht|en\s+fait|en\s+realidad|correcci(?:ó|o)n|me\s+equivoqu(?:é|e))(?![\w])", re.I)
 
 #: A sentence that is only one of these takes back the one before it ("Skipping CI is fine. Not.").
 TAKEN_BACK = re.compile(r"^(?:not|nope|no|nah|nicht|nein|non|pas|ne)\W*$", re.I)

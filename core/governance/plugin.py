@@ -14,7 +14,8 @@ Codes (``contracts/ompkeep-store.md`` §4.11 where the contract names them):
 - ``unexplained_record_lines`` (warning): record lines no applied patch explains (``commonkeep audit``).
 - ``apply_unfinished`` (warning): an interrupted apply's journal is waiting to be finished.
 - ``forged_stamp`` (error): an inbox line claims a stamp the stamp journal does not bind to it;
-  ``ticked_op`` (error): an op of a waiting patch was marked selected by hand; ``stamp_journal``
+  ``ticked_op`` (error): an op of a waiting patch was marked selected by hand; ``edited_op`` (error):
+  an op's ``edited`` block no person made, or a record its candidate does not make; ``stamp_journal``
   (error): a journal line that does not verify, or a key that is not private
   (:mod:`commonkeep.patches.stamp_audit`, also in ``commonkeep audit``).
 """
@@ -128,7 +129,8 @@ def commonkeep_doctor_checks(root: str) -> list[dict[str, Any]]:
 
     found_audit = audit(lay.root)
     unexplained = found_audit.problems
-    codes = {"forged": "forged_stamp", "ticked": "ticked_op", "journal": "stamp_journal", "apply": "forged_apply_journal"}
+    codes = {"forged": "forged_stamp", "ticked": "ticked_op", "edited": "edited_op", "journal": "stamp_journal",
+             "apply": "forged_apply_journal"}
     for kind, code in codes.items():  # one finding a kind, the first five named (``commonkeep audit`` lists them all)
         some = [s for s in found_audit.stamps if s.kind == kind]
         if some:

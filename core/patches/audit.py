@@ -210,9 +210,12 @@ def apply_edited(root: Path | str, ref: str, *, role: str | None, actor: str | N
         if answer not in ("y", "yes"):
             raise BadInput("not confirmed; nothing was applied")
     when = now_iso()
+    from commonkeep.gate import stamps
+
     for op in edited:
         op["edited"] = {"by": actor or _actor(), "role": role, "via": "apply --edited", "at": when,
                         "sha256": sha256(str(statement_of(op)))}
+        stamps.record_edit(root, str(patch["patch_id"]), str(op["op_id"]), op["edited"]["sha256"])  # a person confirmed it
     write_patch(layout, patch)
     ids = [str(op["op_id"]) for op in patch["ops"] if op.get("default_selected") or op in edited]
     return apply_patch(root, patch["patch_id"], role=role, op_ids=ids)

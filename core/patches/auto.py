@@ -86,6 +86,9 @@ def held_reasons(prop: Proposal, applied: list[str], *, threshold: float, policy
 
 def _why_held(cand: dict[str, Any], ops: list[dict[str, Any]], pending: bool, waiting: bool, *, threshold: float,
               policy: str, writer_role: str | None, prop: Proposal, skipped: dict[str, str], root: Any = None) -> str:
+    prov = cand.get("provenance")
+    if isinstance(prov, dict) and prov.get("requeued_by"):  # its stamp was withdrawn when a person undid its decision
+        return next((r for op in ops for r in str(op.get("reason") or "").split("; ") if "undid" in r), NOT_STAMPED)
     if stamped_trust(cand, writer_role, root) is None:
         return NOT_STAMPED
     if cand.get("poisoning_risk") in ("medium", "high"):

@@ -197,14 +197,18 @@ def apply_patch(root: Path | str, ref: str | Row, *, role: str | None, op_ids: l
     from commonkeep.gate.agent_shell import refuse_inside_agent
 
     refuse_inside_agent("ratifying" if ratify else "applying a patch")
-    return apply_selected_by_policy(root, ref, role=role, op_ids=op_ids, ratify=ratify, wait=wait, fire_hooks=fire_hooks)
+    return apply_selected_by_policy(root, ref, role=role, op_ids=op_ids, ratify=ratify, wait=wait, fire_hooks=fire_hooks,
+                                    recheck=False)
 
 
 def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | None, op_ids: list[str] | None = None,
-                             ratify: bool = False, wait: float | None = None, fire_hooks: bool = True) -> ApplyResult:
+                             ratify: bool = False, wait: float | None = None, fire_hooks: bool = True,
+                             recheck: bool = True) -> ApplyResult:
     """:func:`apply_patch` without the agent-shell refusal, for the ops a policy chose, not a person:
     ``auto_curate`` (only what ``commonkeep.gate.autoapply`` lets apply itself) and ``share sync``'s
-    deletion of records rejected for poisoning elsewhere. Never call it with a person's choice."""
+    deletion of records rejected for poisoning elsewhere. Never call it with a person's choice.
+    ``recheck``: the chosen ops' stamps are checked again under the lock, against the inbox as apply
+    reads it (``stamp_audit.ticked_ops``): a file changed since the policy chose is not applied."""
     require_writer("ratify" if ratify else "apply", role, root)
     store = Store(root)
     layout = store.ensure()
@@ -217,7 +221,8 @@ def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | No
         if mine is not None:
             result = mine
         else:
-            result = _apply_decided(store, patch, path, in_place, op_ids=op_ids, ratify=ratify, cleaned=cleaned)
+            result = _apply_decided(store, patch, path, in_place, op_ids=op_ids, ratify=ratify, cleaned=cleaned,
+                                    recheck=recheck)
         result.recovered_lock = got.recovered_from
         result.finished_applies = [str(r.patch["patch_id"]) for r in resumed if r is not mine]
         from commonkeep.patches.after_apply import deferring
@@ -251,7 +256,7 @@ def _render(layout: Layout, result: ApplyResult, *, resumed: bool) -> list[Path]
 
 
 def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_ids: list[str] | None,
-                   ratify: bool, cleaned: tuple[Row, list[str]] | None = None) -> ApplyResult:
+                   ratify: bool, cleaned: tuple[Row, list[str]] | None = None, recheck: bool = False) -> ApplyResult:
     """Decide every selected op, journal the decision, then write it (under the writer lock)."""
     layout = store.layout
     if patch["status"] == "applied":
@@ -279,7 +284,7 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     from commonkeep.patches.waiting import candidates_for
 
     st = _State(store, str(patch["patch_id"]), cands=candidates_for(store.root, patch), by_id=reads_by_id(patch, selected))
-    ticked = ticked_ops(store.root, patch, selected - done_before, st.cands) if op_ids is None else {}  # edited into the file
+    ticked = ticked_ops(store.root, patch, selected - done_before, st.cands) if op_ids is None or recheck else {}  # edited in
     selected -= set(ticked)
     vetted = refusals(layout.root, patch, selected - done_before, unsaved=not path.exists(), cands=st.cands)
     # step 1: the explanation exists before any canonical byte changes (a patch already in its

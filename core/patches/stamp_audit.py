@@ -9,8 +9,12 @@ gate (``docs/security.md``):
   its exact text and this root; a ``stamped_by`` no adapter sets counts as a claim too. Each
   names the patches' ops that used the candidate;
 - ``ticked``: an op of a waiting patch commonkeep's curator wrote, marked ``default_selected``, that
-  curation never selects (a change of memory from a candidate without a bound stamp): the file was
-  edited. ``apply`` without ``--ops`` skips it (``commonkeep.patches.patch``);
+  curation never selects (a change of memory from a candidate without a bound stamp; a supersede, a
+  contest, an L1 add or a changed statement, which wait for a person whoever stamped them): the file
+  was edited. ``apply`` without ``--ops`` skips it (``commonkeep.patches.patch``);
+- ``edited``: an op's ``edited`` block (a person's edit, ``patches.verify``) the journal does not hold,
+  and an op whose record's scope, layer, tags, conditions or evidence are not what its candidate
+  makes, with no bound edit: the patch file was changed; ``apply`` refuses it;
 - ``journal``: lines of the journal whose MAC does not verify, and a key that is not private;
 - ``apply``: an apply journal (``runtime/journal/*.apply``) that ``apply`` did not write: the next
   writer would have run it, writing records unseen; it is refused (``apply_journal.read``).
@@ -37,7 +41,7 @@ CONTENT_OPS = ("add", "update", "supersede", "add_exception", "contest")
 class StampProblem:
     """One line or op a stamp journal does not explain."""
 
-    kind: str  # forged | ticked | journal | apply
+    kind: str  # forged | ticked | edited | journal | apply
     file: str
     line: int
     candidate: str
@@ -78,6 +82,20 @@ def _patches(lay: Any) -> list[tuple[str, Row]]:
     return out
 
 
+def never_selected(op: Row) -> str | None:
+    """Why curation never marks ``op`` selected whatever its candidate's stamp (``curate``: these wait
+    for a person), else ``None``."""
+    kind = op.get("op")
+    if kind in ("supersede", "contest"):
+        return f"a {kind} of an existing record"
+    if kind == "update" and "statement" in (op.get("updates") or {}):
+        return "a change of an existing record's statement"
+    body = op.get("record") if kind == "add" else None
+    if isinstance(body, dict) and body.get("layer") == "L1":
+        return "an L1 identity record (needs commonkeep ratify)"
+    return None
+
+
 def ticked_ops(root: Any, patch: Row, selected: set[str], cands: dict[str, Row]) -> dict[str, str]:
     """Of the ``selected`` ops of ``patch`` (applied without ``--ops``), those a person did not choose
     and curation never selects: in a patch commonkeep's curator wrote, an op that changes memory for a
@@ -91,11 +109,43 @@ def ticked_ops(root: Any, patch: Row, selected: set[str], cands: dict[str, Row])
     out = {}
     for op in patch["ops"]:
         oid, cid = str(op.get("op_id")), str(op.get("candidate_id") or "")
-        if oid in selected and op.get("op") in CONTENT_OPS and cid and stamped_trust(cands.get(cid, {}), writer, root) is None:
-            out[oid] = (f"marked selected in the patch file, but its candidate {cid} carries no bound stamp, so curation "
-                        "never selected it (the file was edited?); a person applies it by naming it: "
-                        f"commonkeep apply {patch['patch_id']} --ops {oid}")
+        if oid not in selected or op.get("op") not in CONTENT_OPS or not cid or cands.get(cid, {}).get("status") != "new":
+            continue  # an op of a decided candidate is refused as stale
+        never = never_selected(op)
+        if never is not None or stamped_trust(cands.get(cid, {}), writer, root) is None:
+            why = (f"it is {never}, which waits for a person" if never else
+                   f"its candidate {cid} carries no bound stamp")
+            out[oid] = (f"marked selected in the patch file, but {why}, so curation never selected it (the file was "
+                        f"edited?); a person applies it by naming it: commonkeep apply {patch['patch_id']} --ops {oid}")
     return out
+
+
+def _unbound_edit(root: Any, pid: str, op: Row, cands: dict[str, Row], unapplied: bool) -> str | None:
+    """Why ``op`` of patch ``pid``, not applied (waiting, or refused), was changed by hand: an ``edited``
+    block no person made, or a record its candidate does not make without one (``patches.verify``);
+    ``None`` when it is as written. An applied op is left to the record lines' audit: its edit may be
+    another machine's (``share sync``), its candidate changed since (an undo gives it a new record id)."""
+    from commonkeep.gate import stamps
+    from commonkeep.patches.verify import record_differences, sha256, statement_of
+
+    if op.get("op") not in CONTENT_OPS or not unapplied:
+        return None  # an applied op may come from another machine's patch (``share sync``), whose journal it is in
+    edit = op.get("edited")
+    statement = statement_of(op)
+    if isinstance(edit, dict):
+        if statement is not None and stamps.edit_bound(root, pid, str(op.get("op_id")), sha256(statement)):
+            return None
+        return ("its `edited` block is not in the stamp journal for this statement: no person made this edit (the "
+                "patch file was written by hand); apply refuses it")
+    cand = cands.get(str(op.get("candidate_id") or ""))
+    if cand is None or DELETED in str(cand.get("text", "")):
+        return None
+    differs = record_differences(op, cand)
+    if differs:
+        return (f"its record's {', '.join(differs)} {'is' if len(differs) == 1 else 'are'} not what its candidate makes, "
+                "and no person recorded an edit: "
+                "the patch file was changed; apply refuses it")
+    return None
 
 
 def _unbound_applies(lay: Any) -> list[StampProblem]:
@@ -142,13 +192,22 @@ def stamp_problems(lay: Any) -> list[StampProblem]:
         words = _claim_words(row, writer)
         if words is None or (claim is not None and stamps.holds(lay.root, row, *claim)):
             continue
+        revoked = stamps.revoked(lay.root, row)
+        prov = row.get("provenance")
+        if revoked and (row.get("status") != "new" or (isinstance(prov, dict) and prov.get("requeued_by"))):
+            continue  # a person decided on it: its stamp was withdrawn then, and its line says so
         line = read.line_nos[n] if n < len(read.line_nos) else n + 1
-        forged[cid] = StampProblem("forged", lay.rel(lay.inbox), line, cid,
-                                   f"claims {words}, but the stamp journal does not bind it to this candidate's id and "
-                                   "text in this root: forged or copied (or set before stamps were bound); it earns nothing")
+        why = (f"claims {words} and waits again, but a person decided on it (rejected it, or undid its decision): the "
+               "line was set back by hand; it earns nothing" if revoked else
+               f"claims {words}, but the stamp journal does not bind it to this candidate's id and what its record is "
+               "made of (text, folder, layer, tags, conditions) in this root: forged, copied or edited since (or set "
+               "before stamps were bound); it earns nothing")
+        forged[cid] = StampProblem("forged", lay.rel(lay.inbox), line, cid, why)
     for rel, doc in _patches(lay):
         pid = str(doc.get("patch_id") or rel)
         waiting = {id(op) for op in waiting_in(doc)}
+        done = doc.get("applied_ops")
+        applied = {str(o) for o in done} if isinstance(done, list) else set()
         curated = doc.get("generated_by") == "curator" and "_ck" in pid
         for op in doc["ops"]:
             if not isinstance(op, dict):
@@ -156,12 +215,20 @@ def stamp_problems(lay: Any) -> list[StampProblem]:
             cid = str(op.get("candidate_id") or "")
             if cid in forged:
                 forged[cid].ops.append(f"{pid} {op.get('op_id')}")
-            if (curated and id(op) in waiting and op.get("default_selected") is True and op.get("op") in CONTENT_OPS
-                    and cid and stamped_trust(cands.get(cid, {}), writer, lay.root) is None):
+            never = never_selected(op)
+            unapplied = id(op) in waiting or str(op.get("op_id")) not in applied  # still waiting, or refused when applied
+            if (curated and unapplied and op.get("default_selected") is True and op.get("op") in CONTENT_OPS
+                    and cid and (never or stamped_trust(cands.get(cid, {}), writer, lay.root) is None)):
+                why = f"it is {never}" if never else "its candidate carries no bound stamp"
                 out.append(StampProblem("ticked", rel, 0, cid,
-                                        f"{op.get('op_id')} ({op.get('op')}) is marked selected, but its candidate carries "
-                                        "no bound stamp, so curation never selects it: the patch file was edited; "
+                                        f"{op.get('op_id')} ({op.get('op')}) is marked selected, but {why}, so curation "
+                                        "never selects it: the patch file was edited; "
                                         f"`commonkeep apply {pid}` skips it unless a person names it with --ops"))
+            edited = _unbound_edit(lay.root, pid, op, cands, unapplied)
+            if edited:
+                body = op.get("record") if op.get("op") == "add" else op.get("to_record")
+                rid = f" {body.get('id')}" if isinstance(body, dict) and body.get("id") else ""
+                out.append(StampProblem("edited", rel, 0, cid, f"{op.get('op_id')} ({op.get('op')}{rid}): {edited}"))
     out[:0] = list(forged.values())
     out += _unbound_applies(lay)
     book = stamps.book()

@@ -227,4 +227,18 @@ def reject(root: Path | str, ids: list[str], *, reason: str, role: str | None, i
         raise BadInput(f"no pending candidate {', '.join(missing)}", hint="list the queue with `commonkeep review --list`")
     ops = [{"op_id": "", "op": "reject_candidate", "candidate_id": cid, "reason": redact(reason).text, "risk": "low",
             "default_selected": True} for cid in ids]
+    _revoke_stamps(root, [c for c in rows if str(c.get("id")) in set(ids)])  # first: no window where it still counts
     return apply_patch(root, _manual_patch(ops, f"reject {', '.join(ids)}", role), role=role)
+
+
+def _revoke_stamps(root: Path | str, rows: list[Row]) -> None:
+    """A person rejected these candidates: the stamps they claim never count again (``stamps.record_revoke``),
+    so a line set back to ``new`` by a file tool applies nothing by itself."""
+    from commonkeep.gate import stamps
+    from commonkeep.gate.autoapply import claimed_stamp
+    from commonkeep.gate.writer import configured_writer_role
+
+    writer = configured_writer_role(root)
+    stamped = [str(c.get("id")) for c in rows if claimed_stamp(c, writer) is not None]
+    if stamped:
+        stamps.record_revoke(root, stamped)

@@ -181,6 +181,9 @@ def undo(root: Path | str, ids: list[str], *, role: str | None, reason: str = ""
         applied, pid = [], str(patch["patch_id"])
     done = Undone(pid, found, applied=applied)
     back = {o.candidate_id for o in found}
+    from commonkeep.gate import stamps
+
+    stamps.record_revoke(root, sorted(back))  # before the requeue: what a person undid waits for a person
 
     def requeue(rows: list[Row]) -> list[Row]:
         out = []

@@ -90,6 +90,16 @@ async def _plain(send: Send, status: int, text: str, extra: list[tuple[bytes, by
     await send({"type": "http.response.body", "body": body})
 
 
+def _from_an_agent(scope: Scope) -> str | None:
+    """Why this request is refused: it changes something and the process that sent it runs inside an
+    agent (``commonkeep.gate.peer``); a decision is a person's, not a tool's."""
+    if scope.get("method") in ("GET", "HEAD"):
+        return None
+    from commonkeep.gate.peer import refusal
+
+    return refusal(str(scope.get("method")), scope.get("client"), scope.get("server"))
+
+
 class Guard:
     """ASGI middleware: Host check, token check (cookie, header or one-time ``?token=``), headers."""
 
@@ -136,6 +146,9 @@ class Guard:
         if not (self.keys.token_ok(cookie) or self.keys.token_ok(headers.get("x-commonkeep-token"))):
             await _plain(send, 403, "403: this commonkeep server needs its token. Open the URL it printed at start "
                                     "(http://HOST:PORT/?token=...), or send the X-Commonkeep-Token header.")
+            return
+        if (why := _from_an_agent(scope)) is not None:
+            await _plain(send, 403, f"403: {why}.")
             return
 
         async def with_headers(message: MutableMapping[str, Any]) -> None:

@@ -348,9 +348,10 @@ def guard_tool_call(profile: HermesProfile, tool_name: str = "", args: Any = Non
 
 def register(ctx: Any) -> None:
     """Hermes entry point (``hermes_agent.plugins`` group)."""
-    from commonkeep.gate.agent_shell import set_mark
+    from commonkeep.gate.agent_shell import set_kernel_mark, set_mark
 
     set_mark("hermes")  # first: every child of this process (terminal, code tools) inherits it
+    set_kernel_mark()  # and the mark no child can shed (its hard limit of file locks; agent_shell)
     profile = current_profile()
     try:
         pin_root_env(profile)

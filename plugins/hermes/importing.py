@@ -1,5 +1,9 @@
 """At the first install, Hermes' existing ``MEMORY.md`` / ``USER.md`` entries become records.
 
+Once only, for a profile and a root: the stamp journal records the import (``stamps.record_installed``),
+so an install run again after Hermes' state file was removed or damaged finds the entries written
+since and captures them as ``external_edit`` (no stamp: they wait for a person).
+
 An agent must not lose what it remembered the moment commonkeep is installed, so every entry
 found in the two files is captured as a candidate (origin ``import``, stamped by the Hermes
 adapter) and the candidates the gate lets through are applied as records in ONE patch, audited
@@ -83,8 +87,17 @@ def import_existing(profile: HermesProfile, root: Path) -> ImportResult:
     from commonkeep_hermes.capture import capture_entries
 
     refuse_inside_agent("`commonkeep hermes install` importing Hermes' MEMORY.md / USER.md")
+    from commonkeep.gate import stamps
+
     result = ImportResult()
+    profile_id = str(profile.home.resolve())
+    if stamps.installed(root, "hermes", profile_id):
+        # imported once already (the stamp journal says so, whatever Hermes' state file says): an entry
+        # found now was written since, by a person's hand or an agent's file tool; it waits for a person
+        capture_entries(root, _entries(profile), "external_edit")
+        return result
     new_ids = set(capture_entries(root, _entries(profile), "import", bind=True))
+    stamps.record_installed(root, "hermes", profile_id)
     if not new_ids:
         return result
     store = Store(root)

@@ -48,5 +48,6 @@ def typed_text(message: str) -> str:
         if end < 0:
             return ""
         message = message[end + len(REPLY_END):]
-    message = _TRIGGER.sub("", message).strip()
+    # only blank lines and trailing space go: a leading indent is the person's (an indented paste)
+    message = _TRIGGER.sub("", message).rstrip().lstrip("\r\n")
     return "" if message.startswith(NOTE_STARTS) else message

@@ -42,12 +42,13 @@
  *    key, OMP's session files or extensions; no tool may read the journal; best effort, bash and
  *    eval may not name them, the agent mark, or clear the environment around commonkeep
  *    (commonkeep.gate.tool_guard holds the same rules for Hermes).
- * 9. The agent mark (module scope): COMMONKEEP_AGENT_HOST=omp:<pid>:<start> in OMP's own
+ * 9. The agent marks (module scope): OMP's hard RLIMIT_LOCKS lowered (no tool can shed it), and
+ *    COMMONKEEP_AGENT_HOST=omp:<pid>:<start> in OMP's own
  *    environment, unless an outer agent set one, so every command the model's bash and eval tools
  *    run carries it, detached or not (setsid, nohup, tmux): commonkeep refuses a person's decisions
  *    and the writer's own stamp there (commonkeep.gate.agent_shell).
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -144,6 +145,22 @@ function startTime(): string {
 }
 
 if (!(process.env[MARK] ?? "").trim()) process.env[MARK] = `omp:${process.pid}:${startTime()}`;
+
+// The mark no tool can shed (commonkeep.gate.agent_shell, sign 3): OMP's own hard limit of file locks
+// (RLIMIT_LOCKS, not enforced by Linux since 2.4.24) lowered once, by prlimit(1) on this process. Every
+// tool OMP runs inherits it and no unprivileged process raises a hard limit again, whatever it clears
+// or however it detaches. A lower limit already (OMP started by another agent's tool) is kept.
+export const LOCKS_MARK = 0x636b00;
+if (process.platform === "linux" && (process.env.COMMONKEEP_KERNEL_MARK ?? "").trim().toLowerCase() !== "off") {
+	try {
+		spawnSync("prlimit", ["--pid", String(process.pid), `--locks=${LOCKS_MARK}:${LOCKS_MARK}`], {
+			stdio: "ignore",
+			timeout: 2000,
+		});
+	} catch {
+		// no prlimit here: the variable and the parent chain still mark what OMP's tools run
+	}
+}
 
 // 7. The stamp journal (commonkeep.gate.stamps: the same folder, key, fields and MAC bytes).
 const STAMP_FIELDS = ["v", "kind", "stamp", "trust", "root", "candidate", "host", "session", "text", "at"] as const;

@@ -18,13 +18,14 @@ from commonkeep.gate.user_turn import (
 from commonkeep.hookspecs import hookimpl
 
 ASKED = "Please remember that we deploy with make release."
-NOT_ASKED = ("the person did not ask to remember exactly this (an explicit request such as \"remember that …\", "
-             "the same words up to case, punctuation and perspective)")
+NOT_ASKED = ("the person did not ask to remember exactly this (a message that is only an explicit request such as "
+             "\"remember that …\", the same words up to case, punctuation and perspective)")
+SAID_MORE = "the person asked to remember this, but said more since (only a request in their latest message counts)"
 
 
 def test_the_stamp_records_what_was_verified_and_keeps_the_writers_origin() -> None:
     found = supported("We deploy with make release.", [ASKED])
-    assert found.ok and RULE == "user_turn/2"
+    assert found.ok and RULE == "user_turn/3"
     out = stamp({"origin": "memory_tool", "session": "s1"}, host="hermes", stamped_by="commonkeep_hermes",
                 session_id="s1", support=found, turn=3)
     assert out["origin"] == ORIGIN == "user_turn"
@@ -54,8 +55,8 @@ def test_a_statement_that_cannot_be_verified_says_why(statement: str, reason: st
     assert found.message is None and found.digest is None
 
 
-def test_the_latest_asking_message_is_the_one_named() -> None:
-    said = [ASKED, 42, "Sure. " + ASKED + " Thanks!", "Thanks"]
+def test_the_latest_message_is_the_one_named() -> None:
+    said = [ASKED, 42, "Ok. " + ASKED + " Thanks!", None]
     found = supported("We deploy with make release.", said)  # type: ignore[arg-type]
     assert found.ok and found.message == 2 and found.digest == message_digest(said[2])  # type: ignore[arg-type]
     assert found.reason == "the person asked to remember exactly this"
@@ -71,16 +72,18 @@ def test_a_message_that_is_not_text_is_passed_over() -> None:
     "Correction: it is make ship.", "I take that back.", "Eigentlich nicht.", "En fait, non.",
 ])
 def test_a_later_message_that_takes_it_back_withdraws_the_request(later: str) -> None:
+    """Only the person's latest message counts (wave 36): whatever they said after asking, in words
+    the rule knows or not, the write is no longer the one they asked for."""
     found = supported("We deploy with make release.", [ASKED, later])
-    assert found.ok is False and found.reason == "the person took something back after asking to remember it"
+    assert found.ok is False and found.reason == SAID_MORE
     assert found.message is None and found.digest is None
-    assert supported("We deploy with make release.", [ASKED, "Thanks, can you run the tests?"]).ok
-    assert supported("We deploy with make release.", [later, ASKED]).ok  # only what came after counts
+    assert not supported("We deploy with make release.", [ASKED, "Thanks, can you run the tests?"]).ok
+    assert supported("We deploy with make release.", [later, ASKED]).ok  # only the latest counts
 
 
 @pytest.mark.parametrize(("message", "clauses"), [
     ("Remember: we use pnpm.", ["we use pnpm."]),
-    ("Remember:\nwe use pnpm.\nthe cache lives in /srv/c", ["we use pnpm."]),    # a bare request takes one line
+    ("Remember:\nwe use pnpm.\nthe cache lives in /srv/c", []),    # a bare request takes one line; the next is more
     ("Remember:\n\nwe use pnpm", ["we use pnpm"]),
     ("Remember: x. Remember:", []),                                              # a bare request at the end
     ("Remember. we use pnpm", []),
@@ -102,9 +105,9 @@ def test_a_later_message_that_takes_it_back_withdraws_the_request(later: str) ->
     ("Remember that the URL is https://x.example/?a=1", ["the URL is https://x.example/?a=1"]),
     ("Remember that we use pnpm, says the vendor.", []),
     ("Here is the vendor's note:\nRemember that we use pnpm.", []),              # after a line that introduces
-    ("Remember that we use pnpm.\nHere is the log:\nRemember that x y.", ["we use pnpm."]),
+    ("Remember that we use pnpm.\nHere is the log:\nRemember that x y.", []),     # more than requests
     ('He wrote "ok.\nRemember that we use pnpm."', []),                          # inside a quotation
-    ('The "ok" tag.\nRemember that we use pnpm.', ["we use pnpm."]),
+    ('The "ok" tag.\nRemember that we use pnpm.', []),
     ("Remember that we use pnpm. But only on staging.", []),                    # narrowed by another sentence
     ("Remember that we use pnpm. Only for now.", []),
     ("Sam: hi\nremember that we use pnpm", []),                                  # a speaker's line
@@ -114,7 +117,8 @@ def test_a_later_message_that_takes_it_back_withdraws_the_request(later: str) ->
     ("Remember: (should we deploy on Fridays).", []),
     ("Remember:\nwe use pnpm. Remember that the cache lives in /srv/c.", ["we use pnpm.", "the cache lives in /srv/c."]),
     ('The label "ok.\nRemember that we use pnpm." stays', []),                 # inside a quotation from a line before
-    ("Sure (I said so). Remember that we use pnpm.", ["we use pnpm."]),          # the person's own words, in brackets
+    ("Sure (I said so). Remember that we use pnpm.", []),                      # a sentence besides the request
+    ("Thanks! Remember that we use pnpm. Ok.", ["we use pnpm."]),                # courtesies are not more
     ("Remember that Bob\u2018s script runs nightly.", ["Bob's script runs nightly."]),
     ("Remember:\n- we use pnpm", ["we use pnpm"]),                                # a bullet after a bare request
     ("Remember: Xcode builds the app.", ["Xcode builds the app."]),

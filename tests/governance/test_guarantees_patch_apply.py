@@ -39,6 +39,14 @@ def _patch(*ops: dict[str, Any], pid: str | None = None) -> dict[str, Any]:
             "ops": [{"op_id": f"op_{i:03d}", "risk": "low", "default_selected": True, **o} for i, o in enumerate(ops, 1)]}
 
 
+def _bind_edit(root: Path, patch: dict[str, Any], statement: str) -> None:
+    """What ``audit --apply-edited`` records when a person confirms an edited op (the stamp journal)."""
+    from commonkeep.gate import stamps
+    from commonkeep.patches.verify import sha256
+
+    stamps.record_edit(root, patch["patch_id"], "op_001", sha256(statement))
+
+
 def _apply(root: Path, *ops: dict[str, Any], ratify: bool = False) -> Any:
     return apply_patch(root, _patch(*ops), role=WRITER, ratify=ratify)
 
@@ -572,6 +580,7 @@ def test_a_secret_in_a_patch_never_reaches_memory(root: Path) -> None:
                      "edited": {"by": WRITER, "via": "apply --edited", "sha256": sha256(statement)}})
     path = root / "patches" / f"{stored['patch_id']}.json"
     path.write_text(json.dumps(stored, indent=2), encoding="utf-8")
+    _bind_edit(root, stored, statement)  # as `audit --apply-edited` records it
     res = apply_patch(root, stored["patch_id"], role=WRITER)
     assert handed.applied == res.applied == ["op_001"]
     assert token not in (root / L2).read_text(encoding="utf-8")
@@ -611,6 +620,7 @@ def test_the_patch_that_explains_a_change_is_written_before_memory_is(root: Path
                      "edited": {"by": WRITER, "via": "apply --edited", "sha256": sha256(statement)}})
     stored_path = root / "patches" / f"{stored['patch_id']}.json"
     stored_path.write_text(json.dumps(stored, indent=2), encoding="utf-8")
+    _bind_edit(root, stored, statement)
     outside = tmp_path / "elsewhere.json"
     outside_patch = _patch({"op": "contest", "target_id": "mem_a"})
     outside.write_text(json.dumps(outside_patch, indent=2), encoding="utf-8")
@@ -726,6 +736,7 @@ def test_apply_says_which_secrets_it_redacted_from_the_patch(root: Path, capsys:
     stored = _patch({"op": "add", "record": make_record("mem_b", statement),
                      "edited": {"by": WRITER, "via": "apply --edited", "sha256": sha256(statement)}})
     (root / "patches" / f"{stored['patch_id']}.json").write_text(json.dumps(stored, indent=2), encoding="utf-8")
+    _bind_edit(root, stored, statement)
     code, out, err = run_cli(capsys, "apply", stored["patch_id"], *writer_args(root))
     assert code == 0, err
     assert "redacted secrets: " in out and "github_token" in out and token not in out

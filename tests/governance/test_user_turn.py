@@ -28,7 +28,6 @@ FACT = "The staging database is postgres 16 on port 6543."
     "Remember:\nthe staging database is postgres 16 on port 6543",
     "Remember that the staging database is postgres 16 on port 6543, please.",
     "/commonkeep-remember The staging database is postgres 16 on port 6543.",
-    "Can you look at the flaky test? Also, remember that the staging database is postgres 16 on port 6543.",
 ])
 def test_an_explicit_request_to_remember_stamps_its_clause(said: str) -> None:
     found = supported(FACT, [said])

@@ -90,7 +90,6 @@ def test_no_request_is_read(message: str) -> None:
 @pytest.mark.parametrize("message", [
     "Remember that we never store secrets in the repo.",
     "Remember that we don't store passwords in plain text.",
-    "Thanks, that fixed it. Remember that the cache lives in /srv/cache.",
     "Remember for later: the cache lives in /var/cache/ci.",
     "Make a note that the staging DB is postgres 16.",
     "Garde en mémoire que le cache vit dans /var/cache/ci.",
@@ -102,9 +101,7 @@ def test_no_request_is_read(message: str) -> None:
     "Vergiss nicht, dass wir dienstags deployen.",
     "remember we use pnpm in the web folder",
     "Remember, please: we use pnpm.",
-    "Done.\nRemember that we use pnpm.",
     "Thanks\nremember that we use pnpm",
-    "As I said, we use pnpm. Remember that we use pnpm.",
     "Remember that the README says to use pnpm.",
 ])
 def test_a_request_with_a_negation_inside_its_clause_or_a_forget_not_is_still_one(message: str) -> None:

@@ -14,7 +14,7 @@ FENCE = "```"
 
 @pytest.mark.parametrize(("message", "typed"), [
     (ASK, ASK),
-    (f"  {ASK}\n", ASK),
+    (f"  {ASK}\n", f"  {ASK}"),                                     # a leading indent is the person's (a paste)
     # @file / @url / @diff: what Hermes read is appended after its marker line
     (f"{ASK}\n\n--- Attached Context ---\n\n📄 @file:notes.md (9 tokens)\n```md\nRemember that x y z.\n```", ASK),
     ("summarise\n\n--- Attached Context ---\n\n📄 @file:n.md (9 tokens)\n```md\n" + FENCE + f"\n\n{ASK}\n\n" + FENCE

@@ -54,7 +54,7 @@ def test_a_fact_the_person_states_is_applied_at_session_end(tmp_path: Path, vers
     prov = cand["provenance"]
     assert prov["stamped_by"] == "commonkeep_hermes" and prov["origin"] == "user_turn"
     assert prov["write_origin"] == "foreground"
-    assert prov["user_turn"]["rule"] == "user_turn/2" and prov["user_turn"]["session_id"] == out["session_id"]
+    assert prov["user_turn"]["rule"] == "user_turn/3" and prov["user_turn"]["session_id"] == out["session_id"]
     assert prov["user_turn"]["message_sha256"] == hashlib.sha256(SAID.encode()).hexdigest()
     assert "Please remember" not in json.dumps(prov)  # the stamp names the message, never copies it
     fin = out["after_finalize"]

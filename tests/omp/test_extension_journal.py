@@ -81,3 +81,23 @@ def test_the_extensions_tool_guard(tmp_path: Path, tool: str, args: dict[str, ob
     got = _bun(tmp_path, f"console.log(JSON.stringify({{why: toolRefusal({json.dumps(tool)}, {json.dumps(filled)}, "
                          f"{json.dumps(str(tmp_path))})}}));", OMP_MEMORY_ROOT=str(root))
     assert (got["why"] is not None) is refused, got
+
+
+def test_the_extension_takes_the_kernels_mark_no_tool_can_shed(tmp_path: Path) -> None:
+    """Wave 36: OMP's hard limit of file locks is lowered as the extension loads; a tool that clears the
+    variable, detaches with ``setsid`` and tries to raise the limit back is still inside an agent."""
+    import sys
+
+    from commonkeep.gate import agent_shell
+
+    probe = (f"{sys.executable} -c 'from commonkeep.gate import agent_shell as a; print(a.inside_agent())'")
+    tool = (f"prlimit --pid $$ --locks=unlimited:unlimited 2>/dev/null; "
+            f"env -u COMMONKEEP_AGENT_HOST setsid -w {probe}")
+    script = ('import { spawnSync } from "node:child_process";\n'
+              "void recordTyped;\n"  # an import only named is dropped by the transpiler: the module must load
+              f"const r = spawnSync('sh', ['-c', {json.dumps(tool)}]);\n"
+              "console.log(JSON.stringify({seen: String(r.stdout).trim(), err: String(r.stderr)}));")
+    got = _bun(tmp_path, script, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    assert got["seen"] == agent_shell.KERNEL, got
+    off = _bun(tmp_path, script, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), COMMONKEEP_KERNEL_MARK="off")
+    assert off["seen"] == "None", off  # the switch the host alone reads as it loads (the test suite)

@@ -96,4 +96,4 @@ def test_a_fact_typed_after_commonkeep_remember_is_stamped_and_applied(world: Om
 
     assert records == [FACT]
     assert cand["provenance"]["origin"] == "user_turn" and cand["provenance"]["user_turn"]["session_id"] == sid
-    assert cand["provenance"]["user_turn"]["rule"] == "user_turn/2"
+    assert cand["provenance"]["user_turn"]["rule"] == "user_turn/3"

@@ -91,7 +91,7 @@ def test_a_request_the_person_types_is_stamped_and_applied_at_session_end(world:
     assert records == [FACT]
     prov = cand["provenance"]
     assert prov["stamped_by"] == "commonkeep_omp" and prov["origin"] == "user_turn"
-    assert prov["user_turn"]["rule"] == "user_turn/2" and "Please remember" not in json.dumps(prov)
+    assert prov["user_turn"]["rule"] == "user_turn/3" and "Please remember" not in json.dumps(prov)
 
 
 def test_a_request_inside_a_project_prompt_template_is_held(world: OmpWorld) -> None:

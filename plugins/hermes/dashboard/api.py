@@ -1,7 +1,8 @@
 """The Memory tab's API, mounted by Hermes under ``/api/plugins/commonkeep-governance/``.
 
 Hermes' dashboard guards every ``/api/`` route with its session token (sent as a header by the
-SDK's ``fetchJSON``), which also stops cross-site posts. The root is the one this Hermes profile
+SDK's ``fetchJSON``), which also stops cross-site posts. A request that changes something and comes
+from a process inside an agent (its shell, with the token in hand) is refused (``not_from_an_agent``). The root is the one this Hermes profile
 uses (``memory.commonkeep.root``); the role is ``$COMMONKEEP_ROLE`` or ``memory.commonkeep.role``;
 a role other than the writer role sees the queue read-only and its decisions are refused with
 the reason.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from commonkeep.gate.writer import acting_role
@@ -20,7 +21,20 @@ from commonkeep.web import actions, decisions, flow, views
 from commonkeep.web.fingerprint import stamp
 from commonkeep.web.queue import Queue
 
-router = APIRouter()
+
+def not_from_an_agent(request: Request) -> None:
+    """A request that changes something is a person's decision: refused when the process that sent it
+    runs inside an agent (``commonkeep.gate.peer``; the tab's decisions run in Hermes' own process)."""
+    if request.method in ("GET", "HEAD"):
+        return
+    from commonkeep.gate.peer import refusal
+
+    why = refusal(request.method, request.scope.get("client"), request.scope.get("server"))
+    if why is not None:
+        raise HTTPException(403, why)
+
+
+router = APIRouter(dependencies=[Depends(not_from_an_agent)])
 _QUEUES: dict[str, Queue] = {}
 PAGE = 25
 FORGET_REASONS = REASONS  # the reasons `commonkeep forget` takes
