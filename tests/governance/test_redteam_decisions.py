@@ -72,6 +72,22 @@ def world(root: Path, tmp_path: Path) -> dict[str, Any]:
             "record": memory_id_for(decided["id"]), "patch": prop.patch["patch_id"], "op": op, "patched": patched["id"]}
 
 
+def _child_env(tmp: Path, **more: str) -> dict[str, str]:
+    """The environment of a process started under the host's name (``exec -a omp python``): Python then
+    finds no virtual environment from its ``argv[0]``, so the installed packages' ``.pth`` hooks (the
+    editable install's finder of ``commonkeep``) do not run; the package is linked into a folder put
+    first on ``PYTHONPATH``, the rest of this process's path after it."""
+    import commonkeep
+
+    shim = tmp / "import-path"
+    if not shim.exists():
+        shim.mkdir()
+        (shim / "commonkeep").symlink_to(Path(commonkeep.__file__).parent)
+    env = {k: v for k, v in os.environ.items() if k not in ("COMMONKEEP_KERNEL_MARK", "COMMONKEEP_AGENT_HOST")}
+    env.update(PYTHONPATH=os.pathsep.join([str(shim), *(p for p in sys.path if p)]), **more)
+    return env
+
+
 def _fn(w: dict[str, Any], call: str, pop: bool = True, fake: bool = False, detach: bool = True) -> str:
     """``python -c``: the decision function called directly, the mark popped or faked, detached."""
     lines = ["import os", "from commonkeep.gate import agent_shell"]
@@ -183,14 +199,14 @@ def _decided(w: dict[str, Any], kind: str, target: str) -> bool:
 def run_attacks(w: dict[str, Any]) -> dict[str, bool]:
     """Every attack, one after the other, from one agent host's shell (one session); then the detached
     ones get their time (a ``serve`` runs 4 s) before the root is read."""
-    env = {k: v for k, v in os.environ.items() if k not in ("COMMONKEEP_KERNEL_MARK", "COMMONKEEP_AGENT_HOST")}
-    env.update(COMMONKEEP_ROLE=WRITER, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    env = _child_env(w["tmp"], COMMONKEEP_ROLE=WRITER)
     host = w["tmp"] / "host.py"
     host.write_text(HOST, encoding="utf-8")
     todo = attacks(w)
     script = "\n".join(f"( {command} ) >/dev/null 2>&1" for command, _kind, _target in todo.values())
     launch = f"exec -a omp {shlex.quote(sys.executable)} {shlex.quote(str(host))} omp {shlex.quote(script)}"
-    subprocess.run(["bash", "-c", launch], env=env, capture_output=True, timeout=300, check=False)
+    ran = subprocess.run(["bash", "-c", launch], env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert ran.returncode == 0, ran.stderr  # the agent host ran its shell (else no attack was tried at all)
     end = time.monotonic() + 8
     while time.monotonic() < end and not (w["tmp"] / "serve.rc").exists():
         time.sleep(0.2)
@@ -230,8 +246,7 @@ def test_the_review_app_a_person_started_refuses_a_decision_an_agent_sends(world
     """The person runs ``commonkeep serve`` as the writer; the model got its token (off the person's
     terminal): its shell reads the page, takes the form's CSRF token and posts a decision. The app runs
     in the person's process, so the peer that sent the request is what is asked (``gate.peer``)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("COMMONKEEP_KERNEL_MARK", "COMMONKEEP_AGENT_HOST")}
-    env.update(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    env = _child_env(world["tmp"])
     serve = subprocess.Popen([sys.executable, "-m", "commonkeep.cli", "serve", "--root", str(world["root"]), "--role",
                               WRITER, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     try:
@@ -271,8 +286,7 @@ def test_a_decision_over_http_is_refused_when_its_sender_is_inside_an_agent(tmp_
 
     listener = socket.create_server(("127.0.0.1", 0))
     server = listener.getsockname()
-    env = {k: v for k, v in os.environ.items() if k not in ("COMMONKEEP_KERNEL_MARK", "COMMONKEEP_AGENT_HOST")}
-    env.update(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    env = _child_env(tmp_path)
     host = tmp_path / "host.py"
     host.write_text(HOST, encoding="utf-8")
     client = _py(f"import socket, time; s = socket.create_connection({tuple(server)!r}); time.sleep(5)")
