@@ -35,8 +35,10 @@ from commonkeep.gate.literal_rule import _ASKS_BEFORE_NEEDLES as _ASKS_BEFORE_NE
 from commonkeep.gate.literal_rule import RULES as RULES
 from commonkeep.gate.literal_rule import Rule as Rule
 from commonkeep.gate.literal_rule import alternatives as alternatives
+from commonkeep.gate.prefilter import possible
 from commonkeep.gate.trust import NON_DURABLE, TRUST_CLASSES, Risk, max_risk
-from commonkeep.util.normalize import _LEET, _SPLIT, fold, plain, rot13
+from commonkeep.secrets.literals import Literals
+from commonkeep.util.normalize import _B64, _LEET, _SPLIT, _b64, _hex, fold, plain, rot13
 
 
 def _rx(*parts: str) -> Rule:
@@ -238,12 +240,30 @@ def _styled_letters(text: str) -> bool:
     return False
 
 
+# the bits (``prefilter``) of the rules one of which ``_concepts`` needs to match before it reports
+# anything, ``_MD_IMAGE_EXFIL`` aside; known once each of them knows its literals
+_ENTRY_BITS: list[int] = []
+
+
+def _concept_possible(t: str) -> bool:
+    """False only when none of those rules can match ``t``: each knows its literals, and ``t`` holds
+    none of them (one pass of ``prefilter``, which each rule's ``search`` would ask in turn)."""
+    if not _ENTRY_BITS:
+        rules = (_OVERRIDE, _IDENTITY, _SECRECY, _AUTHORITY, _REVEAL, _REMOTE_EXEC, _DISABLE, _TOOL_CALL, _ROLE_MARKER)
+        if not all(r._filtered for r in rules):  # a rule whose literals are not known yet may match anything
+            return True
+        _ENTRY_BITS.append(sum(1 << r._bit for r in rules))
+    return bool(possible(t) & _ENTRY_BITS[0])
+
+
 def _unnegated(rx: Rule, text: str) -> bool:
     """``rx`` matches somewhere not right after a negation ("never print secrets" is a rule, not a leak)."""
     return any(not _NEGATED.search(text[max(0, m.start() - 30): m.start()]) for m in rx.finditer(text))
 
 
 def _concepts(t: str) -> list[tuple[str, Risk]]:
+    if not _concept_possible(t):  # no rule below can match: only the plain expression is left
+        return [("exfiltration_like", "high")] if _MD_IMAGE_EXFIL.search(t) else []
     found: list[tuple[str, Risk]] = []
     if _OVERRIDE.search(t) and _INSTRUCTIONS.search(t) and _PRIOR.search(t):
         found.append(("instruction_like_text", "high"))
@@ -285,7 +305,10 @@ def _assess(text: str) -> tuple[Risk, tuple[str, ...]]:
             reasons.append(code)
         risk = max_risk(risk, level)
 
-    folded = text if _fold_keeps(text) else fold(text)  # most plain ASCII text: fold would return it as it is
+    # most plain ASCII text: fold would return it as it is
+    keeps = _fold_keeps(text)
+    leaves = keeps or _fold_leaves(text)
+    folded = text if leaves else fold(text)
     if _RAW_CONTROL.search(text) or _ESCAPED_CONTROL.search(text):  # a memory has no business steering a terminal
         add("terminal_control_characters", "high" if _OSC.search(text) else "medium")
     if _hidden_characters(text):
@@ -305,9 +328,7 @@ def _assess(text: str) -> tuple[Risk, tuple[str, ...]]:
         for code, level in _concepts(leet):
             add(code, level)
             add("leetspeak", "medium")
-    flipped = rot13(folded)
-    if not _fold_keeps(flipped):
-        flipped = fold(flipped)
+    flipped = _rot13_view(folded, keeps, leaves)
     for code, level in _concepts(flipped) if flipped != folded and _rot13_hint(flipped) else []:
         if level == "high" and code not in reasons and code not in ("role_marker", "tool_call_lookalike"):
             add(code, level)
@@ -341,8 +362,72 @@ def _fold_keeps(text: str) -> bool:
 
 
 def _rot13_hint(text: str) -> bool:
-    low = text.lower()
-    return any(h in low for h in _ROT13_HINTS)
+    """``any(h in text.lower() for h in _ROT13_HINTS)``, in one pass (``literals.Literals``)."""
+    return _ROT13_FINDER.any_in(text.lower())
+
+
+_ROT13_FINDER = Literals(_ROT13_HINTS)
+# what ``fold``'s decoding does to a run of hex digits or of base64 characters: ``True`` when it leaves it
+# as written (a path, a hash, a random token: nearly all); paths and ids repeat, so the answer is kept
+_HEX_KEPT: dict[str, bool] = {}
+_B64_KEPT: dict[str, bool] = {}
+
+
+def _fold_leaves(text: str) -> bool:
+    """True only where ``fold(text) == text``, for texts ``_fold_keeps`` leaves to ``fold`` because of a
+    run of 16 (paths, URLs, hashes): an ASCII text with no letters split by a separator and no entity,
+    percent or backslash escape (``_plain_shape``), each of whose hex and base64 runs ``fold``'s
+    decoding leaves as written (``_runs_kept``). Its first round then changes nothing (``_collapse``
+    finds nothing to join; ``decode_layers`` replaces each run by itself), so ``fold`` returns it."""
+    return _plain_shape(text) and _runs_kept(text)
+
+
+def _plain_shape(text: str) -> bool:
+    return (text.isascii() and "&" not in text and "\\" not in text and text.count("%") < 3
+            and _SPLIT.search(text) is None)
+
+
+# ``normalize._HEX``'s matches are the maximal runs of hex digits of an even length of 16 or more:
+# found as the maximal runs of 16 or more, the odd ones left out (half the time of its look-arounds)
+_HEX_RUN = re.compile(r"[0-9A-Fa-f]{16,}")
+
+
+def _runs_kept(text: str) -> bool:
+    """Whether ``fold``'s decoding leaves each hex and base64 run of ``text`` as written."""
+    for m in _HEX_RUN.finditer(text):
+        run = m.group(0)
+        if len(run) % 2 == 0 and not _kept(_HEX_KEPT, run, m, _hex):
+            return False
+    return all(_kept(_B64_KEPT, m.group(0), m, _b64) for m in _B64.finditer(text))
+
+
+def _kept(memo: dict[str, bool], run: str, m: re.Match[str], decode: Any) -> bool:
+    same = memo.get(run)
+    if same is None:
+        if len(memo) >= 8192:  # texts of every kind: keep it bounded
+            memo.clear()
+        same = memo[run] = decode(m) == run
+    return same
+
+
+# the hints as rot13 writes them: ``h in rot13(t).lower()`` is ``rot13(h) in t.lower()`` for an ASCII ``t``
+_ROT13_WRITTEN = Literals(tuple(rot13(h) for h in _ROT13_HINTS))
+
+
+def _rot13_view(folded: str, keeps: bool, leaves: bool) -> str:
+    """The rot13 view ``_assess`` scores: ``rot13(folded)``, folded unless ``fold`` would leave it as it
+    is; ``folded`` itself where that view holds no hint (``_rot13_hint``), so it is not scored.
+
+    rot13 changes ASCII letters into ASCII letters and nothing else: what ``_fold_keeps`` and
+    ``_plain_shape`` read of an ASCII text (its other characters, its runs of letters, digits and
+    base64 characters, letters split by a separator) is the same in its rot13, so a text ``fold``
+    keeps has a rot13 ``fold`` keeps too (only hex runs differ: ``_runs_kept`` reads them)."""
+    if keeps:  # ``folded`` is the text, and its rot13 keeps too: the hints are looked up in the text
+        return rot13(folded) if _ROT13_WRITTEN.any_in(folded.lower()) else folded
+    flipped = rot13(folded)
+    if leaves and _runs_kept(flipped):
+        return flipped
+    return flipped if _fold_keeps(flipped) or _fold_leaves(flipped) else fold(flipped)
 
 
 def _decoded(raw: str, folded: str) -> bool:
