@@ -37,7 +37,6 @@ from commonkeep.gate.literal_rule import Rule as Rule
 from commonkeep.gate.literal_rule import alternatives as alternatives
 from commonkeep.gate.prefilter import possible
 from commonkeep.gate.trust import NON_DURABLE, TRUST_CLASSES, Risk, max_risk
-from commonkeep.secrets.literals import Literals
 from commonkeep.util.normalize import _B64, _LEET, _SPLIT, _b64, _hex, fold, plain, rot13
 
 
@@ -366,7 +365,28 @@ def _rot13_hint(text: str) -> bool:
     return _ROT13_FINDER.any_in(text.lower())
 
 
-_ROT13_FINDER = Literals(_ROT13_HINTS)
+class _Words:
+    """``any(w in text for w in words)`` in one Aho-Corasick pass (``ahocorasick_rs``, as ``prefilter``;
+    built on first use). Not ``secrets.literals``: scoring does not import the secret rules."""
+
+    __slots__ = ("_automaton", "words")
+
+    def __init__(self, words: tuple[str, ...]) -> None:
+        self.words = words
+        self._automaton: Any = None
+
+    def any_in(self, text: str) -> bool:
+        if self._automaton is None:
+            from ahocorasick_rs import AhoCorasick
+
+            self._automaton = AhoCorasick(list(self.words))
+        try:
+            return bool(self._automaton.find_matches_as_indexes(text))
+        except UnicodeError:  # lone surrogates (bytes that were not UTF-8): a test per word
+            return any(w in text for w in self.words)
+
+
+_ROT13_FINDER = _Words(_ROT13_HINTS)
 # what ``fold``'s decoding does to a run of hex digits or of base64 characters: ``True`` when it leaves it
 # as written (a path, a hash, a random token: nearly all); paths and ids repeat, so the answer is kept
 _HEX_KEPT: dict[str, bool] = {}
@@ -411,7 +431,7 @@ def _kept(memo: dict[str, bool], run: str, m: re.Match[str], decode: Any) -> boo
 
 
 # the hints as rot13 writes them: ``h in rot13(t).lower()`` is ``rot13(h) in t.lower()`` for an ASCII ``t``
-_ROT13_WRITTEN = Literals(tuple(rot13(h) for h in _ROT13_HINTS))
+_ROT13_WRITTEN = _Words(tuple(rot13(h) for h in _ROT13_HINTS))
 
 
 def _rot13_view(folded: str, keeps: bool, leaves: bool) -> str:
