@@ -51,17 +51,20 @@ _STORES: dict[str, tuple[Store, tuple[int, ...]]] = {}
 _STORES_LOCK = threading.Lock()
 
 
+_INBOX_DIRS: dict[str, str] = {}  # root -> its inbox folder (joined once)
+
+
 def _stamp(root: str) -> tuple[int, ...]:
     """What changes when a folder of the root is created, removed, renamed or replaced by a link
     (the root's own entry list), or when the inbox folder's entries change."""
-    out: list[int] = []
-    for p in (root, os.path.join(root, "inbox")):
-        try:
-            st = os.lstat(p)
-        except OSError:
-            return ()
-        out += (st.st_ino, st.st_mtime_ns, st.st_mode)
-    return tuple(out)
+    inbox = _INBOX_DIRS.get(root)
+    if inbox is None:
+        inbox = _INBOX_DIRS[root] = os.path.join(root, "inbox")
+    try:
+        top, box = os.lstat(root), os.lstat(inbox)
+    except OSError:
+        return ()
+    return (top.st_ino, top.st_mtime_ns, top.st_mode, box.st_ino, box.st_mtime_ns, box.st_mode)
 
 
 def store_for(root: Path | str) -> Store:
