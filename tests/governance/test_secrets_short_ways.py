@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from commonkeep.bench.capture import WORKLOADS
-from commonkeep.secrets import _redact_cached, _redact_uncached, context, redact_obj
+from commonkeep.secrets import _redact_cached, _redact_uncached, context, redact_obj, structure
 
 _CARDISH = ["4111 1111 1111 1111", "4111-1111-1111-1111", "5500005555555559", "1", "12", " ", "-", "--", "x", "٣", "١٢٣٤",
             "2026-12-05", "card", "cvv 123"]
@@ -32,6 +32,31 @@ def test_card_digits_on_the_workloads() -> None:
         for text, _ in WORKLOADS[name](600, 3):
             for view in (text, text.lower()):
                 assert context.card_digits(view) == (context.CARD_DIGITS.search(view) is not None)
+
+
+def _seedlike_by_regex(low: str) -> bool:
+    plain = structure._WORD.findall(low)
+    return len(plain) >= structure.SEED_LENGTHS[0] and len(structure.any_list().intersection(plain)) >= 8
+
+
+_SEED_WORDS = sorted(structure.any_list())[::97]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_SEED_WORDS + [" ", "\x00", "1.", "-", "_", ",", "abandon", "zoo", "É", "ábaco"])
+                | st.text(max_size=5), max_size=30).map("".join))
+def test_seedlike_is_the_regex_words(text: str) -> None:
+    low = text.lower()
+    assert structure.seedlike(low) == _seedlike_by_regex(low)
+
+
+def test_seedlike_on_phrases_and_the_workloads() -> None:
+    phrase = " ".join(_SEED_WORDS[:12])
+    texts = [phrase, phrase.replace(" ", "\x00"), "1. " + phrase.replace(" ", " 2) "), phrase[:40]]
+    texts += [text for name in ("mixed", "tokens") for text, _ in WORKLOADS[name](300, 4)]
+    for text in texts:
+        assert structure.seedlike(text.lower()) == _seedlike_by_regex(text.lower()), text
+    assert structure.seedlike(phrase)
 
 
 class _Str(str):
