@@ -51,17 +51,20 @@ _STORES: dict[str, tuple[Store, tuple[int, ...]]] = {}
 _STORES_LOCK = threading.Lock()
 
 
+_INBOX_DIRS: dict[str, str] = {}  # root -> its inbox folder (joined once)
+
+
 def _stamp(root: str) -> tuple[int, ...]:
     """What changes when a folder of the root is created, removed, renamed or replaced by a link
     (the root's own entry list), or when the inbox folder's entries change."""
-    out: list[int] = []
-    for p in (root, os.path.join(root, "inbox")):
-        try:
-            st = os.lstat(p)
-        except OSError:
-            return ()
-        out += (st.st_ino, st.st_mtime_ns, st.st_mode)
-    return tuple(out)
+    inbox = _INBOX_DIRS.get(root)
+    if inbox is None:
+        inbox = _INBOX_DIRS[root] = os.path.join(root, "inbox")
+    try:
+        top, box = os.lstat(root), os.lstat(inbox)
+    except OSError:
+        return ()
+    return (top.st_ino, top.st_mtime_ns, top.st_mode, box.st_ino, box.st_mtime_ns, box.st_mode)
 
 
 def store_for(root: Path | str) -> Store:
@@ -108,9 +111,10 @@ def capture(root: Path | str, text: str, **kwargs: Any) -> Captured:
 def _bind_writer_stamp(store: Store, cand: dict[str, Any], writer: str | None = None) -> str | None:
     """Bind the writer's stamp ``cand`` claims; returns the agent host when it is refused (module doc).
     ``writer``: the root's configured writer role (read here when not given)."""
-    from commonkeep.gate.autoapply import claimed_stamp
+    # the module from its package: ~1 µs less a capture than the name from the module
+    from commonkeep.gate import autoapply
 
-    claim = claimed_stamp(cand, configured_writer_role(store.root) if writer is None else writer)
+    claim = autoapply.claimed_stamp(cand, configured_writer_role(store.root) if writer is None else writer)
     if claim is None:
         return None
     from commonkeep.gate.agent_shell import inside_agent, shell_tool

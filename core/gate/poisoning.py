@@ -31,12 +31,18 @@ from typing import Any
 
 # the rules' machinery (``Rule``: a pattern with its literal prefilter) lives in ``literal_rule``;
 # its names keep importing from here
+from commonkeep.gate.fold_views import _ROT13_HINTS as _ROT13_HINTS
+from commonkeep.gate.fold_views import _fold_keeps as _fold_keeps
+from commonkeep.gate.fold_views import _fold_leaves as _fold_leaves
+from commonkeep.gate.fold_views import _rot13_hint as _rot13_hint
+from commonkeep.gate.fold_views import _rot13_view as _rot13_view
 from commonkeep.gate.literal_rule import _ASKS_BEFORE_NEEDLES as _ASKS_BEFORE_NEEDLES
 from commonkeep.gate.literal_rule import RULES as RULES
 from commonkeep.gate.literal_rule import Rule as Rule
 from commonkeep.gate.literal_rule import alternatives as alternatives
+from commonkeep.gate.prefilter import possible
 from commonkeep.gate.trust import NON_DURABLE, TRUST_CLASSES, Risk, max_risk
-from commonkeep.util.normalize import _LEET, _SPLIT, fold, plain, rot13
+from commonkeep.util.normalize import _LEET, fold, plain
 
 
 def _rx(*parts: str) -> Rule:
@@ -192,12 +198,6 @@ _RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _ESCAPED_CONTROL = re.compile(r"\\(?:x(?:0[0-8bcef]|1[0-9a-f]|7f|[89][0-9a-f])|u00(?:0[0-8bcef]|1[0-9a-f]|7f|[89][0-9a-f])|033|e\[)", re.I)
 _OSC = re.compile(r"(?:\x1b|\x9d|\\x1b|\\u001b|\\033|\\e)\]|\\x9d|\\u009d", re.I)
 _MIXED_WORD = re.compile(r"\b(?=\w*[A-Za-z])(?=\w*[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f\u13a0-\u13ff])\w+\b")
-# words one of the high-risk families needs: the rot13 view of a text is scored only when it holds
-# one (plain substring tests on the lower-cased text; a case-insensitive regex of 24 alternatives
-# cost ~10 us a text)
-_ROT13_HINTS = ("ignor", "disregard", "forget", "overrid", "instruction", "prompt", "system", "previous", "prior", "reveal",
-                "secret", "password", "token", "credential", "you are", "pretend", "developer", "jailbr", "obey", "tell",
-                "send", "upload", "priority", "admin")
 _EMOJI_JOIN = frozenset({0x200D, 0xFE0F, 0xFE0E})
 
 LOW_TRUST_SOURCE_TYPES = frozenset({"web", "url", "generated", "generated_content", "tool_result", "repository_text", "external_document"})
@@ -238,12 +238,30 @@ def _styled_letters(text: str) -> bool:
     return False
 
 
+# the bits (``prefilter``) of the rules one of which ``_concepts`` needs to match before it reports
+# anything, ``_MD_IMAGE_EXFIL`` aside; known once each of them knows its literals
+_ENTRY_BITS: list[int] = []
+
+
+def _concept_possible(t: str) -> bool:
+    """False only when none of those rules can match ``t``: each knows its literals, and ``t`` holds
+    none of them (one pass of ``prefilter``, which each rule's ``search`` would ask in turn)."""
+    if not _ENTRY_BITS:
+        rules = (_OVERRIDE, _IDENTITY, _SECRECY, _AUTHORITY, _REVEAL, _REMOTE_EXEC, _DISABLE, _TOOL_CALL, _ROLE_MARKER)
+        if not all(r._filtered for r in rules):  # a rule whose literals are not known yet may match anything
+            return True
+        _ENTRY_BITS.append(sum(1 << r._bit for r in rules))
+    return bool(possible(t) & _ENTRY_BITS[0])
+
+
 def _unnegated(rx: Rule, text: str) -> bool:
     """``rx`` matches somewhere not right after a negation ("never print secrets" is a rule, not a leak)."""
     return any(not _NEGATED.search(text[max(0, m.start() - 30): m.start()]) for m in rx.finditer(text))
 
 
 def _concepts(t: str) -> list[tuple[str, Risk]]:
+    if not _concept_possible(t):  # no rule below can match: only the plain expression is left
+        return [("exfiltration_like", "high")] if _MD_IMAGE_EXFIL.search(t) else []
     found: list[tuple[str, Risk]] = []
     if _OVERRIDE.search(t) and _INSTRUCTIONS.search(t) and _PRIOR.search(t):
         found.append(("instruction_like_text", "high"))
@@ -285,7 +303,10 @@ def _assess(text: str) -> tuple[Risk, tuple[str, ...]]:
             reasons.append(code)
         risk = max_risk(risk, level)
 
-    folded = text if _fold_keeps(text) else fold(text)  # most plain ASCII text: fold would return it as it is
+    # most plain ASCII text: fold would return it as it is
+    keeps = _fold_keeps(text)
+    leaves = keeps or _fold_leaves(text)
+    folded = text if leaves else fold(text)
     if _RAW_CONTROL.search(text) or _ESCAPED_CONTROL.search(text):  # a memory has no business steering a terminal
         add("terminal_control_characters", "high" if _OSC.search(text) else "medium")
     if _hidden_characters(text):
@@ -305,9 +326,7 @@ def _assess(text: str) -> tuple[Risk, tuple[str, ...]]:
         for code, level in _concepts(leet):
             add(code, level)
             add("leetspeak", "medium")
-    flipped = rot13(folded)
-    if not _fold_keeps(flipped):
-        flipped = fold(flipped)
+    flipped = _rot13_view(folded, keeps, leaves)
     for code, level in _concepts(flipped) if flipped != folded and _rot13_hint(flipped) else []:
         if level == "high" and code not in reasons and code not in ("role_marker", "tool_call_lookalike"):
             add(code, level)
@@ -325,24 +344,6 @@ _LEET_RUN = re.compile(r"(?<![\w@$!|])(?=[\w@$!|]*[A-Za-z])(?=[\w@$!|]*[0-9@$!|]
 def unleet(text: str) -> str:
     """``normalize.unleet``: leetspeak undone in words mixing letters with digits or ``@$!|``."""
     return _LEET_RUN.sub(lambda m: m.group(0).translate(_LEET), text)
-
-
-# a run of 16 characters a hex or base64 run is made of: without one, ``fold`` decodes neither
-_RUN16 = re.compile(r"[A-Za-z0-9+/_=-]{16}")
-
-
-def _fold_keeps(text: str) -> bool:
-    """True only where ``fold(text) == text``: ASCII text (nothing to drop, normalise or fold) with no
-    letters split by a separator, no entity, percent or backslash escape, and no run a hex or base64
-    decoding could read, so each of ``fold``'s steps leaves it as it is (asked of the text and of
-    its rot13 view: a third of the texts a host captures, a fold of ~10 µs each)."""
-    return (text.isascii() and "&" not in text and "%" not in text and "\\" not in text
-            and _RUN16.search(text) is None and _SPLIT.search(text) is None)
-
-
-def _rot13_hint(text: str) -> bool:
-    low = text.lower()
-    return any(h in low for h in _ROT13_HINTS)
 
 
 def _decoded(raw: str, folded: str) -> bool:

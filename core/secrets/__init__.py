@@ -158,27 +158,32 @@ _OWN_START = frozenset("cmpoi2")
 
 
 def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: list[str] | None, marked: list[str]) -> Any:
-    # hot on big patch files: short strings (ids, enums, dates' tails) cannot hold a secret
+    # hot on big patch files and on every capture: a short string (an id, an enum, a date's tail)
+    # cannot hold a secret and is kept without a call of its own
     if isinstance(value, str):
-        if len(value) < 8 or (value[:1] in _OWN_START and _OWN.fullmatch(value) is not None):
-            return value
-        if seen is not None and provider.worth_scanning(value):
-            seen.append(value)
-        mine = tuple(h for h in hits if h[0] in value) if hits else ()
-        if len(value) <= 4096:
-            text, kinds = _redact_cached(value, mine)
-        else:
-            text, kinds = _redact_uncached(value, mine) if mine or _needs_scan(value) else (value, ())
-        if kinds:
-            sink.extend(kinds)
-        if "[REDACTED:" in text:
-            marked.append(text)
-        return text
+        return _string(value, sink, hits, seen, marked)
     if isinstance(value, dict):
-        return {k: _walk(v, sink, hits, seen, marked) for k, v in value.items()}
+        return {k: v if type(v) is str and len(v) < 8 else _walk(v, sink, hits, seen, marked) for k, v in value.items()}
     if isinstance(value, list):
-        return [_walk(v, sink, hits, seen, marked) for v in value]
+        return [v if type(v) is str and len(v) < 8 else _walk(v, sink, hits, seen, marked) for v in value]
     return value
+
+
+def _string(value: str, sink: list[str], hits: tuple[provider.Hit, ...], seen: list[str] | None, marked: list[str]) -> str:
+    if len(value) < 8 or (value[:1] in _OWN_START and _OWN.fullmatch(value) is not None):
+        return value
+    if seen is not None and provider.worth_scanning(value):
+        seen.append(value)
+    mine = tuple(h for h in hits if h[0] in value) if hits else ()
+    if len(value) <= 4096:
+        text, kinds = _redact_cached(value, mine) if mine else _redact_cached(value)
+    else:
+        text, kinds = _redact_uncached(value, mine) if mine or _needs_scan(value) else (value, ())
+    if kinds:
+        sink.extend(kinds)
+    if "[REDACTED:" in text:
+        marked.append(text)
+    return text
 
 
 # the rest of a split token, at the start of another string (``rules.random_head``)

@@ -255,6 +255,14 @@ _TRIGGER = Literals(TRIGGER_WORDS)  # one pass for all of them (a regular expres
 CARD_DIGITS = re.compile(r"(?:\d[ -]?){12}\d")  # a card number's thirteen digits at least
 
 
+def card_digits(text: str) -> bool:
+    """``CARD_DIGITS.search(text) is not None``, not searched where an ASCII text holds fewer than
+    thirteen digits (``\\d`` is 0-9 there): ten counts cost ~1.4 µs a text, the search ~3.7."""
+    if text.isascii() and sum(map(text.count, "0123456789")) < 13:
+        return False
+    return CARD_DIGITS.search(text) is not None
+
+
 # the words one of which each context needs (one of its conditions is that a word of these is in the
 # text; ``None``: none such), so ``maybe`` asks only those whose words the text holds (``literals.Gated``);
 # tests/governance/test_secrets_literal_passes.py reads each from the context's own code
@@ -273,6 +281,6 @@ _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 
 def maybe(low: str) -> bool:
     """Could one of these patterns, or a card number, match the lower-cased text? (``precheck``)"""
-    if not low.isascii() or CARD_DIGITS.search(low) is not None:
+    if not low.isascii() or card_digits(low):
         return True
     return _TRIGGER.any_in(low) and _GATED.any_true(low)

@@ -190,17 +190,12 @@ def _readable(run: str) -> bool:
 
 
 # lower-case ASCII letters stay, every other byte becomes a space: the words ``structure._WORD`` finds
-_LETTERS = bytes(c if 97 <= c <= 122 else 32 for c in range(256))
+_LETTERS = structure._LETTERS
 
 
 def _seedlike(words: list[bytes]) -> bool:
     """``structure.seedlike`` for ASCII text, on its words as bytes (a quarter of the time)."""
-    return len(words) >= structure.SEED_LENGTHS[0] and len(_ascii_words().intersection(words)) >= 8
-
-
-@lru_cache(maxsize=1)
-def _ascii_words() -> frozenset[bytes]:
-    return frozenset(w.encode("ascii") for w in structure.any_list() if w.isascii())
+    return len(words) >= structure.SEED_LENGTHS[0] and len(structure.ascii_words().intersection(words)) >= 8
 
 
 @lru_cache(maxsize=1)

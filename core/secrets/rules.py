@@ -338,7 +338,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
             spans.extend(found)
             work = _mask(work, found)
             low_work = work.lower()
-    if placed.CARD_DIGITS.search(text) is not None:  # card numbers with their codes (``context.card_spans``)
+    if placed.card_digits(text):  # card numbers with their codes (``context.card_spans``)
         cards = [sp for sp in placed.card_spans(work) if MASK not in work[sp[0] : sp[1]]]
         for s, e, kind in cards:
             _claim(spans, s, e, kind)

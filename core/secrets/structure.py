@@ -203,8 +203,21 @@ def any_list() -> frozenset[str]:
 
 def seedlike(low: str) -> bool:
     """Could the lower-cased text hold a seed phrase (8+ distinct words of the lists, 12+ words)?"""
+    if low.isascii():  # its words of letters as bytes: what ``_WORD`` finds there, in a quarter of the time
+        words = low.encode("ascii").translate(_LETTERS).split()
+        return len(words) >= SEED_LENGTHS[0] and len(ascii_words().intersection(words)) >= 8
     plain = _WORD.findall(low)
     return len(plain) >= SEED_LENGTHS[0] and len(any_list().intersection(plain)) >= 8
+
+
+# lower-case ASCII letters stay, every other byte becomes a space: ``_WORD``'s words of a lower-cased ASCII text
+_LETTERS = bytes(c if 97 <= c <= 122 else 32 for c in range(256))
+
+
+@lru_cache(maxsize=1)
+def ascii_words() -> frozenset[bytes]:
+    """The ASCII words of every list, as bytes (a word outside ASCII is never one of an ASCII text's)."""
+    return frozenset(w.encode("ascii") for w in any_list() if w.isascii())
 
 
 def seed_spans(text: str) -> list[tuple[int, int, str]]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from commonkeep.errors import BadInput
 from commonkeep.store import jsonl
+from commonkeep.store.appender import Appender
 from commonkeep.store.jsonjs import dumps_line
 from commonkeep.store.layout import Layout, ensure_layout
 from commonkeep.store.limits import candidate_limit_problem
@@ -58,6 +59,7 @@ class Store:
         # ``records_by_file`` read them (a deletion interrupted before its file was rewritten).
         self.tombstoned_lines: list[tuple[Path, int, Row]] = []
         self._ensured = False
+        self._inbox_appender: Appender | None = None
         # ``doctor`` sets it: a file that cannot be read (a folder in its place, no permission) is
         # reported here (path -> why) and read as empty, so one such file never hides the others
         self.unreadable: dict[str, str] | None = None
@@ -166,16 +168,19 @@ class Store:
         """Append candidates, every field redacted again first unless ``redacted`` says the caller's
         own pass just did (``capture``: built by ``new_candidate``, which redacts every field, then only
         scored, which adds fields derived from that redacted text)."""
-        from commonkeep.secrets import redact_obj
-
         if not redacted:
+            from commonkeep.secrets import redact_obj
+
             candidates = [redact_obj(c) for c in candidates]  # every field, provenance and extras too
         for c in candidates:
             problem = candidate_problem(c)
             if problem:
                 raise BadInput(f"refusing to write candidate {c.get('id', '?')}: {problem}")
         self.ensure()
-        jsonl.append_jsonl(self.layout.inbox, candidates)
+        appender = self._inbox_appender  # ``jsonl.append_jsonl``, its paths kept (``appender``)
+        if appender is None or appender.path is not self.layout.inbox:
+            appender = self._inbox_appender = Appender(self.layout.inbox)
+        appender.append(candidates)
         return candidates
 
     def append_daily(self, content: str, date: str | None = None) -> tuple[Path, list[str]]:

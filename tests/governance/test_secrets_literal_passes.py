@@ -290,8 +290,20 @@ def _old_maybe(low: str) -> tuple[bool, bool]:
     ctx = (not low.isascii() or context.CARD_DIGITS.search(low) is not None
            or (any(w in low for w in context.TRIGGER_WORDS) and any(c(low) for c in context.CONTEXTS.values())))
     nam = (("%3d" in low and any(w in low for w in ("pass", "pw", "secret", "key", "token", "credential")))
-           or any(c(low) for p, c in named.CONTEXTS.items() if p is not named._ENCODED))
+           or any(c(low) for p, c in named._MAYBE.items() if p is not named._ENCODED))
     return bool(ctx), bool(nam)
+
+
+def test_maybe_asks_the_code_pattern_itself_after_its_context() -> None:
+    """``named.maybe`` asks ``_CODE``'s own pattern where its context (``\\bpin\\b`` …) says yes: never no
+    where the pattern matches, and no to "pin the version" (which cost ``rules.find`` a whole pass)."""
+    test = named._MAYBE[named._CODE]
+    for text in [*_texts(), "Pin requests==2.24.0: newer releases break the import", "The PIN is 4921.", "pin code: 0000-1234"]:
+        low = text.lower()
+        if named._CODE.search(low) is not None:
+            assert test(low), text
+    assert not test("pin requests==2.24.0: newer releases break the import")
+    assert test("the pin is 4921.") and test("pin code: 0000-1234")
 
 
 def test_maybe_asking_only_the_gated_contexts_says_the_same() -> None:
