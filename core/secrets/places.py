@@ -117,10 +117,11 @@ _SHORT_WORDS = ("pass is", "pass was", "pw:", "pw :", "pw is", "pw was", "pwd", 
 _CMD_FINDER, _CALL_FINDER, _PROSE_FINDER, _PIN_FINDER = (Literals(_COMMANDS), Literals(_CALL_WORDS), Literals(_PROSE_WORDS),
                                                           Literals(_PIN_WORDS))
 _PAIR_FINDER, _SHORT_FINDER = Literals(_PAIR_WORDS), Literals(_SHORT_WORDS)
+_SHARE_FINDER = Literals(("not share", "n't share", "never share"))  # every match of ``_NOT_SHARE`` holds one
 # each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``; merged with ``context``'s there)
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "pin_code": (_PIN_WORDS, True),
-    "token_in_prose": (("use ", "token", "secret", "key", "credential", "share"), True),
+    "token_in_prose": (("use ", "token", "secret", "key", "credential", "not share", "n't share", "never share"), True),
 }
 # the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
 MORE_NEEDLES: dict[str, tuple[str, ...]] = {
@@ -131,7 +132,7 @@ MORE_NEEDLES: dict[str, tuple[str, ...]] = {
     "recovery_key": ("recovery", "backup"),
 }
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
-    _CMD: lambda low: _CMD_FINDER.any_in(low),
+    _CMD: lambda low: _CMD_FINDER.any_in(low) and _CMD.search(low) is not None,  # "db2" inside a hash: no command
     _PIPED: lambda low: "|" in low and ("sudo" in low or "stdin" in low or "-h" in low or "secret" in low),
     _EXPECT: lambda low: "expect" in low and "send" in low,
     _ORACLE_THIN: lambda low: "jdbc:oracle" in low,
@@ -143,7 +144,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _PASS_LINE: lambda low: "pass " in low or "pass\t" in low,
     _CRED_CALL: lambda low: "(" in low and _CALL_FINDER.any_in(low),
     _USER_PAIR: lambda low: ":" in low and _PAIR_FINDER.any_in(low),
-    _PROSE_KEY: lambda low: not low.isascii() or _PROSE_FINDER.any_in(low),
+    _PROSE_KEY: lambda low: not low.isascii() or (_PROSE_FINDER.any_in(low) and _PROSE_KEY.search(low) is not None),
     _PROSE_SHORT: lambda low: _SHORT_FINDER.any_in(low),
     _CREDS_SLASHED: lambda low: " / " in low,
     _USE_TO: lambda low: "use " in low and (" to " in low or " for " in low) and _RUN16.search(low) is not None,
@@ -151,9 +152,9 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     and _RUN16.search(low) is not None,
     _COLON_AFTER: lambda low: ":" in low and ("token" in low or "secret" in low or "key" in low or "credential" in low)
     and _RUN16.search(low) is not None,
-    _NOT_SHARE: lambda low: "share" in low and _RUN16.search(low) is not None,
-    _PIN: lambda low: _PIN_FINDER.any_in(low),
-    _RECOVERY: lambda low: "recovery" in low or "backup" in low,
+    _NOT_SHARE: lambda low: _SHARE_FINDER.any_in(low) and _RUN16.search(low) is not None,
+    _PIN: lambda low: _PIN_FINDER.any_in(low) and _PIN.search(low) is not None,  # "pin requests==2.20": no code
+    _RECOVERY: lambda low: ("recovery" in low or "backup" in low) and _RECOVERY.search(low) is not None,
 }
 # the words one of which each context needs (``literals.Gated``; ``None``: none such)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
@@ -162,7 +163,7 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _PASS_KEY: ('"pass"', "'pass'"), _PASS_LINE: ("pass ", "pass\t"), _CRED_CALL: _CALL_FINDER.words, _USER_PAIR: _PAIR_FINDER.words,
     _PROSE_KEY: None, _PROSE_SHORT: _SHORT_FINDER.words, _CREDS_SLASHED: (" / ",),
     _PIN: _PIN_FINDER.words, _RECOVERY: ("recovery", "backup"), _USE_TO: ("use ",), _SET_TOKEN: (" to ", " as "),
-    _COLON_AFTER: (":",), _NOT_SHARE: ("share",),
+    _COLON_AFTER: (":",), _NOT_SHARE: _SHARE_FINDER.words,
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
