@@ -186,7 +186,7 @@ MODULES: dict[str, Module] = {
     # publishable key, a placeholder)
     "secret-values": Module(
         ("commonkeep/secrets/values.py",),
-        ("tests/governance/test_secrets_dictated.py", "tests/governance/test_secrets.py",
+        ("tests/governance/test_secrets_dictated.py", "tests/governance/test_secrets_places_more.py", "tests/governance/test_secrets.py",
          "tests/governance/test_secrets_places.py", "tests/governance/test_secret_false_positives.py")),
 }
 

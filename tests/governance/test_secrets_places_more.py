@@ -146,3 +146,12 @@ def test_a_dotted_token_is_not_a_module_path() -> None:
     """``values._random_part``: a part of 20+ characters mixing letters and digits is not ``module.attr``."""
     assert TOKEN[:12] not in redact(f"--token abcd.efgh.{TOKEN}").text
     assert redact("--token settings.auth.token_name").text == "--token settings.auth.token_name"
+
+
+@pytest.mark.parametrize(("value", "goes"), [
+    ("settings.k3j2h1g0f9e8d7c6b5a4", True),  # a part of 20 that mixes letters and digits
+    ("settings.k3j2h1g0f9e8d7c6b5a", False),  # 19: a name
+    ("settings.abcdefghijklmnopqrstu", False),  # letters alone: a name
+])
+def test_a_dotted_value_is_a_token_from_twenty_mixed_characters(value: str, goes: bool) -> None:
+    assert (redact(f"--token {value}").text != f"--token {value}") is goes
