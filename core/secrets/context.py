@@ -51,7 +51,7 @@ _PSK = lazy(r"(?i)(?<![\w-])(?:psk|wpa_passphrase|wpa-psk|wifi[_-]?password|wlan
 _WIFI_QR = lazy(r"WIFI:[^\n]*?(?<=[:;])P:(?P<v>(?:\\.|[^;\\\n])+);")
 _OVPN = lazy(r"(?i)<auth-user-pass>[ \t]*\r?\n[^\n]+\r?\n(?P<v>[^\n<]+?)[ \t]*\r?\n[ \t]*</auth-user-pass>")
 _NMCLI = lazy(r"(?i)\b(?:nmcli\b[^\n|;&`]*?\bpassword|wpa_passphrase\s+\S+|iwctl\b[^\n|;&`]*?--passphrase)\s+" + _REF + _VAL)
-_PASSWORD_LINE = lazy(r"(?im)^[ \t]*(?:password|passwd(?![ \t]+[a-z]+[ \t]*$)|passphrase|remotepass|remotepassword|smtp_?pass|imap_?pass|requirepass|masterauth)[ \t]+" + _REF
+_PASSWORD_LINE = lazy(r"(?im)^[ \t]*(?:password|passwd(?![ \t]+[a-z]+[ \t]*$)|passphrase|remotepass|remotepassword|smtp_?pass|imap_?pass|requirepass|masterauth)(?:[ \t]*[=:][ \t]*|[ \t]+)" + _REF
                       + r"(?:" + _Q + r"|(?P<v>[^\s\"'=:]{4,}))[ \t]*$")
 _USER_PASS = lazy(r"(?i)\b(?:user(?:name)?|login)\s*[:=]?\s*['\"]?[\w.@-]{1,40}['\"]?[,;]?\s+(?:password|passwd|pass|pwd|pw)\s*[:=]?\s+"
                   + _REF + _VAL)

@@ -52,9 +52,13 @@ unavailable identical similar obvious trivial guessable predictable fixed broken
 nonsense gibberish absent present separate personal private public local remote global individual bogus
 irrelevant unclear weird strange mine ours yours theirs elsewhere
 weg hier unten oben sicher unsicher schwach stark neu alt ici faible fort nouveau aquí abajo débil segura nueva
+only usually currently really actually likely probably daily weekly monthly yearly hourly nightly quarterly
+automatically regularly periodically securely safely properly correctly incorrectly randomly manually locally
+remotely separately temporarily permanently simply exactly rarely frequently silently immediately
 """.split())  # noqa: SIM905 - words, as prose has them
-# English inflections: a participle, a gerund, an adverb, an adjective or a noun of state
-_INFLECTED = lazy(r"[a-z]{2,}(?:ed|ing|ly|able|ible|tion|sion|ive|ous|ful|less|ness|ment)")
+# English inflections: a participle, a gerund, an adjective or a noun of state (not ``-ly``: a butterfly,
+# a family; the adverbs said of a password are in ``GRAMMAR``)
+_INFLECTED = lazy(r"[a-z]{2,}(?:ed|ing|able|ible|tion|sion|ive|ous|ful|less|ness|ment)")
 # what ends a dictated password's clause: the end, punctuation, a line break, or a conjunction
 _CLAUSE_END = lazy(r"(?i)[ \t]*(?:$|[\n.,;:!?)\]}\"'»”]|[ \t]+(?:and|but|or|so|for|on|please|thanks|now|today|yesterday|tomorrow"
                    r"|again|too|also|btw|und|oder|et|ou|y|e|en|и|или)\b|です|でした|だ|。|、|，|！|？)")
