@@ -155,3 +155,11 @@ def test_a_dotted_token_is_not_a_module_path() -> None:
 ])
 def test_a_dotted_value_is_a_token_from_twenty_mixed_characters(value: str, goes: bool) -> None:
     assert (redact(f"--token {value}").text != f"--token {value}") is goes
+
+
+@pytest.mark.parametrize("text", [
+    "Het wachtwoord is abc12.",  # five characters and a full stop: not strong
+    "The password is CaseSensitive in this form",  # one word of letters the sentence goes on from
+])
+def test_a_short_or_letters_only_prose_value_the_sentence_goes_on_from_stays(text: str) -> None:
+    assert redact(text).text == text
