@@ -4,36 +4,16 @@ whole pattern's, on the corpora, the benchmark's texts and generated ones."""
 
 from __future__ import annotations
 
-import json
 import re
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commonkeep.bench.capture import WORKLOADS
 from commonkeep.gate import autoapply, poisoning, poisoning_literals  # noqa: F401  (autoapply: its rules)
-from commonkeep.util.normalize import fold, rot13, unleet
-
-_DATA = Path(__file__).resolve().parents[1] / "data" / "gate"
-
-
-def _corpus() -> list[str]:
-    texts: list[str] = []
-    for path in sorted(_DATA.rglob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                texts.append(row["text"] if isinstance(row, dict) else str(row))
-    for name in ("mixed", "tokens"):
-        texts += [text for text, _ in WORKLOADS[name](400, 7)]
-    views = []
-    for text in texts:
-        folded = fold(text)
-        views += [folded, unleet(folded), fold(rot13(folded)), text.upper()]
-    return texts + views
+from commonkeep.util.normalize import rot13
+from tests.governance.gate_texts import gate_texts
 
 
 def _spans(matches: list[re.Match[str]]) -> list[tuple[int, int]]:
@@ -90,7 +70,7 @@ def test_the_corpora_get_the_whole_patterns_answers(rule: poisoning.Rule) -> Non
         _same(rule, text)
 
 
-_CORPUS = _corpus()
+_CORPUS = gate_texts(7)
 _PIECES = sorted({n for v in poisoning_literals.TABLE.values() for n in v or ()} |
                  {"ignore", "previous", "instructions", "you", "are", "now", "the", "system", "prompt", "all", "rules",
                   "From now on", "Assistant:", "<|im_start|>", "disregard", "earlier", "guidance", "tell", "user", "."})

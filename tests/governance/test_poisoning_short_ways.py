@@ -7,37 +7,16 @@ texts."""
 from __future__ import annotations
 
 import codecs
-import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commonkeep.bench.capture import WORKLOADS
 from commonkeep.gate import autoapply, poisoning  # noqa: F401  (autoapply: its rules)
-from commonkeep.util.normalize import _fold, fold, rot13, unleet
+from commonkeep.util.normalize import _fold, fold, rot13
+from tests.governance.gate_texts import gate_texts
 
-_DATA = Path(__file__).resolve().parents[1] / "data" / "gate"
-
-
-def _corpus() -> list[str]:
-    texts: list[str] = []
-    for path in sorted(_DATA.rglob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                texts.append(row["text"] if isinstance(row, dict) else str(row))
-    for name in ("mixed", "tokens"):
-        texts += [text for text, _ in WORKLOADS[name](400, 11)]
-    views = []
-    for text in texts:
-        folded = fold(text)
-        views += [folded, unleet(folded), rot13(folded), fold(rot13(folded)), text.upper()]
-    return texts + views
-
-
-_CORPUS = _corpus()
+_CORPUS = gate_texts(11, plain_rot13=True)
 # pieces that make fold change a text: encoded runs (readable and not), split letters, escapes
 _PIECES = ["a", "b.", "c-", " ", "&amp;", "%41", "\\x41", "aGVsbG8gd29ybGQgdGhlcmU=", "dnZ2ZWx5IHJlYWRhYmxl",
            "0123456789abcdef0123", "69676e6f726520616c6c2070726576696f7573", "i g n o r e", "v.t.a.b.e.r",
