@@ -272,6 +272,10 @@ def refuse_inside_agent(action: str) -> None:
     from commonkeep.errors import RoleRefused
 
     where = host if host in (UNREADABLE, KERNEL) else f"{host} (an agent's tool)"
+    hint = "decide in your own terminal (`commonkeep review`) or in the review app (`commonkeep serve`)"
+    if host == KERNEL and _locks_limit() != LOCKS_MARK:  # a finite limit, not the hosts' own value
+        hint += (f"; this process's hard limit of file locks (`ulimit -Hx`) is {_locks_limit()}, which commonkeep's agent "
+                 f"hosts use as their mark (they set {LOCKS_MARK}): if this terminal is yours and your system sets that "
+                 "limit, open one without it (the limit is not enforced by Linux)")
     raise RoleRefused(f"refused: {action} is a person's decision, and this command runs inside {where}; "
-                      "nothing was changed",
-                      hint="decide in your own terminal (`commonkeep review`) or in the review app (`commonkeep serve`)")
+                      "nothing was changed", hint=hint)

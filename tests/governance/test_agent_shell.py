@@ -156,3 +156,29 @@ def test_a_parent_that_is_gone_counts_as_an_agent_unless_proc_hides_other_users(
     proc = fake_proc(tmp_path, {30: (20, ["bash"])})  # 20 is not there
     monkeypatch.setattr(agent_shell, "_hides_others", lambda proc: hidden)
     assert agent_host(30, proc) == found
+
+
+def test_a_finite_lock_limit_the_hosts_did_not_set_is_named_in_the_refusal() -> None:
+    """A person whose system sets a finite hard ``RLIMIT_LOCKS`` reads as inside an agent (the
+    kernel's mark): the refusal says which limit, and that the hosts set another value. In a child
+    process: a hard limit lowered cannot be raised again."""
+    import textwrap
+
+    from commonkeep.gate import agent_shell
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("RLIMIT_LOCKS is Linux's")
+    code = textwrap.dedent("""
+        import resource
+        from commonkeep.errors import RoleRefused
+        from commonkeep.gate import agent_shell
+        resource.setrlimit(10, (100, 100))
+        try:
+            agent_shell.refuse_inside_agent("`review`")
+        except RoleRefused as exc:
+            print("ulimit -Hx" in (exc.hint or ""), "is 100" in (exc.hint or ""), str(agent_shell.LOCKS_MARK) in (exc.hint or ""))
+    """)
+    env = {k: v for k, v in os.environ.items() if k not in (agent_shell.MARK, agent_shell.KERNEL_MARK_SWITCH)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True", "True"], done.stdout
