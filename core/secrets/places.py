@@ -73,6 +73,12 @@ _SET_TOKEN = lazy(r"(?i)\b(?:set|changed?|reset|updated?|rotated?)\s+(?:the\s+|m
                   r"(?:token|secret|key|api key|access key)\s+(?:to|as)\s+['\"]?" + _REF + _TOKEN_VALUE)
 _COLON_AFTER = lazy(r"(?i)\b(?:token|secret|api key|access key|credentials?)\b[^\n:]{0,40}:\s+['\"]?" + _REF + _TOKEN_VALUE)
 _NOT_SHARE = lazy(r"(?i)(?<![\w.+/=-])" + _TOKEN_VALUE + r"[\s\"')]{0,3}[(\[-]?\s*(?:do not|don't|never)\s+share")
+# the value named first, the password after it: ``X is the password.``, ``it's X (the wifi password)``; the
+# clause ends after ``password`` (not "Entropy is the password property …")
+_PW_NOUN = r"(?:the|my|our|your)\s+(?:new\s+|current\s+|old\s+)?(?:[\w-]+\s+)?(?:password|passphrase|passcode|pwd)(?!['’]s)"
+_NAMED_AFTER = lazy(r"(?i)(?<![\w-])(?P<v>[^\s\"'“”«»()]{4,64})[\"'”»]?\s+(?:is|was|will be)\s+" + _PW_NOUN
+                    + r"(?=[ \t]*(?:$|[\n.,;:!?)]))|(?:\bit['’]?s\s+[\"'“«]?(?P<q1>[^\s\"'“”«»()]{4,64})[\"'”»]?\s*\(\s*)"
+                    + _PW_NOUN + r"\s*\)")
 _RUN16 = lazy(r"[a-z0-9_.+/=-]{16}")  # every token value above holds 16 such characters in a row (lower-cased)
 _PIN = lazy(r"(?i)\b(?:pin(?:[ -]?(?:code|number))?|passcode|(?:door|alarm|gate|entry|lock|garage|safe|locker|keypad)\s+code"
             r"|combination)\b(?:\s+(?:for|of|to|on)\s+(?:the\s+|my\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)?\s*(?:is|was|=|:|lautet|est|es|é)?"
@@ -100,6 +106,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("token_in_prose", _SET_TOKEN),
     ("token_in_prose", _COLON_AFTER),
     ("token_in_prose", _NOT_SHARE),
+    ("password_named_after", _NAMED_AFTER),
     ("pin_code", _PIN),
     ("recovery_key", _RECOVERY),
 )
@@ -117,10 +124,13 @@ _SHORT_WORDS = ("pass is", "pass was", "pw:", "pw :", "pw is", "pw was", "pwd", 
 _CMD_FINDER, _CALL_FINDER, _PROSE_FINDER, _PIN_FINDER = (Literals(_COMMANDS), Literals(_CALL_WORDS), Literals(_PROSE_WORDS),
                                                           Literals(_PIN_WORDS))
 _PAIR_FINDER, _SHORT_FINDER = Literals(_PAIR_WORDS), Literals(_SHORT_WORDS)
-_SHARE_FINDER = Literals(("not share", "n't share", "never share"))  # every match of ``_NOT_SHARE`` holds one
+_PW_FINDER = Literals(("password", "passphrase", "passcode", "pwd"))
+_SHARE_FINDER = Literals(("not share", "n't share", "never share", "password", "passphrase",
+                 "passcode", "pwd"))  # every match of ``_NOT_SHARE`` holds one
 # each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``; merged with ``context``'s there)
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "pin_code": (_PIN_WORDS, True),
+    "password_named_after": (("password", "passphrase", "passcode", "pwd"), True),
     "token_in_prose": (("use ", "token", "secret", "key", "credential", "not share", "n't share", "never share"), True),
 }
 # the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
@@ -153,6 +163,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _COLON_AFTER: lambda low: ":" in low and ("token" in low or "secret" in low or "key" in low or "credential" in low)
     and _RUN16.search(low) is not None,
     _NOT_SHARE: lambda low: _SHARE_FINDER.any_in(low) and _RUN16.search(low) is not None,
+    _NAMED_AFTER: lambda low: (" is " in low or " was " in low or " be " in low or "(" in low) and _PW_FINDER.any_in(low),
     _PIN: lambda low: _PIN_FINDER.any_in(low) and _PIN.search(low) is not None,  # "pin requests==2.20": no code
     _RECOVERY: lambda low: ("recovery" in low or "backup" in low) and _RECOVERY.search(low) is not None,
 }
@@ -163,7 +174,7 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _PASS_KEY: ('"pass"', "'pass'"), _PASS_LINE: ("pass ", "pass\t"), _CRED_CALL: _CALL_FINDER.words, _USER_PAIR: _PAIR_FINDER.words,
     _PROSE_KEY: None, _PROSE_SHORT: _SHORT_FINDER.words, _CREDS_SLASHED: (" / ",),
     _PIN: _PIN_FINDER.words, _RECOVERY: ("recovery", "backup"), _USE_TO: ("use ",), _SET_TOKEN: (" to ", " as "),
-    _COLON_AFTER: (":",), _NOT_SHARE: _SHARE_FINDER.words,
+    _COLON_AFTER: (":",), _NOT_SHARE: _SHARE_FINDER.words, _NAMED_AFTER: _PW_FINDER.words,
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",

@@ -51,7 +51,8 @@ _PLACEHOLDER_PW = lazy(r"(?i)pass|password|passwd|pwd|pw|secret|token|x{3,}|\*{3
 _PW_WORDS = (r"(?:password|passphrase|passcode|pass\s?word|pwd|mot de passe|contraseña|passwort|kennwort"
              r"|senha|пароль|密码|パスワード)")
 _FILLER = r"(?:\s+(?:for|of|to|on|at|in|für|pour|para|для)\s+(?:the\s+|my\s+|our\s+)?[\w.@/:-]+(?:\s+[\w.-]+)?)?"
-_VERB = r"(?:was changed to|was set to|changed to|set to|is now|now is|is still|became|is|was|are|ist|est|es|é|=|:)"
+_VERB = (r"(?:was changed to|was reset to|was set to|changed to|reset to|set to|will be|would be|has been|is now|now is|is still|became"
+         r"|lautet:?|c'est|is|was|are|ist|est|es|é|=|:|->|→|—|–|-(?=\s)|\?)")
 
 _BEARER = lazy(r"(?i)\b(?:bearer|basic)\b\s*[:=]?\s+" + _NOT_MARKER
                      + r"(?P<v>(?=[A-Za-z0-9._~+/=-]*[0-9A-Z+/=])[A-Za-z0-9._~+/=-]{16,})")

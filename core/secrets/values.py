@@ -61,11 +61,12 @@ remotely separately temporarily permanently simply exactly rarely frequently sil
 _INFLECTED = lazy(r"[a-z]{2,}(?:ed|ing|able|ible|tion|sion|ive|ous|ful|less|ness|ment)")
 # what ends a dictated password's clause: the end, punctuation, a line break, or a conjunction
 _CLAUSE_END = lazy(r"(?i)[ \t]*(?:$|[\n.,;:!?)\]}\"'»”]|[ \t]+(?:and|but|or|so|for|on|please|thanks|now|today|yesterday|tomorrow"
-                   r"|again|too|also|btw|und|oder|et|ou|y|e|en|и|или)\b|です|でした|だ|。|、|，|！|？)")
+                   r"|again|too|also|btw|und|oder|et|ou|y|e|en|и|или)\b|です|でした|だ|。|、|，|！|？|입니다|이에요|예요|이다)")
 
 # what says the value is the password, right before it (``… is``, ``… lautet``, ``password:``, ``set … to``), or
 # after it (``use … as the password``); without it the word goes on the noun (``password database``)
-_SAID = lazy(r"(?i)(?:\b(?:is|was|are|es|est|é|è|ist|lautet|to|as|jest|je|är|er|on|now|be|[şs]ifresi|parolas[ıi]|là|adalah|sandinya|هي|היא|है)|[:=：/]|は|是|为|為|คือ)\s*[\"'“«]?$")
+_SAID = lazy(r"(?i)(?:\b(?:is|was|are|es|est|é|è|ist|lautet|to|as|jest|je|är|er|on|now|be|been|[şs]ifresi|[şs]ifrem|parolas[ıi]|là|adalah"
+             r"|sandinya|هي|היא|है)|[:=：/?]|->|→|—|–|(?<=\s)-|は|是|为|為|คือ|는|은)\s*[\"'“«]?$")
 _AS = lazy(r"[\"'”»]?\s+as\b")
 # keys made to be published (a web page holds them): Stripe's publishable keys, Mapbox's public tokens
 _PUBLISHABLE = lazy(r"pk_(?:live|test)_|pk\.eyJ")
@@ -127,6 +128,9 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
         return classes >= 3 and "[REDACTED" not in value
     if kind == "sql_password" and _LETTERS.fullmatch(value) and _SQL.search(text, 0, max(end, 0)) is None:
         return False  # "users are identified by 'name'": a word quoted in English, not SQL
+    if kind == "password_named_after":  # "X is the password.": X, unless a word of the grammar ("This is the password.")
+        core = value.strip().rstrip(".,;:!?)")
+        return strong(core) or ((_LETTERS.fullmatch(core) is not None or core.isdigit()) and dictated(core, prose=False))
     if kind == "token_in_prose":  # a token given in prose: it must look like one, 16 characters or more
         v = value.strip().rstrip(".,;:!?)")
         code = CODE_NAME.fullmatch(v) is not None and not _random_part(v)

@@ -163,3 +163,40 @@ def test_a_dotted_value_is_a_token_from_twenty_mixed_characters(value: str, goes
 ])
 def test_a_short_or_letters_only_prose_value_the_sentence_goes_on_from_stays(text: str) -> None:
     assert redact(text).text == text
+
+
+DICTATED_FORMS = [
+    "password -> {v}",
+    "password? {v}",
+    "Password for wifi - {v}",
+    "пароль — {v}",
+    "ton mot de passe c'est {v}",
+    "비밀번호는 {v}입니다",
+    "şifrem {v}",
+    "The new password will be {v}",
+    "Passwort lautet: {v}",
+    "password was reset to {v}.",
+    "{v} is the password",
+    "{v} is the wifi password.",
+    "it's {v} (the password)",
+]
+
+
+@pytest.mark.parametrize("form", DICTATED_FORMS)
+def test_a_plain_password_dictated_in_more_forms_goes(form: str) -> None:
+    assert V not in redact(form.format(v=V)).text
+
+
+@pytest.mark.parametrize("text", [
+    "The password is required - see below.",
+    "password? no idea",
+    "password -> hashed",
+    "The password will be generated",
+    "This is the password.",
+    "What is the password?",
+    "Entropy is the password property that matters.",
+    "Which is the password field",
+    "That was my old password",
+])
+def test_the_same_forms_with_a_word_of_the_sentence_stay(text: str) -> None:
+    assert redact(text).text == text
