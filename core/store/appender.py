@@ -19,7 +19,7 @@ from typing import Any
 from commonkeep.store.jsonl import (
     NEW_FILE_MODE,
     _open_making_folder,
-    append_bytes,
+    append_locked,
     encode_rows,
     lock_path,
     refuse_symlink,
@@ -27,7 +27,6 @@ from commonkeep.store.jsonl import (
 from commonkeep.store.layout import guard_path
 
 _LOCK_FLAGS = os.O_RDWR | os.O_CREAT
-_FILE_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
 
 
 class Appender:
@@ -57,12 +56,6 @@ class Appender:
             lock = _open_making_folder(self._lock_path, _LOCK_FLAGS)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            fd = os.open(self._path, _FILE_FLAGS, NEW_FILE_MODE)
-            try:
-                append_bytes(fd, data)
-                if fsync:
-                    os.fsync(fd)
-            finally:
-                os.close(fd)
+            append_locked(self._path, data, fsync)
         finally:
             os.close(lock)  # closing releases the flock

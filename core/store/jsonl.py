@@ -313,13 +313,19 @@ def append_jsonl(path: Path, rows: list[Row], *, fsync: bool | None = None) -> N
         fsync = os.environ.get("COMMONKEEP_FSYNC") == "1"
     refuse_symlink(path)
     with file_lock(path):  # makes the folder when it is missing
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, NEW_FILE_MODE)
-        try:
-            append_bytes(fd, data)
-            if fsync:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_locked(path, data, fsync)
+
+
+def append_locked(path: Path | str, data: bytes, fsync: bool) -> None:
+    """Append ``data`` (whole lines) to ``path`` in one ``O_APPEND`` write, synced when ``fsync``; the
+    caller holds the file's lock and has refused a symlink (``append_jsonl``, ``appender.Appender``)."""
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, NEW_FILE_MODE)
+    try:
+        append_bytes(fd, data)
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _spill(quarantine: Path, key: str, raw: bytes | memoryview) -> str:
