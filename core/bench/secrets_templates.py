@@ -14,7 +14,9 @@ every value is drawn when the corpus is built, so the repository never holds a r
 Slots: ``hex:N``, ``HEX:N``, ``alnum:N``, ``lower:N`` (lower case and digits), ``alpha:N``,
 ``upper:N`` (upper case and digits), ``digits:N``, ``b58:N``, ``b32:N``, ``bech32:N``, ``b64:N`` (N random bytes, padded),
 ``b64u:N`` (URL-safe, unpadded), ``uuid``, ``UUID``, ``ulid``, ``pw`` (a person's password),
-``words:N`` (a passphrase of N words), ``word``, ``name``, ``host``, ``pkg``, ``ver``, ``int:A-B``,
+``words:N`` (a passphrase of N words), ``letters:N`` (lower-case letters), ``b32g:N`` (N groups of four lower-case
+base32 characters), ``lgroups:N``/``lgroupsd:N`` (N groups of four letters, by spaces/dashes), ``bytes:N`` (a JSON
+array of N bytes), ``word``, ``name``, ``host``, ``pkg``, ``ver``, ``int:A-B``,
 ``card`` (a Luhn-valid card number), ``cvv``, ``exp``, ``pick:a|b|c``; ``lb``/``rb`` write ``{``/``}``.
 """
 
@@ -93,6 +95,11 @@ def _fill(name: str, arg: str | None, rng: random.Random) -> str:
         "ulid": lambda: _ulid(rng),
         "pw": lambda: _password(rng),
         "words": lambda: " ".join(rng.choice(WORDS) for _ in range(n or 4)),
+        "letters": lambda: _rand(rng, n, string.ascii_lowercase),
+        "b32g": lambda: " ".join(_rand(rng, 4, string.ascii_lowercase + "234567") for _ in range(n or 8)),
+        "lgroups": lambda: " ".join(_rand(rng, 4, string.ascii_lowercase) for _ in range(n or 4)),
+        "lgroupsd": lambda: "-".join(_rand(rng, 4, string.ascii_lowercase) for _ in range(n or 4)),
+        "bytes": lambda: "[" + ",".join(str(rng.randrange(256)) for _ in range(n or 64)) + "]",
         "word": lambda: rng.choice(WORDS),
         "name": lambda: rng.choice(NAMES),
         "host": lambda: rng.choice(HOSTS),

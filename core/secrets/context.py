@@ -96,10 +96,23 @@ _SET_TO = lazy(r"(?i)\b(?:set|changed?|reset|updated?|rotated?)\s+(?:the\s+|my\s
 # the dictated password in other languages (``rules`` reads English, German, French, Spanish, Portuguese and Russian)
 _PW_OTHER = (r"(?:mot de passe|clave|contrase[ñn]a|wachtwoord|has[łl]o|l[öo]senord(?:et)?|[şs]ifre(?:m|si|niz)?|parola(?:m|sı)?|salasana"
              r"|adgangskode|passord|heslo|jelsz[óo]|mật khẩu|kata sandi|lozinka|geslo|parool|passwort|password|пароль|senha)")
-_PROSE_OTHER = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r"(?:\s+(?:del|de|do|da|du|della|van|von|от|для|för|til|do|na|for|of|für|pour|para|per|voor|dla|zum|zur|au|al)"
-                    r"\s+(?:the\s+|la\s+|le\s+|el\s+|den\s+|dem\s+|der\s+|das\s+|die\s+|het\s+|il\s+|lo\s+|my\s+|our\s+)?[\w.-]+"
-                    r"|\s+(?:dell|dall|nell|sull|all|d)['’][\w.-]+)?\s*(?:lautet|è|e|är|er|is|es|est|é|ist|to|jest|je|on|on|:|：|=)?\s+"
-                    r"[\"'“«]?" + _REF + r"(?P<v>[^\s\"'”»]{4,})")
+# what may stand between the word and its value: up to three qualifiers ("de la base de datos", "of the admin
+# account on the nas"), each a preposition (or a genitive article), an optional article and one or two words
+# what may stand between the word and its value: up to three qualifiers ("de la base de datos", "of the admin
+# account on the nas"), each a preposition (or a genitive article), an optional article and one or two words,
+# and then a verb or a colon
+_PW_QUALIFIER = (r"(?:\s+(?:del|de|do|da|du|della|van|von|от|для|för|til|na|for|of|für|pour|para|per|voor|dla|zum|zur|au|al|der|des"
+                 r"|on|at|in|to|bei|auf|sur|en|su)"
+                 r"\s+(?:the\s+|la\s+|le\s+|el\s+|den\s+|dem\s+|der\s+|das\s+|die\s+|het\s+|il\s+|lo\s+|my\s+|our\s+|de\s+|des\s+)?"
+                 r"[\w.-]+(?:\s+[\w.-]+)?"
+                 r"|\s+(?:dell|dall|nell|sull|all|d)['’][\w.-]+){1,3}")
+# the verbs that are English prepositions too (Polish/Estonian "on", Russian "to", Italian "e", Danish "er") count
+# only before a value that ends its clause ("the root password on prod-db-2 is …" names a host, not a password),
+# and never after the English word ("we have the password on file")
+_PW_VERB = (r"(?:lautet|è|är|is|es|est|é|ist|jest|je|:|：|=|(?<![Pp]assword )(?:e|er|to|on)(?=\s+[\"'“«]?[^\s\"'”»]{4,}[\"'”»]?[ \t]*"
+            r"(?:$|[\n.,;!?)])))")
+_PROSE_OTHER = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r"(?:" + _PW_QUALIFIER + r"\s*" + _PW_VERB + r"|\s*" + _PW_VERB
+                    + r"?)\s+[\"'“«]?" + _REF + r"(?P<v>[^\s\"'”»]{4,})")
 _PROSE_CJK = lazy(r"(?:パスワード|密码|密碼|비밀번호|암호|暗証番号|口令)\s*(?:は|是|为|為|：|:|는|은|=|\s)\s*"
                   r"(?P<v>[!-~]{4,})")
 # shapes no provider owns

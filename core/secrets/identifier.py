@@ -169,6 +169,10 @@ _DESCRIBES = frozenset({"password", "passphrase", "passwd", "secret", "token", "
 
 
 _PATH = re.compile(r"(?:/|\./|~/)[\w./-]*")  # ``PWD='/tmp'``: the shell's working folder, a path
+# a YAML tag that fetches the value from elsewhere (``password: !secret mqtt_password`` in Home Assistant,
+# ``!vault |`` in Ansible, CloudFormation's ``!Ref``, ``!env_var``), not the value
+_YAML_TAG = re.compile(r"(?i)!(?:secret|vault|env_var|env|ref|sub|getatt|importvalue|include|include_dir_\w+|sops|ssm|"
+                       r"aws_secretsmanager|lookup|input|var|encrypted/pkcs1-oaep)")
 # a documentation placeholder: words joined by ``-`` or ``_`` that name the secret (``my_token``,
 # ``your-replicate-api-key``, ``my-secret``)
 _NAMED_WORDS = re.compile(r"(?i)[a-z]+(?:[_-][a-z]+)*")
@@ -181,7 +185,7 @@ _CODE = re.compile(r"[A-Za-z_][\w.]*\((?:\)|[A-Za-z_]\w*=)"
 def names_itself(value: str) -> bool:
     """Whether a value found in a secret's place only names one (the comment above), or is a path."""
     v = value.strip().strip("\"'`").rstrip(".,;:!?")
-    if _SELF_NAMED.fullmatch(v) or _BRACKETED.fullmatch(v) or _PATH.fullmatch(v) or _CODE.match(v):
+    if _SELF_NAMED.fullmatch(v) or _BRACKETED.fullmatch(v) or _PATH.fullmatch(v) or _CODE.match(v) or _YAML_TAG.fullmatch(v):
         return True
     if _NAMED_WORDS.fullmatch(v) and not _SECRET_PARTS.isdisjoint(re.split(r"[_-]", v.lower())):
         return True

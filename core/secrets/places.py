@@ -61,9 +61,12 @@ _PROSE_KEY = lazy(r"(?i)(?<![\w])" + _KEY_WORDS + r"(?:\s+(?:for|of|del|de|du|f�
                   r"\s*(?:is|lautet|ist|est|es|là|adalah|คือ|هي|היא|है|:|：|=)?\s*[\"'“«]?" + _REF + r"(?P<v>[^\s\"'”»]{4,})")
 # (not ``pw = …``: code assigns a variable so; not a value with ``(``, ``:`` or a backtick: code and markup)
 # (``pass:`` is English too: "a single coalescing pass: adjacent intervals …")
-_PROSE_SHORT = lazy(r"(?i)(?<![\w-])(?:pass (?:is|was)|pw(?: ?:| is| was)|(?:pwd|passwd)\s*(?:\bis|\bwas|:))\s*[\"'“«]?" + _REF
+# (``the pw for the router = X``: an article or a possessive first says prose, not code's ``pw = …``)
+_PROSE_SHORT = lazy(r"(?i)(?<![\w-])(?:pass (?:is|was)|pw(?: ?:| is| was)|(?:pwd|passwd)\s*(?:\bis|\bwas|:)"
+                    r"|(?:the|my|our|your|his|her|their)\s+(?:pw|pwd|pass)\s+(?:for|of|on|to|at)\s+(?:the\s+|my\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+)?"
+                    r"\s*(?:=|:|\bis\b|\bwas\b))\s*[\"'“«]?" + _REF
                     + r"(?P<v>[^\s\"'”»(`:]{4,})(?![(`:\w])")
-_CREDS_SLASHED = lazy(r"(?i)\b(?:creds|credentials?|login)\b(?:\s+(?:for|on|to|of)\s+(?:the\s+)?[\w.-]+(?:\s+[\w.-]+)?)?\s*(?:are|is|:|=)"
+_CREDS_SLASHED = lazy(r"(?i)\b(?:creds|credentials?|login)(?:\.(?:txt|conf|cfg|ini))?\b(?:\s+(?:for|on|to|of)\s+(?:the\s+)?[\w.-]+(?:\s+[\w.-]+)?)?\s*(?:are|is|:|=)"
                       r"\s*[\w.@-]{1,40}\s+/\s+" + _REF + r"(?P<v>\S{4,})")
 # a token or key given in prose without a ``… is``: ``use X to authenticate``, ``set the webhook secret to X``,
 # ``paste this token into the app: X``, ``X (do not share)``; the value must look like one (``values.keep``)
@@ -80,11 +83,42 @@ _NAMED_AFTER = lazy(r"(?i)(?<![\w-])(?P<v>[^\s\"'“”«»()]{4,64})[\"'”»]?
                     + r"(?=[ \t]*(?:$|[\n.,;:!?)]))|(?:\bit['’]?s\s+[\"'“«]?(?P<q1>[^\s\"'“”«»()]{4,64})[\"'”»]?\s*\(\s*)"
                     + _PW_NOUN + r"\s*\)")
 _RUN16 = lazy(r"[a-z0-9_.+/=-]{16}")  # every token value above holds 16 such characters in a row (lower-cased)
-_PIN = lazy(r"(?i)\b(?:pin(?:[ -]?(?:code|number))?|passcode|(?:door|alarm|gate|entry|lock|garage|safe|locker|keypad)\s+code"
-            r"|combination)\b(?:\s+(?:for|of|to|on)\s+(?:the\s+|my\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)?\s*(?:is|was|=|:|lautet|est|es|é)?"
+_PIN_PLACE = r"(?:door|gate|alarm|safe|lock|locker|garage|building|house|keypad|padlock)"
+_PIN_PLACE_OTHER = (r"(?:porte|portail|entr[ée]e|immeuble|alarme|coffre(?:-fort)?|cadenas|garage|puerta|portal|port[óo]n|alarma"
+                    r"|caja\s+fuerte|candado|garaje|porta|portone|cancello|allarme|cassaforte|lucchetto|port[ãa]o|cofre|garagem"
+                    r"|cadeado|edif[íi]cio|edificio)")
+_PIN = lazy(r"(?i)\b(?:(?:pin(?:[ -]?(?:code|number))?|passcode|(?:door|alarm|gate|entry|lock|garage|safe|locker|keypad)\s+code"
+            r"|combination)\b(?:\s+(?:for|of|to|on)\s+(?:the\s+|my\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)?"
+            # "the code for the front door", "le code de la porte", "il codice del cancello", "der Türcode"
+            r"|code\s+(?:for|of|to|on)\s+(?:the\s+|my\s+|our\s+)?(?:front\s+|back\s+|main\s+|side\s+)?" + _PIN_PLACE + r"\b"
+            r"|(?:code|codice|c[óo]digo)\s+(?:d['’]acc[èe]s\s+|de\s+acceso\s+|di\s+accesso\s+|de\s+acesso\s+)?"
+            r"(?:de\s+la|de\s+l['’]|du|de|del|della|dell['’]|do|da|des|dello|al|au)\s*" + _PIN_PLACE_OTHER + r"\b"
+            r"|(?:t[üu]r|tor|haust[üu]r|alarm(?:anlage)?|tresor|safe|garagen|zugangs|schloss)-?code\b)"
+            r"\s*(?:is|was|=|:|lautet|est|es|é|è|ist)?"
             r"\s*(?P<v>\d{4,8}|\d{1,2}(?:-\d{1,2}){2,3})(?![\d-])")
 _CODE = r"(?:(?=[A-Za-z-]*\d)[A-Za-z0-9]{4,8}(?:-[A-Za-z0-9]{4,8}){1,9}|\d{4}\s?\d{4})"
 _RECOVERY = lazy(r"(?i)\b(?:recovery|backup)\s+(?:codes?|keys?)\b[^\n\w]{0,6}(?P<v>" + _CODE + r"(?:[ ,;]+" + _CODE + r")*)")
+# a letters-only code list after "backup codes" (judged random by ``values.keep``: no word of the vocabulary)
+_RECOVERY_LETTERS = lazy(r"(?i)\b(?:recovery|backup)\s+codes\b[^\n\w]{0,6}(?P<v>[a-z]{8,10}(?:[ \t]*[,;\n][ \t]*[a-z]{8,10}|[ \t]+[a-z]{8,10}){2,15})\b")
+# the seed of a one-time-password app, given as its setup key: base32, in groups of four or whole
+_OTP_SEED = lazy(r"(?i)\b(?:2fa|mfa|totp|otp|authenticator|two[- ]factor|2-step|two-step)\b[^\n]{0,30}?\b(?:setup\s+key|secret(?:\s+key)?"
+                 r"|seed|key)\b\s*(?:is|was|:|=)?\s*[\"'`]?(?P<v>[a-z2-7]{4}(?:[ -][a-z2-7]{4}){3,15}(?![\w-])|[A-Za-z2-7]{16,64}(?![\w-]))")
+# an app password (Google's four groups of four letters, Apple's app-specific password with dashes)
+_APP_PASSWORD = lazy(r"(?i)\bapp(?:lication)?[- ](?:specific[- ])?password\b[^\n\w]{0,4}(?:\s*(?:is|was|for\s+[\w.@-]+\s*(?:is|:)))?"
+                     r"\s*[\"'`]?(?P<v>[a-z]{4}([ -])[a-z]{4}\2[a-z]{4}\2[a-z]{4})(?![\w-])")
+# a passphrase of plain words after "the passphrase is" (each word judged by ``values.keep``: not grammar, not
+# an inflection, and the phrase ends its clause): "the passphrase is velvet ember canal quartz"
+_PASSPHRASE_IS = lazy(r"(?i)\bpassphrase\s+(?:is|was|will\s+be|is\s+now)\s*[:\"'“«]?\s*(?P<v>[a-z]{3,}(?:[ \t]+[a-z]{3,}){2,7})"
+                      r"[\"'”»]?(?=[ \t]*(?:$|[\n.,;!?)]))")
+# a keypair as the byte array a wallet's key file holds (Solana's ``id.json``: 64 numbers of 0-255)
+_KEY_BYTES = lazy(r"(?i)(?:keypair|key\s*pair|private[ _]?key|secret[ _]?key|id\.json|wallet)[^\n\[]{0,40}[:=]?\s*"
+                  r"(?P<v>\[\s*(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\s*,\s*){31,63}(?:25[0-5]|2[0-4]\d|1?\d?\d)\s*\])"
+                  r"|(?P<q1>\[\s*(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\s*,\s*){63}(?:25[0-5]|2[0-4]\d|1?\d?\d)\s*\])[^\n]{0,40}"
+                  r"(?:keypair|key\s*pair|private[ _]?key|secret[ _]?key|id\.json|wallet)")
+# a password given in an instruction, with no "is": "use password X for the box", "log in with admin/X"
+# (the value must not be an English word: "use password managers for …", "log in with email/password")
+_GIVEN = lazy(r"(?i)\b(?:use\s+(?:the\s+)?(?:password|passphrase|pw)\s+['\"]?(?P<v>[^\s'\"/]{4,64})['\"]?\s+(?:for|to|on|with|when|at)\b"
+              r"|(?:log\s?in|sign\s?in|connect|ssh\s+in)\s+(?:with|as|using)\s+[\w.@-]{1,40}\s?/\s?(?P<q1>[^\s/'\"]{4,64})(?=$|[\s.,;!?)]))")
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_command", _CMD),
@@ -109,6 +143,12 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_named_after", _NAMED_AFTER),
     ("pin_code", _PIN),
     ("recovery_key", _RECOVERY),
+    ("recovery_key", _RECOVERY_LETTERS),
+    ("otp_seed", _OTP_SEED),
+    ("app_password", _APP_PASSWORD),
+    ("passphrase_words", _PASSPHRASE_IS),
+    ("key_bytes", _KEY_BYTES),
+    ("password_given", _GIVEN),
 )
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 
@@ -117,10 +157,15 @@ _COMMANDS = ("samba-tool", "dsadd", "dsmod", "neo4j-admin", "db2", "networksetup
 _CALL_WORDS = ("auth", "credential", "login", "passw", "bind")
 _PROSE_WORDS = ("schlüssel", "schlussel", "wlan-", "wifi", "wi-fi", "clé", "cle ", "clave", "network key", "wpa key", "security key",
                 "mật", "mat khau", "sandi", "كلمة", "סיסמ", "पासवर्ड", "รหัสผ่าน")
-_PIN_WORDS = ("pin", "passcode", " code", "combination")
+_OTP_WORDS = ("2fa", "mfa", "totp", "otp", "authenticator", "two-factor", "two factor", "2-step", "two-step")
+_KEY_BYTES_WORDS = ("keypair", "key pair", "private", "secret", "id.json", "wallet")
+_GIVEN_WORDS = ("use ", "login", "log in", "signin", "sign in", "connect", "ssh in")
+_OTP_FINDER, _KEY_BYTES_FINDER, _GIVEN_FINDER = Literals(_OTP_WORDS), Literals(_KEY_BYTES_WORDS), Literals(_GIVEN_WORDS)
+_PIN_WORDS = ("pin", "passcode", "code", "codice", "digo", "combination")
 _PAIR_WORDS = ("auth:", "auth=", "auth =", "auth :", "curlopt_userpwd", "-a ")
-# every match of ``_PROSE_SHORT`` holds one of these (``pw``, ``pwd``, ``passwd`` then a space, a colon or ``is``)
-_SHORT_WORDS = ("pass is", "pass was", "pw:", "pw :", "pw is", "pw was", "pwd", "passwd")
+# every match of ``_PROSE_SHORT`` holds one of these (``pw``, ``pwd``, ``passwd`` then a space, a colon or ``is``;
+# ``the pw for …``: `` pw `` or `` pass ``)
+_SHORT_WORDS = ("pass is", "pass was", "pw:", "pw :", "pw is", "pw was", "pwd", "passwd", " pw ", " pass ")
 _CMD_FINDER, _CALL_FINDER, _PROSE_FINDER, _PIN_FINDER = (Literals(_COMMANDS), Literals(_CALL_WORDS), Literals(_PROSE_WORDS),
                                                           Literals(_PIN_WORDS))
 _PAIR_FINDER, _SHORT_FINDER = Literals(_PAIR_WORDS), Literals(_SHORT_WORDS)
@@ -132,6 +177,12 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "pin_code": (_PIN_WORDS, True),
     "password_named_after": (("password", "passphrase", "passcode", "pwd"), True),
     "token_in_prose": (("use ", "token", "secret", "key", "credential", "not share", "n't share", "never share"), True),
+    "otp_seed": (_OTP_WORDS, True),
+    "app_password": (("app password", "app-password", "app-specific password", "app specific password",
+                      "application password", "application-specific password"), True),
+    "passphrase_words": (("passphrase",), True),
+    "key_bytes": (_KEY_BYTES_WORDS, True),
+    "password_given": (_GIVEN_WORDS, True),
 }
 # the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
 MORE_NEEDLES: dict[str, tuple[str, ...]] = {
@@ -166,6 +217,12 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _NAMED_AFTER: lambda low: (" is " in low or " was " in low or " be " in low or "(" in low) and _PW_FINDER.any_in(low),
     _PIN: lambda low: _PIN_FINDER.any_in(low) and _PIN.search(low) is not None,  # "pin requests==2.20": no code
     _RECOVERY: lambda low: ("recovery" in low or "backup" in low) and _RECOVERY.search(low) is not None,
+    _RECOVERY_LETTERS: lambda low: "codes" in low and ("recovery" in low or "backup" in low) and _RECOVERY_LETTERS.search(low) is not None,
+    _OTP_SEED: lambda low: _OTP_FINDER.any_in(low) and _OTP_SEED.search(low) is not None,
+    _APP_PASSWORD: lambda low: "password" in low and "app" in low,
+    _PASSPHRASE_IS: lambda low: "passphrase" in low,
+    _KEY_BYTES: lambda low: _KEY_BYTES_FINDER.any_in(low) and "[" in low and _KEY_BYTES.search(low) is not None,
+    _GIVEN: lambda low: _GIVEN_FINDER.any_in(low) and _GIVEN.search(low) is not None,
 }
 # the words one of which each context needs (``literals.Gated``; ``None``: none such)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
@@ -175,10 +232,12 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _PROSE_KEY: None, _PROSE_SHORT: _SHORT_FINDER.words, _CREDS_SLASHED: (" / ",),
     _PIN: _PIN_FINDER.words, _RECOVERY: ("recovery", "backup"), _USE_TO: ("use ",), _SET_TOKEN: (" to ", " as "),
     _COLON_AFTER: (":",), _NOT_SHARE: _SHARE_FINDER.words, _NAMED_AFTER: _PW_FINDER.words,
+    _RECOVERY_LETTERS: ("codes",), _OTP_SEED: _OTP_FINDER.words, _APP_PASSWORD: ("password",),
+    _PASSPHRASE_IS: ("passphrase",), _KEY_BYTES: _KEY_BYTES_FINDER.words, _GIVEN: _GIVEN_FINDER.words,
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
-                 "token", "secret", "key", "credential", "share")
+                 "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS)
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from commonkeep.secrets.identifier import names_itself
+from commonkeep.secrets.identifier import names_itself, vocabulary
 from commonkeep.secrets.lazy import lazy
 from commonkeep.secrets.structure import NEEDLES as _STRUCTURE_KINDS
 
@@ -131,6 +131,18 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     if kind == "password_named_after":  # "X is the password.": X, unless a word of the grammar ("This is the password.")
         core = value.strip().rstrip(".,;:!?)")
         return strong(core) or ((_LETTERS.fullmatch(core) is not None or core.isdigit()) and dictated(core, prose=False))
+    if kind == "recovery_key" and value[:1].isalpha() and value.replace(",", " ").replace(";", " ").replace(" ", "").isalpha():
+        codes = value.replace(",", " ").replace(";", " ").lower().split()  # letters only: codes, unless they are words
+        return sum(c not in vocabulary() for c in codes) * 3 >= len(codes) * 2
+    if kind == "passphrase_words":  # "the passphrase is velvet ember canal quartz", not "… is stored in the vault"
+        words = value.lower().split()  # the first may be a word of the grammar ("correct horse battery staple") in four
+        return not any(w in GRAMMAR or _INFLECTED.fullmatch(w) for w in words[1:]) and not _INFLECTED.fullmatch(words[0]) \
+            and (words[0] not in GRAMMAR or len(words) >= 4)
+    if kind == "password_given":  # "use password X for …": X, unless a word ("… managers for", "email/password") or a name
+        v = value.strip().rstrip(".,;:!?)")
+        low = v.lower()
+        return not (low in GRAMMAR or low in vocabulary() or _INFLECTED.fullmatch(low) or (v.isupper() and len(v) <= 6)
+                    or CODE_NAME.fullmatch(v) or names_itself(v) or (v.isalpha() and len(v) < 8))  # "google/github"
     if kind == "token_in_prose":  # a token given in prose: it must look like one, 16 characters or more
         v = value.strip().rstrip(".,;:!?)")
         code = CODE_NAME.fullmatch(v) is not None and not _random_part(v)

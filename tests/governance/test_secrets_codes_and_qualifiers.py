@@ -1,0 +1,108 @@
+"""Secrets known by their place, a third round (issue 37): a password named after a longer qualifier
+("de la base de datos", "of the admin account on the nas"), a door or alarm code in other
+languages, ``the pw for the router = …``, a one-time-password app's setup key, an app password,
+letters-only backup codes, a passphrase of plain words, a keypair as a byte array, and a password
+given in an instruction ("use password X for …", "log in with admin/X"). Each secret form has a
+benign twin with the same words that must stay as it is."""
+
+from __future__ import annotations
+
+import pytest
+
+from commonkeep.secrets import redact
+
+V = "qorvantelmi"  # lower-case letters only, no English word: known by its place alone
+SECRET_FORMS = [
+    "La contraseña de la base de datos es {v}",
+    "Das Passwort von dem Konto der Firma ist {v}",
+    "Het wachtwoord van de server van het lab is {v}",
+    "A senha do banco de dados é {v}",
+    "Le mot de passe du compte de la banque est {v}",
+    "the password of the admin account on the nas is {v}",
+    "the password to the shared drive for finance is {v}",
+    "salasana on {v}",
+    "the pw for the router = {v}",
+    "my pw for gmail is {v}",
+    "our pass for the lab wifi: {v}",
+    "auth-user-pass creds.txt  # creds.txt: dana / {v}",
+    "use password {v} for the staging box",
+    "login with admin/{v} on the switch",
+    "connect with sa/{v}",
+]
+
+
+@pytest.mark.parametrize("form", SECRET_FORMS)
+def test_a_plain_password_after_a_qualifier_or_in_an_instruction_goes(form: str) -> None:
+    out = redact(form.format(v=V))
+    assert V not in out.text, out.text
+    assert out.findings
+
+
+CODES = [
+    ("Il codice del cancello è 4921", "4921"),
+    ("Le code de la porte est 49217", "49217"),
+    ("El código de la alarma es 4921", "4921"),
+    ("Der Türcode ist 492170", "492170"),
+    ("le code d'accès de l'immeuble: 4921", "4921"),
+    ("the code for the front door is 4921#", "4921"),
+    ("The 2FA setup key is w2ec vkso ija4 bn3k 7ggq yn5e 2y3s 65yh", "vkso ija4"),
+    ("authenticator setup key: jbsw y3dp ehpk 3pxp", "y3dp ehpk"),
+    ("Gmail app password akpw xtip oguy dmci", "xtip oguy"),
+    ("App-specific password: abqd-efgh-ijkl-mnop", "efgh-ijkl"),
+    ("the app password for ci is akpw xtip oguy dmci", "xtip oguy"),
+    ("Backup codes: cxehhqsq, lldeepqt, bzhxsblf, chbehpzq", "bzhxsblf"),
+    ("recovery codes qwzhrtkmpl xcvbnmlkjh pqlzmxnvbc", "xcvbnmlkjh"),
+    ("the passphrase is velvet ember canal quartz", "ember canal"),
+    ("The passphrase is correct horse battery staple.", "horse battery"),
+    ("id.json: [" + ",".join(str(i * 37 % 256) for i in range(64)) + "]", "37,74,111"),
+    ("[" + ",".join(str(i * 91 % 256) for i in range(64)) + "]  # the deploy keypair", "91,182,17"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), CODES)
+def test_codes_setup_keys_app_passwords_and_key_bytes_go(text: str, secret: str) -> None:
+    out = redact(text)
+    assert secret not in out.text, out.text
+
+
+KEPT = [
+    "La contraseña de la base de datos es importante para todos",
+    "the root password on prod-db-2 rotates weekly",
+    "we have your password on file",
+    "the password to use is in the vault",
+    "the password for the admin is required",
+    "the pw for the router is in the drawer",
+    "my pass for the gym is valid until may",
+    "error code of the request is 4921",
+    "the code for issue 4921 is merged",
+    "exit code 4921",
+    "the 2fa key is on my phone",
+    "the app password for ci is in 1password",
+    "backup codes printed yesterday and stored elsewhere",
+    "Recovery codes: bathroom, elephant, sandwich",
+    "the passphrase is stored in the vault",
+    "the passphrase is correct for this vault",
+    "the passphrase is case sensitive",
+    "the passphrase was never written down anywhere",
+    "use password managers for everything",
+    "use password authentication for ssh",
+    "use password policies when possible",
+    "use the password from the vault for prod",
+    "log in with email/password",
+    "log in with SSO/SAML",
+    "sign in with google/github",
+    "password: !secret mqtt_password",
+    "api_key: !env_var OPENAI_KEY",
+    "ansible_become_password: !vault |",
+    "DbPassword: !Ref DbPasswordParam",
+    "a lookup table: [" + ",".join(str(i) for i in range(64)) + "]",
+]
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_the_same_words_in_ordinary_text_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_a_password_that_starts_like_a_yaml_tag_still_goes() -> None:
+    assert "Summer2024" not in redact("password: !Summer2024").text
