@@ -93,7 +93,8 @@ _PIN = lazy(r"(?i)\b(?:(?:pin(?:[ -]?(?:code|number))?|passcode|(?:door|alarm|ga
             r"|code\s+(?:for|of|to|on)\s+(?:the\s+|my\s+|our\s+)?(?:front\s+|back\s+|main\s+|side\s+)?" + _PIN_PLACE + r"\b"
             r"|(?:code|codice|c[óo]digo)\s+(?:d['’]acc[èe]s\s+|de\s+acceso\s+|di\s+accesso\s+|de\s+acesso\s+)?"
             r"(?:de\s+la|de\s+l['’]|du|de|del|della|dell['’]|do|da|des|dello|al|au)\s*" + _PIN_PLACE_OTHER + r"\b"
-            r"|(?:t[üu]r|tor|haust[üu]r|alarm(?:anlage)?|tresor|safe|garagen|zugangs|schloss)-?code\b)"
+            r"|(?:t[üu]r|tor|haust[üu]r|alarm(?:anlage)?|tresor|safe|garagen|zugangs|schloss|zahlen)-?code\b"
+            r"(?:\s+f[üu]r\s+(?:das|die|den|unser|unsere|meinen)\s+\w+)?)"
             r"\s*(?:is|was|=|:|lautet|est|es|é|è|ist)?"
             r"\s*(?P<v>\d{4,8}|\d{1,2}(?:-\d{1,2}){2,3})(?![\d-])")
 _CODE = r"(?:(?=[A-Za-z-]*\d)[A-Za-z0-9]{4,8}(?:-[A-Za-z0-9]{4,8}){1,9}|\d{4}\s?\d{4})"
@@ -119,6 +120,17 @@ _KEY_BYTES = lazy(r"(?i)(?:keypair|key\s*pair|private[ _]?key|secret[ _]?key|id\
 # (the value must not be an English word: "use password managers for …", "log in with email/password")
 _GIVEN = lazy(r"(?i)\b(?:use\s+(?:the\s+)?(?:password|passphrase|pw)\s+['\"]?(?P<v>[^\s'\"/]{4,64})['\"]?\s+(?:for|to|on|with|when|at)\b"
               r"|(?:log\s?in|sign\s?in|connect|ssh\s+in)\s+(?:with|as|using)\s+[\w.@-]{1,40}\s?/\s?(?P<q1>[^\s/'\"]{4,64})(?=$|[\s.,;!?)]))")
+# short asides that give a password with no verb (judged as ``_GIVEN``'s: not an English word, the clause's end):
+# "guest wifi pw X", "wifi: HomeNet / X", "router admin: admin/X", "SSID HomeNet, key X", "NAS login admin X",
+# "the zip is encrypted with X"
+_ASIDE_END = r"(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$)))"  # "Node.js" is no clause's end
+_ASIDE = lazy(r"(?i)(?<![\w-])pw\s+['\"]?(?P<v>[^\s'\"]{4,64})['\"]?" + _ASIDE_END
+              + r"|\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|admin|creds?|login)\b[^\n:]{0,24}:\s*[\w.@-]{1,40}\s?/\s?"
+              r"(?P<q1>[^\s/'\"]{4,64})" + _ASIDE_END
+              + r"|\bssid\s+['\"]?[\w.-]+['\"]?[,;]?\s+(?:key|pw|password|pass|psk|passphrase)\s*:?\s*(?P<q2>[^\s'\"]{4,64})" + _ASIDE_END
+              + r"|\blog\s?in\s+(?:admin|root|user|administrator|pi|ubnt|sa|postgres|guest)\s+(?P<q3>[^\s'\"]{4,64})" + _ASIDE_END
+              + r"|\b(?:encrypted|protected|locked|unlock(?:ed|s)?|decrypt(?:ed|s)?)\s+(?:it\s+|them\s+|this\s+)?(?:with|using)\s+"
+              r"(?:the\s+)?(?:password|passphrase|pw|key)?\s*['\":]?\s*(?P<q4>[^\s'\"`]{4,64})['\"]?" + _ASIDE_END)
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_command", _CMD),
@@ -149,6 +161,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("passphrase_words", _PASSPHRASE_IS),
     ("key_bytes", _KEY_BYTES),
     ("password_given", _GIVEN),
+    ("password_given", _ASIDE),
 )
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 
@@ -160,7 +173,9 @@ _PROSE_WORDS = ("schlüssel", "schlussel", "wlan-", "wifi", "wi-fi", "clé", "cl
 _OTP_WORDS = ("2fa", "mfa", "totp", "otp", "authenticator", "two-factor", "two factor", "2-step", "two-step")
 _KEY_BYTES_WORDS = ("keypair", "key pair", "private", "secret", "id.json", "wallet")
 _GIVEN_WORDS = ("use ", "login", "log in", "signin", "sign in", "connect", "ssh in")
+_ASIDE_WORDS = ("pw", "/", "ssid", "login", "log in", "crypt", "protected", "locked", "unlock")
 _OTP_FINDER, _KEY_BYTES_FINDER, _GIVEN_FINDER = Literals(_OTP_WORDS), Literals(_KEY_BYTES_WORDS), Literals(_GIVEN_WORDS)
+_ASIDE_FINDER = Literals(_ASIDE_WORDS)
 _PIN_WORDS = ("pin", "passcode", "code", "codice", "digo", "combination")
 _PAIR_WORDS = ("auth:", "auth=", "auth =", "auth :", "curlopt_userpwd", "-a ")
 # every match of ``_PROSE_SHORT`` holds one of these (``pw``, ``pwd``, ``passwd`` then a space, a colon or ``is``;
@@ -182,7 +197,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
                       "application password", "application-specific password"), True),
     "passphrase_words": (("passphrase",), True),
     "key_bytes": (_KEY_BYTES_WORDS, True),
-    "password_given": (_GIVEN_WORDS, True),
+    "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS), True),
 }
 # the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
 MORE_NEEDLES: dict[str, tuple[str, ...]] = {
@@ -223,6 +238,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _PASSPHRASE_IS: lambda low: "passphrase" in low,
     _KEY_BYTES: lambda low: _KEY_BYTES_FINDER.any_in(low) and "[" in low and _KEY_BYTES.search(low) is not None,
     _GIVEN: lambda low: _GIVEN_FINDER.any_in(low) and _GIVEN.search(low) is not None,
+    _ASIDE: lambda low: _ASIDE_FINDER.any_in(low) and _ASIDE.search(low) is not None,
 }
 # the words one of which each context needs (``literals.Gated``; ``None``: none such)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
@@ -234,10 +250,11 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _COLON_AFTER: (":",), _NOT_SHARE: _SHARE_FINDER.words, _NAMED_AFTER: _PW_FINDER.words,
     _RECOVERY_LETTERS: ("codes",), _OTP_SEED: _OTP_FINDER.words, _APP_PASSWORD: ("password",),
     _PASSPHRASE_IS: ("passphrase",), _KEY_BYTES: _KEY_BYTES_FINDER.words, _GIVEN: _GIVEN_FINDER.words,
+    _ASIDE: _ASIDE_FINDER.words,
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
-                 "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS)
+                 "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS)
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 

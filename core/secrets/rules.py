@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from commonkeep.secrets import context as placed
-from commonkeep.secrets import named, places, provider, public, structure
+from commonkeep.secrets import flags, named, places, provider, public, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.fields import _CAMEL_PART
 from commonkeep.secrets.identifier import identifier, upper_name
@@ -124,6 +124,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # after the provider rules and a token's first half, which keep their kinds
     *placed.PATTERNS,
     *places.PATTERNS,
+    *flags.PATTERNS,
     # a hex key with a secret word before it and no assignment: "signing key 4f3a…"
     (
         "hex_key",
@@ -150,6 +151,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     **placed.NEEDLES,
     **{kind: (placed.NEEDLES[kind][0] + more, True) for kind, more in places.MORE_NEEDLES.items()},
     **places.NEEDLES,
+    **flags.NEEDLES,
     **named.NEEDLES,
     "private_key": (("PRIVATE KEY", *structure.PEM_NEEDLES), False),
     "anthropic_key": (("sk-ant-",), False),
@@ -199,7 +201,7 @@ _TOKEN = lazy(r"[A-Za-z0-9+/_=.-]{20,}")
 
 
 _NOT_TOKENS = {"password_in_url", "password_assignment", "password_in_prose", "access_code", "private_key", "bearer_token", "slack_webhook",
-               "seed_phrase", "discord_webhook", *structure.NEEDLES, *placed.KINDS, *places.KINDS}
+               "seed_phrase", "discord_webhook", *structure.NEEDLES, *placed.KINDS, *places.KINDS, *flags.KINDS}
 _NEXT_HEAD = lazy(r"[\s,;:]{1,4}([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
 _CASE_CHANGE = lazy(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 
@@ -209,6 +211,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     **structure.CONTEXTS,
     **placed.CONTEXTS,
     **places.CONTEXTS,
+    **flags.CONTEXTS,
     **named.CONTEXTS,
     _ASSIGNMENT: lambda low: structure.ASSIGN.search(low) is not None,
     _URL: lambda low: _URL_CONTEXT.search(low) is not None,
@@ -285,8 +288,9 @@ def _claim(spans: list[Span], s: int, e: int, kind: str) -> None:
 
 
 def _value_span(m: re.Match[str]) -> tuple[int, int]:
-    """The span of the value group that matched (``v``, or a quoted ``q1``/``q2``), else the match."""
-    for g in ("v", "q1", "q2"):
+    """The span of the value group that matched (``v``, or a quoted ``q1``/``q2``, or another form's
+    ``q3``/``q4``), else the match."""
+    for g in ("v", "q1", "q2", "q3", "q4"):
         if g in m.re.groupindex and m.start(g) >= 0:
             return m.start(g), m.end(g)
     return m.span()

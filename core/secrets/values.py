@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from commonkeep.secrets.identifier import names_itself, vocabulary
+from commonkeep.secrets.identifier import identifier, names_itself, vocabulary
 from commonkeep.secrets.lazy import lazy
 from commonkeep.secrets.structure import NEEDLES as _STRUCTURE_KINDS
 
@@ -78,6 +78,8 @@ _LOOSE_PLACE = {"connection_string", "config_password"}
 _PLAIN = lazy(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env)")
 _SQL = lazy(r"\bIDENTIFIED\b|(?i:\b(?:create|alter|grant)\s+(?:user|role|login)\b)")  # the statement around ``identified by``
 _HEX = lazy(r"[0-9A-F]{16,}")  # upper-case hex is a key, not an ``ENV_NAME``
+_PORTISH = lazy(r"[\d.:]+(?:/(?:tcp|udp))?|no:\S+")  # ``-p 8080:80``, ``-p 127.0.0.1:5432:5432``; pytest's ``-p no:cacheprovider``
+_FILE = lazy(r"[\w.-]+\.(?:txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env|csv|sql|xml|p12|pfx|jks|gpg|kdbx)")
 _HOSTNAME = lazy(r"(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|cloud|co|uk|de|fr|local|internal|example)")
 CONTEXT_LOOSE = frozenset({"password_command", "config_secret", "auth_argument", "secret_in_prose"})
 CODE_NAME = lazy(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_]{2,}|[a-z]+_[a-z_]+")  # ``settings.KEY``, ``ENV_NAME``, ``snake_case``
@@ -114,6 +116,16 @@ def dictated(value: str, text: str = "", end: int = -1, *, prose: bool = True) -
     return said and _CLAUSE_END.match(text, end) is not None
 
 
+def given(v: str) -> bool:
+    """Whether a value given with no verb ("use password X for …", "login with admin/X", "-u U -p X") is a
+    password: not a word of English or of the grammar, an acronym, a code name, a reference, a port or a short word."""
+    low = v.lower()
+    return not (low in GRAMMAR or low in vocabulary() or _INFLECTED.fullmatch(low) or (v.isupper() and len(v) <= 6)
+                or CODE_NAME.fullmatch(v) or names_itself(v) or (v.isalpha() and len(v) < 8) or _PORTISH.fullmatch(v)  # "google/github"
+                or "://" in v or _FILE.fullmatch(v) or COMPOUND.fullmatch(low) or CHOICE.fullmatch(low) or "," in v
+                or " " in v.strip())  # a message ("all components found"), not a password
+
+
 def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     """False when a rule of place or structure found a value that is not a credential after all
     (``end``: where ``value`` ends in ``text``, for the clause of a dictated one)."""
@@ -139,10 +151,21 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
         return not any(w in GRAMMAR or _INFLECTED.fullmatch(w) for w in words[1:]) and not _INFLECTED.fullmatch(words[0]) \
             and (words[0] not in GRAMMAR or len(words) >= 4)
     if kind == "password_given":  # "use password X for …": X, unless a word ("… managers for", "email/password") or a name
-        v = value.strip().rstrip(".,;:!?)")
-        low = v.lower()
-        return not (low in GRAMMAR or low in vocabulary() or _INFLECTED.fullmatch(low) or (v.isupper() and len(v) <= 6)
-                    or CODE_NAME.fullmatch(v) or names_itself(v) or (v.isalpha() and len(v) < 8))  # "google/github"
+        return given(value.strip().rstrip(".,;:!?)"))
+    if kind in ("password_flag_pair", "password_option", "config_password_key", "config_password_quoted"):  # a command's or config line's password: not a port, a
+        v = value.strip().rstrip(".,;)")  # path, a URL, a flag, a reference or a word of the grammar
+        if _PORTISH.fullmatch(v) or "://" in v or v.startswith(("/", "./", "~", "@", "-", "$", "%")) or "[REDACTED" in v:
+            return False
+        if v.isdigit():
+            return len(v) >= 6
+        if kind in ("password_flag_pair", "config_password_quoted") and not given(v):
+            return False
+        return not (v.lower() in GRAMMAR or _INFLECTED.fullmatch(v.lower()) or CODE_NAME.fullmatch(v) and not _HEX.fullmatch(v)
+                    or names_itself(v) or _FILE.fullmatch(v))
+    if kind == "token_after_name":  # "secret_access_key S": S only when it has a token's shape, not a name's
+        v = value.strip()
+        return not identifier(v) and not names_itself(v) and (CODE_NAME.fullmatch(v) is None or _random_part(v)) \
+            and (strong(v) or (v.isalpha() and len(v) >= 20)) and "[REDACTED" not in v
     if kind == "token_in_prose":  # a token given in prose: it must look like one, 16 characters or more
         v = value.strip().rstrip(".,;:!?)")
         code = CODE_NAME.fullmatch(v) is not None and not _random_part(v)

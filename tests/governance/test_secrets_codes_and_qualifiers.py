@@ -43,6 +43,7 @@ CODES = [
     ("Le code de la porte est 49217", "49217"),
     ("El código de la alarma es 4921", "4921"),
     ("Der Türcode ist 492170", "492170"),
+    ("Zahlencode für das Schloss: 7092", "7092"),
     ("le code d'accès de l'immeuble: 4921", "4921"),
     ("the code for the front door is 4921#", "4921"),
     ("The 2FA setup key is w2ec vkso ija4 bn3k 7ggq yn5e 2y3s 65yh", "vkso ija4"),
@@ -106,3 +107,81 @@ def test_the_same_words_in_ordinary_text_stay(text: str) -> None:
 
 def test_a_password_that_starts_like_a_yaml_tag_still_goes() -> None:
     assert "Summer2024" not in redact("password: !Summer2024").text
+
+
+# --- command lines and config lines that name no command of their own (``secrets/flags.py``) ---
+P = "cloudcanal16"  # a plain password with digits
+FLAG_FORMS = [
+    "az login -u dana@acme.io -p {p}",
+    "cf login -u dana -p {p} -a api.cf.io",
+    "ipmitool -I lanplus -H bmc -U admin -P {p} power status",
+    "psexec \\\\host -u dana -p {p} cmd",
+    "rdesktop -u dana -p {p} host",
+    "xcrun altool --upload-app -f app.ipa -u dana@acme.io -p {p}",
+    "az sql server create -n srv -g rg -u dana -p {p}",
+    "tool --password {p} --user dana",
+    "xfreerdp /u:dana /p:{p} /v:host",
+    "cmdkey /add:srv01 /user:dana /pass:{p}",
+    "wmic /node:host /user:dana /password:{p} os get caption",
+    "plink -ssh dana@host -pw {p}",
+    "x11vnc -passwd {p} -display :0",
+    "java -jar jenkins-cli.jar -s http://jenkins:8080 -auth dana:{p} who-am-i",
+    "snmpwalk -v3 -l authPriv -u dana -a SHA -A {p} -x AES -X {p} host",
+    "redis-cli CONFIG SET requirepass {p}",
+    "composer config http-basic.repo.acme.io dana {p}",
+    "olcRootPW: {p}",
+    "wpa-psk {p}",
+    'signingConfigs {{ release {{ storePassword "{p}"\n keyPassword \'{p}\' }} }}',
+    "rclone config create s3r s3 access_key_id AKIA1234 secret_access_key luyiXabzAMjlXJtXjghlnnSmhv{p}",
+    "guest wifi pw {p}",
+    "ssh dana@host, pw {p}",
+    "wifi: HomeNet / {p}",
+    "router admin: admin/{p}",
+    "SSID HomeNet, key {p}",
+    "NAS login admin {p}",
+    "the zip is encrypted with {p}",
+    "unlock it with {p}.",
+]
+
+
+@pytest.mark.parametrize("form", FLAG_FORMS)
+def test_a_password_on_a_command_or_config_line_of_any_tool_goes(form: str) -> None:
+    text = form.format(p=P)
+    out = redact(text)
+    assert P not in out.text, out.text
+
+
+COMMANDS_KEPT = [
+    "docker run -u 1000 -p 8080:80 nginx",
+    "docker run -u node -p 127.0.0.1:3000:3000 app",
+    "ssh -l dana -p 2222 host",
+    "psql -U app -p 5433 -h db",
+    "mysql -u root -P 3306 -h db",
+    "cp -u -p src dst",
+    "kubectl logs -l app=web -p mypod",
+    "mvn -U clean install -P prod-eu",
+    "./mvnw -U -P dev,local verify",
+    "tsc -p tsconfig.json -u",
+    "iperf3 -u -p 5201 -c host",
+    "xcrun altool -u dana@acme.io -p @keychain:AC_PASSWORD",
+    "pytest -p no:cacheprovider -u",
+    "curl -u dana -p -x proxy:3128 https://x",
+    "curl -X POST -A myagent https://x",
+    "config set maxmemory 100mb",
+    "composer config http-basic.repo.acme.io dana $TOKEN",
+    'message(CHECK_PASS "all components found")',
+    'message(CHECK_PASS "found")',
+    "aws deploy delete-git-hub-account-token --token-name my-github-account",
+    "aws secretsmanager delete-resource-policy \\",
+    "the secret_key_base configuration option",
+    "api_key get_api_key_from_environment",
+    "data protected using the Node.js APIs this is considered a vulnerability.",
+    "keys will be decrypted with `options.passphrase`. Multiple keys using",
+    "the object database that should have been protected with mutex.",
+    "bypass true",
+]
+
+
+@pytest.mark.parametrize("text", COMMANDS_KEPT)
+def test_ports_profiles_labels_paths_and_messages_on_such_lines_stay(text: str) -> None:
+    assert redact(text).text == text

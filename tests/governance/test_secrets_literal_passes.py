@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from commonkeep.bench import secrets_templates
 from commonkeep.bench.capture import WORKLOADS
-from commonkeep.secrets import context, literals, named, places, precheck, public, rules
+from commonkeep.secrets import context, flags, literals, named, places, precheck, public, rules
 from commonkeep.secrets.literals import Literals
 
 
@@ -157,9 +157,9 @@ def test_no_letter_outside_ascii_in_a_pattern_matches_an_ascii_one() -> None:
         return out
 
     odd = set()
-    for source, flags in rules._WANTED._patterns or ():
-        for code in codes(parser.parse(source, flags)):
-            if code > 127 and any(re.fullmatch(re.escape(chr(code)), chr(a), flags | re.I) for a in range(128)):
+    for source, re_flags in rules._WANTED._patterns or ():
+        for code in codes(parser.parse(source, re_flags)):
+            if code > 127 and any(re.fullmatch(re.escape(chr(code)), chr(a), re_flags | re.I) for a in range(128)):
                 odd.add(chr(code))
     assert odd <= literals.ASCII_ALIKE
     assert all(any(re.fullmatch(re.escape(ch), chr(a), re.I) for a in range(128)) for ch in literals.ASCII_ALIKE)
@@ -273,7 +273,7 @@ def test_each_contexts_words_are_one_of_its_conditions() -> None:
     import ast
     import inspect
 
-    for module in (context, named, places):
+    for module in (context, named, places, flags):
         tree = ast.parse(inspect.getsource(module))
         table = next(n.value for n in ast.walk(tree) if isinstance(n, ast.AnnAssign) and isinstance(n.value, ast.Dict)
                      and ast.unparse(n.target) == "CONTEXTS")
