@@ -52,11 +52,13 @@ _KEY_LINE_TAIL = r"[ \t]*(?::[ \t]*|[ \t]+)" + _REF + r"(?:" + _Q + r"|(?P<v>[^\
 _KEY_LINE = lazy(r"(?m)^[ \t]*" + _KEY + _KEY_LINE_TAIL)
 _KEY_LINE_LOW = lazy(r"(?im)^[ \t]*" + _KEY + _KEY_LINE_TAIL)  # the same, asked of the lower-cased text (a superset)
 # a secret's name then its value with only a space between, on a command line (``rclone config create R s3
-# access_key_id A secret_access_key S``, ``aws configure set aws_secret_access_key S``): a token's shape only,
-# and never after a flag (``--token-name my-github-account`` names a token)
-_NAMED_SPACE = lazy(r"(?i)(?<![\w.-])(?!-)[\w.-]*(?:secret|token|api[_-]?key|access[_-]?key|passw(?:or)?d)[\w.-]*[ \t]+" + _REF
+# access_key_id A secret_access_key S``, ``aws configure set aws_secret_access_key S``): a token's shape only
+# (not after a flag or a key that names one: ``--token-name my-github-account``, ``secret_id X``)
+_NAMED_SPACE = lazy(r"(?i)(?<![\w-])(?:[a-z0-9]+[_.])*(?:secret|token|api[_-]?key|access[_-]?key|passw(?:or)?d)[\w.-]*"
+                    r"(?<![-_.]name)(?<![-_.]id)(?<![-_.]arn)(?<![-_.]file)(?<![-_.]path)[ \t]+" + _REF
                     + r"(?P<v>[A-Za-z0-9+/_=.][A-Za-z0-9+/_=.-]{15,127})(?=\s|$)")
 _KEY_QUOTED = lazy(r"(?<![\w.-])" + _KEY + r"[ \t]+" + _REF + _Q)
+_KEY_QUOTED_LOW = lazy(r"(?i)(?<![\w.-])" + _KEY + r"[ \t]+" + _REF + _Q)  # asked of the lower-cased text (a superset)
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_flag_pair", _PAIR),
@@ -83,7 +85,8 @@ _NAMED_FINDER = Literals(_NAMED_WORDS)
 # each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``)
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "password_flag_pair": (_PAIR_WORDS, True),
-    "password_option": (("/pass:", "/password:", "/pwd:", "/p:", "-pw", "-passwd", "-auth", "-a", "-x", "config", "composer"), True),
+    "password_option": (("/pass:", "/password:", "/pwd:", "/p:", "-pw", "-passwd", "-auth", "-a", "-x", "requirepass", "masterauth",
+                         "composer"), True),
     "config_password_key": (_KEY_WORDS, True),
     "config_password_quoted": (_KEY_WORDS, True),
     "token_after_name": (_NAMED_WORDS, True),
@@ -98,19 +101,19 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _VNC: lambda low: "-passwd" in low,
     _JENKINS: lambda low: "-auth" in low,
     _SNMP: lambda low: "snmp" in low and ("-a" in low or "-x" in low),
-    _REDIS: lambda low: "config" in low and "set" in low,
+    _REDIS: lambda low: "requirepass" in low or "masterauth" in low,
     _COMPOSER: lambda low: "composer" in low,
     _KEY_LINE: lambda low: _KEY_FINDER.any_in(low) and _KEY_LINE_LOW.search(low) is not None,
-    _KEY_QUOTED: lambda low: _KEY_FINDER.any_in(low) and ('"' in low or "'" in low),
+    _KEY_QUOTED: lambda low: _KEY_FINDER.any_in(low) and ('"' in low or "'" in low) and _KEY_QUOTED_LOW.search(low) is not None,
     _NAMED_SPACE: lambda low: _NAMED_FINDER.any_in(low) and _NAMED_SPACE.search(low) is not None,
 }
 # the words one of which each context needs (``literals.Gated``)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _PAIR: _PAIR_FINDER.words, _PAIR_AFTER: _PAIR_FINDER.words, _WINDOWS: _WINDOWS_FINDER.words, _PUTTY: ("-pw",), _VNC: ("-passwd",), _JENKINS: ("-auth",),
-    _SNMP: ("snmp",), _REDIS: ("config",), _COMPOSER: ("composer",), _KEY_LINE: _KEY_FINDER.words, _KEY_QUOTED: _KEY_FINDER.words,
+    _SNMP: ("snmp",), _REDIS: ("requirepass", "masterauth"), _COMPOSER: ("composer",), _KEY_LINE: _KEY_FINDER.words, _KEY_QUOTED: _KEY_FINDER.words,
     _NAMED_SPACE: _NAMED_FINDER.words,
 }
-TRIGGER_WORDS = (*_PAIR_WORDS, *_WINDOWS_WORDS, "-pw", "-passwd", "-auth", "snmp", "config", "composer", *_KEY_WORDS, *_NAMED_WORDS)
+TRIGGER_WORDS = (*_PAIR_WORDS, *_WINDOWS_WORDS, "-pw", "-passwd", "-auth", "snmp", "requirepass", "masterauth", "composer", *_KEY_WORDS, *_NAMED_WORDS)
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 

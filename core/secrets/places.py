@@ -173,7 +173,8 @@ _PROSE_WORDS = ("schlüssel", "schlussel", "wlan-", "wifi", "wi-fi", "clé", "cl
 _OTP_WORDS = ("2fa", "mfa", "totp", "otp", "authenticator", "two-factor", "two factor", "2-step", "two-step")
 _KEY_BYTES_WORDS = ("keypair", "key pair", "private", "secret", "id.json", "wallet")
 _GIVEN_WORDS = ("use ", "login", "log in", "signin", "sign in", "connect", "ssh in")
-_ASIDE_WORDS = ("pw", "/", "ssid", "login", "log in", "crypt", "protected", "locked", "unlock")
+_ASIDE_WORDS = ("pw", "ssid", "login", "log in", "crypt", "protected", "locked", "unlock", "wifi", "wi-fi", "wlan", "router", "modem",
+                "nas", "switch", "firewall", "admin", "cred")
 _OTP_FINDER, _KEY_BYTES_FINDER, _GIVEN_FINDER = Literals(_OTP_WORDS), Literals(_KEY_BYTES_WORDS), Literals(_GIVEN_WORDS)
 _ASIDE_FINDER = Literals(_ASIDE_WORDS)
 _PIN_WORDS = ("pin", "passcode", "code", "codice", "digo", "combination")
@@ -234,8 +235,8 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _RECOVERY: lambda low: ("recovery" in low or "backup" in low) and _RECOVERY.search(low) is not None,
     _RECOVERY_LETTERS: lambda low: "codes" in low and ("recovery" in low or "backup" in low) and _RECOVERY_LETTERS.search(low) is not None,
     _OTP_SEED: lambda low: _OTP_FINDER.any_in(low) and _OTP_SEED.search(low) is not None,
-    _APP_PASSWORD: lambda low: "password" in low and "app" in low,
-    _PASSPHRASE_IS: lambda low: "passphrase" in low,
+    _APP_PASSWORD: lambda low: "password" in low and "app" in low and _APP_PASSWORD.search(low) is not None,
+    _PASSPHRASE_IS: lambda low: "passphrase" in low and _PASSPHRASE_IS.search(low) is not None,
     _KEY_BYTES: lambda low: _KEY_BYTES_FINDER.any_in(low) and "[" in low and _KEY_BYTES.search(low) is not None,
     _GIVEN: lambda low: _GIVEN_FINDER.any_in(low) and _GIVEN.search(low) is not None,
     _ASIDE: lambda low: _ASIDE_FINDER.any_in(low) and _ASIDE.search(low) is not None,
