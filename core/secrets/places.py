@@ -120,17 +120,17 @@ _KEY_BYTES = lazy(r"(?i)(?:keypair|key\s*pair|private[ _]?key|secret[ _]?key|id\
 # (the value must not be an English word: "use password managers for …", "log in with email/password")
 _GIVEN = lazy(r"(?i)\b(?:use\s+(?:the\s+)?(?:password|passphrase|pw)\s+['\"]?(?P<v>[^\s'\"/]{4,64})['\"]?\s+(?:for|to|on|with|when|at)\b"
               r"|(?:log\s?in|sign\s?in|connect|ssh\s+in)\s+(?:with|as|using)\s+[\w.@-]{1,40}\s?/\s?(?P<q1>[^\s/'\"]{4,64})(?=$|[\s.,;!?)]))")
-# short asides that give a password with no verb (judged as ``_GIVEN``'s: not an English word, the clause's end):
+# short asides that give a password with no verb, one pattern each (each asked only when its words are there) (judged as ``_GIVEN``'s: not an English word, the clause's end):
 # "guest wifi pw X", "wifi: HomeNet / X", "router admin: admin/X", "SSID HomeNet, key X", "NAS login admin X",
 # "the zip is encrypted with X"
 _ASIDE_END = r"(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$)))"  # "Node.js" is no clause's end
-_ASIDE = lazy(r"(?i)(?<![\w-])pw\s+['\"]?(?P<v>[^\s'\"]{4,64})['\"]?" + _ASIDE_END
-              + r"|\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|admin|creds?|login)\b[^\n:]{0,24}:\s*[\w.@-]{1,40}\s?/\s?"
-              r"(?P<q1>[^\s/'\"]{4,64})" + _ASIDE_END
-              + r"|\bssid\s+['\"]?[\w.-]+['\"]?[,;]?\s+(?:key|pw|password|pass|psk|passphrase)\s*:?\s*(?P<q2>[^\s'\"]{4,64})" + _ASIDE_END
-              + r"|\blog\s?in\s+(?:admin|root|user|administrator|pi|ubnt|sa|postgres|guest)\s+(?P<q3>[^\s'\"]{4,64})" + _ASIDE_END
-              + r"|\b(?:encrypted|protected|locked|unlock(?:ed|s)?|decrypt(?:ed|s)?)\s+(?:it\s+|them\s+|this\s+)?(?:with|using)\s+"
-              r"(?:the\s+)?(?:password|passphrase|pw|key)?\s*['\":]?\s*(?P<q4>[^\s'\"`]{4,64})['\"]?" + _ASIDE_END)
+_PW_ASIDE = lazy(r"(?i)(?<![\w-])pw\s+['\"]?(?P<v>[^\s'\"]{4,64})['\"]?" + _ASIDE_END)
+_NET_SLASH = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|admin|creds?|login)\b[^\n:]{0,24}:\s*[\w.@-]{1,40}\s?/\s?"
+                  r"(?P<v>[^\s/'\"]{4,64})" + _ASIDE_END)
+_SSID_KEY = lazy(r"(?i)\bssid\s+['\"]?[\w.-]+['\"]?[,;]?\s+(?:key|pw|password|pass|psk|passphrase)\s*:?\s*(?P<v>[^\s'\"]{4,64})" + _ASIDE_END)
+_LOGIN_USER = lazy(r"(?i)\blog\s?in\s+(?:admin|root|user|administrator|pi|ubnt|sa|postgres|guest)\s+(?P<v>[^\s'\"]{4,64})" + _ASIDE_END)
+_LOCKED_WITH = lazy(r"(?i)\b(?:encrypted|protected|locked|unlock(?:ed|s)?|decrypt(?:ed|s)?)\s+(?:it\s+|them\s+|this\s+)?(?:with|using)\s+"
+                    r"(?:the\s+)?(?:password|passphrase|pw|key)?\s*['\":]?\s*(?P<v>[^\s'\"`]{4,64})['\"]?" + _ASIDE_END)
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_command", _CMD),
@@ -161,7 +161,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("passphrase_words", _PASSPHRASE_IS),
     ("key_bytes", _KEY_BYTES),
     ("password_given", _GIVEN),
-    ("password_given", _ASIDE),
+    ("password_given", _PW_ASIDE),
+    ("password_given", _NET_SLASH),
+    ("password_given", _SSID_KEY),
+    ("password_given", _LOGIN_USER),
+    ("password_given", _LOCKED_WITH),
 )
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 
@@ -176,7 +180,9 @@ _GIVEN_WORDS = ("use ", "login", "log in", "signin", "sign in", "connect", "ssh 
 _ASIDE_WORDS = ("pw", "ssid", "login", "log in", "crypt", "protected", "locked", "unlock", "wifi", "wi-fi", "wlan", "router", "modem",
                 "nas", "switch", "firewall", "admin", "cred")
 _OTP_FINDER, _KEY_BYTES_FINDER, _GIVEN_FINDER = Literals(_OTP_WORDS), Literals(_KEY_BYTES_WORDS), Literals(_GIVEN_WORDS)
-_ASIDE_FINDER = Literals(_ASIDE_WORDS)
+_NET_WORDS = ("wifi", "wi-fi", "wlan", "router", "modem", "nas", "switch", "firewall", "admin", "cred", "login")
+_LOCK_WORDS = ("crypt", "protected", "locked", "unlock")
+_NET_FINDER, _LOCK_FINDER = Literals(_NET_WORDS), Literals(_LOCK_WORDS)
 _PIN_WORDS = ("pin", "passcode", "code", "codice", "digo", "combination")
 _PAIR_WORDS = ("auth:", "auth=", "auth =", "auth :", "curlopt_userpwd", "-a ")
 # every match of ``_PROSE_SHORT`` holds one of these (``pw``, ``pwd``, ``passwd`` then a space, a colon or ``is``;
@@ -239,7 +245,11 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _PASSPHRASE_IS: lambda low: "passphrase" in low and _PASSPHRASE_IS.search(low) is not None,
     _KEY_BYTES: lambda low: _KEY_BYTES_FINDER.any_in(low) and "[" in low and _KEY_BYTES.search(low) is not None,
     _GIVEN: lambda low: _GIVEN_FINDER.any_in(low) and _GIVEN.search(low) is not None,
-    _ASIDE: lambda low: _ASIDE_FINDER.any_in(low) and _ASIDE.search(low) is not None,
+    _PW_ASIDE: lambda low: "pw" in low and _PW_ASIDE.search(low) is not None,
+    _NET_SLASH: lambda low: "/" in low and _NET_FINDER.any_in(low) and _NET_SLASH.search(low) is not None,
+    _SSID_KEY: lambda low: "ssid" in low and _SSID_KEY.search(low) is not None,
+    _LOGIN_USER: lambda low: ("login" in low or "log in" in low) and _LOGIN_USER.search(low) is not None,
+    _LOCKED_WITH: lambda low: _LOCK_FINDER.any_in(low) and _LOCKED_WITH.search(low) is not None,
 }
 # the words one of which each context needs (``literals.Gated``; ``None``: none such)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
@@ -251,7 +261,8 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _COLON_AFTER: (":",), _NOT_SHARE: _SHARE_FINDER.words, _NAMED_AFTER: _PW_FINDER.words,
     _RECOVERY_LETTERS: ("codes",), _OTP_SEED: _OTP_FINDER.words, _APP_PASSWORD: ("password",),
     _PASSPHRASE_IS: ("passphrase",), _KEY_BYTES: _KEY_BYTES_FINDER.words, _GIVEN: _GIVEN_FINDER.words,
-    _ASIDE: _ASIDE_FINDER.words,
+    _PW_ASIDE: ("pw",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: ("ssid",), _LOGIN_USER: ("login", "log in"),
+    _LOCKED_WITH: _LOCK_FINDER.words,
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
