@@ -41,14 +41,18 @@ from typing import Any
 EVENT = "outside_secret_redacted"
 MEMO_NAME = "exit-clean.json"
 # files of a root other programs write (OMP's OmpKeep, a model's shell or file tool, a person):
-# relative glob patterns, and who writes them as far as the path says
+# relative patterns (``fnmatch``; ``DIR/**`` is every file under DIR, at any depth), and who writes
+# them as far as the path says. Together they are every file ``share`` commits (``share.setup.
+# CANONICAL_PATHS``, less its own ``.gitignore``/``.gitattributes``): a file nobody expected there
+# (``daily/notes.txt``, ``memory/archive/old.jsonl``, ``schemas/x.json``) passes the gate like the rest.
 OUTSIDE: tuple[tuple[str, str], ...] = (
-    ("daily/*.md", "OmpKeep's memory_write and session markers, or a shell"),
+    ("daily/**", "OmpKeep's memory_write and session markers, or a shell"),
     ("scratchpad.md", "OmpKeep's scratchpad tool, or a shell"),
-    ("inbox/*.jsonl", "OmpKeep's memory_write (long_term), or a shell"),
-    ("memory/*.jsonl", "OmpKeep's curator, or a shell"),
-    ("memory/projects/*.jsonl", "OmpKeep's curator, or a shell"),
-    ("patches/*.json", "OmpKeep's curator, or a shell"),
+    ("inbox/**", "OmpKeep's memory_write (long_term), or a shell"),
+    ("memory/**", "OmpKeep's curator, or a shell"),
+    ("patches/**", "OmpKeep's curator, or a shell"),
+    ("schemas/**", "OmpKeep's install, or a shell"),
+    ("config.json", "a person, OmpKeep's settings, or a shell"),
 )
 CHUNK = 16 * 1024  # markdown is redacted by paragraphs, joined up to this size (never a whole 10 MB log at once)
 
@@ -204,8 +208,10 @@ def outside_files(root: Path | str) -> list[Path]:
     base = Path(root)
     out: list[Path] = []
     for pattern, _ in OUTSIDE:
-        for path in sorted(base.glob(pattern)):
-            if path.is_file() and not path.is_symlink() and not path.name.startswith("."):
+        found = base.glob(pattern[:-2] + "**/*") if pattern.endswith("/**") else base.glob(pattern)
+        for path in sorted(found):
+            rel = path.relative_to(base).parts
+            if path.is_file() and not path.is_symlink() and not any(part.startswith(".") for part in rel):
                 out.append(path)
     return out
 

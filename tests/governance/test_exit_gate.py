@@ -118,6 +118,51 @@ def test_share_stages_the_removal_of_a_file_other_programs_write(
     assert status.returncode == 0 and status.stdout.strip() == ""  # audit/ and the memo are not left uncommitted
 
 
+# files nobody expected under a path ``share`` commits: each must pass the gate like the known ones
+UNEXPECTED = ["config.json", "schemas/x.json", "daily/sub/notes.md", "daily/notes.txt", "memory/archive/old.jsonl",
+              "inbox/notes.txt", "patches/p.txt", "patches/old/patch_1.json"]
+
+
+def test_share_never_commits_a_secret_in_a_file_nobody_expected_under_a_committed_path(
+    tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from commonkeep.cli import main
+
+    for var in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
+        monkeypatch.setenv(var, "exit gate test")
+    for var in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.setenv(var, "exit@test.invalid")
+    r = ["--root", str(root), "--role", WRITER]
+    remote = tmp_path / "remote.git"
+    assert subprocess.run(["git", "init", "-q", "--bare", str(remote)]).returncode == 0
+    assert main(["share", "init", "--remote", str(remote), *r]) == 0
+    p = _plants()
+    for rel in UNEXPECTED:
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if rel == "config.json":
+            doc = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+            doc["note"] = f"token {p.github}"
+            path.write_text(json.dumps(doc), encoding="utf-8")
+        elif rel.endswith((".json", ".jsonl")):
+            path.write_text(json.dumps({"note": f"token {p.github}"}) + "\n", encoding="utf-8")
+        else:
+            path.write_text(f"token {p.github}\n", encoding="utf-8")
+    hidden = root / "memory" / ".cache" / "y.txt"  # a hidden folder: never committed at all
+    hidden.parent.mkdir(parents=True)
+    hidden.write_text(f"token {p.github}\n", encoding="utf-8")
+    assert main(["share", "sync", *r]) == 0
+    said = capsys.readouterr().out
+    objects = subprocess.run(["git", "-C", str(remote), "cat-file", "--batch-all-objects", "--batch"], capture_output=True)
+    assert objects.returncode == 0 and p.github.encode() not in objects.stdout and p.github[4:16].encode() not in objects.stdout
+    tracked = subprocess.run(["git", "-C", str(remote), "ls-tree", "-r", "--name-only", "HEAD"], capture_output=True, text=True).stdout.split()
+    assert set(UNEXPECTED) <= set(tracked) and "memory/.cache/y.txt" not in tracked
+    for rel in UNEXPECTED:  # redacted in place too, each with its audit line, and named in what sync says
+        assert p.github not in (root / rel).read_text(encoding="utf-8") and rel in said
+    audit = [json.loads(line) for line in (root / "audit" / "log.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {a["file"] for a in audit if a.get("event") == "outside_secret_redacted"} >= set(UNEXPECTED)
+
+
 def test_a_record_another_curator_wrote_raw_is_redacted_in_every_copy_and_by_reindex_in_place(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
