@@ -181,11 +181,16 @@ def test_a_record_another_curator_wrote_raw_is_redacted_in_every_copy_and_by_rei
     with playbooks.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(record, separators=(",", ":")) + "\n")
     r = ["--root", str(root), "--role", WRITER]
-    for cmd in (["project"], ["project", "--format", "plain"], ["handoff"], ["handoff", "--goal", "deploy"], ["render"]):
+    for cmd in (["project"], ["project", "--format", "plain"], ["handoff"], ["handoff", "--goal", "deploy"], ["render"],
+                ["select", "how do we deploy with the token"]):
         assert main([*cmd, *r]) == 0
     printed = capsys.readouterr().out
+    # select replays records into the agent's context before any sweep: through the redactor's rules
+    context = (root / "runtime" / "context.md").read_text(encoding="utf-8")
+    assert "mem_20261202105616_k3x9" in context and "Deploy with [REDACTED:" in context and p.found(context, "context") == []
+    assert p.found((root / "runtime" / "selected_memory.json").read_bytes(), "selected_memory") == []
     assert "Deploy with [REDACTED:" in printed and p.found(printed, "printed") == []
-    for rel in ("rendered", "reports"):
+    for rel in ("rendered", "reports", "runtime"):
         assert [hit for f in (root / rel).rglob("*") if f.is_file() for hit in p.found(f.read_bytes(), str(f))] == []
     assert main(["reindex", *r]) == 0  # the indexes are built from the file redacted in place
     assert p.found(playbooks.read_bytes(), "L2") == [] and "Deploy with [REDACTED:" in playbooks.read_text()
