@@ -30,7 +30,7 @@ from commonkeep.secrets.literals import Gated, Literals
 from commonkeep.secrets.structure import _REF
 
 _ONE = r"[^\n|;&]*?"  # the rest of one command
-_VALUE = r"(?P<v>[^\s'\"-][^\s'\"]{2,63})(?=\s|$|['\")])"
+_VALUE = r"(?P<v>[^\s'\"`-][^\s'\"`]{2,63})(?=\s|$|['\")])"
 _FLAGVAL = r"(?:'(?P<q1>[^'\n]{3,64})'|\"(?P<q2>[^\"\n]{3,64})\"|" + _VALUE + r")"
 _USER = r"(?:-u|-U|--user(?:name)?|-l|--login)(?:[ \t]+|=)(?!-)[^\s=]+(?=\s)"  # not ``-l app=web`` (a label)
 _PASS = r"(?:-p|-P|--pass(?:word)?)(?:[ \t]+|=)"

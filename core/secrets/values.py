@@ -70,6 +70,7 @@ _SAID = lazy(r"(?i)(?:\b(?:is|was|are|es|est|é|è|ist|lautet|to|as|jest|je|är|
 _AS = lazy(r"[\"'”»]?\s+as\b")
 # keys made to be published (a web page holds them): Stripe's publishable keys, Mapbox's public tokens
 _PUBLISHABLE = lazy(r"pk_(?:live|test)_|pk\.eyJ")
+_NAMED_PARTS = lazy(r"[a-z0-9]+(?:-[a-z0-9]+)+")  # lower-case parts joined by hyphens
 COMPOUND = lazy(r"[a-z]{2,}-[a-z]{2,}")  # an English compound ("case-sensitive", "write-only"), not a passphrase
 CHOICE = lazy(r"[a-z]{2,}(?:/[a-z]{2,})+")  # words offered as a choice ("and/or", "read/write")
 _LETTERS = lazy(r"[A-Za-z]+")
@@ -79,6 +80,8 @@ _PLAIN = lazy(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|conf|cfg|
 _SQL = lazy(r"\bIDENTIFIED\b|(?i:\b(?:create|alter|grant)\s+(?:user|role|login)\b)")  # the statement around ``identified by``
 _HEX = lazy(r"[0-9A-F]{16,}")  # upper-case hex is a key, not an ``ENV_NAME``
 _PORTISH = lazy(r"[\d.:]+(?:/(?:tcp|udp))?|no:\S+")  # ``-p 8080:80``, ``-p 127.0.0.1:5432:5432``; pytest's ``-p no:cacheprovider``
+_TYPE_NAMES = frozenset(("bool", "boolean", "str", "string", "int", "integer", "float", "number", "bytes", "bytearray", "dict",
+                         "list", "tuple", "set", "any", "object", "none", "null", "optional", "secretstr", "text", "varchar", "char"))
 _FILE = lazy(r"[\w.-]+\.(?:txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env|csv|sql|xml|p12|pfx|jks|gpg|kdbx)")
 _HOSTNAME = lazy(r"(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|cloud|co|uk|de|fr|local|internal|example)")
 CONTEXT_LOOSE = frozenset({"password_command", "config_secret", "auth_argument", "secret_in_prose"})
@@ -123,6 +126,7 @@ def given(v: str) -> bool:
     return not (low in GRAMMAR or low in vocabulary() or _INFLECTED.fullmatch(low) or (v.isupper() and len(v) <= 6)
                 or CODE_NAME.fullmatch(v) or names_itself(v) or (v.isalpha() and len(v) < 8) or _PORTISH.fullmatch(v)  # "google/github"
                 or "://" in v or _FILE.fullmatch(v) or COMPOUND.fullmatch(low) or CHOICE.fullmatch(low) or "," in v
+                or _NAMED_PARTS.fullmatch(low)  # "aes256-cbc", "rsa-pkcs1": an algorithm's name
                 or " " in v.strip())  # a message ("all components found"), not a password
 
 
@@ -158,6 +162,8 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
             return False
         if v.isdigit():
             return len(v) >= 6
+        if v.rstrip(",").lower() in _TYPE_NAMES:  # a signature's or a schema's type ("allow_change_password: bool,")
+            return False
         if kind in ("password_flag_pair", "config_password_quoted") and not given(v):
             return False
         return not (v.lower() in GRAMMAR or _INFLECTED.fullmatch(v.lower()) or CODE_NAME.fullmatch(v) and not _HEX.fullmatch(v)
