@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from commonkeep.secrets import context, flags, named, places, public, structure
+from commonkeep.secrets import context, flags, named, places, public, services, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.literals import Literals
 from commonkeep.secrets.rules import _BEARER_CONTEXT, _URL_CONTEXT
@@ -151,7 +151,7 @@ def _in_context(text: str, low: str, words: list[bytes]) -> bool:
         return True
     if named.maybe(low):  # other operators and names, markup, quoted prose, codes (``named.py``)
         return True
-    if context.maybe(low) or places.maybe(low) or flags.maybe(low):  # commands, config formats, auth arguments, prose, cards (``context.py``, ``places.py``)
+    if context.maybe(low) or places.maybe(low) or flags.maybe(low) or services.maybe(low):  # commands, config formats, auth arguments, prose, cards (``context.py``, ``places.py``)
         return True
     return colon and low.count(":") >= 4 and PGPASS.search(low) is not None
 

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from commonkeep.secrets import context as placed
-from commonkeep.secrets import flags, named, places, provider, public, structure
+from commonkeep.secrets import flags, named, places, provider, public, services, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.fields import _CAMEL_PART
 from commonkeep.secrets.identifier import identifier, upper_name
@@ -125,6 +125,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     *placed.PATTERNS,
     *places.PATTERNS,
     *flags.PATTERNS,
+    *services.PATTERNS,
     # a hex key with a secret word before it and no assignment: "signing key 4f3a…"
     (
         "hex_key",
@@ -152,6 +153,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     **{kind: (placed.NEEDLES[kind][0] + more, True) for kind, more in places.MORE_NEEDLES.items()},
     **places.NEEDLES,
     **flags.NEEDLES,
+    **services.NEEDLES,
     **named.NEEDLES,
     "private_key": (("PRIVATE KEY", *structure.PEM_NEEDLES), False),
     "anthropic_key": (("sk-ant-",), False),
@@ -201,7 +203,7 @@ _TOKEN = lazy(r"[A-Za-z0-9+/_=.-]{20,}")
 
 
 _NOT_TOKENS = {"password_in_url", "password_assignment", "password_in_prose", "access_code", "private_key", "bearer_token", "slack_webhook",
-               "seed_phrase", "discord_webhook", *structure.NEEDLES, *placed.KINDS, *places.KINDS, *flags.KINDS}
+               "seed_phrase", "discord_webhook", *structure.NEEDLES, *placed.KINDS, *places.KINDS, *flags.KINDS, *services.KINDS}
 _NEXT_HEAD = lazy(r"[\s,;:]{1,4}([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
 _CASE_CHANGE = lazy(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 
@@ -212,6 +214,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     **placed.CONTEXTS,
     **places.CONTEXTS,
     **flags.CONTEXTS,
+    **services.CONTEXTS,
     **named.CONTEXTS,
     _ASSIGNMENT: lambda low: structure.ASSIGN.search(low) is not None,
     _URL: lambda low: _URL_CONTEXT.search(low) is not None,

@@ -199,3 +199,27 @@ CODE_KEPT = [  # lines of real code and docs that the first draft of these rules
 @pytest.mark.parametrize("text", CODE_KEPT)
 def test_signatures_algorithm_names_and_command_substitutions_stay(text: str) -> None:
     assert redact(text).text == text
+
+
+# --- service shapes no provider owns (``secrets/services.py``) ---
+U1, U2, U3 = "3f1c2b7a-9d4e-4f6a-8b2c-1d2e3f4a5b6c", "0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d", "7e7c7df3-4380-4f4c-80c5-3b5bd047f8dd"
+SERVICES = [
+    (f"access-sandbox-{U1}", U1),
+    (f"PROCESSOR=processor-production-{U2}", U2),
+    (f"https://acme.webhook.office.com/webhookb2/{U1}@{U2}/IncomingWebhook/1decfc3df97c68fa1337688fab2e1234/{U3}", "1decfc3df97c68fa"),
+    (f"https://outlook.office.com/webhook/{U1}@{U2}/IncomingWebhook/1decfc3df97c68fa1337688fab2e1234/{U3}", U3),
+    ("NRAK-PFEAMKVTORXX1LQOB1BEBNSOOWF", "PFEAMKVTORXX1LQOB1"),
+    ("https://a.blob.core.windows.net/c?sv=2022-11-02&sig=%2FF1gMxDJKv%2FLlo8sRAp67piS45%2F9qB9n8SekOKgiEig%3D", "LLo8sRAp67piS45"),
+    ("Windows product key: X0BSH-OEUBV-YHCC7-OPEUP-ZDPWT", "YHCC7-OPEUP"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), SERVICES)
+def test_service_credentials_known_by_their_own_shape_go(text: str, secret: str) -> None:
+    assert secret not in redact(text).text
+
+
+@pytest.mark.parametrize("text", ["plaid access tokens look like access-sandbox-<uuid>", "the serial number is on the box",
+                                  "New Relic browser keys start with NRJS-", "see the Teams webhook docs", "sig=abc"])
+def test_the_services_named_without_a_credential_stay(text: str) -> None:
+    assert redact(text).text == text

@@ -1,0 +1,65 @@
+"""Service credentials known by a shape of their own that neither the rules of shape nor the
+maintained scanner read (issue 37): a UUID behind a service's prefix, a webhook URL whose path is
+the credential, a signature percent-encoded in a query string.
+
+- Plaid access and processor tokens (``access-sandbox-<uuid>``, ``processor-production-<uuid>``);
+- Microsoft Teams / Office 365 incoming webhooks (``….webhook.office.com/webhookb2/…`` and the old
+  ``outlook.office.com/webhook/…``): everything after the host;
+- New Relic keys (``NRAK-``, ``NRII-``, ``NRAA-`` and 27 upper-case letters and digits);
+- a product or licence key given as such (``Windows product key: XXXXX-XXXXX-…``);
+- an Azure shared access signature's ``sig=`` (base64, percent-encoded in a URL: ``%2F``, ``%2B``,
+  ``%3D`` cut it into runs too short for the rules of shape).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from commonkeep.secrets.lazy import lazy
+from commonkeep.secrets.literals import Gated, Literals
+
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_PLAID = lazy(r"(?i)(?<![\w-])(?:access|processor)-(?:sandbox|development|production)-" + _UUID + r"(?![\w-])")
+_TEAMS = lazy(r"(?i)(?:\.webhook\.office\.com/webhookb2|outlook\.office(?:365)?\.com/webhook)/(?P<v>[\w@./-]{30,})")
+_NEW_RELIC = lazy(r"(?<![\w-])NR(?:AK|II|AA)-[A-Z0-9]{27}(?![\w-])")
+_LICENSE = lazy(r"(?i)\b(?:product|license|licence|serial|activation|registration)\s+(?:key|code|number)\b[^\n\w]{0,4}(?:is\s+)?"
+                r"(?P<v>[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,5})(?![\w-])")
+_SAS_SIG = lazy(r"(?i)[?&]sig=(?P<v>(?:[A-Za-z0-9+/]|%2[BbFf]|%3[Dd]){20,}(?:=|%3[Dd]){0,2})")
+
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("plaid_token", _PLAID),
+    ("teams_webhook", _TEAMS),
+    ("new_relic_key", _NEW_RELIC),
+    ("azure_sas_signature", _SAS_SIG),
+    ("license_key", _LICENSE),
+)
+KINDS = frozenset(kind for kind, _ in PATTERNS)
+# each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``)
+NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
+    "plaid_token": (("-sandbox-", "-development-", "-production-"), True),
+    "teams_webhook": (("webhook.office.com", "outlook.office"), True),
+    "new_relic_key": (("nrak-", "nrii-", "nraa-"), True),
+    "azure_sas_signature": (("sig=",), True),
+    "license_key": (("product", "license", "licence", "serial", "activation", "registration"), True),
+}
+CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
+    _PLAID: lambda low: ("access-" in low or "processor-" in low) and _PLAID.search(low) is not None,
+    _TEAMS: lambda low: "webhook" in low,
+    _NEW_RELIC: lambda low: "nr" in low,
+    _SAS_SIG: lambda low: "sig=" in low,
+    _LICENSE: lambda low: " key" in low or " code" in low or " number" in low,
+}
+CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
+    _PLAID: ("access-", "processor-"), _TEAMS: ("webhook",), _NEW_RELIC: ("nr",), _SAS_SIG: ("sig=",),
+    _LICENSE: (" key", " code", " number"),
+}
+TRIGGER_WORDS = ("-sandbox-", "-development-", "-production-", "webhook.office.com", "outlook.office", "nrak-", "nrii-", "nraa-",
+                 "sig=", "product", "license", "licence", "serial", "activation", "registration")
+_TRIGGER = Literals(TRIGGER_WORDS)
+_GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
+
+
+def maybe(low: str) -> bool:
+    """Could one of these patterns match the lower-cased text? (``precheck``)"""
+    return _TRIGGER.any_in(low) and _GATED.any_true(low)
