@@ -187,7 +187,14 @@ MODULES: dict[str, Module] = {
     "secret-values": Module(
         ("commonkeep/secrets/values.py",),
         ("tests/governance/test_secrets_dictated.py", "tests/governance/test_secrets_places_more.py", "tests/governance/test_secrets.py",
-         "tests/governance/test_secrets_places.py", "tests/governance/test_secret_false_positives.py")),
+         "tests/governance/test_secrets_places.py", "tests/governance/test_secret_false_positives.py",
+         "tests/governance/test_secrets_codes_and_qualifiers.py")),
+    # passwords on any tool's command and config lines, and service shapes no provider owns: what is a
+    # secret's place, what is a port, a profile, a path or a message
+    "secret-lines": Module(
+        ("commonkeep/secrets/flags.py", "commonkeep/secrets/services.py"),
+        ("tests/governance/test_secrets_codes_and_qualifiers.py", "tests/governance/test_secrets_literal_passes.py",
+         "tests/governance/test_secrets_scan.py")),
 }
 
 
