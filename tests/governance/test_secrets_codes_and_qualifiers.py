@@ -223,3 +223,18 @@ def test_service_credentials_known_by_their_own_shape_go(text: str, secret: str)
                                   "New Relic browser keys start with NRJS-", "see the Teams webhook docs", "sig=abc"])
 def test_the_services_named_without_a_credential_stay(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(("value", "password"), [
+    ("harborstone1", True), ("a1b2c3", True), ("qzxvbnmk", True), ("1ABCDEF", True), ("Str0ng!pw", True),
+    ("qzxvbnm", False),  # letters only, under 8: a short word or a name ("google/github")
+    ("1ABCDE", False),  # upper case, 6 or fewer: an acronym
+    ("managers", False), ("the", False), ("rotated", False),  # a word of English, of the grammar, an inflection
+    ("settings.KEY", False), ("db_password", False),  # a code name; a name of its own
+    ("8080:80", False), ("https://x.example/y", False), ("creds.txt", False), ("db-creds.txt", False),  # a port, a URL, a file
+    ("prod-eu", False), ("read/write", False), ("dev,local1", False), ("aes256-cbc", False), ("two words", False),
+])
+def test_a_value_given_with_no_verb_is_a_password_only_when_no_word_or_name(value: str, password: bool) -> None:
+    from commonkeep.secrets.values import given
+
+    assert given(value) is password
