@@ -91,20 +91,25 @@ def test_a_file_found_clean_is_not_scanned_again_until_it_changes(root: Path, mo
     assert p.github not in json.dumps(exitgate.events(root))
 
 
+def _shared(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], Path]:
+    """The writer's arguments and a bare remote, with a git identity for this test."""
+    for var in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
+        monkeypatch.setenv(var, "exit gate test")
+    for var in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.setenv(var, "exit@test.invalid")
+    remote = tmp_path / "remote.git"
+    assert subprocess.run(["git", "init", "-q", "--bare", str(remote)]).returncode == 0
+    return ["--root", str(root), "--role", WRITER], remote
+
+
 def test_share_stages_the_removal_of_a_file_other_programs_write(
     tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from commonkeep.cli import main
 
-    for var in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
-        monkeypatch.setenv(var, "exit gate test")
-    for var in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
-        monkeypatch.setenv(var, "exit@test.invalid")
-    r = ["--root", str(root), "--role", WRITER]
+    r, remote = _shared(root, tmp_path, monkeypatch)
     old = root / "daily" / "2026-11-30.md"
     old.write_text("an old day\n", encoding="utf-8")
-    remote = tmp_path / "remote.git"
-    assert subprocess.run(["git", "init", "-q", "--bare", str(remote)]).returncode == 0
     assert main(["share", "init", "--remote", str(remote), *r]) == 0
     assert main(["share", "sync", *r]) == 0
     tracked = subprocess.run(["git", "-C", str(remote), "ls-tree", "-r", "--name-only", "HEAD"], capture_output=True, text=True)
@@ -128,13 +133,7 @@ def test_share_never_commits_a_secret_in_a_file_nobody_expected_under_a_committe
 ) -> None:
     from commonkeep.cli import main
 
-    for var in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
-        monkeypatch.setenv(var, "exit gate test")
-    for var in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
-        monkeypatch.setenv(var, "exit@test.invalid")
-    r = ["--root", str(root), "--role", WRITER]
-    remote = tmp_path / "remote.git"
-    assert subprocess.run(["git", "init", "-q", "--bare", str(remote)]).returncode == 0
+    r, remote = _shared(root, tmp_path, monkeypatch)
     assert main(["share", "init", "--remote", str(remote), *r]) == 0
     p = _plants()
     for rel in UNEXPECTED:
