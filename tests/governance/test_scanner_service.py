@@ -128,6 +128,10 @@ def test_the_service_finds_what_the_process_finds(runtime: Path) -> None:
     found = 0
     for text in texts:
         served = service.query(sock_path(), text.encode("utf-8", "surrogatepass"))
+        for _ in range(5):  # None is a timeout (0.2 s) on a loaded box, after which a caller scans itself: ask again
+            if served is not None:
+                break
+            served = service.query(sock_path(), text.encode("utf-8", "surrogatepass"))
         assert served == provider._scan_here(text), text
         found += bool(served)
     assert found >= 30  # a good part of the corpus holds a token Kingfisher knows
