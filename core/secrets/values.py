@@ -102,6 +102,29 @@ def _random_part(value: str) -> bool:
     return any(len(p) >= 20 and not p.isalpha() and not p.isdigit() for p in re.split(r"[._]", value))
 
 
+_ENDINGS = ("ing", "ed", "able", "ible", "tion", "sion", "ive", "ous", "ful", "less", "ness", "ment")
+_READS = lazy(r"(?:[aeiouy]|[b-df-hj-np-tv-xz]{1,3}(?=[aeiouy]|$))+")  # no run of four consonants
+
+def inflected(low: str) -> bool:
+    """Whether ``low`` is an English word with an inflection or suffix ("rotated", "required",
+    "unencrypted"): the ending, and the word or its stem a word of the vocabulary, or a stem that
+    reads as one (a vowel in every four letters, no four consonants in a row: "encrypt", "tokeniz").
+    A random password that happens to end so ("xkqvtred", "bqzrmting") is no word: about two in
+    three such stems fail that reading."""
+    if not _INFLECTED.fullmatch(low):
+        return False
+    words = vocabulary()
+    if low in words:
+        return True
+    for end in _ENDINGS:
+        if low.endswith(end):
+            stem = low[: -len(end)]
+            if stem in words or stem + "e" in words or (stem[-1:] == stem[-2:-1] and stem[:-1] in words):
+                return True
+            return _READS.fullmatch(stem) is not None and 4 * sum(c in "aeiouy" for c in stem) >= len(stem)
+    return False
+
+
 def dictated(value: str, text: str = "", end: int = -1, *, prose: bool = True) -> bool:
     """Whether a plain lower-case ``value`` in a password's place is the password (see the module
     doc): not a word of ``GRAMMAR`` nor an English inflection, and in ``prose`` (``end``: where the
@@ -110,7 +133,7 @@ def dictated(value: str, text: str = "", end: int = -1, *, prose: bool = True) -
     if v.isdigit() and v.isascii():  # a number is a password dictated in prose (4+ digits), in a config line (6+)
         if len(v) < (4 if prose else 6):
             return False
-    elif not 4 <= len(v) <= 64 or _LETTERS.fullmatch(v) is None or v.lower() in GRAMMAR or _INFLECTED.fullmatch(v.lower()):
+    elif not 4 <= len(v) <= 64 or _LETTERS.fullmatch(v) is None or v.lower() in GRAMMAR or inflected(v.lower()):
         return False
     if not prose or end < 0:
         return True
