@@ -169,12 +169,14 @@ class LineIndex:
                 lens = array("Q")
                 lens.frombytes(data[o:o + 8 * n])
                 o += 8 * n
-                stat = None if st is None else tuple(int(x) for x in st)
-                if len(lens) != n or ids.count(b"\n") != (n + 1 if n else 0) or (stat is not None and len(stat) != 5):
+                if st is not None and len(st) != 5:
+                    return None
+                stat: Stat | None = None if st is None else (int(st[0]), int(st[1]), int(st[2]), int(st[3]), int(st[4]))
+                if len(lens) != n or ids.count(b"\n") != (n + 1 if n else 0):
                     return None
                 if (stat[2] if stat is not None else 0) != sum(lens):
                     return None
-                files.append(FileLines(str(rel), stat, ids, lens))  # type: ignore[arg-type]
+                files.append(FileLines(str(rel), stat, ids, lens))
         except (ValueError, TypeError, KeyError):
             return None
         if o != len(data) - _CRC.size:

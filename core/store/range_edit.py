@@ -106,6 +106,7 @@ def _edit(layout: Any, path: Path, changes: RecordChanges, ix: line_index.LineIn
         i, off, length = loc
         line = f.read_line(fd, rid, off, length)
         if line is None:
+            line_index.keep(layout, None)  # the index is wrong: dropped, the next checked read makes one
             raise _Declined(f"{rid} is not where the index says")
         found.append((i, off, length, rid, line))
     found.sort()

@@ -128,6 +128,8 @@ class RecordLookup:
     def _indexed(self, rid: str) -> tuple[Path, Row] | None:
         """``rid``'s record read at the line index's offset (``None``: not found there, or the
         line is not where the index says: the caller reads every line)."""
+        from commonkeep.store import line_index
+
         for f in self._index.files:
             loc = f.find(rid)
             if loc is None:
@@ -138,14 +140,13 @@ class RecordLookup:
             except OSError:
                 return None
             try:
-                from commonkeep.store.line_index import stat_of
-
-                if stat_of(os.fstat(fd)) != f.stat:
+                if line_index.stat_of(os.fstat(fd)) != f.stat:
                     return None
                 line = f.read_line(fd, rid, loc[1], loc[2])
             finally:
                 os.close(fd)
             if line is None:
+                line_index.keep(self._layout, None)  # the index is wrong: dropped, the next checked read makes one
                 return None
             row = _loads(line)
             return (path, row) if isinstance(row, dict) and row.get("id") == rid else None
