@@ -184,7 +184,20 @@ class LineIndex:
         return LineIndex(files, written)
 
 
+@dataclass(frozen=True)
+class Edit:
+    """What an edit by the index wrote to one file (``range_edit``), for the search index's sync:
+    the file's stat before and after, each replaced line (its number, old length with the
+    newline, new bytes: empty when dropped) and the lines appended at the end."""
+
+    before: Stat
+    after: Stat
+    lines: tuple[tuple[int, int, bytes], ...]
+    tail: bytes
+
+
 _lock = threading.Lock()
+_edits: dict[tuple[str, str], Edit] = {}  # (root, file relative to it) -> the last edit this process made
 _kept: dict[str, LineIndex] = {}  # root -> the index this process knows (its own writes), not yet written
 _loaded: dict[str, LineIndex | None] = {}
 
@@ -275,6 +288,21 @@ def keep(layout: Any, ix: LineIndex | None) -> None:
             _kept[key] = ix
     if ix is None:
         forget(layout)
+
+
+def noted(root: Path | str, rel: str, edit: Edit | None) -> None:
+    """Remember (``None``: forget) the last edit this process made to ``rel``."""
+    with _lock:
+        if edit is None:
+            _edits.pop((str(root), rel), None)
+        else:
+            _edits[(str(root), rel)] = edit
+
+
+def edit_of(root: Path | str, rel: str) -> Edit | None:
+    """The last edit this process made to ``rel`` (the caller compares its stats with the file's)."""
+    with _lock:
+        return _edits.get((str(root), rel))
 
 
 def forget(layout: Any) -> None:

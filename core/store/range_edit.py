@@ -165,6 +165,8 @@ def _edit(layout: Any, path: Path, changes: RecordChanges, ix: line_index.LineIn
     os.close(tfd)
     left = line_index.stat_of(now) if now.st_size == expect and now.st_ino == tst.st_ino else None
     _follow(layout, ix, f, edits, tail_ids, tail, left)
+    line_index.noted(layout.root, f.rel, None if left is None else line_index.Edit(
+        line_index.stat_of(st), left, tuple((e[0], e[2], e[4]) for e in edits), tail))
     carry.built_sizes(st.st_size, expect)
     return left, kept, carry
 

@@ -34,7 +34,7 @@ L2 = "memory/L2.playbooks.jsonl"
 def _new_process() -> None:
     """Forget what this process learnt of the files, as a new ``commonkeep`` process knows nothing."""
     for cache in (record_lines._MEMO, record_lines._FILES, record_lines._UNCHECKED, line_edit._clean, line_edit._plain,
-                  line_index._kept, line_index._loaded):
+                  line_index._kept, line_index._loaded, line_index._edits):
         cache.clear()
     record_lines._VALID.clear()
 
@@ -131,6 +131,7 @@ def _search_index(root: Path) -> dict[str, Any]:
                                       "FROM records ORDER BY id").fetchall()
         out["record_at"] = conn.execute("SELECT id, file, offset, length FROM record_at ORDER BY id").fetchall()
         out["docs"] = conn.execute("SELECT value FROM meta WHERE key IN ('docs', 'terms') ORDER BY key").fetchall()
+        out["file_lines"] = conn.execute("SELECT file, crcs, lens, blocks FROM file_lines ORDER BY file").fetchall()
     finally:
         conn.close()
     conn = sqlite3.connect(Layout(root).search_db)
@@ -250,6 +251,17 @@ def test_random_applies_write_the_slow_paths_bytes_whatever_happens_between_them
     ids = [f"mem_{i:03d}" for i in range(60)]
     spy = _Spy(monkeypatch)
     took_fast = 0
+    from commonkeep.recall.search import delta
+
+    told: list[bool] = []
+    real_told = delta._told
+
+    def spy_told(*a: Any) -> Any:
+        out = real_told(*a)
+        told.append(out is not None)
+        return out
+
+    monkeypatch.setattr(delta, "_told", spy_told)
     for step in range(16):
         event = rng.choice([*FOREIGN, *TAMPERED]) if rng.random() < 0.4 else None
         if event in FOREIGN:
@@ -269,6 +281,7 @@ def test_random_applies_write_the_slow_paths_bytes_whatever_happens_between_them
             assert read, f"step {step}: {event} took the shortcut"
         took_fast += not read
     assert took_fast  # not hollow: some applies read no record file
+    assert any(told)  # ... and some syncs were told what changed
 
 
 @pytest.mark.parametrize("event", [*FOREIGN, *TAMPERED])
