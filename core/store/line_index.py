@@ -235,10 +235,14 @@ def trusted(layout: Any) -> LineIndex | None:
         return None
     for path, f in zip(files, ix.files, strict=True):
         s = file_stat(path)
-        if s != f.stat or (not mine and not settled(s, ix.written_ns)):
+        stale = s != f.stat or (not mine and not settled(s, ix.written_ns))
+        if stale or (s is not None and os.path.lexists(path.with_name(f".{path.name}.tmp-gens"))):
+            # (a previous generation may hold late lines a read carries in: ``generations``)
+            if stale and not mine:
+                with _lock:  # read from disk again next time: another process may have left a newer one
+                    if _loaded.get(str(layout.root)) is ix:
+                        del _loaded[str(layout.root)]
             return None
-        if s is not None and os.path.lexists(path.with_name(f".{path.name}.tmp-gens")):
-            return None  # a previous generation may hold late lines a read carries in (``generations``)
     return ix
 
 
