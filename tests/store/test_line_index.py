@@ -364,3 +364,36 @@ def test_a_torn_or_foreign_index_is_not_read(tmp_path: Path) -> None:
     body = bytearray(data[:-4])
     body[-1] ^= 1
     assert line_index.LineIndex.decode(bytes(body) + struct.pack("<I", zlib.crc32(bytes(body)))) is None  # sizes do not add up
+
+
+def test_a_line_omp_writes_through_the_old_file_after_the_edit_is_carried_and_read_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """OMP opened the record file (``O_APPEND``) before the edit renamed a new file over it and
+    writes after: the old file is kept as a generation (``generations``), the index is not trusted
+    while it is, and the next apply reads whole and carries the line in: nothing is lost, and the
+    bytes are the slow path's."""
+    monkeypatch.setenv("COMMONKEEP_NOW", "2026-12-05T01:00:00.000Z")
+    fast, slow = _root(tmp_path, "fast", 20), _root(tmp_path, "slow", 20)
+    spy = _Spy(monkeypatch)
+    first = [{"op": "update", "target_id": "mem_002", "updates": {"confidence": 0.5}}]
+    _apply(fast, "patch_202612050100_g0", first, slow=False)
+    _apply(slow, "patch_202612050100_g0", first, slow=True)
+    fds = {root: os.open(root / L2, os.O_WRONLY | os.O_APPEND) for root in (fast, slow)}  # OMP, before the next edit
+    try:
+        ops = [{"op": "update", "target_id": "mem_005", "updates": {"confidence": 0.25}}]
+        *_, read = _apply(fast, "patch_202612050100_g1", ops, slow=False, spy=spy)
+        assert not read  # the shortcut: the file was as indexed
+        _apply(slow, "patch_202612050100_g1", ops, slow=True)
+        late = json.dumps(make_record("mem_late", "Written by OMP through the old file."), separators=(",", ":")) + "\n"
+        for fd in fds.values():
+            os.write(fd, late.encode())
+    finally:
+        for fd in fds.values():
+            os.close(fd)
+    assert line_index.trusted(Layout(fast)) is None  # a generation may hold late lines: not trusted
+    ops = [{"op": "update", "target_id": "mem_007", "updates": {"confidence": 0.75}}]
+    *_, read = _apply(fast, "patch_202612050100_g2", ops, slow=False, spy=spy)
+    assert read
+    _apply(slow, "patch_202612050100_g2", ops, slow=True)
+    assert b"mem_late" in (fast / L2).read_bytes()
+    _same(fast, slow, "late line")
