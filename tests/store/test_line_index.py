@@ -251,17 +251,17 @@ def test_random_applies_write_the_slow_paths_bytes_whatever_happens_between_them
     ids = [f"mem_{i:03d}" for i in range(60)]
     spy = _Spy(monkeypatch)
     took_fast = 0
-    from commonkeep.recall.search import delta
+    from commonkeep.recall.search import told as told_module
 
     told: list[bool] = []
-    real_told = delta._told
+    real_told = told_module.told
 
     def spy_told(*a: Any) -> Any:
         out = real_told(*a)
         told.append(out is not None)
         return out
 
-    monkeypatch.setattr(delta, "_told", spy_told)
+    monkeypatch.setattr(told_module, "told", spy_told)
     for step in range(16):
         event = rng.choice([*FOREIGN, *TAMPERED]) if rng.random() < 0.4 else None
         if event in FOREIGN:
