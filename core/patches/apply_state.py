@@ -14,8 +14,10 @@ from collections.abc import ItemsView, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from commonkeep.patches.curate import route
 from commonkeep.store.core import Store
+from commonkeep.store.layout import (
+    record_file as route,  # not ``curate``'s: an apply by id imports no curation
+)
 
 Row = dict[str, Any]
 

@@ -101,13 +101,10 @@ def record_from_candidate(cand: dict[str, Any], *, on: str | None = None, layer:
 
 
 def route(record: dict[str, Any]) -> str:
-    """The canonical file (relative to the root) a record lives in (§2.2)."""
-    from commonkeep.store.layout import slug
+    """The canonical file (relative to the root) a record lives in (§2.2; ``layout.record_file``)."""
+    from commonkeep.store.layout import record_file
 
-    scope = record.get("scope") or {}
-    if scope.get("type") == "project":
-        return f"memory/projects/{slug(str(scope.get('project') or ''))}.jsonl"
-    return "memory/L1.identity.jsonl" if record.get("layer") == "L1" else "memory/L2.playbooks.jsonl"
+    return record_file(record)
 
 
 def add_target(record: dict[str, Any]) -> str:

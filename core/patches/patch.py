@@ -236,6 +236,9 @@ def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | No
             if other is not mine:
                 result.hook_errors += _after_apply(str(layout.root), other.patch, list(other.applied))
         result.hook_errors += _after_apply(str(layout.root), result.patch, list(result.applied), records_changed=result.records_changed or bool(resumed))
+    from commonkeep.store import line_index
+
+    line_index.flush(layout)  # last: the files' timestamps are then older than the index (``line_index``)
     return result
 
 

@@ -222,7 +222,15 @@ class Store:
         from commonkeep.store.line_edit import RecordChanges
 
         if isinstance(transform, RecordChanges):
-            self.edit(path, transform, transform.ids, transform.one, transform.tail, records=True)
+            from commonkeep.store.range_edit import edit_records
+
+            self.ensure()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            jsonl.refuse_symlink(path)
+            with jsonl.file_lock(path):  # the lines found at the line index's offsets, copied around
+                left = edit_records(self.layout, path, transform)
+            if left is None:
+                self.edit(path, transform, transform.ids, transform.one, transform.tail, records=True)
             return jsonl.JsonlRead()
         return self.rewrite(path, transform)
 
@@ -245,7 +253,7 @@ class Store:
         ``records``: a record file. When every line of it was found to be a valid record before
         and every row written is one, the new bytes are remembered as valid records
         (``record_lines``), so the next apply checks none of them again."""
-        from commonkeep.store import clean_memo, line_edit, record_lines
+        from commonkeep.store import clean_memo, line_edit, line_index, record_lines
         from commonkeep.store.exitcarry import Carry
         from commonkeep.store.generations import replace
         from commonkeep.store.records import memory_record_problem
@@ -266,6 +274,10 @@ class Store:
         def build(data: bytes) -> bytes:
             written_bad.clear()
             vouch.clear()
+            if records and line_index.vouches(self.layout, path, stat, len(data)):  # every line a record, as indexed
+                line_edit.remember_clean(path, data)
+                line_edit.remember_plain(path, data)
+                record_lines.vouch(path, data)
             before = records and record_lines.vouched(path, data)
             new = line_edit.edit_lines(path, data, ids, lambda rows: wrote(one(rows)),
                                        (lambda: wrote(tail())) if tail is not None else None, memo)
@@ -283,6 +295,7 @@ class Store:
             return new
 
         with jsonl.file_lock(path):
+            stat = line_index.file_stat(path)
             replace(path, build)
         if vouch:
             record_lines.vouch(path, vouch[0])

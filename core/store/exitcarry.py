@@ -34,7 +34,7 @@ class Carry:
 
     def __init__(self, root: Path | str, path: Path) -> None:
         self.root, self.path = Path(root), path
-        self.pairs: list[tuple[int, bytes]] = []
+        self.pairs: list[tuple[int, int, bytes | None]] = []  # (bytes read, bytes written, those bytes if known)
         self.rows: list[Row] = []
         self.size = -1  # the size the memo knows clean in whole; -1: not known clean
         if not _outside(self.root, path):
@@ -55,7 +55,13 @@ class Carry:
 
     def built(self, old: bytes, new: bytes) -> None:
         if self.size >= 0:
-            self.pairs.append((len(old), new))
+            self.pairs.append((len(old), len(new), new))
+
+    def built_sizes(self, old: int, new: int) -> None:
+        """``built`` for an edit that never held the bytes (``range_edit``): the sizes only, so
+        the memo keeps the stat and no checksum."""
+        if self.size >= 0:
+            self.pairs.append((old, new, None))
 
     def whole(self) -> None:
         """The edit rewrote every row: which are new is not known; nothing is carried."""
@@ -65,7 +71,7 @@ class Carry:
         """Remember the file clean when the rewrite read all of it and wrote only its own bytes."""
         if self.size < 0 or not self.pairs:
             return
-        read, new = self.pairs[-1]  # the build that was written (a retried build replaces the first)
+        read, length, new = self.pairs[-1]  # the build that was written (a retried build replaces the first)
         if read != self.size:
             return  # bytes another program appended were read with it: the next sweep reads them
         from commonkeep.store.exitgate import _digest, _load, _save, _stat_of
@@ -74,7 +80,7 @@ class Carry:
             st = os.stat(self.path)
         except OSError:
             return
-        if st.st_size != len(new):  # lines appended meanwhile were carried into the file: not ours
+        if st.st_size != length:  # lines appended meanwhile were carried into the file: not ours
             return
         from commonkeep.secrets import redact_obj
 
@@ -84,7 +90,7 @@ class Carry:
             return
         entries = _load(self.root)
         entry: dict[str, list[int]] = {"stat": _stat_of(st)}
-        if len(new) <= SMALL and new.endswith(b"\n"):
+        if new is not None and len(new) <= SMALL and new.endswith(b"\n"):
             entry["clean"] = _digest(new)
         entries[str(self.path)] = entry
         _save(self.root, entries)

@@ -291,6 +291,44 @@ def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
     _tidy(path, kept)
 
 
+def swap_in(path: Path, st: os.stat_result, tmp: str, tmp_ino: int) -> list[Gen] | None:
+    """Rename the temp file ``tmp`` (inode ``tmp_ino``, fsynced, holding the new content built from
+    all ``st.st_size`` bytes of the open current file ``fd``) over ``path``, the old inode kept as a
+    generation as :func:`replace` keeps it; returns the generations for :func:`tidy`. The caller
+    holds the file's lock and found no generation (``_recover``). ``None``, and nothing changed
+    (``tmp`` removed), where hard links are not available: the caller takes :func:`replace`."""
+    folder = path.parent
+    name = f"{gen_prefix(path)}{st.st_ino}"
+    kept = [Gen(name, st.st_ino, st.st_size)]
+    _save(path, [], {"ino": tmp_ino, "tmp": os.path.basename(tmp), "gens": [asdict(g) for g in kept]})
+    try:
+        if _ino(folder / name) != st.st_ino:
+            _unlink(folder, name)
+            try:
+                os.link(path, folder / name)
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+                    raise
+                _unlink(folder, os.path.basename(tmp))
+                _save(path, [])
+                return None
+        if _ino(folder / name) not in (st.st_ino, None):  # the file was swapped under us (not by a locked writer)
+            _unlink(folder, name)
+            _unlink(folder, os.path.basename(tmp))
+            _save(path, [])
+            from commonkeep.errors import BadInput
+
+            raise BadInput(f"{path} was replaced by another program while commonkeep rewrote it; nothing was changed",
+                           hint="run the command again")
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(folder, os.path.basename(tmp))
+        raise
+    fsync_dir(folder)
+    _save(path, kept)
+    return kept
+
+
 def _carry_tail(fd: int, offset: int, tmp: str, body: bytes) -> None:
     """Append to the temp file ``tmp`` (holding ``body``) what ``fd`` holds beyond ``offset``."""
     size = os.fstat(fd).st_size
@@ -304,6 +342,11 @@ def _carry_tail(fd: int, offset: int, tmp: str, body: bytes) -> None:
         os.fsync(out)
     finally:
         os.close(out)
+
+
+def tidy(path: Path, gens: list[Gen]) -> None:
+    """:func:`_tidy` for a caller of :func:`swap_in`."""
+    _tidy(path, gens)
 
 
 def _tidy(path: Path, gens: list[Gen]) -> None:
@@ -423,4 +466,4 @@ def settle(path: Path) -> bytes | None:
     return out
 
 
-__all__ = ["Gen", "MAX_GENS", "replace", "settle", "state_path", "gen_prefix", "write_all"]
+__all__ = ["Gen", "MAX_GENS", "replace", "settle", "swap_in", "tidy", "state_path", "gen_prefix", "write_all"]

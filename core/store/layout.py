@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 DIR_MODE = 0o700
@@ -82,6 +83,14 @@ def guard_path(path: Path | str) -> None:
 def slug(text: str) -> str:
     """Project slug: lowercase, runs outside ``[a-z0-9]`` become ``-``, trimmed; empty -> ``project``."""
     return _SLUG.sub("-", text.lower()).strip("-") or "project"
+
+
+def record_file(record: dict[str, Any]) -> str:
+    """The canonical file (relative to the root) a record lives in (contract §2.2)."""
+    scope = record.get("scope") or {}
+    if scope.get("type") == "project":
+        return f"memory/projects/{slug(str(scope.get('project') or ''))}.jsonl"
+    return "memory/L1.identity.jsonl" if record.get("layer") == "L1" else "memory/L2.playbooks.jsonl"
 
 
 class Layout:

@@ -274,3 +274,7 @@ class RecordChanges:
 
     def tail(self) -> list[Row]:
         return [r for rid, r in self.changes.items() if r is not None and rid not in self._seen]
+
+    def reset(self) -> None:
+        """Forget the rows ``one`` gave (an edit that gave up part-way; the next starts afresh)."""
+        self._seen.clear()

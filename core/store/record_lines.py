@@ -43,7 +43,7 @@ def records_by_file(store: Any, *, fresh: bool = False) -> dict[Path, list[Row]]
     """``store.records_by_file(active_only=False)`` from remembered lines (``fresh``: parsed anew,
     the caller's own), with ``store.tombstoned_lines`` set as it sets it; ``None`` when a file is
     not plainly clean."""
-    from commonkeep.store import clean_memo
+    from commonkeep.store import clean_memo, line_index
     from commonkeep.store.jsonl import read_bytes
 
     dead = store.tombstoned_ids()
@@ -53,12 +53,16 @@ def records_by_file(store: Any, *, fresh: bool = False) -> dict[Path, list[Row]]
     entries: clean_memo.Memo | None = None
     checked: list[tuple[Path, bytes]] = []  # files some line of which was checked now: remembered valid
     for path in store.layout.canonical_files():
+        stat = line_index.file_stat(path)
         data = read_bytes(path)
         with _lock:
             known = _FILES.get(str(path))
         if data and not (known is not None and data.startswith(known)):  # what an earlier process found valid
-            entries = clean_memo.load(memo) if entries is None else entries
-            _trust(data[: clean_memo.recalled(entries, path, data, ("records",))["records"]])
+            if line_index.vouches(store.layout, path, stat, len(data)):  # the line index: the whole file, by its stat
+                _trust(data)
+            else:
+                entries = clean_memo.load(memo) if entries is None else entries
+                _trust(data[: clean_memo.recalled(entries, path, data, ("records",))["records"]])
         elif known is not None:
             with _lock:
                 unchecked = _UNCHECKED.pop(str(path), None)

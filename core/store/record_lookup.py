@@ -48,30 +48,42 @@ def stamp(path: Path) -> Stamp | None:
 class RecordLookup:
     """The record files' bytes, read once; records found by id (module doc)."""
 
-    def __init__(self, files: list[tuple[Path, bytes]], stamps: dict[Path, Stamp | None]) -> None:
+    def __init__(self, files: list[tuple[Path, bytes]], stamps: dict[Path, Stamp | None],
+                 index: Any = None, layout: Any = None) -> None:
         self.files = files
         self.stamps = stamps  # each canonical file as it was read (``None``: missing)
         self._found: dict[str, tuple[Path, Row] | None] = {}
+        self._index = index  # ``line_index.LineIndex``: the files are not read, lines found at its offsets
+        self._layout = layout
 
     @classmethod
     def open(cls, store: Any) -> RecordLookup | None:
         """The lookup over ``store``'s record files, or ``None`` when a file is not plainly clean
         (module doc) or changed while it was read."""
-        from commonkeep.store import clean_memo, line_edit, record_lines
+        from commonkeep.store import clean_memo, line_edit, line_index, record_lines
         from commonkeep.store.jsonl import read_bytes
 
+        ix = line_index.trusted(store.layout)
+        if ix is not None:  # every file as the line index knows it (stat): nothing read
+            paths = store.layout.canonical_files()
+            if not any(p.is_symlink() for p in paths):
+                return cls([], {p: None if f.stat is None else (f.stat[1], f.stat[2], f.stat[3])
+                                for p, f in zip(paths, ix.files, strict=True)}, ix, store.layout)
         memo = store.layout.runtime_dir / clean_memo.NAME
         entries: clean_memo.Memo | None = None
         files: list[tuple[Path, bytes]] = []
         stamps: dict[Path, Stamp | None] = {}
+        full: list[tuple[Path, bytes, line_index.Stat | None]] = []
         for path in store.layout.canonical_files():
             if path.is_symlink():
                 return None  # refused by every writer: the careful read says so
             before = stamp(path)
+            whole = line_index.file_stat(path)
             data = read_bytes(path)
-            if stamp(path) != before:
+            if stamp(path) != before or line_index.file_stat(path) != whole:
                 return None  # another program wrote meanwhile
             stamps[path] = before
+            full.append((path, data, whole))
             if not data:
                 files.append((path, data))
                 continue
@@ -90,6 +102,7 @@ class RecordLookup:
             line_edit.remember_clean(path, data)  # ... and checks none of them again
             line_edit.remember_plain(path, data)
             files.append((path, data))
+        line_index.keep(store.layout, line_index.build(store.layout, full))  # the next apply reads none of it
         return cls(files, stamps)
 
     def find(self, rid: str) -> tuple[Path, Row] | _Unsure:
@@ -100,7 +113,9 @@ class RecordLookup:
         from commonkeep.store import line_edit
 
         hit = None
-        if line_edit._PLAIN_ID.fullmatch(rid):
+        if self._index is not None:
+            hit = self._indexed(rid)
+        elif line_edit._PLAIN_ID.fullmatch(rid):
             for path, data in self.files:
                 spans = line_edit._line_starts(data, {rid}) if data else []
                 if spans:
@@ -109,6 +124,33 @@ class RecordLookup:
                     break
         self._found[rid] = hit
         return UNSURE if hit is None else hit
+
+    def _indexed(self, rid: str) -> tuple[Path, Row] | None:
+        """``rid``'s record read at the line index's offset (``None``: not found there, or the
+        line is not where the index says: the caller reads every line)."""
+        from commonkeep.store import line_index
+
+        for f in self._index.files:
+            loc = f.find(rid)
+            if loc is None:
+                continue
+            path = self._layout.root / f.rel
+            try:
+                fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            except OSError:
+                return None
+            try:
+                if line_index.stat_of(os.fstat(fd)) != f.stat:
+                    return None
+                line = f.read_line(fd, rid, loc[1], loc[2])
+            finally:
+                os.close(fd)
+            if line is None:
+                line_index.keep(self._layout, None)  # the index is wrong: dropped, the next checked read makes one
+                return None
+            row = _loads(line)
+            return (path, row) if isinstance(row, dict) and row.get("id") == rid else None
+        return None
 
 
 def _loads(line: bytes) -> Row:

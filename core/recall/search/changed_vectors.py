@@ -9,7 +9,9 @@ wrote; only those are embedded here. The backlog (records nobody embedded yet) i
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
 from commonkeep.recall.search.semantic import (
@@ -24,13 +26,15 @@ from commonkeep.recall.search.semantic import (
 )
 
 
-def embed_changed_if_available(root: Path | str, ids: Sequence[str], synced_from: str) -> int:
-    """Embed just the records a delta sync wrote (``ids``) when the local embedder is installed."""
+def embed_changed_if_available(root: Path | str, ids: Sequence[str], synced_from: str,
+                               conn: sqlite3.Connection | None = None) -> int:
+    """Embed just the records a delta sync wrote (``ids``) when the local embedder is installed
+    (``conn``: the sync's own connection to ``recall.db``, else this thread's shared one)."""
     backend = BUILTIN_BACKENDS[0]
     if not ids or os.environ.get("COMMONKEEP_SEMANTIC", "") in ("off", "qmd") or backend.available(str(root)) is not None:
         return 0
     try:
-        return embed_changed(str(root), ids, synced_from)
+        return embed_changed(str(root), ids, synced_from, conn)
     except Exception as exc:
         warn_once(
             "refresh", f"could not embed records ({type(exc).__name__}: {exc}); keyword search still works"
@@ -38,7 +42,7 @@ def embed_changed_if_available(root: Path | str, ids: Sequence[str], synced_from
         return 0
 
 
-def embed_changed(root: str, ids: Sequence[str], synced_from: str) -> int:
+def embed_changed(root: str, ids: Sequence[str], synced_from: str, own: sqlite3.Connection | None = None) -> int:
     """Embed the records ``ids`` a delta sync just wrote, and nothing else; returns how many.
 
     ``synced_from`` is the fingerprint the index had before that sync: when every vector was
@@ -48,7 +52,7 @@ def embed_changed(root: str, ids: Sequence[str], synced_from: str) -> int:
     from commonkeep.recall.search import models
     from commonkeep.recall.search.index import borrowed, recall_db_path
 
-    with borrowed(recall_db_path(root)) as conn:
+    with nullcontext(own) if own is not None else borrowed(recall_db_path(root)) as conn:
         mid = models.embedder(root).id  # the model itself is loaded (~0.3 s) only when a text changed
 
         def stamped(fp: str) -> str:

@@ -205,7 +205,10 @@ def _delta_read(rconn: sqlite3.Connection, root: Path | str, name: str, path: Pa
     old_crcs.frombytes(state[1])
     old_lens.frombytes(state[2])
     old_blocks.frombytes(state[3])
-    crcs, lens, blocks, head, old_end, new_end, middle, pos = _changed(
+    from commonkeep.recall.search.told import told as _told
+
+    told = _told(root, name, fd, read, old_stamp, old_crcs, old_lens, old_blocks)
+    crcs, lens, blocks, head, old_end, new_end, middle, pos = told if told is not None else _changed(
         read, size, int(old_stamp.split(":")[0]), old_crcs, old_lens, old_blocks)
     if old_end - head + new_end - head > MAX_LINES:
         raise Declined

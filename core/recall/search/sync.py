@@ -270,6 +270,10 @@ def sync_root(
     moved = repair(root) if full else []
     stamp = index.fingerprint(root)
     with index._closing(index.connect_recall(index.recall_db_path(root))) as rconn:
+        # recall.db is derived and commonkeep's own: its commits need no fsync (WAL, NORMAL). A power
+        # cut may roll back the last sync, fingerprint included, and the next one redoes it; the
+        # contract table (memory-fts.db, which OMP reads) keeps SQLite's durable default.
+        rconn.execute("PRAGMA synchronous=NORMAL")
         if not full:  # one record file moved by a few lines (a patch): only those lines (``delta``)
             from commonkeep.recall.search import delta
 
@@ -282,7 +286,7 @@ def sync_root(
                 if embed:  # the records this change wrote, never the backlog (a search or reindex embeds that)
                     from commonkeep.recall.search.changed_vectors import embed_changed_if_available
 
-                    vectors = embed_changed_if_available(root, done.ids, str(before[0]))
+                    vectors = embed_changed_if_available(root, done.ids, str(before[0]), rconn)
                 return SyncReport(fts.SyncResult(done.added, done.removed, total), done.added,
                                   done.removed, total, vectors)
         if full:
