@@ -291,23 +291,38 @@ def _identity(path: str) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino) if stat.S_ISSOCK(st.st_mode) else None
 
 
-def bind(path: str) -> socket.socket | None:
-    """The listening socket at ``path``, or None when another service holds it."""
+def _stale(path: str) -> bool:
+    """Nobody answers on the socket file at ``path``, asked three times: a service that has just bound
+    it listens within microseconds, and a socket bound but not yet listening refuses a connection."""
+    for _ in range(3):
+        if alive(path):
+            return False
+        time.sleep(0.05)
+    return _identity(path) is not None
+
+
+def bind(path: str) -> tuple[socket.socket, tuple[int, int]] | None:
+    """The listening socket at ``path`` and the socket file's identity, or None when another service
+    holds it (or replaced the file while this one bound it: then both would think it theirs)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         try:
             sock.bind(path)
         except OSError:
-            if alive(path) or _identity(path) is None:  # answered, or not a socket: never removed
+            if not _stale(path):  # answered, or not a socket: never removed
                 sock.close()
                 return None
             os.unlink(path)  # a stale socket file: nobody answers on it
             sock.bind(path)
+        mine = _identity(path)
         sock.listen(64)
     except OSError:
         sock.close()
         return None
-    return sock
+    if mine is None or _identity(path) != mine:  # replaced between our bind and listen: the other one keeps it
+        sock.close()
+        return None
+    return sock, mine
 
 
 def _answer(conn: socket.socket) -> None:
@@ -330,10 +345,11 @@ def serve(idle: float) -> int:
         return 1
     if alive(path):
         return 0
-    sock = bind(path)
-    if sock is None:
+    bound = bind(path)
+    if bound is None:
         return 0
-    mine = _identity(path)
+    sock, found = bound
+    mine: tuple[int, int] | None = found
 
     def stop(_signum: int, _frame: Any) -> None:
         raise SystemExit(0)
