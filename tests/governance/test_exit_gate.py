@@ -198,6 +198,34 @@ def test_a_record_another_curator_wrote_raw_is_redacted_in_every_copy_and_by_rei
         assert p.found(db.read_bytes(), db.name) == []
 
 
+def test_a_record_another_program_appends_to_an_indexed_store_is_redacted_before_the_index_takes_it(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The index's delta sync reads the lines another program appended: a secret in one is redacted in
+    the file, with an audit line, before any search database or result holds it."""
+    from commonkeep.cli import main
+    from commonkeep.store import exitgate
+    from tests.recall.conftest import make_record
+
+    r = ["--root", str(root), "--role", WRITER]
+    playbooks = root / "memory" / "L2.playbooks.jsonl"
+    with playbooks.open("a", encoding="utf-8") as fh:
+        for i in range(40):
+            fh.write(json.dumps(make_record(f"mem_clean_{i:03d}", f"Service {i} deploys on Fridays."), separators=(",", ":")) + "\n")
+    assert main(["search", "deploys Fridays", *r]) == 0  # the index is built
+    p = _plants()
+    with playbooks.open("a", encoding="utf-8") as fh:  # as OmpKeep's curator or a shell appends
+        fh.write(json.dumps(make_record("mem_raw_001", f"Deploy the billing service with {p.github}"), separators=(",", ":")) + "\n")
+    capsys.readouterr()
+    assert main(["search", "billing service deploy", *r]) == 0
+    printed = capsys.readouterr().out
+    assert "mem_raw_001" in printed and "[REDACTED:" in printed and p.found(printed, "printed") == []
+    assert p.found(playbooks.read_bytes(), "L2") == []
+    assert [(e["file"], e["during"]) for e in exitgate.events(root)] == [("memory/L2.playbooks.jsonl", "index")]
+    for db in (root / "search").glob("*.db*"):
+        assert p.found(db.read_bytes(), db.name) == []
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab \n§é", max_size=600))
 def test_text_is_scanned_in_pieces_that_join_back_to_it_exactly(value: str) -> None:
