@@ -6,6 +6,8 @@ the credential, a signature percent-encoded in a query string.
 - Microsoft Teams / Office 365 incoming webhooks (``….webhook.office.com/webhookb2/…`` and the old
   ``outlook.office.com/webhook/…``): everything after the host;
 - New Relic keys (``NRAK-``, ``NRII-``, ``NRAA-`` and 27 upper-case letters and digits);
+- a URL parameter named for a credential the assignment rules do not read (``?key=``, ``session``,
+  ``sid``, ``jwt``), when its value has a token's shape;
 - a product or licence key given as such (``Windows product key: XXXXX-XXXXX-…``);
 - an Azure shared access signature's ``sig=`` (base64, percent-encoded in a URL: ``%2F``, ``%2B``,
   ``%3D`` cut it into runs too short for the rules of shape).
@@ -25,6 +27,10 @@ _TEAMS = lazy(r"(?i)(?:\.webhook\.office\.com/webhookb2|outlook\.office(?:365)?\
 _NEW_RELIC = lazy(r"(?<![\w-])NR(?:AK|II|AA)-[A-Z0-9]{27}(?![\w-])")
 _LICENSE = lazy(r"(?i)\b(?:product|license|licence|serial|activation|registration)\s+(?:key|code|number)\b[^\n\w]{0,4}(?:is\s+)?"
                 r"(?P<v>[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,5})(?![\w-])")
+# a URL's query or fragment parameter named for a credential the assignment rules do not read
+# (``?key=``, ``&session=``, ``sessionid``, ``sid``, ``jwt``): a token's shape only (16 characters or more,
+# a UUID, a hex run); ``?key=path/to/file`` and ``?key=42`` stay
+_URL_PARAM = lazy(r"(?i)[?&;#](?:key|session(?:[_-]?id)?|sid|jwt)=(?P<v>(?=[\w.~-]*[0-9])(?=[\w.~-]*[a-zA-Z])[\w.~-]{16,512})(?![\w.~%/-])")
 _SAS_SIG = lazy(r"(?i)[?&]sig=(?P<v>(?:[A-Za-z0-9+/]|%2[BbFf]|%3[Dd]){20,}(?:=|%3[Dd]){0,2})")
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -33,6 +39,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("new_relic_key", _NEW_RELIC),
     ("azure_sas_signature", _SAS_SIG),
     ("license_key", _LICENSE),
+    ("url_credential_param", _URL_PARAM),
 )
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 # each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``)
@@ -42,20 +49,24 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "new_relic_key": (("nrak-", "nrii-", "nraa-"), True),
     "azure_sas_signature": (("sig=",), True),
     "license_key": (("product", "license", "licence", "serial", "activation", "registration"), True),
+    "url_credential_param": (("key=", "session", "sid=", "jwt="), True),
 }
+_URL_FINDER = Literals(("key=", "session", "sid=", "jwt="))
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _PLAID: lambda low: ("access-" in low or "processor-" in low) and _PLAID.search(low) is not None,
     _TEAMS: lambda low: "webhook" in low,
     _NEW_RELIC: lambda low: "nr" in low,
     _SAS_SIG: lambda low: "sig=" in low,
     _LICENSE: lambda low: " key" in low or " code" in low or " number" in low,
+    _URL_PARAM: lambda low: _URL_FINDER.any_in(low) and _URL_PARAM.search(low) is not None,
 }
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _PLAID: ("access-", "processor-"), _TEAMS: ("webhook",), _NEW_RELIC: ("nr",), _SAS_SIG: ("sig=",),
     _LICENSE: (" key", " code", " number"),
+    _URL_PARAM: _URL_FINDER.words,
 }
 TRIGGER_WORDS = ("-sandbox-", "-development-", "-production-", "webhook.office.com", "outlook.office", "nrak-", "nrii-", "nraa-",
-                 "sig=", "product", "license", "licence", "serial", "activation", "registration")
+                 "sig=", "product", "license", "licence", "serial", "activation", "registration", "key=", "session", "sid=", "jwt=")
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 

@@ -317,3 +317,15 @@ PLAIN_ENGLISH = [
 @pytest.mark.parametrize("text", PLAIN_ENGLISH)
 def test_ordinary_sentences_around_these_places_stay(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize("param", ["key", "session", "sessionid", "session_id", "sid", "jwt"])
+def test_a_url_parameter_named_for_a_credential_goes_when_it_holds_a_token(param: str) -> None:
+    for value in ("3f1c2b7a-9d4e-4f6a-8b2c-1d2e3f4a5b6c", "63c43fcc4b2bf9573c08239257aaca76", "tZm5Hw4IHRts9lDwplKVNM2mIxfZzm4N"):
+        assert value not in redact(f"https://api.example.com/v1/data?page=2&{param}={value}&x=1").text
+
+
+@pytest.mark.parametrize("text", ["https://s3.example.com/bucket?list-type=2&key=path/to/file.txt", "https://x.io/a?key=42",
+                                  "https://x.io/a?session=abc", "?key=my-long-key-name-here"])
+def test_a_url_parameter_of_that_name_holding_no_token_stays(text: str) -> None:
+    assert redact(text).text == text
