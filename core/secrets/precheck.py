@@ -17,10 +17,19 @@ match of a rule holds:
   base64 run that decodes to readable text (``encoded_*``); twelve words of a BIP-39 list or
   more (seed phrases). Provider tokens are known by their prefixes (literals above).
 
+The first two are a wide net, not the answer: where they say maybe, ``rules.plan`` searches the
+rules ``find`` would run (their literals, gates and contexts, in ``find``'s order) until one
+matches, and ``find`` then starts at that rule (the rules before it matched nothing and are not run
+again). Only a rule that matches can claim a span, so where none does (nor a card number) the
+pre-check goes on to the runs, as it does where the net caught nothing: the texts the net let
+through for a loose context (``/`` and ``@`` of Oracle's ``user/pw@db``, a line holding ``pass``,
+``key`` beside ``=``) no longer cost a whole ``find`` each.
+
 Text with characters outside ASCII always gets the full scan (it may be disguised). Scanning a
 text this lets through costs tens of microseconds; the pre-check costs a few.
 ``tests/governance/test_secrets_scan.py`` holds it to ``find`` on the whole generated corpus and
-on random texts built around every rule's anchors.
+on random texts built around every rule's anchors; ``test_secrets_plan.py`` holds ``plan`` to
+every rule that matches.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from commonkeep.secrets import context, flags, named, places, public, services, structure
+from commonkeep.secrets import context, flags, named, places, public, rules, services, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.literals import Literals
 from commonkeep.secrets.rules import _BEARER_CONTEXT, _URL_CONTEXT
@@ -80,24 +89,9 @@ def needs_scan(text: str) -> bool:
     """False only when ``rules.find(text)`` finds nothing (see the module doc)."""
     if not text.isascii():
         return True
-    if _PREFIX_FINDER.any_in(text):
-        return True
-    if ("-us" in text or "-" in text and ("sdk-" in text or "api-" in text or "mob-" in text)) and _SERVICE_SHAPES.search(text):
-        return True
     low = text.lower()
-    # the words of a password, a clause, a config line (each rule's literal; lower-cased)
-    if "pass" in low and ("passw" in low or "passph" in low or "passc" in low or "pass:" in low or "requirepass" in low
-                          or "auth_pass" in low or _PASS_WORD.search(low) is not None):
-        return True
-    if "pw" in low and ("pwd" in low or "pw:" in low or "bindpw" in low or "rootpw" in low):
-        return True
-    if "auth" in low and ("masterauth" in low or "rpcauth" in low or "authorization" in low):
-        return True
-    if ("kennwort" in low or "senha" in low or "mot de passe" in low or "identified" in low or "apikey" in low
-            or "api-key" in low or "/user:" in low):
-        return True
     words = low.encode("ascii").translate(_LETTERS).split()  # its words of letters
-    if _in_context(text, low, words):
+    if _rules_maybe(text, low, words) and (rules.plan(text, low) or context.card_digits(text)):
         return True
     if not _runs(text, low, words):
         return False
@@ -111,6 +105,27 @@ def needs_scan(text: str) -> bool:
         chars[s:e] = " " * (e - s)
     rest = "".join(chars)
     return _runs(rest, rest.lower(), words)
+
+
+def _rules_maybe(text: str, low: str, words: list[bytes]) -> bool:
+    """Could one of ``rules.find``'s rules, or a card number, redact something? A wide net, asked
+    first: ``rules.plan`` answers for the rules exactly but costs more."""
+    if _PREFIX_FINDER.any_in(text):
+        return True
+    if ("-us" in text or "-" in text and ("sdk-" in text or "api-" in text or "mob-" in text)) and _SERVICE_SHAPES.search(text):
+        return True
+    # the words of a password, a clause, a config line (each rule's literal; lower-cased)
+    if "pass" in low and ("passw" in low or "passph" in low or "passc" in low or "pass:" in low or "requirepass" in low
+                          or "auth_pass" in low or _PASS_WORD.search(low) is not None):
+        return True
+    if "pw" in low and ("pwd" in low or "pw:" in low or "bindpw" in low or "rootpw" in low):
+        return True
+    if "auth" in low and ("masterauth" in low or "rpcauth" in low or "authorization" in low):
+        return True
+    if ("kennwort" in low or "senha" in low or "mot de passe" in low or "identified" in low or "apikey" in low
+            or "api-key" in low or "/user:" in low):
+        return True
+    return _in_context(text, low, words)
 
 
 def _in_context(text: str, low: str, words: list[bytes]) -> bool:
