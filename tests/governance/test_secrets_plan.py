@@ -112,3 +112,27 @@ def test_the_pre_check_uses_the_plan_and_stays_exact(corpus: list[tuple[str, lis
         rules._PLANNED = (None, 0, set(), False)
         if not precheck.needs_scan(text):
             assert rules.find(text) == [], text
+
+
+def test_one_pass_for_the_lower_cased_literals_and_the_narrowing_gives_what_two_gave(
+        corpus: list[tuple[str, list[int]]]) -> None:
+    """``literals.Wanted.present`` looks up the rules' lower-cased literals and the patterns' own
+    (narrowing) in one automaton once narrowing is worked out: the same literals and rules as the
+    two passes it replaced."""
+    wanted = rules._WANTED
+    for text, _ in corpus[:40]:
+        wanted.present(text, text.lower())  # narrowing is worked out after a few asks
+    assert wanted._joint is not None and wanted._narrow is not None
+    for text, _ in corpus:
+        low = text.lower()
+        cs, ci, live = wanted.present(text, low)
+        want_cs = {n for n in rules._ALL_CS if n in text}
+        want_ci = {n for n in rules._ALL_CI if n in low}
+        want_live = wanted.always
+        for i, n in enumerate(wanted.cs):
+            if n in want_cs:
+                want_live |= wanted._want_cs[i]
+        for i, n in enumerate(wanted.ci):
+            if n in want_ci:
+                want_live |= wanted._want_ci[i]
+        assert (cs, ci, live) == (want_cs, want_ci, want_live & wanted._could_match(low)), text
