@@ -25,13 +25,13 @@ def _rare(rng: random.Random) -> list[str]:
     hexd, alnum = "0123456789abcdef", string.ascii_letters + string.digits
     return [f"wallet private key: 0x{r(hexd, 64)}", f"fcm AAAA{r(alnum, 7)}:APA91b{r(alnum + '_-', 120)}",
             f"asana 1/{r(string.digits, 13)}:{r(hexd, 32)} ok", f"{r(alnum, 24)} (do not share)",
-            f"{r(alnum, 10)} is my new wifi password"]
+            f"{r(alnum, 10)} is my new wifi password", f"app -p {r(alnum, 10)} -u admin start"]
 
 
 def _corpus() -> list[str]:
     rng = random.Random(9)
     texts = _texts_around_every_rule(6000) + [t for _ in range(20) for t in _rare(rng)]
-    texts += [text for _, text, _ in secrets_templates.planted(3, 11)] + secrets_templates.benign(1500, 11)
+    texts += [text for seed in (1, 2, 11) for _, text, _ in secrets_templates.planted(6, seed)] + secrets_templates.benign(1500, 11)
     for name in ("mixed", "tokens"):
         texts += [text for text, _ in WORKLOADS[name](600, 11)]
     return [t for t in texts if t.isascii()]  # ``plan`` is asked of ASCII text (the pre-check scans the rest whole)
