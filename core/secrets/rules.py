@@ -302,8 +302,9 @@ def _value_span(m: re.Match[str]) -> tuple[int, int]:
 # What ``plan`` learnt about the last text it was asked (the pre-check asks, then the redactor runs ``find``
 # on the same text): the text, the rules ``find`` still has to run (the first that matches it and those
 # after it; 0: none matches), the lower-cased literals it holds (the rules' gates) and whether it holds
-# 32 hex digits in a row. One entry, replaced whole (threads asking about other texts only miss it).
-_PLANNED: tuple[str | None, int, set[str], bool] = (None, 0, set(), False)
+# 32 hex digits in a row, and the list of rules it read (a test that swaps ``_PLAN`` does not get an
+# answer about the old one). One entry, replaced whole (threads asking about other texts only miss it).
+_PLANNED: tuple[str | None, int, set[str], bool, object] = (None, 0, set(), False, None)
 
 
 def plan(text: str, low: str) -> bool:
@@ -329,9 +330,9 @@ def plan(text: str, low: str) -> bool:
         if context is not None and ascii and not context(low):
             continue
         if pattern.search(text) is not None:
-            _PLANNED = (text, live & ~(bit - 1), present_ci, hexy)
+            _PLANNED = (text, live & ~(bit - 1), present_ci, hexy, _PLAN)
             return True
-    _PLANNED = (text, 0, present_ci, hexy)
+    _PLANNED = (text, 0, present_ci, hexy, _PLAN)
     return False
 
 
@@ -342,8 +343,8 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     work = text
     low = text.lower()
     planned = _PLANNED
-    if planned[0] == text:  # the pre-check asked ``plan``: the rules before the first that matches are not run again
-        _, live, present_ci, hexy = planned
+    if planned[0] == text and planned[4] is _PLAN:  # the pre-check asked ``plan``: the rules before the first that matches are not run again
+        _, live, present_ci, hexy, _ = planned
     else:
         hexy = _HEX32.search(text) is not None
         _, present_ci, live = _WANTED.present(text, low)
