@@ -159,13 +159,15 @@ _OWN_START = frozenset("cmpoi2")
 
 def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: list[str] | None, marked: list[str]) -> Any:
     # hot on big patch files and on every capture: a short string (an id, an enum, a date's tail)
-    # cannot hold a secret and is kept without a call of its own
+    # cannot hold a secret and is kept without a call of its own, a longer one goes straight to ``_string``
     if isinstance(value, str):
         return _string(value, sink, hits, seen, marked)
     if isinstance(value, dict):
-        return {k: v if type(v) is str and len(v) < 8 else _walk(v, sink, hits, seen, marked) for k, v in value.items()}
+        return {k: (v if len(v) < 8 else _string(v, sink, hits, seen, marked)) if type(v) is str else _walk(v, sink, hits, seen, marked)
+                for k, v in value.items()}
     if isinstance(value, list):
-        return [v if type(v) is str and len(v) < 8 else _walk(v, sink, hits, seen, marked) for v in value]
+        return [(v if len(v) < 8 else _string(v, sink, hits, seen, marked)) if type(v) is str else _walk(v, sink, hits, seen, marked)
+                for v in value]
     return value
 
 

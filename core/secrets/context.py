@@ -265,14 +265,20 @@ TRIGGER_WORDS = (
     "wifi:", "token", "community", "auth", "login", "bind", "credentials", "user", " / ", "use ", "pin", "pwd", "recovery",
     "a3-", "nsec1", "hooks.zapier.com", "cookie", "pat", "variable", "machine", "eap", *_MORE_COMMANDS, *_PW_LITERALS)
 _TRIGGER = Literals(TRIGGER_WORDS)  # one pass for all of them (a regular expression of the words cost ~8 µs a text)
-CARD_DIGITS = re.compile(r"(?:\d[ -]?){12}\d")  # a card number's thirteen digits at least
+# a card number's thirteen digits at least: ``(?:\d[ -]?){12}\d`` written out, which ``re`` searches in two
+# thirds of the time (the repeated group is not unrolled by the compiler)
+CARD_DIGITS = re.compile(r"\d[ -]?" * 12 + r"\d")
+_DIGITS = b"0123456789"
 
 
 def card_digits(text: str) -> bool:
     """``CARD_DIGITS.search(text) is not None``, not searched where an ASCII text holds fewer than
-    thirteen digits (``\\d`` is 0-9 there): ten counts cost ~1.4 µs a text, the search ~3.7."""
-    if text.isascii() and sum(map(text.count, "0123456789")) < 13:
-        return False
+    thirteen digits (``\\d`` is 0-9 there): the digits are counted in one pass over its bytes (ten
+    ``str.count`` cost ~0.9 µs a text of the token mix, this ~0.3), the search ~1.7."""
+    if text.isascii():
+        raw = text.encode("ascii")
+        if len(raw) - len(raw.translate(None, _DIGITS)) < 13:
+            return False
     return CARD_DIGITS.search(text) is not None
 
 

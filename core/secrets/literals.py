@@ -66,15 +66,29 @@ class Wanted:
         self._patterns = patterns
         self._asks = 0
         self._narrow: tuple[Literals | None, list[int], int] | None = None
+        # once narrowing is worked out: the lower-cased literals and the patterns' in one automaton, one
+        # pass over ``low`` for both (each word: its index in ``ci`` or -1, the patterns that hold it)
+        self._joint: tuple[Literals, list[int], list[int], int] | None = None
 
     def present(self, text: str, low: str) -> tuple[set[str], set[str], int]:
         """The literals ``text`` holds (``{n for n in self.cs if n in text}``), those ``low`` holds
         (of ``self.ci``), and the bits of the rules that want one of them, ``always`` with them."""
         live = self.always
         found_cs = self._cs.found(text)
-        found_ci = self._ci.found(low)
         for i in found_cs:
             live |= self._want_cs[i]
+        joint = self._joint
+        if joint is not None and self._patterns is not None and text.isascii():
+            finder, ci_index, wants, could = joint
+            present_ci: set[str] = set()
+            for j in finder.found(low):
+                i = ci_index[j]
+                if i >= 0:
+                    present_ci.add(self.ci[i])
+                    live |= self._want_ci[i]
+                could |= wants[j]
+            return {self.cs[i] for i in found_cs}, present_ci, live & could
+        found_ci = self._ci.found(low)
         for i in found_ci:
             live |= self._want_ci[i]
         if self._patterns is not None and live and text.isascii():
@@ -93,6 +107,7 @@ class Wanted:
             if self._asks <= ASKS_BEFORE_NARROWING or self._patterns is None:
                 return -1
             narrow = self._narrow = _narrowing(self._patterns)
+            self._joint = _joined(self.ci, narrow)
         finder, wants, free = narrow
         if finder is not None:
             for i in finder.found(low):
@@ -115,6 +130,16 @@ def _narrowing(patterns: list[tuple[str, int]]) -> tuple[Literals | None, list[i
     free = sum(1 << i for i, found in enumerate(sets) if not found)
     wants = [sum(1 << i for i, found in enumerate(sets) if found is not None and w in found) for w in words]
     return (Literals(words) if words else None), wants, free
+
+
+def _joined(ci: list[str], narrow: tuple[Literals | None, list[int], int]) -> tuple[Literals, list[int], list[int], int]:
+    """One automaton for the lower-cased literals ``ci`` and the narrowing's: each word's index in
+    ``ci`` (-1: not one of them) and the patterns that hold it."""
+    finder, wants, free = narrow
+    words = sorted(set(ci) | set(finder.words if finder is not None else ()))
+    where = {w: i for i, w in enumerate(ci)}
+    holds = dict(zip(finder.words, wants, strict=True)) if finder is not None else {}
+    return Literals(words), [where.get(w, -1) for w in words], [holds.get(w, 0) for w in words], free
 
 
 class Gated:

@@ -52,6 +52,9 @@ _PASS_LINE = lazy(r"(?im)^[ \t]*pass[ \t]+" + _REF + r"(?:" + _Q + r"|(?P<v>[^\s
 _PASS_KEY = lazy(r"(?i)[\"']pass[\"']\s*:\s*" + _REF + _Q)
 _CRED_CALL = lazy(r"(?i)\b(?:new\s+)?[\w.]*(?:auth|credential|login|passw|bind)[\w.]*\s*\(\s*(?:(['\"])[^'\"\n]{1,64}\1\s*,\s*){1,3}"
                   + _REF + _Q + r"\s*\)")
+# what every match of it holds: the call's name and its first argument quoted (``_CRED_CALL``'s leading
+# ``\b(?:new\s+)?[\w.]*`` is tried at every position; the words first cost a third)
+_CRED_CALL_CONTEXT = lazy(r"(?:auth|credential|login|passw|bind)[\w.]*\s*\(\s*['\"]")
 _USER_PAIR = lazy(r"(?i)(?:\bhttps?\s+(?:-\S+\s+)*?-a\s+|curlopt_userpwd\s*,\s*|\bauth\s*[:=]\s*)[\"']?[\w.@-]{1,40}:" + _REF
                   + r"(?P<v>[^\s\"'@]{3,})")
 _KEY_WORDS = (r"(?:wlan-schl[üu]ssel|netzwerkschl[üu]ssel|wlan-passwort|wifi-passwort|wlan-kennwort|cl[ée] wpa|cl[ée] wi-?fi"
@@ -225,7 +228,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _MACHINE_KEY: lambda low: "validationkey" in low or "decryptionkey" in low,
     _PASS_KEY: lambda low: '"pass"' in low or "'pass'" in low,
     _PASS_LINE: lambda low: "pass " in low or "pass\t" in low,
-    _CRED_CALL: lambda low: "(" in low and _CALL_FINDER.any_in(low),
+    _CRED_CALL: lambda low: "(" in low and _CALL_FINDER.any_in(low) and _CRED_CALL_CONTEXT.search(low) is not None,
     _USER_PAIR: lambda low: ":" in low and _PAIR_FINDER.any_in(low),
     _PROSE_KEY: lambda low: not low.isascii() or (_PROSE_FINDER.any_in(low) and _PROSE_KEY.search(low) is not None),
     _PROSE_SHORT: lambda low: _SHORT_FINDER.any_in(low),

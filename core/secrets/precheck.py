@@ -17,10 +17,22 @@ match of a rule holds:
   base64 run that decodes to readable text (``encoded_*``); twelve words of a BIP-39 list or
   more (seed phrases). Provider tokens are known by their prefixes (literals above).
 
+The first two are a wide net, not the answer: where they say maybe, ``rules.plan`` searches the
+rules ``find`` would run (their literals, gates and contexts, in ``find``'s order) until one
+matches, and ``find`` then starts at that rule (the rules before it matched nothing and are not run
+again). Only a rule that matches can claim a span, so where none does (nor a card number that
+``context.card_spans`` finds) the pre-check goes on to the runs, as it does where the net caught
+nothing: the texts the net let through for a loose context (``/`` and ``@`` of Oracle's
+``user/pw@db``, a line holding ``pass``, ``key`` beside ``=``, thirteen digits) no longer cost a
+whole ``find`` each. The runs left once what is public is blanked out are read again with a run of
+token characters judged as ``find``'s last rule judges it (``rules._random_parts``), not by the
+hint that it might be random: where no rule claimed anything, that rule reads exactly those runs.
+
 Text with characters outside ASCII always gets the full scan (it may be disguised). Scanning a
 text this lets through costs tens of microseconds; the pre-check costs a few.
 ``tests/governance/test_secrets_scan.py`` holds it to ``find`` on the whole generated corpus and
-on random texts built around every rule's anchors.
+on random texts built around every rule's anchors; ``test_secrets_plan.py`` holds ``plan`` to
+every rule that matches.
 """
 
 from __future__ import annotations
@@ -28,7 +40,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from commonkeep.secrets import context, flags, named, places, public, services, structure
+from commonkeep.secrets import context, flags, named, places, public, rules, services, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.literals import Literals
 from commonkeep.secrets.rules import _BEARER_CONTEXT, _URL_CONTEXT
@@ -80,11 +92,38 @@ def needs_scan(text: str) -> bool:
     """False only when ``rules.find(text)`` finds nothing (see the module doc)."""
     if not text.isascii():
         return True
+    low = text.lower()
+    words = low.encode("ascii").translate(_LETTERS).split()  # its words of letters
+    if _rules_maybe(text, low, words) and (rules.plan(text, low) or _card(text)):
+        return True
+    if not _runs(text, low, words):
+        return False
+    # the runs the shape rules would read, less what is public by structure (``public.py``: a lockfile's
+    # hash, a public key, an id in a URL), which ``rules.find`` leaves out of what they read too; read
+    # again with the random-looking runs judged as ``find`` judges them (no rule claimed anything)
+    pub = public.spans(text)
+    if not pub:
+        return _runs(text, low, words, exact=True)
+    chars = list(text)
+    for s, e in pub:
+        chars[s:e] = " " * (e - s)
+    rest = "".join(chars)
+    return _runs(rest, rest.lower(), words, exact=True)
+
+
+def _card(text: str) -> bool:
+    """Does ``find`` claim a card number in ``text`` when no rule matches it (``context.card_spans``
+    on the text as written: nothing was masked before it)?"""
+    return context.card_digits(text) and bool(context.card_spans(text))
+
+
+def _rules_maybe(text: str, low: str, words: list[bytes]) -> bool:
+    """Could one of ``rules.find``'s rules, or a card number, redact something? A wide net, asked
+    first: ``rules.plan`` answers for the rules exactly but costs more."""
     if _PREFIX_FINDER.any_in(text):
         return True
     if ("-us" in text or "-" in text and ("sdk-" in text or "api-" in text or "mob-" in text)) and _SERVICE_SHAPES.search(text):
         return True
-    low = text.lower()
     # the words of a password, a clause, a config line (each rule's literal; lower-cased)
     if "pass" in low and ("passw" in low or "passph" in low or "passc" in low or "pass:" in low or "requirepass" in low
                           or "auth_pass" in low or _PASS_WORD.search(low) is not None):
@@ -96,21 +135,7 @@ def needs_scan(text: str) -> bool:
     if ("kennwort" in low or "senha" in low or "mot de passe" in low or "identified" in low or "apikey" in low
             or "api-key" in low or "/user:" in low):
         return True
-    words = low.encode("ascii").translate(_LETTERS).split()  # its words of letters
-    if _in_context(text, low, words):
-        return True
-    if not _runs(text, low, words):
-        return False
-    # the runs the shape rules would read, less what is public by structure (``public.py``: a lockfile's
-    # hash, a public key, an id in a URL), which ``rules.find`` leaves out of what they read too
-    pub = public.spans(text)
-    if not pub:
-        return True
-    chars = list(text)
-    for s, e in pub:
-        chars[s:e] = " " * (e - s)
-    rest = "".join(chars)
-    return _runs(rest, rest.lower(), words)
+    return _in_context(text, low, words)
 
 
 def _in_context(text: str, low: str, words: list[bytes]) -> bool:
@@ -156,16 +181,18 @@ def _in_context(text: str, low: str, words: list[bytes]) -> bool:
     return colon and low.count(":") >= 4 and PGPASS.search(low) is not None
 
 
-def _runs(text: str, low: str, words: list[bytes]) -> bool:
+def _runs(text: str, low: str, words: list[bytes], exact: bool = False) -> bool:
     if len(text) >= 16 and max(map(len, parts := text.split()), default=0) >= 16:  # every run rule wants 16 characters in a row
         for part in parts:
-            if len(part) >= 16 and _run(part, low):
+            if len(part) >= 16 and _run(part, low, exact):
                 return True
     return len(text) >= _seed_chars() and _seedlike(words)
 
 
-def _run(part: str, low: str) -> bool:
-    """Could a rule that reads runs want something in ``part`` (a piece of the text between spaces)?"""
+def _run(part: str, low: str, exact: bool = False) -> bool:
+    """Could a rule that reads runs want something in ``part`` (a piece of the text between spaces)?
+    ``exact``: a run of token characters only where ``find``'s last rule (``high_entropy``) would
+    claim part of it, not wherever it could (asked where no rule claimed anything)."""
     for m in _HEX_RUN.finditer(part):  # hex keys: long, beside a secret word, or hex-encoded text
         run = m.group(0)
         if len(run) >= 48 or (len(run) >= 32 and any(w in low for w in _HEX_WORDS)) or _readable(run):
@@ -174,7 +201,7 @@ def _run(part: str, low: str) -> bool:
         return True
     for m in _TOKEN_RUN.finditer(part):
         run = m.group(0)
-        if run != run.lower() and _RANDOM_HINT.search(run):
+        if run != run.lower() and _RANDOM_HINT.search(run) and (not exact or rules._random_parts(run)):
             return True
     return any(_readable(m.group(0)) for m in _B64_RUN.finditer(part))
 

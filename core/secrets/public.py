@@ -69,6 +69,12 @@ _MAPBOX_PUBLIC = lazy(r"(?<![\w.-])pk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}
 _STRIPE_PUBLIC = lazy(r"(?<![\w-])pk_(?:live|test)_[A-Za-z0-9]{16,}")
 _JWT_PART = lazy(r"(?<![\w.-])eyJ[A-Za-z0-9_-]{10,}={0,2}(?![\w.=-])")
 _ULID_HINT = lazy(r"[0-7][0-9A-Z]{25}")
+# ASCII letters and digits as a ULID holds them (``x``: digits and capitals) or not (``a``), the rest a space:
+# a ULID is a run of exactly 26 ``x`` (``_ULID``'s look-arounds end it at any other letter or digit)
+_ULID_CLASSES = bytes(ord("x") if chr(c).isdigit() or "A" <= chr(c) <= "Z" else ord("a") if "a" <= chr(c) <= "z" else ord(" ")
+                      for c in range(128)) + b" " * 128
+_ULID_RUN = b" " + b"x" * 26 + b" "
+_URL_PARTS = re.compile(r"([/?&#=])")
 
 
 def _readable(b64: str) -> bool:
@@ -101,7 +107,7 @@ def _url_spans(text: str, out: list[Span]) -> None:
             continue  # a host alone: not an id's place (``www.<random>.com`` is read as any text)
         pos = body = auth_end  # the host and user-info are not public: a password or a random host is read as any text
         prev = ""
-        for seg in re.split(r"([/?&#=])", url[body:]):
+        for seg in _URL_PARTS.split(url[body:]):
             if seg and seg not in "/?&#=":
                 if not _SECRET_SEGMENT.search(prev) and not seg.lower().startswith("bot"):
                     out.append((start + pos, start + pos + len(seg)))
@@ -172,7 +178,7 @@ def _spans(text: str) -> list[Span]:
     for i, (_, rx, value) in enumerate(_GATED):
         if gates >> i & 1:
             out += [m.span("v") if value else m.span() for m in rx.finditer(text)]
-    if len(text) >= 26 and _ULID_HINT.search(text) is not None:
+    if len(text) >= 26 and _maybe_ulid(text):
         out += [m.span() for m in _ULID.finditer(text)]
     if "eyJ" in text:
         out += [m.span() for m in _JWT_PART.finditer(text) if _json_object(m.group(0))]
@@ -181,6 +187,15 @@ def _spans(text: str) -> list[Span]:
     if "://" in text or "www." in low:
         _url_spans(text, out)
     return out
+
+
+def _maybe_ulid(text: str) -> bool:
+    """Could ``_ULID`` match? In ASCII text, one pass over its bytes: a run of exactly 26 digits and
+    capitals (a search of ``_ULID_HINT`` cost ~0.7 µs a text of the token mix, and let through
+    every longer run of them, which ``_ULID`` then read for nothing)."""
+    if not text.isascii():
+        return _ULID_HINT.search(text) is not None
+    return _ULID_RUN in b" " + text.encode("ascii").translate(_ULID_CLASSES) + b" "
 
 
 def example_key(value: str) -> bool:

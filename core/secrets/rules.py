@@ -299,14 +299,55 @@ def _value_span(m: re.Match[str]) -> tuple[int, int]:
     return m.span()
 
 
+# What ``plan`` learnt about the last text it was asked (the pre-check asks, then the redactor runs ``find``
+# on the same text): the text, the rules ``find`` still has to run (the first that matches it and those
+# after it; 0: none matches), the lower-cased literals it holds (the rules' gates) and whether it holds
+# 32 hex digits in a row, and the list of rules it read (a test that swaps ``_PLAN`` does not get an
+# answer about the old one). One entry, replaced whole (threads asking about other texts only miss it).
+_PLANNED: tuple[str | None, int, set[str], bool, object] = (None, 0, set(), False, None)
+
+
+def plan(text: str, low: str) -> bool:
+    """Does one of the rules match ``text`` as written (``low``: lower-cased)? The rules ``find`` would
+    run (their literals, gates and contexts, as ``find`` reads them) are searched in ``find``'s order
+    until one matches. Exact where the pre-check's own tests are wide: a rule that matches nothing in
+    the text cannot claim anything in it, nor can a later one in a text no earlier rule changed
+    (``find`` masks only what a rule claimed). ``find`` then starts at the first rule that matched
+    (``_PLANNED``) instead of running all of them again."""
+    global _PLANNED
+    hexy = _HEX32.search(text) is not None
+    _, present_ci, live = _WANTED.present(text, low)
+    ascii = text.isascii()
+    rest = live
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        kind, pattern, _, _, gate, context = _PLAN[bit.bit_length() - 1]
+        if kind in ("hex_key", "prefixed_hex_token") and not hexy:
+            continue
+        if gate is not None and gate.isdisjoint(present_ci):
+            continue
+        if context is not None and ascii and not context(low):
+            continue
+        if pattern.search(text) is not None:
+            _PLANNED = (text, live & ~(bit - 1), present_ci, hexy, _PLAN)
+            return True
+    _PLANNED = (text, 0, present_ci, hexy, _PLAN)
+    return False
+
+
 def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> list[Span]:
     """The spans of ``text`` to redact, sorted, not overlapping; ``known``: the values the
     maintained provider rules found (``provider.provider_values``), claimed first."""
     spans: list[Span] = []
     work = text
     low = text.lower()
-    hexy = _HEX32.search(text) is not None
-    present_cs, present_ci, live = _WANTED.present(text, low)
+    planned = _PLANNED
+    if planned[0] == text and planned[4] is _PLAN:  # the pre-check asked ``plan``: the rules before the first that matches are not run again
+        _, live, present_ci, hexy, _ = planned
+    else:
+        hexy = _HEX32.search(text) is not None
+        _, present_ci, live = _WANTED.present(text, low)
     ascii = text.isascii()  # contexts read the lower-cased text: case folding outside ASCII differs
     low_work = low  # ... of the text as the next rule sees it (claimed spans masked: a mask can join a match)
     pub = public.spans(text)  # public by structure: the shape rules leave these alone (``public.py``)

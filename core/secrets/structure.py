@@ -59,6 +59,7 @@ _WIREGUARD = lazy(r"(?i)\b(?:private|preshared)[_-]?key\s*[=:]\s*(?P<v>[A-Za-z0-
 _LONG_FLAG = lazy(r"(?i)(?<![\w-])" + _LONG + r"(?<!-id)(?<!-name)(?<!-arn)(?<!-ref)(?<!-file)(?<!-path)(?<!-env)(?:=|\s+)" + _REF + _VAL)
 _USER_FLAG = lazy(r"(?<![\w-])(?:-u|--user|--proxy-user|-U|--username)(?:=|\s*)['\"]?[^\s:'\"/]{1,64}:" + _REF
                         + r"(?P<v>[^\s'\"`]{3,})")
+_PASS_COLON = lazy(r"\b(?:pass|password|pw):(?P<v>[^\s'\"`]{4,})")  # openssl pass:…
 _SHORT_FLAG = lazy(r"(?<![\w-])-[pPwakNK]\s+['\"]?(?P<v>[^\s'\"`/:=,]{8,})")
 _AUTHORIZATION = lazy(r"(?i)(?:^|[\s'\"])(?:proxy-)?authorization\s*:\s*(?:[A-Za-z-]+\s+)?" + _REF + r"(?P<v>[^\s'\"`]{8,})")
 _X_HEADER = lazy(r"(?i)(?:^|[\s'\"])(?:x-[\w-]*(?:key|token|secret|auth|signature)[\w-]*|api-key|apikey"
@@ -92,7 +93,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_flag", _LONG_FLAG),
     ("password_flag", _SHORT),
     ("password_flag", _USER_FLAG),
-    ("password_flag", lazy(r"\b(?:pass|password|pw):(?P<v>[^\s'\"`]{4,})")),  # openssl pass:…
+    ("password_flag", _PASS_COLON),  # openssl pass:…
     # any command's short flag followed by a value a person would only type as a password (three
     # character classes, not a path, a port, a version or key=value)
     ("password_short_flag", _SHORT_FLAG),
@@ -135,6 +136,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
 # ... and a pattern listed here only on a text holding one of these (lower-cased)
 GATES: dict[re.Pattern[str], tuple[str, ...]] = {
     _PEM: ("-----begin",),
+    _PASS_COLON: ("pass:", "password:", "pw:"),  # its kind's literals (``-``, ``auth ``…) let most texts through
     _SHORT: ("sshpass", "mysql", "mariadb", "ldap", "redis-cli", "7z", "zip", "rar", "smbclient", "keytool", "htpasswd",
              "openssl", "login", "sqlcmd", "bcp", "osql", "isql", "mongo", "ssh-keygen", "net use", "auth"),
     _SQL_PASSWORD: ("password",),
