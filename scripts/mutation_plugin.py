@@ -34,5 +34,14 @@ def clear_caches() -> int:
     return cleared
 
 
+def forget_plan() -> None:
+    """``secrets.rules``' one-entry memo of the last text ``plan`` read (``find`` starts where it
+    stopped): held over from the clean run, it would let ``find`` skip rules a mutant changed."""
+    rules = sys.modules.get("commonkeep.secrets.rules")
+    if rules is not None and hasattr(rules, "_PLANNED"):
+        rules._PLANNED = (None, 0, set(), False, None)
+
+
 def pytest_runtest_setup(item: Any) -> None:
     clear_caches()
+    forget_plan()

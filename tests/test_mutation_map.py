@@ -48,3 +48,18 @@ def test_the_mutation_plugin_empties_commonkeep_caches_and_keeps_the_tables_read
     assert plugin.clear_caches() >= 1
     assert _redact_cached.cache_info().currsize == 0
     assert normalize._confusables.cache_info().currsize == 1 and normalize._confusables() is table
+
+
+def test_the_mutation_plugin_forgets_the_rules_plan_of_the_last_text() -> None:
+    """``find`` skips the rules ``plan`` already ran for the same text: a plan kept from the clean run
+    would hide a mutant of one of them."""
+    spec = importlib.util.spec_from_file_location("mutation_plugin", REPO / "scripts" / "mutation_plugin.py")
+    assert spec is not None and spec.loader is not None
+    plugin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plugin)
+    from commonkeep.secrets import precheck, rules
+
+    text = "the deploy token is ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
+    assert precheck.needs_scan(text) and rules._PLANNED[0] == text
+    plugin.forget_plan()
+    assert rules._PLANNED[0] is None
