@@ -29,7 +29,8 @@ from commonkeep.secrets.fold import fold_map, to_original
 
 # not the bare name: importing the submodule again (an old dotted path) would set it on the package
 from commonkeep.secrets.identifier import identifier as _identifier
-from commonkeep.secrets.rules import _NOT_TOKENS, find, random_head, shannon_entropy
+from commonkeep.secrets.randomness import random_head, shannon_entropy
+from commonkeep.secrets.rules import _NOT_TOKENS, find
 
 __all__ = ["MARKER", "Redacted", "contains_secret", "redact", "redact_again", "redact_name", "redact_obj", "redacted_kinds",
            "shannon_entropy", "summarize"]
@@ -188,7 +189,7 @@ def _string(value: str, sink: list[str], hits: tuple[provider.Hit, ...], seen: l
     return text
 
 
-# the rest of a split token, at the start of another string (``rules.random_head``)
+# the rest of a split token, at the start of another string (``randomness.random_head``)
 _HEAD = re.compile(r"^(\s*)([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
 # a string that ends with a redacted token (or holds the first half of one) may be one half
 _HALF = re.compile(r"\[REDACTED:partial_token\]|\[REDACTED:([a-z0-9_]+)\][\s.,;:!?)]*$")

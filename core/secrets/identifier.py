@@ -6,7 +6,7 @@ An identifier is built of parts a person chose: it splits at its case changes, d
 dictionary holds (``Xq``, ``bNz``, ``Rkw``). ``identifier`` says yes only when every part but one
 at most is one of those and two of them at least are words of three letters or more, so a random
 token passes only when its lower-case pieces happen to be words and its capitals acronyms
-(``rules.looks_random`` asks it last; of 1,000,000 seeded random tokens of 20 to 40 letters and
+(``randomness.looks_random`` asks it last; of 1,000,000 seeded random tokens of 20 to 40 letters and
 digits none passed, of 1,000,000 URL-safe base64 ones one: ``docs/security.md``).
 
 The words are the whole words of the WordPiece vocabulary shipped with commonkeep for semantic

@@ -25,7 +25,7 @@ again). Only a rule that matches can claim a span, so where none does (nor a car
 nothing: the texts the net let through for a loose context (``/`` and ``@`` of Oracle's
 ``user/pw@db``, a line holding ``pass``, ``key`` beside ``=``, thirteen digits) no longer cost a
 whole ``find`` each. The runs left once what is public is blanked out are read again with a run of
-token characters judged as ``find``'s last rule judges it (``rules._random_parts``), not by the
+token characters judged as ``find``'s last rule judges it (``randomness.random_parts``), not by the
 hint that it might be random: where no rule claimed anything, that rule reads exactly those runs.
 
 Text with characters outside ASCII always gets the full scan (it may be disguised). Scanning a
@@ -43,6 +43,7 @@ from functools import lru_cache
 from commonkeep.secrets import context, flags, named, places, public, rules, services, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.literals import Literals
+from commonkeep.secrets.randomness import random_parts
 from commonkeep.secrets.rules import _BEARER_CONTEXT, _URL_CONTEXT
 from commonkeep.secrets.structure import (
     ASSIGN,
@@ -201,7 +202,7 @@ def _run(part: str, low: str, exact: bool = False) -> bool:
         return True
     for m in _TOKEN_RUN.finditer(part):
         run = m.group(0)
-        if run != run.lower() and _RANDOM_HINT.search(run) and (not exact or rules._random_parts(run)):
+        if run != run.lower() and _RANDOM_HINT.search(run) and (not exact or random_parts(run)):
             return True
     return any(_readable(m.group(0)) for m in _B64_RUN.finditer(part))
 

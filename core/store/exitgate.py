@@ -120,6 +120,23 @@ def blob(data: bytes, name: str) -> tuple[bytes, list[str]]:
     return (out.encode("utf-8", "surrogateescape") if kinds else data), kinds
 
 
+def holds_secret(values: list[Any]) -> bool:
+    """Whether the redactor's rules would change a string (8 characters or more) of ``values``, JSON-like
+    (records another program wrote, before the index takes them; cached by text, no provider scan)."""
+    from commonkeep.secrets import redact_again
+
+    def walk(value: Any) -> bool:
+        if isinstance(value, str):
+            return len(value) >= 8 and redact_again(value).text != value
+        if isinstance(value, dict):
+            return any(walk(k) or walk(v) for k, v in value.items())
+        if isinstance(value, list):
+            return any(walk(v) for v in value)
+        return False
+
+    return any(walk(v) for v in values)
+
+
 def _paragraphs(value: str) -> Iterator[str]:
     """``value`` in pieces that join back to it: paragraphs (a PEM block or a config stanza has no
     blank line inside) gathered up to ``CHUNK`` characters, a longer paragraph on its own."""

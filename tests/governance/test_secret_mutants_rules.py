@@ -13,7 +13,7 @@ from commonkeep.secrets import Redacted, provider, redact, redact_obj
 from commonkeep.secrets.provider import kind_of
 from tests.governance.test_secret_mutants import AWS, GITHUB, HEX64, SPLIT, _fields
 
-# --- long random runs (``rules.looks_random``), each side of each documented edge ---
+# --- long random runs (``randomness.looks_random``), each side of each documented edge ---
 
 @pytest.mark.parametrize("token,goes", [
     ("XxTKTkIjtuJKdpoJIKFn", True),    # 20 characters, both cases changing often: random

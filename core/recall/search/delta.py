@@ -217,13 +217,14 @@ def _delta_read(rconn: sqlite3.Connection, root: Path | str, name: str, path: Pa
     new_stop = start + sum(lens[head:new_end]) + new_end - head
     rel = f"memory/{name}"
     added, run_ids = _added(middle[start - pos : new_stop - pos], start)
-    if told is None and added and _holds_secret([rec for rec, _, _ in added]):
-        # lines another program wrote (OmpKeep's curator, a shell) are redacted in place, with an
-        # audit line, before the index takes them; the whole sync then reads the redacted file
+    if told is None and added:
+        # lines another program wrote (OmpKeep's curator, a shell): a secret in one is redacted in
+        # place, with an audit line, and the whole sync then reads the redacted file
         from commonkeep.store import exitgate
 
-        exitgate.sweep(root, reason="index", files=[path])
-        raise Declined
+        if exitgate.holds_secret([rec for rec, _, _ in added]):
+            exitgate.sweep(root, reason="index", files=[path])
+            raise Declined
     removed = _removed(rconn, rel, start, old_stop, old_end - head, [str(rec["id"]) for rec, _, _ in added])
     _check_unique(root, name, lambda: read(0, size), start, new_stop, removed, added, run_ids, rconn)
     try:
@@ -312,22 +313,6 @@ def _removed(rconn: sqlite3.Connection, rel: str, start: int, stop: int, lines: 
             raise Declined  # a hard rule: the ranked list changes too
         rows.append(row)
     return rows
-
-
-def _holds_secret(records: list[dict[str, Any]]) -> bool:
-    """Whether the redactor's rules would change a string of one of ``records`` (cached by text)."""
-    from commonkeep.secrets import redact_again
-
-    def walk(value: Any) -> bool:
-        if isinstance(value, str):
-            return len(value) >= 8 and redact_again(value).text != value
-        if isinstance(value, dict):
-            return any(walk(k) or walk(v) for k, v in value.items())
-        if isinstance(value, list):
-            return any(walk(v) for v in value)
-        return False
-
-    return any(walk(rec) for rec in records)
 
 
 def _added(run: bytes, start: int) -> tuple[list[tuple[dict[str, Any], int, int]], list[str]]:
