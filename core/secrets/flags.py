@@ -9,6 +9,7 @@ the place is the shape of the line, not a list of tools.
   ``xfreerdp``); PuTTY's ``-pw PW``; ``-passwd PW`` (VNC); ``-auth USER:PW`` (Jenkins' CLI); an
   SNMPv3 command's ``-A``/``-X`` pass phrases; Redis' ``CONFIG SET requirepass PW``; ``composer
   config http-basic.HOST USER PW``;
+- ``user:PW@host`` with no scheme (``DATABASE=app:PW@db.internal:5432/app``), not a mail address;
 - a secret's name and a token-shaped value with only a space between (``… secret_access_key S``);
 - a config line whose key is a password by its last part, with no operator (``olcRootPW: PW``,
   ``wpa-psk PW``), and a build file's ``storePassword "PW"`` / ``keyPassword 'PW'`` (judged as strictly
@@ -57,6 +58,12 @@ _KEY_LINE_LOW = lazy(r"(?im)^[ \t]*" + _KEY + _KEY_LINE_TAIL)  # the same, asked
 _NAMED_SPACE = lazy(r"(?i)(?<![\w-])(?:[a-z0-9]+[_.])*(?:secret|token|api[_-]?key|access[_-]?key|passw(?:or)?d)[\w.-]*"
                     r"(?<![-_.]name)(?<![-_.]id)(?<![-_.]arn)(?<![-_.]file)(?<![-_.]path)[ \t]+" + _REF
                     + r"(?P<v>[A-Za-z0-9+/_=.][A-Za-z0-9+/_=.-]{15,127})(?=\s|$)")
+# ``user:PW@host`` with no scheme before it (a connection string in a config value, a clone address); not a
+# mail address (``mailto:``, ``email:``), an image's tag before its digest (``python:3.12-slim@sha256:…``)
+# or a redaction marker; the value judged as a flag pair's (no word, no name)
+_USER_AT = lazy(r"(?i)(?<![\w.:/@%+\[-])(?!(?:mailto|email|e-mail|from|to|cc|bcc|reply-to|sip|sips|xmpp|tel|mail|user|login):)"
+                r"[a-z_][\w.-]{0,31}:(?!\d+(?:\.\d+)+)(?P<v>[^\s:@/'\"`\[\]]{4,64})"
+                r"@(?!(?:sha\d+|blake2\w*|md5|sha3-\d+)\b)[a-z0-9][\w-]*(?:\.[\w-]+)*(?::\d{1,5})?(?=$|[\s/:,;)'\"])")
 _KEY_QUOTED = lazy(r"(?<![\w.-])" + _KEY + r"[ \t]+" + _REF + _Q)
 _KEY_QUOTED_LOW = lazy(r"(?i)(?<![\w.-])" + _KEY + r"[ \t]+" + _REF + _Q)  # asked of the lower-cased text (a superset)
 
@@ -73,6 +80,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("config_password_key", _KEY_LINE),
     ("config_password_quoted", _KEY_QUOTED),
     ("token_after_name", _NAMED_SPACE),
+    ("password_flag_pair", _USER_AT),
 )
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 
@@ -84,7 +92,7 @@ _PAIR_FINDER, _WINDOWS_FINDER, _KEY_FINDER = Literals(_PAIR_WORDS), Literals(_WI
 _NAMED_FINDER = Literals(_NAMED_WORDS)
 # each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``)
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
-    "password_flag_pair": (_PAIR_WORDS, True),
+    "password_flag_pair": ((*_PAIR_WORDS, "@"), True),
     "password_option": (("/pass:", "/password:", "/pwd:", "/p:", "-pw", "-passwd", "-auth", "-a", "-x", "requirepass", "masterauth",
                          "composer"), True),
     "config_password_key": (_KEY_WORDS, True),
@@ -106,14 +114,15 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _KEY_LINE: lambda low: _KEY_FINDER.any_in(low) and _KEY_LINE_LOW.search(low) is not None,
     _KEY_QUOTED: lambda low: _KEY_FINDER.any_in(low) and ('"' in low or "'" in low) and _KEY_QUOTED_LOW.search(low) is not None,
     _NAMED_SPACE: lambda low: _NAMED_FINDER.any_in(low) and _NAMED_SPACE.search(low) is not None,
+    _USER_AT: lambda low: "@" in low and ":" in low and _USER_AT.search(low) is not None,
 }
 # the words one of which each context needs (``literals.Gated``)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _PAIR: _PAIR_FINDER.words, _PAIR_AFTER: _PAIR_FINDER.words, _WINDOWS: _WINDOWS_FINDER.words, _PUTTY: ("-pw",), _VNC: ("-passwd",), _JENKINS: ("-auth",),
     _SNMP: ("snmp",), _REDIS: ("requirepass", "masterauth"), _COMPOSER: ("composer",), _KEY_LINE: _KEY_FINDER.words, _KEY_QUOTED: _KEY_FINDER.words,
-    _NAMED_SPACE: _NAMED_FINDER.words,
+    _NAMED_SPACE: _NAMED_FINDER.words, _USER_AT: ("@",),
 }
-TRIGGER_WORDS = (*_PAIR_WORDS, *_WINDOWS_WORDS, "-pw", "-passwd", "-auth", "snmp", "requirepass", "masterauth", "composer", *_KEY_WORDS, *_NAMED_WORDS)
+TRIGGER_WORDS = (*_PAIR_WORDS, *_WINDOWS_WORDS, "-pw", "-passwd", "-auth", "snmp", "requirepass", "masterauth", "composer", *_KEY_WORDS, *_NAMED_WORDS, "@")
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 

@@ -329,3 +329,17 @@ def test_a_url_parameter_named_for_a_credential_goes_when_it_holds_a_token(param
                                   "https://x.io/a?session=abc", "?key=my-long-key-name-here"])
 def test_a_url_parameter_of_that_name_holding_no_token_stays(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", ["dana:appleharbor30@host", "DATABASE=app:Str0ngPw9@db.internal:5432/app",
+                                  "git clone dana:tok3n8xq@git.internal:repo.git"])
+def test_a_user_and_password_before_a_host_with_no_scheme_go(text: str) -> None:
+    out = redact(text).text
+    assert "appleharbor30" not in out and "Str0ngPw9" not in out and "tok3n8xq" not in out
+
+
+@pytest.mark.parametrize("text", ["mailto:dana.smith@acme.io", "email:dana@acme.io", "scp file dana@host:/tmp", "npm:react@18.2.0",
+                                  "pkg:npm/lodash@4.17.21", "docker.io/library/python:3.12@sha256", "Time: 10:30@home",
+                                  "node:20-alpine@sha256"])
+def test_mail_addresses_packages_and_images_with_an_at_stay(text: str) -> None:
+    assert redact(text).text == text
