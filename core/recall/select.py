@@ -135,27 +135,14 @@ def _config(root: Path) -> dict[str, Any]:
 
 def _line(record: Mapping[str, Any]) -> str:
     from commonkeep.recall.projection import entry_text
-    from commonkeep.secrets import redact_again
+    from commonkeep.store.exitgate import rules_obj
     from commonkeep.store.render import to_fixed2
 
     rule = f", {record['ruleType']}" if record.get("ruleType") else ""
     # a record another program wrote (OmpKeep's curator, a shell) reaches the agent's context only
     # through the redactor's rules (cached by text: a statement seen before costs a lookup)
-    statement = entry_text(redact_again(str(record.get("statement", ""))).text, MAX_ENTRY_STATEMENT)
+    statement = entry_text(rules_obj(str(record.get("statement", ""))), MAX_ENTRY_STATEMENT)
     return f"- [{record.get('id')}] {statement} ({record.get('layer')}, conf {to_fixed2(float(record.get('confidence', 0) or 0))}{rule})"
-
-
-def _clean(value: Any) -> Any:
-    """A record as ``selected_memory.json`` shows it: every string through the redactor's rules."""
-    from commonkeep.secrets import redact_again
-
-    if isinstance(value, str):
-        return redact_again(value).text if len(value) >= 8 else value
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clean(v) for v in value]
-    return value
 
 
 def _section(title: str, lines: list[str], cap: int) -> tuple[str, list[int]]:
@@ -440,12 +427,13 @@ def select_for_prompt(root: Path | str, prompt: str, *, write: bool = True) -> S
         "timings": timings,
     }
     if write:
+        from commonkeep.store.exitgate import rules_obj
         from commonkeep.store.jsonl import atomic_write_bytes
 
         lay.runtime_dir.mkdir(parents=True, exist_ok=True)
         files = {
             lay.runtime_dir / "context.md": sel.text,
-            lay.runtime_dir / "selected_memory.json": dumps_pretty([_clean(r) for r in records] if sel.mode == "scoped" else []),
+            lay.runtime_dir / "selected_memory.json": dumps_pretty([rules_obj(r) for r in records] if sel.mode == "scoped" else []),
             lay.runtime_dir / "injection-stats.json": dumps_pretty(sel.stats),
         }
         for path, content in files.items():

@@ -242,9 +242,8 @@ def _claim(spans: list[Span], s: int, e: int, kind: str) -> None:
 
 
 def _value_span(m: re.Match[str]) -> tuple[int, int]:
-    """The span of the value group that matched (``v``, or a quoted ``q1``/``q2``, or another form's
-    ``q3``/``q4``), else the match."""
-    for g in ("v", "q1", "q2", "q3", "q4"):
+    """The span of the value group that matched (``v``, or a quoted ``q1``/``q2``), else the match."""
+    for g in ("v", "q1", "q2"):
         if g in m.re.groupindex and m.start(g) >= 0:
             return m.start(g), m.end(g)
     return m.span()

@@ -55,13 +55,13 @@ _URL_FINDER = Literals(("key=", "session", "sid=", "jwt="))
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _PLAID: lambda low: ("access-" in low or "processor-" in low) and _PLAID.search(low) is not None,
     _TEAMS: lambda low: "webhook" in low,
-    _NEW_RELIC: lambda low: "nr" in low,
+    _NEW_RELIC: lambda low: "nrak-" in low or "nrii-" in low or "nraa-" in low,
     _SAS_SIG: lambda low: "sig=" in low,
     _LICENSE: lambda low: " key" in low or " code" in low or " number" in low,
     _URL_PARAM: lambda low: _URL_FINDER.any_in(low) and _URL_PARAM.search(low) is not None,
 }
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
-    _PLAID: ("access-", "processor-"), _TEAMS: ("webhook",), _NEW_RELIC: ("nr",), _SAS_SIG: ("sig=",),
+    _PLAID: ("access-", "processor-"), _TEAMS: ("webhook",), _NEW_RELIC: ("nrak-", "nrii-", "nraa-"), _SAS_SIG: ("sig=",),
     _LICENSE: (" key", " code", " number"),
     _URL_PARAM: _URL_FINDER.words,
 }

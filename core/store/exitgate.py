@@ -120,21 +120,24 @@ def blob(data: bytes, name: str) -> tuple[bytes, list[str]]:
     return (out.encode("utf-8", "surrogateescape") if kinds else data), kinds
 
 
-def holds_secret(values: list[Any]) -> bool:
-    """Whether the redactor's rules would change a string (8 characters or more) of ``values``, JSON-like
-    (records another program wrote, before the index takes them; cached by text, no provider scan)."""
+def rules_obj(value: Any) -> Any:
+    """A JSON-like value with every string of 8 characters or more through the redactor's rules only
+    (``redact_again``: cached by text, no provider scan): what commonkeep shows or indexes of records
+    another program may have written, where the whole gate's cost would sit on every read."""
     from commonkeep.secrets import redact_again
 
-    def walk(value: Any) -> bool:
-        if isinstance(value, str):
-            return len(value) >= 8 and redact_again(value).text != value
-        if isinstance(value, dict):
-            return any(walk(k) or walk(v) for k, v in value.items())
-        if isinstance(value, list):
-            return any(walk(v) for v in value)
-        return False
+    if isinstance(value, str):
+        return redact_again(value).text if len(value) >= 8 else value
+    if isinstance(value, dict):
+        return {k: rules_obj(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rules_obj(v) for v in value]
+    return value
 
-    return any(walk(v) for v in values)
+
+def holds_secret(values: list[Any]) -> bool:
+    """Whether the redactor's rules would change one of ``values`` (:func:`rules_obj`)."""
+    return any(rules_obj(v) != v for v in values)
 
 
 def _paragraphs(value: str) -> Iterator[str]:

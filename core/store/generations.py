@@ -263,25 +263,12 @@ def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
         # from the file's inode which of the two states holds (see ``_recover``)
         _save(path, [x.gen for x in lates], {"ino": tmp_ino, "tmp": os.path.basename(tmp), "gens": [asdict(g) for g in kept]})
         if fd >= 0:
-            if _ino(folder / name) != st.st_ino:
-                _unlink(folder, name)
-                try:
-                    os.link(path, folder / name)
-                except OSError as exc:
-                    if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
-                        raise
-                    # no hard links here: only what landed before the rename is carried (above),
-                    # and an unfinished last line now, on a line of its own (reported as bad when
-                    # it is not JSON), since nothing keeps the old file to finish it in
-                    _carry_tail(fd, len(data) + len(grown), tmp, body)
-            if _ino(folder / name) not in (st.st_ino, None):  # the file was swapped under us (not by a locked writer)
-                _unlink(folder, name)
-                _unlink(folder, os.path.basename(tmp))
-                _save(path, [x.gen for x in lates])
-                from commonkeep.errors import BadInput
-
-                raise BadInput(f"{path} was replaced by another program while commonkeep rewrote it; nothing was changed",
-                               hint="run the command again")
+            if not _link_old(path, name, st.st_ino):
+                # no hard links here: only what landed before the rename is carried (above),
+                # and an unfinished last line now, on a line of its own (reported as bad when
+                # it is not JSON), since nothing keeps the old file to finish it in
+                _carry_tail(fd, len(data) + len(grown), tmp, body)
+            _refuse_swapped(path, name, st.st_ino, tmp, [x.gen for x in lates])
         os.replace(tmp, path)
         fsync_dir(folder)
         _save(path, kept)
@@ -289,6 +276,37 @@ def replace(path: Path, build: Callable[[bytes], bytes]) -> None:
         if fd >= 0:
             os.close(fd)
     _tidy(path, kept)
+
+
+def _link_old(path: Path, name: str, ino: int) -> bool:
+    """The current file (inode ``ino``) kept under the generation's ``name`` by a hard link; False
+    where the filesystem has no hard links (the caller carries on without the old file)."""
+    folder = path.parent
+    if _ino(folder / name) == ino:
+        return True
+    _unlink(folder, name)
+    try:
+        os.link(path, folder / name)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            raise
+        return False
+    return True
+
+
+def _refuse_swapped(path: Path, name: str, ino: int, tmp: str, lates: list[Gen]) -> None:
+    """Undo and refuse when the generation's name holds another inode than ``ino``: the file was
+    swapped under us (not by a locked writer)."""
+    folder = path.parent
+    if _ino(folder / name) in (ino, None):
+        return
+    _unlink(folder, name)
+    _unlink(folder, os.path.basename(tmp))
+    _save(path, lates)
+    from commonkeep.errors import BadInput
+
+    raise BadInput(f"{path} was replaced by another program while commonkeep rewrote it; nothing was changed",
+                   hint="run the command again")
 
 
 def swap_in(path: Path, st: os.stat_result, tmp: str, tmp_ino: int) -> list[Gen] | None:
@@ -302,24 +320,11 @@ def swap_in(path: Path, st: os.stat_result, tmp: str, tmp_ino: int) -> list[Gen]
     kept = [Gen(name, st.st_ino, st.st_size)]
     _save(path, [], {"ino": tmp_ino, "tmp": os.path.basename(tmp), "gens": [asdict(g) for g in kept]})
     try:
-        if _ino(folder / name) != st.st_ino:
-            _unlink(folder, name)
-            try:
-                os.link(path, folder / name)
-            except OSError as exc:
-                if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
-                    raise
-                _unlink(folder, os.path.basename(tmp))
-                _save(path, [])
-                return None
-        if _ino(folder / name) not in (st.st_ino, None):  # the file was swapped under us (not by a locked writer)
-            _unlink(folder, name)
+        if not _link_old(path, name, st.st_ino):
             _unlink(folder, os.path.basename(tmp))
             _save(path, [])
-            from commonkeep.errors import BadInput
-
-            raise BadInput(f"{path} was replaced by another program while commonkeep rewrote it; nothing was changed",
-                           hint="run the command again")
+            return None
+        _refuse_swapped(path, name, st.st_ino, tmp, [])
         os.replace(tmp, path)
     except BaseException:
         _unlink(folder, os.path.basename(tmp))
