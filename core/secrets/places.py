@@ -126,7 +126,8 @@ _GIVEN = lazy(r"(?i)\b(?:use\s+(?:the\s+)?(?:password|passphrase|pw)\s+['\"]?(?P
 # short asides that give a password with no verb, one pattern each (each asked only when its words are there) (judged as ``_GIVEN``'s: not an English word, the clause's end):
 # "guest wifi pw X", "wifi: HomeNet / X", "router admin: admin/X", "SSID HomeNet, key X", "NAS login admin X",
 # "the zip is encrypted with X"
-_ASIDE_END = r"(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$)))"  # "Node.js" is no clause's end
+# the aside's clause ends: at a mark followed by a space ("Node.js" is no clause's end) or at a conjunction
+_ASIDE_END = r"(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$))|[ \t]+(?:and|but|or|then|so|und|et|y)\b)"
 _PW_ASIDE = lazy(r"(?i)(?<![\w-])pw\s+['\"]?(?P<v>[^\s'\"]{4,64})['\"]?" + _ASIDE_END)
 _NET_SLASH = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|admin|creds?|login)\b[^\n:]{0,24}:\s*[\w.@-]{1,40}\s?/\s?"
                   r"(?P<v>[^\s/'\"]{4,64})" + _ASIDE_END)

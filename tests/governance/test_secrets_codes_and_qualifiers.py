@@ -343,3 +343,11 @@ def test_a_user_and_password_before_a_host_with_no_scheme_go(text: str) -> None:
                                   "node:20-alpine@sha256"])
 def test_mail_addresses_packages_and_images_with_an_at_stay(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", ["ssh dana@10.0.0.5, pw riverfrost14 and DATABASE=app:Str0ngPw9@db.internal:5432/app",
+                                  "guest wifi pw riverfrost14 but only for guests", "NAS login admin riverfrost14 and then reboot"])
+def test_an_aside_goes_when_a_conjunction_ends_its_clause(text: str) -> None:
+    """Found running ``commonkeep write`` by hand: the aside took only a mark or the end as its clause's end."""
+    out = redact(text).text
+    assert "riverfrost14" not in out and "Str0ngPw9" not in out
