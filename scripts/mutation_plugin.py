@@ -13,6 +13,7 @@ The scratch folder holds it as ``tests/_mutation_plugin.py`` and pytest loads it
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -42,6 +43,19 @@ def forget_plan() -> None:
         rules._PLANNED = (None, 0, set(), False, None)
 
 
+def forget_net() -> None:
+    """``secrets.rule_net``'s compiled net of the rules: built by the clean run (or a background thread
+    of it), it would answer for a mutant of the code that builds it. Nor is one built in the background
+    while a mutant's tests run (``COMMONKEEP_RULE_NET=0``; the test of that lifts it)."""
+    os.environ["COMMONKEEP_RULE_NET"] = "0"
+    net = sys.modules.get("commonkeep.secrets.rule_net")
+    state = getattr(net, "_STATE", None)
+    if isinstance(state, dict):
+        state.clear()
+        state["asked"] = 0
+
+
 def pytest_runtest_setup(item: Any) -> None:
     clear_caches()
     forget_plan()
+    forget_net()

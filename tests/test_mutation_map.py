@@ -4,8 +4,11 @@ that guards one exists (a renamed file would otherwise drop out of the mutation 
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -63,3 +66,19 @@ def test_the_mutation_plugin_forgets_the_rules_plan_of_the_last_text() -> None:
     assert precheck.needs_scan(text) and rules._PLANNED[0] == text
     plugin.forget_plan()
     assert rules._PLANNED[0] is None
+
+
+def test_the_mutation_plugin_forgets_the_rules_net(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A net compiled by the clean run would answer for a mutant of the code that builds it."""
+    spec = importlib.util.spec_from_file_location("mutation_plugin", REPO / "scripts" / "mutation_plugin.py")
+    assert spec is not None and spec.loader is not None
+    plugin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plugin)
+    from commonkeep.secrets import rule_net, rules
+
+    monkeypatch.setattr(rule_net, "_STATE", {"asked": 0})
+    monkeypatch.setenv(rule_net.OFF, "1")
+    assert rule_net.build(rules._PLAN) and rule_net.ready(rules._PLAN)
+    plugin.forget_net()
+    assert not rule_net.ready(rules._PLAN) and rule_net._STATE == {"asked": 0}
+    assert os.environ[rule_net.OFF] == "0"

@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from commonkeep.secrets import context, flags, named, places, public, rules, services, structure
+from commonkeep.secrets import context, flags, named, places, public, rule_net, rules, services, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.literals import Literals
 from commonkeep.secrets.randomness import random_parts
@@ -94,8 +94,9 @@ def needs_scan(text: str) -> bool:
     if not text.isascii():
         return True
     low = text.lower()
-    words = low.encode("ascii").translate(_LETTERS).split()  # its words of letters
-    if _rules_maybe(text, low, words) and (rules.plan(text, low) or _card(text)):
+    net = rule_net.possible(text, rules._PLAN)  # the rules that could match, in one native pass, once built
+    words = _words(low) if net is None else None  # its words of letters, when they are read
+    if (words is None or _rules_maybe(text, low, words)) and (rules.plan(text, low, net) or _card(text)):
         return True
     if not _runs(text, low, words):
         return False
@@ -109,7 +110,7 @@ def needs_scan(text: str) -> bool:
     for s, e in pub:
         chars[s:e] = " " * (e - s)
     rest = "".join(chars)
-    return _runs(rest, rest.lower(), words, exact=True)
+    return _runs(rest, rest.lower(), words, exact=True, seed_low=low)
 
 
 def _card(text: str) -> bool:
@@ -182,12 +183,18 @@ def _in_context(text: str, low: str, words: list[bytes]) -> bool:
     return colon and low.count(":") >= 4 and PGPASS.search(low) is not None
 
 
-def _runs(text: str, low: str, words: list[bytes], exact: bool = False) -> bool:
+def _words(low: str) -> list[bytes]:
+    return low.encode("ascii").translate(_LETTERS).split()
+
+
+def _runs(text: str, low: str, words: list[bytes] | None, exact: bool = False, seed_low: str | None = None) -> bool:
+    """Could a rule that reads runs want something in ``text``? ``words``: the words of letters of the
+    text as written (``seed_low``, lower-cased, else ``low``), worked out here if not given."""
     if len(text) >= 16 and max(map(len, parts := text.split()), default=0) >= 16:  # every run rule wants 16 characters in a row
         for part in parts:
             if len(part) >= 16 and _run(part, low, exact):
                 return True
-    return len(text) >= _seed_chars() and _seedlike(words)
+    return len(text) >= _seed_chars() and _seedlike(_words(seed_low or low) if words is None else words)
 
 
 def _run(part: str, low: str, exact: bool = False) -> bool:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 
 from commonkeep.secrets import context as placed
-from commonkeep.secrets import flags, named, places, provider, public, services, structure
+from commonkeep.secrets import flags, named, places, provider, public, rule_net, services, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.lazy import lazy, source
 from commonkeep.secrets.literals import Wanted
@@ -257,18 +257,22 @@ def _value_span(m: re.Match[str]) -> tuple[int, int]:
 _PLANNED: tuple[str | None, int, set[str], bool, object] = (None, 0, set(), False, None)
 
 
-def plan(text: str, low: str) -> bool:
+def plan(text: str, low: str, net: int | None = None) -> bool:
     """Does one of the rules match ``text`` as written (``low``: lower-cased)? The rules ``find`` would
     run (their literals, gates and contexts, as ``find`` reads them) are searched in ``find``'s order
     until one matches. Exact where the pre-check's own tests are wide: a rule that matches nothing in
     the text cannot claim anything in it, nor can a later one in a text no earlier rule changed
     (``find`` masks only what a rule claimed). ``find`` then starts at the first rule that matched
-    (``_PLANNED``) instead of running all of them again."""
+    (``_PLANNED``) instead of running all of them again. ``net``: the rules that could match
+    (``rule_net.possible``), the others are not searched."""
     global _PLANNED
+    if net == 0:  # no rule's pattern can match ``text``: ``find`` has no rule to run
+        _PLANNED = (text, 0, set(), False, _PLAN)
+        return False
     hexy = _HEX32.search(text) is not None
     _, present_ci, live = _WANTED.present(text, low)
     ascii = text.isascii()
-    rest = live
+    rest = live if net is None else live & net
     while rest:
         bit = rest & -rest
         rest ^= bit
@@ -301,9 +305,13 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     ascii = text.isascii()  # contexts read the lower-cased text: case folding outside ASCII differs
     low_work = low  # ... of the text as the next rule sees it (claimed spans masked: a mask can join a match)
     pub = public.spans(text)  # public by structure: the shape rules leave these alone (``public.py``)
+    # the rules that could match the text as the next rule sees it (``rule_net``), asked again after each claim
+    net = rule_net.possible(text, _PLAN) if live & (live - 1) else None
     while live:  # the rules whose literals the text holds, in their order (hex_key always)
         bit = live & -live
         live ^= bit
+        if net is not None and not net & bit:
+            continue
         kind, pattern, needles, fold_case, gate, context = _PLAN[bit.bit_length() - 1]
         if kind in ("hex_key", "prefixed_hex_token") and not hexy:
             continue
@@ -337,6 +345,8 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
             spans.extend(found)
             work = _mask(work, found)
             low_work = work.lower()
+            if net is not None and live:
+                net = rule_net.possible(work, _PLAN)
     if placed.card_digits(text):  # card numbers with their codes (``context.card_spans``)
         cards = [sp for sp in placed.card_spans(work) if MASK not in work[sp[0] : sp[1]]]
         for s, e, kind in cards:

@@ -1,0 +1,204 @@
+"""Which of the redactor's rules could match a text, in one native pass (Hyperscan).
+
+``rules.plan`` (the pre-check's exact answer) searches the rules whose literals a text holds, one
+regular expression at a time, until one matches; on token-heavy text that search and the wide net
+before it (``precheck._rules_maybe``) were half of what the pre-check cost. Here all the rules'
+patterns are compiled into one Hyperscan database (Intel's multi-pattern engine, ``hyperscan`` on
+PyPI) in *prefilter* mode, where a pattern may match more than the Python pattern (lookarounds and
+back-references dropped, a long bounded repeat left open) but never less. One scan names the rules
+that could match; ``plan`` runs only those, and the wide net is not needed.
+
+It is sound only where the two engines read a text alike, so ``possible`` answers ``None`` (the
+pure-Python path) for text outside printable ASCII with tabs and line breaks: Python's ``\\s``
+also matches ``\\x1c``–``\\x1f``, and case folding outside ASCII differs. A pattern the engine
+refuses (an embedded anchor, Python-only syntax) or that names a letter Python's case folding
+takes for an ASCII one (``ı`` for ``i``) is always run, as are all of them before the net exists.
+
+The net is built once per process, in a background thread (~2 s, the engine releases the GIL),
+and only in a process that pre-checks many texts (a host's process, the MCP server, a sweep,
+``bench capture``): a short command never pays for it. Nothing is kept on disk: a compiled
+database in a folder an agent can write to could be swapped for one that matches nothing.
+``COMMONKEEP_RULE_NET=0`` turns it off; without the package the pure-Python path runs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from commonkeep.secrets.lazy import source
+
+OFF = "COMMONKEEP_RULE_NET"
+AFTER = 32  # texts asked about before the net is built: a short command never reaches it
+# what both engines read alike: printable ASCII, tab, line feed, carriage return, and the NUL of
+# ``rules.MASK`` (not \v, \f, \x1c-\x1f)
+_ALIKE = re.compile(r"[\x00\t\n\r\x20-\x7e]*")
+# a bounded repeat whose range is wide: left open in the net (a superset, and far cheaper to compile)
+_WIDE = re.compile(r"(?<!\\)\{(\d*),(\d+)\}")
+# Python-only syntax, read otherwise (or refused) by the engine: the pattern is always run
+_PYTHON_ONLY = re.compile(r"\\[uUN]|\(\?[aLu]")
+
+_LOCK = threading.Lock()
+_STATE: dict[str, Any] = {"asked": 0}
+
+
+class _Net:
+    """The compiled database for one list of rules (``plan``), and a scratch space per thread."""
+
+    def __init__(self, plan: object, db: Any, always: int) -> None:
+        self.plan, self.db, self.always = plan, db, always
+        self._local = threading.local()
+
+    def scan(self, text: str) -> int:
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            import hyperscan
+
+            scratch = self._local.scratch = hyperscan.Scratch(self.db)
+        hits: list[int] = []
+        self.db.scan(text.encode("ascii"), match_event_handler=_on_match, context=hits, scratch=scratch)
+        bits = self.always
+        for i in hits:
+            bits |= 1 << i
+        return bits
+
+
+def _on_match(rule: int, start: int, end: int, flags: int, hits: list[int]) -> None:
+    hits.append(rule)
+
+
+def possible(text: str, plan: Sequence[tuple[Any, ...]]) -> int | None:
+    """The bits (``plan``'s order) of the rules whose pattern could match ``text`` as written: every
+    rule that matches it is among them. ``None`` when the net cannot say (not built yet, turned off,
+    no engine, or a text the engines read differently): then any rule may match."""
+    net = _STATE.get("net")
+    if net is None or net.plan is not plan:
+        _asked(plan)
+        return None
+    if _ALIKE.fullmatch(text) is None:
+        return None
+    bits: int = net.scan(text)
+    return bits
+
+
+def _asked(plan: Sequence[tuple[Any, ...]]) -> None:
+    _STATE["asked"] += 1
+    if _STATE["asked"] >= AFTER and _STATE.get("building") is not plan and os.environ.get(OFF) != "0":
+        with _LOCK:
+            if _STATE.get("building") is plan:
+                return
+            _STATE["building"] = plan
+        thread = _STATE["thread"] = threading.Thread(target=build, args=(plan,), name="commonkeep-rule-net", daemon=True)
+        thread.start()
+
+
+def build(plan: Sequence[tuple[Any, ...]]) -> bool:
+    """Compile the net for ``plan`` (``rules._PLAN``: tuples of kind and pattern first) and use it
+    from now on; False when the engine is missing or refuses every pattern."""
+    try:
+        import hyperscan
+    except ImportError:
+        return False
+    flags_base = hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_ALLOWEMPTY
+    exprs: list[bytes] = []
+    ids: list[int] = []
+    flags: list[int] = []
+    always = 0
+    for i, (_kind, pattern, *_rest) in enumerate(plan):
+        expr = _expression(pattern)
+        if expr is None:
+            always |= 1 << i
+            continue
+        text, py_flags = expr
+        flag = flags_base | (hyperscan.HS_FLAG_UTF8 if not text.isascii() else 0)
+        flag |= hyperscan.HS_FLAG_CASELESS if py_flags & re.IGNORECASE else 0
+        flag |= hyperscan.HS_FLAG_DOTALL if py_flags & re.DOTALL else 0
+        flag |= hyperscan.HS_FLAG_MULTILINE if py_flags & re.MULTILINE else 0
+        exprs.append(text.encode())
+        ids.append(i)
+        flags.append(flag)
+    db = _compiled(hyperscan, exprs, ids, flags)
+    if db is None:  # the engine refused one: its error does not say which, so each is tried alone
+        kept = [k for k in range(len(ids)) if _compiled(hyperscan, exprs[k : k + 1], ids[k : k + 1], flags[k : k + 1]) is not None]
+        for k in set(range(len(ids))) - set(kept):
+            always |= 1 << ids[k]
+        db = _compiled(hyperscan, [exprs[k] for k in kept], [ids[k] for k in kept], [flags[k] for k in kept]) if kept else None
+    if db is None:
+        return False
+    _STATE["net"] = _Net(plan, db, always)
+    return True
+
+
+def _compiled(hyperscan: Any, exprs: list[bytes], ids: list[int], flags: list[int]) -> Any:
+    db = hyperscan.Database()
+    try:
+        db.compile(expressions=exprs, ids=ids, elements=len(ids), flags=flags)
+    except hyperscan.error:
+        return None
+    return db
+
+
+def _expression(pattern: Any) -> tuple[str, int] | None:
+    """The pattern as the net compiles it, or None to always run it: wide repeats left open, the
+    anchors dropped (the engine refuses one inside a pattern), a letter Python's case folding takes
+    for an ASCII one written as both; each change lets it match more, never less."""
+    text, py_flags = source(pattern)
+    if py_flags & re.VERBOSE or _PYTHON_ONLY.search(text):
+        return None
+    out: list[str] = []
+    i, in_class, class_start = 0, False, False
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            pair = text[i : i + 2]
+            out.append("" if pair in ("\\A", "\\Z") and not in_class else pair)
+            i += 2
+            continue
+        if in_class:
+            if ch == "]" and not class_start:
+                in_class = False
+            elif not ch.isascii() and _folds_to_ascii(ch):
+                return None  # inside a class (maybe negated): not rewritten
+            class_start = class_start and ch == "^"
+            out.append(ch)
+        elif ch == "[":
+            in_class, class_start = True, True
+            out.append(ch)
+        elif ch in "^$":
+            pass
+        elif not ch.isascii() and _folds_to_ascii(ch):
+            out.append("(?:" + "|".join([ch, *(chr(a) for a in range(128) if _same_letter(ch, chr(a)))]) + ")")
+        else:
+            out.append(ch)
+        i += 1
+    return _WIDE.sub(_widen, "".join(out)), py_flags
+
+
+def _widen(m: re.Match[str]) -> str:
+    low, high = int(m.group(1) or 0), int(m.group(2))  # Python's ``{,n}`` is ``{0,n}``; the engine's is text
+    return f"{{{low},}}" if high - low > 8 else f"{{{low},{high}}}"
+
+
+def _folds_to_ascii(ch: str) -> bool:
+    """Does Python's case-insensitive matching take ``ch`` for an ASCII character (``ı``, ``ſ``, ``K``)?"""
+    return any(_same_letter(ch, chr(a)) for a in range(128))
+
+
+def _same_letter(ch: str, ascii_ch: str) -> bool:
+    return re.fullmatch(re.escape(ch), ascii_ch, re.IGNORECASE) is not None
+
+
+def ready(plan: object) -> bool:
+    """Is the net for ``plan`` built?"""
+    net = _STATE.get("net")
+    return net is not None and net.plan is plan
+
+
+def wait(timeout: float) -> None:
+    """Wait for a net being built (``bench capture`` does after its warm-up, untimed)."""
+    thread = _STATE.get("thread")
+    if thread is not None:
+        thread.join(timeout)
