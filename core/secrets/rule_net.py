@@ -45,6 +45,19 @@ _LOCK = threading.Lock()
 _STATE: dict[str, Any] = {"asked": 0}
 
 
+def _after_fork() -> None:
+    """A child forked while the net was being built has no such thread: it may build its own (and a
+    lock held by another thread at the fork is never released in the child)."""
+    global _LOCK
+    _LOCK = threading.Lock()
+    if "net" not in _STATE:
+        _STATE.pop("building", None)
+        _STATE.pop("thread", None)
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
 class _Net:
     """The compiled database for one list of rules (``plan``), and a scratch space per thread."""
 

@@ -6,10 +6,10 @@ do without it."""
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import threading
-from collections.abc import Iterator
 
 import pytest
 
@@ -18,13 +18,12 @@ from commonkeep.secrets.lazy import lazy
 from tests.governance.test_secrets_plan import _corpus
 
 
-@pytest.fixture(scope="module")
-def net() -> Iterator[object]:
-    saved = dict(rule_net._STATE)
-    assert rule_net.build(rules._PLAN)
-    yield rule_net._STATE["net"]
-    rule_net._STATE.clear()
-    rule_net._STATE.update(saved)
+@pytest.fixture
+def net() -> object:
+    """The net for the rules, built here if this process has none (the mutation run forgets it before each test)."""
+    if not rule_net.ready(rules._PLAN):
+        assert rule_net.build(rules._PLAN)
+    return rule_net._STATE["net"]
 
 
 # a claimed span masked out joins a match the text as written does not hold: the net is asked again
@@ -175,3 +174,21 @@ def test_a_pattern_s_own_flags_are_the_engine_s_and_one_it_cannot_take_is_always
     assert names("BEGIN\n...\nEND") == "d" and names("begin\n...\nend") == "cd"
     assert names("run --TOKEN=abcdefgh") == "de" and names("x --token=" + "a" * 100) == "de"
     assert [kind for kind, pattern in plan if pattern.search("a SECRET  Word\npin: 12\nbegin\nend --token=abcd")] == ["a", "b", "c", "e"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+def test_a_child_forked_while_the_net_is_being_built_builds_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rule_net, "_STATE", {"asked": rule_net.AFTER, "building": rules._PLAN, "thread": threading.Thread(target=lambda: None)})
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: no thread builds its net, so it starts one when asked
+        try:
+            rule_net.possible("x", rules._PLAN)
+            rule_net.wait(60)
+            os.write(write, b"1" if rule_net.ready(rules._PLAN) else b"0")
+        finally:
+            os._exit(0)
+    os.close(write)
+    assert os.read(read, 1) == b"1"
+    os.waitpid(pid, 0)
+    assert not rule_net.ready(rules._PLAN)  # this process's own state is its own
