@@ -48,8 +48,11 @@ _PRE_SHARED = lazy(r"(?im)(?:^[ \t]*(?:pre-shared-key|crypto\s+isakmp\s+key)(?:\
 _XML_KEY = lazy(r"(?i)<(?P<tag>keymaterial|sharedsecret|presharedkey|psk|wpakey|networkkey)>" + _REF + r"(?P<v>[^<\s]{4,})</(?P=tag)>")
 _CHAP = lazy(r"(?m)^[ \t]*\"?[\w.@-]{1,40}\"?[ \t]+\*[ \t]+\"?(?P<v>[^\s\"*]{4,})\"?[ \t]+(?:\*|[\d.]+)[ \t]*$")
 _MACHINE_KEY = lazy(r"(?i)\b(?:validationkey|decryptionkey)\s*=\s*\"(?P<v>[0-9A-Fa-f]{16,})\"")
-_PASS_LINE = lazy(r"(?im)^[ \t]*pass[ \t]+" + _REF + r"(?:" + _Q + r"|(?P<v>[^\s\"']{4,}))[ \t]*$")  # isync/mbsync
+_PASS_LINE = lazy(r"(?m)^[ \t]*(?:pass|Pass)[ \t]+" + _REF + r"(?:" + _Q + r"|(?P<v>[^\s\"']{4,}))[ \t]*$")  # isync/mbsync
 _PASS_KEY = lazy(r"(?i)[\"']pass[\"']\s*:\s*" + _REF + _Q)
+# a config line that is only ``pass = X`` or ``pass: X`` (rclone, mail clients), not in capitals (``PASS: test_x``,
+# ``PASS  src/x.test.js``: a test runner's line); "a single pass: adjacent …" is prose, not a whole line holding one value
+_PASS_ASSIGN = lazy(r"(?m)^[ \t]*(?:pass|Pass)[ \t]*[=:][ \t]*" + _REF + r"(?:" + _Q + r"|(?P<v>[^\s\"']{4,}))[ \t]*$")
 _CRED_CALL = lazy(r"(?i)\b(?:new\s+)?[\w.]*(?:auth|credential|login|passw|bind)[\w.]*\s*\(\s*(?:(['\"])[^'\"\n]{1,64}\1\s*,\s*){1,3}"
                   + _REF + _Q + r"\s*\)")
 # what every match of it holds: the call's name and its first argument quoted (``_CRED_CALL``'s leading
@@ -121,8 +124,11 @@ _KEY_BYTES = lazy(r"(?i)(?:keypair|key\s*pair|private[ _]?key|secret[ _]?key|id\
                   r"(?:keypair|key\s*pair|private[ _]?key|secret[ _]?key|id\.json|wallet)")
 # a password given in an instruction, with no "is": "use password X for the box", "log in with admin/X"
 # (the value must not be an English word: "use password managers for …", "log in with email/password")
-_GIVEN = lazy(r"(?i)\b(?:use\s+(?:the\s+)?(?:password|passphrase|pw)\s+['\"]?(?P<v>[^\s'\"/]{4,64})['\"]?\s+(?:for|to|on|with|when|at)\b"
+_GIVEN = lazy(r"(?i)\b(?:use\s+(?:the\s+)?(?:password|passphrase|pw)\s+(?:['\"](?P<q2>[^'\"\n]{4,64})['\"]|['\"]?(?P<v>[^\s'\"/]{4,64})['\"]?)"
+              r"\s+(?:for|to|on|with|when|at)\b"
               r"|(?:log\s?in|sign\s?in|connect|ssh\s+in)\s+(?:with|as|using)\s+[\w.@-]{1,40}\s?/\s?(?P<q1>[^\s/'\"]{4,64})(?=$|[\s.,;!?)]))")
+# "creds bob:X", "login root:X": a user and its password joined by a colon after a word for credentials
+_CREDS_COLON = lazy(r"(?i)\b(?:creds?|credentials|login)\s+[\w.@-]{1,40}:(?P<v>[^\s/'\"@:]{4,64})" + r"(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$))|[ \t]+(?:and|but|or|then|so|und|et|y)\b)")
 # short asides that give a password with no verb, one pattern each (each asked only when its words are there) (judged as ``_GIVEN``'s: not an English word, the clause's end):
 # "guest wifi pw X", "wifi: HomeNet / X", "router admin: admin/X", "SSID HomeNet, key X", "NAS login admin X",
 # "the zip is encrypted with X"
@@ -147,6 +153,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("config_secret", _MACHINE_KEY),
     ("config_secret", _PASS_KEY),
     ("config_secret", _PASS_LINE),
+    ("config_password_key", _PASS_ASSIGN),  # judged as a config line's password (not a type name: ``pass: number,``)
     ("auth_argument", _CRED_CALL),
     ("auth_argument", _USER_PAIR),
     ("secret_in_prose", _PROSE_KEY),
@@ -170,6 +177,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_given", _SSID_KEY),
     ("password_given", _LOGIN_USER),
     ("password_given", _LOCKED_WITH),
+    ("password_given", _CREDS_COLON),
 )
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 
@@ -187,6 +195,7 @@ _OTP_FINDER, _KEY_BYTES_FINDER, _GIVEN_FINDER = Literals(_OTP_WORDS), Literals(_
 _NET_WORDS = ("wifi", "wi-fi", "wlan", "router", "modem", "nas", "switch", "firewall", "admin", "cred", "login")
 _LOCK_WORDS = ("crypt", "protected", "locked", "unlock")
 _NET_FINDER, _LOCK_FINDER = Literals(_NET_WORDS), Literals(_LOCK_WORDS)
+_CRED_FINDER = Literals(("cred", "login"))
 _PIN_WORDS = ("pin", "passcode", "code", "codice", "digo", "combination")
 _PAIR_WORDS = ("auth:", "auth=", "auth =", "auth :", "curlopt_userpwd", "-a ")
 # every match of ``_PROSE_SHORT`` holds one of these (``pw``, ``pwd``, ``passwd`` then a space, a colon or ``is``;
@@ -229,6 +238,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _MACHINE_KEY: lambda low: "validationkey" in low or "decryptionkey" in low,
     _PASS_KEY: lambda low: '"pass"' in low or "'pass'" in low,
     _PASS_LINE: lambda low: "pass " in low or "pass\t" in low,
+    _PASS_ASSIGN: lambda low: "pass" in low and _PASS_ASSIGN.search(low) is not None,
     _CRED_CALL: lambda low: "(" in low and _CALL_FINDER.any_in(low) and _CRED_CALL_CONTEXT.search(low) is not None,
     _USER_PAIR: lambda low: ":" in low and _PAIR_FINDER.any_in(low),
     _PROSE_KEY: lambda low: not low.isascii() or (_PROSE_FINDER.any_in(low) and _PROSE_KEY.search(low) is not None),
@@ -254,22 +264,23 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _SSID_KEY: lambda low: "ssid" in low and _SSID_KEY.search(low) is not None,
     _LOGIN_USER: lambda low: ("login" in low or "log in" in low) and _LOGIN_USER.search(low) is not None,
     _LOCKED_WITH: lambda low: _LOCK_FINDER.any_in(low) and _LOCKED_WITH.search(low) is not None,
+    _CREDS_COLON: lambda low: ":" in low and _CRED_FINDER.any_in(low) and _CREDS_COLON.search(low) is not None,
 }
 # the words one of which each context needs (``literals.Gated``; ``None``: none such)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _CMD: _CMD_FINDER.words, _PIPED: ("sudo", "stdin", "-h", "secret"), _EXPECT: ("expect",), _ORACLE_THIN: ("jdbc:oracle",),
     _PRE_SHARED: ("pre-shared-key", "isakmp"), _XML_KEY: ("key", "secret", "psk"), _CHAP: (" * ",), _MACHINE_KEY: ("validationkey", "decryptionkey"),
-    _PASS_KEY: ('"pass"', "'pass'"), _PASS_LINE: ("pass ", "pass\t"), _CRED_CALL: _CALL_FINDER.words, _USER_PAIR: _PAIR_FINDER.words,
+    _PASS_KEY: ('"pass"', "'pass'"), _PASS_LINE: ("pass ", "pass\t"), _PASS_ASSIGN: ("pass",), _CRED_CALL: _CALL_FINDER.words, _USER_PAIR: _PAIR_FINDER.words,
     _PROSE_KEY: None, _PROSE_SHORT: _SHORT_FINDER.words, _CREDS_SLASHED: (" / ",),
     _PIN: _PIN_FINDER.words, _RECOVERY: ("recovery", "backup"), _USE_TO: ("use ",), _SET_TOKEN: (" to ", " as "),
     _COLON_AFTER: (":",), _NOT_SHARE: _SHARE_FINDER.words, _NAMED_AFTER: _PW_FINDER.words,
     _RECOVERY_LETTERS: ("codes",), _OTP_SEED: _OTP_FINDER.words, _APP_PASSWORD: ("password",),
     _PASSPHRASE_IS: ("passphrase",), _KEY_BYTES: _KEY_BYTES_FINDER.words, _GIVEN: _GIVEN_FINDER.words,
     _PW_ASIDE: ("pw",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: ("ssid",), _LOGIN_USER: ("login", "log in"),
-    _LOCKED_WITH: _LOCK_FINDER.words,
+    _LOCKED_WITH: _LOCK_FINDER.words, _CREDS_COLON: _CRED_FINDER.words,
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
-                 "pass ", "pass\t", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
+                 "pass ", "pass\t", "pass=", "pass:", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
                  "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS)
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])

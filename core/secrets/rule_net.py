@@ -128,8 +128,7 @@ def build(plan: Sequence[tuple[Any, ...]]) -> bool:
         text, py_flags = expr
         flag = flags_base | (hyperscan.HS_FLAG_UTF8 if not text.isascii() else 0)
         flag |= hyperscan.HS_FLAG_CASELESS if py_flags & re.IGNORECASE else 0
-        flag |= hyperscan.HS_FLAG_DOTALL if py_flags & re.DOTALL else 0
-        flag |= hyperscan.HS_FLAG_MULTILINE if py_flags & re.MULTILINE else 0
+        flag |= hyperscan.HS_FLAG_DOTALL if py_flags & re.DOTALL else 0  # (no anchors are left for MULTILINE to move)
         exprs.append(text.encode())
         ids.append(i)
         flags.append(flag)

@@ -142,6 +142,15 @@ def dictated(value: str, text: str = "", end: int = -1, *, prose: bool = True) -
     return said and _CLAUSE_END.match(text, end) is not None
 
 
+def unsayable(v: str) -> bool:
+    """Letters no reader says as a word, in a password's place with no verb ("my password vizmyzwsaqhw",
+    "username bob password …"): eight or more, ``given`` (no word of English or of the grammar, no
+    name), and not readable (four consonants in a row, or fewer than one vowel in four letters)."""
+    low = v.lower()
+    return (v.isalpha() and v.isascii() and len(v) >= 8 and given(v)
+            and (_READS.fullmatch(low) is None or 4 * sum(c in "aeiouy" for c in low) < len(low)))
+
+
 def given(v: str) -> bool:
     """Whether a value given with no verb ("use password X for …", "login with admin/X", "-u U -p X") is a
     password: not a word of English or of the grammar, an acronym, a code name, a reference, a port or a short word."""
@@ -151,6 +160,14 @@ def given(v: str) -> bool:
                 or "://" in v or _FILE.fullmatch(v) or COMPOUND.fullmatch(low) or CHOICE.fullmatch(low) or "," in v
                 or _NAMED_PARTS.fullmatch(low)  # "aes256-cbc", "rsa-pkcs1": an algorithm's name
                 or " " in v.strip())  # a message ("all components found"), not a password
+
+
+def _words_phrase(value: str) -> bool:
+    """Words that make a passphrase, not a clause: three or more, none after the first a word of the
+    grammar or an inflected one (the first may be a word of the grammar, "correct horse battery staple", in four)."""
+    words = value.lower().split()
+    return len(words) >= 3 and not any(w in GRAMMAR or _INFLECTED.fullmatch(w) for w in words[1:]) \
+        and not _INFLECTED.fullmatch(words[0]) and (words[0] not in GRAMMAR or len(words) >= 4)
 
 
 def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
@@ -165,8 +182,11 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     if kind == "password_short_flag":  # any command: only a value with three character classes
         classes = sum(bool(re.search(c, value)) for c in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w.\-]"))
         return classes >= 3 and "[REDACTED" not in value
-    if kind == "sql_password" and _LETTERS.fullmatch(value) and _SQL.search(text, 0, max(end, 0)) is None:
-        return False  # "users are identified by 'name'": a word quoted in English, not SQL
+    if kind == "sql_password" and _SQL.search(text, 0, max(end, 0)) is None:
+        if _LETTERS.fullmatch(value):
+            return False  # "users are identified by 'name'": a word quoted in English, not SQL
+        if " " in value.strip():
+            return _words_phrase(value)  # 'use the password "from the vault"': a clause, not a passphrase
     if kind == "password_named_after":  # "X is the password.": X, unless a word of the grammar ("This is the password.")
         core = value.strip().rstrip(".,;:!?)")
         return strong(core) or ((_LETTERS.fullmatch(core) is not None or core.isdigit()) and dictated(core, prose=False))
@@ -174,11 +194,10 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
         codes = value.replace(",", " ").replace(";", " ").lower().split()  # letters only: codes, unless they are words
         return sum(c not in vocabulary() for c in codes) * 3 >= len(codes) * 2
     if kind == "passphrase_words":  # "the passphrase is velvet ember canal quartz", not "… is stored in the vault"
-        words = value.lower().split()  # the first may be a word of the grammar ("correct horse battery staple") in four
-        return not any(w in GRAMMAR or _INFLECTED.fullmatch(w) for w in words[1:]) and not _INFLECTED.fullmatch(words[0]) \
-            and (words[0] not in GRAMMAR or len(words) >= 4)
+        return _words_phrase(value)
     if kind == "password_given":  # "use password X for …": X, unless a word ("… managers for", "email/password") or a name
-        return given(value.strip().rstrip(".,;:!?)"))
+        v = value.strip().rstrip(".,;:!?)")
+        return _words_phrase(v) if " " in v else given(v)  # quoted words: "use the passphrase 'correct horse battery staple' for …"
     if kind in ("password_flag_pair", "password_option", "config_password_key", "config_password_quoted"):  # a command's or config line's password: not a port, a
         v = value.strip().rstrip(".,;)")  # path, a URL, a flag, a reference or a word of the grammar
         if _PORTISH.fullmatch(v) or "://" in v or v.startswith(("/", "./", "~", "@", "-", "$", "%")) or "[REDACTED" in v:
@@ -208,8 +227,9 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
         if len(core) >= 20 and core.isalpha() and core.isascii():
             return True  # twenty letters in a secret's place: random, not a word
         if _PLAIN.fullmatch(core) or _LETTERS.fullmatch(core):
-            return dictated(core, text, end - (len(value) - len(value.rstrip(".,;:!?)"))) if end >= 0 else end,
-                            prose=kind == "secret_in_prose")
+            at = end - (len(value) - len(value.rstrip(".,;:!?)"))) if end >= 0 else end
+            return dictated(core, text, at, prose=kind == "secret_in_prose") or (
+                kind == "secret_in_prose" and at >= 0 and unsayable(core) and _CLAUSE_END.match(text, at) is not None)
         return kind != "secret_in_prose" or strong(v) or len(v.split()) >= 3
     if kind in _STRUCTURE_KINDS or kind in _LOOSE_PLACE:
         if value.isdigit() or not value.strip() or "[REDACTED" in value:

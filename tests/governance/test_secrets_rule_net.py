@@ -125,6 +125,12 @@ def test_the_net_is_built_in_the_background_only_for_a_process_that_asks_many_ti
     bits = rule_net.possible("password: hunter2hunter2", rules._PLAN)
     assert bits and any(bits >> i & 1 for i, (kind, *_) in enumerate(rules._PLAN) if kind == "password_assignment")
     thread = rule_net._STATE["thread"]
+    assert thread.name == "commonkeep-rule-net" and thread.daemon  # named in a stack dump; never holds the process open
+    net = rule_net._STATE["net"]
+    net.scan("x")
+    scratch = net._local.scratch
+    net.scan("y")
+    assert net._local.scratch is scratch  # one scratch space per thread, made once
     for _ in range(rule_net.AFTER):  # built once
         rule_net.possible("x", rules._PLAN)
     assert rule_net._STATE["thread"] is thread
@@ -160,20 +166,37 @@ def test_threads_scan_with_their_own_scratch(net: object, texts: list[str]) -> N
 def test_a_pattern_s_own_flags_are_the_engine_s_and_one_it_cannot_take_is_always_run(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rule_net, "_STATE", {"asked": 0})
     plan = [("a", lazy(r"secret\s+word", re.IGNORECASE)), ("b", lazy(r"^pin:\s\d+$", re.MULTILINE)),
-            ("c", lazy(r"begin.+end", re.DOTALL)), ("d", lazy(r"\u0041BC")), ("e", lazy(r"(?i)(?<![\w-])--token=\S{4,64}"))]
+            ("c", lazy(r"begin.+end", re.DOTALL)), ("d", lazy(r"\u0041BC")), ("e", lazy(r"(?i)(?<![\w-])--token=\S{4,64}")),
+            ("f", lazy(r"clave:\s*ñ?\d{3}")), ("g", lazy(r"left.right")), ("h", lazy(r"\N{BULLET}"))]
+    compiled = []
+    real = rule_net._compiled
+    monkeypatch.setattr(rule_net, "_compiled", lambda *a: compiled.append(a) or real(*a))
     assert rule_net.build(plan)
+    assert len(compiled) == 1  # every pattern taken at once: none tried alone
 
     def names(text: str) -> str:
         bits = rule_net.possible(text, plan)
         assert bits is not None
         return "".join(kind for i, (kind, _) in enumerate(plan) if bits >> i & 1)
 
-    assert names("nothing here") == "d"  # \u: Python's own escape, searched on every text
-    assert names("a SECRET  Word") == "ad"
-    assert names("x\npin: 1234\ny") == "bd"
-    assert names("BEGIN\n...\nEND") == "d" and names("begin\n...\nend") == "cd"
-    assert names("run --TOKEN=abcdefgh") == "de" and names("x --token=" + "a" * 100) == "de"
-    assert [kind for kind, pattern in plan if pattern.search("a SECRET  Word\npin: 12\nbegin\nend --token=abcd")] == ["a", "b", "c", "e"]
+    assert names("nothing here") == "dh"  # \u, \N: Python's own escapes, searched on every text
+    assert names("a SECRET  Word") == "adh"
+    assert names("x\npin: 1234\ny") == "bdh"
+    assert names("BEGIN\n...\nEND") == "dh" and names("begin\n...\nend") == "cdh"
+    assert names("run --TOKEN=abcdefgh") == "deh" and names("x --token=" + "a" * 100) == "deh"
+    assert names("clave: 123") == "dfh"  # ñ? is one optional letter (UTF-8), not an optional byte after a required one
+    assert names("left right") == "dgh" and names("left\nright") == "dh"
+    assert [kind for kind, pattern in plan if pattern.search("a SECRET  Word\npin: 12\nbegin\nend --token=abcd clave: 123 leftxright")] == [
+        "a", "b", "c", "e", "f", "g"]
+    # a pattern the engine refuses is tried alone and always run, the others still in the net
+    compiled.clear()
+    monkeypatch.setattr(rule_net, "_STATE", {"asked": 0})
+    refused = [*plan, ("i", lazy(r"x{40000}"))]  # a repeat Python takes and the engine does not
+    assert refused[-1][1].search("x" * 40000)
+    assert rule_net.build(refused)
+    assert len(compiled) == 1 + (len(refused) - 2) + 1  # all at once; each alone (but d and h, always run); the rest
+    bits = rule_net.possible("nothing here", refused)
+    assert bits is not None and "".join(kind for i, (kind, _) in enumerate(refused) if bits >> i & 1) == "dhi"
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")

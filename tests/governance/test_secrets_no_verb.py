@@ -1,0 +1,65 @@
+"""Passwords given with no verb and in places found by hand in session 15: "my password X", a user and
+its password side by side, a config line that is only ``pass = X``, ``creds bob:X``, a quoted
+passphrase after "use the passphrase"; each beside the ordinary text of the same shape it must keep."""
+
+from __future__ import annotations
+
+import pytest
+
+from commonkeep.secrets import redact
+from commonkeep.secrets.values import unsayable
+
+RANDOM = "qxvrtmbkwzpl"  # letters no reader says as a word
+STRONG = "Xk9vQ2mLp7Rt"
+
+
+@pytest.mark.parametrize("text", [
+    f"my password {RANDOM}",
+    f"my wifi password {RANDOM}.",
+    f"vpn: username bob password {RANDOM}",
+    f"fetchmail: poll mail.example.com user bob pass {RANDOM}",
+    f"Мой пароль {RANDOM}",
+    f"pass = {RANDOM}",
+    f"[remote]\ntype = sftp\nhost = nas.home\nuser = bob\npass = {RANDOM}\n",
+    f"pass: {STRONG}",
+    f"Pass {STRONG}",
+    f"creds bob:{STRONG}",
+    f"login root:{RANDOM}",
+    "Use the passphrase 'velvet ember canal quartz' for the backup vault",
+    'use the password "correct horse battery staple" when prompted',
+])
+def test_a_password_given_with_no_verb_or_in_a_bare_place_is_removed(text: str) -> None:
+    found = redact(text)
+    assert found.findings, text
+    for secret in (RANDOM, STRONG, "velvet ember canal quartz", "correct horse battery staple"):
+        assert secret not in found.text
+
+
+@pytest.mark.parametrize("text", [
+    "my password manager fills it in",
+    "my password expired yesterday.",
+    "my password keepassxc vault is synced",  # not the end of its clause: the word goes on
+    "Ho la password dimenticata.",  # a word of another language reads as one
+    "username bob password reset link sent",
+    "user bob pass through to the proxy",
+    "PASS: test_billing_imports",
+    "PASS  src/billing.test.js",
+    "a single coalescing pass: adjacent intervals are merged",
+    "pass: 3\nfail: 0",
+    "login bob:ssh-ed25519 key added",
+    "credentials aws:prod",
+    "log in with google:oauth2 on the staging site",
+    'use the password "from the vault" for now',
+    "Use the passphrase prompt for the vault",
+])
+def test_the_same_shapes_in_ordinary_text_are_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_unsayable_letters_are_random_ones_not_words_or_names() -> None:
+    assert unsayable(RANDOM) and unsayable("keepassxc") and unsayable("Qxvrtmbkwzpl")
+    assert not unsayable("QXVRTMBKWZPL")  # capitals alone: the name of an environment variable
+    for word in ("kubernetes", "dimenticata", "postgres", "manager", "keycloak", "sunshine", "bitwarden", "lastpass"):
+        assert not unsayable(word), word  # readable, or a word of the vocabulary
+    assert not unsayable("qxvrtmb")  # seven letters: too short to tell
+    assert not unsayable("qxvrtmbk2") and not unsayable("qxvr tmbk")  # letters only
