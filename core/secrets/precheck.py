@@ -56,11 +56,11 @@ from commonkeep.secrets.structure import (
 )
 
 # provider prefixes and key armour, written as the rules want them (case-sensitive)
-_PREFIXES = re.compile(r"A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|Iza)|eyJ|xox|glrt|SG\.|hf_|npm_|sk-|pypi-|gh[pousr]_|github_pat_"
+_PREFIXES = re.compile(r"A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|Iza)|eyJ|xox|glrt|HRKU-|SG\.|hf_|npm_|sk-|pypi-|gh[pousr]_|github_pat_"
                        r"|_live_|_test_|hooks\.slack\.com|:AA|b3BlbnNzaC1rZXktdjE|AGE-|-----BEGIN|---- BEGIN|PuTTY-User"
                        r"|/api/webhooks/|access_token\$|:APA91b")
 # ... the same, as the words it matches, looked up in one pass (``literals``; the expression cost ~2 µs a text)
-PREFIX_WORDS = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIza", "eyJ", "xox", "glrt", "SG.", "hf_", "npm_", "sk-",
+PREFIX_WORDS = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIza", "eyJ", "xox", "glrt", "HRKU-", "SG.", "hf_", "npm_", "sk-",
                 "pypi-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "_live_", "_test_", "hooks.slack.com", ":AA",
                 "b3BlbnNzaC1rZXktdjE", "AGE-", "-----BEGIN", "---- BEGIN", "PuTTY-User",
                 "/api/webhooks/", "access_token$", ":APA91b")

@@ -76,6 +76,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("openai_key", lazy(_START + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
     ("github_token", lazy(_START + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})")),
     ("gitlab_runner_token", lazy(_START + r"glrtr?-[A-Za-z0-9_-]{20,}")),
+    # Heroku's prefixed API keys: ``HRKU-`` and a UUID, or 60-odd token characters
+    ("heroku_key", lazy(_START + r"HRKU-(?:[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|[A-Za-z0-9_-]{40,})")),
     ("gitlab_token", lazy(_START + r"gl(?:pat|dt|ptt|ft|imt|oas|soat|cbt|agent)-[A-Za-z0-9_-]{20,}")),
     ("slack_token", lazy(_START + r"xox[abposr]-[A-Za-z0-9-]{10,}")),
     ("slack_webhook", lazy(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}")),
@@ -157,6 +159,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "openai_key": (("sk-",), False),
     "github_token": (_GITHUB, False),
     "gitlab_runner_token": (("glrt",), False),
+    "heroku_key": (("HRKU-",), False),
     "gitlab_token": (_GITLAB, False),
     "slack_token": (("xox",), False),
     "slack_webhook": (("hooks.slack.com",), False),

@@ -47,6 +47,9 @@ inválida válida guardada cambiada
 o os um uma é são era não nunca sempre também obrigatória incorreta inválida vazia expirada alterada
 il lo gli uno è sono era non mai sempre anche obbligatoria errata sbagliata vuota scaduta
 het een niet nooit altijd ook verplicht onjuist fout leeg ongeldig geldig verlopen
+este nu este prea obligatorie necesara incorecta corecta gresita invalida valida expirata goala noua veche sigura slaba
+puternica schimbata salvata ascunsa temporara implicita scurta lunga simpla complexa ceruta aceeasi
+massa obligatoria incorrecta correcta curta llarga nova antiga segura feble buida caducada necessaria requerida canviada desada
 below above attached inside outside elsewhere somewhere nowhere everywhere gone here there ready available
 unavailable identical similar obvious trivial guessable predictable fixed broken enough great perfect useless
 nonsense gibberish absent present separate personal private public local remote global individual bogus
@@ -65,7 +68,7 @@ _CLAUSE_END = lazy(r"(?i)[ \t]*(?:$|[\n.,;:!?)\]}\"'»”]|[ \t]+(?:and|but|or|s
 
 # what says the value is the password, right before it (``… is``, ``… lautet``, ``password:``, ``set … to``), or
 # after it (``use … as the password``); without it the word goes on the noun (``password database``)
-_SAID = lazy(r"(?i)(?:\b(?:is|was|are|es|est|é|è|ist|lautet|to|as|jest|je|är|er|on|now|be|been|[şs]ifresi|[şs]ifrem|parolas[ıi]|là|adalah"
+_SAID = lazy(r"(?i)(?:\b(?:is|was|are|es|est|é|és|este|είναι|è|ist|lautet|to|as|jest|je|är|er|on|now|be|been|[şs]ifresi|[şs]ifrem|parolas[ıi]|là|adalah"
              r"|sandinya|هي|היא|है)|[:=：/?]|->|→|—|–|(?<=\s)-|は|是|为|為|คือ|는|은)\s*[\"'“«]?$")
 _AS = lazy(r"[\"'”»]?\s+as\b")
 # keys made to be published (a web page holds them): Stripe's publishable keys, Mapbox's public tokens

@@ -63,3 +63,21 @@ def test_unsayable_letters_are_random_ones_not_words_or_names() -> None:
         assert not unsayable(word), word  # readable, or a word of the vocabulary
     assert not unsayable("qxvrtmb")  # seven letters: too short to tell
     assert not unsayable("qxvrtmbk2") and not unsayable("qxvr tmbk")  # letters only
+
+
+@pytest.mark.parametrize("text", [
+    "La contrasenya és ml64lg2tjf8cz2", "pasahitza: Zq7mB2kLp9Xr", "κωδικός: ml64lg2tjf8cz2", "κωδικός πρόσβασης: ml64lg2tjf8cz2",
+    "jelszavam ml64lg2tjf8cz2", "parola este ml64lg2tjf8cz2",
+    "heroku auth token HRKU-a66b0d38-9d95-847e-bd29-9753a7677796",
+    "HEROKU_API_KEY=HRKU-" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3kL5mN7pQ9rS1tU3vW5xY7",
+])
+def test_the_words_of_more_languages_and_heroku_s_prefixed_keys(text: str) -> None:
+    found = redact(text)
+    assert found.findings and "ml64lg2tjf8cz2" not in found.text and "Zq7mB2kLp9Xr" not in found.text and "9753a7677796" not in found.text
+    assert "kL5mN7pQ9rS1" not in found.text
+
+
+@pytest.mark.parametrize("text", ["La contrasenya és massa curta.", "κωδικός πρόσβασης: απαιτείται", "HRKU- keys are prefixed since 2024",
+                                  "parola este obligatorie"])
+def test_their_ordinary_sentences_are_kept(text: str) -> None:
+    assert redact(text).text == text
