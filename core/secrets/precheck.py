@@ -28,6 +28,11 @@ whole ``find`` each. The runs left once what is public is blanked out are read a
 token characters judged as ``find``'s last rule judges it (``randomness.random_parts``), not by the
 hint that it might be random: where no rule claimed anything, that rule reads exactly those runs.
 
+In a process that pre-checks many texts, the rules' net (``rule_net.py``: every rule's pattern in
+one Hyperscan prefilter pass, built in the background) replaces the wide net: it names the rules
+whose pattern could match, ``plan`` searches only those, and where it names none ``plan`` answers
+at once.
+
 Text with characters outside ASCII always gets the full scan (it may be disguised). Scanning a
 text this lets through costs tens of microseconds; the pre-check costs a few.
 ``tests/governance/test_secrets_scan.py`` holds it to ``find`` on the whole generated corpus and

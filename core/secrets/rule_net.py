@@ -11,12 +11,13 @@ that could match; ``plan`` runs only those, and the wide net is not needed.
 It is sound only where the two engines read a text alike, so ``possible`` answers ``None`` (the
 pure-Python path) for text outside printable ASCII with tabs and line breaks: Python's ``\\s``
 also matches ``\\x1c``–``\\x1f``, and case folding outside ASCII differs. A pattern the engine
-refuses (an embedded anchor, Python-only syntax) or that names a letter Python's case folding
-takes for an ASCII one (``ı`` for ``i``) is always run, as are all of them before the net exists.
+refuses (a repeat too large for it), one in Python-only syntax (``\\u``, ``\\N``) and one that names a
+letter Python's case folding takes for an ASCII one inside a class (``[ı]``) are always run, as are
+all of them before the net exists.
 
-The net is built once per process, in a background thread (~2 s, the engine releases the GIL),
-and only in a process that pre-checks many texts (a host's process, the MCP server, a sweep,
-``bench capture``): a short command never pays for it. Nothing is kept on disk: a compiled
+The net is built once per process, in a background thread (0.75 s on the 2-core box; the engine
+releases the GIL), and only in a process that pre-checks many texts (a host's process, the MCP
+server, a sweep, ``bench capture``): a short command never pays for it. Nothing is kept on disk: a compiled
 database in a folder an agent can write to could be swapped for one that matches nothing.
 ``COMMONKEEP_RULE_NET=0`` turns it off; without the package the pure-Python path runs.
 """
