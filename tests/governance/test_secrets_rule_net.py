@@ -202,6 +202,7 @@ def test_a_pattern_s_own_flags_are_the_engine_s_and_one_it_cannot_take_is_always
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
 def test_a_child_forked_while_the_net_is_being_built_builds_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rule_net, "_STATE", {"asked": rule_net.AFTER, "building": rules._PLAN, "thread": threading.Thread(target=lambda: None)})
+    monkeypatch.delenv(rule_net.OFF, raising=False)
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: no thread builds its net, so it starts one when asked
