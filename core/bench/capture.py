@@ -56,9 +56,10 @@ with tempfile.TemporaryDirectory(prefix="ck-bench-capture-") as tmp:  # removed 
     capture(root, "warm-up: the bench root exists", tags=["bench"])
     print(json.dumps({"package": str(Path(commonkeep.__file__).resolve().parent)}), flush=True)
     for line in sys.stdin:
-        try:  # a net of the secret rules being built in the background (``secrets/rule_net.py``) is part of warming up
-            from commonkeep.secrets import rule_net
-            rule_net.wait(30)
+        try:  # the net of the secret rules a long-lived process builds (``secrets/rule_net.py``) is part of warming up
+            from commonkeep.secrets import rule_net, rules
+            if not rule_net.ready(rules._PLAN):
+                rule_net.build(rules._PLAN)
         except ImportError:  # an older version
             pass
         calls = [json.loads(row) for row in Path(line.strip()).read_text(encoding="utf-8").splitlines()]

@@ -16,8 +16,9 @@ letter Python's case folding takes for an ASCII one inside a class (``[ı]``) ar
 all of them before the net exists.
 
 The net is built once per process, in a background thread (0.75 s on the 2-core box; the engine
-releases the GIL), and only in a process that pre-checks many texts (a host's process, the MCP
-server, a sweep, ``bench capture``): a short command never pays for it. Nothing is kept on disk: a compiled
+releases the GIL), and only in a process that goes on pre-checking texts (32 over a second or
+more: a host's process, the MCP server, a sweep, ``doctor`` on a large root): a short command
+never pays for it. Nothing is kept on disk: a compiled
 database in a folder an agent can write to could be swapped for one that matches nothing.
 ``COMMONKEEP_RULE_NET=0`` turns it off; without the package the pure-Python path runs.
 """
@@ -27,13 +28,16 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from commonkeep.secrets.lazy import source
 
 OFF = "COMMONKEEP_RULE_NET"
-AFTER = 32  # texts asked about before the net is built: a short command never reaches it
+# built once a process has asked about 32 texts over a second or more: a short command (``write``, a
+# search that redacts its snippets, a ``share sync``) never pays 0.75 s of a core for it
+AFTER, AFTER_SECONDS = 32, 1.0
 # what both engines read alike: printable ASCII, tab, line feed, carriage return, and the NUL of
 # ``rules.MASK`` (not \v, \f, \x1c-\x1f)
 _ALIKE = re.compile(r"[\x00\t\n\r\x20-\x7e]*")
@@ -100,7 +104,9 @@ def possible(text: str, plan: Sequence[tuple[Any, ...]]) -> int | None:
 
 def _asked(plan: Sequence[tuple[Any, ...]]) -> None:
     _STATE["asked"] += 1
-    if _STATE["asked"] >= AFTER and _STATE.get("building") is not plan and os.environ.get(OFF) != "0":
+    first = _STATE.setdefault("first", time.monotonic())
+    if (_STATE["asked"] >= AFTER and _STATE.get("building") is not plan and os.environ.get(OFF) != "0"
+            and time.monotonic() - first >= AFTER_SECONDS):
         with _LOCK:
             if _STATE.get("building") is plan:
                 return

@@ -116,9 +116,16 @@ def test_each_pattern_is_widened_never_narrowed_for_the_engine() -> None:
 def test_the_net_is_built_in_the_background_only_for_a_process_that_asks_many_times(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rule_net, "_STATE", {"asked": 0})
     monkeypatch.delenv(rule_net.OFF, raising=False)
-    for _ in range(rule_net.AFTER - 1):
+    clock = [1000.0]
+    monkeypatch.setattr(rule_net.time, "monotonic", lambda: clock[0])
+    for _ in range(3 * rule_net.AFTER):  # many texts within a second: a short command never pays for it
         assert rule_net.possible("password: hunter2hunter2", rules._PLAN) is None
-    assert "thread" not in rule_net._STATE  # a short command never pays for it
+    assert "thread" not in rule_net._STATE
+    monkeypatch.setattr(rule_net, "_STATE", {"asked": 0})
+    for _ in range(rule_net.AFTER - 1):
+        clock[0] += 0.1
+        assert rule_net.possible("password: hunter2hunter2", rules._PLAN) is None
+    assert "thread" not in rule_net._STATE  # a second and more, but too few texts
     assert rule_net.possible("password: hunter2hunter2", rules._PLAN) is None
     rule_net.wait(60)
     assert rule_net.ready(rules._PLAN)
@@ -201,7 +208,8 @@ def test_a_pattern_s_own_flags_are_the_engine_s_and_one_it_cannot_take_is_always
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
 def test_a_child_forked_while_the_net_is_being_built_builds_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rule_net, "_STATE", {"asked": rule_net.AFTER, "building": rules._PLAN, "thread": threading.Thread(target=lambda: None)})
+    monkeypatch.setattr(rule_net, "_STATE", {"asked": rule_net.AFTER, "first": 0.0, "building": rules._PLAN,
+                                             "thread": threading.Thread(target=lambda: None)})
     monkeypatch.delenv(rule_net.OFF, raising=False)
     read, write = os.pipe()
     pid = os.fork()
