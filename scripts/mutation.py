@@ -265,6 +265,17 @@ def prepare(name: str, module: Module, folder: Path) -> None:
         (folder / "children" / package).symlink_to(folder / "mutants" / package, target_is_directory=True)
 
 
+# a mutant that loops while it allocates (``i += 1`` made ``i = 1`` in a loop that appends) would take
+# the whole machine's memory before mutmut's timeout: each process of the run may hold this much data
+MUTANT_DATA_LIMIT = 4 << 30
+
+
+def _limit_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_DATA, (MUTANT_DATA_LIMIT, MUTANT_DATA_LIMIT))
+
+
 def _mutmut(folder: Path, *args: str, log: Path | None = None) -> subprocess.CompletedProcess[str]:
     # tests that start ``python -m commonkeep.cli`` (lock contention, real processes) must run the
     # mutated code too: the children find it first on PYTHONPATH (a folder of links to the mutated
@@ -274,9 +285,9 @@ def _mutmut(folder: Path, *args: str, log: Path | None = None) -> subprocess.Com
     if log is not None:  # a long run: its progress goes to the log as it comes
         with log.open("w", encoding="utf-8") as out:
             return subprocess.run([sys.executable, "-m", "mutmut", *args], cwd=folder, env=env, text=True,
-                                  stdout=out, stderr=subprocess.STDOUT, check=False)
+                                  stdout=out, stderr=subprocess.STDOUT, check=False, preexec_fn=_limit_memory)
     return subprocess.run([sys.executable, "-m", "mutmut", *args], cwd=folder, env=env, text=True,
-                          capture_output=True, check=False)
+                          capture_output=True, check=False, preexec_fn=_limit_memory)
 
 
 def _commit() -> str:
