@@ -126,18 +126,26 @@ def render_changed(layout: Layout, before: dict[Path, tuple[int, int, int] | Non
     would, or ``None`` when the index cannot vouch for the pages (module doc): then nothing was
     written, and the caller calls ``render_all``. The caller holds the writer lock."""
     old: list[int] = []  # MEMORY.md as the index saw it, open from the first look to the last copy
+    replaced = False
     try:
         try:
             plan = _plan(layout, before, changed, old)
         except (_Doubt, OSError):
             return None
         try:
-            return plan.write(layout)
+            written = plan.write(layout)
         except _Doubt:  # MEMORY.md, written first, changed while copied: nothing was written
             return None
+        replaced = layout.rendered_memory in written
+        return written
     finally:
         for fd in old:
-            os.close(fd)
+            if replaced:  # the old page, renamed over: its blocks are freed while the apply goes on
+                from commonkeep.store import release
+
+                release.later(fd)
+            else:
+                os.close(fd)
 
 
 class _Plan:
