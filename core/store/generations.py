@@ -330,7 +330,10 @@ def swap_in(path: Path, st: os.stat_result, tmp: str, tmp_ino: int) -> list[Gen]
         _unlink(folder, os.path.basename(tmp))
         raise
     fsync_dir(folder)
-    _save(path, kept)
+    # The state is left as the pending commit written before the rename: it already says what holds
+    # now (``_recover`` adopts ``kept`` once the file is the new inode), and :func:`tidy`, which the
+    # caller runs next, writes what is left of it (or removes it): one state file written and
+    # fsynced per edit, not two.
     return kept
 
 
