@@ -315,9 +315,12 @@ def _joined(parts: Sequence[bytes | memoryview], empty: bytes) -> list[bytes | m
 
 
 def forget(layout: Layout) -> None:
-    """Remove the index (the pages are about to change)."""
+    """Remove the index (the pages are about to change); its blocks are freed by a thread
+    (``store/release.py``)."""
+    from commonkeep.store import release
+
     with contextlib.suppress(FileNotFoundError):
-        os.unlink(layout.runtime_dir / NAME)
+        release.unlink(layout.runtime_dir / NAME)
 
 
 

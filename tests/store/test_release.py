@@ -63,3 +63,30 @@ def test_an_apply_returns_with_no_replaced_file_held_open(tmp_path: Path, monkey
         assert _deleted_fds(tmp_path) == []
         assert not [t for t in threading.enumerate() if t.name == "commonkeep-release"]
     assert handed  # the old page and generation went through ``release``
+
+
+def test_a_removed_or_replaced_cache_is_freed_by_the_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``runtime/rendered-index.bin`` removed before the pages change, ``runtime/line-index.bin``
+    replaced: each held open across the change and closed by a thread."""
+    from commonkeep.store import rendered_index
+
+    handed: list[int] = []
+    real = release.later
+    monkeypatch.setattr(release, "later", lambda fd: (handed.append(fd), real(fd))[1])
+    lay = ensure_layout(tmp_path / "root")
+    index = lay.runtime_dir / rendered_index.NAME
+    index.parent.mkdir(parents=True, exist_ok=True)
+    index.write_bytes(b"x" * 10_000)
+    rendered_index.forget(lay)
+    assert not index.exists() and len(handed) == 1
+    rendered_index.forget(lay)  # missing: nothing to do
+    new, old = tmp_path / "new", tmp_path / "old"
+    new.write_bytes(b"new")
+    old.write_bytes(b"old" * 10_000)
+    release.replace(new, old)
+    assert old.read_bytes() == b"new" and len(handed) == 2
+    release.settle()
+    for fd in handed:
+        with pytest.raises(OSError):
+            os.fstat(fd)
+    assert _deleted_fds(tmp_path) == []
