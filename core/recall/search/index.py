@@ -16,7 +16,7 @@ Selection rows: ``record_at`` holds, for every id of ``records``, where the reco
 store gets for that id (the last active line of it) is: the file, byte offset and length of that
 line, so :func:`records_by_id` reads a dozen lines from the JSONL instead of the index keeping a
 second copy of every record (68 MB at 100,000 records; a record with no readable line of its own
-is kept whole in ``body``). Those reads are checked: the canonical files must still have the
+is kept whole in ``body``; the offsets are stored values that ``shifts`` entries move, ``shifts.py``). Those reads are checked: the canonical files must still have the
 fingerprint the index was built from and each line must hold its id, or :class:`Moved` is raised
 and the reader re-syncs. ``select_rows`` holds one row per line (kind
 ``hard``: active records that are hard rules, §6.11; kind ``contested``: status ``contested``),
