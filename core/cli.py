@@ -325,6 +325,9 @@ def _end(code: int) -> int:
     import threading
     import weakref
 
+    release = sys.modules.get("commonkeep.store.release")
+    if release is not None:  # descriptors of replaced files still being closed (``store/release.py``)
+        release.settle()
     if _process["command"] not in ONE_SHOT or threading.active_count() != 1 \
             or getattr(atexit, "_ncallbacks", lambda: 1)() or getattr(weakref.finalize, "_registered_with_atexit", True):
         return code

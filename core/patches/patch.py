@@ -236,9 +236,10 @@ def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | No
             if other is not mine:
                 result.hook_errors += _after_apply(str(layout.root), other.patch, list(other.applied))
         result.hook_errors += _after_apply(str(layout.root), result.patch, list(result.applied), records_changed=result.records_changed or bool(resumed))
-    from commonkeep.store import line_index
+    from commonkeep.store import line_index, release
 
     line_index.flush(layout)  # last: the files' timestamps are then older than the index (``line_index``)
+    release.settle()  # the old files' descriptors closed (``store/release.py``): no thread outlives the apply
     return result
 
 

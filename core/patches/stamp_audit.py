@@ -29,7 +29,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from commonkeep.gate.autoapply import HOST_STAMPS, claimed_stamp, stamped_trust
 from commonkeep.patches.purge import DELETED
 
 Row = dict[str, Any]
@@ -60,6 +59,8 @@ class StampProblem:
 
 def _claim_words(cand: Row, writer: str) -> str | None:
     """What ``cand`` claims, in words, when it claims a stamp (a known one or not)."""
+    from commonkeep.gate.autoapply import HOST_STAMPS, claimed_stamp
+
     claim = claimed_stamp(cand, writer)
     if claim is not None:
         return f"stamp {claim[0]}"
@@ -103,6 +104,8 @@ def ticked_ops(root: Any, patch: Row, selected: set[str], cands: dict[str, Row])
     (op id -> why); a person who wants one names it with ``--ops``."""
     if patch.get("generated_by") != "curator" or "_ck" not in str(patch.get("patch_id")):
         return {}
+    # the gate here only: an apply of any other patch never loads it
+    from commonkeep.gate.autoapply import stamped_trust
     from commonkeep.gate.writer import configured_writer_role
 
     writer = configured_writer_role(root)
@@ -172,6 +175,7 @@ def _unbound_applies(lay: Any) -> list[StampProblem]:
 def stamp_problems(lay: Any) -> list[StampProblem]:
     """Every forged stamp, ticked op and bad journal line of ``lay``'s root (module doc)."""
     from commonkeep.gate import stamps
+    from commonkeep.gate.autoapply import claimed_stamp, stamped_trust
     from commonkeep.gate.writer import configured_writer_role
     from commonkeep.patches.waiting import waiting_in
     from commonkeep.store import jsonl

@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from commonkeep.gate.poisoning import assess_text
 from commonkeep.gate.trust import RISK_ORDER
 
 Row = dict[str, Any]
@@ -150,6 +149,8 @@ def check_op(op: Row, cands: dict[str, Row], *, unsaved_manual: bool = False, wr
     if op.get("op") not in CONTENT_OPS or not texts:
         return Check(oid)
     statement = texts.get("statement")
+    from commonkeep.gate.poisoning import assess_text  # here: an op without text never loads the rules
+
     found = assess_text("\n".join(texts.values()))
     out = Check(oid, statement=statement, risk=found.risk, reasons=found.reasons)
     cid = op.get("candidate_id")

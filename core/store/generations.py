@@ -330,7 +330,10 @@ def swap_in(path: Path, st: os.stat_result, tmp: str, tmp_ino: int) -> list[Gen]
         _unlink(folder, os.path.basename(tmp))
         raise
     fsync_dir(folder)
-    _save(path, kept)
+    # The state is left as the pending commit written before the rename: it already says what holds
+    # now (``_recover`` adopts ``kept`` once the file is the new inode), and :func:`tidy`, which the
+    # caller runs next, writes what is left of it (or removes it): one state file written and
+    # fsynced per edit, not two.
     return kept
 
 
@@ -408,6 +411,7 @@ def _retire(path: Path, g: Gen) -> bool | None:
         fd = os.open(path.parent / g.name, os.O_RDONLY | os.O_NOFOLLOW)
     except FileNotFoundError:
         return True
+    gone = False
     try:
         got = _lease(fd)
         if not got:
@@ -415,6 +419,7 @@ def _retire(path: Path, g: Gen) -> bool | None:
         if os.fstat(fd).st_size != g.offset:
             return False  # late lines: carried first by a rewrite (crash-safe), retired afterwards
         os.unlink(path.parent / g.name)
+        gone = True
         # An appender that looked the old name up before our rename may take write access only
         # now, after the unlink: the lease cannot be taken again until it has closed the file.
         # (``None``: the lease failed for another reason than a holder; waiting would not help.)
@@ -432,7 +437,12 @@ def _retire(path: Path, g: Gen) -> bool | None:
                 os.close(out)
         return True
     finally:
-        os.close(fd)  # also ends the lease
+        if gone:  # the last descriptor of an unlinked file: its blocks are freed while the command goes on
+            from commonkeep.store import release
+
+            release.later(fd)  # (which also ends the lease)
+        else:
+            os.close(fd)  # also ends the lease
 
 
 def settle(path: Path) -> bytes | None:

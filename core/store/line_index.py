@@ -347,7 +347,9 @@ def flush(layout: Any) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(ix.encode())
-        os.replace(tmp, _path(layout))
+        from commonkeep.store import release
+
+        release.replace(tmp, _path(layout))  # the old index's blocks freed by a thread
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

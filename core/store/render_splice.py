@@ -126,18 +126,26 @@ def render_changed(layout: Layout, before: dict[Path, tuple[int, int, int] | Non
     would, or ``None`` when the index cannot vouch for the pages (module doc): then nothing was
     written, and the caller calls ``render_all``. The caller holds the writer lock."""
     old: list[int] = []  # MEMORY.md as the index saw it, open from the first look to the last copy
+    replaced = False
     try:
         try:
             plan = _plan(layout, before, changed, old)
         except (_Doubt, OSError):
             return None
         try:
-            return plan.write(layout)
+            written = plan.write(layout)
         except _Doubt:  # MEMORY.md, written first, changed while copied: nothing was written
             return None
+        replaced = layout.rendered_memory in written
+        return written
     finally:
         for fd in old:
-            os.close(fd)
+            if replaced:  # the old page, renamed over: its blocks are freed while the apply goes on
+                from commonkeep.store import release
+
+                release.later(fd)
+            else:
+                os.close(fd)
 
 
 class _Plan:
@@ -227,8 +235,16 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
     for r, _, c in ix.files:
         offsets[r] = (at, at + c)
         at += c
+    bounds: dict[int, int] = {}  # line -> where its id starts in ``ix.idblob`` (where known): each file's first
+    if ix.spans is not None:
+        line = byte = 0
+        bounds[0] = 0
+        for (_, _, c), span in zip(ix.files, ix.spans, strict=True):
+            line, byte = line + c, byte + span
+            bounds[line] = byte
     segments: list[Segment] = []
     counts: list[int] = []
+    spans: list[list[Segment]] = []  # each file's segments
     for path, r in zip(now, now_rel, strict=True):
         a, b = offsets.get(r, (0, 0))
         change = edits.get(r)
@@ -236,16 +252,16 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
             if b > a:
                 segments.append((a, b))
             counts.append(b - a)
+            spans.append([(a, b)])
             continue
         mine: list[Segment] = []
         seen: set[str] = set()
         pos = a
-        for g in _lines_of(ix.ids, a, b, change):
+        for g, rid in _lines_of(ix, a, b, change, bounds):
             if g > pos:
                 mine.append((pos, g))
             pos = g + 1
             gone.append(g)
-            rid = ix.ids[g]
             if rid in seen:
                 continue  # a later line of the same id is dropped
             seen.add(rid)
@@ -261,6 +277,7 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
             raise _Doubt(f"{r} is not the size the apply's changes give")
         segments += mine
         counts.append(sum(x[1] - x[0] if isinstance(x, tuple) else 1 for x in mine))
+        spans.append(mine)
 
     # MEMORY.md: each section is the old one without the blocks gone, with the new blocks after
     # the nearest kept block before them
@@ -308,22 +325,20 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
             page.add(empty)
         page.add(tail)
 
-    # the new index's lines
+    # the new index's lines; the ids from the old ones' bytes, where every kept run's are known
     names = list(ix.names)
     number = {x: i for i, x in enumerate(names, 1)}
-    ids: list[str] = []
+    ids, id_spans = _new_ids(ix, bounds, spans)
     nkind = bytearray()
     nproj, nblen, nllen = array("I"), array("Q"), array("Q")
     for x in segments:
         if isinstance(x, tuple):
             a, b = x
-            ids += ix.ids[a:b]
             nkind += kind[a:b]
             nproj += proj[a:b]
             nblen += blen[a:b]
             nllen += ix.llen[a:b]
         else:
-            ids.append(x.id)
             nkind.append(x.kind)
             if x.name is not None and x.name not in number:
                 names.append(x.name)
@@ -361,26 +376,65 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
                 writes.append((path, data))
         pages = [layout.rendered_memory] + [_project_page(layout, s) for s in won]
     index = Index(list(ix.files), t0, [], names, ids, nkind, nproj, nblen, nllen)
+    index.spans = id_spans
     index.files = [(r, None, c) for r, c in zip(now_rel, counts, strict=True)]  # stamps taken once written
     return _Plan(index, None if page.same() else page, writes, pages, now, page.size)
 
 
-def _lines_of(ids: list[str], a: int, b: int, change: dict[str, Any]) -> list[int]:
-    """The lines ``a..b-1`` whose id is one of ``change``'s, in order (a few ids are looked for
-    one by one, in C; many in one pass)."""
-    if len(change) > 16:
-        return [a + i for i, x in enumerate(ids[a:b]) if x in change]
+def _lines_of(ix: Index, a: int, b: int, change: dict[str, Any], bounds: dict[int, int]) -> list[tuple[int, str]]:
+    """The lines ``a..b-1`` whose id is one of ``change``'s, in order, with their ids. A few ids are
+    looked for in the ids' bytes (``bounds`` learns where each found line starts and ends); many, in
+    the list of ids, in one pass."""
+    if len(change) > 16 or a not in bounds or b not in bounds:
+        ids = ix.ids
+        return [(a + i, x) for i, x in enumerate(ids[a:b]) if x in change]
+    blob = ix.idblob
+    lo, hi = bounds[a], bounds[b]
     out = []
     for rid in change:
-        at = a
-        while True:
-            try:
-                at = ids.index(rid, at, b)
-            except ValueError:
-                break
-            out.append(at)
-            at += 1
+        if "\n" in rid:
+            continue  # not an id the index can hold: on no line
+        try:
+            needle = rid.encode("utf-8") + b"\n"
+        except UnicodeEncodeError:
+            raise _Doubt(f"{rid!r} cannot be looked up") from None
+        at = lo
+        while (p := blob.find(needle, at, hi)) >= 0:
+            if p == lo or blob[p - 1] == 10:  # a whole line, not the end of a longer id
+                g = a + blob.count(b"\n", lo, p)
+                bounds[g], bounds[g + 1] = p, p + len(needle)
+                out.append((g, rid))
+            at = p + 1
     return sorted(out)
+
+
+def _new_ids(ix: Index, bounds: dict[int, int], spans: list[list[Segment]]) -> tuple[bytes | list[str], list[int] | None]:
+    """The new index's ids, and each file's bytes of them: the old ids' bytes cut at known lines
+    (``bounds``) and the written lines' ids; else (a run whose ends are not known) the list."""
+    if all(x[0] in bounds and x[1] in bounds for seg in spans for x in seg if isinstance(x, tuple)) and \
+            not any("\n" in x.id for seg in spans for x in seg if not isinstance(x, tuple)):
+        blob = ix.idblob
+        pieces: list[bytes] = []
+        sizes = []
+        try:
+            for seg in spans:
+                size = 0
+                for x in seg:
+                    piece = blob[bounds[x[0]]:bounds[x[1]]] if isinstance(x, tuple) else x.id.encode("utf-8") + b"\n"
+                    pieces.append(piece)
+                    size += len(piece)
+                sizes.append(size)
+            return b"".join(pieces), sizes
+        except UnicodeEncodeError:  # a lone surrogate: as a list, which no index can hold (``_save``)
+            pass
+    ids: list[str] = []
+    for seg in spans:
+        for x in seg:
+            if isinstance(x, tuple):
+                ids += ix.ids[x[0]:x[1]]
+            else:
+                ids.append(x.id)
+    return ids, None
 
 
 

@@ -31,7 +31,7 @@ from commonkeep.store.render import _LONE_SURROGATE, _page, _Shown
 Row = dict[str, Any]
 Stamp = tuple[int, int, int]
 NAME = "rendered-index.bin"
-_MAGIC = b"commonkeep rendered-index 1\n"
+_MAGIC = b"commonkeep rendered-index 2\n"  # 2: the ids as lines of UTF-8 (1: a JSON list; not read, rebuilt)
 _LENGTHS = struct.Struct("<QQ")  # the header's and the ids' byte lengths
 _CRC = struct.Struct("<I")
 HIDDEN, L1, L2, DEAD = 0, 1, 2, 3  # where a line's record is shown: nowhere, L1, L2, nowhere (tombstoned)
@@ -101,22 +101,48 @@ def _blen(s: _Shown, kind: int) -> int:
     return len(b) if b.isascii() else len(b.encode("utf-8", "surrogatepass"))
 
 
+def id_lines(ids: Iterable[str]) -> bytes:
+    """Ids as the index keeps them: each in UTF-8 and ended by a newline (``ValueError`` for an id
+    that holds a newline, ``UnicodeEncodeError`` for a lone surrogate: then there is no index)."""
+    ids = list(ids)
+    out = "\n".join(ids) + "\n" if ids else ""
+    if out.count("\n") != len(ids):
+        raise ValueError("an id holds a newline")
+    return out.encode("utf-8")
+
+
 class Index:
-    """The sidecar: every line of the canonical record files in file order (module doc)."""
+    """The sidecar: every line of the canonical record files in file order (module doc). The ids
+    are kept as the file holds them (``idblob``, :func:`id_lines`): a splice looks up the few it
+    changes there, and the list (``ids``) is made only when asked for."""
 
     def __init__(self, files: list[tuple[str, Stamp | None, int]], tomb: Stamp | None, pages: list[tuple[str, Stamp]],
-                 names: list[str], ids: list[str], kind: bytearray, proj: array[int], blen: array[int],
+                 names: list[str], ids: list[str] | bytes, kind: bytearray, proj: array[int], blen: array[int],
                  llen: array[int]) -> None:
         self.files = files  # (path relative to the root, stamp, lines) in ``canonical_files`` order
         self.tomb = tomb  # the tombstones' stamp
         self.pages = pages  # (page relative to the root, stamp as written): MEMORY.md, then the project pages
         self.names = names  # project names; ``proj`` holds 1 + an index into it, 0 for none
-        self.ids = ids
+        self._ids = ids if isinstance(ids, list) else None
+        self._blob = ids if isinstance(ids, bytes) else None
+        self.spans: list[int] | None = None  # each file's bytes of ``idblob`` (``None``: worked out from ``ids``)
         self.kind = kind
         self.proj = proj
         self.blen = blen
         self.llen = llen
         self._sections: tuple[_Section, _Section] | None = None
+
+    @property
+    def ids(self) -> list[str]:
+        if self._ids is None:
+            self._ids = (self._blob or b"").decode("utf-8").split("\n")[:-1]
+        return self._ids
+
+    @property
+    def idblob(self) -> bytes:
+        if self._blob is None:
+            self._blob = id_lines(self._ids or [])
+        return self._blob
 
     @property
     def sections(self) -> tuple[_Section, _Section]:
@@ -128,9 +154,18 @@ class Index:
     def encode(self) -> bytes:
         import orjson
 
-        head = orjson.dumps({"fingerprint": _fingerprint(), "byteorder": sys.byteorder, "n": len(self.ids),
+        ids = self.idblob  # an id with a newline or a lone surrogate: ValueError, no index
+        n = len(self.kind)
+        spans = self.spans
+        if spans is None:
+            spans, at = [], 0
+            for _, _, c in self.files:
+                spans.append(len(id_lines(self.ids[at:at + c])))
+                at += c
+        head = orjson.dumps({"fingerprint": _fingerprint(), "byteorder": sys.byteorder, "n": n, "spans": spans,
                              "files": self.files, "tomb": self.tomb, "pages": self.pages, "names": self.names})
-        ids = orjson.dumps(self.ids)  # a lone surrogate: TypeError, no index
+        if ids.count(b"\n") != n or sum(spans) != len(ids):
+            raise ValueError("the ids and the lines disagree")
         body = b"".join((_MAGIC, _LENGTHS.pack(len(head), len(ids)), head, ids, bytes(self.kind),
                          self.proj.tobytes(), self.blen.tobytes(), self.llen.tobytes()))
         return body + _CRC.pack(zlib.crc32(body))
@@ -148,13 +183,18 @@ class Index:
         hl, il = _LENGTHS.unpack_from(data, len(_MAGIC))
         try:
             head = orjson.loads(data[at:at + hl])
-            ids = orjson.loads(data[at + hl:at + hl + il])
+            ids = data[at + hl:at + hl + il]
             n = head["n"]
             if (head["fingerprint"] != _fingerprint() or head["byteorder"] != sys.byteorder or not isinstance(n, int)
-                    or len(data) != at + hl + il + n * _PER_LINE + _CRC.size or not isinstance(ids, list) or len(ids) != n
-                    or (n and set(map(type, ids)) != {str})):
+                    or len(data) != at + hl + il + n * _PER_LINE + _CRC.size or ids.count(b"\n") != n
+                    or (n and not ids.endswith(b"\n"))):
                 return None
+            if not ids.isascii():
+                ids.decode("utf-8")  # UnicodeDecodeError (a ValueError): not an index this code wrote
             files = [(str(r), _tuple(s), int(c)) for r, s, c in head["files"]]
+            spans = [int(x) for x in head["spans"]]
+            if len(spans) != len(files) or sum(spans) != il or any(x < 0 for x in spans):
+                return None
             pages = [(str(r), _stamp(s)) for r, s in head["pages"]]
             names = head["names"]
             tomb = _tuple(head["tomb"])
@@ -175,11 +215,13 @@ class Index:
         if n and (sum(map(kind.count, range(DEAD + 1))) != n or max(proj) > len(names)):
             return None
         ix = Index(files, tomb, pages, names, ids, kind, proj, blen, llen)
-        start = 0
-        for _, s, c in files:  # each file's lines add up to its size
-            if sum(llen[start:start + c]) + c != (s[1] if s is not None else 0):
+        ix.spans = spans
+        start = at = 0
+        for (_, s, c), span in zip(files, spans, strict=True):  # each file's lines add up to its size, its ids to its lines
+            if sum(llen[start:start + c]) + c != (s[1] if s is not None else 0) or ids.count(b"\n", at, at + span) != c:
                 return None
             start += c
+            at += span
         return ix if ix.sections[1].end + len(TAIL) == pages[0][1][1] else None
 
 
@@ -273,9 +315,12 @@ def _joined(parts: Sequence[bytes | memoryview], empty: bytes) -> list[bytes | m
 
 
 def forget(layout: Layout) -> None:
-    """Remove the index (the pages are about to change)."""
+    """Remove the index (the pages are about to change); its blocks are freed by a thread
+    (``store/release.py``)."""
+    from commonkeep.store import release
+
     with contextlib.suppress(FileNotFoundError):
-        os.unlink(layout.runtime_dir / NAME)
+        release.unlink(layout.runtime_dir / NAME)
 
 
 
@@ -292,7 +337,7 @@ def _save(layout: Layout, index: Index, pages: list[Path], size: int) -> bool:
         return False  # the page is not the one these lines give
     try:
         data = index.encode()
-    except (TypeError, ValueError):  # a name or an id orjson cannot write (a lone surrogate)
+    except (TypeError, ValueError):  # a name or an id that cannot be written (a lone surrogate, a newline)
         return False
     path = layout.runtime_dir / NAME
     tmp = ""

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from commonkeep.bench.search import synthetic_records
-from commonkeep.recall.search import delta, rows, sync
+from commonkeep.recall.search import delta, rows, shifts, sync
 from commonkeep.store.core import Store
 from commonkeep.store.jsonl import append_jsonl
 from commonkeep.store.layout import ensure_layout
@@ -21,13 +21,19 @@ Row = dict[str, Any]
 
 
 def _dump(root: Path) -> dict[str, Any]:
+    """Both indexes' content, places and store order as a reader takes them (the stored values
+    moved by ``shifts``)."""
     recall = sqlite3.connect(root / "search" / "recall.db")
     contract = sqlite3.connect(root / "search" / "memory-fts.db")
     try:
+        tab = shifts.load(recall)
+        assert not tab.stale
         return {
-            "records": recall.execute("SELECT id, layer, rule_type, confidence, statement, tags, context, ord, day, source "
-                                      "FROM records ORDER BY id").fetchall(),
-            "record_at": recall.execute("SELECT id, file, offset, length, body FROM record_at ORDER BY id").fetchall(),
+            "records": [(*r[:7], tab.true(shifts.ORD, "", r[7]), *r[8:]) for r in recall.execute(
+                "SELECT id, layer, rule_type, confidence, statement, tags, context, ord, day, source "
+                "FROM records ORDER BY id")],
+            "record_at": [(r[0], r[1], tab.true(shifts.OFFSET, r[1], r[2]), *r[3:]) for r in recall.execute(
+                "SELECT id, file, offset, length, body FROM record_at ORDER BY id")],
             "terms": recall.execute("SELECT term, df FROM terms ORDER BY term").fetchall(),
             "docs": recall.execute("SELECT value FROM meta WHERE key = 'docs'").fetchone(),
             "select_rows": recall.execute("SELECT kind, ord, body FROM select_rows ORDER BY kind, ord").fetchall(),

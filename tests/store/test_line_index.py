@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from commonkeep.patches.patch import apply_patch
-from commonkeep.recall.search import fts, index
+from commonkeep.recall.search import fts, index, shifts
 from commonkeep.store import line_edit, line_index, record_lines, record_lookup
 from commonkeep.store.layout import Layout, ensure_layout
 from commonkeep.store.render import render_all
@@ -127,9 +127,12 @@ def _search_index(root: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     conn = sqlite3.connect(index.recall_db_path(root))
     try:
-        out["records"] = conn.execute("SELECT id, layer, rule_type, confidence, statement, tags, context, ord, source "
-                                      "FROM records ORDER BY id").fetchall()
-        out["record_at"] = conn.execute("SELECT id, file, offset, length FROM record_at ORDER BY id").fetchall()
+        tab = shifts.load(conn)  # places and store order as a reader takes them (stored values moved by ``shifts``)
+        assert not tab.stale
+        out["records"] = [(*r[:7], tab.true(shifts.ORD, "", r[7]), r[8]) for r in conn.execute(
+            "SELECT id, layer, rule_type, confidence, statement, tags, context, ord, source FROM records ORDER BY id")]
+        out["record_at"] = [(r[0], r[1], tab.true(shifts.OFFSET, r[1], r[2]), r[3]) for r in conn.execute(
+            "SELECT id, file, offset, length FROM record_at ORDER BY id")]
         out["docs"] = conn.execute("SELECT value FROM meta WHERE key IN ('docs', 'terms') ORDER BY key").fetchall()
         out["file_lines"] = conn.execute("SELECT file, crcs, lens, blocks FROM file_lines ORDER BY file").fetchall()
     finally:

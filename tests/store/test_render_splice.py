@@ -338,6 +338,29 @@ def test_each_kind_of_change_is_spliced(tmp_path: Path, case: str) -> None:
         assert page.count(b"### mem_dup\n") == 1 and b"Changed." in page and b"Second line." not in page
 
 
+def test_ids_are_looked_up_whole_in_the_index(tmp_path: Path) -> None:
+    """The splice finds a changed record's line by its id in the index's bytes: never the end of a
+    longer id, any UTF-8, each file's lines where that file's ids are; the index left is the one
+    ``render_all`` leaves."""
+    lay = ensure_layout(tmp_path / "root")
+    hand_append(lay.l1, record("mem_b", "Identity.", layer="L1"))
+    hand_append(lay.l2, record("x_mem_c", "Longer id."), record("mem_é", "Accented."), record("mem_b2", "Prefix."),
+                record("mem_c", "C."))
+    hand_append(lay.projects_dir / "alpha.jsonl", record("alpha_mem_c", "In Alpha.", scope={"type": "project", "project": "Alpha"}))
+    render_all(lay)
+    assert render_splice.load(lay) is not None
+    for k, change in enumerate((("mem_b", "Changed identity."), ("mem_c", "Changed C."), ("mem_é", "Changed é."))):
+        ap = Apply(lay)
+        ap.put({**ap.recs[change[0]], "statement": change[1]})
+        ap.put(record(f"mem_new_{k}", "Added."))
+        before = ap.write()
+        assert render_step(lay, before, ap.changed, tmp_path / f"twin-{k}")
+        ix = render_splice.load(lay)
+        assert ix is not None and ix.idblob == "".join(f"{x}\n" for x in ix.ids).encode()
+    page = lay.rendered_memory.read_bytes()
+    assert b"Longer id." in page and b"Prefix." in page and b"Changed \xc3\xa9." in page
+
+
 def test_an_apply_that_renders_everything_leaves_an_index_for_the_next(tmp_path: Path) -> None:
     """``render_all`` with the records an apply computed (``records_after``) checks them against
     the files, so the next apply can splice."""

@@ -160,11 +160,21 @@ Facts = tuple[int | None, str, int]  # a record's day, source and store order
 
 def record_facts(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, Facts]:
     """``(day, source, ord)`` of each indexed id (``records.day``, ``records.source``, ``records.ord``)."""
+    from commonkeep.recall.search.shifts import ORD, load
+
     out: dict[str, Facts] = {}
-    for i in range(0, len(ids), 500):
-        chunk = list(ids[i : i + 500])
-        marks = ",".join("?" * len(chunk))
-        sql = f"SELECT id, day, source, ord FROM records WHERE id IN ({marks})"  # noqa: S608
-        for rid, day, source, ord_ in conn.execute(sql, chunk):
-            out[str(rid)] = (None if day is None else int(day), str(source), int(ord_))
+    own = not conn.in_transaction  # the rows and the shifts of their store order (``shifts.py``) of one sync
+    if own:
+        conn.execute("BEGIN")
+    try:
+        tab = load(conn)
+        for i in range(0, len(ids), 500):
+            chunk = list(ids[i : i + 500])
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT id, day, source, ord FROM records WHERE id IN ({marks})"  # noqa: S608
+            for rid, day, source, ord_ in conn.execute(sql, chunk):
+                out[str(rid)] = (None if day is None else int(day), str(source), tab.true(ORD, "", int(ord_)))
+    finally:
+        if own:
+            conn.execute("COMMIT")
     return out

@@ -238,7 +238,10 @@ def _delta_read(rconn: sqlite3.Connection, root: Path | str, name: str, path: Pa
                       (name, new_stamp, crcs.tobytes(), lens.tobytes(), blocks.tobytes()))
         rconn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fingerprint', ?)", (new_fp,))
 
-    return _apply(rconn, root, rel, removed, added, start, old_stop, new_stop - old_stop, finish)
+    from commonkeep.recall.search.delta_lazy import After
+
+    after = After(rconn, rel, read, lens, new_end, new_stop, new_stop - old_stop)
+    return _apply(rconn, root, rel, removed, added, start, old_stop, new_stop - old_stop, finish, after)
 
 
 def _changed(read: Read, size: int, old_size: int, old_crcs: array[int], old_lens: array[int],
@@ -293,7 +296,10 @@ def _removed(rconn: sqlite3.Connection, rel: str, start: int, stop: int, lines: 
     been the place of a plain record (else what it was is unknown here). ``hint``: the ids of the
     new run, looked up first (a place is a line's start: ``lines`` of them in the run are all)."""
     from commonkeep.recall.hard_rules import HARD_RULE_MIN_CONFIDENCE, HARD_RULE_TYPES
+    from commonkeep.recall.search.shifts import OFFSET, load
 
+    tab = load(rconn)  # stored offsets: the true ones moved by the lazy shifts (``shifts.py``)
+    start, stop = tab.bound(OFFSET, rel, start), tab.bound(OFFSET, rel, stop)
     ids: list[str] = []
     if hint and lines:
         marks = ",".join("?" * len(hint))
@@ -380,9 +386,10 @@ def _check_unique(root: Path | str, name: str, whole: Callable[[], bytes], start
 
 def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[tuple[Any, ...]],
            added: list[tuple[dict[str, Any], int, int]], start: int, old_stop: int, grew: int,
-           finish: Any) -> DeltaResult:
-    from commonkeep.recall.search import fts, health, index
+           finish: Any, after: Any) -> DeltaResult:
+    from commonkeep.recall.search import fts, health, index, shifts
     from commonkeep.recall.search.days import record_day
+    from commonkeep.recall.search.delta_lazy import count_before, lazy_places
     from commonkeep.recall.search.rows import IndexRow, source_of
     from commonkeep.recall.search.sync import _count_terms, _insert
 
@@ -390,15 +397,25 @@ def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[
         raise Declined  # a record kept whole: its store order is not known from places
     if rconn.execute("SELECT 1 FROM meta WHERE key = 'terms'").fetchone() is None:
         raise Declined  # term counts not built yet: the whole sync recounts them
+    tab = shifts.load(rconn)
     if removed:
-        first = min(int(r[7]) for r in removed)
+        first = min(tab.true(shifts.ORD, "", int(r[7])) for r in removed)
     else:
-        first = _count_before(rconn, root, rel, start)
-    fresh = [IndexRow(fts.row_for(rec, clean=True), "", first + i, record_day(rec.get("created_at")), source_of(rec) or "")
-             for i, (rec, _, _) in enumerate(added)]
-    touched = {r.source for r in fresh if r.source} | {str(r[9]) for r in removed if r[9]}
-    shift = len(fresh) - len(removed)
+        first = count_before(rconn, root, rel, start, tab)
+    shift = len(added) - len(removed)
     with health.transaction(rconn):
+        if shifts.load(rconn).entries != tab.entries:
+            raise Declined  # another sync moved the index meanwhile
+        if tab.stale:
+            shifts.drop(rconn)  # left by other code: the stored values are the true ones
+        # the rows after the run keep their stored values, an entry says how far they moved (``shifts``)
+        lazy = lazy_places(rconn, tab, rel, removed, added, first, after, shift)
+        if lazy is None:  # written into the rows, as ever
+            shifts.fold(rconn)
+        places, ords = lazy or ([off for _, off, _ in added], [first + i for i in range(len(added))])
+        fresh = [IndexRow(fts.row_for(rec, clean=True), "", ords[i], record_day(rec.get("created_at")), source_of(rec) or "")
+                 for i, (rec, _, _) in enumerate(added)]
+        touched = {r.source for r in fresh if r.source} | {str(r[9]) for r in removed if r[9]}
         rconn.executemany(
             "INSERT INTO recall_fts (recall_fts, rowid, id, statement, tags, context) VALUES ('delete', ?, ?, ?, ?, ?)",
             ((r[8], r[0], r[4], r[5], r[6]) for r in removed))
@@ -406,19 +423,21 @@ def _apply(rconn: sqlite3.Connection, root: Path | str, rel: str, removed: list[
         rconn.executemany("DELETE FROM record_at WHERE id = ?", ((r[0],) for r in removed))
         back = {rec["id"] for rec, _, _ in added}  # a record written again keeps its vector (checked by its text's hash)
         rconn.executemany("DELETE FROM vectors WHERE id = ?", ((r[0],) for r in removed if r[0] not in back))
-        if shift:
+        if lazy is None and shift:
             rconn.execute("UPDATE records SET ord = ord + ? WHERE ord >= ?", (shift, first + len(removed)))
-        if grew:
+        if lazy is None and grew:
             rconn.execute("UPDATE record_at SET offset = offset + ? WHERE file = ? AND offset >= ?", (grew, rel, old_stop))
         _insert(rconn, fresh)
         rconn.executemany("INSERT INTO record_at (id, file, offset, length, body) VALUES (?, ?, ?, ?, NULL)",
-                          ((rec["id"], rel, off, length) for rec, off, length in added))
+                          ((rec["id"], rel, places[i], length) for i, (rec, _, length) in enumerate(added)))
         _count_terms(rconn, [(str(r[4]), str(r[5]), str(r[6])) for r in removed], -1)
         _count_terms(rconn, [(r.row[4], r.row[5], r.context) for r in fresh], 1)
         for src in sorted(touched):  # a record with a source: its neighbours' contexts move with it
             _recontext(rconn, src)
         rconn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'docs'", (shift,))
         finish()
+        if lazy is not None:  # the entries hold for the fingerprint ``finish`` wrote
+            rconn.execute("INSERT OR REPLACE INTO meta (key, value) SELECT 'shifts', value FROM meta WHERE key = 'fingerprint'")
     from commonkeep.store.layout import Layout
 
     with index._closing(fts.connect(Layout(root).search_db)) as conn, health.transaction(conn):
@@ -464,27 +483,3 @@ def _recontext(rconn: sqlite3.Connection, source: str) -> None:
                       ((m[4], m[0], m[1], m[2], m[5]) for m in moved))
     _count_terms(rconn, [(str(m[1]), str(m[2]), str(m[3])) for m in moved], -1)
     _count_terms(rconn, [(str(m[1]), str(m[2]), str(m[5])) for m in moved], 1)
-
-
-def _count_before(rconn: sqlite3.Connection, root: Path | str, rel: str, start: int) -> int:
-    """How many indexed records come before byte ``start`` of ``rel`` in store order."""
-    from commonkeep.store.layout import Layout
-
-    lay = Layout(root)
-    order = [p.relative_to(lay.root).as_posix() for p in lay.canonical_files()]
-    if rel not in order:
-        raise Declined
-    before = order[: order.index(rel)]
-    marks = ",".join("?" * len(before)) or "''"
-    first = int(rconn.execute(
-        f"SELECT count(*) FROM record_at WHERE file IN ({marks}) OR (file = ? AND offset < ?)",  # noqa: S608
-        (*before, rel, start)).fetchone()[0])
-    # the neighbours in this file must sit at first - 1 and first in store order (an id on two
-    # lines elsewhere would make places and order disagree)
-    prev = rconn.execute("SELECT r.ord FROM record_at a JOIN records r ON r.id = a.id WHERE a.file = ? AND a.offset < ? "
-                         "ORDER BY a.offset DESC LIMIT 1", (rel, start)).fetchone()
-    after = rconn.execute("SELECT r.ord FROM record_at a JOIN records r ON r.id = a.id WHERE a.file = ? AND a.offset >= ? "
-                          "ORDER BY a.offset LIMIT 1", (rel, start)).fetchone()
-    if (prev is not None and int(prev[0]) != first - 1) or (after is not None and int(after[0]) != first):
-        raise Declined
-    return first

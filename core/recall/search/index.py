@@ -16,7 +16,7 @@ Selection rows: ``record_at`` holds, for every id of ``records``, where the reco
 store gets for that id (the last active line of it) is: the file, byte offset and length of that
 line, so :func:`records_by_id` reads a dozen lines from the JSONL instead of the index keeping a
 second copy of every record (68 MB at 100,000 records; a record with no readable line of its own
-is kept whole in ``body``). Those reads are checked: the canonical files must still have the
+is kept whole in ``body``; the offsets are stored values that ``shifts`` entries move, ``shifts.py``). Those reads are checked: the canonical files must still have the
 fingerprint the index was built from and each line must hold its id, or :class:`Moved` is raised
 and the reader re-syncs. ``select_rows`` holds one row per line (kind
 ``hard``: active records that are hard rules, §6.11; kind ``contested``: status ``contested``),
@@ -60,6 +60,9 @@ from commonkeep.recall.search.rows import (  # noqa: F401 - the public names of 
     select_rows_for,
     source_of,
 )
+from commonkeep.recall.search.shifts import OFFSET
+from commonkeep.recall.search.shifts import SCHEMA as SHIFTS
+from commonkeep.recall.search.shifts import load as load_shifts
 from commonkeep.store.root import require_root  # noqa: F401  (moved to the store in 0.3; the old name keeps working)
 
 # External content: the texts are read from ``records`` (same rowid), not stored a second time in the
@@ -74,8 +77,10 @@ RECALL_DB = "recall.db"
 # stores a fingerprint without it, so the next reader here re-syncs instead of trusting tables
 # that sync left behind.
 # 3: ``record_at`` (places of records) replaced ``record_json`` (whole records). 4: ``records``
-# keeps each record's ``day`` and ``source`` (the rerank stage's cues, ``cues.py``).
-INDEX_FORMAT = "commonkeep-index-4"
+# keeps each record's ``day`` and ``source`` (the rerank stage's cues, ``cues.py``). 5: ``shifts``
+# (``shifts.py``): ``record_at.offset`` and ``records.ord`` are stored values that its entries move;
+# code that does not apply them would read wrong places, so it finds the index stale and re-syncs.
+INDEX_FORMAT = "commonkeep-index-5"
 
 _RECALL_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -102,6 +107,8 @@ _RECALL_SCHEMA = (
     "CREATE INDEX IF NOT EXISTS record_at_whole ON record_at (id) WHERE file = ''",
     "CREATE TABLE IF NOT EXISTS select_rows (kind TEXT NOT NULL, ord INTEGER NOT NULL, body BLOB NOT NULL, "
     "PRIMARY KEY (kind, ord)) WITHOUT ROWID",
+    # How far the rows after a changed line moved, instead of every such row written (``shifts.py``).
+    SHIFTS,
 )
 # Every table and index of the schema: a recall.db lacking one (an older version) gets the missing
 # ones. Missing selection tables also drop its fingerprint, so that the next reader re-syncs and
@@ -427,12 +434,14 @@ def records_by_id(conn: sqlite3.Connection, ids: list[str], root: Path | str) ->
         conn.execute("BEGIN")
     try:
         stamp = conn.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
+        tab = load_shifts(conn, None if stamp is None else str(stamp[0]))  # the stored offsets' moves
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
             marks = ",".join("?" * len(chunk))
             sql = f"SELECT id, file, offset, length, body FROM record_at WHERE id IN ({marks})"  # noqa: S608
             for rid, file, offset, length, body in conn.execute(sql, chunk):
-                places[str(rid)] = (str(file), int(offset), int(length), None if body is None else bytes(body))
+                places[str(rid)] = (str(file), tab.true(OFFSET, str(file), int(offset)), int(length),
+                                    None if body is None else bytes(body))
     finally:
         if own:
             conn.execute("COMMIT")

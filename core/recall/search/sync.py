@@ -93,7 +93,14 @@ def _sync_recall(
     conn: sqlite3.Connection, want: Mapping[str, IndexRow], *, full: bool, select: SelectRows | None = None
 ) -> tuple[int, int]:
     """The incremental sync (``full``: everything rewritten in place) of ``recall.db``."""
+    from commonkeep.recall.search import shifts
+
     with health.transaction(conn):
+        # the rows compared below hold their true places and store order (``shifts.py``)
+        if full:
+            shifts.drop(conn)
+        else:
+            shifts.fold(conn)
         if select is not None:
             _sync_select(conn, select, full=full)
         if full:
@@ -155,6 +162,9 @@ def _rebuild_recall(conn: sqlite3.Connection, root: Path | str) -> tuple[rows.Sc
         removed = int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
         for table in ("records", "record_at", "select_rows", "terms"):
             conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+        from commonkeep.recall.search import shifts
+
+        shifts.drop(conn)
         conn.execute("DROP TABLE IF EXISTS recall_fts")
         conn.execute(index.RECALL_FTS)
         batch: list[tuple[str, str, int, int, bytes | None]] = []
