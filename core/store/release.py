@@ -16,6 +16,8 @@ import os
 import threading
 from contextlib import suppress
 
+# never follows a link, never waits (a FIFO put where the file was opens at once, and is only removed)
+_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _lock = threading.Lock()
 _pending: list[threading.Thread] = []
 
@@ -41,7 +43,7 @@ def unlink(path: str | os.PathLike[str]) -> None:
     """Remove ``path`` (``FileNotFoundError`` when it is missing), its blocks freed by
     :func:`later`: it is held open across the unlink, so the kernel frees it at that close."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, _FLAGS)
     except OSError:
         os.unlink(path)  # a link, or not readable: removed as it is
         return
@@ -56,7 +58,7 @@ def unlink(path: str | os.PathLike[str]) -> None:
 def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
     """``os.replace(src, dst)``, the file it replaces freed by :func:`later`."""
     try:
-        fd = os.open(dst, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(dst, _FLAGS)
     except OSError:
         fd = -1
     try:

@@ -90,3 +90,17 @@ def test_a_removed_or_replaced_cache_is_freed_by_the_thread(tmp_path: Path, monk
         with pytest.raises(OSError):
             os.fstat(fd)
     assert _deleted_fds(tmp_path) == []
+
+
+def test_a_fifo_where_the_file_was_is_removed_without_waiting(tmp_path: Path) -> None:
+    """Opening a FIFO to read waits for a writer: a root where one stands in for a runtime file must not hang an apply."""
+    fifo = tmp_path / "rendered-index.bin"
+    os.mkfifo(fifo)
+    release.unlink(fifo)
+    assert not fifo.exists()
+    os.mkfifo(fifo)
+    src = tmp_path / "new"
+    src.write_bytes(b"x")
+    release.replace(src, fifo)
+    release.settle()
+    assert fifo.read_bytes() == b"x"
