@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -55,7 +56,8 @@ def _loaded(browser: Any, css: str, words: str = "") -> Any:
             raise AssertionError(said[0].text)
         found = d.find_elements(By.CSS_SELECTOR, css)
         return found[0] if found and words in found[0].text else None
-    return WebDriverWait(browser, WAIT).until(seen)
+    # the page may replace the element between finding and reading it (a poll re-rendered it): read again
+    return WebDriverWait(browser, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(seen)
 
 
 def _enter_decides_nothing(browser: Any, root: Path, box: Any) -> None:
