@@ -106,6 +106,7 @@ def test_each_pattern_is_widened_never_narrowed_for_the_engine() -> None:
     assert expr(lazy(r"[\w.-]{1,64}:[^\s]{4,200}")) == (r"[\w.-]{1,}:[^\s]{4,}", 0)  # wide repeats left open
     assert expr(lazy(r"\d{4,8}")) == (r"\d{4,8}", 0)
     assert expr(lazy(r"\\\^x")) == (r"\\\^x", 0)  # escaped: kept
+    assert expr(lazy(r"[]^]x$")) == (r"[]^]x", 0) and expr(lazy(r"[^]^]x^")) == (r"[^]^]x", 0)  # a "]" first in a class is a letter
     assert expr(lazy(r"(?i)parola(?:m|sı)?")) == (r"(?i)parola(?:m|s(?:ı|I|i))?", 0)  # Python folds ı to i
     assert expr(lazy(r"[sı]+")) is None  # inside a class (perhaps negated): always run
     assert expr(lazy(r"\u0041")) is None and expr(lazy(r"\N{DASH}")) is None
