@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 
 from commonkeep.secrets import context as placed
-from commonkeep.secrets import flags, named, places, provider, public, rule_net, services, structure
+from commonkeep.secrets import flags, named, places, provider, public, services, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.lazy import lazy, source
 from commonkeep.secrets.literals import Wanted
@@ -308,13 +308,9 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     ascii = text.isascii()  # contexts read the lower-cased text: case folding outside ASCII differs
     low_work = low  # ... of the text as the next rule sees it (claimed spans masked: a mask can join a match)
     pub = public.spans(text)  # public by structure: the shape rules leave these alone (``public.py``)
-    # the rules that could match the text as the next rule sees it (``rule_net``), asked again after each claim
-    net = rule_net.possible(text, _PLAN) if live & (live - 1) else None
     while live:  # the rules whose literals the text holds, in their order (hex_key always)
         bit = live & -live
         live ^= bit
-        if net is not None and not net & bit:
-            continue
         kind, pattern, needles, fold_case, gate, context = _PLAN[bit.bit_length() - 1]
         if kind in ("hex_key", "prefixed_hex_token") and not hexy:
             continue
@@ -348,8 +344,6 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
             spans.extend(found)
             work = _mask(work, found)
             low_work = work.lower()
-            if net is not None and live:
-                net = rule_net.possible(work, _PLAN)
     if placed.card_digits(text):  # card numbers with their codes (``context.card_spans``)
         cards = [sp for sp in placed.card_spans(work) if MASK not in work[sp[0] : sp[1]]]
         for s, e, kind in cards:

@@ -47,7 +47,7 @@ inválida válida guardada cambiada
 o os um uma é são era não nunca sempre também obrigatória incorreta inválida vazia expirada alterada
 il lo gli uno è sono era non mai sempre anche obbligatoria errata sbagliata vuota scaduta
 het een niet nooit altijd ook verplicht onjuist fout leeg ongeldig geldig verlopen
-este nu este prea obligatorie necesara incorecta corecta gresita invalida valida expirata goala noua veche sigura slaba
+este nu prea obligatorie necesara incorecta corecta gresita invalida valida expirata goala noua veche sigura slaba
 puternica schimbata salvata ascunsa temporara implicita scurta lunga simpla complexa ceruta aceeasi
 massa obligatoria incorrecta correcta curta llarga nova antiga segura feble buida caducada necessaria requerida canviada desada
 below above attached inside outside elsewhere somewhere nowhere everywhere gone here there ready available
@@ -108,6 +108,12 @@ def _random_part(value: str) -> bool:
 _ENDINGS = ("ing", "ed", "able", "ible", "tion", "sion", "ive", "ous", "ful", "less", "ness", "ment")
 _READS = lazy(r"(?:[aeiouy]|[b-df-hj-np-tv-xz]{1,3}(?=[aeiouy]|$))+")  # no run of four consonants
 
+
+def _reads(low: str) -> bool:
+    """Lower-case letters a reader says as a word: no four consonants in a row, a vowel in every four letters."""
+    return _READS.fullmatch(low) is not None and 4 * sum(c in "aeiouy" for c in low) >= len(low)
+
+
 def inflected(low: str) -> bool:
     """Whether ``low`` is an English word with an inflection or suffix ("rotated", "required",
     "unencrypted"): the ending, and the word or its stem a word of the vocabulary, or a stem that
@@ -124,7 +130,7 @@ def inflected(low: str) -> bool:
             stem = low[: -len(end)]
             if stem in words or stem + "e" in words or (stem[-1:] == stem[-2:-1] and stem[:-1] in words):
                 return True
-            return _READS.fullmatch(stem) is not None and 4 * sum(c in "aeiouy" for c in stem) >= len(stem)
+            return _reads(stem)
     return False
 
 
@@ -150,8 +156,7 @@ def unsayable(v: str) -> bool:
     "username bob password …"): eight or more, ``given`` (no word of English or of the grammar, no
     name), and not readable (four consonants in a row, or fewer than one vowel in four letters)."""
     low = v.lower()
-    return (v.isalpha() and v.isascii() and len(v) >= 8 and given(v)
-            and (_READS.fullmatch(low) is None or 4 * sum(c in "aeiouy" for c in low) < len(low)))
+    return v.isalpha() and v.isascii() and len(v) >= 8 and given(v) and not _reads(low)
 
 
 def given(v: str) -> bool:

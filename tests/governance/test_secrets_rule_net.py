@@ -1,7 +1,7 @@
 """The rules' net (``secrets/rule_net.py``): one Hyperscan pass that names the rules whose pattern
-could match a text, so ``rules.plan`` and ``rules.find`` search only those. It must never leave out
-a rule whose pattern matches (``plan`` would skip it, the pre-check would let the secret through,
-``find`` would not claim it), and with the net built the pre-check and the redactor answer as they
+could match a text, so ``rules.plan`` searches only those. It must never leave out a rule whose
+pattern matches (``plan`` would skip it and the pre-check let the secret through, or ``find`` start
+after it), and with the net built the pre-check and the redactor answer as they
 do without it."""
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ def net() -> object:
     return rule_net._STATE["net"]
 
 
-# a claimed span masked out joins a match the text as written does not hold: the net is asked again
+# a claimed span masked out joins a match the text as written does not hold: ``find`` runs every later rule on
+# the masked text, whatever the net said of the text as written
 JOINED = ["x=1 -w O&9{smbclient //h/s -U u%ymf(xe,s5/,tjt$N30asS`:agGge,$tF",
           ";6cb99081d9ecb3cb00497ea5f42014026 token58544136:AAeAsm2Dgtuj5oiJpWGSoM1MdUDoR8nH4I5b.M5s"]
 
