@@ -173,6 +173,15 @@ def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: lis
 
 
 def _string(value: str, sink: list[str], hits: tuple[provider.Hit, ...], seen: list[str] | None, marked: list[str]) -> str:
+    if not hits and 8 <= len(value) <= 4096:  # the common case: one look-up of all a string's answers
+        text, kinds, worth, marker = _clean(value)
+        if worth and seen is not None:
+            seen.append(value)
+        if kinds:
+            sink.extend(kinds)
+        if marker:
+            marked.append(text)
+        return text
     if len(value) < 8 or (value[:1] in _OWN_START and _OWN.fullmatch(value) is not None):
         return value
     if seen is not None and provider.worth_scanning(value):
@@ -187,6 +196,18 @@ def _string(value: str, sink: list[str], hits: tuple[provider.Hit, ...], seen: l
     if "[REDACTED:" in text:
         marked.append(text)
     return text
+
+
+@lru_cache(maxsize=65536)
+def _clean(value: str) -> tuple[str, tuple[str, ...], bool, bool]:
+    """For ``_string``: a string's redaction with no provider hits, its kinds, whether the provider
+    rules should read it (``provider.worth_scanning``) and whether the result holds a marker.
+    Captures and patch files repeat their refs, tags, ids and notes: one look-up answers all four.
+    Commonkeep's own ids are kept as they are."""
+    if value[:1] in _OWN_START and _OWN.fullmatch(value) is not None:
+        return value, (), False, False
+    text, kinds = _redact_cached(value)
+    return text, kinds, provider.worth_scanning(value), "[REDACTED:" in text
 
 
 # the rest of a split token, at the start of another string (``randomness.random_head``)

@@ -24,6 +24,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
+from commonkeep.secrets import public
 from commonkeep.secrets.identifier import CODE_WORDS, SHORT_WORDS
 
 Hit = tuple[str, str]  # (secret value, kind)
@@ -47,13 +48,26 @@ def worth_scanning(text: str) -> bool:
 
 
 def _worth_scanning(text: str) -> bool:
+    strong: list[tuple[int, int]] | None = None
     for m in _STRETCH.finditer(text):
         s = m.group(0)
         if s.isdigit() or (s.isalpha() and (s.islower() or s.isupper())):
             continue  # a run of digits alone is a date or a number; one case of letters alone is a word
-        if not _named(s):
-            return True  # letters and digits mixed, or both cases, and not a name a person chose
+        if _named(s):
+            continue  # a name a person chose
+        # letters and digits mixed, or both cases: worth it, unless the run is inside a structure public
+        # by design (a hash after its algorithm, a public key: ``public.strong_spans``) or the whole text
+        # is one UUID (a host's session id: the provider rules that read UUIDs want a name beside them)
+        if strong is None:
+            if _ONLY_UUID.fullmatch(text):
+                return False
+            strong = public.strong_spans(text)
+        if not any(a <= m.start() and m.end() <= b for a, b in strong):
+            return True
     return False
+
+
+_ONLY_UUID = re.compile(r"\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\s*")
 
 
 _PARTS = re.compile(r"[A-Za-z]+|[0-9]+")

@@ -198,6 +198,40 @@ def _maybe_ulid(text: str) -> bool:
     return _ULID_RUN in b" " + text.encode("ascii").translate(_ULID_CLASSES) + b" "
 
 
+# The structures every character of which is public by design, wherever they stand: a hash after its
+# algorithm, an SSH public key or a hashed ``known_hosts`` entry, a public PEM block with its end line, a data
+# URI's bytes, a JSON Web Key's public numbers, a content id, a ULID. Not URLs, ids and named values, whose
+# place may hold a token a provider's rule knows. ``provider.worth_scanning`` does not call the maintained
+# scanner for a run of letters and digits inside one of these (a lockfile's hashes, a key's base64).
+_PEM_CLOSED = lazy(r"-----BEGIN (?P<l>CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|EC PUBLIC KEY|PGP PUBLIC KEY BLOCK|PGP SIGNATURE"
+                   r"|CERTIFICATE REQUEST|NEW CERTIFICATE REQUEST|X509 CRL|PKCS7|TRUSTED CERTIFICATE|SSH2 PUBLIC KEY)"
+                   r"-----[A-Za-z0-9+/=\s:,.()'-]*?-----END (?P=l)-----")
+_JWK_NUMBER = lazy(r"\"(?:n|e|x|y)\"\s*:\s*\"(?P<v>[A-Za-z0-9_-]{1,2048})\"")
+_STRONG: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = (
+    (("sha", "md5", "h1:", "zh:", "blake", "crc32"), _HASHED, False),
+    (("ssh-", "ecdsa-"), _SSH_PUB, False),
+    (("|1|",), _KNOWN_HOSTS, False),
+    (("-----begin",), _PEM_CLOSED, False),
+    (('":',), _JWK_NUMBER, True),
+    (("qm", "baf"), _CID, False),
+)
+
+
+def strong_spans(text: str) -> list[Span]:
+    """The spans of ``text`` inside which every character is public by design (``_STRONG``, ULIDs and
+    data URIs whose bytes are not readable text), unsorted."""
+    low = text.lower()
+    out: list[Span] = []
+    for literals, rx, value in _STRONG:
+        if any(w in low for w in literals):
+            out += [m.span("v") if value else m.span() for m in rx.finditer(text)]
+    if len(text) >= 26 and _maybe_ulid(text):
+        out += [m.span() for m in _ULID.finditer(text)]
+    if "data:" in low:
+        out += [m.span("v") for m in _DATA_URI.finditer(text) if not _readable(m.group("v"))]
+    return out
+
+
 def example_key(value: str) -> bool:
     """A documentation key: marked ``EXAMPLE`` (``AKIAIOSFODNN7EXAMPLE``, ``…EXAMPLEKEY``)."""
     return "EXAMPLE" in value

@@ -255,9 +255,10 @@ def _value_span(m: re.Match[str]) -> tuple[int, int]:
 # What ``plan`` learnt about the last text it was asked (the pre-check asks, then the redactor runs ``find``
 # on the same text): the text, the rules ``find`` still has to run (the first that matches it and those
 # after it; 0: none matches), the lower-cased literals it holds (the rules' gates) and whether it holds
-# 32 hex digits in a row, and the list of rules it read (a test that swaps ``_PLAN`` does not get an
-# answer about the old one). One entry, replaced whole (threads asking about other texts only miss it).
-_PLANNED: tuple[str | None, int, set[str], bool, object] = (None, 0, set(), False, None)
+# 32 hex digits in a row, the list of rules it read (a test that swaps ``_PLAN`` does not get an
+# answer about the old one), and the rules' net's answer for the text (``rule_net.possible``; ``None``:
+# none). One entry, replaced whole (threads asking about other texts only miss it).
+_PLANNED: tuple[str | None, int, set[str], bool, object, int | None] = (None, 0, set(), False, None, None)
 
 
 def plan(text: str, low: str, net: int | None = None) -> bool:
@@ -269,13 +270,12 @@ def plan(text: str, low: str, net: int | None = None) -> bool:
     (``_PLANNED``) instead of running all of them again. ``net``: the rules that could match
     (``rule_net.possible``), the others are not searched."""
     global _PLANNED
-    if net == 0:  # no rule's pattern can match ``text``: ``find`` has no rule to run
-        _PLANNED = (text, 0, set(), False, _PLAN)
-        return False
+    if net is not None:
+        return _plan_net(text, low, net)
     hexy = _HEX32.search(text) is not None
     _, present_ci, live = _WANTED.present(text, low)
     ascii = text.isascii()
-    rest = live if net is None else live & net
+    rest = live
     while rest:
         bit = rest & -rest
         rest ^= bit
@@ -287,9 +287,43 @@ def plan(text: str, low: str, net: int | None = None) -> bool:
         if context is not None and ascii and not context(low):
             continue
         if pattern.search(text) is not None:
-            _PLANNED = (text, live & ~(bit - 1), present_ci, hexy, _PLAN)
+            _PLANNED = (text, live & ~(bit - 1), present_ci, hexy, _PLAN, None)
             return True
-    _PLANNED = (text, 0, present_ci, hexy, _PLAN)
+    _PLANNED = (text, 0, present_ci, hexy, _PLAN, None)
+    return False
+
+
+def _plan_net(text: str, low: str, net: int) -> bool:
+    """``plan`` where the rules' net answered (an ASCII text): only the rules it names are searched, and
+    the literals and the hex run the gates read are looked up only when a rule it names reads them
+    (most texts the net lets through are decided by one or two searches)."""
+    global _PLANNED
+    hexy: bool | None = None
+    present_ci: set[str] | None = None
+    rest = net
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        kind, pattern, _, _, gate, context = _PLAN[bit.bit_length() - 1]
+        if kind in ("hex_key", "prefixed_hex_token"):
+            if hexy is None:
+                hexy = _HEX32.search(text) is not None
+            if not hexy:
+                continue
+        if gate is not None:
+            if present_ci is None:
+                present_ci = _WANTED.present(text, low)[1]
+            if gate.isdisjoint(present_ci):
+                continue
+        if context is not None and not context(low):
+            continue
+        if pattern.search(text) is not None:
+            _, present_ci, live = _WANTED.present(text, low)
+            if hexy is None:
+                hexy = _HEX32.search(text) is not None
+            _PLANNED = (text, live & ~(bit - 1), present_ci, hexy, _PLAN, net)
+            return True
+    _PLANNED = (text, 0, set(), False, _PLAN, net)  # no rule to run: ``find`` reads neither
     return False
 
 
@@ -300,8 +334,9 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     work = text
     low = text.lower()
     planned = _PLANNED
+    net: int | None = None  # the rules the net names: until a claim masks the text, no other rule can match it
     if planned[0] == text and planned[4] is _PLAN:  # the pre-check asked ``plan``: the rules before the first that matches are not run again
-        _, live, present_ci, hexy, _ = planned
+        _, live, present_ci, hexy, _, net = planned
     else:
         hexy = _HEX32.search(text) is not None
         _, present_ci, live = _WANTED.present(text, low)
@@ -311,6 +346,8 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     while live:  # the rules whose literals the text holds, in their order (hex_key always)
         bit = live & -live
         live ^= bit
+        if net is not None and not net & bit and work is text:
+            continue
         kind, pattern, needles, fold_case, gate, context = _PLAN[bit.bit_length() - 1]
         if kind in ("hex_key", "prefixed_hex_token") and not hexy:
             continue

@@ -99,7 +99,7 @@ def test_find_after_plan_finds_what_find_alone_finds(corpus: list[tuple[str, lis
     rng = random.Random(4)
     texts = rng.sample(texts, 6000) + [t for t, m in corpus if m]
     for text in texts:
-        rules._PLANNED = (None, 0, set(), False, None)
+        rules._PLANNED = (None, 0, set(), False, None, None)
         alone = rules.find(text)
         rules.plan(text, text.lower())
         assert rules.find(text) == alone, text
@@ -109,7 +109,7 @@ def test_the_pre_check_uses_the_plan_and_stays_exact(corpus: list[tuple[str, lis
     """Where ``plan`` finds no rule that matches (and the text has no card number), the pre-check goes
     on to the runs the shape rules read: it says no only where ``find`` finds nothing."""
     for text, _ in corpus:
-        rules._PLANNED = (None, 0, set(), False, None)
+        rules._PLANNED = (None, 0, set(), False, None, None)
         if not precheck.needs_scan(text):
             assert rules.find(text) == [], text
 

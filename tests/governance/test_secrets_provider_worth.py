@@ -1,0 +1,86 @@
+"""When the maintained provider scanner is called (``provider.worth_scanning``): for a run of 12+
+letters and digits, mixed, that no person chose as a name, unless the run lies inside a structure
+public by design (``public.strong_spans``: a hash after its algorithm, an SSH or PEM public key, a data
+URI's bytes, a JSON Web Key's public numbers, a content id, a ULID) or the whole string is one UUID.
+Those structures are most of a token-heavy capture mix; the scanner costs a capture more than the rest
+of the scan, and it finds nothing in them."""
+
+from __future__ import annotations
+
+import base64
+import re
+
+import pytest
+
+from commonkeep.secrets import provider, public, redact_obj
+
+_PNG = base64.b64encode(bytes(range(200, 256)) * 2).decode()  # bytes that are not text
+PUBLIC = {
+    "yarn integrity": ('  resolved "https://registry.yarnpkg.com/zod/-/zod-3.22.4.tgz"\n'
+                       "  integrity sha512-Co0G0Q/RMpfAjJH4ZBRYvNc3WX9xHp898fM+jC+7tLcJYNQTIRDfD06+bZE7rv3XY3Z8mfnBczNnESHGpuGW5A=="),
+    "go.sum": "golang.org/x/text v0.14.0 h1:ScX5w1eTa3QqT8oi6+ziP7dTV1S2+ALU0bI+0zXKWiQ=",
+    "SRI": '<script src="/app.js" integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC"></script>',
+    "ssh public key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINWQEz+LNhGDTAP+lZIvl6UU3kdTr6TTY+nHVfn3/11k= mallory@laptop",
+    "known_hosts": "|1|j4KQGhWymX71tHsHxdF3CXu9Flk=|K5CfAcfFTqMQJ24CjYxSfq19cNM= ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl",
+    "certificate": ("-----BEGIN CERTIFICATE-----\nMIIDFUFo7TKUuIcQ9uTgZg3XpeMxBN34U8CkJrZsKNv37X7cTFEYYA9E/Hgma5IF\n"
+                    "Y+viIo7K9CkelTX8mZWaF1r64lb=\n-----END CERTIFICATE-----"),
+    "JWK": '{"kty":"RSA","e":"AQAB","n":"2yOnKPSPJSDgv4IaMS7MNNf6J13ExqB9sMbL4QpWvzQk"}',
+    "data URI": f"background: url(data:image/png;base64,{_PNG})",
+    "IPFS CID": "pinned QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG to the gateway",
+    "ULID": "order 01ARZ3NDEKTSV4RRFFQ69G5FAV shipped",
+    "session UUID": "3f2c1a9e-8b7d-4c6e-9f01-23456789abcd",
+}
+TOKEN = "ghp_" + "aB3dE5fG7hI9jK1lM2nO4pQ6rS8tU0vW2xY4"  # generated, GitHub's shape
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_a_run_inside_a_structure_public_by_design_does_not_call_the_scanner(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = PUBLIC[name]
+    assert not provider._worth_scanning(text)
+    with monkeypatch.context() as m:  # a run of the structure, not known as public, would be scanned
+        m.setattr(public, "strong_spans", lambda text: [])
+        m.setattr(provider, "_ONLY_UUID", re.compile("(?!)"))
+        assert provider._worth_scanning(text)
+    # ... and a run beside it, outside it, is
+    assert provider._worth_scanning(f"{text}\nthe deploy token is {TOKEN}")
+    assert provider._worth_scanning(f"{text} and q8ZtR3vLx2WmN7kP")
+
+
+def test_what_is_not_public_by_design_is_still_scanned() -> None:
+    # a certificate's block without its end line reaches to the end of the text: not known whole
+    assert provider._worth_scanning("-----BEGIN CERTIFICATE-----\nMIIDFUFo7TKUuIcQ9uTgZg3XpeMxBN34U8CkJrZsKNv37X7c")
+    # a data URI of readable text may carry anything
+    readable = base64.b64encode(b"api_key=q8ZtR3vLx2WmN7kPa9sD").decode()
+    assert provider._worth_scanning(f"url(data:text/plain;base64,{readable})")
+    # a JWK's private member, a UUID with words around it, a URL's path and query values
+    assert provider._worth_scanning('{"kty":"oct","k":"GawgguFyGrWKav7AX4VKUg"}')
+    assert provider._worth_scanning("the heroku key is 3f2c1a9e-8b7d-4c6e-9f01-23456789abcd")
+    assert provider._worth_scanning("https://api.example.com/v1/items?code=q8ZtR3vLx2WmN7kP")
+    assert provider._worth_scanning("sha512 of the release is in q8ZtR3vLx2WmN7kP")  # no hash after the algorithm
+
+
+def test_strong_spans_are_only_whole_structures() -> None:
+    text = PUBLIC["yarn integrity"]
+    spans = public.strong_spans(text)
+    assert spans and all(text[s:e].startswith(("sha512-", "Co0G0Q")) for s, e in spans)
+    assert public.strong_spans("https://registry.npmjs.org/zod/-/zod-3.22.4.tgz") == []  # URLs are not
+
+
+def test_a_capture_of_public_structures_calls_the_scanner_once_a_token_is_beside_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+    real = provider._scan_here
+
+    def scan_here(text: str) -> tuple[provider.Hit, ...]:
+        asked.append(text)
+        return real(text)
+
+    monkeypatch.setattr(provider, "_scan_here", scan_here)
+    cand = {"text": PUBLIC["yarn integrity"], "tags": ["deps"], "evidence_refs": ["yarn.lock"],
+            "provenance": {"session_id": PUBLIC["session UUID"]}}
+    found: list[str] = []
+    assert redact_obj(cand, found) == cand and not found
+    assert asked == []
+    cand["tags"] = ["deps", TOKEN]
+    found = []
+    out = redact_obj(cand, found)
+    assert len(asked) == 1 and TOKEN in asked[0] and TOKEN not in str(out) and found
