@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import binascii
 import re
+from collections.abc import Iterator
 
 from commonkeep.secrets.lazy import lazy
 from commonkeep.secrets.literals import Literals
@@ -32,7 +33,9 @@ Span = tuple[int, int]
 
 _HASHED = lazy(r"(?i)(?<![A-Za-z0-9])(?:sha-?(?:1|224|256|384|512)|md5|h1|zh|blake2[bs]?|blake3|crc32c?|sha3-\d+)[-:=]"
                r"[A-Za-z0-9+/_=-]{8,}")
-_HASH_NAMED = lazy(r"(?i)(?:sha\d*|md5|hash|checksum|digest|sum)[\w-]*[\"']?\s*[:=]\s*[\"']?"
+# the name's run of word characters is taken whole (``*+``): what must follow it (a quote, a space, ``:`` or
+# ``=``) is none of them, so giving some back never helps, and trying it cost ~10 µs a lockfile's ``sha512-…``
+_HASH_NAMED = lazy(r"(?i)(?:sha|md5|hash|checksum|digest|sum)[\w-]*+[\"']?\s*[:=]\s*[\"']?"
                    r"(?P<v>[A-Za-z0-9+/_=-]{16,})")
 _SSH_PUB = lazy(r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)"
                 r"\s+AAAA[A-Za-z0-9+/]+={0,3}")
@@ -96,8 +99,44 @@ def _json_object(b64url: str) -> bool:
         return False
 
 
+# ``_SECRET_SEGMENT``'s words, as the endings ``str.endswith`` looks up in one call (a search per segment cost ~0.4 µs)
+_SECRET_ENDINGS = ("token", "tokens", "key", "keys", "secret", "secrets", "hook", "hooks", "bot", "auth", "password", "passwd",
+                   "sig", "signature", "credential", "credentials", "session")
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+.-")
+
+
+def _urls(text: str) -> Iterator[re.Match[str]]:
+    """``_URL.finditer(text)``, in ASCII text tried only where a URL can start: before ``://``, the start
+    of the scheme's letters (the look-behind rules out any later start: a scheme's character stands
+    before it), and at ``www.``; each from the end of the last match on, as the search goes."""
+    if not text.isascii():
+        yield from _URL.finditer(text)
+        return
+    low = text.lower()
+    starts: set[int] = set()
+    i = low.find("://")
+    while i >= 0:
+        s = i
+        while s > 0 and i - s <= 21 and low[s - 1] in _SCHEME_CHARS:
+            s -= 1
+        starts.add(s)
+        i = low.find("://", i + 1)
+    i = low.find("www.")
+    while i >= 0:
+        starts.add(i)
+        i = low.find("www.", i + 1)
+    end = 0
+    for s in sorted(starts):
+        if s < end:
+            continue
+        m = _URL.match(text, s)
+        if m is not None:
+            yield m
+            end = m.end()
+
+
 def _url_spans(text: str, out: list[Span]) -> None:
-    for m in _URL.finditer(text):
+    for m in _urls(text):
         url = m.group(0).rstrip(".,;:!?)]}")
         start = m.start()
         head = url.find("://")
@@ -106,12 +145,13 @@ def _url_spans(text: str, out: list[Span]) -> None:
         if auth_end < 0:
             continue  # a host alone: not an id's place (``www.<random>.com`` is read as any text)
         pos = body = auth_end  # the host and user-info are not public: a password or a random host is read as any text
-        prev = ""
+        secret_before = False  # the segment before ends with a word of ``_SECRET_SEGMENT``
         for seg in _URL_PARTS.split(url[body:]):
             if seg and seg not in "/?&#=":
-                if not _SECRET_SEGMENT.search(prev) and not seg.lower().startswith("bot"):
+                low = seg.lower()
+                if not secret_before and not low.startswith("bot"):
                     out.append((start + pos, start + pos + len(seg)))
-                prev = seg
+                secret_before = low.endswith(_SECRET_ENDINGS)
             pos += len(seg)
 
 
@@ -171,13 +211,47 @@ def _remember(text: str, found: tuple[Span, ...]) -> None:
     _LAST = (text, found)
 
 
+# the words every match of a structure starts with (lower-cased), for the slow expressions: the search
+# then tries only where one stands (``_starting``) instead of at every position (``_HASH_NAMED`` cost
+# ~15 µs a lockfile entry searched, ~1 µs so)
+_STARTS: dict[re.Pattern[str], tuple[str, ...]] = {
+    _HASHED: ("sha", "md5", "h1", "zh", "blake", "crc32"),
+    _HASH_NAMED: ("sha", "md5", "hash", "checksum", "digest", "sum"),
+    _FINGERPRINT: ("fingerprint", "gpg", "pgp", "rsa key", "dsa key", "key id", "keyid", "signing key id"),
+}
+
+
+def _finditer(rx: re.Pattern[str], text: str, low: str) -> Iterator[re.Match[str]]:
+    """``rx.finditer(text)``; for a pattern of ``_STARTS`` in ASCII text (``low`` its lower-cased copy,
+    the same length), tried only where one of its first words stands: every match starts at one, and
+    trying those positions in order, each from the end of the last match on, is what the search does."""
+    words = _STARTS.get(rx)
+    if words is None or not text.isascii():
+        yield from rx.finditer(text)
+        return
+    starts: set[int] = set()
+    for w in words:
+        i = low.find(w)
+        while i >= 0:
+            starts.add(i)
+            i = low.find(w, i + 1)
+    end = 0
+    for i in sorted(starts):
+        if i < end:
+            continue
+        m = rx.match(text, i)
+        if m is not None:
+            yield m
+            end = m.end()
+
+
 def _spans(text: str) -> list[Span]:
     low = text.lower()
     out: list[Span] = []
     gates = _gates(low)
     for i, (_, rx, value) in enumerate(_GATED):
         if gates >> i & 1:
-            out += [m.span("v") if value else m.span() for m in rx.finditer(text)]
+            out += [m.span("v") if value else m.span() for m in _finditer(rx, text, low)]
     if len(text) >= 26 and _maybe_ulid(text):
         out += [m.span() for m in _ULID.finditer(text)]
     if "eyJ" in text:
@@ -224,7 +298,7 @@ def strong_spans(text: str) -> list[Span]:
     out: list[Span] = []
     for literals, rx, value in _STRONG:
         if any(w in low for w in literals):
-            out += [m.span("v") if value else m.span() for m in rx.finditer(text)]
+            out += [m.span("v") if value else m.span() for m in _finditer(rx, text, low)]
     if len(text) >= 26 and _maybe_ulid(text):
         out += [m.span() for m in _ULID.finditer(text)]
     if "data:" in low:

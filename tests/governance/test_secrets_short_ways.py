@@ -1,6 +1,7 @@
 """The secret gate's short ways give the long ways' answers: ``context.card_digits`` is the card
-pre-check's search, and ``redact_obj`` walks an object as before (short strings kept, the rest
-redacted, split tokens found)."""
+pre-check's search, the pre-check's runs cut out with ``bytes.translate`` are its expressions' matches,
+the public structures searched only where their first words stand are the whole searches, and
+``redact_obj`` walks an object as before (short strings kept, the rest redacted, split tokens found)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from commonkeep.bench.capture import WORKLOADS
-from commonkeep.secrets import _redact_cached, _redact_uncached, context, redact_obj, structure
+import re
+
+from commonkeep.secrets import _redact_cached, _redact_uncached, context, precheck, public, redact_obj, structure
 
 _CARDISH = ["4111 1111 1111 1111", "4111-1111-1111-1111", "5500005555555559", "1", "12", " ", "-", "--", "x", "٣", "١٢٣٤",
             "2026-12-05", "card", "cvv 123"]
@@ -32,6 +35,75 @@ def test_card_digits_on_the_workloads() -> None:
         for text, _ in WORKLOADS[name](600, 3):
             for view in (text, text.lower()):
                 assert context.card_digits(view) == (context.CARD_DIGITS.search(view) is not None)
+
+
+def _run_by_regex(part: str, low: str, exact: bool) -> bool:
+    """``precheck._run`` as its expressions read a piece of text (before the runs were cut out)."""
+    for m in precheck._HEX_RUN.finditer(part):
+        run = m.group(0)
+        if len(run) >= 48 or (len(run) >= 32 and any(w in low for w in precheck._HEX_WORDS)) or precheck._readable(run):
+            return True
+    if ("_" in part or "-" in part) and precheck._PREFIXED_HEX.search(part):
+        return True
+    for m in precheck._TOKEN_RUN.finditer(part):
+        run = m.group(0)
+        if run != run.lower() and precheck._RANDOM_HINT.search(run) and (not exact or precheck.random_parts(run)):
+            return True
+    return any(precheck._readable(m.group(0)) for m in precheck._B64_RUN.finditer(part))
+
+
+_RUNNY = ["0123456789abcdef" * 2, "deadBEEF", "aGVsbG8gd29ybGQgc2VjcmV0", "=", "==", "===", "+", "/", "_", "-", ".", ":", "x",
+          "Zq8", "cGFzc3dvcmQ9aHVudGVyMg", "_0123456789abcdef0123456789abcdef"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_RUNNY) | st.text(alphabet="aZ09+/=_-.:!", max_size=8), min_size=1, max_size=12).map("".join),
+       st.sampled_from(["", "the api key"]), st.booleans())
+def test_runs_cut_out_are_the_expressions_matches(part: str, low: str, exact: bool) -> None:
+    assert precheck._run(part, low, exact) == _run_by_regex(part, low, exact)
+
+
+def test_runs_on_the_workloads() -> None:
+    for name in ("mixed", "tokens"):
+        for text, _ in WORKLOADS[name](600, 3):
+            for part in text.split():
+                if len(part) >= 16 and part.isascii():
+                    for exact in (False, True):
+                        assert precheck._run(part, text.lower(), exact) == _run_by_regex(part, text.lower(), exact), part
+
+
+_STARTY = ["sha", "SHA256:", "md5=", "h1:", "zh:", "blake2b-", "crc32c:", "hash=", "checksum: ", "digest ", "sum=", "sha256sum ",
+           "Fingerprint: ", "gpg: ", "RSA key ", "key ID ", "://", "https://", "WWW.", "www.", "git+ssh://", "_x://", "a.b-c+d://",
+           "é://", "'", '"', "0123456789abcdef", "Co0G0Q/RMpfAjJH4ZBRY=", "@", "?", "&", "#"]
+# the expressions as they were before their searches were made shorter (``_HASH_NAMED``'s run is now taken whole)
+_HASH_NAMED_BEFORE = re.compile(r"(?i)(?:sha\d*|md5|hash|checksum|digest|sum)[\w-]*[\"']?\s*[:=]\s*[\"']?"
+                                r"(?P<v>[A-Za-z0-9+/_=-]{16,})")
+
+
+def _matches(found: Any) -> list[tuple[tuple[int, int], dict[str, Any]]]:
+    return [(m.span(), m.groupdict()) for m in found]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_STARTY) | st.text(alphabet="aZf09+/=_-.: \n\"'", max_size=10), max_size=10).map("".join))
+def test_public_structures_searched_where_they_can_start(text: str) -> None:
+    low = text.lower()
+    for rx in public._STARTS:
+        assert _matches(public._finditer(rx, text, low)) == _matches(rx.finditer(text)), rx.pattern
+    assert _matches(public._HASH_NAMED.finditer(text)) == _matches(_HASH_NAMED_BEFORE.finditer(text))
+    assert _matches(public._urls(text)) == _matches(public._URL.finditer(text))
+    for seg in re.split(r"[/?&#=\s]", text):  # a URL's segments: its body holds no white space
+        assert seg.lower().endswith(public._SECRET_ENDINGS) == (public._SECRET_SEGMENT.search(seg) is not None), seg
+
+
+def test_public_structures_on_the_workloads() -> None:
+    for name in ("mixed", "tokens"):
+        for text, _ in WORKLOADS[name](600, 3):
+            low = text.lower()
+            for rx in public._STARTS:
+                assert _matches(public._finditer(rx, text, low)) == _matches(rx.finditer(text)), text
+            assert _matches(public._HASH_NAMED.finditer(text)) == _matches(_HASH_NAMED_BEFORE.finditer(text)), text
+            assert _matches(public._urls(text)) == _matches(public._URL.finditer(text)), text
 
 
 def _seedlike_by_regex(low: str) -> bool:
