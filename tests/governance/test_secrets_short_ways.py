@@ -5,15 +5,22 @@ the public structures searched only where their first words stand are the whole 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from commonkeep.bench.capture import WORKLOADS
-import re
-
-from commonkeep.secrets import _redact_cached, _redact_uncached, context, precheck, public, redact_obj, structure
+from commonkeep.secrets import (
+    _redact_cached,
+    _redact_uncached,
+    context,
+    precheck,
+    public,
+    redact_obj,
+    structure,
+)
 
 _CARDISH = ["4111 1111 1111 1111", "4111-1111-1111-1111", "5500005555555559", "1", "12", " ", "-", "--", "x", "٣", "١٢٣٤",
             "2026-12-05", "card", "cvv 123"]
