@@ -53,16 +53,18 @@ def _worth_scanning(text: str) -> bool:
         s = m.group(0)
         if s.isdigit() or (s.isalpha() and (s.islower() or s.isupper())):
             continue  # a run of digits alone is a date or a number; one case of letters alone is a word
-        if _named(s):
-            continue  # a name a person chose
         # letters and digits mixed, or both cases: worth it, unless the run is inside a structure public
-        # by design (a hash after its algorithm, a public key: ``public.strong_spans``) or the whole text
-        # is one UUID (a host's session id: the provider rules that read UUIDs want a name beside them)
+        # by design (a hash after its algorithm, a public key: ``public.strong_spans``; a key's base64
+        # holds dozens of such runs), the whole text is one UUID (a host's session id: the provider
+        # rules that read UUIDs want a name beside them), or the run is a name a person chose
         if strong is None:
             if _ONLY_UUID.fullmatch(text):
                 return False
             strong = public.strong_spans(text)
-        if not any(a <= m.start() and m.end() <= b for a, b in strong):
+        start, end = m.span()
+        if strong and any(a <= start and end <= b for a, b in strong):
+            continue
+        if not _named(s):
             return True
     return False
 

@@ -193,7 +193,9 @@ def _gates(low: str) -> int:
     return bits
 
 
-_LAST: tuple[str, tuple[Span, ...]] = ("", ())  # the pre-check and then ``rules.find`` ask about one text in turn
+# the pre-check, ``rules.find`` and ``provider.worth_scanning`` ask about one text in turn: its spans, and
+# those of them public by design (``strong_spans``)
+_LAST: tuple[str, tuple[Span, ...], tuple[Span, ...]] = ("", (), ())
 
 
 def spans(text: str) -> list[Span]:
@@ -201,14 +203,14 @@ def spans(text: str) -> list[Span]:
     last = _LAST
     if last[0] == text:
         return list(last[1])
-    found = _spans(text)
-    _remember(text, tuple(found))
+    found, strong = _both(text)
+    _remember(text, tuple(found), tuple(strong))
     return found
 
 
-def _remember(text: str, found: tuple[Span, ...]) -> None:
+def _remember(text: str, found: tuple[Span, ...], strong: tuple[Span, ...]) -> None:
     global _LAST
-    _LAST = (text, found)
+    _LAST = (text, found, strong)
 
 
 # the words every match of a structure starts with (lower-cased), for the slow expressions: the search
@@ -246,21 +248,39 @@ def _finditer(rx: re.Pattern[str], text: str, low: str) -> Iterator[re.Match[str
 
 
 def _spans(text: str) -> list[Span]:
+    return _both(text)[0]
+
+
+def _both(text: str) -> tuple[list[Span], list[Span]]:
+    """The spans public by structure and, among what is found on the way, those public by design
+    (``strong_spans``): the same searches answer both."""
     low = text.lower()
     out: list[Span] = []
+    strong: list[Span] = []
     gates = _gates(low)
     for i, (_, rx, value) in enumerate(_GATED):
         if gates >> i & 1:
-            out += [m.span("v") if value else m.span() for m in _finditer(rx, text, low)]
+            found = [m.span("v") if value else m.span() for m in _finditer(rx, text, low)]
+            out += found
+            if rx in _STRONG_GATED:
+                strong += found
     if len(text) >= 26 and _maybe_ulid(text):
-        out += [m.span() for m in _ULID.finditer(text)]
+        ulids = [m.span() for m in _ULID.finditer(text)]
+        out += ulids
+        strong += ulids
     if "eyJ" in text:
         out += [m.span() for m in _JWT_PART.finditer(text) if _json_object(m.group(0))]
     if "data:" in low:
-        out += [m.span("v") for m in _DATA_URI.finditer(text) if not _readable(m.group("v"))]
+        data = [m.span("v") for m in _DATA_URI.finditer(text) if not _readable(m.group("v"))]
+        out += data
+        strong += data
+    if "-----begin" in low:
+        strong += [m.span() for m in _PEM_CLOSED.finditer(text)]
+    if '":' in low:
+        strong += [m.span("v") for m in _JWK_NUMBER.finditer(text)]
     if "://" in text or "www." in low:
         _url_spans(text, out)
-    return out
+    return out, strong
 
 
 def _maybe_ulid(text: str) -> bool:
@@ -291,9 +311,15 @@ _STRONG: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = (
 )
 
 
+_STRONG_GATED = frozenset({_HASHED, _SSH_PUB, _KNOWN_HOSTS, _CID})  # the structures of ``_STRONG`` in ``_GATED`` too
+
+
 def strong_spans(text: str) -> list[Span]:
     """The spans of ``text`` inside which every character is public by design (``_STRONG``, ULIDs and
     data URIs whose bytes are not readable text), unsorted."""
+    last = _LAST
+    if last[0] == text:  # the pre-check worked them out with the rest (``_both``)
+        return list(last[2])
     low = text.lower()
     out: list[Span] = []
     for literals, rx, value in _STRONG:

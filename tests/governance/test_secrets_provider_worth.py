@@ -84,3 +84,17 @@ def test_a_capture_of_public_structures_calls_the_scanner_once_a_token_is_beside
     found = []
     out = redact_obj(cand, found)
     assert len(asked) == 1 and TOKEN in asked[0] and TOKEN not in str(out) and found
+
+
+def test_the_pre_check_s_spans_and_the_strong_spans_alone_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``strong_spans`` takes what the pre-check worked out for the same text (``public._both``), or
+    searches alone: the same spans either way."""
+    from commonkeep.bench.capture import WORKLOADS
+
+    texts = list(PUBLIC.values()) + [text for name in ("mixed", "tokens") for text, _ in WORKLOADS[name](600, 6)]
+    for text in texts:
+        monkeypatch.setattr(public, "_LAST", ("", (), ()))
+        alone = sorted(public.strong_spans(text))
+        assert sorted(public._both(text)[1]) == alone, text
+        public.spans(text)
+        assert sorted(public.strong_spans(text)) == alone, text
