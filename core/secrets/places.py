@@ -39,6 +39,13 @@ _CMD = lazy(r"(?i)\b(?:samba-tool\s+user\s+(?:create|add|setpassword)\s+\S+|ds(?
             r"|(?:gh\s+secret\s+set|aws\s+ssm\s+put-parameter|az\s+keyvault\s+secret\s+set|doppler\s+secrets\s+set)\b"
             + _UNTIL + r"\s(?:--body|-b|--value)|netsh\s+wlan\b" + _UNTIL + r"\bkey(?:material)?=)"
             r"(?:(?<==)|\s+)" + _REF + _VAL)
+# a password fed to a command without a flag of its own: a process substitution after a flag naming a password file
+# (``--password-file=<(echo X)``, ``--vault-password-file <(printf X)``) or a here-string into a command that reads one
+# (``chpasswd <<< 'bob:X'``, ``keepassxc-cli open db.kdbx <<< X``, ``cryptsetup open … <<< X``)
+_FED = lazy(r"(?i)(?:(?:pass\w*|secret\w*|key)[\w-]*(?:=|\s+)<\(\s*(?:echo|printf)\s+(?:-[ne]\s+)?"
+            r"|\b(?:chpasswd|passwd|smbpasswd|keepassxc-cli|cryptsetup|openconnect|sudo\s+-S|vault\s+login|\w+\s+login\b[^\n|;&]*--password-stdin"
+            r"|[^\n|;&]*--pass(?:word|phrase|wd)-(?:stdin|fd)\b)[^\n|;&<]*<<<\s*)" + _REF
+            + r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\"|(?P<v>[^\s'\"`)]{3,}))")
 _PIPED = lazy(r"(?i)\b(?:echo|printf)\s+(?:-[ne]\s+)?" + _REF + _VAL + r"\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b"
               r"|[\w-]+\b[^\n|]*?(?:--passwd-on-stdin|\s-h\s*0\b|\bsecret\s+create\b))")
 _EXPECT = lazy(r"(?i)\bexpect\s+(?:-\w+\s+)?\"[^\"\n]*pass[^\"\n]*\"\s*\n\s*send\s+(?:--\s+)?\"(?P<v>[^\"\n\\]{3,})(?:\\[rn])?\"")
@@ -48,11 +55,20 @@ _PRE_SHARED = lazy(r"(?im)(?:^[ \t]*(?:pre-shared-key|crypto\s+isakmp\s+key)(?:\
 _XML_KEY = lazy(r"(?i)<(?P<tag>keymaterial|sharedsecret|presharedkey|psk|wpakey|networkkey)>" + _REF + r"(?P<v>[^<\s]{4,})</(?P=tag)>")
 _CHAP = lazy(r"(?m)^[ \t]*\"?[\w.@-]{1,40}\"?[ \t]+\*[ \t]+\"?(?P<v>[^\s\"*]{4,})\"?[ \t]+(?:\*|[\d.]+)[ \t]*$")
 _MACHINE_KEY = lazy(r"(?i)\b(?:validationkey|decryptionkey)\s*=\s*\"(?P<v>[0-9A-Fa-f]{16,})\"")
+# svnserve's passwd file: ``name = password`` lines under a ``[users]`` header (``values.keep`` reads the text
+# back to the line's section), judged as a password given with no verb (Grafana's ``[users]`` holds ``default_theme = dark``)
+_USERS_LINE = lazy(r"(?m)^[ \t]*[\w.@-]{1,40}[ \t]*=[ \t]*(?P<v>[^\s]{4,64})[ \t]*\r?$")
+# a proxy or service list's ``host:port:user:password`` (four fields, the second a port)
+_HOST_PORT_USER = lazy(r"(?i)(?<![\w.:@/-])(?:(?:[a-z0-9-]+\.)+[a-z0-9-]+|[a-z][a-z0-9-]*):\d{2,5}:[a-z_][\w.@-]{0,63}:"
+                       r"(?P<v>[^\s:'\"`(){}\[\]<>]{4,128})(?![\w:])")
 _PASS_LINE = lazy(r"(?m)^[ \t]*(?:pass|Pass)[ \t]+" + _REF + r"(?:" + _Q + r"|(?P<v>[^\s\"']{4,}))[ \t]*$")  # isync/mbsync
 _PASS_KEY = lazy(r"(?i)[\"']pass[\"']\s*:\s*" + _REF + _Q)
 # a config line that is only ``pass = X`` or ``pass: X`` (rclone, mail clients), not in capitals (``PASS: test_x``,
 # ``PASS  src/x.test.js``: a test runner's line); "a single pass: adjacent …" is prose, not a whole line holding one value
 _PASS_ASSIGN = lazy(r"(?m)^[ \t]*(?:pass|Pass)[ \t]*[=:][ \t]*" + _REF + r"(?:" + _Q + r"|(?P<v>[^\s\"']{4,}))[ \t]*$")
+# ... and a line that ends so after a colon ("rclone config: pass = X"), judged as a password given with no verb
+# ("phase 2: pass = first" is a word)
+_PASS_AFTER = lazy(r"(?m)(?<=[:;,])[ \t]+(?:pass|Pass)(?:[ \t]*=|:)[ \t]+" + _REF + r"['\"]?(?P<v>[^\s\"'`]{4,64})['\"]?[ \t]*$")
 _CRED_CALL = lazy(r"(?i)\b(?:new\s+)?[\w.]*(?:auth|credential|login|passw|bind)[\w.]*\s*\(\s*(?:(['\"])[^'\"\n]{1,64}\1\s*,\s*){1,3}"
                   + _REF + _Q + r"\s*\)")
 # what every match of it holds: the call's name and its first argument quoted (``_CRED_CALL``'s leading
@@ -135,6 +151,12 @@ _CREDS_COLON = lazy(r"(?i)\b(?:creds?|credentials|login)\s+[\w.@-]{1,40}:(?P<v>[
 # the aside's clause ends: at a mark followed by a space ("Node.js" is no clause's end) or at a conjunction
 _ASIDE_END = r"(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$))|[ \t]+(?:and|but|or|then|so|und|et|y)\b)"
 _PW_ASIDE = lazy(r"(?i)(?<![\w-])pw\s+['\"]?(?P<v>[^\s'\"]{4,64})['\"]?" + _ASIDE_END)
+# "db pwd X" (the shell's ``pwd`` takes no value): judged as a password's shape (``values.keep``: not "pwd xxsubtype")
+_PWD_ASIDE = lazy(r"(?i)(?<![\w$(.'\"-])pwd\s+['\"]?(?P<v>[^\s'\"()\[\]{}<>`]{6,64})['\"]?" + _ASIDE_END)
+# "db1 root / X", "staging: sa / X": a host's name, an administrator's account, a slash between spaces, and its
+# password (not code: ``self.root / name``, ``(root / c)``, ``np.pi / 2``)
+_ADMIN_SLASH = lazy(r"(?i)(?:^|(?<=\s))[\w.-]+:?[ \t]+(?:root|admin|administrator|sa|postgres|pi|ubnt|guest|ubuntu|ec2-user|oracle"
+                    r"|sys|system)[ \t]+/[ \t]+['\"]?(?P<v>[^\s/'\"()\[\]{}<>`]{4,64})['\"]?" + _ASIDE_END)
 _NET_SLASH = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|admin|creds?|login)\b[^\n:]{0,24}:\s*[\w.@-]{1,40}\s?/\s?"
                   r"(?P<v>[^\s/'\"]{4,64})" + _ASIDE_END)
 _SSID_KEY = lazy(r"(?i)\bssid\s+['\"]?[\w.-]+['\"]?[,;]?\s+(?:key|pw|password|pass|psk|passphrase)\s*:?\s*(?P<v>[^\s'\"]{4,64})" + _ASIDE_END)
@@ -146,11 +168,13 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_command", _CMD),
     ("password_command", _PIPED),
     ("password_command", _EXPECT),
+    ("password_command", _FED),
     ("config_secret", _ORACLE_THIN),
     ("config_secret", _PRE_SHARED),
     ("config_secret", _XML_KEY),
     ("config_secret", _CHAP),
     ("config_secret", _MACHINE_KEY),
+    ("config_secret", _HOST_PORT_USER),
     ("config_secret", _PASS_KEY),
     ("config_secret", _PASS_LINE),
     ("config_password_key", _PASS_ASSIGN),  # judged as a config line's password (not a type name: ``pass: number,``)
@@ -173,6 +197,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("key_bytes", _KEY_BYTES),
     ("password_given", _GIVEN),
     ("password_given", _PW_ASIDE),
+    ("pwd_given", _PWD_ASIDE),
+    ("password_given", _ADMIN_SLASH),
+    ("password_given", _PASS_AFTER),
+    ("users_section_password", _USERS_LINE),
     ("password_given", _NET_SLASH),
     ("password_given", _SSID_KEY),
     ("password_given", _LOGIN_USER),
@@ -217,12 +245,14 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
                       "application password", "application-specific password"), True),
     "passphrase_words": (("passphrase",), True),
     "key_bytes": (_KEY_BYTES_WORDS, True),
-    "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS), True),
+    "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS, "/", "pass"), True),
+    "users_section_password": (("[users]",), True),
+    "pwd_given": (("pwd",), True),
 }
 # the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
 MORE_NEEDLES: dict[str, tuple[str, ...]] = {
-    "password_command": (*_COMMANDS, "|", "expect"),
-    "config_secret": ("jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "key", "pass"),
+    "password_command": (*_COMMANDS, "|", "expect", "<(", "<<<"),
+    "config_secret": ("jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "key", "pass", ":"),
     "auth_argument": (*_CALL_WORDS, *_PAIR_WORDS),
     "secret_in_prose": (*_PROSE_WORDS, "pass", "pw", "cred", "login"),
     "recovery_key": ("recovery", "backup"),
@@ -231,11 +261,14 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _CMD: lambda low: _CMD_FINDER.any_in(low) and _CMD.search(low) is not None,  # "db2" inside a hash: no command
     _PIPED: lambda low: "|" in low and ("sudo" in low or "stdin" in low or "-h" in low or "secret" in low),
     _EXPECT: lambda low: "expect" in low and "send" in low,
+    _FED: lambda low: ("<(" in low or "<<<" in low) and _FED.search(low) is not None,
     _ORACLE_THIN: lambda low: "jdbc:oracle" in low,
     _PRE_SHARED: lambda low: "pre-shared-key" in low or "isakmp" in low,
     _XML_KEY: lambda low: "<" in low and ("key" in low or "secret" in low or "psk" in low),
     _CHAP: lambda low: " * " in low,
     _MACHINE_KEY: lambda low: "validationkey" in low or "decryptionkey" in low,
+    _USERS_LINE: lambda low: "[users]" in low,
+    _HOST_PORT_USER: lambda low: ":" in low and _HOST_PORT_USER.search(low) is not None,
     _PASS_KEY: lambda low: '"pass"' in low or "'pass'" in low,
     _PASS_LINE: lambda low: "pass " in low or "pass\t" in low,
     _PASS_ASSIGN: lambda low: "pass" in low and _PASS_ASSIGN.search(low) is not None,
@@ -260,6 +293,9 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _KEY_BYTES: lambda low: _KEY_BYTES_FINDER.any_in(low) and "[" in low and _KEY_BYTES.search(low) is not None,
     _GIVEN: lambda low: _GIVEN_FINDER.any_in(low) and _GIVEN.search(low) is not None,
     _PW_ASIDE: lambda low: "pw" in low and _PW_ASIDE.search(low) is not None,
+    _PWD_ASIDE: lambda low: "pwd" in low and _PWD_ASIDE.search(low) is not None,
+    _ADMIN_SLASH: lambda low: "/" in low and _ADMIN_SLASH.search(low) is not None,
+    _PASS_AFTER: lambda low: "pass" in low and _PASS_AFTER.search(low) is not None,
     _NET_SLASH: lambda low: "/" in low and _NET_FINDER.any_in(low) and _NET_SLASH.search(low) is not None,
     _SSID_KEY: lambda low: "ssid" in low and _SSID_KEY.search(low) is not None,
     _LOGIN_USER: lambda low: ("login" in low or "log in" in low) and _LOGIN_USER.search(low) is not None,
@@ -268,18 +304,19 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
 }
 # the words one of which each context needs (``literals.Gated``; ``None``: none such)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
-    _CMD: _CMD_FINDER.words, _PIPED: ("sudo", "stdin", "-h", "secret"), _EXPECT: ("expect",), _ORACLE_THIN: ("jdbc:oracle",),
+    _CMD: _CMD_FINDER.words, _PIPED: ("sudo", "stdin", "-h", "secret"), _EXPECT: ("expect",), _FED: ("<(", "<<<"), _ORACLE_THIN: ("jdbc:oracle",),
     _PRE_SHARED: ("pre-shared-key", "isakmp"), _XML_KEY: ("key", "secret", "psk"), _CHAP: (" * ",), _MACHINE_KEY: ("validationkey", "decryptionkey"),
+    _USERS_LINE: ("[users]",), _HOST_PORT_USER: (":",),
     _PASS_KEY: ('"pass"', "'pass'"), _PASS_LINE: ("pass ", "pass\t"), _PASS_ASSIGN: ("pass",), _CRED_CALL: _CALL_FINDER.words, _USER_PAIR: _PAIR_FINDER.words,
     _PROSE_KEY: None, _PROSE_SHORT: _SHORT_FINDER.words, _CREDS_SLASHED: (" / ",),
     _PIN: _PIN_FINDER.words, _RECOVERY: ("recovery", "backup"), _USE_TO: ("use ",), _SET_TOKEN: (" to ", " as "),
     _COLON_AFTER: (":",), _NOT_SHARE: _SHARE_FINDER.words, _NAMED_AFTER: _PW_FINDER.words,
     _RECOVERY_LETTERS: ("codes",), _OTP_SEED: _OTP_FINDER.words, _APP_PASSWORD: ("password",),
     _PASSPHRASE_IS: ("passphrase",), _KEY_BYTES: _KEY_BYTES_FINDER.words, _GIVEN: _GIVEN_FINDER.words,
-    _PW_ASIDE: ("pw",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: ("ssid",), _LOGIN_USER: ("login", "log in"),
+    _PW_ASIDE: ("pw",), _PWD_ASIDE: ("pwd",), _ADMIN_SLASH: ("/",), _PASS_AFTER: ("pass",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: ("ssid",), _LOGIN_USER: ("login", "log in"),
     _LOCKED_WITH: _LOCK_FINDER.words, _CREDS_COLON: _CRED_FINDER.words,
 }
-TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
+TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", "pass=", "pass:", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
                  "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS)
 _TRIGGER = Literals(TRIGGER_WORDS)

@@ -7,10 +7,12 @@ the credential, a signature percent-encoded in a query string.
   ``outlook.office.com/webhook/…``): everything after the host;
 - New Relic keys (``NRAK-``, ``NRII-``, ``NRAA-`` and 27 upper-case letters and digits);
 - a URL parameter named for a credential the assignment rules do not read (``?key=``, ``session``,
-  ``sid``, ``jwt``), when its value has a token's shape;
+  ``sid``, ``jwt``), and a path segment after one that names one (``/token/…``), when its value has a
+  token's shape;
 - a product or licence key given as such (``Windows product key: XXXXX-XXXXX-…``);
 - an Azure shared access signature's ``sig=`` (base64, percent-encoded in a URL: ``%2F``, ``%2B``,
-  ``%3D`` cut it into runs too short for the rules of shape).
+  ``%3D`` cut it into runs too short for the rules of shape);
+- a Twilio auth token written beside its account SID (32 hex digits, which alone are a digest's shape).
 """
 
 from __future__ import annotations
@@ -31,6 +33,15 @@ _LICENSE = lazy(r"(?i)\b(?:product|license|licence|serial|activation|registratio
 # (``?key=``, ``&session=``, ``sessionid``, ``sid``, ``jwt``): a token's shape only (16 characters or more,
 # a UUID, a hex run); ``?key=path/to/file`` and ``?key=42`` stay
 _URL_PARAM = lazy(r"(?i)[?&;#](?:key|session(?:[_-]?id)?|sid|jwt)=(?P<v>(?=[\w.~-]*[0-9])(?=[\w.~-]*[a-zA-Z])[\w.~-]{16,512})(?![\w.~%/-])")
+# a Twilio account SID and its auth token side by side ("AC… 9f8e…", "AC…:9f8e…"): the 32 hex digits after the SID
+_TWILIO_PAIR = lazy(r"(?<![A-Za-z0-9])AC[0-9a-f]{32}(?:[ \t]*[:,;|/][ \t]*|\s+)(?P<v>[0-9a-f]{32})(?![A-Za-z0-9])")
+_TWILIO_LOW = lazy(r"ac[0-9a-f]{32}(?:[ \t]*[:,;|/][ \t]*|\s+)[0-9a-f]{32}")  # the same, lower-cased (``CONTEXTS``)
+# the URL path segment after one that names a credential (``/token/X``, ``/apikey/X``), when it has a token's shape (the rules
+# of shape miss about one random 32-character token in seventy)
+_URL_PATH = lazy(r"(?i)/(?:token|tokens|secret|secrets|apikey|api[_-]key|access[_-]token|auth[_-]token)/"
+                 r"(?P<v>(?=[\w.~-]*[0-9])(?=[\w.~-]*[a-zA-Z])[\w.~-]{16,512})(?![\w.~%-])")
+_PATH_WORDS = ("/token", "/secret", "/apikey", "/api_key", "/api-key", "/access_token", "/access-token", "/auth_token", "/auth-token")
+_PATH_FINDER = Literals(_PATH_WORDS)
 _SAS_SIG = lazy(r"(?i)[?&]sig=(?P<v>(?:[A-Za-z0-9+/]|%2[BbFf]|%3[Dd]){20,}(?:=|%3[Dd]){0,2})")
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -40,6 +51,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("azure_sas_signature", _SAS_SIG),
     ("license_key", _LICENSE),
     ("url_credential_param", _URL_PARAM),
+    ("url_credential_param", _URL_PATH),
+    ("twilio_auth_token", _TWILIO_PAIR),
 )
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 # each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``)
@@ -49,7 +62,8 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "new_relic_key": (("nrak-", "nrii-", "nraa-"), True),
     "azure_sas_signature": (("sig=",), True),
     "license_key": (("product", "license", "licence", "serial", "activation", "registration"), True),
-    "url_credential_param": (("key=", "session", "sid=", "jwt="), True),
+    "url_credential_param": (("key=", "session", "sid=", "jwt=", *_PATH_WORDS), True),
+    "twilio_auth_token": (("ac",), True),
 }
 _URL_FINDER = Literals(("key=", "session", "sid=", "jwt="))
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
@@ -57,16 +71,19 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _TEAMS: lambda low: "webhook" in low,
     _NEW_RELIC: lambda low: "nrak-" in low or "nrii-" in low or "nraa-" in low,
     _SAS_SIG: lambda low: "sig=" in low,
+    _TWILIO_PAIR: lambda low: "ac" in low and _TWILIO_LOW.search(low) is not None,
+    _URL_PATH: lambda low: _PATH_FINDER.any_in(low),
     _LICENSE: lambda low: " key" in low or " code" in low or " number" in low,
     _URL_PARAM: lambda low: _URL_FINDER.any_in(low) and _URL_PARAM.search(low) is not None,
 }
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _PLAID: ("access-", "processor-"), _TEAMS: ("webhook",), _NEW_RELIC: ("nrak-", "nrii-", "nraa-"), _SAS_SIG: ("sig=",),
     _LICENSE: (" key", " code", " number"),
-    _URL_PARAM: _URL_FINDER.words,
+    _URL_PARAM: _URL_FINDER.words, _TWILIO_PAIR: ("ac",), _URL_PATH: _PATH_FINDER.words,
 }
 TRIGGER_WORDS = ("-sandbox-", "-development-", "-production-", "webhook.office.com", "outlook.office", "nrak-", "nrii-", "nraa-",
-                 "sig=", "product", "license", "licence", "serial", "activation", "registration", "key=", "session", "sid=", "jwt=")
+                 "sig=", "product", "license", "licence", "serial", "activation", "registration", "key=", "session", "sid=", "jwt=",
+                 "ac", *_PATH_WORDS)
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 

@@ -178,6 +178,11 @@ def _words_phrase(value: str) -> bool:
         and not _INFLECTED.fullmatch(words[0]) and (words[0] not in GRAMMAR or len(words) >= 4)
 
 
+# a mysql client's command up to a ``-p`` then white space, at the end of what is searched (the value's start)
+_MYSQL_PROMPT = lazy(r"(?i)\b(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck)\b[^\n|;&]*?\s-p[ \t]+$")
+_SECTION = lazy(r"(?m)^[ \t]*\[([^\]\n]{1,64})\][ \t]*\r?$")  # an INI section's header
+
+
 def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     """False when a rule of place or structure found a value that is not a credential after all
     (``end``: where ``value`` ends in ``text``, for the clause of a dictated one)."""
@@ -203,6 +208,14 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
         return sum(c not in vocabulary() for c in codes) * 3 >= len(codes) * 2
     if kind == "passphrase_words":  # "the passphrase is velvet ember canal quartz", not "… is stored in the vault"
         return _words_phrase(value)
+    if kind == "users_section_password":  # a line of svnserve's ``[users]`` section, not of another one
+        header = None
+        for header in _SECTION.finditer(text, 0, max(end, 0)):
+            pass
+        return header is not None and header.group(1).strip().lower() == "users" and given(value)
+    if kind == "pwd_given":  # "db pwd X": a password's shape (the shell's ``pwd`` in a list of names is a word)
+        v = value.strip().rstrip(".,;:!?)")
+        return given(v) and (strong(v) or unsayable(v))
     if kind == "password_given":  # "use password X for …": X, unless a word ("… managers for", "email/password") or a name
         v = value.strip().rstrip(".,;:!?)")
         return _words_phrase(v) if " " in v else given(v)  # quoted words: "use the passphrase 'correct horse battery staple' for …"
@@ -216,6 +229,10 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
             return False
         if kind in ("password_flag_pair", "config_password_quoted") and not given(v):
             return False
+        if kind == "password_flag_pair" and end >= 0 and _MYSQL_PROMPT.search(text, 0, max(0, end - len(value))):
+            # mysql's ``-p`` then a space prompts for the password: the word after it is the database
+            # (``mysql -u root -p tailwindcss``), unless it has three kinds of character as a password does
+            return sum(bool(re.search(c, v)) for c in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w.\-]")) >= 3
         return not (v.lower() in GRAMMAR or _INFLECTED.fullmatch(v.lower()) or CODE_NAME.fullmatch(v) and not _HEX.fullmatch(v)
                     or names_itself(v) or _FILE.fullmatch(v))
     if kind == "token_after_name":  # "secret_access_key S": S only when it has a token's shape, not a name's

@@ -1,0 +1,72 @@
+"""Passwords given by place with no word that says so (issue 37, found by hand probes): a password fed
+to a command through a process substitution or a here-string, svnserve's ``[users]`` lines, ``pwd X``,
+``root / X``, ``host:port:user:password``, a Twilio auth token beside its SID, a URL path after
+``/token/``, ``…: pass = X``; and the ordinary text beside each that stays as it is."""
+
+from __future__ import annotations
+
+import pytest
+
+from commonkeep.secrets import redact
+
+SECRET = "qv7Rk2mXwz9L"  # generated
+
+GONE = [
+    f"borg init --passphrase-file=<(echo {SECRET}) /srv/repo",
+    f"restic -r /srv/restic --password-file <(echo '{SECRET}') backup",
+    f"ansible-vault view --vault-password-file <(printf {SECRET}) x.yml",
+    f"chpasswd <<< 'bob:{SECRET}'",
+    f"keepassxc-cli open db.kdbx <<< {SECRET}",
+    f"[users]\nalice = {SECRET}\nbob = other{SECRET}",
+    f"[users]\r\n# accounts\r\nalice = {SECRET}\r\n",
+    f"db pwd {SECRET}",
+    f"db1 root / {SECRET}",
+    f"staging: sa / {SECRET}",
+    f"10.0.0.5:3128:bob:{SECRET}",
+    f"proxy.acme.io:8080:alice:{SECRET}",
+    f"rclone config: pass = {SECRET}",
+    "TWILIO: AC0123456789abcdef0123456789abcdef 9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    "https://api.acme.io/v1/token/46zkY44rdmNzTH8NCkk6Z94P7449tGy4",
+]
+
+
+@pytest.mark.parametrize("text", GONE)
+def test_the_value_in_its_place_goes(text: str) -> None:
+    out = redact(text).text
+    assert SECRET not in out and "9f8e7d6c5b4a39281706f5e4d3c2b1a0" not in out and "46zkY44rdmNzTH8NCkk6Z94P7449tGy4" not in out, out
+    if "AC0123456789abcdef" in text:
+        assert "AC0123456789abcdef0123456789abcdef" in out  # the SID names the account: it stays
+
+
+KEPT = [
+    "[users]\nallow_sign_up = false\nauto_assign_org_role = Viewer\ndefault_theme = dark",  # Grafana's section
+    "[users]\nalice = qv7Rk2mXwz9L\n[general]\nrealm = qz8x7k2mvvbn",  # only the users' lines
+    "run pwd first, then ls.",
+    "cd $(pwd)/build && make",
+    "pwd -P",
+    "admin / users page lists everyone",
+    "read / write access for root / home",
+    "diff <(echo a) <(echo b)",
+    'grep key <<< "$line"',
+    "mysql -u root -p tailwindcss",  # mysql's -p then a space prompts: the word after it is the database
+    "mysqldump -u root -p appdb > dump.sql",
+    "phase 2: pass = first",
+    "result: pass = true",
+    "localhost:8080:/api:x",
+    "https://docs.acme.io/token/refresh-token-rotation",
+    "AC0123456789abcdef0123456789abcdef is the account SID of the staging project",
+]
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_the_ordinary_text_beside_it_stays(text: str) -> None:
+    out = redact(text).text
+    if text.startswith("[users]\nalice"):
+        assert "qv7Rk2mXwz9L" not in out and "realm = qz8x7k2mvvbn" in out
+    else:
+        assert out == text
+
+
+def test_a_password_typed_after_mysql_s_prompt_flag_still_goes() -> None:
+    assert "Hunter2!x" not in redact("mysql -u root -p Hunter2!x").text
+    assert "S3cret99" not in redact("mysql -u root -pS3cret99 app").text
