@@ -209,10 +209,8 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     if kind == "passphrase_words":  # "the passphrase is velvet ember canal quartz", not "… is stored in the vault"
         return _words_phrase(value)
     if kind == "users_section_password":  # a line of svnserve's ``[users]`` section, not of another one
-        header = None
-        for header in _SECTION.finditer(text, 0, max(end, 0)):
-            pass
-        return header is not None and header.group(1).strip().lower() == "users" and given(value)
+        headers = _SECTION.findall(text, 0, max(end, 0))
+        return bool(headers) and headers[-1].strip().lower() == "users" and given(value)
     if kind == "pwd_given":  # "db pwd X": a password's shape (the shell's ``pwd`` in a list of names is a word)
         v = value.strip().rstrip(".,;:!?)")
         return given(v) and (strong(v) or unsayable(v))
