@@ -188,13 +188,20 @@ MODULES: dict[str, Module] = {
         ("commonkeep/secrets/values.py",),
         ("tests/governance/test_secrets_dictated.py", "tests/governance/test_secrets_places_more.py", "tests/governance/test_secrets.py",
          "tests/governance/test_secrets_places.py", "tests/governance/test_secret_false_positives.py",
-         "tests/governance/test_secrets_codes_and_qualifiers.py")),
+         "tests/governance/test_secrets_codes_and_qualifiers.py", "tests/governance/test_secrets_places_fed.py")),
     # passwords on any tool's command and config lines, and service shapes no provider owns: what is a
     # secret's place, what is a port, a profile, a path or a message
     "secret-lines": Module(
         ("commonkeep/secrets/flags.py", "commonkeep/secrets/services.py"),
         ("tests/governance/test_secrets_codes_and_qualifiers.py", "tests/governance/test_secrets_literal_passes.py",
-         "tests/governance/test_secrets_scan.py")),
+         "tests/governance/test_secrets_scan.py", "tests/governance/test_secrets_places_fed.py")),
+    # the pre-check and what is public by structure: the pre-check never says no where a rule finds something,
+    # its short ways give the expressions' answers, and a run inside a structure public by design is not
+    # sent to the provider scanner
+    "secret-precheck": Module(
+        ("commonkeep/secrets/precheck.py", "commonkeep/secrets/public.py"),
+        ("tests/governance/test_secrets_short_ways.py", "tests/governance/test_secrets_scan.py",
+         "tests/governance/test_secrets_public.py", "tests/governance/test_secrets_provider_worth.py")),
     # the rules' net: one Hyperscan pass names the rules that could match a text; a rule it leaves out
     # is never searched (a pattern narrowed for the engine, a text the engines read differently)
     "rule-net": Module(

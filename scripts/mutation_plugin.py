@@ -37,10 +37,14 @@ def clear_caches() -> int:
 
 def forget_plan() -> None:
     """``secrets.rules``' one-entry memo of the last text ``plan`` read (``find`` starts where it
-    stopped): held over from the clean run, it would let ``find`` skip rules a mutant changed."""
+    stopped) and ``secrets.public``'s of the last text's public spans: held over from the clean run,
+    they would let ``find`` skip rules, or take spans, a mutant changed."""
     rules = sys.modules.get("commonkeep.secrets.rules")
     if rules is not None and hasattr(rules, "_PLANNED"):
-        rules._PLANNED = (None, 0, set(), False, None)
+        rules._PLANNED = (None, 0, set(), False, None, None)
+    public = sys.modules.get("commonkeep.secrets.public")
+    if public is not None and hasattr(public, "_LAST"):
+        public._LAST = ("", (), ())
 
 
 def forget_net() -> None:

@@ -60,12 +60,14 @@ def test_the_mutation_plugin_forgets_the_rules_plan_of_the_last_text() -> None:
     assert spec is not None and spec.loader is not None
     plugin = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(plugin)
-    from commonkeep.secrets import precheck, rules
+    from commonkeep.secrets import precheck, public, rules
 
     text = "the deploy token is ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
     assert precheck.needs_scan(text) and rules._PLANNED[0] == text
+    public.spans(text)
+    assert public._LAST[0] == text
     plugin.forget_plan()
-    assert rules._PLANNED[0] is None
+    assert rules._PLANNED[0] is None and public._LAST[0] == ""
 
 
 def test_the_mutation_plugin_forgets_the_rules_net(monkeypatch: pytest.MonkeyPatch) -> None:
