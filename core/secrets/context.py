@@ -95,7 +95,7 @@ _SET_TO = lazy(r"(?i)\b(?:set|changed?|reset|updated?|rotated?)\s+(?:the\s+|my\s
                r"(?:password|passphrase|passcode|pin|pwd)\s+(?:to|as)\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,})")
 # the dictated password in other languages (``rules`` reads English, German, French, Spanish, Portuguese and Russian)
 _PW_OTHER = (r"(?:mot de passe|clave|contrase[ñn]a|wachtwoord|has[łl]o|l[öo]senord(?:et)?|[şs]ifre(?:m|si|niz)?|parola(?:m|sı)?|salasana"
-             r"|adgangskode|passord|heslo|jelsz(?:[óo]|av(?:am|a|unk))|mật khẩu|kata sandi|lozinka|geslo|parool|passwort|password|пароль|senha"
+             r"|adgangskode|passord|heslo|jelsz(?:[óo]|av(?:am|a|unk))|mật khẩu|kata sandi|lozinka|geslo|parool|passwort|password|passphrase|пароль|senha"
              r"|contrasenya|pasahitza|κωδικός(?: πρόσβασης)?)")
 # what may stand between the word and its value: up to three qualifiers ("de la base de datos", "of the admin
 # account on the nas"), each a preposition (or a genitive article), an optional article and one or two words
@@ -113,7 +113,7 @@ _PW_QUALIFIER = (r"(?:\s+(?:del|de|do|da|du|della|van|von|от|для|för|til|n
 _PW_VERB = (r"(?:lautet|è|är|is|es|est|é|és|este|είναι|ist|jest|je|:|：|=|(?<![Pp]assword )(?:e|er|to|on)(?=\s+[\"'“«]?[^\s\"'”»]{4,}[\"'”»]?[ \t]*"
             r"(?:$|[\n.,;!?)])))")
 _PROSE_OTHER = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r"(?:" + _PW_QUALIFIER + r"\s*" + _PW_VERB + r"|\s*" + _PW_VERB
-                    + r"?)\s+[\"'“«]?" + _REF + r"(?P<v>[^\s\"'”»]{4,})")
+                    + r"?)\s+[\"'“«]?" + _REF + r"(?P<v>[^\s\"'”»(][^\s\"'”»]{3,})")  # not an aside "(empty for none)"
 _PROSE_CJK = lazy(r"(?:パスワード|密码|密碼|비밀번호|암호|暗証番号|口令)\s*(?:は|是|为|為|：|:|는|은|=|\s)\s*"
                   r"(?P<v>[!-~]{4,})")
 # shapes no provider owns
@@ -166,7 +166,7 @@ _MORE_COMMANDS = ("rabbitmqctl", "mosquitto_passwd", "mysqladmin", "dscl", "kadm
 
 _PW_LITERALS = ("mot de passe", "clave", "contrase", "wachtwoord", "hasło", "haslo", "lösenord", "losenord", "şifre", "sifre", "parola", "salasana",
                 "pasahitza", "κωδικ",
-                "adgangskode", "passord", "heslo", "jelsz", "mật khẩu", "kata sandi", "lozinka", "geslo", "parool", "passw",
+                "adgangskode", "passord", "heslo", "jelsz", "mật khẩu", "kata sandi", "lozinka", "geslo", "parool", "passw", "passph",
                 "пароль", "senha", "パスワード", "密码", "密碼", "비밀번호", "암호", "暗証番号", "口令")
 # each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``)
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {

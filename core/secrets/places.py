@@ -35,6 +35,7 @@ _UNTIL = r"[^\n|;&`]*?"  # the rest of one command
 _CMD = lazy(r"(?i)\b(?:samba-tool\s+user\s+(?:create|add|setpassword)\s+\S+|ds(?:add|mod)\s+user\b" + _UNTIL + r"\s-pwd"
             r"|neo4j-admin\s+(?:dbms\s+)?set-initial-password|db2\s+connect\s+to\s+\S+\s+user\s+\S+\s+using"
             r"|networksetup\s+-setairportnetwork\s+\S+\s+(?:\"[^\"\n]+\"|\S+)|poetry\s+config\s+http-basic\.\S+\s+\S+"
+            r"|mc\s+(?:alias\s+set|config\s+host\s+add)\s+\S+\s+\S+\s+\S+"
             r"|(?:cqlsh|twine|influx|clickhouse-client|mssql-cli|nuget|dotnet\s+nuget)\b" + _UNTIL + r"\s(?:-p|-password|--password)"
             r"|(?:gh\s+secret\s+set|aws\s+ssm\s+put-parameter|az\s+keyvault\s+secret\s+set|doppler\s+secrets\s+set)\b"
             + _UNTIL + r"\s(?:--body|-b|--value)|netsh\s+wlan\b" + _UNTIL + r"\bkey(?:material)?=)"
@@ -43,7 +44,7 @@ _CMD = lazy(r"(?i)\b(?:samba-tool\s+user\s+(?:create|add|setpassword)\s+\S+|ds(?
 # (``--password-file=<(echo X)``, ``--vault-password-file <(printf X)``) or a here-string into a command that reads one
 # (``chpasswd <<< 'bob:X'``, ``keepassxc-cli open db.kdbx <<< X``, ``cryptsetup open … <<< X``)
 _FED = lazy(r"(?i)(?:(?:pass\w*|secret\w*|key)[\w-]*(?:=|\s+)<\(\s*(?:echo|printf)\s+(?:-[ne]\s+)?"
-            r"|\b(?:chpasswd|passwd|smbpasswd|keepassxc-cli|cryptsetup|openconnect|sudo\s+-S|vault\s+login|\w+\s+login\b[^\n|;&]*--password-stdin"
+            r"|\b(?:\w*passwd|keepassxc-cli|cryptsetup|openconnect|sudo\s+-S|vault\s+login|\w+\s+login\b[^\n|;&]*--password-stdin"
             r"|[^\n|;&]*--pass(?:word|phrase|wd)-(?:stdin|fd)\b)[^\n|;&<]*<<<\s*)" + _REF
             + r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\"|(?P<v>[^\s'\"`)]{3,}))")
 _PIPED = lazy(r"(?i)\b(?:echo|printf)\s+(?:-[ne]\s+)?" + _REF + _VAL + r"\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b"
@@ -155,20 +156,32 @@ _PW_ASIDE = lazy(r"(?i)(?<![\w-])pw\s+['\"]?(?P<v>[^\s'\"]{4,64})['\"]?" + _ASID
 _PWD_ASIDE = lazy(r"(?i)(?<![\w$(.'\"-])pwd\s+['\"]?(?P<v>[^\s'\"()\[\]{}<>`]{6,64})['\"]?" + _ASIDE_END)
 # "db1 root / X", "staging: sa / X": a host's name, an administrator's account, a slash between spaces, and its
 # password (not code: ``self.root / name``, ``(root / c)``, ``np.pi / 2``)
-_ADMIN_SLASH = lazy(r"(?i)(?:^|(?<=\s))[\w.-]+:?[ \t]+(?:root|admin|administrator|sa|postgres|pi|ubnt|guest|ubuntu|ec2-user|oracle"
+_ADMIN_SLASH = lazy(r"(?i)(?:^|(?<=\s))(?:[\w.-]+:?|->|=>|→)[ \t]+(?:root|admin|administrator|sa|postgres|pi|ubnt|guest|ubuntu|ec2-user|oracle"
                     r"|sys|system)[ \t]+/[ \t]+['\"]?(?P<v>[^\s/'\"()\[\]{}<>`]{4,64})['\"]?" + _ASIDE_END)
 _NET_SLASH = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|admin|creds?|login)\b[^\n:]{0,24}:\s*[\w.@-]{1,40}\s?/\s?"
                   r"(?P<v>[^\s/'\"]{4,64})" + _ASIDE_END)
-_SSID_KEY = lazy(r"(?i)\bssid\s+['\"]?[\w.-]+['\"]?[,;]?\s+(?:key|pw|password|pass|psk|passphrase)\s*:?\s*(?P<v>[^\s'\"]{4,64})" + _ASIDE_END)
+_SSID_KEY = lazy(r"(?i)\b(?:ssid|wifi|wi-fi|wlan)\s*:?\s+['\"]?[\w.-]+['\"]?[,;]?\s+(?:key|pw|password|pass|psk|passphrase)\s*:?\s*"
+                 r"(?P<v>[^\s'\"]{4,64})" + _ASIDE_END)
 _LOGIN_USER = lazy(r"(?i)\blog\s?in\s+(?:admin|root|user|administrator|pi|ubnt|sa|postgres|guest)\s+(?P<v>[^\s'\"]{4,64})" + _ASIDE_END)
 _LOCKED_WITH = lazy(r"(?i)\b(?:encrypted|protected|locked|unlock(?:ed|s)?|decrypt(?:ed|s)?)\s+(?:it\s+|them\s+|this\s+)?(?:with|using)\s+"
                     r"(?:the\s+)?(?:password|passphrase|pw|key)?\s*['\":]?\s*(?P<v>[^\s'\"`]{4,64})['\"]?" + _ASIDE_END)
+# ``rclone obscure X``: the password it obscures (judged as given with no verb: "rclone obscure reads …" is a word)
+_OBSCURE = lazy(r"(?i)\brclone\s+obscure\s+['\"]?(?P<v>[^\s'\"-][^\s'\"]{3,63})['\"]?(?=\s|$)")
+# a remote desktop's id and its password ("anydesk 123 456 789 / X", "teamviewer id 123 456 789 pw X")
+_REMOTE_DESK = lazy(r"(?i)\b(?:anydesk|teamviewer|rustdesk)\b[^\n]{0,40}?(?:\s/|\bpw|\bpass(?:word)?)\s*:?\s+['\"]?"
+                    r"(?P<v>[^\s'\"/]{4,64})['\"]?" + _ASIDE_END)
+_REMOTE_WORDS = ("anydesk", "teamviewer", "rustdesk")
+_REMOTE_FINDER = Literals(_REMOTE_WORDS)
+# a Redis ACL user's password: ``ACL SETUSER app on >X ~* +@all``, a users.acl line ``user default on >X …``
+_ACL_USER = lazy(r"(?i)\b(?:acl\s+setuser|user)\s+[\w.@-]{1,64}\s+(?:(?:on|off|reset|resetpass|nopass|allkeys|allcommands"
+                 r"|allchannels|nocommands|[~&%]\S*|[+-]@?\S*|#[0-9a-f]{64})\s+)*>(?P<v>[^\s]{4,128})")
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_command", _CMD),
     ("password_command", _PIPED),
     ("password_command", _EXPECT),
     ("password_command", _FED),
+    ("password_command", _ACL_USER),
     ("config_secret", _ORACLE_THIN),
     ("config_secret", _PRE_SHARED),
     ("config_secret", _XML_KEY),
@@ -200,6 +213,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("pwd_given", _PWD_ASIDE),
     ("password_given", _ADMIN_SLASH),
     ("password_given", _PASS_AFTER),
+    ("password_given", _REMOTE_DESK),
+    ("password_given", _OBSCURE),
     ("users_section_password", _USERS_LINE),
     ("password_given", _NET_SLASH),
     ("password_given", _SSID_KEY),
@@ -209,7 +224,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 
-_COMMANDS = ("samba-tool", "dsadd", "dsmod", "neo4j-admin", "db2", "networksetup", "poetry", "cqlsh", "twine", "influx",
+_COMMANDS = ("samba-tool", "dsadd", "dsmod", "neo4j-admin", "db2", "networksetup", "poetry", "mc alias", "mc config",
+             "cqlsh", "twine", "influx",
              "clickhouse-client", "mssql-cli", "nuget", "secret set", "secrets set", "put-parameter", "netsh")
 _CALL_WORDS = ("auth", "credential", "login", "passw", "bind")
 _PROSE_WORDS = ("schlüssel", "schlussel", "wlan-", "wifi", "wi-fi", "clé", "cle ", "clave", "network key", "wpa key", "security key",
@@ -223,6 +239,7 @@ _OTP_FINDER, _KEY_BYTES_FINDER, _GIVEN_FINDER = Literals(_OTP_WORDS), Literals(_
 _NET_WORDS = ("wifi", "wi-fi", "wlan", "router", "modem", "nas", "switch", "firewall", "admin", "cred", "login")
 _LOCK_WORDS = ("crypt", "protected", "locked", "unlock")
 _NET_FINDER, _LOCK_FINDER = Literals(_NET_WORDS), Literals(_LOCK_WORDS)
+_SSID_FINDER = Literals(("ssid", "wifi", "wi-fi", "wlan"))
 _CRED_FINDER = Literals(("cred", "login"))
 _PIN_WORDS = ("pin", "passcode", "code", "codice", "digo", "combination")
 _PAIR_WORDS = ("auth:", "auth=", "auth =", "auth :", "curlopt_userpwd", "-a ")
@@ -245,13 +262,13 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
                       "application password", "application-specific password"), True),
     "passphrase_words": (("passphrase",), True),
     "key_bytes": (_KEY_BYTES_WORDS, True),
-    "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS, "/", "pass"), True),
+    "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS, "/", "pass", *_REMOTE_WORDS, "obscure"), True),
     "users_section_password": (("[users]",), True),
     "pwd_given": (("pwd",), True),
 }
 # the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
 MORE_NEEDLES: dict[str, tuple[str, ...]] = {
-    "password_command": (*_COMMANDS, "|", "expect", "<(", "<<<"),
+    "password_command": (*_COMMANDS, "|", "expect", "<(", "<<<", ">"),
     "config_secret": ("jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "key", "pass", ":"),
     "auth_argument": (*_CALL_WORDS, *_PAIR_WORDS),
     "secret_in_prose": (*_PROSE_WORDS, "pass", "pw", "cred", "login"),
@@ -297,7 +314,10 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _ADMIN_SLASH: lambda low: "/" in low and _ADMIN_SLASH.search(low) is not None,
     _PASS_AFTER: lambda low: "pass" in low and _PASS_AFTER.search(low) is not None,
     _NET_SLASH: lambda low: "/" in low and _NET_FINDER.any_in(low) and _NET_SLASH.search(low) is not None,
-    _SSID_KEY: lambda low: "ssid" in low and _SSID_KEY.search(low) is not None,
+    _SSID_KEY: lambda low: _SSID_FINDER.any_in(low) and _SSID_KEY.search(low) is not None,
+    _REMOTE_DESK: lambda low: _REMOTE_FINDER.any_in(low) and _REMOTE_DESK.search(low) is not None,
+    _ACL_USER: lambda low: ">" in low and _ACL_USER.search(low) is not None,
+    _OBSCURE: lambda low: "obscure" in low,
     _LOGIN_USER: lambda low: ("login" in low or "log in" in low) and _LOGIN_USER.search(low) is not None,
     _LOCKED_WITH: lambda low: _LOCK_FINDER.any_in(low) and _LOCKED_WITH.search(low) is not None,
     _CREDS_COLON: lambda low: ":" in low and _CRED_FINDER.any_in(low) and _CREDS_COLON.search(low) is not None,
@@ -313,10 +333,10 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _COLON_AFTER: (":",), _NOT_SHARE: _SHARE_FINDER.words, _NAMED_AFTER: _PW_FINDER.words,
     _RECOVERY_LETTERS: ("codes",), _OTP_SEED: _OTP_FINDER.words, _APP_PASSWORD: ("password",),
     _PASSPHRASE_IS: ("passphrase",), _KEY_BYTES: _KEY_BYTES_FINDER.words, _GIVEN: _GIVEN_FINDER.words,
-    _PW_ASIDE: ("pw",), _PWD_ASIDE: ("pwd",), _ADMIN_SLASH: ("/",), _PASS_AFTER: ("pass",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: ("ssid",), _LOGIN_USER: ("login", "log in"),
+    _PW_ASIDE: ("pw",), _PWD_ASIDE: ("pwd",), _ADMIN_SLASH: ("/",), _PASS_AFTER: ("pass",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: _SSID_FINDER.words, _REMOTE_DESK: _REMOTE_FINDER.words, _ACL_USER: (">",), _OBSCURE: ("obscure",), _LOGIN_USER: ("login", "log in"),
     _LOCKED_WITH: _LOCK_FINDER.words, _CREDS_COLON: _CRED_FINDER.words,
 }
-TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
+TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/", ">", *_REMOTE_WORDS, "obscure", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", "pass=", "pass:", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
                  "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS)
 _TRIGGER = Literals(TRIGGER_WORDS)

@@ -12,7 +12,8 @@ the credential, a signature percent-encoded in a query string.
 - a product or licence key given as such (``Windows product key: XXXXX-XXXXX-…``);
 - an Azure shared access signature's ``sig=`` (base64, percent-encoded in a URL: ``%2F``, ``%2B``,
   ``%3D`` cut it into runs too short for the rules of shape);
-- a Twilio auth token written beside its account SID (32 hex digits, which alone are a digest's shape).
+- a Twilio auth token written beside its account SID (32 hex digits, which alone are a digest's shape);
+- an HTTP header named for a key or token (``Fastly-Key:``, ``Circle-Token:``) with a token's value.
 """
 
 from __future__ import annotations
@@ -42,6 +43,13 @@ _URL_PATH = lazy(r"(?i)/(?:token|tokens|secret|secrets|apikey|api[_-]key|access[
                  r"(?P<v>(?=[\w.~-]*[0-9])(?=[\w.~-]*[a-zA-Z])[\w.~-]{16,512})(?![\w.~%-])")
 _PATH_WORDS = ("/token", "/secret", "/apikey", "/api_key", "/api-key", "/access_token", "/access-token", "/auth_token", "/auth-token")
 _PATH_FINDER = Literals(_PATH_WORDS)
+# an HTTP header named for a key or token of a service no rule names (``Fastly-Key: …``, ``Circle-Token: …``): written
+# as headers are (capitalised words joined by ``-``), the value a token's shape; not a header of ids (``Idempotency-Key``)
+_HEADER_TOKEN = lazy(r"(?m)(?:^|(?<=[\s'\"]))(?!(?:Idempotency|Cache|Sort|Partition|Primary|Foreign|Public|Routing|Dedup(?:lication)?)-)"
+                     r"(?:[A-Z][A-Za-z0-9]*-)+(?:Key|Token|Secret|KEY|TOKEN|SECRET)[ \t]*:[ \t]*"
+                     r"(?P<v>(?=[\w.~+/=-]*[0-9])(?=[\w.~+/=-]*[A-Za-z])[A-Za-z0-9][\w.~+/=-]{15,511})(?![\w.~+/=-])")
+_HEADER_WORDS = ("-key", "-token", "-secret")
+_HEADER_FINDER = Literals(_HEADER_WORDS)
 _SAS_SIG = lazy(r"(?i)[?&]sig=(?P<v>(?:[A-Za-z0-9+/]|%2[BbFf]|%3[Dd]){20,}(?:=|%3[Dd]){0,2})")
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -53,6 +61,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("url_credential_param", _URL_PARAM),
     ("url_credential_param", _URL_PATH),
     ("twilio_auth_token", _TWILIO_PAIR),
+    ("service_header_token", _HEADER_TOKEN),
 )
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 # each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``)
@@ -64,6 +73,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "license_key": (("product", "license", "licence", "serial", "activation", "registration"), True),
     "url_credential_param": (("key=", "session", "sid=", "jwt=", *_PATH_WORDS), True),
     "twilio_auth_token": (("ac",), True),
+    "service_header_token": (_HEADER_WORDS, True),
 }
 _URL_FINDER = Literals(("key=", "session", "sid=", "jwt="))
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
@@ -73,17 +83,18 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _SAS_SIG: lambda low: "sig=" in low,
     _TWILIO_PAIR: lambda low: "ac" in low and _TWILIO_LOW.search(low) is not None,
     _URL_PATH: lambda low: _PATH_FINDER.any_in(low),
+    _HEADER_TOKEN: lambda low: _HEADER_FINDER.any_in(low),
     _LICENSE: lambda low: " key" in low or " code" in low or " number" in low,
     _URL_PARAM: lambda low: _URL_FINDER.any_in(low) and _URL_PARAM.search(low) is not None,
 }
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _PLAID: ("access-", "processor-"), _TEAMS: ("webhook",), _NEW_RELIC: ("nrak-", "nrii-", "nraa-"), _SAS_SIG: ("sig=",),
     _LICENSE: (" key", " code", " number"),
-    _URL_PARAM: _URL_FINDER.words, _TWILIO_PAIR: ("ac",), _URL_PATH: _PATH_FINDER.words,
+    _URL_PARAM: _URL_FINDER.words, _TWILIO_PAIR: ("ac",), _URL_PATH: _PATH_FINDER.words, _HEADER_TOKEN: _HEADER_FINDER.words,
 }
 TRIGGER_WORDS = ("-sandbox-", "-development-", "-production-", "webhook.office.com", "outlook.office", "nrak-", "nrii-", "nraa-",
                  "sig=", "product", "license", "licence", "serial", "activation", "registration", "key=", "session", "sid=", "jwt=",
-                 "ac", *_PATH_WORDS)
+                 "ac", *_PATH_WORDS, *_HEADER_WORDS)
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 

@@ -180,6 +180,7 @@ def _words_phrase(value: str) -> bool:
 
 # a mysql client's command up to a ``-p`` then white space, at the end of what is searched (the value's start)
 _MYSQL_PROMPT = lazy(r"(?i)\b(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck)\b[^\n|;&]*?\s-p[ \t]+$")
+_HOME = lazy(r"~(?:[\w.-]*/|$)")  # a path from a home folder (``~``, ``~/x``, ``~bob/x``), not a password that starts with ``~``
 _SECTION = lazy(r"(?m)^[ \t]*\[([^\]\n]{1,64})\][ \t]*\r?$")  # an INI section's header
 
 
@@ -219,7 +220,7 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
         return _words_phrase(v) if " " in v else given(v)  # quoted words: "use the passphrase 'correct horse battery staple' for …"
     if kind in ("password_flag_pair", "password_option", "config_password_key", "config_password_quoted"):  # a command's or config line's password: not a port, a
         v = value.strip().rstrip(".,;)")  # path, a URL, a flag, a reference or a word of the grammar
-        if _PORTISH.fullmatch(v) or "://" in v or v.startswith(("/", "./", "~", "@", "-", "$", "%")) or "[REDACTED" in v:
+        if _PORTISH.fullmatch(v) or "://" in v or v.startswith(("/", "./", "@", "-", "$", "%")) or _HOME.match(v) or "[REDACTED" in v:
             return False
         if v.isdigit():
             return len(v) >= 6
