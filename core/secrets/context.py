@@ -53,7 +53,7 @@ _OVPN = lazy(r"(?i)<auth-user-pass>[ \t]*\r?\n[^\n]+\r?\n(?P<v>[^\n<]+?)[ \t]*\r
 _NMCLI = lazy(r"(?i)\b(?:nmcli\b[^\n|;&`]*?\bpassword|wpa_passphrase\s+\S+|iwctl\b[^\n|;&`]*?--passphrase)\s+" + _REF + _VAL)
 _PASSWORD_LINE = lazy(r"(?im)^[ \t]*(?:password|passwd(?![ \t]+[a-z]+[ \t]*$)|passphrase|remotepass|remotepassword|smtp_?pass|imap_?pass|requirepass|masterauth)(?:[ \t]*[=:][ \t]*|[ \t]+)" + _REF
                       + r"(?:" + _Q + r"|(?P<v>[^\s\"'=:]{4,}))[ \t]*$")
-_USER_PASS = lazy(r"(?i)\b(?:user(?:name)?|login)\s*[:=]?\s*['\"]?[\w.@-]{1,40}['\"]?[,;]?\s+(?:password|passwd|pass|pwd|pw)\s*[:=]?\s+"
+_USER_PASS = lazy(r"(?i)\b(?:user(?:name)?|login|u(?=\s*:))\s*[:=]?\s*['\"]?[\w.@-]{1,40}['\"]?[,;]?\s+(?:password|passwd|pass|pwd|pw|p(?=\s*:))\s*[:=]?\s+"
                   + _REF + _VAL)
 _SLASHED = lazy(r"(?i)\b(?:login|credentials?|creds|account)\b\s*(?:are|is|:|=)?\s*[\w.@-]{1,40}\s+/\s+" + _REF + r"(?P<v>\S{4,})")
 # a key whose name ends in a secret word, in any config format (``SECRET_KEY = …``, ``secret_key_base: …``,
@@ -91,6 +91,11 @@ _KEY_PROSE = lazy(r"(?i)\b(?:(?:api|secret|access|private|auth|license|app|signi
                   + r"(?![0-9a-fA-F]{32,}(?![\w.+/=-]))(?P<v>(?=[\w.+/=-]*\d)(?=[\w.+/=-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_.+/=-]{15,199}|[A-Za-z]{20,199})(?![\w.+/=-])")
 _USE_AS = lazy(r"(?i)\buse\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,})['\"]?\s+as\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\w-]+\s+){0,2}"
                r"(?:password|passphrase|passcode|pin|pwd|api key|token|secret)\b")
+# "I reset the admin password; it's now X": the password said again as "it"
+_IT_NOW = lazy(r"(?i)\b(?:password|passphrase|passcode|pin)\b[;,:]?\s+(?:and\s+)?(?:it['’]s|it\s+is|it\s+was)\s+(?:now\s+)?['\"]?" + _REF
+               + r"(?P<v>[^\s'\"]{4,64})['\"]?(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$)))")
+# Russian leaves the verb out after a qualifier: "пароль от роутера X"
+_RU_QUALIFIED = lazy(r"(?i)пароль(?:\s+(?:от|для|к|на)\s+[\w.-]+){1,2}\s+[\"'«]?(?P<v>[^\s\"'»]{4,64})")
 _SET_TO = lazy(r"(?i)\b(?:set|changed?|reset|updated?|rotated?)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?(?:[\w-]+\s+){0,2}"
                r"(?:password|passphrase|passcode|pin|pwd)\s+(?:to|as)\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,})")
 # the dictated password in other languages (``rules`` reads English, German, French, Spanish, Portuguese and Russian)
@@ -102,10 +107,10 @@ _PW_OTHER = (r"(?:mot de passe|clave|contrase[ñn]a|wachtwoord|has[łl]o|l[öo]s
 # what may stand between the word and its value: up to three qualifiers ("de la base de datos", "of the admin
 # account on the nas"), each a preposition (or a genitive article), an optional article and one or two words,
 # and then a verb or a colon
-_PW_QUALIFIER = (r"(?:\s+(?:del|de|do|da|du|della|van|von|от|для|för|til|na|for|of|für|pour|para|per|voor|dla|zum|zur|au|al|der|des"
+_PW_QUALIFIER = (r"(?:\s+(?:del|de|do|da|du|della|van|von|vom|beim|от|для|för|til|na|for|of|für|pour|para|per|voor|dla|zum|zur|au|al|der|des"
                  r"|on|at|in|to|bei|auf|sur|en|su)"
                  r"\s+(?:the\s+|la\s+|le\s+|el\s+|den\s+|dem\s+|der\s+|das\s+|die\s+|het\s+|il\s+|lo\s+|my\s+|our\s+|de\s+|des\s+)?"
-                 r"[\w.-]+(?:\s+[\w.-]+)?"
+                 r"[\w.-]+(?:['’]s)?(?:\s+[\w.-]+(?:['’]s)?)?"
                  r"|\s+(?:dell|dall|nell|sull|all|d)['’][\w.-]+){1,3}")
 # the verbs that are English prepositions too (Polish/Estonian "on", Russian "to", Italian "e", Danish "er") count
 # only before a value that ends its clause ("the root password on prod-db-2 is …" names a host, not a password),
@@ -151,6 +156,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("secret_in_prose", _KEY_PROSE),
     ("secret_in_prose", _USE_AS),
     ("secret_in_prose", _SET_TO),
+    ("secret_in_prose", _IT_NOW),
+    ("secret_in_prose", _RU_QUALIFIED),
     ("secret_in_prose", _PROSE_OTHER),
     ("secret_in_prose", _PROSE_CJK),
     ("recovery_key", _BITLOCKER),
@@ -212,11 +219,13 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _PASSPHRASE_WORDS: lambda low: "pass" in low and ("=" in low or ":" in low),
     _AUTH_TUPLE: lambda low: "auth" in low and ("(" in low or "[" in low),
     _AUTH_CALL: lambda low: "(" in low and ("auth" in low or "login" in low or "password" in low or "bind" in low or "credentials" in low),
-    _USER_PASS: lambda low: ("user" in low or "login" in low) and ("pass" in low or "pw" in low),
+    _USER_PASS: lambda low: ("user" in low or "login" in low or "u:" in low) and ("pass" in low or "pw" in low or "p:" in low),
     _SLASHED: lambda low: " / " in low,
     _KEY_PROSE: lambda low: _KEYISH_WORDS.any_in(low) and _KEYISH.search(low) is not None and _LONG_VALUE.search(low) is not None,
     _USE_AS: lambda low: "use " in low and " as " in low,
     _SET_TO: lambda low: ("pass" in low or "pin" in low or "pwd" in low) and (" to " in low or " as " in low),
+    _IT_NOW: lambda low: ("pass" in low or "pin" in low) and _IT_NOW.search(low) is not None,
+    _RU_QUALIFIED: lambda low: "пароль" in low,
     _PROSE_OTHER: lambda low: _PW_FINDER.any_in(low),
     _PROSE_CJK: lambda low: not low.isascii(),
     _NSEC: lambda low: "nsec1" in low,
@@ -264,7 +273,7 @@ def card_spans(text: str) -> list[tuple[int, int, str]]:
 # every context above needs one of these in the lower-cased text (a text without any is passed at once)
 TRIGGER_WORDS = (
     " -p", "net user", "chpasswd", "-stdin", "lftp", "@", "pass", "snmp", "nmcli", "iwctl", "secret", "key", "psk",
-    "wifi:", "token", "community", "auth", "login", "bind", "credentials", "user", " / ", "use ", "pin", "pwd", "recovery",
+    "wifi:", "token", "community", "auth", "login", "bind", "credentials", "user", "u:", " / ", "use ", "pin", "pwd", "recovery",
     "a3-", "nsec1", "hooks.zapier.com", "cookie", "pat", "variable", "machine", "eap", *_MORE_COMMANDS, *_PW_LITERALS)
 _TRIGGER = Literals(TRIGGER_WORDS)  # one pass for all of them (a regular expression of the words cost ~8 µs a text)
 # a card number's thirteen digits at least: ``(?:\d[ -]?){12}\d`` written out, which ``re`` searches in two
@@ -300,8 +309,8 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _IPSEC_PSK: ("psk", "xauth", "eap"), _HCL_VAR: ("variable",), _COOKIE: ("cookie",), _NETRC: ("machine",),
     _CISCO: ("enable", "username", "-server", "key-string"), _PSK: ("psk", "passphrase", "password"), _WIFI_QR: ("wifi:",),
     _OVPN: ("<auth-user-pass>",), _PASSWORD_LINE: ("pass",), _SECRET_NAME: _SECRET_WORDS.words, _PASSPHRASE_WORDS: ("pass",),
-    _AUTH_TUPLE: ("auth",), _AUTH_CALL: ("(",), _USER_PASS: ("user", "login"), _SLASHED: (" / ",), _KEY_PROSE: _KEYISH_WORDS.words,
-    _USE_AS: ("use ",), _SET_TO: ("pass", "pin", "pwd"), _PROSE_OTHER: _PW_FINDER.words, _PROSE_CJK: None, _NSEC: ("nsec1",),
+    _AUTH_TUPLE: ("auth",), _AUTH_CALL: ("(",), _USER_PASS: ("user", "login", "u:"), _SLASHED: (" / ",), _KEY_PROSE: _KEYISH_WORDS.words,
+    _USE_AS: ("use ",), _SET_TO: ("pass", "pin", "pwd"), _IT_NOW: ("pass", "pin"), _RU_QUALIFIED: ("пароль",), _PROSE_OTHER: _PW_FINDER.words, _PROSE_CJK: None, _NSEC: ("nsec1",),
     _ZAPIER: ("hooks.zapier.com",), _BITLOCKER: None, _RECOVERY_KEY: ("recovery",), _ONEPASSWORD: ("a3-",),
 }
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])

@@ -63,7 +63,7 @@ _NAMED_SPACE = lazy(r"(?i)(?<![\w-])(?:[a-z0-9]+[_.])*(?:secret|token|api[_-]?ke
 # or a redaction marker; the value judged as a flag pair's (no word, no name)
 _USER_AT = lazy(r"(?i)(?<![\w.:/@%+\[-])(?!(?:mailto|email|e-mail|from|to|cc|bcc|reply-to|sip|sips|xmpp|tel|mail|user|login):)"
                 r"[a-z_][\w.-]{0,31}:(?!\d+(?:\.\d+)+)(?P<v>[^\s:@/'\"`\[\]]{4,64})"
-                r"@(?!(?:sha\d+|blake2\w*|md5|sha3-\d+)\b)[a-z0-9][\w-]*(?:\.[\w-]+)*(?::\d{1,5})?(?=$|[\s/:,;)'\"])")
+                r"@(?!(?:sha\d+|blake2\w*|md5|sha3-\d+)\b)(?:(?:tcp|unix)\(|[a-z0-9][\w-]*(?:\.[\w-]+)*(?::\d{1,5})?(?=$|[\s/:,;)'\"]))")
 _KEY_QUOTED = lazy(r"(?<![\w.-])" + _KEY + r"[ \t]+" + _REF + _Q)
 _KEY_QUOTED_LOW = lazy(r"(?i)(?<![\w.-])" + _KEY + r"[ \t]+" + _REF + _Q)  # asked of the lower-cased text (a superset)
 

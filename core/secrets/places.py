@@ -35,7 +35,7 @@ _UNTIL = r"[^\n|;&`]*?"  # the rest of one command
 _CMD = lazy(r"(?i)\b(?:samba-tool\s+user\s+(?:create|add|setpassword)\s+\S+|ds(?:add|mod)\s+user\b" + _UNTIL + r"\s-pwd"
             r"|neo4j-admin\s+(?:dbms\s+)?set-initial-password|db2\s+connect\s+to\s+\S+\s+user\s+\S+\s+using"
             r"|networksetup\s+-setairportnetwork\s+\S+\s+(?:\"[^\"\n]+\"|\S+)|poetry\s+config\s+http-basic\.\S+\s+\S+"
-            r"|mc\s+(?:alias\s+set|config\s+host\s+add)\s+\S+\s+\S+\s+\S+"
+            r"|mc\s+(?:alias\s+set|config\s+host\s+add)\s+\S+\s+\S+\s+\S+|security\s+add-(?:generic|internet)-password\b" + _UNTIL + r"\s-w"
             r"|(?:cqlsh|twine|influx|clickhouse-client|mssql-cli|nuget|dotnet\s+nuget)\b" + _UNTIL + r"\s(?:-p|-password|--password)"
             r"|(?:gh\s+secret\s+set|aws\s+ssm\s+put-parameter|az\s+keyvault\s+secret\s+set|doppler\s+secrets\s+set)\b"
             + _UNTIL + r"\s(?:--body|-b|--value)|netsh\s+wlan\b" + _UNTIL + r"\bkey(?:material)?=)"
@@ -43,12 +43,12 @@ _CMD = lazy(r"(?i)\b(?:samba-tool\s+user\s+(?:create|add|setpassword)\s+\S+|ds(?
 # a password fed to a command without a flag of its own: a process substitution after a flag naming a password file
 # (``--password-file=<(echo X)``, ``--vault-password-file <(printf X)``) or a here-string into a command that reads one
 # (``chpasswd <<< 'bob:X'``, ``keepassxc-cli open db.kdbx <<< X``, ``cryptsetup open … <<< X``)
-_FED = lazy(r"(?i)(?:(?:pass\w*|secret\w*|key)[\w-]*(?:=|\s+)<\(\s*(?:echo|printf)\s+(?:-[ne]\s+)?"
+_FED = lazy(r"(?i)(?:(?:pass\w*|secret\w*|key|token)[^\n|;&<]*?(?:=|\s)<\(\s*(?:echo|printf)\s+(?:-[ne]\s+)?"
             r"|\b(?:\w*passwd|keepassxc-cli|cryptsetup|openconnect|sudo\s+-S|vault\s+login|\w+\s+login\b[^\n|;&]*--password-stdin"
             r"|[^\n|;&]*--pass(?:word|phrase|wd)-(?:stdin|fd)\b)[^\n|;&<]*<<<\s*)" + _REF
             + r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\"|(?P<v>[^\s'\"`)]{3,}))")
 _PIPED = lazy(r"(?i)\b(?:echo|printf)\s+(?:-[ne]\s+)?" + _REF + _VAL + r"\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b"
-              r"|[\w-]+\b[^\n|]*?(?:--passwd-on-stdin|\s-h\s*0\b|\bsecret\s+create\b))")
+              r"|[\w-]+\b[^\n|]*?(?:--passwd-on-stdin|\s-h\s*0\b|\bsecrets?\s+(?:create|set|put|add)\b|--data-file[= ]-(?!\S)))")
 _EXPECT = lazy(r"(?i)\bexpect\s+(?:-\w+\s+)?\"[^\"\n]*pass[^\"\n]*\"\s*\n\s*send\s+(?:--\s+)?\"(?P<v>[^\"\n\\]{3,})(?:\\[rn])?\"")
 _ORACLE_THIN = lazy(r"(?i)jdbc:oracle:(?:thin|oci):@?[\w$#]{1,30}/(?P<v>[^\s@/'\"]{3,})@")
 _PRE_SHARED = lazy(r"(?im)(?:^[ \t]*(?:pre-shared-key|crypto\s+isakmp\s+key)(?:\s+(?:ascii|hex|local|remote))?(?:\s+[0-9](?=\s))?\s+"
@@ -167,6 +167,19 @@ _LOCKED_WITH = lazy(r"(?i)\b(?:encrypted|protected|locked|unlock(?:ed|s)?|decryp
                     r"(?:the\s+)?(?:password|passphrase|pw|key)?\s*['\":]?\s*(?P<v>[^\s'\"`]{4,64})['\"]?" + _ASIDE_END)
 # ``rclone obscure X``: the password it obscures (judged as given with no verb: "rclone obscure reads …" is a word)
 _OBSCURE = lazy(r"(?i)\brclone\s+obscure\s+['\"]?(?P<v>[^\s'\"-][^\s'\"]{3,63})['\"]?(?=\s|$)")
+# a constant or setting defined with a name that says secret (PHP's ``define('DB_PASSWORD', 'X')``, WordPress's
+# ``define('AUTH_KEY', 'X')``, ``setenv``/``putenv``/``System.setProperty``): the quoted value (judged as a config
+# line's quoted password: not words, "put your unique phrase here")
+_DEFINE = lazy(r"(?i)\b(?:define|setenv|putenv|setproperty|set_env|setdefault)\s*\(\s*(['\"])[\w.-]*(?:pass(?:word|wd)?|pwd|secret|token"
+               r"|_key|salt|auth)[\w.-]*\1\s*,\s*" + _REF + r"(['\"])(?P<v>[^'\"\n]{4,200})\2")
+# a connection's password as the third argument of a call that opens one (``DriverManager.getConnection(url, "u", "X")``,
+# ``new mysqli('db', 'u', 'X', 'app')``, ``new PDO($dsn, 'u', 'X')``, ``pg_connect``)
+_CONNECT_CALL = lazy(r"(?i)(?:\bgetconnection|\bmysqli_connect|\bmysql_connect|\bnew\s+mysqli|\bnew\s+pdo)\s*\(\s*(?:[^,()\n]+,\s*){2}"
+                     + _REF + r"(['\"])(?P<v>[^'\"\n]{3,128})\1")
+# a Java properties file in XML: ``<entry key="db.password">X</entry>``
+_XML_ENTRY = lazy(r"(?i)<entry\s+key=(['\"])[^'\"\n]*(?:pass(?:word|wd)?|pwd|secret|token)[^'\"\n]*\1\s*>" + _REF + r"(?P<v>[^<\s]{3,200})</entry>")
+# Windows' ``setx NAME X`` for a name that says secret
+_SETX = lazy(r"(?i)\bsetx\s+(?:/m\s+)?\w*(?:pass(?:word|wd)?|pwd|secret|token|key)\w*\s+" + _REF + _VAL)
 # a remote desktop's id and its password ("anydesk 123 456 789 / X", "teamviewer id 123 456 789 pw X")
 _REMOTE_DESK = lazy(r"(?i)\b(?:anydesk|teamviewer|rustdesk)\b[^\n]{0,40}?(?:\s/|\bpw|\bpass(?:word)?)\s*:?\s+['\"]?"
                     r"(?P<v>[^\s'\"/]{4,64})['\"]?" + _ASIDE_END)
@@ -182,17 +195,21 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_command", _EXPECT),
     ("password_command", _FED),
     ("password_command", _ACL_USER),
+    ("password_command", _SETX),
     ("config_secret", _ORACLE_THIN),
     ("config_secret", _PRE_SHARED),
     ("config_secret", _XML_KEY),
     ("config_secret", _CHAP),
     ("config_secret", _MACHINE_KEY),
     ("config_secret", _HOST_PORT_USER),
+    ("config_secret", _XML_ENTRY),
+    ("defined_secret", _DEFINE),
     ("config_secret", _PASS_KEY),
     ("config_secret", _PASS_LINE),
     ("config_password_key", _PASS_ASSIGN),  # judged as a config line's password (not a type name: ``pass: number,``)
     ("auth_argument", _CRED_CALL),
     ("auth_argument", _USER_PAIR),
+    ("auth_argument", _CONNECT_CALL),
     ("secret_in_prose", _PROSE_KEY),
     ("secret_in_prose", _PROSE_SHORT),
     ("secret_in_prose", _CREDS_SLASHED),
@@ -224,7 +241,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 
-_COMMANDS = ("samba-tool", "dsadd", "dsmod", "neo4j-admin", "db2", "networksetup", "poetry", "mc alias", "mc config",
+_COMMANDS = ("samba-tool", "dsadd", "dsmod", "neo4j-admin", "db2", "networksetup", "poetry", "mc alias", "mc config", "add-generic-password", "add-internet-password",
              "cqlsh", "twine", "influx",
              "clickhouse-client", "mssql-cli", "nuget", "secret set", "secrets set", "put-parameter", "netsh")
 _CALL_WORDS = ("auth", "credential", "login", "passw", "bind")
@@ -265,13 +282,14 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS, "/", "pass", *_REMOTE_WORDS, "obscure"), True),
     "users_section_password": (("[users]",), True),
     "pwd_given": (("pwd",), True),
+    "defined_secret": (("define", "setenv", "putenv", "setproperty", "set_env", "setdefault"), True),
 }
 # the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
 MORE_NEEDLES: dict[str, tuple[str, ...]] = {
-    "password_command": (*_COMMANDS, "|", "expect", "<(", "<<<", ">"),
+    "password_command": (*_COMMANDS, "|", "expect", "<(", "<<<", ">", "setx"),
     "config_secret": ("jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "key", "pass", ":"),
-    "auth_argument": (*_CALL_WORDS, *_PAIR_WORDS),
-    "secret_in_prose": (*_PROSE_WORDS, "pass", "pw", "cred", "login"),
+    "auth_argument": (*_CALL_WORDS, *_PAIR_WORDS, "connect", "mysqli", "pdo"),
+    "secret_in_prose": (*_PROSE_WORDS, "pass", "pw", "cred", "login", "p:"),
     "recovery_key": ("recovery", "backup"),
 }
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
@@ -318,6 +336,10 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _REMOTE_DESK: lambda low: _REMOTE_FINDER.any_in(low) and _REMOTE_DESK.search(low) is not None,
     _ACL_USER: lambda low: ">" in low and _ACL_USER.search(low) is not None,
     _OBSCURE: lambda low: "obscure" in low,
+    _DEFINE: lambda low: "(" in low and _DEFINE.search(low) is not None,
+    _CONNECT_CALL: lambda low: ("connect" in low or "mysqli" in low or "pdo" in low) and _CONNECT_CALL.search(low) is not None,
+    _XML_ENTRY: lambda low: "<entry" in low,
+    _SETX: lambda low: "setx" in low,
     _LOGIN_USER: lambda low: ("login" in low or "log in" in low) and _LOGIN_USER.search(low) is not None,
     _LOCKED_WITH: lambda low: _LOCK_FINDER.any_in(low) and _LOCKED_WITH.search(low) is not None,
     _CREDS_COLON: lambda low: ":" in low and _CRED_FINDER.any_in(low) and _CREDS_COLON.search(low) is not None,
@@ -333,10 +355,12 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _COLON_AFTER: (":",), _NOT_SHARE: _SHARE_FINDER.words, _NAMED_AFTER: _PW_FINDER.words,
     _RECOVERY_LETTERS: ("codes",), _OTP_SEED: _OTP_FINDER.words, _APP_PASSWORD: ("password",),
     _PASSPHRASE_IS: ("passphrase",), _KEY_BYTES: _KEY_BYTES_FINDER.words, _GIVEN: _GIVEN_FINDER.words,
-    _PW_ASIDE: ("pw",), _PWD_ASIDE: ("pwd",), _ADMIN_SLASH: ("/",), _PASS_AFTER: ("pass",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: _SSID_FINDER.words, _REMOTE_DESK: _REMOTE_FINDER.words, _ACL_USER: (">",), _OBSCURE: ("obscure",), _LOGIN_USER: ("login", "log in"),
+    _PW_ASIDE: ("pw",), _PWD_ASIDE: ("pwd",), _ADMIN_SLASH: ("/",), _PASS_AFTER: ("pass",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: _SSID_FINDER.words, _REMOTE_DESK: _REMOTE_FINDER.words, _ACL_USER: (">",), _OBSCURE: ("obscure",), _DEFINE: ("(",), _CONNECT_CALL: ("connect", "mysqli", "pdo"), _XML_ENTRY: ("<entry",),
+    _SETX: ("setx",), _LOGIN_USER: ("login", "log in"),
     _LOCKED_WITH: _LOCK_FINDER.words, _CREDS_COLON: _CRED_FINDER.words,
 }
-TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/", ">", *_REMOTE_WORDS, "obscure", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
+TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/", ">", *_REMOTE_WORDS, "obscure", "(", "connect", "mysqli", "pdo", "<entry",
+                 "setx", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", "pass=", "pass:", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
                  "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS)
 _TRIGGER = Literals(TRIGGER_WORDS)

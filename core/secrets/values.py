@@ -218,7 +218,7 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     if kind == "password_given":  # "use password X for …": X, unless a word ("… managers for", "email/password") or a name
         v = value.strip().rstrip(".,;:!?)")
         return _words_phrase(v) if " " in v else given(v)  # quoted words: "use the passphrase 'correct horse battery staple' for …"
-    if kind in ("password_flag_pair", "password_option", "config_password_key", "config_password_quoted"):  # a command's or config line's password: not a port, a
+    if kind in ("password_flag_pair", "password_option", "config_password_key", "config_password_quoted", "defined_secret"):  # a command's or config line's password: not a port, a
         v = value.strip().rstrip(".,;)")  # path, a URL, a flag, a reference or a word of the grammar
         if _PORTISH.fullmatch(v) or "://" in v or v.startswith(("/", "./", "@", "-", "$", "%")) or _HOME.match(v) or "[REDACTED" in v:
             return False
@@ -226,7 +226,7 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
             return len(v) >= 6
         if v.rstrip(",").lower() in _TYPE_NAMES:  # a signature's or a schema's type ("allow_change_password: bool,")
             return False
-        if kind in ("password_flag_pair", "config_password_quoted") and not given(v):
+        if kind in ("password_flag_pair", "config_password_quoted", "defined_secret") and not given(v):
             return False
         if kind == "password_flag_pair" and end >= 0 and _MYSQL_PROMPT.search(text, 0, max(0, end - len(value))):
             # mysql's ``-p`` then a space prompts for the password: the word after it is the database

@@ -2,8 +2,9 @@
 to a command through a process substitution or a here-string, svnserve's ``[users]`` lines, ``pwd X``,
 ``root / X``, ``host:port:user:password``, a Twilio auth token beside its SID, a URL path after
 ``/token/``, ``…: pass = X``, MinIO's ``mc alias set``, ``rclone obscure``, Redis ACL users and ``AUTH user
-X``, a remote desktop's password, a header named for a key; and the ordinary text beside each that
-stays as it is."""
+X``, a remote desktop's password, a header named for a key, PHP's ``define``, a Go DSN, a connection
+call's third argument, a Java XML property, ``setx``, the keychain's ``-w``, "it's now X", ``u: … p: …``;
+and the ordinary text beside each that stays as it is."""
 
 from __future__ import annotations
 
@@ -42,6 +43,20 @@ GONE = [
     f"age -d -i key.txt f.age  # key passphrase {SECRET}",
     f"plink -ssh carol@host -pw ~{SECRET}",
     "Fastly-Key: WN1WWWurZpaAIbvoI4w60vaXXXp4vYfI",
+    f"define('DB_PASSWORD', '{SECRET}');",
+    f'sql.Open("mysql", "app:{SECRET}@tcp(db:3306)/app")',
+    f'DriverManager.getConnection(url, "app", "{SECRET}")',
+    f"$mysqli = new mysqli('db', 'app', '{SECRET}', 'app');",
+    f'<entry key="db.password">{SECRET}</entry>',
+    f"setx API_KEY {SECRET}",
+    f"gcloud secrets versions add db-pw --data-file=<(echo -n {SECRET})",
+    f"echo -n '{SECRET}' | gcloud secrets create db-pw --data-file=-",
+    f"security add-generic-password -a bob -s svc -w {SECRET}",
+    f"I reset the admin password; it's now {SECRET}",
+    f"u: bob p: {SECRET}",
+    f"the password for the wifi at grandma's is {SECRET}",
+    f"das Passwort vom NAS: {SECRET}",
+    f"пароль от роутера {SECRET}",
 ]
 
 
@@ -79,6 +94,12 @@ KEPT = [
     "the passphrase is stored in the vault",
     "Idempotency-Key: 3f2c1a9e-8b7d-4c6e-9f01-23456789abcd",
     "sshpass -p ~/pw.txt ssh host",
+    "define('WP_DEBUG', true);",
+    "define('AUTH_KEY', 'put your unique phrase here');",
+    "<entry key=\"db.url\">jdbc:postgresql://db/app</entry>",
+    "the password was reset; it is now shown only once",
+    "menu: File p: 3",
+    "u: 1 p: 2",
 ]
 
 
