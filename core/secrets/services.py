@@ -38,7 +38,7 @@ _URL_PARAM = lazy(r"(?i)[?&;#](?:key|session(?:[_-]?id)?|sid|jwt)=(?P<v>(?=[\w.~
 _TWILIO_PAIR = lazy(r"(?<![A-Za-z0-9])AC[0-9a-f]{32}(?:[ \t]*[:,;|/][ \t]*|\s+)(?P<v>[0-9a-f]{32})(?![A-Za-z0-9])")
 _TWILIO_LOW = lazy(r"ac[0-9a-f]{32}(?:[ \t]*[:,;|/][ \t]*|\s+)[0-9a-f]{32}")  # the same, lower-cased (``CONTEXTS``)
 # the URL path segment after one that names a credential (``/token/X``, ``/apikey/X``), when it has a token's shape (the rules
-# of shape miss about one random 32-character token in seventy)
+# of shape judge about one random 32-character token in a hundred not random)
 _URL_PATH = lazy(r"(?i)/(?:token|tokens|secret|secrets|apikey|api[_-]key|access[_-]token|auth[_-]token)/"
                  r"(?P<v>(?=[\w.~-]*[0-9])(?=[\w.~-]*[a-zA-Z])[\w.~-]{16,512})(?![\w.~%-])")
 _PATH_WORDS = ("/token", "/secret", "/apikey", "/api_key", "/api-key", "/access_token", "/access-token", "/auth_token", "/auth-token")
