@@ -99,15 +99,16 @@ _RU_QUALIFIED = lazy(r"(?i)пароль(?:\s+(?:от|для|к|на)\s+[\w.-]+){
 _SET_TO = lazy(r"(?i)\b(?:set|changed?|reset|updated?|rotated?)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?(?:[\w-]+\s+){0,2}"
                r"(?:password|passphrase|passcode|pin|pwd)\s+(?:to|as)\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,})")
 # the dictated password in other languages (``rules`` reads English, German, French, Spanish, Portuguese and Russian)
-_PW_OTHER = (r"(?:mot de passe|clave|contrase[ñn]a|wachtwoord|has[łl]o|l[öo]senord(?:et)?|[şs]ifre(?:m|si|niz)?|parola(?:m|sı)?|salasana"
-             r"|adgangskode|passord|heslo|jelsz(?:[óo]|av(?:am|a|unk))|mật khẩu|kata sandi|lozinka|geslo|parool|passwort|password|passphrase|пароль|senha"
+_PW_OTHER = (r"(?:mot de passe|clave|contrase[ñn]a|wachtwoord|has[łl]o|l[öo]senord(?:et)?|[şs]ifre(?:m|si|niz)?|parola(?:m|sı)?|salasana(?:ni|si)?"
+             r"|adgangskode(?:n)?|passord(?:et)?|heslo|jelsz(?:[óo]|av(?:am|a|unk))|mật khẩu|kata sandi|kata laluan|lozinka|geslo|parool|parole"
+             r"|slaptažodis|passwort|password|passphrase|пароль|парола|лозинка|senha|palavra-passe|nenosiri|পাসওয়ার্ড|رمز عبور|գաղտնաբառ|პაროლი"
              r"|contrasenya|pasahitza|κωδικός(?: πρόσβασης)?)")
 # what may stand between the word and its value: up to three qualifiers ("de la base de datos", "of the admin
 # account on the nas"), each a preposition (or a genitive article), an optional article and one or two words
 # what may stand between the word and its value: up to three qualifiers ("de la base de datos", "of the admin
 # account on the nas"), each a preposition (or a genitive article), an optional article and one or two words,
 # and then a verb or a colon
-_PW_QUALIFIER = (r"(?:\s+(?:del|de|do|da|du|della|van|von|vom|beim|от|для|för|til|na|for|of|für|pour|para|per|voor|dla|zum|zur|au|al|der|des"
+_PW_QUALIFIER = (r"(?:\s+(?:del|de|do|da|du|della|van|von|vom|beim|от|від|od|для|för|til|na|for|of|für|pour|para|per|voor|dla|zum|zur|au|al|der|des"
                  r"|on|at|in|to|bei|auf|sur|en|su)"
                  r"\s+(?:the\s+|la\s+|le\s+|el\s+|den\s+|dem\s+|der\s+|das\s+|die\s+|het\s+|il\s+|lo\s+|my\s+|our\s+|de\s+|des\s+)?"
                  r"[\w.-]+(?:['’]s)?(?:\s+[\w.-]+(?:['’]s)?)?"
@@ -115,7 +116,7 @@ _PW_QUALIFIER = (r"(?:\s+(?:del|de|do|da|du|della|van|von|vom|beim|от|для|f
 # the verbs that are English prepositions too (Polish/Estonian "on", Russian "to", Italian "e", Danish "er") count
 # only before a value that ends its clause ("the root password on prod-db-2 is …" names a host, not a password),
 # and never after the English word ("we have the password on file")
-_PW_VERB = (r"(?:lautet|è|är|is|es|est|é|és|este|είναι|ist|jest|je|:|：|=|(?<![Pp]assword )(?:e|er|to|on)(?=\s+[\"'“«]?[^\s\"'”»]{4,}[\"'”»]?[ \t]*"
+_PW_VERB = (r"(?:lautet|è|är|is|es|est|é|és|este|είναι|ist|jest|je|је|ir|yra|ialah|adalah|ay|ni|হল|:|：|՝|=|(?<![Pp]assword )(?:e|er|to|on)(?=\s+[\"'“«]?[^\s\"'”»]{4,}[\"'”»]?[ \t]*"
             r"(?:$|[\n.,;!?)])))")
 _PROSE_OTHER = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r"(?:" + _PW_QUALIFIER + r"\s*" + _PW_VERB + r"|\s*" + _PW_VERB
                     + r"?)\s+[\"'“«]?" + _REF + r"(?P<v>[^\s\"'”»(][^\s\"'”»]{3,})")  # not an aside "(empty for none)"
@@ -174,6 +175,7 @@ _MORE_COMMANDS = ("rabbitmqctl", "mosquitto_passwd", "mysqladmin", "dscl", "kadm
 _PW_LITERALS = ("mot de passe", "clave", "contrase", "wachtwoord", "hasło", "haslo", "lösenord", "losenord", "şifre", "sifre", "parola", "salasana",
                 "pasahitza", "κωδικ",
                 "adgangskode", "passord", "heslo", "jelsz", "mật khẩu", "kata sandi", "lozinka", "geslo", "parool", "passw", "passph",
+                "parole", "slaptažod", "laluan", "nenosiri", "পাসওয়ার্ড", "رمز عبور", "palavra-passe", "парола", "лозинка", "գաղտնաբառ", "პაროლი",
                 "пароль", "senha", "パスワード", "密码", "密碼", "비밀번호", "암호", "暗証番号", "口令")
 # each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``)
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {

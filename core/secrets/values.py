@@ -58,6 +58,10 @@ weg hier unten oben sicher unsicher schwach stark neu alt ici faible fort nouvea
 only usually currently really actually likely probably daily weekly monthly yearly hourly nightly quarterly
 automatically regularly periodically securely safely properly correctly incorrectly randomly manually locally
 remotely separately temporarily permanently simply exactly rarely frequently silently immediately
+feil riktig korrekt forkert rigtig endret ændret glemt utløpt udløbet lagret gemt hemmelig sterk stærk svak svag ny gammel
+vaihdettu väärä oikea unohtunut vanhentunut tallennettu salainen vahva heikko uusi vanha liian lyhyt pitkä
+nepareiza pareiza mainīta aizmirsta neteisingas teisingas pakeistas pamirštas mali tama salah benar betul diubah lupa
+грешна правилна сменена погрешна исправна промењена ошибочный неверный
 """.split())  # noqa: SIM905 - words, as prose has them
 # English inflections: a participle, a gerund, an adjective or a noun of state (not ``-ly``: a butterfly,
 # a family; the adverbs said of a password are in ``GRAMMAR``)

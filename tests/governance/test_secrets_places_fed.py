@@ -57,6 +57,15 @@ GONE = [
     f"the password for the wifi at grandma's is {SECRET}",
     f"das Passwort vom NAS: {SECRET}",
     f"пароль от роутера {SECRET}",
+    f"passordet er {SECRET}",
+    f"adgangskoden er {SECRET}",
+    f"parole ir {SECRET}",
+    f"slaptažodis yra {SECRET}",
+    f"kata laluan ialah {SECRET}",
+    f"ang password ay {SECRET}",
+    f"a palavra-passe é {SECRET}",
+    f"лозинка је {SECRET}",
+    f"salasanani on {SECRET}",
 ]
 
 
@@ -100,6 +109,9 @@ KEPT = [
     "the password was reset; it is now shown only once",
     "menu: File p: 3",
     "u: 1 p: 2",
+    "Salasanani on vaihdettu.",
+    "Passordet er feil.",
+    "He was released on parole in 2019.",
 ]
 
 
