@@ -169,3 +169,45 @@ def test_redact_obj_walks_as_each_string_alone() -> None:
         assert out == _old_walk(obj, alone)
         assert found == alone
         assert out["short"] is short
+
+
+def _bare_secrets() -> list[str]:
+    """Secrets only the last rules find (no word, prefix or place around them): random runs of each
+    shape, base64 that decodes to text (at the shortest the rule reads, 16 characters), card numbers
+    and a seed phrase. Values generated here, seeded."""
+    import base64
+    import random
+    import string
+
+    rng = random.Random(37)
+    alnum = string.ascii_letters + string.digits
+    out = []
+    for n in (20, 24, 32, 40):
+        out += ["".join(rng.choice(alnum) for _ in range(n)) for _ in range(3)]
+    out += ["".join(rng.choice("0123456789abcdef") for _ in range(48)) for _ in range(2)]
+    out.append(base64.b64encode(b"password=hunter22x").decode())  # readable text, encoded
+    out.append(base64.b64encode(b"pw: hunter22").decode())  # 16 characters: the shortest run the rule reads
+    out += ["card 3545807302157361 exp 12/29 cvv 123", "Visa 3545 8073 0215 7361, expires 12/29, CVC 123"]
+    english = sorted(structure.word_lists()[0])  # one list's words (a phrase mixes no lists)
+    out.append(" ".join(rng.sample(english, 12)))
+    return out
+
+
+def test_the_pre_check_lets_through_what_only_the_last_rules_find() -> None:
+    """The runs, the card numbers and the seed phrases: the pre-check's own tests of them (not a
+    rule's literal) must say yes wherever ``find`` claims something, alone and inside a sentence."""
+    from commonkeep.secrets import rules
+
+    for secret in _bare_secrets():
+        for text in (secret, f"the value is {secret} for now", f"{secret}\nnext line"):
+            assert rules.find(text), text
+            assert precheck.needs_scan(text), text
+
+
+def test_the_pre_check_s_seed_phrase_test_is_the_structure_s() -> None:
+    words = sorted(w.decode() for w in structure.ascii_words())[:40]
+    for n_list in range(6, 11):  # eight words of a list at the least, twelve words in all
+        for n_all in (11, 12, 13):
+            plain = words[:n_list] + ["zzqx"] * max(0, n_all - n_list)
+            low = " ".join(plain)
+            assert precheck._seedlike(precheck._words(low)) == structure.seedlike(low), (n_list, n_all)
