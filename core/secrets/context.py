@@ -53,7 +53,7 @@ _OVPN = lazy(r"(?i)<auth-user-pass>[ \t]*\r?\n[^\n]+\r?\n(?P<v>[^\n<]+?)[ \t]*\r
 _NMCLI = lazy(r"(?i)\b(?:nmcli\b[^\n|;&`]*?\bpassword|wpa_passphrase\s+\S+|iwctl\b[^\n|;&`]*?--passphrase)\s+" + _REF + _VAL)
 _PASSWORD_LINE = lazy(r"(?im)^[ \t]*(?:password|passwd(?![ \t]+[a-z]+[ \t]*$)|passphrase|remotepass|remotepassword|smtp_?pass|imap_?pass|requirepass|masterauth)(?:[ \t]*[=:][ \t]*|[ \t]+)" + _REF
                       + r"(?:" + _Q + r"|(?P<v>[^\s\"'=:]{4,}))[ \t]*$")
-_USER_PASS = lazy(r"(?i)\b(?:user(?:name)?|login|u(?=\s*:))\s*[:=]?\s*['\"]?[\w.@-]{1,40}['\"]?[,;]?\s+(?:password|passwd|pass|pwd|pw|p(?=\s*:))\s*[:=]?\s+"
+_USER_PASS = lazy(r"(?i)\b(?:user(?:name)?|login|u(?=[ ]?:))\s*[:=]?\s*['\"]?[\w.@-]{1,40}['\"]?[,;]?\s+(?:password|passwd|pass|pwd|pw|p(?=\s*:))\s*[:=]?\s+"
                   + _REF + _VAL)
 _SLASHED = lazy(r"(?i)\b(?:login|credentials?|creds|account)\b\s*(?:are|is|:|=)?\s*[\w.@-]{1,40}\s+/\s+" + _REF + r"(?P<v>\S{4,})")
 # a key whose name ends in a secret word, in any config format (``SECRET_KEY = …``, ``secret_key_base: …``,
@@ -221,7 +221,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _PASSPHRASE_WORDS: lambda low: "pass" in low and ("=" in low or ":" in low),
     _AUTH_TUPLE: lambda low: "auth" in low and ("(" in low or "[" in low),
     _AUTH_CALL: lambda low: "(" in low and ("auth" in low or "login" in low or "password" in low or "bind" in low or "credentials" in low),
-    _USER_PASS: lambda low: ("user" in low or "login" in low or "u:" in low) and ("pass" in low or "pw" in low or "p:" in low),
+    _USER_PASS: lambda low: ("user" in low or "login" in low or "u:" in low or "u :" in low) and ("pass" in low or "pw" in low or "p:" in low),
     _SLASHED: lambda low: " / " in low,
     _KEY_PROSE: lambda low: _KEYISH_WORDS.any_in(low) and _KEYISH.search(low) is not None and _LONG_VALUE.search(low) is not None,
     _USE_AS: lambda low: "use " in low and " as " in low,
@@ -275,7 +275,7 @@ def card_spans(text: str) -> list[tuple[int, int, str]]:
 # every context above needs one of these in the lower-cased text (a text without any is passed at once)
 TRIGGER_WORDS = (
     " -p", "net user", "chpasswd", "-stdin", "lftp", "@", "pass", "snmp", "nmcli", "iwctl", "secret", "key", "psk",
-    "wifi:", "token", "community", "auth", "login", "bind", "credentials", "user", "u:", " / ", "use ", "pin", "pwd", "recovery",
+    "wifi:", "token", "community", "auth", "login", "bind", "credentials", "user", "u:", "u :", " / ", "use ", "pin", "pwd", "recovery",
     "a3-", "nsec1", "hooks.zapier.com", "cookie", "pat", "variable", "machine", "eap", *_MORE_COMMANDS, *_PW_LITERALS)
 _TRIGGER = Literals(TRIGGER_WORDS)  # one pass for all of them (a regular expression of the words cost ~8 µs a text)
 # a card number's thirteen digits at least: ``(?:\d[ -]?){12}\d`` written out, which ``re`` searches in two
@@ -311,7 +311,7 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _IPSEC_PSK: ("psk", "xauth", "eap"), _HCL_VAR: ("variable",), _COOKIE: ("cookie",), _NETRC: ("machine",),
     _CISCO: ("enable", "username", "-server", "key-string"), _PSK: ("psk", "passphrase", "password"), _WIFI_QR: ("wifi:",),
     _OVPN: ("<auth-user-pass>",), _PASSWORD_LINE: ("pass",), _SECRET_NAME: _SECRET_WORDS.words, _PASSPHRASE_WORDS: ("pass",),
-    _AUTH_TUPLE: ("auth",), _AUTH_CALL: ("(",), _USER_PASS: ("user", "login", "u:"), _SLASHED: (" / ",), _KEY_PROSE: _KEYISH_WORDS.words,
+    _AUTH_TUPLE: ("auth",), _AUTH_CALL: ("(",), _USER_PASS: ("user", "login", "u:", "u :"), _SLASHED: (" / ",), _KEY_PROSE: _KEYISH_WORDS.words,
     _USE_AS: ("use ",), _SET_TO: ("pass", "pin", "pwd"), _IT_NOW: ("pass", "pin"), _RU_QUALIFIED: ("пароль",), _PROSE_OTHER: _PW_FINDER.words, _PROSE_CJK: None, _NSEC: ("nsec1",),
     _ZAPIER: ("hooks.zapier.com",), _BITLOCKER: None, _RECOVERY_KEY: ("recovery",), _ONEPASSWORD: ("a3-",),
 }

@@ -194,14 +194,14 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_command", _PIPED),
     ("password_command", _EXPECT),
     ("password_command", _FED),
-    ("password_command", _ACL_USER),
+    ("acl_password", _ACL_USER),  # a kind of its own: its literal, ">", is in much code
     ("password_command", _SETX),
     ("config_secret", _ORACLE_THIN),
     ("config_secret", _PRE_SHARED),
     ("config_secret", _XML_KEY),
     ("config_secret", _CHAP),
     ("config_secret", _MACHINE_KEY),
-    ("config_secret", _HOST_PORT_USER),
+    ("proxy_password", _HOST_PORT_USER),  # a kind of its own: its literal, ":", is in most texts
     ("config_secret", _XML_ENTRY),
     ("defined_secret", _DEFINE),
     ("config_secret", _PASS_KEY),
@@ -228,7 +228,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_given", _GIVEN),
     ("password_given", _PW_ASIDE),
     ("pwd_given", _PWD_ASIDE),
-    ("password_given", _ADMIN_SLASH),
+    ("admin_slash_password", _ADMIN_SLASH),  # a kind of its own: its literal, "/", is in most texts
     ("password_given", _PASS_AFTER),
     ("password_given", _REMOTE_DESK),
     ("password_given", _OBSCURE),
@@ -279,17 +279,20 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
                       "application password", "application-specific password"), True),
     "passphrase_words": (("passphrase",), True),
     "key_bytes": (_KEY_BYTES_WORDS, True),
-    "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS, "/", "pass", *_REMOTE_WORDS, "obscure"), True),
+    "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS, "pass", *_REMOTE_WORDS, "obscure"), True),
+    "admin_slash_password": (("/",), True),
+    "proxy_password": ((":",), True),
+    "acl_password": ((">",), True),
     "users_section_password": (("[users]",), True),
     "pwd_given": (("pwd",), True),
     "defined_secret": (("define", "setenv", "putenv", "setproperty", "set_env", "setdefault"), True),
 }
 # the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
 MORE_NEEDLES: dict[str, tuple[str, ...]] = {
-    "password_command": (*_COMMANDS, "|", "expect", "<(", "<<<", ">", "setx"),
-    "config_secret": ("jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "key", "pass", ":"),
+    "password_command": (*_COMMANDS, "|", "expect", "<(", "<<<", "setx"),
+    "config_secret": ("jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "key", "pass"),
     "auth_argument": (*_CALL_WORDS, *_PAIR_WORDS, "connect", "mysqli", "pdo"),
-    "secret_in_prose": (*_PROSE_WORDS, "pass", "pw", "cred", "login", "p:"),
+    "secret_in_prose": (*_PROSE_WORDS, "pass", "pw", "cred", "login", "u:", "u :"),
     "recovery_key": ("recovery", "backup"),
 }
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {

@@ -91,7 +91,7 @@ _TYPE_NAMES = frozenset(("bool", "boolean", "str", "string", "int", "integer", "
                          "list", "tuple", "set", "any", "object", "none", "null", "optional", "secretstr", "text", "varchar", "char"))
 _FILE = lazy(r"[\w.-]+\.(?:txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env|csv|sql|xml|p12|pfx|jks|gpg|kdbx)")
 _HOSTNAME = lazy(r"(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|cloud|co|uk|de|fr|local|internal|example)")
-CONTEXT_LOOSE = frozenset({"password_command", "config_secret", "auth_argument", "secret_in_prose"})
+CONTEXT_LOOSE = frozenset({"password_command", "config_secret", "auth_argument", "secret_in_prose", "proxy_password", "acl_password"})
 CODE_NAME = lazy(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_]{2,}|[a-z]+_[a-z_]+")  # ``settings.KEY``, ``ENV_NAME``, ``snake_case``
 
 
@@ -219,7 +219,7 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     if kind == "pwd_given":  # "db pwd X": a password's shape (the shell's ``pwd`` in a list of names is a word)
         v = value.strip().rstrip(".,;:!?)")
         return given(v) and (strong(v) or unsayable(v))
-    if kind == "password_given":  # "use password X for …": X, unless a word ("… managers for", "email/password") or a name
+    if kind in ("password_given", "admin_slash_password"):  # "use password X for …": X, unless a word ("… managers for", "email/password") or a name
         v = value.strip().rstrip(".,;:!?)")
         return _words_phrase(v) if " " in v else given(v)  # quoted words: "use the passphrase 'correct horse battery staple' for …"
     if kind in ("password_flag_pair", "password_option", "config_password_key", "config_password_quoted", "defined_secret"):  # a command's or config line's password: not a port, a
