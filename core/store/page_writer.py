@@ -1,5 +1,7 @@
 """A page written from runs of the previous page's bytes (copied in the kernel where it can) and
-new bytes, through a temp file, fsync and rename, never read whole (``render_splice``)."""
+new bytes, through a temp file and a rename, never read whole (``render_splice``); fsynced only
+when asked (a page is derived: ``rendered_index``'s module doc says how an unsynced one is never
+trusted after a crash)."""
 
 from __future__ import annotations
 
@@ -78,10 +80,10 @@ class _Pieces:
                         return False
         return True
 
-    def write(self, path: Path) -> None:
+    def write(self, path: Path, *, durable: bool = True) -> None:
         """Write the page as ``jsonl.atomic_write_bytes`` does (a temp file beside it, fsynced,
-        renamed, the folder fsynced), the old page's runs copied by the kernel; ``_Doubt`` and
-        nothing written when the old page changed meanwhile."""
+        renamed, the folder fsynced; neither fsync unless ``durable``), the old page's runs copied
+        by the kernel; ``_Doubt`` and nothing written when the old page changed meanwhile."""
         import tempfile
 
         from commonkeep.store.jsonl import NEW_FILE_MODE, fsync_dir, mode_for, refuse_symlink, write_all
@@ -98,7 +100,8 @@ class _Pieces:
                     write_all(fd, part)
                 else:
                     _copy(self.fd, fd, part[0], part[1])
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
             st = os.fstat(self.fd)
             if (st.st_ino, st.st_size, st.st_mtime_ns) != self.stamp:
                 raise _Doubt("MEMORY.md changed while copied")
@@ -111,7 +114,8 @@ class _Pieces:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-        fsync_dir(path.parent)
+        if durable:
+            fsync_dir(path.parent)
 
 
 def _pread(fd: int, n: int, at: int) -> bytes:

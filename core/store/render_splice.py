@@ -63,6 +63,7 @@ from commonkeep.store.rendered_index import (
     _save,
     _sections,
     _stat,
+    boot_id,
     forget,
     load,
     stamps,
@@ -167,7 +168,11 @@ class _Plan:
         if self.memory is not None or self.writes:
             forget(layout)
         if self.memory is not None:
-            self.memory.write(layout.rendered_memory)  # _Doubt when the old page changed meanwhile: nothing written
+            # not fsynced where the boot can be told (``rendered_index`` module doc): the index then
+            # holds this boot, and vouches for the page in no other
+            boot = boot_id()
+            self.memory.write(layout.rendered_memory, durable=boot is None)  # _Doubt when the old page changed meanwhile: nothing written
+            self.index.boot = boot
             written.append(layout.rendered_memory)
         for path, data in self.writes:
             atomic_write_bytes(path, data)
@@ -377,6 +382,7 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
         pages = [layout.rendered_memory] + [_project_page(layout, s) for s in won]
     index = Index(list(ix.files), t0, [], names, ids, nkind, nproj, nblen, nllen)
     index.spans = id_spans
+    index.boot = ix.boot  # a page kept as it is stays as synced as it was
     index.files = [(r, None, c) for r, c in zip(now_rel, counts, strict=True)]  # stamps taken once written
     return _Plan(index, None if page.same() else page, writes, pages, now, page.size)
 
