@@ -214,6 +214,7 @@ def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | No
     layout = store.ensure()
     # read, validated and redacted outside the lock; read again under it only if the file changed
     pre = None if isinstance(ref, dict) else _preload(layout, ref)
+    _plan_ahead(layout, fire_hooks)
     with writer_lock(root, str(role), "apply", wait) as got:
         resumed: list[ApplyResult] = got.finished  # interrupted applies, finished on taking the lock
         patch, path, in_place, cleaned = _resolve(layout, ref, pre)
@@ -236,11 +237,40 @@ def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | No
             if other is not mine:
                 result.hook_errors += _after_apply(str(layout.root), other.patch, list(other.applied))
         result.hook_errors += _after_apply(str(layout.root), result.patch, list(result.applied), records_changed=result.records_changed or bool(resumed))
-    from commonkeep.store import line_index, release
+    from commonkeep.store import ahead, line_index, release
 
+    ahead.clear()
     line_index.flush(layout)  # last: the files' timestamps are then older than the index (``line_index``)
     release.settle()  # the old files' descriptors closed (``store/release.py``): no thread outlives the apply
     return result
+
+
+def _plan_ahead(layout: Layout, hooks: bool) -> None:
+    """What the rest of the apply needs, done while the record file is flushed (``store/ahead.py``):
+    the splice's modules and index, the hooks' modules and plugin manager."""
+    from commonkeep.patches.after_apply import _DERIVED_LATER, _EMBED_LATER
+    from commonkeep.store import ahead
+
+    ahead.clear()
+    if _DERIVED_LATER.get():
+        return  # ``rendered/`` and the index are left to ``after_apply.catch_up``
+
+    def splice() -> None:
+        from commonkeep.store import render_splice
+
+        render_splice.preload(layout)
+
+    def hook_modules() -> None:
+        import commonkeep.recall.search.delta  # noqa: F401
+        import commonkeep.recall.search.index  # noqa: F401
+        import commonkeep.recall.search.sync  # noqa: F401
+        from commonkeep.plugins import plugin_manager
+
+        if not _EMBED_LATER.get():
+            import commonkeep.recall.search.changed_vectors  # noqa: F401
+        plugin_manager()
+
+    ahead.plan(splice, *([hook_modules] if hooks else []))
 
 
 def _render(layout: Layout, result: ApplyResult, *, resumed: bool) -> list[Path]:

@@ -66,11 +66,12 @@ from commonkeep.store.rendered_index import (
     boot_id,
     forget,
     load,
+    preload,
     stamps,
 )
 from commonkeep.store.rendered_source import keep, read_source, vouch
 
-__all__ = ["DEAD", "NAME", "Index", "forget", "keep", "load", "read_source", "render_changed", "stamps", "vouch"]
+__all__ = ["DEAD", "NAME", "Index", "forget", "keep", "load", "preload", "read_source", "render_changed", "stamps", "vouch"]
 
 Row = dict[str, Any]
 Stamp = tuple[int, int, int]
