@@ -231,16 +231,23 @@ def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | No
             result.rendered = _render(layout, result, resumed=bool(resumed)) if (resumed or result.records_changed) and not deferring() else []
         except OSError as exc:  # the projection is derived: the apply stands, the next render catches up
             result.warnings.append(f"rendered/ was not refreshed ({exc.strerror or exc}); run `commonkeep render`")
-    if fire_hooks:
-        from commonkeep.patches.after_apply import run as _after_apply
-        for other in resumed:
-            if other is not mine:
-                result.hook_errors += _after_apply(str(layout.root), other.patch, list(other.applied))
-        result.hook_errors += _after_apply(str(layout.root), result.patch, list(result.applied), records_changed=result.records_changed or bool(resumed))
     from commonkeep.store import ahead, line_index, release
 
     ahead.clear()
-    line_index.flush(layout)  # last: the files' timestamps are then older than the index (``line_index``)
+    if fire_hooks:
+        from commonkeep.patches.after_apply import run as _after_apply
+
+        # the line index written while the hooks run (a thread, joined here): after every write of
+        # the apply, so the files' timestamps are older than the index (``line_index.flush`` waits
+        # out the clock's tick itself), and checked against the files' stats as ever
+        with ahead.beside(line_index.flush, layout):
+            for other in resumed:
+                if other is not mine:
+                    result.hook_errors += _after_apply(str(layout.root), other.patch, list(other.applied))
+            result.hook_errors += _after_apply(str(layout.root), result.patch, list(result.applied),
+                                               records_changed=result.records_changed or bool(resumed))
+    else:
+        line_index.flush(layout)  # last: the files' timestamps are then older than the index (``line_index``)
     release.settle()  # the old files' descriptors closed (``store/release.py``): no thread outlives the apply
     return result
 

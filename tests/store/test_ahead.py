@@ -112,3 +112,46 @@ def _rendered_whole(tmp_path: Path, root: Path) -> bytes:
     shutil.copytree(root, twin, symlinks=True)
     render_all(Layout(twin))
     return Layout(twin).rendered_memory.read_bytes()
+
+
+def test_beside_runs_beside_the_body_and_raises_at_the_join() -> None:
+    started, release = threading.Event(), threading.Event()
+    done: list[str] = []
+
+    def work(tag: str) -> None:
+        started.set()
+        release.wait(5)
+        done.append(f"{tag} in {threading.current_thread().name}")
+
+    with ahead.beside(work, "x"):
+        assert started.wait(5) and done == []  # running while the body runs
+        release.set()
+    assert done == ["x in commonkeep-beside"]
+
+    def broken() -> None:
+        raise OSError("no space left")
+
+    with pytest.raises(OSError, match="no space left"), ahead.beside(broken):
+        pass
+
+
+def test_an_apply_writes_the_line_index_while_its_hooks_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from commonkeep.patches.patch import apply_patch
+    from commonkeep.store import line_index
+    from tests.governance.conftest import WRITER
+    from tests.store.test_line_index import _patch
+
+    root = _root(tmp_path, "root", 10)
+    where: list[str] = []
+    real = line_index.flush
+
+    def flush(layout: object) -> None:
+        where.append(threading.current_thread().name)
+        real(layout)
+
+    monkeypatch.setattr(line_index, "flush", flush)
+    res = apply_patch(root, _patch("patch_202612050000_ckhooks", [{"op": "update", "target_id": "mem_001",
+                                                                   "updates": {"confidence": 0.5}}]), role=WRITER)
+    assert res.applied == ["op_001"] and not res.hook_errors
+    assert where == ["commonkeep-beside"]
+    assert line_index.trusted(Layout(root)) is not None or (Layout(root).runtime_dir / line_index.NAME).exists()
