@@ -216,21 +216,24 @@ def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | No
     pre = None if isinstance(ref, dict) else _preload(layout, ref)
     _plan_ahead(layout, fire_hooks)
     with writer_lock(root, str(role), "apply", wait) as got:
-        resumed: list[ApplyResult] = got.finished  # interrupted applies, finished on taking the lock
-        patch, path, in_place, cleaned = _resolve(layout, ref, pre)
-        mine = next((r for r in resumed if r.patch.get("patch_id") == patch["patch_id"]), None)
-        if mine is not None:
-            result = mine
-        else:
-            result = _apply_decided(store, patch, path, in_place, op_ids=op_ids, ratify=ratify, cleaned=cleaned,
-                                    recheck=recheck)
-        result.recovered_lock = got.recovered_from
-        result.finished_applies = [str(r.patch["patch_id"]) for r in resumed if r is not mine]
-        from commonkeep.patches.after_apply import deferring
-        try:  # a reject leaves the projection as it is; a deferred apply leaves it to ``after_apply.catch_up``
-            result.rendered = _render(layout, result, resumed=bool(resumed)) if (resumed or result.records_changed) and not deferring() else []
-        except OSError as exc:  # the projection is derived: the apply stands, the next render catches up
-            result.warnings.append(f"rendered/ was not refreshed ({exc.strerror or exc}); run `commonkeep render`")
+        try:
+            resumed: list[ApplyResult] = got.finished  # interrupted applies, finished on taking the lock
+            patch, path, in_place, cleaned = _resolve(layout, ref, pre)
+            mine = next((r for r in resumed if r.patch.get("patch_id") == patch["patch_id"]), None)
+            if mine is not None:
+                result = mine
+            else:
+                result = _apply_decided(store, patch, path, in_place, op_ids=op_ids, ratify=ratify, cleaned=cleaned,
+                                        recheck=recheck)
+            result.recovered_lock = got.recovered_from
+            result.finished_applies = [str(r.patch["patch_id"]) for r in resumed if r is not mine]
+            from commonkeep.patches.after_apply import deferring
+            try:  # a reject leaves the projection as it is; a deferred apply leaves it to ``after_apply.catch_up``
+                result.rendered = _render(layout, result, resumed=bool(resumed)) if (resumed or result.records_changed) and not deferring() else []
+            except OSError as exc:  # the projection is derived: the apply stands, the next render catches up
+                result.warnings.append(f"rendered/ was not refreshed ({exc.strerror or exc}); run `commonkeep render`")
+        finally:  # pages planned ahead and not taken (an apply that failed): dropped
+            _drop_early(layout)
     from commonkeep.store import ahead, line_index, release
 
     ahead.clear()
@@ -252,6 +255,18 @@ def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | No
     return result
 
 
+def _drop_early(layout: Layout) -> None:
+    """Pages planned ahead (``render_splice.prepare``) and not taken: dropped, their temp file removed."""
+    import sys
+
+    from commonkeep.store import ahead
+
+    ahead.clear()
+    splice = sys.modules.get("commonkeep.store.render_splice")
+    if splice is not None:
+        splice.discard(layout)
+
+
 def _plan_ahead(layout: Layout, hooks: bool) -> None:
     """What the rest of the apply needs, done while the record file is flushed (``store/ahead.py``):
     the splice's modules and index, the hooks' modules and plugin manager."""
@@ -263,21 +278,23 @@ def _plan_ahead(layout: Layout, hooks: bool) -> None:
         return  # ``rendered/`` and the index are left to ``after_apply.catch_up``
 
     def splice() -> None:
-        from commonkeep.store import render_splice
+        import commonkeep.store.render_splice  # noqa: F401 (``_apply_decided`` plans the pages themselves)
 
-        render_splice.preload(layout)
-
-    def hook_modules() -> None:
+    def sync_modules() -> None:
         import commonkeep.recall.search.delta  # noqa: F401
         import commonkeep.recall.search.index  # noqa: F401
         import commonkeep.recall.search.sync  # noqa: F401
+
+    def plugins() -> None:
         from commonkeep.plugins import plugin_manager
 
-        if not _EMBED_LATER.get():
-            import commonkeep.recall.search.changed_vectors  # noqa: F401
         plugin_manager()
 
-    ahead.plan(splice, *([hook_modules] if hooks else []))
+    def embed_modules() -> None:
+        import commonkeep.recall.search.changed_vectors  # noqa: F401
+
+    hook_work = [sync_modules, plugins, *([] if _EMBED_LATER.get() else [embed_modules])]
+    ahead.plan(splice, *(hook_work if hooks else []))
 
 
 def _render(layout: Layout, result: ApplyResult, *, resumed: bool) -> list[Path]:
@@ -367,9 +384,17 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     journal = _journal_of(store, st, patch, result, done_before, when)
     apply_journal.refuse_targets(store, journal)  # a symlinked store file: refused before anything is written
     apply_journal.write(layout, journal)  # step 2: the decision, before any canonical byte changes
+    from commonkeep.patches.after_apply import deferring
+
+    stamps = st.stamps if journal.changed and not (journal.tomb_updates or journal.purge or journal.finished) else None
+    if stamps is not None and not deferring():  # the pages planned and MEMORY.md copied while the record file is flushed
+        from commonkeep.store import ahead, render_splice
+
+        changed = st.changed
+        ahead.plan(lambda: render_splice.prepare(layout, stamps, changed), first=True)
     done = _complete(store, journal, patch, path, result)
-    if journal.changed and st.stamps is not None and not (journal.tomb_updates or journal.purge or journal.finished):
-        done.spliceable = (st.stamps, st.changed)  # a purge renders whole: the projection cache drops the purged record
+    if stamps is not None:
+        done.spliceable = (stamps, st.changed)  # a purge renders whole: the projection cache drops the purged record
     whole = st.read_whole and not (journal.tombstones or journal.tomb_updates or journal.purge or journal.finished)
     if journal.changed and whole:
         done.records_after = apply_journal.records_after(st.files, st.changed)  # for the projection

@@ -9,7 +9,7 @@ the plugin manager, reading ``runtime/rendered-index.bin`` (``rendered_index.pre
 :func:`plan` names that work (the caller, under the writer lock, before it writes); :func:`during`
 runs it in a thread around the wait and joins the thread when the wait is over, before the edit
 goes on, so the work never runs beside anything else of the command (no import from two threads
-at once). Work that fails is simply done again later where it is needed, as if never planned (an
+at once); work not started by then is dropped, not waited for. Work that fails is simply done again later where it is needed, as if never planned (an
 import that fails raises there); work planned and never run (the edit took another path) is
 dropped by :func:`clear`.
 
@@ -28,9 +28,13 @@ from typing import Any
 _planned: list[Callable[[], object]] = []
 
 
-def plan(*work: Callable[[], object]) -> None:
-    """Do ``work`` during the next wait for the disk (:func:`during`)."""
-    _planned.extend(work)
+def plan(*work: Callable[[], object], first: bool = False) -> None:
+    """Do ``work`` during the next wait for the disk (:func:`during`); ``first``: before what is
+    planned already."""
+    if first:
+        _planned[:0] = work
+    else:
+        _planned.extend(work)
 
 
 def clear() -> None:
@@ -38,8 +42,10 @@ def clear() -> None:
     _planned.clear()
 
 
-def _run(work: list[Callable[[], object]]) -> None:
+def _run(work: list[Callable[[], object]], stop: threading.Event) -> None:
     for w in work:
+        if stop.is_set():
+            return  # the wait is over: what is left is done where it is needed, not waited for
         with suppress(Exception):  # done again where it is needed, and failing there as ever
             w()
 
@@ -50,8 +56,9 @@ def during() -> Iterator[None]:
     work = list(_planned)
     _planned.clear()
     thread = None
+    stop = threading.Event()
     if work:
-        thread = threading.Thread(target=_run, args=(work,), name="commonkeep-ahead", daemon=True)
+        thread = threading.Thread(target=_run, args=(work, stop), name="commonkeep-ahead", daemon=True)
         try:
             thread.start()
         except RuntimeError:  # no thread now: the work is done later, where it is needed
@@ -59,6 +66,7 @@ def during() -> Iterator[None]:
     try:
         yield
     finally:
+        stop.set()  # work not started yet is dropped; the one under way is waited for
         if thread is not None:
             thread.join()
 

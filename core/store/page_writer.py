@@ -84,9 +84,14 @@ class _Pieces:
         """Write the page as ``jsonl.atomic_write_bytes`` does (a temp file beside it, fsynced,
         renamed, the folder fsynced; neither fsync unless ``durable``), the old page's runs copied
         by the kernel; ``_Doubt`` and nothing written when the old page changed meanwhile."""
+        self.install(self.build(path), path, durable=durable)
+
+    def build(self, path: Path) -> tuple[int, str]:
+        """The new page in a temp file beside ``path`` (open, not renamed: :meth:`install` or
+        :meth:`discard`); ``_Doubt`` and nothing left when the old page changed while copied."""
         import tempfile
 
-        from commonkeep.store.jsonl import NEW_FILE_MODE, fsync_dir, mode_for, refuse_symlink, write_all
+        from commonkeep.store.jsonl import NEW_FILE_MODE, mode_for, refuse_symlink, write_all
 
         path.parent.mkdir(parents=True, exist_ok=True)
         refuse_symlink(path)
@@ -100,22 +105,46 @@ class _Pieces:
                     write_all(fd, part)
                 else:
                     _copy(self.fd, fd, part[0], part[1])
+            self.check()
+        except BaseException:
+            self.discard((fd, tmp))
+            raise
+        return fd, tmp
+
+    def check(self) -> None:
+        """``_Doubt`` when the old page is no longer as stamped (changed in place)."""
+        st = os.fstat(self.fd)
+        if (st.st_ino, st.st_size, st.st_mtime_ns) != self.stamp:
+            raise _Doubt("MEMORY.md changed while copied")
+
+    def install(self, built: tuple[int, str], path: Path, *, durable: bool = True) -> None:
+        """Rename the temp file :meth:`build` left over ``path`` (fsynced first, and the folder
+        after, when ``durable``)."""
+        from commonkeep.store.jsonl import fsync_dir
+
+        fd, tmp = built
+        try:
             if durable:
                 os.fsync(fd)
-            st = os.fstat(self.fd)
-            if (st.st_ino, st.st_size, st.st_mtime_ns) != self.stamp:
-                raise _Doubt("MEMORY.md changed while copied")
+            self.check()
             os.close(fd)
             fd = -1
             os.replace(tmp, path)
         except BaseException:
-            if fd >= 0:
-                os.close(fd)
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+            self.discard((fd, tmp))
             raise
         if durable:
             fsync_dir(path.parent)
+
+    @staticmethod
+    def discard(built: tuple[int, str]) -> None:
+        """Close and remove the temp file :meth:`build` left."""
+        fd, tmp = built
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 def _pread(fd: int, n: int, at: int) -> bytes:

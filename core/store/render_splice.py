@@ -66,12 +66,12 @@ from commonkeep.store.rendered_index import (
     boot_id,
     forget,
     load,
-    preload,
     stamps,
 )
 from commonkeep.store.rendered_source import keep, read_source, vouch
 
-__all__ = ["DEAD", "NAME", "Index", "forget", "keep", "load", "preload", "read_source", "render_changed", "stamps", "vouch"]
+__all__ = ["DEAD", "NAME", "Index", "discard", "forget", "keep", "load", "prepare", "read_source",
+           "render_changed", "stamps", "vouch"]
 
 Row = dict[str, Any]
 Stamp = tuple[int, int, int]
@@ -126,14 +126,27 @@ def render_changed(layout: Layout, before: dict[Path, tuple[int, int, int] | Non
     writer lock before the apply wrote). The pages are spliced from their previous bytes and the
     index; only pages whose bytes change are written. Returns the pages written, as ``render_all``
     would, or ``None`` when the index cannot vouch for the pages (module doc): then nothing was
-    written, and the caller calls ``render_all``. The caller holds the writer lock."""
+    written, and the caller calls ``render_all``. The caller holds the writer lock.
+
+    A plan :func:`prepare` made for the same ``before`` and ``changed`` is used when everything it
+    could not see then still holds (:func:`_still`); else it is dropped and the pages planned here."""
+    early = _prepared.pop(str(layout.root), None)
+    if early is not None:
+        if early.before is before and early.changed is changed and _still(layout, early.plan, early.ix_stamp):
+            return _written(layout, early.plan, early.opened)
+        early.drop()
     old: list[int] = []  # MEMORY.md as the index saw it, open from the first look to the last copy
+    try:
+        plan = _plan(layout, before, changed, old)
+    except (_Doubt, OSError):
+        _release(old, False)
+        return None
+    return _written(layout, plan, old)
+
+
+def _written(layout: Layout, plan: _Plan, old: list[int]) -> list[Path] | None:
     replaced = False
     try:
-        try:
-            plan = _plan(layout, before, changed, old)
-        except (_Doubt, OSError):
-            return None
         try:
             written = plan.write(layout)
         except _Doubt:  # MEMORY.md, written first, changed while copied: nothing was written
@@ -141,13 +154,104 @@ def render_changed(layout: Layout, before: dict[Path, tuple[int, int, int] | Non
         replaced = layout.rendered_memory in written
         return written
     finally:
-        for fd in old:
-            if replaced:  # the old page, renamed over: its blocks are freed while the apply goes on
-                from commonkeep.store import release
+        if plan.built is not None:
+            _Pieces.discard(plan.built)
+            plan.built = None
+        _release(old, replaced)
 
-                release.later(fd)
-            else:
-                os.close(fd)
+
+def _release(old: list[int], replaced: bool) -> None:
+    for fd in old:
+        if replaced:  # the old page, renamed over: its blocks are freed while the apply goes on
+            from commonkeep.store import release
+
+            release.later(fd)
+        else:
+            os.close(fd)
+
+
+class _Early:
+    """A plan made by :func:`prepare`, MEMORY.md already in its temp file."""
+
+    def __init__(self, before: dict[Path, Stamp | None], changed: dict[Path, dict[str, Row | None]], plan: _Plan,
+                 opened: list[int], ix_stamp: tuple[int, int, int, int]) -> None:
+        self.before = before
+        self.changed = changed
+        self.plan = plan
+        self.opened = opened
+        self.ix_stamp = ix_stamp
+
+    def drop(self) -> None:
+        if self.plan.built is not None:
+            _Pieces.discard(self.plan.built)
+            self.plan.built = None
+        _release(self.opened, False)
+
+
+_prepared: dict[str, _Early] = {}
+
+
+def prepare(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, dict[str, Row | None]]) -> None:
+    """Plan the pages an apply writing ``changed`` leaves, and copy MEMORY.md's into its temp file,
+    before the apply has written them: while the record file is copied and flushed
+    (``store/ahead.py``). What depends on the files as written (their sizes, every other file's
+    stamp, the tombstones, the index and the pages unchanged) is checked when
+    :func:`render_changed` takes the plan; nothing is renamed or removed here. Anything in doubt:
+    no plan (``render_changed`` plans as ever)."""
+    discard(layout)
+    from commonkeep.store.rendered_index import _read
+
+    opened: list[int] = []
+    plan = None
+    try:
+        ix_stamp, ix = _read(layout.runtime_dir / NAME)
+        if ix is None:
+            return
+        sizes: dict[Path, int] = {}
+        plan = _plan(layout, before, changed, opened, ix, sizes)
+        plan.sizes = sizes
+        if plan.memory is not None:
+            plan.built = plan.memory.build(layout.rendered_memory)
+    except Exception:  # anything: no plan (``render_changed`` plans again, and says what is wrong)
+        _release(opened, False)
+        return
+    _prepared[str(layout.root)] = _Early(before, changed, plan, opened, ix_stamp)
+
+
+def discard(layout: Layout) -> None:
+    """Drop a plan :func:`prepare` made and no apply took (its temp file removed)."""
+    early = _prepared.pop(str(layout.root), None)
+    if early is not None:
+        early.drop()
+
+
+def _still(layout: Layout, plan: _Plan, ix_stamp: tuple[int, int, int, int]) -> bool:
+    """Whether what :func:`prepare` could not see holds now the apply has written: the same record
+    files, those it did not write as they were, those it wrote of the sizes its changes give, the
+    tombstones as read, the index and the pages as they were (MEMORY.md not changed in place)."""
+    from commonkeep.store.rendered_index import _file_stamp
+
+    try:
+        if layout.canonical_files() != plan.files or _stat(layout.tombstones) != plan.tomb:
+            return False
+        for path in plan.files:
+            r = layout.rel(path)
+            if path in plan.sizes:
+                st = _stat(path)
+                if (st[1] if st is not None else 0) != plan.sizes[path]:
+                    return False
+            elif _stat(path) != plan.then.get(r):
+                return False
+        if _file_stamp(os.stat(layout.runtime_dir / NAME)) != ix_stamp:
+            return False
+        for r, st in plan.pages_then:
+            if _page_stamp(layout.root / r) != st:
+                return False
+        if plan.memory is not None:
+            plan.memory.check()
+    except (_Doubt, OSError):
+        return False
+    return True
 
 
 class _Plan:
@@ -161,6 +265,11 @@ class _Plan:
         self.writes = writes  # the project pages whose bytes change
         self.pages = pages
         self.files = files
+        self.tomb: Stamp | None = None  # the tombstones' stamp, as read
+        self.then: dict[str, Stamp | None] = {}  # the record files' stamps before the apply (relative paths)
+        self.built: tuple[int, str] | None = None  # MEMORY.md already in its temp file (``prepare``)
+        self.sizes: dict[Path, int] = {}  # each written record file's size, as the changes give it (``prepare``)
+        self.pages_then: list[tuple[str, Stamp]] = []  # the pages' stamps the plan started from
 
     def write(self, layout: Layout) -> list[Path]:
         from commonkeep.store.jsonl import atomic_write_bytes
@@ -172,7 +281,10 @@ class _Plan:
             # not fsynced where the boot can be told (``rendered_index`` module doc): the index then
             # holds this boot, and vouches for the page in no other
             boot = boot_id()
-            self.memory.write(layout.rendered_memory, durable=boot is None)  # _Doubt when the old page changed meanwhile: nothing written
+            if self.built is None:
+                self.built = self.memory.build(layout.rendered_memory)  # _Doubt when the old page changed meanwhile: nothing written
+            built, self.built = self.built, None
+            self.memory.install(built, layout.rendered_memory, durable=boot is None)
             self.index.boot = boot
             written.append(layout.rendered_memory)
         for path, data in self.writes:
@@ -190,8 +302,11 @@ class _Plan:
 
 
 def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, dict[str, Row | None]],
-          opened: list[int]) -> _Plan:
-    ix = load(layout)
+          opened: list[int], ix: Index | None = None, sizes: dict[Path, int] | None = None) -> _Plan:
+    """The plan; ``sizes`` given (:func:`prepare`, before the apply has written), each written
+    file's size is not compared with the file but put there, for :func:`_still` to compare."""
+    if ix is None:
+        ix = load(layout)
     if ix is None:
         raise _Doubt("no index")
     rel = layout.rel
@@ -278,9 +393,12 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
             mine.append((pos, b))
         mine += [_new(rid, rec, dead) for rid, rec in change.items() if rec is not None and rid not in seen]
         size = sum(sum(ix.llen[x[0]:x[1]]) + x[1] - x[0] if isinstance(x, tuple) else x.llen + 1 for x in mine)
-        st = _stat(path)
-        if size != (st[1] if st is not None else 0):
-            raise _Doubt(f"{r} is not the size the apply's changes give")
+        if sizes is not None:
+            sizes[path] = size
+        else:
+            st = _stat(path)
+            if size != (st[1] if st is not None else 0):
+                raise _Doubt(f"{r} is not the size the apply's changes give")
         segments += mine
         counts.append(sum(x[1] - x[0] if isinstance(x, tuple) else 1 for x in mine))
         spans.append(mine)
@@ -385,7 +503,11 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
     index.spans = id_spans
     index.boot = ix.boot  # a page kept as it is stays as synced as it was
     index.files = [(r, None, c) for r, c in zip(now_rel, counts, strict=True)]  # stamps taken once written
-    return _Plan(index, None if page.same() else page, writes, pages, now, page.size)
+    plan = _Plan(index, None if page.same() else page, writes, pages, now, page.size)
+    plan.tomb = t0
+    plan.then = then
+    plan.pages_then = list(ix.pages)
+    return plan
 
 
 def _lines_of(ix: Index, a: int, b: int, change: dict[str, Any], bounds: dict[int, int]) -> list[tuple[int, str]]:

@@ -392,10 +392,9 @@ def _file_stamp(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-_preloaded: dict[Path, tuple[tuple[int, int, int, int], Index | None]] = {}
-
-
 def _read(path: Path) -> tuple[tuple[int, int, int, int], Index | None]:
+    """The index file's stamp (inode, size, mtime, ctime: ``render_splice._still`` compares it
+    again) and the index it holds (``None``: torn, foreign, from other code)."""
     with open(path, "rb") as fh:
         st = os.fstat(fh.fileno())
         data = fh.read()
@@ -410,23 +409,9 @@ def _read(path: Path) -> tuple[tuple[int, int, int, int], Index | None]:
     return _file_stamp(st), ix
 
 
-def preload(layout: Layout) -> None:
-    """Read the index ahead of :func:`load` (``store/ahead.py``: while the apply waits for the disk);
-    :func:`load` takes it when the file is still the one read."""
-    path = layout.runtime_dir / NAME
-    _preloaded.pop(path, None)
-    with contextlib.suppress(OSError):
-        _preloaded[path] = _read(path)
-
-
 def load(layout: Layout) -> Index | None:
     """The index, or ``None`` when it is missing, unreadable, torn or from other code."""
-    path = layout.runtime_dir / NAME
-    early = _preloaded.pop(path, None)
     try:
-        if early is not None and _file_stamp(os.stat(path)) == early[0]:
-            return early[1]
-        return _read(path)[1]
+        return _read(layout.runtime_dir / NAME)[1]
     except OSError:
         return None
-

@@ -4,12 +4,13 @@ the index file is the one read."""
 
 from __future__ import annotations
 
+import shutil
 import threading
 from pathlib import Path
 
 import pytest
 
-from commonkeep.store import ahead, rendered_index
+from commonkeep.store import ahead
 from commonkeep.store.layout import Layout, ensure_layout
 from commonkeep.store.render import render_all
 from tests.store.test_line_index import _apply, _root, _Spy
@@ -18,9 +19,10 @@ from tests.store.test_render_splice import hand_append, record
 
 def test_planned_work_runs_in_a_thread_and_is_joined() -> None:
     ran: list[str] = []
-    gate = threading.Event()
+    entered, gate = threading.Event(), threading.Event()
 
     def slow() -> None:
+        entered.set()
         gate.wait(5)
         ran.append(threading.current_thread().name)
 
@@ -29,7 +31,7 @@ def test_planned_work_runs_in_a_thread_and_is_joined() -> None:
 
     ahead.plan(broken, slow)
     with ahead.during():
-        assert ran == []  # running beside the body
+        assert entered.wait(5) and ran == []  # running beside the body
         gate.set()
     assert ran == ["commonkeep-ahead"]  # joined before the body's caller goes on
     with ahead.during():  # run once: nothing planned any more
@@ -42,28 +44,28 @@ def test_planned_work_runs_in_a_thread_and_is_joined() -> None:
     assert ran == ["commonkeep-ahead"]
 
 
-def test_a_preloaded_index_is_taken_only_while_its_file_is_unchanged(tmp_path: Path) -> None:
-    lay = ensure_layout(tmp_path / "root")
-    hand_append(lay.l2, *(record(f"mem_{i}", f"Statement {i}.") for i in range(20)))
-    render_all(lay)
-    rendered_index.preload(lay)
-    early = rendered_index._preloaded[lay.runtime_dir / rendered_index.NAME][1]
-    assert early is not None
-    assert rendered_index.load(lay) is early
-    rendered_index.preload(lay)
-    path = lay.runtime_dir / rendered_index.NAME
-    path.write_bytes(b"not an index")  # changed after the read ahead: read again
-    assert rendered_index.load(lay) is None
-    render_all(lay)
-    rendered_index.preload(lay)
-    path.unlink()
-    assert rendered_index.load(lay) is None
+def test_work_not_started_when_the_wait_ends_is_dropped() -> None:
+    entered, gate = threading.Event(), threading.Event()
+    ran: list[str] = []
+
+    def first() -> None:
+        entered.set()
+        gate.wait(5)
+        ran.append("first")
+
+    ahead.plan(first, lambda: ran.append("second"))
+    ahead.plan(lambda: ran.append("zeroth"), first=True)
+    with ahead.during():
+        assert entered.wait(5)
+        threading.Timer(0.05, gate.set).start()  # the body ends while ``first`` is under way
+    assert ran == ["zeroth", "first"]  # waited for; ``second`` never started
 
 
-def test_an_apply_reads_the_rendered_index_while_the_record_file_is_flushed(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """An apply plans the index's read; ``range_edit`` runs it around its copy and fsync, in a thread,
-    and renames the new file only after both; the splice then takes the index read ahead."""
+def test_an_apply_plans_its_pages_while_the_record_file_is_flushed(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """An apply plans the pages (``render_splice.prepare``, MEMORY.md copied into its temp file);
+    ``range_edit`` runs that in a thread around its copy and fsync and renames the new record file
+    only after both; the render then takes the plan, and the pages are those of a whole render."""
     import os
 
     from commonkeep.store import render_splice
@@ -73,45 +75,95 @@ def test_an_apply_reads_the_rendered_index_while_the_record_file_is_flushed(tmp_
     _apply(root, "patch_202612050000_ckfirst", [{"op": "update", "target_id": "mem_001", "updates": {"confidence": 0.5}}],
            slow=False)  # leaves the line index a new process trusts
     events: list[str] = []
-    real_preload, real_fsync, real_replace, real_load = rendered_index.preload, os.fsync, os.replace, render_splice.load
+    real_prepare, real_plan, real_fsync, real_replace = (render_splice.prepare, render_splice._plan, os.fsync,
+                                                         os.replace)
 
-    def preload(layout: object) -> None:
-        events.append(f"preload in {threading.current_thread().name}")
-        real_preload(layout)  # type: ignore[arg-type]
+    def prepare(*args: object) -> None:
+        events.append(f"prepare in {threading.current_thread().name}")
+        real_prepare(*args)  # type: ignore[arg-type]
+        events.append(f"prepared: {bool(render_splice._prepared)}")
 
-    def load(layout: object) -> object:
-        got = real_load(layout)  # type: ignore[arg-type]
-        events.append("load: read ahead" if got is not None and got is early[0] else "load")
-        return got
+    def plan(*args: object) -> object:
+        events.append("plan")
+        return real_plan(*args)  # type: ignore[arg-type]
 
-    early: list[object] = []
-
-    def remember(layout: object) -> None:
-        preload(layout)
-        early.append(rendered_index._preloaded.get(Layout(root).runtime_dir / rendered_index.NAME, (None, None))[1])
-
-    monkeypatch.setattr(render_splice, "preload", remember)
-    monkeypatch.setattr(render_splice, "load", load)
+    monkeypatch.setattr(render_splice, "prepare", prepare)
+    monkeypatch.setattr(render_splice, "_plan", plan)
     monkeypatch.setattr(os, "fsync", lambda fd: (events.append("fsync"), real_fsync(fd))[1])
     monkeypatch.setattr(os, "replace", lambda a, b: (events.append(f"replace {Path(b).name}"), real_replace(a, b))[1])
     applied, _, read = _apply(root, "patch_202612050000_cksecond",
                               [{"op": "update", "target_id": "mem_002", "updates": {"confidence": 0.25}}], slow=False, spy=spy)
     assert applied == ["op_001"] and not read  # the edit from the old file's bytes (``range_edit``)
-    assert "preload in commonkeep-ahead" in events
     rename = events.index("replace L2.playbooks.jsonl")
-    assert events.index("preload in commonkeep-ahead") < rename
+    assert events.index("prepare in commonkeep-ahead") < events.index("prepared: True") < rename
     assert events[rename - 1] == "fsync"  # the new file flushed, then renamed, as ever
-    assert "load: read ahead" in events
+    assert events.count("plan") == 1  # planned once, ahead: the render took that plan
+    assert rename < events.index("replace MEMORY.md")
+    assert not render_splice._prepared
     assert Layout(root).rendered_memory.read_bytes() == _rendered_whole(tmp_path, root)
+    assert not [p for p in (Layout(root).rendered_dir).iterdir() if ".tmp-" in p.name]
 
 
-def _rendered_whole(tmp_path: Path, root: Path) -> bytes:
-    import shutil
+def test_a_plan_made_ahead_is_dropped_when_the_files_moved_meanwhile(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``prepare`` could not see is checked when the render takes its plan: a record file of
+    another size than the changes give (another program appended), the tombstones, the page. The
+    plan is then dropped and the pages planned again (or rendered whole), never from a stale plan."""
+    from commonkeep.store import render_splice
+    from commonkeep.store.render_splice import render_changed
+    from tests.store.test_render_splice import Apply, hand_append, pages
 
-    twin = tmp_path / "twin"
-    shutil.copytree(root, twin, symlinks=True)
-    render_all(Layout(twin))
-    return Layout(twin).rendered_memory.read_bytes()
+    real_plan = render_splice._plan
+    planned: list[int] = []
+    monkeypatch.setattr(render_splice, "_plan", lambda *a, **k: (planned.append(1), real_plan(*a, **k))[1])
+    for case in ("appended", "tombstone", "page", "none"):
+        lay = ensure_layout(tmp_path / case)
+        hand_append(lay.l2, *(record(f"mem_{i}", f"Statement {i}.") for i in range(20)))
+        render_all(lay)
+        ap = Apply(lay)
+        ap.put({**ap.recs["mem_3"], "confidence": 0.25})
+        before = render_splice.stamps(lay)
+        render_splice.prepare(lay, before, ap.changed)
+        assert render_splice._prepared
+        temp = [p for p in lay.rendered_dir.iterdir() if ".tmp-" in p.name]
+        assert len(temp) == 1
+        Apply.write(ap)
+        if case == "appended":
+            hand_append(lay.l2, record("mem_late", "Appended by another program."))
+        elif case == "tombstone":
+            hand_append(lay.tombstones, {"id": "tomb_x", "deleted_record_id": "mem_9", "deleted_at": "2026-12-05",
+                                         "deletion_reason": "other", "deletion_mode": "audit_preserving"})
+        elif case == "page":
+            with open(lay.rendered_memory, "ab") as fh:
+                fh.write(b"edited by hand\n")
+        planned.clear()
+        got = render_changed(lay, before, ap.changed)
+        assert not render_splice._prepared and not temp[0].exists()
+        if case == "none":
+            assert got == [lay.rendered_memory] and not planned  # the plan made ahead
+        else:
+            assert planned  # planned again, from the files as they are now
+        if got is None:
+            render_all(lay)  # as the caller does
+        twin = tmp_path / f"{case}-twin"
+        shutil.copytree(lay.root, twin, symlinks=True)
+        render_all(Layout(twin))
+        assert pages(lay.root) == pages(twin)
+
+
+def test_a_plan_no_apply_took_is_dropped(tmp_path: Path) -> None:
+    from commonkeep.store import render_splice
+    from tests.store.test_render_splice import Apply
+
+    lay = ensure_layout(tmp_path / "root")
+    hand_append(lay.l2, *(record(f"mem_{i}", f"Statement {i}.") for i in range(5)))
+    render_all(lay)
+    ap = Apply(lay)
+    ap.put({**ap.recs["mem_3"], "confidence": 0.25})
+    render_splice.prepare(lay, render_splice.stamps(lay), ap.changed)
+    assert [p for p in lay.rendered_dir.iterdir() if ".tmp-" in p.name]
+    render_splice.discard(lay)
+    assert not [p for p in lay.rendered_dir.iterdir() if ".tmp-" in p.name] and not render_splice._prepared
 
 
 def test_beside_runs_beside_the_body_and_raises_at_the_join() -> None:
@@ -155,3 +207,54 @@ def test_an_apply_writes_the_line_index_while_its_hooks_run(tmp_path: Path, monk
     assert res.applied == ["op_001"] and not res.hook_errors
     assert where == ["commonkeep-beside"]
     assert line_index.trusted(Layout(root)) is not None or (Layout(root).runtime_dir / line_index.NAME).exists()
+
+
+def _rendered_whole(tmp_path: Path, root: Path) -> bytes:
+    twin = tmp_path / "twin"
+    shutil.copytree(root, twin, symlinks=True)
+    render_all(Layout(twin))
+    return Layout(twin).rendered_memory.read_bytes()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pages_from_a_plan_made_ahead_are_those_render_all_writes(tmp_path: Path, seed: int,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """``test_render_splice``'s random applies, each planned ahead (before its files are written):
+    the pages and the index are those of a whole render, whether the plan was taken or not."""
+    import random
+
+    from commonkeep.store import render_splice
+    from tests.store.test_render_splice import _seed_root, _step, render_step
+
+    real_copytree = shutil.copytree  # the twin without the temp page a plan made ahead left beside the page
+
+    def copytree(src: object, dst: object, *args: object, **kwargs: object) -> object:
+        if not args:
+            kwargs.setdefault("ignore", shutil.ignore_patterns(".*.tmp-*"))
+        return real_copytree(src, dst, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(shutil, "copytree", copytree)
+
+    real_plan = render_splice._plan
+    planned: list[int] = []
+    monkeypatch.setattr(render_splice, "_plan", lambda *a, **k: (planned.append(1), real_plan(*a, **k))[1])
+    rng = random.Random(seed)
+    lay = ensure_layout(tmp_path / "root")
+    counter = [0]
+    _seed_root(rng, lay, counter)
+    render_all(lay)
+    taken = 0
+    for n in range(30):
+        ap = _step(rng, lay, counter)
+        if ap is None:
+            continue
+        render_splice.prepare(lay, render_splice.stamps(lay), ap.changed)
+        early = render_splice._prepared.get(str(lay.root))
+        before = ap.write()
+        if early is not None:
+            early.before = before  # the same stamps, taken again by ``write``
+        planned.clear()
+        render_step(lay, before, ap.changed, tmp_path / f"twin{n}")
+        taken += early is not None and not planned
+        assert not [p for p in lay.rendered_dir.iterdir() if ".tmp-" in p.name]
+    assert taken >= 5, taken
