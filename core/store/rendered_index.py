@@ -180,6 +180,10 @@ class Index:
         return self._sections
 
     def encode(self) -> bytes:
+        return b"".join(self.parts())
+
+    def parts(self) -> list[bytes | bytearray | array[int]]:
+        """:meth:`encode`'s bytes in pieces, not joined (4 MB at 100,000 records, written as they are)."""
         import orjson
 
         ids = self.idblob  # an id with a newline or a lone surrogate: ValueError, no index
@@ -195,9 +199,13 @@ class Index:
                              "boot": self.boot})
         if ids.count(b"\n") != n or sum(spans) != len(ids):
             raise ValueError("the ids and the lines disagree")
-        body = b"".join((_MAGIC, _LENGTHS.pack(len(head), len(ids)), head, ids, bytes(self.kind),
-                         self.proj.tobytes(), self.blen.tobytes(), self.llen.tobytes()))
-        return body + _CRC.pack(zlib.crc32(body))
+        parts: list[bytes | bytearray | array[int]] = [_MAGIC, _LENGTHS.pack(len(head), len(ids)), head, ids, self.kind,
+                                                       self.proj, self.blen, self.llen]
+        crc = 0
+        for part in parts:
+            crc = zlib.crc32(part, crc)
+        parts.append(_CRC.pack(crc))
+        return parts
 
     @staticmethod
     def decode(data: bytes) -> Index | None:
@@ -237,12 +245,13 @@ class Index:
         if sum(c for _, _, c in files) != n or any(c < 0 for _, _, c in files):
             return None
         o = at + hl + il
-        kind = bytearray(data[o:o + n])
+        view = memoryview(data)
+        kind = bytearray(view[o:o + n])
         o += n
         proj, blen, llen = array("I"), array("Q"), array("Q")
         for arr in (proj, blen, llen):
             size = n * arr.itemsize
-            arr.frombytes(data[o:o + size])
+            arr.frombytes(view[o:o + size])
             o += size
         if n and (sum(map(kind.count, range(DEAD + 1))) != n or max(proj) > len(names)):
             return None
@@ -369,7 +378,7 @@ def _save(layout: Layout, index: Index, pages: list[Path], size: int) -> bool:
     if index.pages[0][1][1] != size:
         return False  # the page is not the one these lines give
     try:
-        data = index.encode()
+        data = index.parts()
     except (TypeError, ValueError):  # a name or an id that cannot be written (a lone surrogate, a newline)
         return False
     path = layout.runtime_dir / NAME
@@ -378,7 +387,8 @@ def _save(layout: Layout, index: Index, pages: list[Path], size: int) -> bool:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{NAME}.tmp-", dir=path.parent)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            for part in data:
+                fh.write(part)
         os.replace(tmp, path)
     except OSError:
         if tmp:
