@@ -214,7 +214,9 @@ def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | No
     layout = store.ensure()
     # read, validated and redacted outside the lock; read again under it only if the file changed
     pre = None if isinstance(ref, dict) else _preload(layout, ref)
-    _plan_ahead(layout, fire_hooks)
+    from commonkeep.patches import apply_ahead
+
+    apply_ahead.plan(layout, fire_hooks)
     with writer_lock(root, str(role), "apply", wait) as got:
         try:
             resumed: list[ApplyResult] = got.finished  # interrupted applies, finished on taking the lock
@@ -233,7 +235,7 @@ def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | No
             except OSError as exc:  # the projection is derived: the apply stands, the next render catches up
                 result.warnings.append(f"rendered/ was not refreshed ({exc.strerror or exc}); run `commonkeep render`")
         finally:  # pages planned ahead and not taken (an apply that failed): dropped
-            _drop_early(layout)
+            apply_ahead.drop(layout)
     from commonkeep.store import ahead, line_index, release
 
     ahead.clear()
@@ -253,48 +255,6 @@ def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | No
         line_index.flush(layout)  # last: the files' timestamps are then older than the index (``line_index``)
     release.settle()  # the old files' descriptors closed (``store/release.py``): no thread outlives the apply
     return result
-
-
-def _drop_early(layout: Layout) -> None:
-    """Pages planned ahead (``render_splice.prepare``) and not taken: dropped, their temp file removed."""
-    import sys
-
-    from commonkeep.store import ahead
-
-    ahead.clear()
-    splice = sys.modules.get("commonkeep.store.render_splice")
-    if splice is not None:
-        splice.discard(layout)
-
-
-def _plan_ahead(layout: Layout, hooks: bool) -> None:
-    """What the rest of the apply needs, done while the record file is flushed (``store/ahead.py``):
-    the splice's modules and index, the hooks' modules and plugin manager."""
-    from commonkeep.patches.after_apply import _DERIVED_LATER, _EMBED_LATER
-    from commonkeep.store import ahead
-
-    ahead.clear()
-    if _DERIVED_LATER.get():
-        return  # ``rendered/`` and the index are left to ``after_apply.catch_up``
-
-    def splice() -> None:
-        import commonkeep.store.render_splice  # noqa: F401 (``_apply_decided`` plans the pages themselves)
-
-    def sync_modules() -> None:
-        import commonkeep.recall.search.delta  # noqa: F401
-        import commonkeep.recall.search.index  # noqa: F401
-        import commonkeep.recall.search.sync  # noqa: F401
-
-    def plugins() -> None:
-        from commonkeep.plugins import plugin_manager
-
-        plugin_manager()
-
-    def embed_modules() -> None:
-        import commonkeep.recall.search.changed_vectors  # noqa: F401
-
-    hook_work = [sync_modules, plugins, *([] if _EMBED_LATER.get() else [embed_modules])]
-    ahead.plan(splice, *(hook_work if hooks else []))
 
 
 def _render(layout: Layout, result: ApplyResult, *, resumed: bool) -> list[Path]:
@@ -388,10 +348,10 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
 
     stamps = st.stamps if journal.changed and not (journal.tomb_updates or journal.purge or journal.finished) else None
     if stamps is not None and not deferring():  # the pages planned and MEMORY.md copied while the record file is flushed
-        from commonkeep.store import ahead, render_splice
+        from commonkeep.store import ahead, splice_ahead
 
         changed = st.changed
-        ahead.plan(lambda: render_splice.prepare(layout, stamps, changed), first=True)
+        ahead.plan(lambda: splice_ahead.prepare(layout, stamps, changed), first=True)
     done = _complete(store, journal, patch, path, result)
     if stamps is not None:
         done.spliceable = (stamps, st.changed)  # a purge renders whole: the projection cache drops the purged record

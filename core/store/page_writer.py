@@ -7,9 +7,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+from array import array
 from pathlib import Path
 
-from commonkeep.store.rendered_index import _Doubt
+from commonkeep.store.rendered_index import (
+    L1,
+    L2,
+    MID,
+    NO_L1,
+    NO_L2,
+    PREFIX,
+    TAIL,
+    _Doubt,
+    _joined,
+    _sections,
+)
 
 Stamp = tuple[int, int, int]
 
@@ -191,3 +203,20 @@ def _open_page(path: Path, expect: Stamp) -> int:
     return fd
 
 
+def _project_pages(page: _Pieces, kind: bytearray, proj: array[int], blen: array[int],
+                   want: set[int]) -> dict[int, bytes]:
+    """The project page of each name in ``want``, from the blocks of the new ``page``."""
+    lines: dict[int, list[int]] = {x: [] for x in want}
+    for g, x in enumerate(proj):
+        if x in want:
+            lines[x].append(g)
+    secs = _sections(kind, blen)
+    out = {}
+    for x, gs in lines.items():
+        parts: list[bytes | memoryview] = [PREFIX]
+        for sec, k, empty, tail in ((secs[0], L1, NO_L1, MID), (secs[1], L2, NO_L2, TAIL)):
+            ns = sec.numbers(g for g in gs if kind[g] == k)
+            parts += _joined([page.read(sec.first(n), sec.last(n)) for n in ns], empty)
+            parts.append(tail)
+        out[x] = b"".join(parts)
+    return out

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.store.layout import Layout, slug
-from commonkeep.store.page_writer import _open_page, _Pieces, _pread
+from commonkeep.store.page_writer import _open_page, _Pieces, _pread, _project_pages
 from commonkeep.store.render import _CACHE, _shown
 from commonkeep.store.rendered_index import (
     _SHOWN,
@@ -56,12 +56,10 @@ from commonkeep.store.rendered_index import (
     Index,
     _bytes,
     _Doubt,
-    _joined,
     _kind,
     _page_size,
     _page_stamp,
     _save,
-    _sections,
     _stat,
     boot_id,
     forget,
@@ -70,8 +68,7 @@ from commonkeep.store.rendered_index import (
 )
 from commonkeep.store.rendered_source import keep, read_source, vouch
 
-__all__ = ["DEAD", "NAME", "Index", "discard", "forget", "keep", "load", "prepare", "read_source",
-           "render_changed", "stamps", "vouch"]
+__all__ = ["DEAD", "NAME", "Index", "forget", "keep", "load", "read_source", "render_changed", "stamps", "vouch"]
 
 Row = dict[str, Any]
 Stamp = tuple[int, int, int]
@@ -128,13 +125,13 @@ def render_changed(layout: Layout, before: dict[Path, tuple[int, int, int] | Non
     would, or ``None`` when the index cannot vouch for the pages (module doc): then nothing was
     written, and the caller calls ``render_all``. The caller holds the writer lock.
 
-    A plan :func:`prepare` made for the same ``before`` and ``changed`` is used when everything it
-    could not see then still holds (:func:`_still`); else it is dropped and the pages planned here."""
-    early = _prepared.pop(str(layout.root), None)
+    A plan ``splice_ahead.prepare`` made for the same ``before`` and ``changed`` is used when
+    everything it could not see then still holds; else it is dropped and the pages planned here."""
+    from commonkeep.store import splice_ahead
+
+    early = splice_ahead.take(layout, before, changed)
     if early is not None:
-        if early.before is before and early.changed is changed and _still(layout, early.plan, early.ix_stamp):
-            return _written(layout, early.plan, early.opened)
-        early.drop()
+        return _written(layout, *early)
     old: list[int] = []  # MEMORY.md as the index saw it, open from the first look to the last copy
     try:
         plan = _plan(layout, before, changed, old)
@@ -170,90 +167,6 @@ def _release(old: list[int], replaced: bool) -> None:
             os.close(fd)
 
 
-class _Early:
-    """A plan made by :func:`prepare`, MEMORY.md already in its temp file."""
-
-    def __init__(self, before: dict[Path, Stamp | None], changed: dict[Path, dict[str, Row | None]], plan: _Plan,
-                 opened: list[int], ix_stamp: tuple[int, int, int, int]) -> None:
-        self.before = before
-        self.changed = changed
-        self.plan = plan
-        self.opened = opened
-        self.ix_stamp = ix_stamp
-
-    def drop(self) -> None:
-        if self.plan.built is not None:
-            _Pieces.discard(self.plan.built)
-            self.plan.built = None
-        _release(self.opened, False)
-
-
-_prepared: dict[str, _Early] = {}
-
-
-def prepare(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, dict[str, Row | None]]) -> None:
-    """Plan the pages an apply writing ``changed`` leaves, and copy MEMORY.md's into its temp file,
-    before the apply has written them: while the record file is copied and flushed
-    (``store/ahead.py``). What depends on the files as written (their sizes, every other file's
-    stamp, the tombstones, the index and the pages unchanged) is checked when
-    :func:`render_changed` takes the plan; nothing is renamed or removed here. Anything in doubt:
-    no plan (``render_changed`` plans as ever)."""
-    discard(layout)
-    from commonkeep.store.rendered_index import _read
-
-    opened: list[int] = []
-    plan = None
-    try:
-        ix_stamp, ix = _read(layout.runtime_dir / NAME)
-        if ix is None:
-            return
-        sizes: dict[Path, int] = {}
-        plan = _plan(layout, before, changed, opened, ix, sizes)
-        plan.sizes = sizes
-        if plan.memory is not None:
-            plan.built = plan.memory.build(layout.rendered_memory)
-    except Exception:  # anything: no plan (``render_changed`` plans again, and says what is wrong)
-        _release(opened, False)
-        return
-    _prepared[str(layout.root)] = _Early(before, changed, plan, opened, ix_stamp)
-
-
-def discard(layout: Layout) -> None:
-    """Drop a plan :func:`prepare` made and no apply took (its temp file removed)."""
-    early = _prepared.pop(str(layout.root), None)
-    if early is not None:
-        early.drop()
-
-
-def _still(layout: Layout, plan: _Plan, ix_stamp: tuple[int, int, int, int]) -> bool:
-    """Whether what :func:`prepare` could not see holds now the apply has written: the same record
-    files, those it did not write as they were, those it wrote of the sizes its changes give, the
-    tombstones as read, the index and the pages as they were (MEMORY.md not changed in place)."""
-    from commonkeep.store.rendered_index import _file_stamp
-
-    try:
-        if layout.canonical_files() != plan.files or _stat(layout.tombstones) != plan.tomb:
-            return False
-        for path in plan.files:
-            r = layout.rel(path)
-            if path in plan.sizes:
-                st = _stat(path)
-                if (st[1] if st is not None else 0) != plan.sizes[path]:
-                    return False
-            elif _stat(path) != plan.then.get(r):
-                return False
-        if _file_stamp(os.stat(layout.runtime_dir / NAME)) != ix_stamp:
-            return False
-        for r, st in plan.pages_then:
-            if _page_stamp(layout.root / r) != st:
-                return False
-        if plan.memory is not None:
-            plan.memory.check()
-    except (_Doubt, OSError):
-        return False
-    return True
-
-
 class _Plan:
     """The pages to write and the index to leave."""
 
@@ -267,8 +180,8 @@ class _Plan:
         self.files = files
         self.tomb: Stamp | None = None  # the tombstones' stamp, as read
         self.then: dict[str, Stamp | None] = {}  # the record files' stamps before the apply (relative paths)
-        self.built: tuple[int, str] | None = None  # MEMORY.md already in its temp file (``prepare``)
-        self.sizes: dict[Path, int] = {}  # each written record file's size, as the changes give it (``prepare``)
+        self.built: tuple[int, str] | None = None  # MEMORY.md already in its temp file (``splice_ahead.prepare``)
+        self.sizes: dict[Path, int] = {}  # each written record file's size, as the changes give it (``splice_ahead.prepare``)
         self.pages_then: list[tuple[str, Stamp]] = []  # the pages' stamps the plan started from
 
     def write(self, layout: Layout) -> list[Path]:
@@ -303,8 +216,8 @@ class _Plan:
 
 def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, dict[str, Row | None]],
           opened: list[int], ix: Index | None = None, sizes: dict[Path, int] | None = None) -> _Plan:
-    """The plan; ``sizes`` given (:func:`prepare`, before the apply has written), each written
-    file's size is not compared with the file but put there, for :func:`_still` to compare."""
+    """The plan; ``sizes`` given (``splice_ahead.prepare``, before the apply has written), each
+    written file's size is not compared with the file but put there, to be compared later."""
     if ix is None:
         ix = load(layout)
     if ix is None:
@@ -579,23 +492,4 @@ def _winners(names: list[str], kind: bytes | bytearray, proj: array[int]) -> dic
     for x in dict.fromkeys(compress(proj, kind.translate(_SHOWN))):
         if x:
             out[slug(names[x - 1])] = x
-    return out
-
-
-def _project_pages(page: _Pieces, kind: bytearray, proj: array[int], blen: array[int],
-                   want: set[int]) -> dict[int, bytes]:
-    """The project page of each name in ``want``, from the blocks of the new ``page``."""
-    lines: dict[int, list[int]] = {x: [] for x in want}
-    for g, x in enumerate(proj):
-        if x in want:
-            lines[x].append(g)
-    secs = _sections(kind, blen)
-    out = {}
-    for x, gs in lines.items():
-        parts: list[bytes | memoryview] = [PREFIX]
-        for sec, k, empty, tail in ((secs[0], L1, NO_L1, MID), (secs[1], L2, NO_L2, TAIL)):
-            ns = sec.numbers(g for g in gs if kind[g] == k)
-            parts += _joined([page.read(sec.first(n), sec.last(n)) for n in ns], empty)
-            parts.append(tail)
-        out[x] = b"".join(parts)
     return out

@@ -63,31 +63,31 @@ def test_work_not_started_when_the_wait_ends_is_dropped() -> None:
 
 def test_an_apply_plans_its_pages_while_the_record_file_is_flushed(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """An apply plans the pages (``render_splice.prepare``, MEMORY.md copied into its temp file);
+    """An apply plans the pages (``splice_ahead.prepare``, MEMORY.md copied into its temp file);
     ``range_edit`` runs that in a thread around its copy and fsync and renames the new record file
     only after both; the render then takes the plan, and the pages are those of a whole render."""
     import os
 
-    from commonkeep.store import render_splice
+    from commonkeep.store import render_splice, splice_ahead
 
     root = _root(tmp_path, "root", 40)
     spy = _Spy(monkeypatch)
     _apply(root, "patch_202612050000_ckfirst", [{"op": "update", "target_id": "mem_001", "updates": {"confidence": 0.5}}],
            slow=False)  # leaves the line index a new process trusts
     events: list[str] = []
-    real_prepare, real_plan, real_fsync, real_replace = (render_splice.prepare, render_splice._plan, os.fsync,
+    real_prepare, real_plan, real_fsync, real_replace = (splice_ahead.prepare, render_splice._plan, os.fsync,
                                                          os.replace)
 
     def prepare(*args: object) -> None:
         events.append(f"prepare in {threading.current_thread().name}")
         real_prepare(*args)  # type: ignore[arg-type]
-        events.append(f"prepared: {bool(render_splice._prepared)}")
+        events.append(f"prepared: {bool(splice_ahead._prepared)}")
 
     def plan(*args: object) -> object:
         events.append("plan")
         return real_plan(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(render_splice, "prepare", prepare)
+    monkeypatch.setattr(splice_ahead, "prepare", prepare)
     monkeypatch.setattr(render_splice, "_plan", plan)
     monkeypatch.setattr(os, "fsync", lambda fd: (events.append("fsync"), real_fsync(fd))[1])
     monkeypatch.setattr(os, "replace", lambda a, b: (events.append(f"replace {Path(b).name}"), real_replace(a, b))[1])
@@ -99,7 +99,7 @@ def test_an_apply_plans_its_pages_while_the_record_file_is_flushed(tmp_path: Pat
     assert events[rename - 1] == "fsync"  # the new file flushed, then renamed, as ever
     assert events.count("plan") == 1  # planned once, ahead: the render took that plan
     assert rename < events.index("replace MEMORY.md")
-    assert not render_splice._prepared
+    assert not splice_ahead._prepared
     assert Layout(root).rendered_memory.read_bytes() == _rendered_whole(tmp_path, root)
     assert not [p for p in (Layout(root).rendered_dir).iterdir() if ".tmp-" in p.name]
 
@@ -109,7 +109,7 @@ def test_a_plan_made_ahead_is_dropped_when_the_files_moved_meanwhile(tmp_path: P
     """What ``prepare`` could not see is checked when the render takes its plan: a record file of
     another size than the changes give (another program appended), the tombstones, the page. The
     plan is then dropped and the pages planned again (or rendered whole), never from a stale plan."""
-    from commonkeep.store import render_splice
+    from commonkeep.store import render_splice, splice_ahead
     from commonkeep.store.render_splice import render_changed
     from tests.store.test_render_splice import Apply, hand_append, pages
 
@@ -123,8 +123,8 @@ def test_a_plan_made_ahead_is_dropped_when_the_files_moved_meanwhile(tmp_path: P
         ap = Apply(lay)
         ap.put({**ap.recs["mem_3"], "confidence": 0.25})
         before = render_splice.stamps(lay)
-        render_splice.prepare(lay, before, ap.changed)
-        assert render_splice._prepared
+        splice_ahead.prepare(lay, before, ap.changed)
+        assert splice_ahead._prepared
         temp = [p for p in lay.rendered_dir.iterdir() if ".tmp-" in p.name]
         assert len(temp) == 1
         Apply.write(ap)
@@ -138,7 +138,7 @@ def test_a_plan_made_ahead_is_dropped_when_the_files_moved_meanwhile(tmp_path: P
                 fh.write(b"edited by hand\n")
         planned.clear()
         got = render_changed(lay, before, ap.changed)
-        assert not render_splice._prepared and not temp[0].exists()
+        assert not splice_ahead._prepared and not temp[0].exists()
         if case == "none":
             assert got == [lay.rendered_memory] and not planned  # the plan made ahead
         else:
@@ -152,7 +152,7 @@ def test_a_plan_made_ahead_is_dropped_when_the_files_moved_meanwhile(tmp_path: P
 
 
 def test_a_plan_no_apply_took_is_dropped(tmp_path: Path) -> None:
-    from commonkeep.store import render_splice
+    from commonkeep.store import render_splice, splice_ahead
     from tests.store.test_render_splice import Apply
 
     lay = ensure_layout(tmp_path / "root")
@@ -160,10 +160,10 @@ def test_a_plan_no_apply_took_is_dropped(tmp_path: Path) -> None:
     render_all(lay)
     ap = Apply(lay)
     ap.put({**ap.recs["mem_3"], "confidence": 0.25})
-    render_splice.prepare(lay, render_splice.stamps(lay), ap.changed)
+    splice_ahead.prepare(lay, render_splice.stamps(lay), ap.changed)
     assert [p for p in lay.rendered_dir.iterdir() if ".tmp-" in p.name]
-    render_splice.discard(lay)
-    assert not [p for p in lay.rendered_dir.iterdir() if ".tmp-" in p.name] and not render_splice._prepared
+    splice_ahead.discard(lay)
+    assert not [p for p in lay.rendered_dir.iterdir() if ".tmp-" in p.name] and not splice_ahead._prepared
 
 
 def test_beside_runs_beside_the_body_and_raises_at_the_join() -> None:
@@ -223,7 +223,7 @@ def test_pages_from_a_plan_made_ahead_are_those_render_all_writes(tmp_path: Path
     the pages and the index are those of a whole render, whether the plan was taken or not."""
     import random
 
-    from commonkeep.store import render_splice
+    from commonkeep.store import render_splice, splice_ahead
     from tests.store.test_render_splice import _seed_root, _step, render_step
 
     real_copytree = shutil.copytree  # the twin without the temp page a plan made ahead left beside the page
@@ -248,8 +248,8 @@ def test_pages_from_a_plan_made_ahead_are_those_render_all_writes(tmp_path: Path
         ap = _step(rng, lay, counter)
         if ap is None:
             continue
-        render_splice.prepare(lay, render_splice.stamps(lay), ap.changed)
-        early = render_splice._prepared.get(str(lay.root))
+        splice_ahead.prepare(lay, render_splice.stamps(lay), ap.changed)
+        early = splice_ahead._prepared.get(str(lay.root))
         before = ap.write()
         if early is not None:
             early.before = before  # the same stamps, taken again by ``write``
