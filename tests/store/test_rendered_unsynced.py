@@ -17,6 +17,7 @@ from commonkeep.store.render_splice import render_changed
 from tests.store.test_render_splice import Apply, hand_append, pages, record
 
 ANOTHER_BOOT = "00000000-0000-4000-8000-000000000000"
+needs_proc = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
 
 
 @pytest.fixture
@@ -68,7 +69,7 @@ def tear(page: Path) -> None:
     assert (after.st_ino, after.st_size, after.st_mtime_ns) == (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+@needs_proc
 def test_a_spliced_page_is_not_fsynced_and_its_index_holds_the_boot(tmp_path: Path, booted: list[str | None],
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     lay = root_with_records(tmp_path)
@@ -101,6 +102,7 @@ def test_after_a_crash_a_torn_page_is_never_spliced_from(tmp_path: Path, booted:
     assert confidence(lay, "mem_10", 0.75) == [lay.rendered_memory]  # spliced again from the whole page
 
 
+@needs_proc
 def test_a_page_render_all_keeps_is_made_durable(tmp_path: Path, booted: list[str | None],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """``render_all`` finding the spliced page already right leaves it as it is, fsynced: its index
@@ -116,6 +118,7 @@ def test_a_page_render_all_keeps_is_made_durable(tmp_path: Path, booted: list[st
     assert render_splice.load(lay) is not None  # nothing unsynced: good after a reboot
 
 
+@needs_proc
 def test_without_a_boot_id_pages_are_fsynced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rendered_index, "_boot", [None])  # no /proc: boots cannot be told apart
     lay = root_with_records(tmp_path)
