@@ -214,31 +214,45 @@ def apply_selected_by_policy(root: Path | str, ref: str | Row, *, role: str | No
     layout = store.ensure()
     # read, validated and redacted outside the lock; read again under it only if the file changed
     pre = None if isinstance(ref, dict) else _preload(layout, ref)
+    from commonkeep.patches import apply_ahead
+
+    apply_ahead.plan(layout, fire_hooks)
     with writer_lock(root, str(role), "apply", wait) as got:
-        resumed: list[ApplyResult] = got.finished  # interrupted applies, finished on taking the lock
-        patch, path, in_place, cleaned = _resolve(layout, ref, pre)
-        mine = next((r for r in resumed if r.patch.get("patch_id") == patch["patch_id"]), None)
-        if mine is not None:
-            result = mine
-        else:
-            result = _apply_decided(store, patch, path, in_place, op_ids=op_ids, ratify=ratify, cleaned=cleaned,
-                                    recheck=recheck)
-        result.recovered_lock = got.recovered_from
-        result.finished_applies = [str(r.patch["patch_id"]) for r in resumed if r is not mine]
-        from commonkeep.patches.after_apply import deferring
-        try:  # a reject leaves the projection as it is; a deferred apply leaves it to ``after_apply.catch_up``
-            result.rendered = _render(layout, result, resumed=bool(resumed)) if (resumed or result.records_changed) and not deferring() else []
-        except OSError as exc:  # the projection is derived: the apply stands, the next render catches up
-            result.warnings.append(f"rendered/ was not refreshed ({exc.strerror or exc}); run `commonkeep render`")
+        try:
+            resumed: list[ApplyResult] = got.finished  # interrupted applies, finished on taking the lock
+            patch, path, in_place, cleaned = _resolve(layout, ref, pre)
+            mine = next((r for r in resumed if r.patch.get("patch_id") == patch["patch_id"]), None)
+            if mine is not None:
+                result = mine
+            else:
+                result = _apply_decided(store, patch, path, in_place, op_ids=op_ids, ratify=ratify, cleaned=cleaned,
+                                        recheck=recheck)
+            result.recovered_lock = got.recovered_from
+            result.finished_applies = [str(r.patch["patch_id"]) for r in resumed if r is not mine]
+            from commonkeep.patches.after_apply import deferring
+            try:  # a reject leaves the projection as it is; a deferred apply leaves it to ``after_apply.catch_up``
+                result.rendered = _render(layout, result, resumed=bool(resumed)) if (resumed or result.records_changed) and not deferring() else []
+            except OSError as exc:  # the projection is derived: the apply stands, the next render catches up
+                result.warnings.append(f"rendered/ was not refreshed ({exc.strerror or exc}); run `commonkeep render`")
+        finally:  # pages planned ahead and not taken (an apply that failed): dropped
+            apply_ahead.drop(layout)
+    from commonkeep.store import ahead, line_index, release
+
+    ahead.clear()
     if fire_hooks:
         from commonkeep.patches.after_apply import run as _after_apply
-        for other in resumed:
-            if other is not mine:
-                result.hook_errors += _after_apply(str(layout.root), other.patch, list(other.applied))
-        result.hook_errors += _after_apply(str(layout.root), result.patch, list(result.applied), records_changed=result.records_changed or bool(resumed))
-    from commonkeep.store import line_index, release
 
-    line_index.flush(layout)  # last: the files' timestamps are then older than the index (``line_index``)
+        # the line index written while the hooks run (a thread, joined here): after every write of
+        # the apply, so the files' timestamps are older than the index (``line_index.flush`` waits
+        # out the clock's tick itself), and checked against the files' stats as ever
+        with ahead.beside(line_index.flush, layout):
+            for other in resumed:
+                if other is not mine:
+                    result.hook_errors += _after_apply(str(layout.root), other.patch, list(other.applied))
+            result.hook_errors += _after_apply(str(layout.root), result.patch, list(result.applied),
+                                               records_changed=result.records_changed or bool(resumed))
+    else:
+        line_index.flush(layout)  # last: the files' timestamps are then older than the index (``line_index``)
     release.settle()  # the old files' descriptors closed (``store/release.py``): no thread outlives the apply
     return result
 
@@ -330,9 +344,17 @@ def _apply_decided(store: Store, patch: Row, path: Path, in_place: bool, *, op_i
     journal = _journal_of(store, st, patch, result, done_before, when)
     apply_journal.refuse_targets(store, journal)  # a symlinked store file: refused before anything is written
     apply_journal.write(layout, journal)  # step 2: the decision, before any canonical byte changes
+    from commonkeep.patches.after_apply import deferring
+
+    stamps = st.stamps if journal.changed and not (journal.tomb_updates or journal.purge or journal.finished) else None
+    if stamps is not None and not deferring():  # the pages planned and MEMORY.md copied while the record file is flushed
+        from commonkeep.store import ahead, splice_ahead
+
+        changed = st.changed
+        ahead.plan(lambda: splice_ahead.prepare(layout, stamps, changed), first=True)
     done = _complete(store, journal, patch, path, result)
-    if journal.changed and st.stamps is not None and not (journal.tomb_updates or journal.purge or journal.finished):
-        done.spliceable = (st.stamps, st.changed)  # a purge renders whole: the projection cache drops the purged record
+    if stamps is not None:
+        done.spliceable = (stamps, st.changed)  # a purge renders whole: the projection cache drops the purged record
     whole = st.read_whole and not (journal.tombstones or journal.tomb_updates or journal.purge or journal.finished)
     if journal.changed and whole:
         done.records_after = apply_journal.records_after(st.files, st.changed)  # for the projection

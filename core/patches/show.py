@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from commonkeep.store.render import terminal_safe
-
 Row = dict[str, Any]
 _SHOWN_FIELDS = ("statement", "tags", "evidence", "related_memory_ids")
 
@@ -94,6 +92,8 @@ def op_lines(op: Mapping[str, Any], *, records: Mapping[str, Row], candidates: M
     proposed = (record or {}).get("statement") or ((op.get("updates") or {}).get("statement") if isinstance(op.get("updates"), Mapping) else None)
     if cand and kind != "reject_candidate" and cand.get("text") and cand.get("text") != proposed:
         lines.append(f"      from candidate {cand.get('id')}: {cand.get('text')}")
+    from commonkeep.store.render import terminal_safe  # here: an apply imports it while it waits for the disk
+
     return [terminal_safe(line) for line in lines]
 
 
@@ -138,4 +138,6 @@ def written_lines(op: Mapping[str, Any]) -> list[str]:
         body = [f"- deleted ({op.get('deletion_mode') or 'audit_preserving'})"]
     else:
         body = []
+    from commonkeep.store.render import terminal_safe
+
     return [terminal_safe(line) for line in [head, *("    " + b for b in body)]]

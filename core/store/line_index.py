@@ -140,13 +140,20 @@ class LineIndex:
         return any(f.find(rid) is not None for f in self.files)
 
     def encode(self) -> bytes:
+        return b"".join(self.parts())
+
+    def parts(self) -> list[bytes | array[int]]:
+        """:meth:`encode`'s bytes in pieces, not joined (written as they are)."""
         head = json.dumps({"written_ns": self.written_ns, "byteorder": sys.byteorder,
                            "files": [[f.rel, f.stat, len(f.lens), len(f.ids)] for f in self.files]}).encode("utf-8")
-        parts = [_MAGIC, _HEAD.pack(len(head)), head]
+        parts: list[bytes | array[int]] = [_MAGIC, _HEAD.pack(len(head)), head]
         for f in self.files:
-            parts += [f.ids, f.lens.tobytes()]
-        body = b"".join(parts)
-        return body + _CRC.pack(zlib.crc32(body))
+            parts += [f.ids, f.lens]
+        crc = 0
+        for part in parts:
+            crc = zlib.crc32(part, crc)
+        parts.append(_CRC.pack(crc))
+        return parts
 
     @staticmethod
     def decode(data: bytes) -> LineIndex | None:
@@ -167,7 +174,7 @@ class LineIndex:
                 ids = data[o:o + il]
                 o += il
                 lens = array("Q")
-                lens.frombytes(data[o:o + 8 * n])
+                lens.frombytes(memoryview(data)[o:o + 8 * n])
                 o += 8 * n
                 if st is not None and len(st) != 5:
                     return None
@@ -346,7 +353,8 @@ def flush(layout: Any) -> None:
         return
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(ix.encode())
+            for part in ix.parts():
+                fh.write(part)
         from commonkeep.store import release
 
         release.replace(tmp, _path(layout))  # the old index's blocks freed by a thread

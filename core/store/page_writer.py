@@ -1,13 +1,27 @@
 """A page written from runs of the previous page's bytes (copied in the kernel where it can) and
-new bytes, through a temp file, fsync and rename, never read whole (``render_splice``)."""
+new bytes, through a temp file and a rename, never read whole (``render_splice``); fsynced only
+when asked (a page is derived: ``rendered_index``'s module doc says how an unsynced one is never
+trusted after a crash)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+from array import array
 from pathlib import Path
 
-from commonkeep.store.rendered_index import _Doubt
+from commonkeep.store.rendered_index import (
+    L1,
+    L2,
+    MID,
+    NO_L1,
+    NO_L2,
+    PREFIX,
+    TAIL,
+    _Doubt,
+    _joined,
+    _sections,
+)
 
 Stamp = tuple[int, int, int]
 
@@ -78,13 +92,18 @@ class _Pieces:
                         return False
         return True
 
-    def write(self, path: Path) -> None:
+    def write(self, path: Path, *, durable: bool = True) -> None:
         """Write the page as ``jsonl.atomic_write_bytes`` does (a temp file beside it, fsynced,
-        renamed, the folder fsynced), the old page's runs copied by the kernel; ``_Doubt`` and
-        nothing written when the old page changed meanwhile."""
+        renamed, the folder fsynced; neither fsync unless ``durable``), the old page's runs copied
+        by the kernel; ``_Doubt`` and nothing written when the old page changed meanwhile."""
+        self.install(self.build(path), path, durable=durable)
+
+    def build(self, path: Path) -> tuple[int, str]:
+        """The new page in a temp file beside ``path`` (open, not renamed: :meth:`install` or
+        :meth:`discard`); ``_Doubt`` and nothing left when the old page changed while copied."""
         import tempfile
 
-        from commonkeep.store.jsonl import NEW_FILE_MODE, fsync_dir, mode_for, refuse_symlink, write_all
+        from commonkeep.store.jsonl import NEW_FILE_MODE, mode_for, refuse_symlink, write_all
 
         path.parent.mkdir(parents=True, exist_ok=True)
         refuse_symlink(path)
@@ -98,20 +117,46 @@ class _Pieces:
                     write_all(fd, part)
                 else:
                     _copy(self.fd, fd, part[0], part[1])
-            os.fsync(fd)
-            st = os.fstat(self.fd)
-            if (st.st_ino, st.st_size, st.st_mtime_ns) != self.stamp:
-                raise _Doubt("MEMORY.md changed while copied")
+            self.check()
+        except BaseException:
+            self.discard((fd, tmp))
+            raise
+        return fd, tmp
+
+    def check(self) -> None:
+        """``_Doubt`` when the old page is no longer as stamped (changed in place)."""
+        st = os.fstat(self.fd)
+        if (st.st_ino, st.st_size, st.st_mtime_ns) != self.stamp:
+            raise _Doubt("MEMORY.md changed while copied")
+
+    def install(self, built: tuple[int, str], path: Path, *, durable: bool = True) -> None:
+        """Rename the temp file :meth:`build` left over ``path`` (fsynced first, and the folder
+        after, when ``durable``)."""
+        from commonkeep.store.jsonl import fsync_dir
+
+        fd, tmp = built
+        try:
+            if durable:
+                os.fsync(fd)
+            self.check()
             os.close(fd)
             fd = -1
             os.replace(tmp, path)
         except BaseException:
-            if fd >= 0:
-                os.close(fd)
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+            self.discard((fd, tmp))
             raise
-        fsync_dir(path.parent)
+        if durable:
+            fsync_dir(path.parent)
+
+    @staticmethod
+    def discard(built: tuple[int, str]) -> None:
+        """Close and remove the temp file :meth:`build` left."""
+        fd, tmp = built
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 def _pread(fd: int, n: int, at: int) -> bytes:
@@ -158,3 +203,20 @@ def _open_page(path: Path, expect: Stamp) -> int:
     return fd
 
 
+def _project_pages(page: _Pieces, kind: bytearray, proj: array[int], blen: array[int],
+                   want: set[int]) -> dict[int, bytes]:
+    """The project page of each name in ``want``, from the blocks of the new ``page``."""
+    lines: dict[int, list[int]] = {x: [] for x in want}
+    for g, x in enumerate(proj):
+        if x in want:
+            lines[x].append(g)
+    secs = _sections(kind, blen)
+    out = {}
+    for x, gs in lines.items():
+        parts: list[bytes | memoryview] = [PREFIX]
+        for sec, k, empty, tail in ((secs[0], L1, NO_L1, MID), (secs[1], L2, NO_L2, TAIL)):
+            ns = sec.numbers(g for g in gs if kind[g] == k)
+            parts += _joined([page.read(sec.first(n), sec.last(n)) for n in ns], empty)
+            parts.append(tail)
+        out[x] = b"".join(parts)
+    return out

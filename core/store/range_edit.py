@@ -5,8 +5,8 @@ in Python (issue 38: a one-op apply at 100,000 records read, searched, wrote and
 (``line_index``) is trusted for the file: the lines of the changed ids are found at the offsets
 it holds and read back (each must be the id's line, ``FileLines.read_line``); the new file is
 the old one's bytes before the first edited line (``copy_file_range``, in the kernel), the new
-line, the bytes up to the next one, …, then the appended records, fsynced and renamed over the
-file as ``generations.replace`` does (the old inode kept as a generation, for an appender that
+line, the bytes up to the next one, …, then the appended records, fsynced (work planned for later
+done meanwhile, ``store/ahead.py``) and renamed over the file as ``generations.replace`` does (the old inode kept as a generation, for an appender that
 still writes to it; contract §3.4). The file's stat, taken under its lock on the open file, must
 be the index's: that is the re-read before the write (an OMP append or rewrite since changes it).
 The index then takes the new file's stat and line lengths, without reading the file.
@@ -28,7 +28,7 @@ from array import array
 from pathlib import Path
 from typing import Any
 
-from commonkeep.store import line_index
+from commonkeep.store import ahead, line_index
 from commonkeep.store.line_edit import RecordChanges
 
 Row = dict[str, Any]
@@ -139,14 +139,15 @@ def _edit(layout: Any, path: Path, changes: RecordChanges, ix: line_index.LineIn
     try:
         if mode != NEW_FILE_MODE:
             os.fchmod(tfd, mode)
-        pos = 0
-        for _, off, length, _, new in edits:
-            _copy(fd, tfd, pos, off)
-            write_all(tfd, new)
-            pos = off + length
-        _copy(fd, tfd, pos, st.st_size)
-        write_all(tfd, tail)
-        os.fsync(tfd)
+        with ahead.during():  # the kernel copies and flushes; what the apply needs later is done meanwhile
+            pos = 0
+            for _, off, length, _, new in edits:
+                _copy(fd, tfd, pos, off)
+                write_all(tfd, new)
+                pos = off + length
+            _copy(fd, tfd, pos, st.st_size)
+            write_all(tfd, tail)
+            os.fsync(tfd)
         tst = os.fstat(tfd)
         expect = st.st_size + sum(len(e[4]) - e[2] for e in edits) + len(tail)
         if tst.st_size != expect or line_index.stat_of(os.fstat(fd)) != line_index.stat_of(st):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from contextvars import ContextVar
@@ -144,6 +145,22 @@ def _page(shown: list[_Shown]) -> str:
     return "\n".join(parts)
 
 
+def _synced(path: Path) -> None:
+    """A page kept as it is made durable with its name: a splice writes MEMORY.md without fsync
+    (``rendered_index`` module doc), and the index ``render_all`` leaves vouches for it across a
+    crash. Cheap when the kernel has written it back already."""
+    from commonkeep.store.jsonl import fsync_dir
+
+    if path.is_symlink():
+        return  # not a page a splice starts from (``rendered_index._page_stamp``)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    fsync_dir(path.parent)
+
+
 def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]] | None = None) -> list[Path]:
     """Re-render MEMORY.md and every project projection; returns the files written.
 
@@ -186,6 +203,8 @@ def render_all(layout: Layout, records_by_file: dict[Path, list[dict[str, Any]]]
             data = _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
         try:  # a page of another size differs: not read to be compared
             if path.stat().st_size == len(data) and path.read_bytes() == data:
+                if path == layout.rendered_memory:
+                    _synced(path)  # a splice may have left it unsynced: the index written below says it is not
                 continue
         except FileNotFoundError:
             pass

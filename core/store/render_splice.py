@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from commonkeep.store.layout import Layout, slug
-from commonkeep.store.page_writer import _open_page, _Pieces, _pread
+from commonkeep.store.page_writer import _open_page, _Pieces, _pread, _project_pages
 from commonkeep.store.render import _CACHE, _shown
 from commonkeep.store.rendered_index import (
     _SHOWN,
@@ -56,13 +56,12 @@ from commonkeep.store.rendered_index import (
     Index,
     _bytes,
     _Doubt,
-    _joined,
     _kind,
     _page_size,
     _page_stamp,
     _save,
-    _sections,
     _stat,
+    boot_id,
     forget,
     load,
     stamps,
@@ -124,14 +123,27 @@ def render_changed(layout: Layout, before: dict[Path, tuple[int, int, int] | Non
     writer lock before the apply wrote). The pages are spliced from their previous bytes and the
     index; only pages whose bytes change are written. Returns the pages written, as ``render_all``
     would, or ``None`` when the index cannot vouch for the pages (module doc): then nothing was
-    written, and the caller calls ``render_all``. The caller holds the writer lock."""
+    written, and the caller calls ``render_all``. The caller holds the writer lock.
+
+    A plan ``splice_ahead.prepare`` made for the same ``before`` and ``changed`` is used when
+    everything it could not see then still holds; else it is dropped and the pages planned here."""
+    from commonkeep.store import splice_ahead
+
+    early = splice_ahead.take(layout, before, changed)
+    if early is not None:
+        return _written(layout, *early)
     old: list[int] = []  # MEMORY.md as the index saw it, open from the first look to the last copy
+    try:
+        plan = _plan(layout, before, changed, old)
+    except (_Doubt, OSError):
+        _release(old, False)
+        return None
+    return _written(layout, plan, old)
+
+
+def _written(layout: Layout, plan: _Plan, old: list[int]) -> list[Path] | None:
     replaced = False
     try:
-        try:
-            plan = _plan(layout, before, changed, old)
-        except (_Doubt, OSError):
-            return None
         try:
             written = plan.write(layout)
         except _Doubt:  # MEMORY.md, written first, changed while copied: nothing was written
@@ -139,13 +151,20 @@ def render_changed(layout: Layout, before: dict[Path, tuple[int, int, int] | Non
         replaced = layout.rendered_memory in written
         return written
     finally:
-        for fd in old:
-            if replaced:  # the old page, renamed over: its blocks are freed while the apply goes on
-                from commonkeep.store import release
+        if plan.built is not None:
+            _Pieces.discard(plan.built)
+            plan.built = None
+        _release(old, replaced)
 
-                release.later(fd)
-            else:
-                os.close(fd)
+
+def _release(old: list[int], replaced: bool) -> None:
+    for fd in old:
+        if replaced:  # the old page, renamed over: its blocks are freed while the apply goes on
+            from commonkeep.store import release
+
+            release.later(fd)
+        else:
+            os.close(fd)
 
 
 class _Plan:
@@ -159,6 +178,11 @@ class _Plan:
         self.writes = writes  # the project pages whose bytes change
         self.pages = pages
         self.files = files
+        self.tomb: Stamp | None = None  # the tombstones' stamp, as read
+        self.then: dict[str, Stamp | None] = {}  # the record files' stamps before the apply (relative paths)
+        self.built: tuple[int, str] | None = None  # MEMORY.md already in its temp file (``splice_ahead.prepare``)
+        self.sizes: dict[Path, int] = {}  # each written record file's size, as the changes give it (``splice_ahead.prepare``)
+        self.pages_then: list[tuple[str, Stamp]] = []  # the pages' stamps the plan started from
 
     def write(self, layout: Layout) -> list[Path]:
         from commonkeep.store.jsonl import atomic_write_bytes
@@ -167,7 +191,14 @@ class _Plan:
         if self.memory is not None or self.writes:
             forget(layout)
         if self.memory is not None:
-            self.memory.write(layout.rendered_memory)  # _Doubt when the old page changed meanwhile: nothing written
+            # not fsynced where the boot can be told (``rendered_index`` module doc): the index then
+            # holds this boot, and vouches for the page in no other
+            boot = boot_id()
+            if self.built is None:
+                self.built = self.memory.build(layout.rendered_memory)  # _Doubt when the old page changed meanwhile: nothing written
+            built, self.built = self.built, None
+            self.memory.install(built, layout.rendered_memory, durable=boot is None)
+            self.index.boot = boot
             written.append(layout.rendered_memory)
         for path, data in self.writes:
             atomic_write_bytes(path, data)
@@ -184,8 +215,11 @@ class _Plan:
 
 
 def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, dict[str, Row | None]],
-          opened: list[int]) -> _Plan:
-    ix = load(layout)
+          opened: list[int], ix: Index | None = None, sizes: dict[Path, int] | None = None) -> _Plan:
+    """The plan; ``sizes`` given (``splice_ahead.prepare``, before the apply has written), each
+    written file's size is not compared with the file but put there, to be compared later."""
+    if ix is None:
+        ix = load(layout)
     if ix is None:
         raise _Doubt("no index")
     rel = layout.rel
@@ -272,9 +306,12 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
             mine.append((pos, b))
         mine += [_new(rid, rec, dead) for rid, rec in change.items() if rec is not None and rid not in seen]
         size = sum(sum(ix.llen[x[0]:x[1]]) + x[1] - x[0] if isinstance(x, tuple) else x.llen + 1 for x in mine)
-        st = _stat(path)
-        if size != (st[1] if st is not None else 0):
-            raise _Doubt(f"{r} is not the size the apply's changes give")
+        if sizes is not None:
+            sizes[path] = size
+        else:
+            st = _stat(path)
+            if size != (st[1] if st is not None else 0):
+                raise _Doubt(f"{r} is not the size the apply's changes give")
         segments += mine
         counts.append(sum(x[1] - x[0] if isinstance(x, tuple) else 1 for x in mine))
         spans.append(mine)
@@ -377,8 +414,13 @@ def _plan(layout: Layout, before: dict[Path, Stamp | None], changed: dict[Path, 
         pages = [layout.rendered_memory] + [_project_page(layout, s) for s in won]
     index = Index(list(ix.files), t0, [], names, ids, nkind, nproj, nblen, nllen)
     index.spans = id_spans
+    index.boot = ix.boot  # a page kept as it is stays as synced as it was
     index.files = [(r, None, c) for r, c in zip(now_rel, counts, strict=True)]  # stamps taken once written
-    return _Plan(index, None if page.same() else page, writes, pages, now, page.size)
+    plan = _Plan(index, None if page.same() else page, writes, pages, now, page.size)
+    plan.tomb = t0
+    plan.then = then
+    plan.pages_then = list(ix.pages)
+    return plan
 
 
 def _lines_of(ix: Index, a: int, b: int, change: dict[str, Any], bounds: dict[int, int]) -> list[tuple[int, str]]:
@@ -450,23 +492,4 @@ def _winners(names: list[str], kind: bytes | bytearray, proj: array[int]) -> dic
     for x in dict.fromkeys(compress(proj, kind.translate(_SHOWN))):
         if x:
             out[slug(names[x - 1])] = x
-    return out
-
-
-def _project_pages(page: _Pieces, kind: bytearray, proj: array[int], blen: array[int],
-                   want: set[int]) -> dict[int, bytes]:
-    """The project page of each name in ``want``, from the blocks of the new ``page``."""
-    lines: dict[int, list[int]] = {x: [] for x in want}
-    for g, x in enumerate(proj):
-        if x in want:
-            lines[x].append(g)
-    secs = _sections(kind, blen)
-    out = {}
-    for x, gs in lines.items():
-        parts: list[bytes | memoryview] = [PREFIX]
-        for sec, k, empty, tail in ((secs[0], L1, NO_L1, MID), (secs[1], L2, NO_L2, TAIL)):
-            ns = sec.numbers(g for g in gs if kind[g] == k)
-            parts += _joined([page.read(sec.first(n), sec.last(n)) for n in ns], empty)
-            parts.append(tail)
-        out[x] = b"".join(parts)
     return out

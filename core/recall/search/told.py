@@ -27,18 +27,21 @@ def told(root: Path | str, name: str, fd: int, read: Read, old_stamp: str, old_c
     size0, mtime0, ino0 = (int(x) for x in old_stamp.split(":"))
     if (edit.before[2], edit.before[3], edit.before[1]) != (size0, mtime0, ino0) or not edit.lines and not edit.tail:
         return None
-    if any(not new for _, _, new in edit.lines) or sum(old_lens) + len(old_lens) != size0:
+    total = sum(old_lens)  # the lines' bytes, newlines left out; kept up to date below (not summed again)
+    if any(not new for _, _, new in edit.lines) or total + len(old_lens) != size0:
         return None
     crcs, lens = array("I", old_crcs), array("I", old_lens)
     for i, old_len, new in edit.lines:
         if i >= len(lens) or lens[i] + 1 != old_len or new.count(b"\n") != 1:
             return None
+        total += len(new) - 1 - lens[i]
         crcs[i], lens[i] = zlib.crc32(new[:-1]), len(new) - 1
     tail_crcs, tail_lens = _lines(edit.tail)
     first_tail = len(lens)
     crcs += tail_crcs
     lens += tail_lens
-    if sum(lens) + len(lens) != edit.after[2]:
+    total += sum(tail_lens)
+    if total + len(lens) != edit.after[2]:
         return None
     touched = sorted({i for i, _, _ in edit.lines} | set(range(first_tail, len(lens))))
     head, end = touched[0], touched[-1] + 1
@@ -54,7 +57,7 @@ def told(root: Path | str, name: str, fd: int, read: Read, old_stamp: str, old_c
             return None
         blocks[b] = zlib.crc32(data)
     pos = sum(lens[:head]) + head
-    stop = sum(lens[:end]) + end
+    stop = pos + sum(lens[head:end]) + end - head
     middle = read(pos, stop - pos)
     if len(middle) != stop - pos or not middle.endswith(b"\n"):
         return None
