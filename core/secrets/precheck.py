@@ -267,8 +267,11 @@ def _seedlike(words: list[bytes]) -> bool:
     return len(words) >= structure.SEED_LENGTHS[0] and len(structure.ascii_words().intersection(words)) >= 8
 
 
-@lru_cache(maxsize=1)
+# The shortest a seed phrase can be written: twelve words of three letters (the shortest of every list),
+# one character between. Written out: working it out loads every BIP-39 list (~11 ms, the first
+# redaction of a short-lived process: an apply, a ``write``); ``test_secrets_short_ways.py`` holds it to the lists.
+SEED_CHARS = 47
+
+
 def _seed_chars() -> int:
-    """The shortest a seed phrase can be written: its words at their shortest, one character between."""
-    shortest = min((len(w) for wl in structure.word_lists() for w in wl), default=1)
-    return structure.SEED_LENGTHS[0] * (shortest + 1) - 1
+    return SEED_CHARS

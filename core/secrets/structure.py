@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from importlib import resources
 
 from commonkeep.secrets.lazy import lazy
 
@@ -190,6 +189,8 @@ def word_lists() -> tuple[frozenset[str], ...]:
     """The BIP-39 word lists the ``mnemonic`` package ships; ``()`` when it is not installed."""
     out: list[frozenset[str]] = []
     try:
+        from importlib import resources  # here: loading the lists is rare, the import is not free (~4 ms)
+
         base = resources.files("mnemonic") / "wordlist"
         for lang in _LANGUAGES:
             out.append(frozenset(w.strip() for w in (base / f"{lang}.txt").read_text(encoding="utf-8").split() if w.strip()))

@@ -211,3 +211,8 @@ def test_the_pre_check_s_seed_phrase_test_is_the_structure_s() -> None:
             plain = words[:n_list] + ["zzqx"] * max(0, n_all - n_list)
             low = " ".join(plain)
             assert precheck._seedlike(precheck._words(low)) == structure.seedlike(low), (n_list, n_all)
+
+
+def test_the_shortest_seed_phrase_is_worked_out_from_the_lists() -> None:
+    shortest = min(len(w) for wl in structure.word_lists() for w in wl)
+    assert structure.SEED_LENGTHS[0] * (shortest + 1) - 1 == precheck.SEED_CHARS
