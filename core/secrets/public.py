@@ -114,22 +114,31 @@ def _urls(text: str) -> Iterator[re.Match[str]]:
         return
     low = text.lower()
     starts: set[int] = set()
-    i = low.find("://")
-    while i >= 0:
+    for i in _found(low, "://"):
         s = i
         while s > 0 and i - s <= 21 and low[s - 1] in _SCHEME_CHARS:
             s -= 1
         starts.add(s)
-        i = low.find("://", i + 1)
-    i = low.find("www.")
+    starts.update(_found(low, "www."))
+    yield from _tried(_URL, text, starts)
+
+
+def _found(low: str, word: str) -> Iterator[int]:
+    """Where ``word`` stands in ``low``, every place (overlapping ones too)."""
+    i = low.find(word)
     while i >= 0:
-        starts.add(i)
-        i = low.find("www.", i + 1)
+        yield i
+        i = low.find(word, i + 1)
+
+
+def _tried(rx: re.Pattern[str], text: str, starts: set[int]) -> Iterator[re.Match[str]]:
+    """``rx`` tried at ``starts`` in order, each from the end of the last match on: ``finditer`` where
+    every match starts at one of them."""
     end = 0
     for s in sorted(starts):
         if s < end:
             continue
-        m = _URL.match(text, s)
+        m = rx.match(text, s)
         if m is not None:
             yield m
             end = m.end()
@@ -231,20 +240,7 @@ def _finditer(rx: re.Pattern[str], text: str, low: str) -> Iterator[re.Match[str
     if words is None or not text.isascii():
         yield from rx.finditer(text)
         return
-    starts: set[int] = set()
-    for w in words:
-        i = low.find(w)
-        while i >= 0:
-            starts.add(i)
-            i = low.find(w, i + 1)
-    end = 0
-    for i in sorted(starts):
-        if i < end:
-            continue
-        m = rx.match(text, i)
-        if m is not None:
-            yield m
-            end = m.end()
+    yield from _tried(rx, text, {i for w in words for i in _found(low, w)})
 
 
 def _spans(text: str) -> list[Span]:
