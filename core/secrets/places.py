@@ -59,6 +59,7 @@ _MACHINE_KEY = lazy(r"(?i)\b(?:validationkey|decryptionkey)\s*=\s*\"(?P<v>[0-9A-
 # svnserve's passwd file: ``name = password`` lines under a ``[users]`` header (``values.keep`` reads the text
 # back to the line's section), judged as a password given with no verb (Grafana's ``[users]`` holds ``default_theme = dark``)
 _USERS_LINE = lazy(r"(?m)^[ \t]*[\w.@-]{1,40}[ \t]*=[ \t]*(?P<v>[^\s]{4,64})[ \t]*\r?$")
+_PORT_USER = re.compile(r":\d{2,5}:[a-z_]")  # what every match of ``_HOST_PORT_USER`` holds (an ISO time does not)
 # a proxy or service list's ``host:port:user:password`` (four fields, the second a port)
 _HOST_PORT_USER = lazy(r"(?i)(?<![\w.:@/-])(?:(?:[a-z0-9-]+\.)+[a-z0-9-]+|[a-z][a-z0-9-]*):\d{2,5}:[a-z_][\w.@-]{0,63}:"
                        r"(?P<v>[^\s:'\"`(){}\[\]<>]{4,128})(?![\w:])")
@@ -172,6 +173,8 @@ _OBSCURE = lazy(r"(?i)\brclone\s+obscure\s+['\"]?(?P<v>[^\s'\"-][^\s'\"]{3,63})[
 # line's quoted password: not words, "put your unique phrase here")
 _DEFINE = lazy(r"(?i)\b(?:define|setenv|putenv|setproperty|set_env|setdefault)\s*\(\s*(['\"])[\w.-]*(?:pass(?:word|wd)?|pwd|secret|token"
                r"|_key|salt|auth)[\w.-]*\1\s*,\s*" + _REF + r"(['\"])(?P<v>[^'\"\n]{4,200})\2")
+_DEFINE_WORDS = ("define", "setenv", "putenv", "setproperty", "set_env", "setdefault")
+_DEFINE_FINDER = Literals(_DEFINE_WORDS)
 # a connection's password as the third argument of a call that opens one (``DriverManager.getConnection(url, "u", "X")``,
 # ``new mysqli('db', 'u', 'X', 'app')``, ``new PDO($dsn, 'u', 'X')``, ``pg_connect``)
 _CONNECT_CALL = lazy(r"(?i)(?:\bgetconnection|\bmysqli_connect|\bmysql_connect|\bnew\s+mysqli|\bnew\s+pdo)\s*\(\s*(?:[^,()\n]+,\s*){2}"
@@ -280,12 +283,12 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "passphrase_words": (("passphrase",), True),
     "key_bytes": (_KEY_BYTES_WORDS, True),
     "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS, "pass", *_REMOTE_WORDS, "obscure"), True),
-    "admin_slash_password": (("/",), True),
+    "admin_slash_password": (("/ ", "/\t"), True),
     "proxy_password": ((":",), True),
     "acl_password": ((">",), True),
     "users_section_password": (("[users]",), True),
     "pwd_given": (("pwd",), True),
-    "defined_secret": (("define", "setenv", "putenv", "setproperty", "set_env", "setdefault"), True),
+    "defined_secret": (_DEFINE_WORDS, True),
 }
 # the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
 MORE_NEEDLES: dict[str, tuple[str, ...]] = {
@@ -306,7 +309,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _CHAP: lambda low: " * " in low,
     _MACHINE_KEY: lambda low: "validationkey" in low or "decryptionkey" in low,
     _USERS_LINE: lambda low: "[users]" in low,
-    _HOST_PORT_USER: lambda low: ":" in low and _HOST_PORT_USER.search(low) is not None,
+    _HOST_PORT_USER: lambda low: ":" in low and _PORT_USER.search(low) is not None and _HOST_PORT_USER.search(low) is not None,
     _PASS_KEY: lambda low: '"pass"' in low or "'pass'" in low,
     _PASS_LINE: lambda low: "pass " in low or "pass\t" in low,
     _PASS_ASSIGN: lambda low: "pass" in low and _PASS_ASSIGN.search(low) is not None,
@@ -332,14 +335,14 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _GIVEN: lambda low: _GIVEN_FINDER.any_in(low) and _GIVEN.search(low) is not None,
     _PW_ASIDE: lambda low: "pw" in low and _PW_ASIDE.search(low) is not None,
     _PWD_ASIDE: lambda low: "pwd" in low and _PWD_ASIDE.search(low) is not None,
-    _ADMIN_SLASH: lambda low: "/" in low and _ADMIN_SLASH.search(low) is not None,
+    _ADMIN_SLASH: lambda low: ("/ " in low or "/\t" in low) and _ADMIN_SLASH.search(low) is not None,
     _PASS_AFTER: lambda low: "pass" in low and _PASS_AFTER.search(low) is not None,
     _NET_SLASH: lambda low: "/" in low and _NET_FINDER.any_in(low) and _NET_SLASH.search(low) is not None,
     _SSID_KEY: lambda low: _SSID_FINDER.any_in(low) and _SSID_KEY.search(low) is not None,
     _REMOTE_DESK: lambda low: _REMOTE_FINDER.any_in(low) and _REMOTE_DESK.search(low) is not None,
     _ACL_USER: lambda low: ">" in low and _ACL_USER.search(low) is not None,
     _OBSCURE: lambda low: "obscure" in low,
-    _DEFINE: lambda low: "(" in low and _DEFINE.search(low) is not None,
+    _DEFINE: lambda low: _DEFINE_FINDER.any_in(low) and _DEFINE.search(low) is not None,
     _CONNECT_CALL: lambda low: ("connect" in low or "mysqli" in low or "pdo" in low) and _CONNECT_CALL.search(low) is not None,
     _XML_ENTRY: lambda low: "<entry" in low,
     _SETX: lambda low: "setx" in low,
@@ -358,11 +361,11 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _COLON_AFTER: (":",), _NOT_SHARE: _SHARE_FINDER.words, _NAMED_AFTER: _PW_FINDER.words,
     _RECOVERY_LETTERS: ("codes",), _OTP_SEED: _OTP_FINDER.words, _APP_PASSWORD: ("password",),
     _PASSPHRASE_IS: ("passphrase",), _KEY_BYTES: _KEY_BYTES_FINDER.words, _GIVEN: _GIVEN_FINDER.words,
-    _PW_ASIDE: ("pw",), _PWD_ASIDE: ("pwd",), _ADMIN_SLASH: ("/",), _PASS_AFTER: ("pass",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: _SSID_FINDER.words, _REMOTE_DESK: _REMOTE_FINDER.words, _ACL_USER: (">",), _OBSCURE: ("obscure",), _DEFINE: ("(",), _CONNECT_CALL: ("connect", "mysqli", "pdo"), _XML_ENTRY: ("<entry",),
+    _PW_ASIDE: ("pw",), _PWD_ASIDE: ("pwd",), _ADMIN_SLASH: ("/ ", "/\t"), _PASS_AFTER: ("pass",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: _SSID_FINDER.words, _REMOTE_DESK: _REMOTE_FINDER.words, _ACL_USER: (">",), _OBSCURE: ("obscure",), _DEFINE: _DEFINE_FINDER.words, _CONNECT_CALL: ("connect", "mysqli", "pdo"), _XML_ENTRY: ("<entry",),
     _SETX: ("setx",), _LOGIN_USER: ("login", "log in"),
     _LOCKED_WITH: _LOCK_FINDER.words, _CREDS_COLON: _CRED_FINDER.words,
 }
-TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/", ">", *_REMOTE_WORDS, "obscure", "(", "connect", "mysqli", "pdo", "<entry",
+TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/ ", "/\t", ">", *_REMOTE_WORDS, "obscure", *_DEFINE_WORDS, "connect", "mysqli", "pdo", "<entry",
                  "setx", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", "pass=", "pass:", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
                  "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS)
