@@ -202,7 +202,7 @@ def _runs(text: str, low: str, words: list[bytes] | None, exact: bool = False, s
         for part in parts:
             if len(part) >= 16 and _run(part, low, exact):
                 return True
-    return len(text) >= _seed_chars() and _seedlike(_words(seed_low or low) if words is None else words)
+    return len(text) >= SEED_CHARS and _seedlike(_words(seed_low or low) if words is None else words)
 
 
 def _run(part: str, low: str, exact: bool = False) -> bool:
@@ -271,7 +271,3 @@ def _seedlike(words: list[bytes]) -> bool:
 # one character between. Written out: working it out loads every BIP-39 list (~11 ms, the first
 # redaction of a short-lived process: an apply, a ``write``); ``test_secrets_short_ways.py`` holds it to the lists.
 SEED_CHARS = 47
-
-
-def _seed_chars() -> int:
-    return SEED_CHARS

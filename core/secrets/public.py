@@ -223,7 +223,7 @@ def _remember(text: str, found: tuple[Span, ...], strong: tuple[Span, ...]) -> N
 
 
 # the words every match of a structure starts with (lower-cased), for the slow expressions: the search
-# then tries only where one stands (``_starting``) instead of at every position (``_HASH_NAMED`` cost
+# then tries only where one stands (``_tried``) instead of at every position (``_HASH_NAMED`` cost
 # ~15 µs a lockfile entry searched, ~1 µs so)
 _STARTS: dict[re.Pattern[str], tuple[str, ...]] = {
     _HASHED: ("sha", "md5", "h1", "zh", "blake", "crc32"),
@@ -297,17 +297,12 @@ _PEM_CLOSED = lazy(r"-----BEGIN (?P<l>CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|EC P
                    r"|CERTIFICATE REQUEST|NEW CERTIFICATE REQUEST|X509 CRL|PKCS7|TRUSTED CERTIFICATE|SSH2 PUBLIC KEY)"
                    r"-----[A-Za-z0-9+/=\s:,.()'-]*?-----END (?P=l)-----")
 _JWK_NUMBER = lazy(r"\"(?:n|e|x|y)\"\s*:\s*\"(?P<v>[A-Za-z0-9_-]{1,2048})\"")
+_STRONG_GATED = frozenset({_HASHED, _SSH_PUB, _KNOWN_HOSTS, _CID})  # those of ``_GATED``, with their literals there
 _STRONG: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = (
-    (("sha", "md5", "h1:", "zh:", "blake", "crc32"), _HASHED, False),
-    (("ssh-", "ecdsa-"), _SSH_PUB, False),
-    (("|1|",), _KNOWN_HOSTS, False),
+    *(gated for gated in _GATED if gated[1] in _STRONG_GATED),
     (("-----begin",), _PEM_CLOSED, False),
     (('":',), _JWK_NUMBER, True),
-    (("qm", "baf"), _CID, False),
 )
-
-
-_STRONG_GATED = frozenset({_HASHED, _SSH_PUB, _KNOWN_HOSTS, _CID})  # the structures of ``_STRONG`` in ``_GATED`` too
 
 
 def strong_spans(text: str) -> list[Span]:
