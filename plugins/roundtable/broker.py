@@ -15,8 +15,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import fcntl
 import os
+import resource
 import signal
 import socket
 import sys
@@ -44,6 +46,13 @@ MAX_REQUEST_BYTES = 8 * 1024 * 1024
 # activity pushes beyond this many unsent bytes are dropped, since a push is only a hint that
 # the digest makes good, and a member that never reads must not grow the broker's memory.
 MAX_UNSENT_BYTES = 1024 * 1024
+# A broker run as its own process raises its soft limit of open files to the hard limit, up to
+# this many: each client holds one, and a flood of connections must not starve the members.
+WANTED_OPEN_FILES = 65536
+# Out of files (or buffers), asyncio's accept loop reports every failed accept with a traceback,
+# megabytes a second into broker.log; the broker says it in one line at most this often.
+RESOURCE_REPORT_SECONDS = 60.0
+_OUT_OF_RESOURCES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
 
 
 def _now_ms() -> int:
@@ -111,6 +120,8 @@ class Broker:
         self._stop: asyncio.Event | None = None
         self._idle: asyncio.TimerHandle | None = None
         self._next_session = 0
+        self.resource_errors = 0
+        self._next_resource_report = 0.0
 
     # -- lifetime -----------------------------------------------------------------------------
     def claim(self) -> None:
@@ -164,9 +175,28 @@ class Broker:
         if self._stop is not None:
             self._stop.set()
 
+    def _on_loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """Report running out of files or buffers in one line per minute, with a count; any
+        other error as asyncio does. Connections wait in the socket's queue meanwhile."""
+        exc = context.get("exception")
+        if not (isinstance(exc, OSError) and exc.errno in _OUT_OF_RESOURCES):
+            loop.default_exception_handler(context)
+            return
+        self.resource_errors += 1
+        now = time.monotonic()
+        if now < self._next_resource_report:
+            return
+        self._next_resource_report = now + RESOURCE_REPORT_SECONDS
+        print(
+            f"commonkeep roundtable broker: cannot accept a connection: {os.strerror(exc.errno or 0)} "
+            f"({self.resource_errors} times so far); new connections wait until clients close theirs",
+            file=sys.stderr, flush=True,
+        )
+
     async def serve(self, ready: threading.Event | None = None) -> None:
         """Listen until stopped or idle for ``linger`` seconds. Call :meth:`claim` first."""
         self._stop = asyncio.Event()
+        asyncio.get_running_loop().set_exception_handler(self._on_loop_error)
         try:
             server = await asyncio.start_unix_server(self._handle, path=str(self.socket))
             os.chmod(self.socket, 0o600)
@@ -388,8 +418,21 @@ def default_linger() -> float:
         raise CommonkeepError(f"{LINGER_ENV}={raw!r} is not a number of seconds", hint="e.g. 5 or 0.5") from None
 
 
+def raise_open_files_limit(wanted: int = WANTED_OPEN_FILES) -> int:
+    """Raise this process's soft limit of open files toward ``wanted`` (never past the hard
+    limit, never lower); return the soft limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            return target
+    return soft
+
+
 def run_broker(base: Path, linger: float) -> int:
     """Run a broker in the foreground until idle or signalled; returns the exit code."""
+    raise_open_files_limit()
     broker = Broker(base, linger=linger)
     broker.claim()
 

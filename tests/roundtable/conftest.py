@@ -91,19 +91,23 @@ def agent_base(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def start_broker(base: Path, linger: float = 0.5) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "commonkeep_roundtable.broker", "--agent-dir", str(base), "--linger", str(linger)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    sock = socket_path(base)
-    for _ in range(400):
-        if socket_answers(sock):
-            return proc
-        if proc.poll() is not None:
-            raise AssertionError(f"broker exited early: {proc.communicate()}")
-        time.sleep(0.025)
+    # its output goes to a file, never a pipe nobody reads: a broker that writes more than a
+    # pipe holds would block on the write and outlive its linger
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "commonkeep_roundtable.broker", "--agent-dir", str(base), "--linger", str(linger)],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+        )
+        sock = socket_path(base)
+        for _ in range(400):
+            if socket_answers(sock):
+                return proc
+            if proc.poll() is not None:
+                log.seek(0)
+                raise AssertionError(f"broker exited early ({proc.returncode}): {log.read()[-4000:]!r}")
+            time.sleep(0.025)
     proc.kill()
     raise AssertionError("broker never listened")
 

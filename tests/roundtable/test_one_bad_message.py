@@ -7,6 +7,7 @@ deeply, texts larger than the bounds, and a member that never reads.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 from pathlib import Path
@@ -139,3 +140,83 @@ def test_a_probe_neither_keeps_the_broker_alive_nor_restarts_its_wait(
     while broker.poll() is None and time.monotonic() < bound:  # could end before it on a fast machine
         socket_answers(socket_path(agent_base))
     assert broker.poll() == 0  # it left while being probed
+
+
+def _broker_with_files(base: Path, limit: int, log: Path) -> subprocess.Popen[bytes]:
+    """A broker process whose soft and hard limits of open files are both ``limit``."""
+    import resource
+    import sys
+    import time
+
+    def lower() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "commonkeep_roundtable.broker", "--agent-dir", str(base), "--linger", "0.5"],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=out, preexec_fn=lower,
+        )
+    from commonkeep_roundtable.broker import socket_answers
+
+    bound = time.monotonic() + 30
+    while not socket_answers(socket_path(base)):
+        assert proc.poll() is None and time.monotonic() < bound, log.read_bytes()[-2000:]
+        time.sleep(0.02)
+    return proc
+
+
+def test_a_flood_of_connections_past_the_open_files_limit_costs_one_line_and_no_member(
+        agent_base: Path, tmp_path: Path) -> None:
+    # a client that opens connections faster than the broker closes them runs it out of files;
+    # asyncio then wrote a traceback per failed accept (megabytes a second, into broker.log or a
+    # pipe that fills and blocks the broker past its linger). Now one line, and members go on.
+    import threading
+    import time
+
+    from commonkeep_roundtable.broker import socket_answers
+
+    log = tmp_path / "broker.log"
+    proc = _broker_with_files(agent_base, 48, log)
+    try:
+        with connect(agent_base, "planner") as planner:
+            planner.join("design")
+            held: list[socket.socket] = []
+            for _ in range(60):  # past the limit: accepts fail until some of these close
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.settimeout(0.2)
+                with contextlib.suppress(OSError):
+                    sock.connect(str(socket_path(agent_base)))
+                held.append(sock)
+            stop = time.monotonic() + 2
+            flood = threading.Thread(target=lambda: [socket_answers(socket_path(agent_base))
+                                                     for _ in iter(lambda: time.monotonic() < stop, False)])
+            flood.start()
+            time.sleep(1)
+            for sock in held:
+                sock.close()
+            flood.join()
+            assert planner.post("design", "still served")["seq"] == 1
+        assert proc.wait(timeout=30) == 0  # and it still leaves after its linger
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = log.read_text(encoding="utf-8", errors="replace")
+    assert "Too many open files" in text  # the limit was reached, and said
+    assert "Traceback" not in text and len(text.splitlines()) <= 2, text[:2000]
+
+
+def test_a_broker_process_raises_its_soft_limit_of_open_files_to_the_hard_one(agent_base: Path) -> None:
+    import resource
+
+    from commonkeep_roundtable.broker import raise_open_files_limit
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))
+        wanted = 128 if hard == resource.RLIM_INFINITY else min(128, hard)
+        assert raise_open_files_limit(128) == wanted
+        assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == wanted
+        assert raise_open_files_limit(100) == wanted  # never lowered
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
