@@ -88,26 +88,39 @@ def agent_base(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     finally:
         stop_broker_of(base)
         shutil.rmtree(base, ignore_errors=True)
+        broker_log(base).unlink(missing_ok=True)
+
+
+def broker_log(base: Path) -> Path:
+    """Where a broker :func:`start_broker` started writes its output (beside the agent dir)."""
+    return base.with_name(base.name + ".broker.log")
+
+
+def broker_output(base: Path) -> bytes:
+    """What that broker has printed so far."""
+    try:
+        return broker_log(base).read_bytes()
+    except FileNotFoundError:
+        return b""
 
 
 def start_broker(base: Path, linger: float = 0.5) -> subprocess.Popen[bytes]:
     # its output goes to a file, never a pipe nobody reads: a broker that writes more than a
     # pipe holds would block on the write and outlive its linger
-    with tempfile.TemporaryFile() as log:
+    with broker_log(base).open("ab") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "commonkeep_roundtable.broker", "--agent-dir", str(base), "--linger", str(linger)],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
         )
-        sock = socket_path(base)
-        for _ in range(400):
-            if socket_answers(sock):
-                return proc
-            if proc.poll() is not None:
-                log.seek(0)
-                raise AssertionError(f"broker exited early ({proc.returncode}): {log.read()[-4000:]!r}")
-            time.sleep(0.025)
+    sock = socket_path(base)
+    for _ in range(400):
+        if socket_answers(sock):
+            return proc
+        if proc.poll() is not None:
+            raise AssertionError(f"broker exited early ({proc.returncode}): {broker_output(base)[-4000:]!r}")
+        time.sleep(0.025)
     proc.kill()
     raise AssertionError("broker never listened")
 

@@ -14,6 +14,7 @@ import pytest
 
 from commonkeep_roundtable.client import BrokerClient
 from commonkeep_roundtable.wirefuzz import run
+from tests.roundtable.conftest import broker_output
 
 
 @pytest.mark.parametrize("seed", [39])
@@ -27,4 +28,5 @@ def test_no_frame_makes_a_room_or_the_broker_unusable_for_another_client(
         after.join("design")
         assert after.post("design", "still serving")["text"] == "still serving"
     broker.terminate()
-    assert b"Traceback" not in broker.communicate(timeout=30)[1]
+    broker.wait(timeout=30)
+    assert b"Traceback" not in broker_output(agent_base)

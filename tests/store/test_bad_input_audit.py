@@ -276,7 +276,7 @@ def test_roundtable_export_writes_under_the_agent_dir_it_was_given(
     import shutil
     import tempfile
 
-    from tests.roundtable.conftest import ROUNDTABLE_VARS, start_broker, stop_broker_of
+    from tests.roundtable.conftest import ROUNDTABLE_VARS, broker_log, start_broker, stop_broker_of
 
     env_dir = Path(tempfile.mkdtemp(prefix="ckenv", dir="/tmp"))
     given = Path(tempfile.mkdtemp(prefix="ckarg", dir="/tmp"))
@@ -297,6 +297,7 @@ def test_roundtable_export_writes_under_the_agent_dir_it_was_given(
         stop_broker_of(given)
         shutil.rmtree(env_dir, ignore_errors=True)
         shutil.rmtree(given, ignore_errors=True)
+        broker_log(given).unlink(missing_ok=True)
 
 
 def test_review_refuses_an_edited_statement_over_the_candidate_limit(
