@@ -107,7 +107,9 @@ def _one_op(root: Path, rng: random.Random, ids: list[str], step: str) -> str:
     from commonkeep.store.layout import Layout
 
     rid = rng.choice(ids)
-    pid = f"patch_202612050000_b{rng.randrange(10**12):012d}"
+    # the shape ``ids.patch_id`` gives (a run of twelve digits after a letter would send the patch's
+    # id to the maintained scanner, as no id commonkeep or OMP makes does)
+    pid = "patch_202612050000_ck" + "".join(rng.choice("0123456789abcdefghijklmnopqrstuvwxyz") for _ in range(6))
     op: dict[str, Any] = {"op_id": "op_1", "op": "update", "target_id": rid,
                           "updates": {"confidence": round(rng.uniform(0.5, 0.99), 3)}, "risk": "low", "default_selected": True}
     if step == "deprecate":

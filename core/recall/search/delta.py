@@ -225,7 +225,7 @@ def _delta_read(rconn: sqlite3.Connection, root: Path | str, name: str, path: Pa
         if exitgate.holds_secret([rec for rec, _, _ in added]):
             exitgate.sweep(root, reason="index", files=[path])
             raise Declined
-    removed = _removed(rconn, rel, start, old_stop, old_end - head, [str(rec["id"]) for rec, _, _ in added])
+    removed = _removed(rconn, rel, start, old_stop, old_end - head, run_ids)
     _check_unique(root, name, lambda: read(0, size), start, new_stop, removed, added, run_ids, rconn)
     try:
         if _stamp(os.stat(path)) != new_stamp or _stamp(os.fstat(fd)) != new_stamp:
@@ -293,8 +293,9 @@ def _changed(read: Read, size: int, old_size: int, old_crcs: array[int], old_len
 def _removed(rconn: sqlite3.Connection, rel: str, start: int, stop: int, lines: int,
              hint: list[str]) -> list[tuple[Any, ...]]:
     """The index rows of the records whose lines were in the old run: every line there must have
-    been the place of a plain record (else what it was is unknown here). ``hint``: the ids of the
-    new run, looked up first (a place is a line's start: ``lines`` of them in the run are all)."""
+    been the place of a plain record (else what it was is unknown here). ``hint``: the ids of every
+    line of the new run (a record made inactive is there too), looked up first (a place is a line's
+    start: ``lines`` of them in the run are all); ``record_at`` has no index by place."""
     from commonkeep.recall.hard_rules import HARD_RULE_MIN_CONFIDENCE, HARD_RULE_TYPES
     from commonkeep.recall.search.shifts import OFFSET, load
 
