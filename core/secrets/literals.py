@@ -57,10 +57,16 @@ class Wanted:
 
     def __init__(self, needles: list[tuple[frozenset[str], bool]], extra_ci: Iterable[str] = (), *, always: int = 0,
                  patterns: list[tuple[str, int]] | None = None) -> None:
-        self.cs = sorted({n for words, ci in needles if not ci for n in words})
-        self.ci = sorted({n for words, ci in needles if ci for n in words} | set(extra_ci))
-        self._want_cs = [sum(1 << i for i, (words, ci) in enumerate(needles) if not ci and n in words) for n in self.cs]
-        self._want_ci = [sum(1 << i for i, (words, ci) in enumerate(needles) if ci and n in words) for n in self.ci]
+        bits: tuple[dict[str, int], dict[str, int]] = ({}, {})  # each literal: the rules that want it (as written, lower-cased)
+        for i, (words, ci) in enumerate(needles):
+            wants = bits[1 if ci else 0]
+            for n in words:
+                wants[n] = wants.get(n, 0) | 1 << i
+        for n in extra_ci:
+            bits[1].setdefault(n, 0)
+        self.cs, self.ci = sorted(bits[0]), sorted(bits[1])
+        self._want_cs = [bits[0][n] for n in self.cs]
+        self._want_ci = [bits[1][n] for n in self.ci]
         self._cs, self._ci = Literals(self.cs), Literals(self.ci)
         self.always = always
         self._patterns = patterns
