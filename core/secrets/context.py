@@ -104,8 +104,6 @@ _PW_OTHER = (r"(?:mot de passe|clave|contrase[ñn]a|wachtwoord|has[łl]o|l[öo]s
              r"|slaptažodis|passwort|password|passphrase|пароль|парола|лозинка|senha|palavra-passe|nenosiri|পাসওয়ার্ড|رمز عبور|գաղտնաբառ|პაროლი"
              r"|contrasenya|pasahitza|κωδικός(?: πρόσβασης)?)")
 # what may stand between the word and its value: up to three qualifiers ("de la base de datos", "of the admin
-# account on the nas"), each a preposition (or a genitive article), an optional article and one or two words
-# what may stand between the word and its value: up to three qualifiers ("de la base de datos", "of the admin
 # account on the nas"), each a preposition (or a genitive article), an optional article and one or two words,
 # and then a verb or a colon
 _PW_QUALIFIER = (r"(?:\s+(?:del|de|do|da|du|della|van|von|vom|beim|от|від|od|для|för|til|na|for|of|für|pour|para|per|voor|dla|zum|zur|au|al|der|des"
@@ -119,7 +117,7 @@ _PW_QUALIFIER = (r"(?:\s+(?:del|de|do|da|du|della|van|von|vom|beim|от|від|o
 _PW_VERB = (r"(?:lautet|è|är|is|es|est|é|és|este|είναι|ist|jest|je|је|ir|yra|ialah|adalah|ay|ni|হল|:|：|՝|=|(?<![Pp]assword )(?:e|er|to|on)(?=\s+[\"'“«]?[^\s\"'”»]{4,}[\"'”»]?[ \t]*"
             r"(?:$|[\n.,;!?)])))")
 _PROSE_OTHER = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r"(?:" + _PW_QUALIFIER + r"\s*" + _PW_VERB + r"|\s*" + _PW_VERB
-                    + r"?)\s+[\"'“«]?" + _REF + r"(?P<v>[^\s\"'”»(][^\s\"'”»]{3,})")  # not an aside "(empty for none)"
+                    + r"?)\s+[\"'“«]?" + _REF + r"(?!-[A-Za-z])(?P<v>[^\s\"'”»(][^\s\"'”»]{3,})")  # not an aside "(empty for none)", not a flag
 _PROSE_CJK = lazy(r"(?:パスワード|密码|密碼|비밀번호|암호|暗証番号|口令)\s*(?:は|是|为|為|：|:|는|은|=|\s)\s*"
                   r"(?P<v>[!-~]{4,})")
 # shapes no provider owns

@@ -57,14 +57,22 @@ _PAIR = lazy(r"(?i)\b(?:key|name)\s*[=:]\s*[\"']?" + _NAME + r"[\"']?[ \t]*(?:\r
              + _REF + _NOT_VALUE + r"(?:" + _QUOTED + r"|(?P<v>[^\s\"'`]{3,}))")
 # a password box filled in: ``<input type="password" value="…">`` (either attribute first)
 _INPUT = lazy(r"(?i)<input\b(?=[^<>]*\btype\s*=\s*[\"']?password\b)[^<>]*?\bvalue\s*=\s*" + _REF + _NOT_VALUE + _QUOTED)
+# what may stand between a password's (or a code's) word and its verb: a place ("for the router admin page",
+# "of my old work laptop", "für den Router im Büro", "vom Router im Keller", "della carta") or a clause ("I set
+# for the guest network", "we use for the mailbox"), a few words none of which is a verb (the value follows the
+# first verb, never a later one)
+NOT_VERB = r"(?!(?:is|was|are|were|ist|war|est|es|era|é|è|lautet|became|has|will|would)\b)"
+PREP_WORDS = r"for|of|to|on|at|in|from|behind|für|vom|von|zum|zur|im|am|pour|du|des|de|del|della|dello|dell['’]|di|da|do|dos|para|для|от"
+PREP = r"(?:" + PREP_WORDS + r")"
 # prose, the value quoted: ``the wifi password is "correct horse battery"``, ``changed my passphrase to 'x y z'``
 _PW_WORDS = r"(?:password|passphrase|passcode|pass\s?word|pwd|mot de passe|contraseña|passwort|kennwort|senha|пароль)"
 PROSE_QUOTED = lazy(r"(?i)\b" + _PW_WORDS + r"(?:\s+(?:for|of|on|at|in)\s+(?:the\s+|my\s+|our\s+)?[\w.@/:-]+(?:\s+[\w.-]+)?)?"
                      r"\s*(?:was changed to|was set to|changed to|set to|is now|now is|is still|became|is|was|are|to|ist|est|es|é|=|:)"
                      r"\s*[\"'“«‘]" + _REF + _NOT_VALUE + r"(?P<v>[^\"'”»’\n]{4,120}?)[\"'”»’]")
 # codes that unlock something: a PIN, a door or safe code, 2FA recovery or backup codes (one or a list)
-_CODE = lazy(r"(?i)\b(?:pin(?:\s?code)?|puk\d?|passcode|(?:recovery|backup|unlock|door|alarm|safe|gate|entry|access|security)\s+codes?)\b"
-             r"(?:\s+(?:for|of|on|at|to)\s+(?:the\s+|my\s+|our\s+)?[\w.@/:-]+)?\s*(?:is now|is|was|are|were|=|:|(?=\s+\w*\d))\s*[\"']?"
+_CODE = lazy(r"(?i)\b(?:(?:code\s+)?pin(?:\s?code)?|puk\d?|passcode|(?:recovery|backup|unlock|door|alarm|safe|gate|entry|access|security)\s+codes?)\b"
+             r"(?:\s+(?:" + PREP_WORDS + r"|der)\s+(?:the\s+|my\s+|our\s+|la\s+|le\s+|el\s+)?" + NOT_VERB + r"[\w.@/:-]+(?:\s+" + NOT_VERB
+             + r"[\w.'’-]+){0,3}?)?\s*(?:is now|is|was|are|were|ist|war|est|es|era|é|è|=|:|(?=\s+\w*\d))\s*[\"']?"
              r"(?P<v>(?=[\w-]*\d)[A-Za-z0-9]{2,10}(?:-[A-Za-z0-9]{2,10})?(?:(?:[ \t,;]+|[ \t]*\r?\n[ \t]*)(?=[\w-]*\d)[A-Za-z0-9]{2,10}(?:-[A-Za-z0-9]{2,10})?)*)"
              r"(?![\w-])")
 

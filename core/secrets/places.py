@@ -45,7 +45,9 @@ _CMD = lazy(r"(?i)\b(?:samba-tool\s+user\s+(?:create|add|setpassword)\s+\S+|ds(?
 # (``chpasswd <<< 'bob:X'``, ``keepassxc-cli open db.kdbx <<< X``, ``cryptsetup open … <<< X``)
 _FED = lazy(r"(?i)(?:(?:pass\w*|secret\w*|key|token)[^\n|;&<]*?(?:=|\s)<\(\s*(?:echo|printf)\s+(?:-[ne]\s+)?"
             r"|\b(?:\w*passwd|keepassxc-cli|cryptsetup|openconnect|sudo\s+-S|vault\s+login|\w+\s+login\b[^\n|;&]*--password-stdin"
-            r"|[^\n|;&]*--pass(?:word|phrase|wd)-(?:stdin|fd)\b)[^\n|;&<]*<<<\s*)" + _REF
+            r"|[^\n|;&]*--pass(?:word|phrase|wd)-(?:stdin|fd)\b|pass\s+(?:insert|add|edit)\b"
+            # any command that names what it is fed ("vercel env add DB_PASSWORD production <<< X", "gh secret set T <<< X")
+            r"|[\w.-]+\s[^\n|;&<]*?(?:passw(?:or)?d|passphrase|secret|token|credential|api[_-]?key))[^\n|;&<]*<<<\s*)" + _REF
             + r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\"|(?P<v>[^\s'\"`)]{3,}))")
 _PIPED = lazy(r"(?i)\b(?:echo|printf)\s+(?:-[ne]\s+)?" + _REF + _VAL + r"\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b"
               r"|[\w-]+\b[^\n|]*?(?:--passwd-on-stdin|\s-h\s*0\b|\bsecrets?\s+(?:create|set|put|add)\b|--data-file[= ]-(?!\S)))")
@@ -87,6 +89,7 @@ _PROSE_KEY = lazy(r"(?i)(?<![\w])" + _KEY_WORDS + r"(?:\s+(?:for|of|del|de|du|f�
 # (``pass:`` is English too: "a single coalescing pass: adjacent intervals …")
 # (``the pw for the router = X``: an article or a possessive first says prose, not code's ``pw = …``)
 _PROSE_SHORT = lazy(r"(?i)(?<![\w-])(?:pass (?:is|was)|pw(?: ?:| is| was)|(?:pwd|passwd)\s*(?:\bis|\bwas|:)"
+                    r"|pw\s+(?:for|of|on|to|at)\s+(?:the\s+|my\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+)?\s*(?::|\bis\b|\bwas\b)"
                     r"|(?:the|my|our|your|his|her|their)\s+(?:pw|pwd|pass)\s+(?:for|of|on|to|at)\s+(?:the\s+|my\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+)?"
                     r"\s*(?:=|:|\bis\b|\bwas\b))\s*[\"'“«]?" + _REF
                     + r"(?P<v>[^\s\"'”»(`:]{4,})(?![(`:\w])")
@@ -144,7 +147,11 @@ _KEY_BYTES = lazy(r"(?i)(?:keypair|key\s*pair|private[ _]?key|secret[ _]?key|id\
 # (the value must not be an English word: "use password managers for …", "log in with email/password")
 _GIVEN = lazy(r"(?i)\b(?:use\s+(?:the\s+)?(?:password|passphrase|pw)\s+(?:['\"](?P<q2>[^'\"\n]{4,64})['\"]|['\"]?(?P<v>[^\s'\"/]{4,64})['\"]?)"
               r"\s+(?:for|to|on|with|when|at)\b"
-              r"|(?:log\s?in|sign\s?in|connect|ssh\s+in)\s+(?:with|as|using)\s+[\w.@-]{1,40}\s?/\s?(?P<q1>[^\s/'\"]{4,64})(?=$|[\s.,;!?)]))")
+              # (a colon: not after a sign-in provider or method, "log in with google:oauth2"; not before a port)
+              r"|(?:log\s?in|sign\s?in|connect|ssh\s+in)\s+(?:with|as|using)\s+(?:[\w.@-]{1,40}\s?/\s?|(?!(?:google|github|gitlab|microsoft"
+              r"|azure|apple|facebook|okta|auth0|saml|sso|oidc|oauth\d?|ldap|kerberos|passkey|token|key|email|sms|totp|webauthn)\b)"
+              r"[\w.@-]{1,40}:(?!\d+(?:$|[\s.,;!?)/])))"
+              r"(?P<q1>[^\s/'\":]{4,64})(?=$|[\s.,;!?)]))")
 # "creds bob:X", "login root:X": a user and its password joined by a colon after a word for credentials
 _CREDS_COLON = lazy(r"(?i)\b(?:creds?|credentials|login)\s+[\w.@-]{1,40}:(?P<v>[^\s/'\"@:]{4,64})" + r"(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$))|[ \t]+(?:and|but|or|then|so|und|et|y)\b)")
 # short asides that give a password with no verb, one pattern each (each asked only when its words are there) (judged as ``_GIVEN``'s: not an English word, the clause's end):
@@ -188,6 +195,13 @@ _REMOTE_DESK = lazy(r"(?i)\b(?:anydesk|teamviewer|rustdesk)\b[^\n]{0,40}?(?:\s/|
                     r"(?P<v>[^\s'\"/]{4,64})['\"]?" + _ASIDE_END)
 _REMOTE_WORDS = ("anydesk", "teamviewer", "rustdesk")
 _REMOTE_FINDER = Literals(_REMOTE_WORDS)
+# a PowerShell variable whose name ends in a secret's word: ``Set-Variable -Name DbPassword -Value 'X'``, ``New-Variable apiToken X``
+# (not ``tokenCount``, nor a value that is a call or a variable)
+_PS_VARIABLE = lazy(r"(?i)\b(?:set|new)-variable\b[^\n|;]*?(?:-name\s+)?['\"]?\w*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api_?key"
+                    r"|credential)s?['\"]?\s+(?:-value\s+)?" + _REF + r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\"|(?P<v>[^\s'\"`()|;-][^\s'\"`)|;]{2,}))")
+# Windows' ``net use [Z:] \\server\share PASSWORD /user:bob`` (and the password after ``/user:…``); ``*`` asks for one
+_NET_USE = lazy(r"(?i)\bnet\s+use\s+(?:[a-z]:\s+|\*\s+)?\\\\\S+\s+(?:/user:\S+\s+)?" + _REF
+                + r"(?:\"(?P<q1>[^\"\n]{1,127})\"|(?P<v>[^\s/\"*][^\s\"]{0,127}))")
 # a Redis ACL user's password: ``ACL SETUSER app on >X ~* +@all``, a users.acl line ``user default on >X …``
 _ACL_USER = lazy(r"(?i)\b(?:acl\s+setuser|user)\s+[\w.@-]{1,64}\s+(?:(?:on|off|reset|resetpass|nopass|allkeys|allcommands"
                  r"|allchannels|nocommands|[~&%]\S*|[+-]@?\S*|#[0-9a-f]{64})\s+)*>(?P<v>[^\s]{4,128})")
@@ -199,6 +213,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_command", _FED),
     ("acl_password", _ACL_USER),  # a kind of its own: its literal, ">", is in much code
     ("password_command", _SETX),
+    ("password_command", _PS_VARIABLE),
+    ("password_command", _NET_USE),
     ("config_secret", _ORACLE_THIN),
     ("config_secret", _PRE_SHARED),
     ("config_secret", _XML_KEY),
@@ -265,7 +281,8 @@ _PIN_WORDS = ("pin", "passcode", "code", "codice", "digo", "combination")
 _PAIR_WORDS = ("auth:", "auth=", "auth =", "auth :", "curlopt_userpwd", "-a ")
 # every match of ``_PROSE_SHORT`` holds one of these (``pw``, ``pwd``, ``passwd`` then a space, a colon or ``is``;
 # ``the pw for …``: `` pw `` or `` pass ``)
-_SHORT_WORDS = ("pass is", "pass was", "pw:", "pw :", "pw is", "pw was", "pwd", "passwd", " pw ", " pass ")
+_SHORT_WORDS = ("pass is", "pass was", "pw:", "pw :", "pw is", "pw was", "pwd", "passwd", " pw ", " pass ", "pw for", "pw of", "pw on", "pw to",
+                "pw at")
 _CMD_FINDER, _CALL_FINDER, _PROSE_FINDER, _PIN_FINDER = (Literals(_COMMANDS), Literals(_CALL_WORDS), Literals(_PROSE_WORDS),
                                                           Literals(_PIN_WORDS))
 _PAIR_FINDER, _SHORT_FINDER = Literals(_PAIR_WORDS), Literals(_SHORT_WORDS)
@@ -292,7 +309,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
 }
 # the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
 MORE_NEEDLES: dict[str, tuple[str, ...]] = {
-    "password_command": (*_COMMANDS, "|", "expect", "<(", "<<<", "setx"),
+    "password_command": (*_COMMANDS, "|", "expect", "<(", "<<<", "setx", "-variable", "net use"),
     "config_secret": ("jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "key", "pass"),
     "auth_argument": (*_CALL_WORDS, *_PAIR_WORDS, "connect", "mysqli", "pdo"),
     "secret_in_prose": (*_PROSE_WORDS, "pass", "pw", "cred", "login", "u:", "u :"),
@@ -346,6 +363,8 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _CONNECT_CALL: lambda low: ("connect" in low or "mysqli" in low or "pdo" in low) and _CONNECT_CALL.search(low) is not None,
     _XML_ENTRY: lambda low: "<entry" in low,
     _SETX: lambda low: "setx" in low,
+    _PS_VARIABLE: lambda low: "-variable" in low and _PS_VARIABLE.search(low) is not None,
+    _NET_USE: lambda low: "net use" in low and _NET_USE.search(low) is not None,
     _LOGIN_USER: lambda low: ("login" in low or "log in" in low) and _LOGIN_USER.search(low) is not None,
     _LOCKED_WITH: lambda low: _LOCK_FINDER.any_in(low) and _LOCKED_WITH.search(low) is not None,
     _CREDS_COLON: lambda low: ":" in low and _CRED_FINDER.any_in(low) and _CREDS_COLON.search(low) is not None,
@@ -362,11 +381,11 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _RECOVERY_LETTERS: ("codes",), _OTP_SEED: _OTP_FINDER.words, _APP_PASSWORD: ("password",),
     _PASSPHRASE_IS: ("passphrase",), _KEY_BYTES: _KEY_BYTES_FINDER.words, _GIVEN: _GIVEN_FINDER.words,
     _PW_ASIDE: ("pw",), _PWD_ASIDE: ("pwd",), _ADMIN_SLASH: ("/ ", "/\t"), _PASS_AFTER: ("pass",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: _SSID_FINDER.words, _REMOTE_DESK: _REMOTE_FINDER.words, _ACL_USER: (">",), _OBSCURE: ("obscure",), _DEFINE: _DEFINE_FINDER.words, _CONNECT_CALL: ("connect", "mysqli", "pdo"), _XML_ENTRY: ("<entry",),
-    _SETX: ("setx",), _LOGIN_USER: ("login", "log in"),
+    _SETX: ("setx",), _PS_VARIABLE: ("-variable",), _NET_USE: ("net use",), _LOGIN_USER: ("login", "log in"),
     _LOCKED_WITH: _LOCK_FINDER.words, _CREDS_COLON: _CRED_FINDER.words,
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/ ", "/\t", ">", *_REMOTE_WORDS, "obscure", *_DEFINE_WORDS, "connect", "mysqli", "pdo", "<entry",
-                 "setx", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
+                 "setx", "-variable", "net use", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", "pass=", "pass:", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
                  "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS)
 _TRIGGER = Literals(TRIGGER_WORDS)

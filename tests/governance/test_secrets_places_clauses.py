@@ -1,0 +1,90 @@
+"""Passwords a person gives with more words around them (issue 37, found by a hand probe of session 17:
+48 of 112 forms leaked): a place of several words between the word and its verb ("the password for
+the router admin page is X", "das Passwort für den Router im Büro ist X", "il pin della carta è N"), a
+clause ("the password I set for the guest network is X"), ``pw for the nas: X``; and commands that take
+one by position or from a here-string: PowerShell's ``Set-Variable``, Windows' ``net use``, ``pass
+insert``, any command naming what it is fed before ``<<<``, ``log in as bob:X``. A flag after a
+password's word (``-Value``) is not the password. Beside each, the ordinary text that stays."""
+
+from __future__ import annotations
+
+import pytest
+
+from commonkeep.secrets import redact
+
+SECRET = "qv7Rk2mXwz9L"  # generated
+WORDY = "falcon57"  # a word and two digits: what people choose
+PIN = "4821"
+
+GONE = [
+    f"the password for the router admin page is {SECRET}",
+    f"the password for the router admin page is {WORDY}",
+    f"the password I set for the new guest network on the router is {WORDY}",
+    f"the password we use for the shared finance mailbox is {SECRET}",
+    f"the password of my old work laptop was {WORDY}",
+    f"das Passwort für den Router im Büro ist {WORDY}",
+    f"Passwort vom Router im Keller: {SECRET}",
+    f"il pin della carta è {PIN}",
+    f"le code PIN de la carte est {PIN}",
+    f"die PIN der Karte ist {PIN}",
+    f"the PIN on the office alarm panel is {PIN}",
+    f"pw for the nas: {WORDY}",
+    f"pw for the nas is {SECRET}",
+    f"Set-Variable -Name DbPassword -Value '{SECRET}'",
+    f"Set-Variable -Name password -Value {WORDY}",
+    f'New-Variable -Name apiToken -Value "{SECRET}"',
+    f"net use Z: \\\\server\\share {WORDY} /user:bob",
+    f"net use \\\\server\\share /user:CORP\\bob {SECRET}",
+    f"pass insert -e email/bob <<< {WORDY}",
+    f"vercel env add DB_PASSWORD production <<< {SECRET}",
+    f"gh secret set API_TOKEN <<< '{WORDY}'",
+    f"Login with bob:{WORDY} on the staging box",
+    f"log in as bob:{SECRET}",
+    f"sign in with bob@acme.com:{WORDY}",
+]
+
+
+@pytest.mark.parametrize("text", GONE)
+def test_the_password_among_more_words_goes(text: str) -> None:
+    out = redact(text).text
+    for value in (SECRET, WORDY, PIN):
+        assert value not in out, out
+
+
+KEPT = [
+    "the password for the router is required",
+    "the password field for the login form is hidden",
+    "the password I entered for the account is wrong",
+    "the password we use for staging is stored in vault",
+    "the password you choose for the new account is checked against a list",
+    "the password for the router admin page is printed on the sticker",
+    "das Passwort für den Router im Büro ist falsch",
+    "the PIN on the card is required",
+    "the pin for the project is pinned in requirements",
+    "My password for this site is the same as for that one.",
+    "the password of length 12 is enough",
+    "Set-Variable -Name Path -Value C:\\tools",
+    "Set-Variable -Name password -Value $env:PW",
+    "Set-Variable -Name apiToken -Value (Get-Secret -Name api)",
+    "New-Variable -Name tokenCount -Value 1234",
+    "net use Z: \\\\server\\share /persistent:yes",
+    "net use Z: \\\\server\\share * /user:bob",
+    'grep token <<< "$out"',
+    'jq -r .token <<< "$json"',
+    'read -r user password <<< "$line"',
+    "log in with email:password",
+    "connect with db.internal:5432",
+    "connect as localhost:8080/app",
+    "pw for the nas is stored in the vault",
+]
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_the_ordinary_text_beside_it_stays(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_the_first_verb_gives_the_value_not_a_later_one() -> None:
+    # a place of several words must not run past the first verb: both passwords go
+    out = redact(f"the password for the router is {SECRET} and the wifi is {WORDY}").text
+    assert SECRET not in out and "the password for the router is [REDACTED" in out
