@@ -117,7 +117,7 @@ _PW_QUALIFIER = (r"(?:\s+(?:del|de|do|da|du|della|van|von|vom|beim|от|від|o
 _PW_VERB = (r"(?:lautet|è|är|is|es|est|é|és|este|είναι|ist|jest|je|је|ir|yra|ialah|adalah|ay|ni|হল|:|：|՝|=|(?<![Pp]assword )(?:e|er|to|on)(?=\s+[\"'“«]?[^\s\"'”»]{4,}[\"'”»]?[ \t]*"
             r"(?:$|[\n.,;!?)])))")
 _PROSE_OTHER = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r"(?:" + _PW_QUALIFIER + r"\s*" + _PW_VERB + r"|\s*" + _PW_VERB
-                    + r"?)\s+[\"'“«]?" + _REF + r"(?!-[A-Za-z])(?P<v>[^\s\"'”»(][^\s\"'”»]{3,})")  # not an aside "(empty for none)", not a flag
+                    + r"?)\s+[\"'“«]?" + _REF + r"(?!-[A-Za-z]|[A-Za-z_$][\w.$]*\()(?P<v>[^\s\"'”»(][^\s\"'”»]{3,})")  # not an aside "(empty for none)", a flag, a call
 _PROSE_CJK = lazy(r"(?:パスワード|密码|密碼|비밀번호|암호|暗証番号|口令)\s*(?:は|是|为|為|：|:|는|은|=|\s)\s*"
                   r"(?P<v>[!-~]{4,})")
 # shapes no provider owns

@@ -37,6 +37,7 @@ _CMD = lazy(r"(?i)\b(?:samba-tool\s+user\s+(?:create|add|setpassword)\s+\S+|ds(?
             r"|networksetup\s+-setairportnetwork\s+\S+\s+(?:\"[^\"\n]+\"|\S+)|poetry\s+config\s+http-basic\.\S+\s+\S+"
             r"|mc\s+(?:alias\s+set|config\s+host\s+add)\s+\S+\s+\S+\s+\S+|security\s+add-(?:generic|internet)-password\b" + _UNTIL + r"\s-w"
             r"|(?:cqlsh|twine|influx|clickhouse-client|mssql-cli|nuget|dotnet\s+nuget)\b" + _UNTIL + r"\s(?:-p|-password|--password)"
+            r"|drush\s+(?:user:password|user-password|upwd)\s+(?:\"[^\"\n]+\"|\S+)|ssh-keygen\b" + _UNTIL + r"\s-N"
             r"|(?:gh\s+secret\s+set|aws\s+ssm\s+put-parameter|az\s+keyvault\s+secret\s+set|doppler\s+secrets\s+set)\b"
             + _UNTIL + r"\s(?:--body|-b|--value)|netsh\s+wlan\b" + _UNTIL + r"\bkey(?:material)?=)"
             r"(?:(?<==)|\s+)" + _REF + _VAL)
@@ -73,11 +74,12 @@ _PASS_ASSIGN = lazy(r"(?m)^[ \t]*(?:pass|Pass)[ \t]*[=:][ \t]*" + _REF + r"(?:" 
 # ... and a line that ends so after a colon ("rclone config: pass = X"), judged as a password given with no verb
 # ("phase 2: pass = first" is a word)
 _PASS_AFTER = lazy(r"(?m)(?<=[:;,])[ \t]+(?:pass|Pass)(?:[ \t]*=|:)[ \t]+" + _REF + r"['\"]?(?P<v>[^\s\"'`]{4,64})['\"]?[ \t]*$")
-_CRED_CALL = lazy(r"(?i)\b(?:new\s+)?[\w.]*(?:auth|credential|login|passw|bind)[\w.]*\s*\(\s*(?:(['\"])[^'\"\n]{1,64}\1\s*,\s*){1,3}"
+_CRED_CALL = lazy(r"(?i)\b(?:new\s+)?[\w.]*(?:auth|credential|login|passw|bind)[\w.]*\s*\(\s*(?:(?:\$\w+|[\w.]*(?:conn|connection|session|client|ctx|handle|link|ld|db)\w*)\s*,\s*)?(?:(['\"])[^'\"\n]{1,64}\1\s*,\s*){1,3}"
                   + _REF + _Q + r"\s*\)")
 # what every match of it holds: the call's name and its first argument quoted (``_CRED_CALL``'s leading
 # ``\b(?:new\s+)?[\w.]*`` is tried at every position; the words first cost a third)
-_CRED_CALL_CONTEXT = lazy(r"(?:auth|credential|login|passw|bind)[\w.]*\s*\(\s*['\"]")
+# (a first argument that is a connection or a PHP variable: ``ldap_bind($conn, 'cn=admin', 'X')``)
+_CRED_CALL_CONTEXT = lazy(r"(?:auth|credential|login|passw|bind)[\w.]*\s*\(\s*(?:(?:\$\w+|[\w.]*(?:conn|connection|session|client|ctx|handle|link|ld|db)\w*)\s*,\s*)?['\"]")
 _USER_PAIR = lazy(r"(?i)(?:\bhttps?\s+(?:-\S+\s+)*?-a\s+|curlopt_userpwd\s*,\s*|\bauth\s*[:=]\s*)[\"']?[\w.@-]{1,40}:" + _REF
                   + r"(?P<v>[^\s\"'@]{3,})")
 _KEY_WORDS = (r"(?:wlan-schl[üu]ssel|netzwerkschl[üu]ssel|wlan-passwort|wifi-passwort|wlan-kennwort|cl[ée] wpa|cl[ée] wi-?fi"
@@ -186,8 +188,12 @@ _DEFINE_FINDER = Literals(_DEFINE_WORDS)
 # ``new mysqli('db', 'u', 'X', 'app')``, ``new PDO($dsn, 'u', 'X')``, ``pg_connect``)
 _CONNECT_CALL = lazy(r"(?i)(?:\bgetconnection|\bmysqli_connect|\bmysql_connect|\bnew\s+mysqli|\bnew\s+pdo)\s*\(\s*(?:[^,()\n]+,\s*){2}"
                      + _REF + r"(['\"])(?P<v>[^'\"\n]{3,128})\1")
-# a Java properties file in XML: ``<entry key="db.password">X</entry>``
-_XML_ENTRY = lazy(r"(?i)<entry\s+key=(['\"])[^'\"\n]*(?:pass(?:word|wd)?|pwd|secret|token)[^'\"\n]*\1\s*>" + _REF + r"(?P<v>[^<\s]{3,200})</entry>")
+# a Java properties file in XML, or any element whose key or name says secret: ``<entry key="db.password">X</entry>``,
+# ``<param name="password">X</param>``
+_XML_ENTRY = lazy(r"(?i)<(?P<tag>entry|param|property|setting|add|item|string|var|value)\s+(?:key|name)=(['\"])[^'\"\n]*(?:pass(?:word|wd)?|pwd|secret"
+                  r"|token)[^'\"\n]*\2\s*>" + _REF + r"(?!@)(?P<v>[^<\s]{3,200})</(?P=tag)>")  # (``@string/token``: a resource)
+_XML_WORDS = ("<entry", "<param", "<property", "<setting", "<add", "<item", "<string", "<var", "<value")
+_XML_FINDER = Literals(_XML_WORDS)
 # Windows' ``setx NAME X`` for a name that says secret
 _SETX = lazy(r"(?i)\bsetx\s+(?:/m\s+)?\w*(?:pass(?:word|wd)?|pwd|secret|token|key)\w*\s+" + _REF + _VAL)
 # a remote desktop's id and its password ("anydesk 123 456 789 / X", "teamviewer id 123 456 789 pw X")
@@ -202,6 +208,26 @@ _PS_VARIABLE = lazy(r"(?i)\b(?:set|new)-variable\b[^\n|;]*?(?:-name\s+)?['\"]?\w
 # Windows' ``net use [Z:] \\server\share PASSWORD /user:bob`` (and the password after ``/user:…``); ``*`` asks for one
 _NET_USE = lazy(r"(?i)\bnet\s+use\s+(?:[a-z]:\s+|\*\s+)?\\\\\S+\s+(?:/user:\S+\s+)?" + _REF
                 + r"(?:\"(?P<q1>[^\"\n]{1,127})\"|(?P<v>[^\s/\"*][^\s\"]{0,127}))")
+# a secret's value given in code by the secret's name (the name ends in the word): set by subscript
+# (``os.environ['DB_PASSWORD'] = 'X'``, ``config["token"] = "X"``; not ``==``), the default of a lookup
+# (``os.getenv('DB_PASSWORD', 'X')``, ``config.get("password", "X")``), after an or-else (``db.password ?: 'X'``,
+# ``process.env.API_TOKEN || 'X'``, ``os.getenv("PW") or "X"``); a password given to be hashed or set
+# (``bcrypt('X')``, ``Hash::make('X')``, ``user.set_password('X')``)
+_SECRET_NAME = r"[\w.-]*(?:pass(?:word|wd)?|pwd|secret|token|api_?key|credential)s?"
+_SUBSCRIPT_SET = lazy(r"(?i)\[\s*(['\"])" + _SECRET_NAME + r"\1\s*\]\s*(?::=|=(?!=))\s*" + _REF + r"(['\"])(?P<v>[^'\"\n]{3,200})\2")
+_LOOKUP_DEFAULT = lazy(r"(?i)\b(?:get|getenv|fetch|getproperty|get_env|env|getordefault|getstring|setdefault)\s*\(\s*(['\"])" + _SECRET_NAME
+                       + r"\1\s*,\s*" + _REF + r"(['\"])(?P<v>[^'\"\n]{3,200})\2\s*\)")
+# (the name is code's, not a quoted word: "apiKey" or "oauth" is required; `` ?:`` with a space, not TypeScript's
+# ``maxTokens?: "x"``; the value ends the expression)
+_OR_DEFAULT = lazy(r"(?i)(?:pass(?:word|wd)?|pwd|secret|token|api_?key|credential)s?(?:['\"]\s*[)\]]|[)\]])?\s*(?:\s\?:|\?\?|\|\||\bor\b)\s*"
+                   + _REF + r"(['\"])(?P<v>[^'\"\n]{3,200})\1(?=\s*(?:[;,)\]}]|$))")
+_HASHED = lazy(r"(?i)\b(?:bcrypt|hash::make|password_hash|make_password|generate_password_hash|hashpw|hash_password|set_password|setpassword)"
+               r"\s*\(\s*b?" + _REF + r"(['\"])(?P<v>[^'\"\n]{3,200})\1")
+_SECRET_WORD_FINDER = Literals(("pass", "pwd", "secret", "token", "key", "credential"))
+_LOOKUP_WORDS = ("get", "fetch", "env", "setdefault")
+_OR_WORDS = ("?:", "??", "||", " or ")
+_HASH_WORDS = ("bcrypt", "hash", "make_password", "set_password", "setpassword")
+_LOOKUP_FINDER, _OR_FINDER, _HASH_FINDER = Literals(_LOOKUP_WORDS), Literals(_OR_WORDS), Literals(_HASH_WORDS)
 # a Redis ACL user's password: ``ACL SETUSER app on >X ~* +@all``, a users.acl line ``user default on >X …``
 _ACL_USER = lazy(r"(?i)\b(?:acl\s+setuser|user)\s+[\w.@-]{1,64}\s+(?:(?:on|off|reset|resetpass|nopass|allkeys|allcommands"
                  r"|allchannels|nocommands|[~&%]\S*|[+-]@?\S*|#[0-9a-f]{64})\s+)*>(?P<v>[^\s]{4,128})")
@@ -223,6 +249,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("proxy_password", _HOST_PORT_USER),  # a kind of its own: its literal, ":", is in most texts
     ("config_secret", _XML_ENTRY),
     ("defined_secret", _DEFINE),
+    ("code_secret_value", _SUBSCRIPT_SET),
+    ("code_secret_value", _LOOKUP_DEFAULT),
+    ("code_secret_value", _OR_DEFAULT),
+    ("code_secret_value", _HASHED),
     ("config_secret", _PASS_KEY),
     ("config_secret", _PASS_LINE),
     ("config_password_key", _PASS_ASSIGN),  # judged as a config line's password (not a type name: ``pass: number,``)
@@ -262,7 +292,7 @@ KINDS = frozenset(kind for kind, _ in PATTERNS)
 
 _COMMANDS = ("samba-tool", "dsadd", "dsmod", "neo4j-admin", "db2", "networksetup", "poetry", "mc alias", "mc config", "add-generic-password", "add-internet-password",
              "cqlsh", "twine", "influx",
-             "clickhouse-client", "mssql-cli", "nuget", "secret set", "secrets set", "put-parameter", "netsh")
+             "clickhouse-client", "mssql-cli", "nuget", "secret set", "secrets set", "put-parameter", "netsh", "drush", "ssh-keygen")
 _CALL_WORDS = ("auth", "credential", "login", "passw", "bind")
 _PROSE_WORDS = ("schlüssel", "schlussel", "wlan-", "wifi", "wi-fi", "clé", "cle ", "clave", "network key", "wpa key", "security key",
                 "mật", "mat khau", "sandi", "كلمة", "סיסמ", "पासवर्ड", "รหัสผ่าน")
@@ -306,6 +336,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "users_section_password": (("[users]",), True),
     "pwd_given": (("pwd",), True),
     "defined_secret": (_DEFINE_WORDS, True),
+    "code_secret_value": (("pass", "pwd", "secret", "token", "key", "credential", "bcrypt", "hash"), True),
 }
 # the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
 MORE_NEEDLES: dict[str, tuple[str, ...]] = {
@@ -361,7 +392,11 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _OBSCURE: lambda low: "obscure" in low,
     _DEFINE: lambda low: _DEFINE_FINDER.any_in(low) and _DEFINE.search(low) is not None,
     _CONNECT_CALL: lambda low: ("connect" in low or "mysqli" in low or "pdo" in low) and _CONNECT_CALL.search(low) is not None,
-    _XML_ENTRY: lambda low: "<entry" in low,
+    _SUBSCRIPT_SET: lambda low: "[" in low and _SECRET_WORD_FINDER.any_in(low) and _SUBSCRIPT_SET.search(low) is not None,
+    _LOOKUP_DEFAULT: lambda low: _LOOKUP_FINDER.any_in(low) and _SECRET_WORD_FINDER.any_in(low) and _LOOKUP_DEFAULT.search(low) is not None,
+    _OR_DEFAULT: lambda low: _OR_FINDER.any_in(low) and _SECRET_WORD_FINDER.any_in(low) and _OR_DEFAULT.search(low) is not None,
+    _HASHED: lambda low: _HASH_FINDER.any_in(low) and _HASHED.search(low) is not None,
+    _XML_ENTRY: lambda low: _XML_FINDER.any_in(low) and _XML_ENTRY.search(low) is not None,
     _SETX: lambda low: "setx" in low,
     _PS_VARIABLE: lambda low: "-variable" in low and _PS_VARIABLE.search(low) is not None,
     _NET_USE: lambda low: "net use" in low and _NET_USE.search(low) is not None,
@@ -380,11 +415,12 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _COLON_AFTER: (":",), _NOT_SHARE: _SHARE_FINDER.words, _NAMED_AFTER: _PW_FINDER.words,
     _RECOVERY_LETTERS: ("codes",), _OTP_SEED: _OTP_FINDER.words, _APP_PASSWORD: ("password",),
     _PASSPHRASE_IS: ("passphrase",), _KEY_BYTES: _KEY_BYTES_FINDER.words, _GIVEN: _GIVEN_FINDER.words,
-    _PW_ASIDE: ("pw",), _PWD_ASIDE: ("pwd",), _ADMIN_SLASH: ("/ ", "/\t"), _PASS_AFTER: ("pass",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: _SSID_FINDER.words, _REMOTE_DESK: _REMOTE_FINDER.words, _ACL_USER: (">",), _OBSCURE: ("obscure",), _DEFINE: _DEFINE_FINDER.words, _CONNECT_CALL: ("connect", "mysqli", "pdo"), _XML_ENTRY: ("<entry",),
+    _PW_ASIDE: ("pw",), _PWD_ASIDE: ("pwd",), _ADMIN_SLASH: ("/ ", "/\t"), _PASS_AFTER: ("pass",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: _SSID_FINDER.words, _REMOTE_DESK: _REMOTE_FINDER.words, _ACL_USER: (">",), _OBSCURE: ("obscure",), _DEFINE: _DEFINE_FINDER.words, _CONNECT_CALL: ("connect", "mysqli", "pdo"), _XML_ENTRY: _XML_WORDS, _SUBSCRIPT_SET: ("[",), _LOOKUP_DEFAULT: _LOOKUP_WORDS,
+    _OR_DEFAULT: _OR_WORDS, _HASHED: _HASH_WORDS,
     _SETX: ("setx",), _PS_VARIABLE: ("-variable",), _NET_USE: ("net use",), _LOGIN_USER: ("login", "log in"),
     _LOCKED_WITH: _LOCK_FINDER.words, _CREDS_COLON: _CRED_FINDER.words,
 }
-TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/ ", "/\t", ">", *_REMOTE_WORDS, "obscure", *_DEFINE_WORDS, "connect", "mysqli", "pdo", "<entry",
+TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/ ", "/\t", ">", *_REMOTE_WORDS, "obscure", *_DEFINE_WORDS, "connect", "mysqli", "pdo", *_XML_WORDS, "[", *_LOOKUP_WORDS, *_OR_WORDS, *_HASH_WORDS,
                  "setx", "-variable", "net use", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", "pass=", "pass:", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
                  "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS)

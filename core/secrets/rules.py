@@ -60,7 +60,8 @@ _URL = lazy(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@\[\]]{0,6
                   + r"(?P<v>[^\s/]{1,256})@(?=[^\s@/]*[A-Za-z0-9])")
 # a quoted value goes whole, to its closing quote, whatever it holds (a passphrase of words, a ``#``)
 _ASSIGNMENT = lazy(r"(?i)" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r"|[\"'](?:" + _PLACEHOLDER
-                   + r"))(?:\"(?P<q2>[^\"\n]{4,200})\"|'(?P<q1>[^'\n]{4,200})'|[\"']?(?P<v>[^\s\"',;]{6,}))")
+                   # (not a call: ``password = config.get('password', …)`` gives no value here)
+                   + r"))(?:\"(?P<q2>[^\"\n]{4,200})\"|'(?P<q1>[^'\n]{4,200})'|[\"']?(?![A-Za-z_$][\w.$]*\()(?P<v>[^\s\"',;]{6,}))")
 _URL_CONTEXT = lazy(r"://[^\s/@]*:[^\s/]*@")
 _BEARER_CONTEXT = lazy(r"\b(?:bearer|basic)\b\s*[:=]?\s+[a-z0-9._~+/=-]{16}")
 
@@ -108,7 +109,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "password_in_prose",
         lazy(r"(?i)(?=[pmcksп密パ])\b" + _PW_WORDS + _FILLER + r"\s*" + _VERB + r"\s*[\"'“«]?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r")"
-                   + r"(?P<v>[^\s\"'”»]{4,})"),
+                   + r"(?![A-Za-z_$][\w.$]*\()(?P<v>[^\s\"'”»]{4,})"),  # (not a call: code reads the value)
     ),
     # the same values in the places these do not read: other operators and names, markup, quoted prose, codes
     *named.PATTERNS,

@@ -39,7 +39,8 @@ _SHORT_CMDS = (r"\b(?:sshpass\s+-p|(?:mysql|mysqldump|mysqladmin|mysqlimport|mar
                r"|smbclient\b[^\n|;&`]*?%|keytool\b[^\n|;&`]*?-(?:store|key)pass"
                r"|(?:docker|podman|buildah|skopeo|helm|oc|nerdctl|crane)\b[^\n|;&`]*?\blogin\b[^\n|;&`]*?\s-p"
                r"|(?:sqlcmd|bcp|osql|isql)\b[^\n|;&`]*?\s-P|(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)\b[^\n|;&`]*?\s-p"
-               r"|ssh-keygen\b[^\n|;&`]*?\s-[NP]|\bnet\s+use\b[^\n|;&`]*?/user:\S+\s|(?:^|\n|>\s?)AUTH(?:\s+[\w.@-]{1,32}(?=[ \t]+\S{6}))?(?=\s+\S{6})"
+               r"|ssh-keygen\b[^\n|;&`]*?\s-P"
+               r"|openssl\s+passwd(?:\s+-(?:\d|apr1|aixmd5|crypt|quiet|table|noverify|salt\s+\S+))*(?=\s+[^\s-])|\bnet\s+use\b[^\n|;&`]*?/user:\S+\s|(?:^|\n|>\s?)AUTH(?:\s+[\w.@-]{1,32}(?=[ \t]+\S{6}))?(?=\s+\S{6})"
                r"|\sAUTH(?:\s+[\w.@-]{1,32}(?=[ \t]+(?![A-Za-z]+\b)\S{6}))?(?=\s+(?![A-Za-z]+\b)\S{6})"
                r"|htpasswd\s+-\w*b\w*\s+\S+\s+\S+|(?:openssl)\b[^\n|;&`]*?\s-(?:k|pass(?:in|out)?)\s+(?:pass:|(?!pass:)))")
 _PEM = lazy(

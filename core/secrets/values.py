@@ -188,11 +188,27 @@ _HOME = lazy(r"~(?:[\w.-]*/|$)")  # a path from a home folder (``~``, ``~/x``, `
 _SECTION = lazy(r"(?m)^[ \t]*\[([^\]\n]{1,64})\][ \t]*\r?$")  # an INI section's header
 
 
+# a value that starts with ``%`` is a reference or a format only so: ``%APPDATA%``, ``%(pw)s``, ``%s``, ``%{x}``
+# (a password may start with ``%``: "%92JrcjmQZQ6")
+_PERCENT_REF = re.compile(r"%(?:\w+%|\(|\{|[sdrifx](?![A-Za-z0-9]))")
+
+
+# a name in code, and a name called: what an assignment holds when the value is computed, not written
+# (a path of names, or one name without a digit: "Xk29dm(Q8aLp3" is a password with a parenthesis in it)
+_NAME_PATH = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+|[A-Za-z_$][A-Za-z_$]*")
+_CODE_LITERALS = frozenset(("undefined", "null", "none", "nil", "true", "false", "nan", "nullptr"))
+_CALLED = re.compile(r"(?:new\s+)?(?:[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+|[A-Za-z_$][A-Za-z_$]*)\(")
+
+
 def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     """False when a rule of place or structure found a value that is not a credential after all
     (``end``: where ``value`` ends in ``text``, for the clause of a dictated one)."""
     if names_itself(value) or _PUBLISHABLE.match(value.strip("\"'")):
         return False
+    if _CALLED.match(value) or (0 <= end < len(text) and text[end] == "(" and _NAME_PATH.fullmatch(value)):
+        return False  # code calling something (``password = Prompt.ask(``, ``token = decode(raw)``): the value is computed
+    if value.strip("\"'`;,)").lower() in _CODE_LITERALS:
+        return False  # ``token : undefined``, ``password = None``: no value
     if "…" in value or "..." in value:
         shown = value.replace("…", "").replace("...", "").strip("`'\"()[]{}.,;:")
         if len(shown) < 8:
@@ -224,7 +240,8 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
         return _words_phrase(v) if " " in v else given(v)  # quoted words: "use the passphrase 'correct horse battery staple' for …"
     if kind in ("password_flag_pair", "password_option", "config_password_key", "config_password_quoted", "defined_secret"):  # a command's or config line's password: not a port, a
         v = value.strip().rstrip(".,;)")  # path, a URL, a flag, a reference or a word of the grammar
-        if _PORTISH.fullmatch(v) or "://" in v or v.startswith(("/", "./", "@", "-", "$", "%")) or _HOME.match(v) or "[REDACTED" in v:
+        if _PORTISH.fullmatch(v) or "://" in v or v.startswith(("/", "./", "@", "-", "$")) or _PERCENT_REF.match(v) or _HOME.match(v) \
+                or "[REDACTED" in v:
             return False
         if v.isdigit():
             return len(v) >= 6
@@ -238,6 +255,13 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
             return sum(bool(re.search(c, v)) for c in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^\w.\-]")) >= 3
         return not (v.lower() in GRAMMAR or _INFLECTED.fullmatch(v.lower()) or CODE_NAME.fullmatch(v) and not _HEX.fullmatch(v)
                     or names_itself(v) or _FILE.fullmatch(v))
+    if kind == "code_secret_value":  # a value written in code for a secret's name: a password's shape, not a name
+        v = value.strip()  # (``contextWindow``), a path, a phrase, an aside ("(uncapped)") or a provider's name
+        if " " in v or "/" in v or v.startswith(("(", "$", "@", "-")) or _PERCENT_REF.match(v) or "[REDACTED" in v:
+            return False
+        if CODE_NAME.fullmatch(v) and not _random_part(v) and not any(c.isdigit() for c in v):
+            return False
+        return given(v) and strong(v)
     if kind == "token_after_name":  # "secret_access_key S": S only when it has a token's shape, not a name's
         v = value.strip()
         return not identifier(v) and not names_itself(v) and (CODE_NAME.fullmatch(v) is None or _random_part(v)) \
