@@ -107,7 +107,7 @@ _PW_OTHER = (r"(?:mot de passe|clave|contrase[ñn]a|wachtwoord|has[łl]o|l[öo]s
 # account on the nas"), each a preposition (or a genitive article), an optional article and one or two words,
 # and then a verb or a colon
 _PW_QUALIFIER = (r"(?:\s+(?:del|de|do|da|du|della|van|von|vom|beim|от|від|od|для|för|til|na|for|of|für|pour|para|per|voor|dla|zum|zur|au|al|der|des"
-                 r"|on|at|in|to|bei|auf|sur|en|su)"
+                 r"|on|at|in|to|bei|auf|sur|en|su|w|we|z|ze|u|v|ve|pro)"
                  r"\s+(?:the\s+|la\s+|le\s+|el\s+|den\s+|dem\s+|der\s+|das\s+|die\s+|het\s+|il\s+|lo\s+|my\s+|our\s+|de\s+|des\s+)?"
                  r"[\w.-]+(?:['’]s)?(?:\s+[\w.-]+(?:['’]s)?)?"
                  r"|\s+(?:dell|dall|nell|sull|all|d)['’][\w.-]+){1,3}")
@@ -118,6 +118,15 @@ _PW_VERB = (r"(?:lautet|è|är|is|es|est|é|és|este|είναι|ist|jest|je|је
             r"(?:$|[\n.,;!?)])))")
 _PROSE_OTHER = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r"(?:" + _PW_QUALIFIER + r"\s*" + _PW_VERB + r"|\s*" + _PW_VERB
                     + r"?)\s+[\"'“«]?" + _REF + r"(?!-[A-Za-z]|[A-Za-z_$][\w.$]*\()(?P<v>[^\s\"'”»(][^\s\"'”»]{3,})")  # not an aside "(empty for none)", a flag, a call
+# ... with a relative clause between the word and its value: "la contraseña que puse para el wifi es X", "la password
+# che ho messo per il router è X", "le mot de passe que j'ai mis pour le routeur est X", "das Passwort, das ich für den
+# Router gesetzt habe, ist X", "пароль, который я поставил на роутер, X" (a comma closes the clause where no verb is said)
+_CLAUSE_WORDS = ("que", "che", "das", "die", "den", "dem", "der", "som", "dat", "welches", "который", "которую", "которое", "которая",
+                 "które", "ktore", "który", "ktory", "którą", "ktora")
+_PW_CLAUSE = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r",?\s+(?:" + "|".join(_CLAUSE_WORDS) + r")\s+(?:[\w'’-]+\s+){0,7}?[\w'’-]+"
+                  r"(?:\s*,\s*(?:" + _PW_VERB + r")?|\s+" + _PW_VERB + r")\s*[\"'“«]?" + _REF
+                  + r"(?!-[A-Za-z]|[A-Za-z_$][\w.$]*\()(?P<v>[^\s\"'”»(,][^\s\"'”»]{3,})")
+_CLAUSE_FINDER = Literals(_CLAUSE_WORDS)
 _PROSE_CJK = lazy(r"(?:パスワード|密码|密碼|비밀번호|암호|暗証番号|口令)\s*(?:は|是|为|為|：|:|는|은|=|\s)\s*"
                   r"(?P<v>[!-~]{4,})")
 # shapes no provider owns
@@ -158,6 +167,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("secret_in_prose", _IT_NOW),
     ("secret_in_prose", _RU_QUALIFIED),
     ("secret_in_prose", _PROSE_OTHER),
+    ("secret_in_prose", _PW_CLAUSE),
     ("secret_in_prose", _PROSE_CJK),
     ("recovery_key", _BITLOCKER),
     ("recovery_key", _RECOVERY_KEY),
@@ -227,6 +237,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _IT_NOW: lambda low: ("pass" in low or "pin" in low) and _IT_NOW.search(low) is not None,
     _RU_QUALIFIED: lambda low: "пароль" in low,
     _PROSE_OTHER: lambda low: _PW_FINDER.any_in(low),
+    _PW_CLAUSE: lambda low: _PW_FINDER.any_in(low) and _CLAUSE_FINDER.any_in(low) and _PW_CLAUSE.search(low) is not None,
     _PROSE_CJK: lambda low: not low.isascii(),
     _NSEC: lambda low: "nsec1" in low,
     _ZAPIER: lambda low: "hooks.zapier.com" in low,
@@ -310,7 +321,7 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _CISCO: ("enable", "username", "-server", "key-string"), _PSK: ("psk", "passphrase", "password"), _WIFI_QR: ("wifi:",),
     _OVPN: ("<auth-user-pass>",), _PASSWORD_LINE: ("pass",), _SECRET_NAME: _SECRET_WORDS.words, _PASSPHRASE_WORDS: ("pass",),
     _AUTH_TUPLE: ("auth",), _AUTH_CALL: ("(",), _USER_PASS: ("user", "login", "u:", "u :"), _SLASHED: (" / ",), _KEY_PROSE: _KEYISH_WORDS.words,
-    _USE_AS: ("use ",), _SET_TO: ("pass", "pin", "pwd"), _IT_NOW: ("pass", "pin"), _RU_QUALIFIED: ("пароль",), _PROSE_OTHER: _PW_FINDER.words, _PROSE_CJK: None, _NSEC: ("nsec1",),
+    _USE_AS: ("use ",), _SET_TO: ("pass", "pin", "pwd"), _IT_NOW: ("pass", "pin"), _RU_QUALIFIED: ("пароль",), _PROSE_OTHER: _PW_FINDER.words, _PW_CLAUSE: _PW_FINDER.words, _PROSE_CJK: None, _NSEC: ("nsec1",),
     _ZAPIER: ("hooks.zapier.com",), _BITLOCKER: None, _RECOVERY_KEY: ("recovery",), _ONEPASSWORD: ("a3-",),
 }
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])

@@ -38,6 +38,7 @@ _CMD = lazy(r"(?i)\b(?:samba-tool\s+user\s+(?:create|add|setpassword)\s+\S+|ds(?
             r"|mc\s+(?:alias\s+set|config\s+host\s+add)\s+\S+\s+\S+\s+\S+|security\s+add-(?:generic|internet)-password\b" + _UNTIL + r"\s-w"
             r"|(?:cqlsh|twine|influx|clickhouse-client|mssql-cli|nuget|dotnet\s+nuget)\b" + _UNTIL + r"\s(?:-p|-password|--password)"
             r"|drush\s+(?:user:password|user-password|upwd)\s+(?:\"[^\"\n]+\"|\S+)|ssh-keygen\b" + _UNTIL + r"\s-N"
+            r"|nmcli\b" + _UNTIL + r"\b(?:wifi-sec|802-11-wireless-security)\.psk|isql\s+(?:-[a-z]\w*\s+)*[^\s-]\S*\s+[^\s-]\S*"
             r"|(?:gh\s+secret\s+set|aws\s+ssm\s+put-parameter|az\s+keyvault\s+secret\s+set|doppler\s+secrets\s+set)\b"
             + _UNTIL + r"\s(?:--body|-b|--value)|netsh\s+wlan\b" + _UNTIL + r"\bkey(?:material)?=)"
             r"(?:(?<==)|\s+)" + _REF + _VAL)
@@ -50,6 +51,9 @@ _FED = lazy(r"(?i)(?:(?:pass\w*|secret\w*|key|token)[^\n|;&<]*?(?:=|\s)<\(\s*(?:
             # any command that names what it is fed ("vercel env add DB_PASSWORD production <<< X", "gh secret set T <<< X")
             r"|[\w.-]+\s[^\n|;&<]*?(?:passw(?:or)?d|passphrase|secret|token|credential|api[_-]?key))[^\n|;&<]*<<<\s*)" + _REF
             + r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\"|(?P<v>[^\s'\"`)]{3,}))")
+# the password said twice into a command that asks for it twice: ``(echo X; echo X) | smbpasswd -a -s bob``
+_TWICE = lazy(r"(?i)\(\s*(?:echo|printf)\s+(?:-[ne]\s+)?" + _REF + _VAL + r"\s*;\s*(?:echo|printf)\b[^)\n]*\)\s*\|\s*[\w-]*passwd\b")
+_TWICE_AGAIN = lazy(r"(?i)\(\s*(?:echo|printf)\s+[^;)\n]*;\s*(?:echo|printf)\s+(?:-[ne]\s+)?" + _REF + _VAL + r"\s*\)\s*\|\s*[\w-]*passwd\b")
 _PIPED = lazy(r"(?i)\b(?:echo|printf)\s+(?:-[ne]\s+)?" + _REF + _VAL + r"\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b"
               r"|[\w-]+\b[^\n|]*?(?:--passwd-on-stdin|\s-h\s*0\b|\bsecrets?\s+(?:create|set|put|add)\b|--data-file[= ]-(?!\S)))")
 _EXPECT = lazy(r"(?i)\bexpect\s+(?:-\w+\s+)?\"[^\"\n]*pass[^\"\n]*\"\s*\n\s*send\s+(?:--\s+)?\"(?P<v>[^\"\n\\]{3,})(?:\\[rn])?\"")
@@ -155,7 +159,7 @@ _GIVEN = lazy(r"(?i)\b(?:use\s+(?:the\s+)?(?:password|passphrase|pw)\s+(?:['\"](
               r"[\w.@-]{1,40}:(?!\d+(?:$|[\s.,;!?)/])))"
               r"(?P<q1>[^\s/'\":]{4,64})(?=$|[\s.,;!?)]))")
 # "creds bob:X", "login root:X": a user and its password joined by a colon after a word for credentials
-_CREDS_COLON = lazy(r"(?i)\b(?:creds?|credentials|login)\s+[\w.@-]{1,40}:(?P<v>[^\s/'\"@:]{4,64})" + r"(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$))|[ \t]+(?:and|but|or|then|so|und|et|y)\b)")
+_CREDS_COLON = lazy(r"(?i)\b(?:creds?|credentials|login)\s+(?:(?:->|→|=>)\s*)?[\w.@-]{1,40}:(?P<v>[^\s/'\"@:]{4,64})" + r"(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$))|[ \t]+(?:and|but|or|then|so|und|et|y)\b)")
 # short asides that give a password with no verb, one pattern each (each asked only when its words are there) (judged as ``_GIVEN``'s: not an English word, the clause's end):
 # "guest wifi pw X", "wifi: HomeNet / X", "router admin: admin/X", "SSID HomeNet, key X", "NAS login admin X",
 # "the zip is encrypted with X"
@@ -221,12 +225,14 @@ _LOOKUP_DEFAULT = lazy(r"(?i)\b(?:get|getenv|fetch|getproperty|get_env|env|getor
 # ``maxTokens?: "x"``; the value ends the expression)
 _OR_DEFAULT = lazy(r"(?i)(?:pass(?:word|wd)?|pwd|secret|token|api_?key|credential)s?(?:['\"]\s*[)\]]|[)\]])?\s*(?:\s\?:|\?\?|\|\||\bor\b)\s*"
                    + _REF + r"(['\"])(?P<v>[^'\"\n]{3,200})\1(?=\s*(?:[;,)\]}]|$))")
-_HASHED = lazy(r"(?i)\b(?:bcrypt|hash::make|password_hash|make_password|generate_password_hash|hashpw|hash_password|set_password|setpassword)"
-               r"\s*\(\s*b?" + _REF + r"(['\"])(?P<v>[^'\"\n]{3,200})\1")
+_HASHED = lazy(r"(?i)\b(?:bcrypt|hash::make|password_hash|make_password|generate_password_hash|hashpw|hash_password|set_password|setpassword"
+               r"|cookieparser|hmac\.new|curlopt_(?:password|proxypassword|keypasswd)\s*,"
+               r"|jwt\.(?:sign|encode|verify|decode)\s*\(\s*[^,()\n]{1,80},|createhmac\s*\(\s*['\"][\w-]{2,20}['\"]\s*,)"
+               r"\s*\(?\s*b?" + _REF + r"(['\"])(?P<v>[^'\"\n]{3,200})\1")
 _SECRET_WORD_FINDER = Literals(("pass", "pwd", "secret", "token", "key", "credential"))
 _LOOKUP_WORDS = ("get", "fetch", "env", "setdefault")
 _OR_WORDS = ("?:", "??", "||", " or ")
-_HASH_WORDS = ("bcrypt", "hash", "make_password", "set_password", "setpassword")
+_HASH_WORDS = ("bcrypt", "hash", "make_password", "set_password", "setpassword", "cookieparser", "hmac", "curlopt_", "jwt.")
 _LOOKUP_FINDER, _OR_FINDER, _HASH_FINDER = Literals(_LOOKUP_WORDS), Literals(_OR_WORDS), Literals(_HASH_WORDS)
 # a Redis ACL user's password: ``ACL SETUSER app on >X ~* +@all``, a users.acl line ``user default on >X …``
 _ACL_USER = lazy(r"(?i)\b(?:acl\s+setuser|user)\s+[\w.@-]{1,64}\s+(?:(?:on|off|reset|resetpass|nopass|allkeys|allcommands"
@@ -237,6 +243,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_command", _PIPED),
     ("password_command", _EXPECT),
     ("password_command", _FED),
+    ("password_command", _TWICE),
+    ("password_command", _TWICE_AGAIN),
     ("acl_password", _ACL_USER),  # a kind of its own: its literal, ">", is in much code
     ("password_command", _SETX),
     ("password_command", _PS_VARIABLE),
@@ -292,7 +300,7 @@ KINDS = frozenset(kind for kind, _ in PATTERNS)
 
 _COMMANDS = ("samba-tool", "dsadd", "dsmod", "neo4j-admin", "db2", "networksetup", "poetry", "mc alias", "mc config", "add-generic-password", "add-internet-password",
              "cqlsh", "twine", "influx",
-             "clickhouse-client", "mssql-cli", "nuget", "secret set", "secrets set", "put-parameter", "netsh", "drush", "ssh-keygen")
+             "clickhouse-client", "mssql-cli", "nuget", "secret set", "secrets set", "put-parameter", "netsh", "drush", "ssh-keygen", "nmcli", "isql")
 _CALL_WORDS = ("auth", "credential", "login", "passw", "bind")
 _PROSE_WORDS = ("schlüssel", "schlussel", "wlan-", "wifi", "wi-fi", "clé", "cle ", "clave", "network key", "wpa key", "security key",
                 "mật", "mat khau", "sandi", "كلمة", "סיסמ", "पासवर्ड", "รหัสผ่าน")
@@ -336,11 +344,11 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "users_section_password": (("[users]",), True),
     "pwd_given": (("pwd",), True),
     "defined_secret": (_DEFINE_WORDS, True),
-    "code_secret_value": (("pass", "pwd", "secret", "token", "key", "credential", "bcrypt", "hash"), True),
+    "code_secret_value": (("pass", "pwd", "secret", "token", "key", "credential", "bcrypt", "hash", "cookieparser", "hmac", "curlopt_", "jwt."), True),
 }
 # the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
 MORE_NEEDLES: dict[str, tuple[str, ...]] = {
-    "password_command": (*_COMMANDS, "|", "expect", "<(", "<<<", "setx", "-variable", "net use"),
+    "password_command": (*_COMMANDS, "|", "expect", "<(", "<<<", "setx", "-variable", "net use", "passwd"),
     "config_secret": ("jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "key", "pass"),
     "auth_argument": (*_CALL_WORDS, *_PAIR_WORDS, "connect", "mysqli", "pdo"),
     "secret_in_prose": (*_PROSE_WORDS, "pass", "pw", "cred", "login", "u:", "u :"),
@@ -351,6 +359,8 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _PIPED: lambda low: "|" in low and ("sudo" in low or "stdin" in low or "-h" in low or "secret" in low),
     _EXPECT: lambda low: "expect" in low and "send" in low,
     _FED: lambda low: ("<(" in low or "<<<" in low) and _FED.search(low) is not None,
+    _TWICE: lambda low: "passwd" in low and "echo" in low and _TWICE.search(low) is not None,
+    _TWICE_AGAIN: lambda low: "passwd" in low and "echo" in low and _TWICE_AGAIN.search(low) is not None,
     _ORACLE_THIN: lambda low: "jdbc:oracle" in low,
     _PRE_SHARED: lambda low: "pre-shared-key" in low or "isakmp" in low,
     _XML_KEY: lambda low: "<" in low and ("key" in low or "secret" in low or "psk" in low),
@@ -406,7 +416,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
 }
 # the words one of which each context needs (``literals.Gated``; ``None``: none such)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
-    _CMD: _CMD_FINDER.words, _PIPED: ("sudo", "stdin", "-h", "secret"), _EXPECT: ("expect",), _FED: ("<(", "<<<"), _ORACLE_THIN: ("jdbc:oracle",),
+    _CMD: _CMD_FINDER.words, _PIPED: ("sudo", "stdin", "-h", "secret"), _EXPECT: ("expect",), _FED: ("<(", "<<<"), _TWICE: ("passwd",), _TWICE_AGAIN: ("passwd",), _ORACLE_THIN: ("jdbc:oracle",),
     _PRE_SHARED: ("pre-shared-key", "isakmp"), _XML_KEY: ("key", "secret", "psk"), _CHAP: (" * ",), _MACHINE_KEY: ("validationkey", "decryptionkey"),
     _USERS_LINE: ("[users]",), _HOST_PORT_USER: (":",),
     _PASS_KEY: ('"pass"', "'pass'"), _PASS_LINE: ("pass ", "pass\t"), _PASS_ASSIGN: ("pass",), _CRED_CALL: _CALL_FINDER.words, _USER_PAIR: _PAIR_FINDER.words,
@@ -421,7 +431,7 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _LOCKED_WITH: _LOCK_FINDER.words, _CREDS_COLON: _CRED_FINDER.words,
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/ ", "/\t", ">", *_REMOTE_WORDS, "obscure", *_DEFINE_WORDS, "connect", "mysqli", "pdo", *_XML_WORDS, "[", *_LOOKUP_WORDS, *_OR_WORDS, *_HASH_WORDS,
-                 "setx", "-variable", "net use", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
+                 "setx", "-variable", "net use", "passwd", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", "pass=", "pass:", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
                  "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS)
 _TRIGGER = Literals(TRIGGER_WORDS)

@@ -50,7 +50,8 @@ _PW_WORDS = (r"(?:password|passphrase|passcode|pass\s?word|pwd|mot de passe|cont
 _FILLER = (r"(?:\s+" + named.PREP + r"\s+(?:the\s+|my\s+|our\s+)?" + named.NOT_VERB + r"[\w.@/:-]+(?:\s+" + named.NOT_VERB
            + r"[\w.'’-]+){0,4}?|\s+(?:i|we|you|they)\s+" + named.NOT_VERB + r"[\w'’-]+(?:\s+" + named.NOT_VERB + r"[\w.'’-]+){0,8}?)?")
 _VERB = (r"(?:was changed to|was reset to|was set to|changed to|reset to|set to|will be|would be|has been|is now|now is|is still|became"
-         r"|lautet:?|c'est|is|was|are|ist|est|es|é|=|:|->|→|—|–|-(?=\s)|\?)")
+         r"|lautet:?|c'est|is|was|are|ist|est|es|é|=|:|->|→|—|–|-(?=\s)|\?"
+         r"|,(?=\s+[^\s,()\[\]{}*&][^\s,]{3,},\s))")  # (an apposition in prose: "the new password, X, works now")
 
 _BEARER = lazy(r"(?i)\b(?:bearer|basic)\b\s*[:=]?\s+" + _NOT_MARKER
                      + r"(?P<v>(?=[A-Za-z0-9._~+/=-]*[0-9A-Z+/=])[A-Za-z0-9._~+/=-]{16,})")
@@ -427,6 +428,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
             _claim(spans, m.start() + s, m.start() + e, "high_entropy")
     spans = [sp for sp in spans if not public.example_key(text[sp[0] : sp[1]])]  # documentation keys
     return _glued_tails(text, sorted(spans))
+
 
 
 # the rules that judge a run by its shape (not by its place): ``public.py``'s structures are not theirs

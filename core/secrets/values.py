@@ -196,7 +196,9 @@ _PERCENT_REF = re.compile(r"%(?:\w+%|\(|\{|[sdrifx](?![A-Za-z0-9]))")
 # a name in code, and a name called: what an assignment holds when the value is computed, not written
 # (a path of names, or one name without a digit: "Xk29dm(Q8aLp3" is a password with a parenthesis in it)
 _NAME_PATH = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+|[A-Za-z_$][A-Za-z_$]*")
-_CODE_LITERALS = frozenset(("undefined", "null", "none", "nil", "true", "false", "nan", "nullptr"))
+_CODE_LITERALS = frozenset(("undefined", "null", "none", "nil", "true", "false", "nan", "nullptr", "typeof", "instanceof", "await", "void"))
+# what follows a name that is an operand, not a value: a comparison, a test, a ternary
+_EXPR_NEXT = re.compile(r"\s*(?:===?|!==?|&&|\|\||\?\?|\?(?=\s))")
 _CALLED = re.compile(r"(?:new\s+)?(?:[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+|[A-Za-z_$][A-Za-z_$]*)\(")
 
 
@@ -207,6 +209,8 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
         return False
     if _CALLED.match(value) or (0 <= end < len(text) and text[end] == "(" and _NAME_PATH.fullmatch(value)):
         return False  # code calling something (``password = Prompt.ask(``, ``token = decode(raw)``): the value is computed
+    if 0 <= end <= len(text) and _NAME_PATH.fullmatch(value) and _EXPR_NEXT.match(text, end):
+        return False  # ``secret = storedId === flowId ? …``, ``token: oauthToken ? a : b``: an operand
     if value.strip("\"'`;,)").lower() in _CODE_LITERALS:
         return False  # ``token : undefined``, ``password = None``: no value
     if "…" in value or "..." in value:

@@ -34,6 +34,11 @@ GONE = [
     f"openssl passwd -1 {WORDY}",
     f'drush user:password admin "{SECRET}"',
     f"Set-Variable -Name password -Value {WORDY}",
+    f"app.use(cookieParser('{SECRET}'))",
+    f'curl_easy_setopt(curl, CURLOPT_PASSWORD, "{WORDY}");',
+    f"jwt.sign(payload, '{SECRET}', {{ expiresIn: '1h' }})",
+    f"crypto.createHmac('sha256', '{WORDY}')",
+    f"hmac.new(b'{SECRET}', msg, hashlib.sha256)",
 ]
 
 
@@ -71,6 +76,10 @@ KEPT = [
     "ssh-keygen -t ed25519 -N '' -f key",
     "openssl passwd -1 -stdin < pw.txt",
     "apiKey: isValid(apiKey) ? apiKey : undefined,",
+    "app.use(cookieParser())",
+    "jwt.sign(payload, secret, { expiresIn: '1h' })",
+    "jwt.sign(payload, 'secret')",
+    "crypto.createHmac('sha256', key)",
 ]
 
 

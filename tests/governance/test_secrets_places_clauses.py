@@ -41,6 +41,19 @@ GONE = [
     f"Login with bob:{WORDY} on the staging box",
     f"log in as bob:{SECRET}",
     f"sign in with bob@acme.com:{WORDY}",
+    # a relative clause between the word and its value, in other languages (a comma closes it where no verb is said)
+    f"La contraseña que puse para el wifi de invitados es {WORDY}",
+    f"A senha que eu uso para o email é {SECRET}",
+    f"Das Passwort, das ich für den Router gesetzt habe, ist {WORDY}",
+    f"La password che ho messo per il router è {SECRET}",
+    f"Le mot de passe que j'ai mis pour le routeur est {WORDY}",
+    f"Пароль, который я поставил на роутер, {SECRET}",
+    f"Hasło do routera w biurze to {WORDY}",
+    f"the new password, {WORDY}, works now",
+    f"creds -> bob:{SECRET}",
+    f"nmcli con modify MyNet wifi-sec.psk {WORDY}",
+    f"isql -v MyDSN bob {SECRET}",
+    f"(echo {WORDY}; echo {WORDY}) | smbpasswd -a -s bob",
 ]
 
 
@@ -76,6 +89,12 @@ KEPT = [
     "connect with db.internal:5432",
     "connect as localhost:8080/app",
     "pw for the nas is stored in the vault",
+    "La contraseña que puse para el wifi de invitados es incorrecta",
+    "Das Passwort, das ich gesetzt habe, ist zu kurz",
+    "the password, however, is wrong",
+    "nmcli con modify MyNet wifi-sec.key-mgmt wpa-psk",
+    "isql -v MyDSN",
+    "(echo; echo) | passwd --stdin bob",
 ]
 
 
@@ -88,3 +107,4 @@ def test_the_first_verb_gives_the_value_not_a_later_one() -> None:
     # a place of several words must not run past the first verb: both passwords go
     out = redact(f"the password for the router is {SECRET} and the wifi is {WORDY}").text
     assert SECRET not in out and "the password for the router is [REDACTED" in out
+
