@@ -121,6 +121,17 @@ _PROSE_OTHER = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r"(?:" + _PW_QUALI
 # ... with a relative clause between the word and its value: "la contraseña que puse para el wifi es X", "la password
 # che ho messo per il router è X", "le mot de passe que j'ai mis pour le routeur est X", "das Passwort, das ich für den
 # Router gesetzt habe, ist X", "пароль, который я поставил на роутер, X" (a comma closes the clause where no verb is said)
+# ... with a few plain words between the word and a verb no English sentence uses, as languages without a
+# preposition there say it: "kata sandi wifi kantor adalah X", "mật khẩu wifi là X", "heslo k wifi je X", "το password
+# του router είναι X", "lösenordet till wifi:t är X", "كلمة السر للراوتر هي X", "a jelszó a routerhez: X" (a colon only
+# after a word that is no English one)
+_FOREIGN_VERB = r"(?:adalah|ialah|là|je|jest|είναι|هي|هو|är|ist|est|è|é|és|este|yra|ay|lautet|har|olarak)"
+_PW_FOREIGN = (r"(?:mot de passe|contrase[ñn]a|wachtwoord|has[łl]o|l[öo]senord(?:et)?|[şs]ifre(?:m|si|niz)?|salasana(?:ni|si)?"
+               r"|adgangskode(?:n)?|passord(?:et)?|heslo|jelsz(?:[óo]|av(?:am|a|unk))|mật khẩu|kata sandi|kata laluan|lozinka|geslo|parool"
+               r"|slaptažodis|passwort|пароль|парола|лозинка|senha|palavra-passe|nenosiri|كلمة السر|كلمة المرور|κωδικός(?: πρόσβασης)?)")
+_PW_BARE = lazy(r"(?i)(?<![\w])(?:(?:password|passphrase|" + _PW_FOREIGN[3:] + r"(?:\s+[\w:’'-]+){1,3}?\s+" + _FOREIGN_VERB
+                + r"|" + _PW_FOREIGN + r"(?:\s+[\w’'-]+){1,3}?\s*:)\s*[\"'“«]?" + _REF
+                + r"(?!-[A-Za-z]|[A-Za-z_$][\w.$]*\()(?P<v>[^\s\"'”»(,][^\s\"'”»]{3,})")
 _CLAUSE_WORDS = ("que", "che", "das", "die", "den", "dem", "der", "som", "dat", "welches", "который", "которую", "которое", "которая",
                  "które", "ktore", "który", "ktory", "którą", "ktora")
 _PW_CLAUSE = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r",?\s+(?:" + "|".join(_CLAUSE_WORDS) + r")\s+(?:[\w'’-]+\s+){0,7}?[\w'’-]+"
@@ -168,6 +179,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("secret_in_prose", _RU_QUALIFIED),
     ("secret_in_prose", _PROSE_OTHER),
     ("secret_in_prose", _PW_CLAUSE),
+    ("secret_in_prose", _PW_BARE),
     ("secret_in_prose", _PROSE_CJK),
     ("recovery_key", _BITLOCKER),
     ("recovery_key", _RECOVERY_KEY),
@@ -238,6 +250,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _RU_QUALIFIED: lambda low: "пароль" in low,
     _PROSE_OTHER: lambda low: _PW_FINDER.any_in(low),
     _PW_CLAUSE: lambda low: _PW_FINDER.any_in(low) and _CLAUSE_FINDER.any_in(low) and _PW_CLAUSE.search(low) is not None,
+    _PW_BARE: lambda low: _PW_FINDER.any_in(low) and _PW_BARE.search(low) is not None,
     _PROSE_CJK: lambda low: not low.isascii(),
     _NSEC: lambda low: "nsec1" in low,
     _ZAPIER: lambda low: "hooks.zapier.com" in low,
@@ -321,7 +334,7 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _CISCO: ("enable", "username", "-server", "key-string"), _PSK: ("psk", "passphrase", "password"), _WIFI_QR: ("wifi:",),
     _OVPN: ("<auth-user-pass>",), _PASSWORD_LINE: ("pass",), _SECRET_NAME: _SECRET_WORDS.words, _PASSPHRASE_WORDS: ("pass",),
     _AUTH_TUPLE: ("auth",), _AUTH_CALL: ("(",), _USER_PASS: ("user", "login", "u:", "u :"), _SLASHED: (" / ",), _KEY_PROSE: _KEYISH_WORDS.words,
-    _USE_AS: ("use ",), _SET_TO: ("pass", "pin", "pwd"), _IT_NOW: ("pass", "pin"), _RU_QUALIFIED: ("пароль",), _PROSE_OTHER: _PW_FINDER.words, _PW_CLAUSE: _PW_FINDER.words, _PROSE_CJK: None, _NSEC: ("nsec1",),
+    _USE_AS: ("use ",), _SET_TO: ("pass", "pin", "pwd"), _IT_NOW: ("pass", "pin"), _RU_QUALIFIED: ("пароль",), _PROSE_OTHER: _PW_FINDER.words, _PW_CLAUSE: _PW_FINDER.words, _PW_BARE: _PW_FINDER.words, _PROSE_CJK: None, _NSEC: ("nsec1",),
     _ZAPIER: ("hooks.zapier.com",), _BITLOCKER: None, _RECOVERY_KEY: ("recovery",), _ONEPASSWORD: ("a3-",),
 }
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])

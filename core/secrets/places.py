@@ -39,6 +39,9 @@ _CMD = lazy(r"(?i)\b(?:samba-tool\s+user\s+(?:create|add|setpassword)\s+\S+|ds(?
             r"|(?:cqlsh|twine|influx|clickhouse-client|mssql-cli|nuget|dotnet\s+nuget)\b" + _UNTIL + r"\s(?:-p|-password|--password)"
             r"|drush\s+(?:user:password|user-password|upwd)\s+(?:\"[^\"\n]+\"|\S+)|ssh-keygen\b" + _UNTIL + r"\s-N"
             r"|nmcli\b" + _UNTIL + r"\b(?:wifi-sec|802-11-wireless-security)\.psk|isql\s+(?:-[a-z]\w*\s+)*[^\s-]\S*\s+[^\s-]\S*"
+            # (pulumi: a value set as a secret, or under a key that names one; not ``aws:region``)
+            r"|pulumi\s+config\s+set\s+(?=[^\n|;&]*--secret\b|(?:--\w+\s+|-s\s+\S+\s+)*\S*(?:pass|secret|token|key)\S*\s)"
+            r"(?:--(?:secret|path|plaintext)\s+|-s\s+\S+\s+)*[^\s-]\S*"
             r"|(?:gh\s+secret\s+set|aws\s+ssm\s+put-parameter|az\s+keyvault\s+secret\s+set|doppler\s+secrets\s+set)\b"
             + _UNTIL + r"\s(?:--body|-b|--value)|netsh\s+wlan\b" + _UNTIL + r"\bkey(?:material)?=)"
             r"(?:(?<==)|\s+)" + _REF + _VAL)
@@ -166,14 +169,16 @@ _CREDS_COLON = lazy(r"(?i)\b(?:creds?|credentials|login)\s+(?:(?:->|→|=>)\s*)?
 # the aside's clause ends: at a mark followed by a space ("Node.js" is no clause's end) or at a conjunction
 _ASIDE_END = r"(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$))|[ \t]+(?:and|but|or|then|so|und|et|y)\b)"
 _PW_ASIDE = lazy(r"(?i)(?<![\w-])pw\s+['\"]?(?P<v>[^\s'\"]{4,64})['\"]?" + _ASIDE_END)
+# a password in parentheses after its word: ``ssh root@10.0.0.5 (pass X)``, ``(pw: X)``
+_PAREN_PASS = lazy(r"(?i)\((?:pass(?:word)?|pw|pwd)\s*[:=]?\s+['\"]?(?P<v>[^\s)'\"]{4,64})['\"]?\s*\)")
 # "db pwd X" (the shell's ``pwd`` takes no value): judged as a password's shape (``values.keep``: not "pwd xxsubtype")
 _PWD_ASIDE = lazy(r"(?i)(?<![\w$(.'\"-])pwd\s+['\"]?(?P<v>[^\s'\"()\[\]{}<>`]{6,64})['\"]?" + _ASIDE_END)
 # "db1 root / X", "staging: sa / X": a host's name, an administrator's account, a slash between spaces, and its
 # password (not code: ``self.root / name``, ``(root / c)``, ``np.pi / 2``)
 _ADMIN_SLASH = lazy(r"(?i)(?:^|(?<=\s))(?:[\w.-]+:?|->|=>|→)[ \t]+(?:root|admin|administrator|sa|postgres|pi|ubnt|guest|ubuntu|ec2-user|oracle"
                     r"|sys|system)[ \t]+/[ \t]+['\"]?(?P<v>[^\s/'\"()\[\]{}<>`]{4,64})['\"]?" + _ASIDE_END)
-_NET_SLASH = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|admin|creds?|login)\b[^\n:]{0,24}:\s*[\w.@-]{1,40}\s?/\s?"
-                  r"(?P<v>[^\s/'\"]{4,64})" + _ASIDE_END)
+_NET_SLASH = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|admin|creds?|login|e-?mail|mailbox|account|acct)\b[^\n:]{0,24}:\s*[\w.@-]{1,40}\s?/\s?"
+                  r"(?P<v>[^\s/'\"<][^\s/'\"]{3,63})" + _ASIDE_END)
 _SSID_KEY = lazy(r"(?i)\b(?:ssid|wifi|wi-fi|wlan)\s*:?\s+['\"]?[\w.-]+['\"]?[,;]?\s+(?:key|pw|password|pass|psk|passphrase)\s*:?\s*"
                  r"(?P<v>[^\s'\"]{4,64})" + _ASIDE_END)
 _LOGIN_USER = lazy(r"(?i)\blog\s?in\s+(?:admin|root|user|administrator|pi|ubnt|sa|postgres|guest)\s+(?P<v>[^\s'\"]{4,64})" + _ASIDE_END)
@@ -284,6 +289,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("key_bytes", _KEY_BYTES),
     ("password_given", _GIVEN),
     ("password_given", _PW_ASIDE),
+    ("password_given", _PAREN_PASS),
     ("pwd_given", _PWD_ASIDE),
     ("admin_slash_password", _ADMIN_SLASH),  # a kind of its own: its literal, "/", is in most texts
     ("password_given", _PASS_AFTER),
@@ -300,7 +306,7 @@ KINDS = frozenset(kind for kind, _ in PATTERNS)
 
 _COMMANDS = ("samba-tool", "dsadd", "dsmod", "neo4j-admin", "db2", "networksetup", "poetry", "mc alias", "mc config", "add-generic-password", "add-internet-password",
              "cqlsh", "twine", "influx",
-             "clickhouse-client", "mssql-cli", "nuget", "secret set", "secrets set", "put-parameter", "netsh", "drush", "ssh-keygen", "nmcli", "isql")
+             "clickhouse-client", "mssql-cli", "nuget", "secret set", "secrets set", "put-parameter", "netsh", "drush", "ssh-keygen", "nmcli", "isql", "pulumi")
 _CALL_WORDS = ("auth", "credential", "login", "passw", "bind")
 _PROSE_WORDS = ("schlüssel", "schlussel", "wlan-", "wifi", "wi-fi", "clé", "cle ", "clave", "network key", "wpa key", "security key",
                 "mật", "mat khau", "sandi", "كلمة", "סיסמ", "पासवर्ड", "รหัสผ่าน")
@@ -310,9 +316,10 @@ _GIVEN_WORDS = ("use ", "login", "log in", "signin", "sign in", "connect", "ssh 
 _ASIDE_WORDS = ("pw", "ssid", "login", "log in", "crypt", "protected", "locked", "unlock", "wifi", "wi-fi", "wlan", "router", "modem",
                 "nas", "switch", "firewall", "admin", "cred")
 _OTP_FINDER, _KEY_BYTES_FINDER, _GIVEN_FINDER = Literals(_OTP_WORDS), Literals(_KEY_BYTES_WORDS), Literals(_GIVEN_WORDS)
-_NET_WORDS = ("wifi", "wi-fi", "wlan", "router", "modem", "nas", "switch", "firewall", "admin", "cred", "login")
+_NET_WORDS = ("wifi", "wi-fi", "wlan", "router", "modem", "nas", "switch", "firewall", "admin", "cred", "login", "mail", "account", "acct")
 _LOCK_WORDS = ("crypt", "protected", "locked", "unlock")
 _NET_FINDER, _LOCK_FINDER = Literals(_NET_WORDS), Literals(_LOCK_WORDS)
+_PAREN_FINDER = Literals(("(pass", "(pw"))
 _SSID_FINDER = Literals(("ssid", "wifi", "wi-fi", "wlan"))
 _CRED_FINDER = Literals(("cred", "login"))
 _PIN_WORDS = ("pin", "passcode", "code", "codice", "digo", "combination")
@@ -337,7 +344,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
                       "application password", "application-specific password"), True),
     "passphrase_words": (("passphrase",), True),
     "key_bytes": (_KEY_BYTES_WORDS, True),
-    "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS, "pass", *_REMOTE_WORDS, "obscure"), True),
+    "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS, "pass", *_REMOTE_WORDS, "obscure", "mail", "account", "acct"), True),
     "admin_slash_password": (("/ ", "/\t"), True),
     "proxy_password": ((":",), True),
     "acl_password": ((">",), True),
@@ -392,6 +399,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _KEY_BYTES: lambda low: _KEY_BYTES_FINDER.any_in(low) and "[" in low and _KEY_BYTES.search(low) is not None,
     _GIVEN: lambda low: _GIVEN_FINDER.any_in(low) and _GIVEN.search(low) is not None,
     _PW_ASIDE: lambda low: "pw" in low and _PW_ASIDE.search(low) is not None,
+    _PAREN_PASS: lambda low: _PAREN_FINDER.any_in(low) and _PAREN_PASS.search(low) is not None,
     _PWD_ASIDE: lambda low: "pwd" in low and _PWD_ASIDE.search(low) is not None,
     _ADMIN_SLASH: lambda low: ("/ " in low or "/\t" in low) and _ADMIN_SLASH.search(low) is not None,
     _PASS_AFTER: lambda low: "pass" in low and _PASS_AFTER.search(low) is not None,
@@ -425,7 +433,7 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _COLON_AFTER: (":",), _NOT_SHARE: _SHARE_FINDER.words, _NAMED_AFTER: _PW_FINDER.words,
     _RECOVERY_LETTERS: ("codes",), _OTP_SEED: _OTP_FINDER.words, _APP_PASSWORD: ("password",),
     _PASSPHRASE_IS: ("passphrase",), _KEY_BYTES: _KEY_BYTES_FINDER.words, _GIVEN: _GIVEN_FINDER.words,
-    _PW_ASIDE: ("pw",), _PWD_ASIDE: ("pwd",), _ADMIN_SLASH: ("/ ", "/\t"), _PASS_AFTER: ("pass",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: _SSID_FINDER.words, _REMOTE_DESK: _REMOTE_FINDER.words, _ACL_USER: (">",), _OBSCURE: ("obscure",), _DEFINE: _DEFINE_FINDER.words, _CONNECT_CALL: ("connect", "mysqli", "pdo"), _XML_ENTRY: _XML_WORDS, _SUBSCRIPT_SET: ("[",), _LOOKUP_DEFAULT: _LOOKUP_WORDS,
+    _PW_ASIDE: ("pw",), _PAREN_PASS: _PAREN_FINDER.words, _PWD_ASIDE: ("pwd",), _ADMIN_SLASH: ("/ ", "/\t"), _PASS_AFTER: ("pass",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: _SSID_FINDER.words, _REMOTE_DESK: _REMOTE_FINDER.words, _ACL_USER: (">",), _OBSCURE: ("obscure",), _DEFINE: _DEFINE_FINDER.words, _CONNECT_CALL: ("connect", "mysqli", "pdo"), _XML_ENTRY: _XML_WORDS, _SUBSCRIPT_SET: ("[",), _LOOKUP_DEFAULT: _LOOKUP_WORDS,
     _OR_DEFAULT: _OR_WORDS, _HASHED: _HASH_WORDS,
     _SETX: ("setx",), _PS_VARIABLE: ("-variable",), _NET_USE: ("net use",), _LOGIN_USER: ("login", "log in"),
     _LOCKED_WITH: _LOCK_FINDER.words, _CREDS_COLON: _CRED_FINDER.words,
@@ -433,7 +441,7 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/ ", "/\t", ">", *_REMOTE_WORDS, "obscure", *_DEFINE_WORDS, "connect", "mysqli", "pdo", *_XML_WORDS, "[", *_LOOKUP_WORDS, *_OR_WORDS, *_HASH_WORDS,
                  "setx", "-variable", "net use", "passwd", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", "pass=", "pass:", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
-                 "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS)
+                 "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS, "mail", "account", "acct")
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 

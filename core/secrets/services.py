@@ -39,9 +39,12 @@ _TWILIO_PAIR = lazy(r"(?<![A-Za-z0-9])AC[0-9a-f]{32}(?:[ \t]*[:,;|/][ \t]*|\s+)(
 _TWILIO_LOW = lazy(r"ac[0-9a-f]{32}(?:[ \t]*[:,;|/][ \t]*|\s+)[0-9a-f]{32}")  # the same, lower-cased (``CONTEXTS``)
 # the URL path segment after one that names a credential (``/token/X``, ``/apikey/X``), when it has a token's shape (the rules
 # of shape judge about one random 32-character token in a hundred not random)
-_URL_PATH = lazy(r"(?i)/(?:token|tokens|secret|secrets|apikey|api[_-]key|access[_-]token|auth[_-]token)/"
+# (after a hook's segment, up to two more: ``hooks.acme.io/services/<uuid>``, ``/webhooks/catch/12/<token>``)
+_URL_PATH = lazy(r"(?i)(?:/(?:token|tokens|secret|secrets|apikey|api[_-]key|access[_-]token|auth[_-]token)/"
+                 r"|(?://hooks?\.[\w.-]+/|/(?:hooks?|webhooks?)/)(?:[\w-]{1,24}/){0,2})"
                  r"(?P<v>(?=[\w.~-]*[0-9])(?=[\w.~-]*[a-zA-Z])[\w.~-]{16,512})(?![\w.~%-])")
-_PATH_WORDS = ("/token", "/secret", "/apikey", "/api_key", "/api-key", "/access_token", "/access-token", "/auth_token", "/auth-token")
+_PATH_WORDS = ("/token", "/secret", "/apikey", "/api_key", "/api-key", "/access_token", "/access-token", "/auth_token", "/auth-token",
+               "//hook", "/hook", "/webhook")
 _PATH_FINDER = Literals(_PATH_WORDS)
 # an HTTP header named for a key or token of a service no rule names (``Fastly-Key: …``, ``Circle-Token: …``): written
 # as headers are (capitalised words joined by ``-``), the value a token's shape; not a header of ids (``Idempotency-Key``)

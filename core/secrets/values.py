@@ -62,6 +62,8 @@ feil riktig korrekt forkert rigtig endret ændret glemt utløpt udløbet lagret 
 vaihdettu väärä oikea unohtunut vanhentunut tallennettu salainen vahva heikko uusi vanha liian lyhyt pitkä
 nepareiza pareiza mainīta aizmirsta neteisingas teisingas pakeistas pamirštas mali tama salah benar betul diubah lupa
 грешна правилна сменена погрешна исправна промењена ошибочный неверный
+rahasia kuat lemah baru lama kosong tersimpan kedaluwarsa wajib sai đúng mới cũ špatně správně tajné nové staré prázdné
+λάθος σωστό μυστικό νέο παλιό κενό fel rätt hemligt nytt gammalt tomt ändrat glömt rossz helyes titkos új régi üres
 """.split())  # noqa: SIM905 - words, as prose has them
 # English inflections: a participle, a gerund, an adjective or a noun of state (not ``-ly``: a butterfly,
 # a family; the adverbs said of a password are in ``GRAMMAR``)

@@ -54,13 +54,25 @@ GONE = [
     f"nmcli con modify MyNet wifi-sec.psk {WORDY}",
     f"isql -v MyDSN bob {SECRET}",
     f"(echo {WORDY}; echo {WORDY}) | smbpasswd -a -s bob",
+    # plain words between the word and a verb no English sentence uses (languages with no preposition there)
+    f"Kata sandi wifi kantor adalah {WORDY}",
+    f"Mật khẩu wifi là {SECRET}",
+    f"Heslo k wifi je {WORDY}",
+    f"Το password του router είναι {SECRET}",
+    f"Lösenordet till wifi:t är {WORDY}",
+    f"كلمة السر للراوتر هي {SECRET}",
+    f"A jelszó a routerhez: {WORDY}",
+    f"ssh root@10.0.0.5 (pass {SECRET})",
+    f"email: bob@acme.io / {WORDY}",
+    f"pulumi config set --secret dbPassword {SECRET}",
+    "webhook: https://hooks.acme.io/services/8e92e1b8-9485-4972-b2f1-1f13ca0b296a",
 ]
 
 
 @pytest.mark.parametrize("text", GONE)
 def test_the_password_among_more_words_goes(text: str) -> None:
     out = redact(text).text
-    for value in (SECRET, WORDY, PIN):
+    for value in (SECRET, WORDY, PIN, "8e92e1b8-9485-4972-b2f1-1f13ca0b296a"):
         assert value not in out, out
 
 
@@ -95,6 +107,13 @@ KEPT = [
     "nmcli con modify MyNet wifi-sec.key-mgmt wpa-psk",
     "isql -v MyDSN",
     "(echo; echo) | passwd --stdin bob",
+    "Kata sandi wifi kantor adalah rahasia",
+    "Das Passwort Feld ist leer",
+    "Lösenordet till wifi:t är fel",
+    "ssh root@10.0.0.5 (pass the key with -i)",
+    "pulumi config set aws:region eu-west-1",
+    "https://github.com/acme/app/settings/hooks/12345678",
+    "see https://docs.acme.io/webhooks/overview/getting-started",
 ]
 
 
