@@ -239,6 +239,20 @@ _LOOKUP_WORDS = ("get", "fetch", "env", "setdefault")
 _OR_WORDS = ("?:", "??", "||", " or ")
 _HASH_WORDS = ("bcrypt", "hash", "make_password", "set_password", "setpassword", "cookieparser", "hmac", "curlopt_", "jwt.")
 _LOOKUP_FINDER, _OR_FINDER, _HASH_FINDER = Literals(_LOOKUP_WORDS), Literals(_OR_WORDS), Literals(_HASH_WORDS)
+# a network device's shared secret on its config line (Cisco, Juniper): ``radius-server host H key X``, ``ntp
+# authentication-key 1 md5 X``, ``snmp-server user U G v3 auth sha X priv aes 128 X``, ``ikev1 pre-shared-key X``,
+# ``pre-shared-key ascii-text "X"``, ``plain-text-password-value X``, ``key-string X``
+_DEVICE_KEY = lazy(r"(?i)(?:\b(?:radius-server|tacacs-server)\b[^\n]*?\bkey(?:\s+[07](?=\s))?|\bntp\s+authentication-key\s+\d+\s+md5"
+                   r"|\bsnmp-server\b[^\n]*?\bauth\s+(?:md5|sha\d*)"
+                   r"|(?<![\w-])pre-shared-key(?:\s+(?:ascii-text|ascii|hex|0))?|\bplain-text-password-value|\bkey-string(?:\s+[07](?=\s))?)"
+                   r"\s+" + _REF + r"(?:\"(?P<q2>[^\"\n]{3,128})\"|(?P<v>[^\s\"]{3,128}))")
+# (an SNMPv3 user's privacy key after its authentication key: a pattern of its own, as both are on one line)
+_SNMP_PRIV = lazy(r"(?i)\bsnmp-server\b[^\n]*?\bpriv\s+(?:aes(?:\s+\d+)?|3?des)\s+" + _REF + r"(?:\"(?P<q2>[^\"\n]{3,128})\"|(?P<v>[^\s\"]{3,128}))")
+_DEVICE_WORDS = ("radius-server", "tacacs-server", "authentication-key", "snmp-server", "pre-shared-key", "plain-text-password", "key-string")
+_DEVICE_FINDER = Literals(_DEVICE_WORDS)
+# a token as an https URL's user with no password: ``https://<token>@github.com/`` (git's ``insteadOf``); a digit and a
+# letter (not ``ssh://<job id>@host``: a user there is a user)
+_URL_TOKEN_USER = lazy(r"(?i)\bhttps?://(?P<v>(?=[\w.~-]*\d)(?=[\w.~-]*[a-z])[\w.~-]{20,256})@[\w-]+(?:\.[\w-]+)+")
 # a Redis ACL user's password: ``ACL SETUSER app on >X ~* +@all``, a users.acl line ``user default on >X …``
 _ACL_USER = lazy(r"(?i)\b(?:acl\s+setuser|user)\s+[\w.@-]{1,64}\s+(?:(?:on|off|reset|resetpass|nopass|allkeys|allcommands"
                  r"|allchannels|nocommands|[~&%]\S*|[+-]@?\S*|#[0-9a-f]{64})\s+)*>(?P<v>[^\s]{4,128})")
@@ -256,6 +270,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_command", _NET_USE),
     ("config_secret", _ORACLE_THIN),
     ("config_secret", _PRE_SHARED),
+    ("config_secret", _DEVICE_KEY),
+    ("config_secret", _SNMP_PRIV),
+    ("config_secret", _URL_TOKEN_USER),
     ("config_secret", _XML_KEY),
     ("config_secret", _CHAP),
     ("config_secret", _MACHINE_KEY),
@@ -356,7 +373,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
 # the literals of this module's patterns for the kinds ``context.NEEDLES`` names too (``rules`` joins them)
 MORE_NEEDLES: dict[str, tuple[str, ...]] = {
     "password_command": (*_COMMANDS, "|", "expect", "<(", "<<<", "setx", "-variable", "net use", "passwd"),
-    "config_secret": ("jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "key", "pass"),
+    "config_secret": ("jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "key", "pass", "snmp-server", "://"),
     "auth_argument": (*_CALL_WORDS, *_PAIR_WORDS, "connect", "mysqli", "pdo"),
     "secret_in_prose": (*_PROSE_WORDS, "pass", "pw", "cred", "login", "u:", "u :"),
     "recovery_key": ("recovery", "backup"),
@@ -370,6 +387,9 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _TWICE_AGAIN: lambda low: "passwd" in low and "echo" in low and _TWICE_AGAIN.search(low) is not None,
     _ORACLE_THIN: lambda low: "jdbc:oracle" in low,
     _PRE_SHARED: lambda low: "pre-shared-key" in low or "isakmp" in low,
+    _DEVICE_KEY: lambda low: _DEVICE_FINDER.any_in(low) and _DEVICE_KEY.search(low) is not None,
+    _SNMP_PRIV: lambda low: "snmp-server" in low and _SNMP_PRIV.search(low) is not None,
+    _URL_TOKEN_USER: lambda low: "://" in low and "@" in low and _URL_TOKEN_USER.search(low) is not None,
     _XML_KEY: lambda low: "<" in low and ("key" in low or "secret" in low or "psk" in low),
     _CHAP: lambda low: " * " in low,
     _MACHINE_KEY: lambda low: "validationkey" in low or "decryptionkey" in low,
@@ -425,7 +445,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
 # the words one of which each context needs (``literals.Gated``; ``None``: none such)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _CMD: _CMD_FINDER.words, _PIPED: ("sudo", "stdin", "-h", "secret"), _EXPECT: ("expect",), _FED: ("<(", "<<<"), _TWICE: ("passwd",), _TWICE_AGAIN: ("passwd",), _ORACLE_THIN: ("jdbc:oracle",),
-    _PRE_SHARED: ("pre-shared-key", "isakmp"), _XML_KEY: ("key", "secret", "psk"), _CHAP: (" * ",), _MACHINE_KEY: ("validationkey", "decryptionkey"),
+    _PRE_SHARED: ("pre-shared-key", "isakmp"), _DEVICE_KEY: _DEVICE_WORDS, _SNMP_PRIV: ("snmp-server",), _URL_TOKEN_USER: ("://",), _XML_KEY: ("key", "secret", "psk"), _CHAP: (" * ",), _MACHINE_KEY: ("validationkey", "decryptionkey"),
     _USERS_LINE: ("[users]",), _HOST_PORT_USER: (":",),
     _PASS_KEY: ('"pass"', "'pass'"), _PASS_LINE: ("pass ", "pass\t"), _PASS_ASSIGN: ("pass",), _CRED_CALL: _CALL_FINDER.words, _USER_PAIR: _PAIR_FINDER.words,
     _PROSE_KEY: None, _PROSE_SHORT: _SHORT_FINDER.words, _CREDS_SLASHED: (" / ",),
@@ -439,7 +459,7 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _LOCKED_WITH: _LOCK_FINDER.words, _CREDS_COLON: _CRED_FINDER.words,
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/ ", "/\t", ">", *_REMOTE_WORDS, "obscure", *_DEFINE_WORDS, "connect", "mysqli", "pdo", *_XML_WORDS, "[", *_LOOKUP_WORDS, *_OR_WORDS, *_HASH_WORDS,
-                 "setx", "-variable", "net use", "passwd", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
+                 "setx", "-variable", "net use", "passwd", *_DEVICE_WORDS, "://", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", "pass=", "pass:", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
                  "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS, "mail", "account", "acct")
 _TRIGGER = Literals(TRIGGER_WORDS)

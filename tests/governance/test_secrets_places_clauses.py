@@ -66,13 +66,21 @@ GONE = [
     f"email: bob@acme.io / {WORDY}",
     f"pulumi config set --secret dbPassword {SECRET}",
     "webhook: https://hooks.acme.io/services/8e92e1b8-9485-4972-b2f1-1f13ca0b296a",
+    # a network device's shared secrets, and a token as a URL's user
+    f"radius-server host 10.0.0.2 key {WORDY}",
+    f"ntp authentication-key 1 md5 {SECRET}",
+    f"tunnel-group 10.0.0.1 ipsec-attributes\n ikev1 pre-shared-key {WORDY}",
+    f'set security ike policy p1 pre-shared-key ascii-text "{SECRET}"',
+    f"set system login user admin authentication plain-text-password-value {WORDY}",
+    f"snmp-server user admin grp v3 auth sha {SECRET} priv aes 128 {WORDY}",
+    f'[url "https://{SECRET.lower()}{WORDY}x1y2z3@github.com/"]\n\tinsteadOf = https://github.com/',
 ]
 
 
 @pytest.mark.parametrize("text", GONE)
 def test_the_password_among_more_words_goes(text: str) -> None:
     out = redact(text).text
-    for value in (SECRET, WORDY, PIN, "8e92e1b8-9485-4972-b2f1-1f13ca0b296a"):
+    for value in (SECRET, WORDY, PIN, "8e92e1b8-9485-4972-b2f1-1f13ca0b296a", SECRET.lower()):
         assert value not in out, out
 
 
@@ -114,6 +122,10 @@ KEPT = [
     "pulumi config set aws:region eu-west-1",
     "https://github.com/acme/app/settings/hooks/12345678",
     "see https://docs.acme.io/webhooks/overview/getting-started",
+    "radius-server host 10.0.0.2 auth-port 1812 acct-port 1813",
+    "snmp-server group grp v3 priv",
+    "https://firstname.lastname@dev.azure.com/org/project",
+    "ssh://git@github.com/acme/app.git",
 ]
 
 
