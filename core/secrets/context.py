@@ -89,14 +89,30 @@ _KEY_PROSE = lazy(r"(?i)\b(?:(?:api|secret|access|private|auth|license|app|signi
                   r"[ _-]?(?:key|token)|token|secret|pat|(?:my|our|your|his|her|their)\s+key)\b"
                   r"(?:\s+(?:for|of|to|on)\s+(?:the\s+)?[\w.-]+)?\s*(?:is now|is|was|=|:)?\s+" + _REF
                   + r"(?![0-9a-fA-F]{32,}(?![\w.+/=-]))(?P<v>(?=[\w.+/=-]*\d)(?=[\w.+/=-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_.+/=-]{15,199}|[A-Za-z]{20,199})(?![\w.+/=-])")
-_USE_AS = lazy(r"(?i)\buse\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,})['\"]?\s+as\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\w-]+\s+){0,2}"
+_USE_AS = lazy(r"(?i)\b(?:use|try|type|enter|(?:log|sign)\s?in\s+with)\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,})['\"]?\s+as\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\w-]+\s+){0,2}"
                r"(?:password|passphrase|passcode|pin|pwd|api key|token|secret)\b")
 # "I reset the admin password; it's now X": the password said again as "it"
-_IT_NOW = lazy(r"(?i)\b(?:password|passphrase|passcode|pin)\b[;,:]?\s+(?:and\s+)?(?:it['’]s|it\s+is|it\s+was)\s+(?:now\s+)?['\"]?" + _REF
+_IT_NOW = lazy(r"(?i)\b(?:password|passphrase|passcode|pin)\b[;,:?]?\s+(?:and\s+)?(?:it['’]s|it\s+is|it\s+was)\s+(?:now\s+)?['\"]?" + _REF
                + r"(?P<v>[^\s'\"]{4,64})['\"]?(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$)))")
+# the password given as what to type when asked: "type X when it asks for the password", "when prompted for a
+# password, enter X"; or what to log in with: "use X to log in"
+_TYPED = lazy(r"(?i)\b(?:type|enter|put\s+in)\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,64})['\"]?\s+when\s+(?:it|they|you(?:['’]re)?|the\s+[\w-]+)?\s*"
+              r"(?:asks?|prompts?|are\s+prompted|is\s+asked)\s+(?:you\s+)?for\s+(?:the\s+|a\s+|your\s+)?(?:[\w-]+\s+)?(?:password|passphrase|passcode|pin)\b"
+              r"|\b(?:prompted|asked)\s+for\s+(?:the\s+|a\s+|your\s+)?(?:[\w-]+\s+)?(?:password|passphrase|passcode|pin),?\s+(?:enter|type|use|put\s+in)\s+['\"]?"
+              + _REF + r"(?P<q1>[^\s'\"]{4,64})")
+_USE_TO_LOGIN = lazy(r"(?i)\buse\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,64})['\"]?\s+to\s+(?:log\s?in|sign\s?in|unlock|connect|get\s+in)\b")
+# a password changed from one value to another: both go ("… was changed from X to Y": ``rules`` takes X)
+_FROM_TO_FIRST = lazy(r"(?i)\b(?:password|passphrase|passcode|pin|pwd|pw)\b[^\n]{0,40}?\bfrom\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,64})['\"]?\s+to\s+")
+_FROM_TO = lazy(r"(?i)\b(?:password|passphrase|passcode|pin|pwd|pw)\b[^\n]{0,40}?\bfrom\s+['\"]?[^\s'\"]{4,64}['\"]?\s+to\s+['\"]?" + _REF
+                + r"(?P<v>[^\s'\"]{4,64})")
+# "the secret is X", "the key to the admin panel is X", "the code to get in is X": a value with a password's shape
+# (a key or a code only with what it opens: "the cache key is billing-3f2a1b2c" is an id)
+_SECRET_IS = lazy(r"(?i)\b(?:the\s+|my\s+|our\s+)?(?:(?:[\w-]+\s+)?secret|key|code)(?=\s+(?:to|for|is|was)\b)(?:\s+(?:to|for)\s+(?:get(?:ting)?\s+in(?:to)?"
+                  r"|(?:the\s+)?[\w-]+(?:\s+[\w-]+)?))?(?<!key)(?<!code)\s+(?:is|was)\s+(?:still\s+|now\s+)?['\"]?" + _REF
+                  + r"(?P<v>(?=[^\s'\"]*\d)(?=[^\s'\"]*[a-z])[^\s'\"]{6,64})['\"]?(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$)|[ \t]+(?:and|but|or|for|btw)\b))")
 # Russian leaves the verb out after a qualifier: "пароль от роутера X"
 _RU_QUALIFIED = lazy(r"(?i)пароль(?:\s+(?:от|для|к|на)\s+[\w.-]+){1,2}\s+[\"'«]?(?P<v>[^\s\"'»]{4,64})")
-_SET_TO = lazy(r"(?i)\b(?:set|changed?|reset|updated?|rotated?)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?(?:[\w-]+\s+){0,2}"
+_SET_TO = lazy(r"(?i)\b(?:set|changed?|reset|updated?|rotated?)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?(?:[\w'’-]+\s+){0,2}"
                r"(?:password|passphrase|passcode|pin|pwd)\s+(?:to|as)\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,})")
 # the dictated password in other languages (``rules`` reads English, German, French, Spanish, Portuguese and Russian)
 _PW_OTHER = (r"(?:mot de passe|clave|contrase[ñn]a|wachtwoord|has[łl]o|l[öo]senord(?:et)?|[şs]ifre(?:m|si|niz)?|parola(?:m|sı)?|salasana(?:ni|si)?"
@@ -176,6 +192,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("secret_in_prose", _USE_AS),
     ("secret_in_prose", _SET_TO),
     ("secret_in_prose", _IT_NOW),
+    ("secret_in_prose", _TYPED),
+    ("secret_in_prose", _USE_TO_LOGIN),
+    ("secret_in_prose", _FROM_TO_FIRST),
+    ("secret_in_prose", _FROM_TO),
+    ("secret_in_prose", _SECRET_IS),
     ("secret_in_prose", _RU_QUALIFIED),
     ("secret_in_prose", _PROSE_OTHER),
     ("secret_in_prose", _PW_CLAUSE),
@@ -204,7 +225,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "config_secret": (("secret", "password", "psk", "wpa", "wifi", "wlan", "p:", "auth-user-pass", "passwd", "passphrase",
                        "remotepass", "pass", "key", "token", "community", ": psk", ":psk", "xauth", "eap"), True),
     "auth_argument": (("auth", "login", "password", "bind", "credentials"), True),
-    "secret_in_prose": (("pass", "pw", "login", "cred", "account", "key", "token", "secret", "pat", "use ", *_PW_LITERALS), True),
+    "secret_in_prose": (("pass", "pw", "login", "cred", "account", "key", "token", "secret", "pat", "use ", "code", "pin", *_PW_LITERALS), True),
     "recovery_key": (("-", "a3-"), True),
     "nostr_key": (("nsec1",), True),
     "session_cookie": (("cookie",), True),
@@ -217,6 +238,9 @@ _SECRET_NAME_CONTEXT = lazy(r"(?:secret|key|token|remotepass|community)[\w\"'\]]
 # the words every match of the two expressions above holds, and the prose words: each looked up in one pass (``literals``)
 _KEYISH_WORDS, _SECRET_WORDS = Literals(("key", "token", "secret", "pat")), Literals(("secret", "key", "token", "remotepass", "community"))
 _PW_FINDER, _MORE_FINDER = Literals(_PW_LITERALS), Literals(_MORE_COMMANDS)
+_USE_AS_FINDER = Literals(("use ", "try ", "type ", "enter ", "log in", "login", "sign in", "signin"))
+_TYPED_FINDER = Literals(("type ", "enter ", "put in", "prompted", "asked"))
+_SECRET_IS_FINDER = Literals(("secret ", "key ", "code "))
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _USERADD: lambda low: " -p" in low and ("useradd" in low or "usermod" in low or "adduser" in low),
     _NET_USER: lambda low: "net user" in low and " /" in low,
@@ -244,7 +268,12 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _USER_PASS: lambda low: ("user" in low or "login" in low or "u:" in low or "u :" in low) and ("pass" in low or "pw" in low or "p:" in low),
     _SLASHED: lambda low: " / " in low,
     _KEY_PROSE: lambda low: _KEYISH_WORDS.any_in(low) and _KEYISH.search(low) is not None and _LONG_VALUE.search(low) is not None,
-    _USE_AS: lambda low: "use " in low and " as " in low,
+    _USE_AS: lambda low: _USE_AS_FINDER.any_in(low) and " as " in low,
+    _TYPED: lambda low: _TYPED_FINDER.any_in(low) and _TYPED.search(low) is not None,
+    _USE_TO_LOGIN: lambda low: "use " in low and _USE_TO_LOGIN.search(low) is not None,
+    _FROM_TO_FIRST: lambda low: " from " in low and _FROM_TO_FIRST.search(low) is not None,
+    _FROM_TO: lambda low: " from " in low and _FROM_TO.search(low) is not None,
+    _SECRET_IS: lambda low: _SECRET_IS_FINDER.any_in(low) and _SECRET_IS.search(low) is not None,
     _SET_TO: lambda low: ("pass" in low or "pin" in low or "pwd" in low) and (" to " in low or " as " in low),
     _IT_NOW: lambda low: ("pass" in low or "pin" in low) and _IT_NOW.search(low) is not None,
     _RU_QUALIFIED: lambda low: "пароль" in low,
@@ -298,7 +327,8 @@ def card_spans(text: str) -> list[tuple[int, int, str]]:
 TRIGGER_WORDS = (
     " -p", "net user", "chpasswd", "-stdin", "lftp", "@", "pass", "snmp", "nmcli", "iwctl", "secret", "key", "psk",
     "wifi:", "token", "community", "auth", "login", "bind", "credentials", "user", "u:", "u :", " / ", "use ", "pin", "pwd", "recovery",
-    "a3-", "nsec1", "hooks.zapier.com", "cookie", "pat", "variable", "machine", "eap", *_MORE_COMMANDS, *_PW_LITERALS)
+    "a3-", "nsec1", "hooks.zapier.com", "cookie", "pat", "variable", "machine", "eap", "code ", "try ", "type ", "enter ", "put in",
+    "prompted", "asked", " from ", *_MORE_COMMANDS, *_PW_LITERALS)
 _TRIGGER = Literals(TRIGGER_WORDS)  # one pass for all of them (a regular expression of the words cost ~8 µs a text)
 # a card number's thirteen digits at least: ``(?:\d[ -]?){12}\d`` written out, which ``re`` searches in two
 # thirds of the time (the repeated group is not unrolled by the compiler)
@@ -334,7 +364,8 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _CISCO: ("enable", "username", "-server", "key-string"), _PSK: ("psk", "passphrase", "password"), _WIFI_QR: ("wifi:",),
     _OVPN: ("<auth-user-pass>",), _PASSWORD_LINE: ("pass",), _SECRET_NAME: _SECRET_WORDS.words, _PASSPHRASE_WORDS: ("pass",),
     _AUTH_TUPLE: ("auth",), _AUTH_CALL: ("(",), _USER_PASS: ("user", "login", "u:", "u :"), _SLASHED: (" / ",), _KEY_PROSE: _KEYISH_WORDS.words,
-    _USE_AS: ("use ",), _SET_TO: ("pass", "pin", "pwd"), _IT_NOW: ("pass", "pin"), _RU_QUALIFIED: ("пароль",), _PROSE_OTHER: _PW_FINDER.words, _PW_CLAUSE: _PW_FINDER.words, _PW_BARE: _PW_FINDER.words, _PROSE_CJK: None, _NSEC: ("nsec1",),
+    _USE_AS: _USE_AS_FINDER.words, _TYPED: _TYPED_FINDER.words, _USE_TO_LOGIN: ("use ",), _FROM_TO_FIRST: (" from ",), _FROM_TO: (" from ",),
+    _SECRET_IS: _SECRET_IS_FINDER.words, _SET_TO: ("pass", "pin", "pwd"), _IT_NOW: ("pass", "pin"), _RU_QUALIFIED: ("пароль",), _PROSE_OTHER: _PW_FINDER.words, _PW_CLAUSE: _PW_FINDER.words, _PW_BARE: _PW_FINDER.words, _PROSE_CJK: None, _NSEC: ("nsec1",),
     _ZAPIER: ("hooks.zapier.com",), _BITLOCKER: None, _RECOVERY_KEY: ("recovery",), _ONEPASSWORD: ("a3-",),
 }
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])

@@ -97,7 +97,7 @@ _PROSE_KEY = lazy(r"(?i)(?<![\w])" + _KEY_WORDS + r"(?:\s+(?:for|of|del|de|du|f�
 # (not ``pw = …``: code assigns a variable so; not a value with ``(``, ``:`` or a backtick: code and markup)
 # (``pass:`` is English too: "a single coalescing pass: adjacent intervals …")
 # (``the pw for the router = X``: an article or a possessive first says prose, not code's ``pw = …``)
-_PROSE_SHORT = lazy(r"(?i)(?<![\w-])(?:pass (?:is|was)|pw(?: ?:| is| was)|(?:pwd|passwd)\s*(?:\bis|\bwas|:)"
+_PROSE_SHORT = lazy(r"(?i)(?<![\w-])(?:pass (?:is|was)(?: still| now)?|pw(?: ?:| is(?: still| now)?| was)|(?:pwd|passwd)\s*(?:\bis|\bwas|:)"
                     r"|pw\s+(?:for|of|on|to|at)\s+(?:the\s+|my\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+)?\s*(?::|\bis\b|\bwas\b)"
                     r"|(?:the|my|our|your|his|her|their)\s+(?:pw|pwd|pass)\s+(?:for|of|on|to|at)\s+(?:the\s+|my\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+)?"
                     r"\s*(?:=|:|\bis\b|\bwas\b))\s*[\"'“«]?" + _REF
@@ -177,9 +177,9 @@ _PWD_ASIDE = lazy(r"(?i)(?<![\w$(.'\"-])pwd\s+['\"]?(?P<v>[^\s'\"()\[\]{}<>`]{6,
 # password (not code: ``self.root / name``, ``(root / c)``, ``np.pi / 2``)
 _ADMIN_SLASH = lazy(r"(?i)(?:^|(?<=\s))(?:[\w.-]+:?|->|=>|→)[ \t]+(?:root|admin|administrator|sa|postgres|pi|ubnt|guest|ubuntu|ec2-user|oracle"
                     r"|sys|system)[ \t]+/[ \t]+['\"]?(?P<v>[^\s/'\"()\[\]{}<>`]{4,64})['\"]?" + _ASIDE_END)
-_NET_SLASH = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|admin|creds?|login|e-?mail|mailbox|account|acct)\b[^\n:]{0,24}:\s*[\w.@-]{1,40}\s?/\s?"
+_NET_SLASH = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|admin|creds?|login|e-?mail|mailbox|account|acct)\b[^\n:=]{0,24}[:=]\s*[\w.@-]{1,40}\s?/\s?"
                   r"(?P<v>[^\s/'\"<][^\s/'\"]{3,63})" + _ASIDE_END)
-_SSID_KEY = lazy(r"(?i)\b(?:ssid|wifi|wi-fi|wlan)\s*:?\s+['\"]?[\w.-]+['\"]?[,;]?\s+(?:key|pw|password|pass|psk|passphrase)\s*:?\s*"
+_SSID_KEY = lazy(r"(?i)\b(?:ssid|wifi|wi-fi|wlan)\s*:?\s+['\"]?[\w.-]+['\"]?\s*[,;|]?\s+(?:key|pw|password|pass|psk|passphrase)\s*:?\s*"
                  r"(?P<v>[^\s'\"]{4,64})" + _ASIDE_END)
 _LOGIN_USER = lazy(r"(?i)\blog\s?in\s+(?:admin|root|user|administrator|pi|ubnt|sa|postgres|guest)\s+(?P<v>[^\s'\"]{4,64})" + _ASIDE_END)
 _LOCKED_WITH = lazy(r"(?i)\b(?:encrypted|protected|locked|unlock(?:ed|s)?|decrypt(?:ed|s)?)\s+(?:it\s+|them\s+|this\s+)?(?:with|using)\s+"
@@ -253,6 +253,9 @@ _DEVICE_FINDER = Literals(_DEVICE_WORDS)
 # a token as an https URL's user with no password: ``https://<token>@github.com/`` (git's ``insteadOf``); a digit and a
 # letter (not ``ssh://<job id>@host``: a user there is a user)
 _URL_TOKEN_USER = lazy(r"(?i)\bhttps?://(?P<v>(?=[\w.~-]*\d)(?=[\w.~-]*[a-z])[\w.~-]{20,256})@[\w-]+(?:\.[\w-]+)+")
+# a user and its password side by side after a word that says so: ``creds: bob X``, ``u/p: bob/X``, ``user=bob pw=X``
+_CREDS_PAIR = lazy(r"(?i)(?:\bcreds?\s*:\s*[\w.@-]{1,40}\s+|\bu/p\s*:?\s*[\w.@-]{1,40}\s*/\s*|\buser(?:name)?=[\w.@-]{1,40}\s+(?:pw|pwd|pass)=)"
+                   r"['\"]?(?P<v>[^\s/'\"]{4,64})['\"]?" + _ASIDE_END)
 # a Redis ACL user's password: ``ACL SETUSER app on >X ~* +@all``, a users.acl line ``user default on >X …``
 _ACL_USER = lazy(r"(?i)\b(?:acl\s+setuser|user)\s+[\w.@-]{1,64}\s+(?:(?:on|off|reset|resetpass|nopass|allkeys|allcommands"
                  r"|allchannels|nocommands|[~&%]\S*|[+-]@?\S*|#[0-9a-f]{64})\s+)*>(?P<v>[^\s]{4,128})")
@@ -318,6 +321,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_given", _LOGIN_USER),
     ("password_given", _LOCKED_WITH),
     ("password_given", _CREDS_COLON),
+    ("password_given", _CREDS_PAIR),
 )
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 
@@ -339,6 +343,7 @@ _NET_FINDER, _LOCK_FINDER = Literals(_NET_WORDS), Literals(_LOCK_WORDS)
 _PAREN_FINDER = Literals(("(pass", "(pw"))
 _SSID_FINDER = Literals(("ssid", "wifi", "wi-fi", "wlan"))
 _CRED_FINDER = Literals(("cred", "login"))
+_PAIR_WORD_FINDER = Literals(("cred", "u/p", "user"))
 _PIN_WORDS = ("pin", "passcode", "code", "codice", "digo", "combination")
 _PAIR_WORDS = ("auth:", "auth=", "auth =", "auth :", "curlopt_userpwd", "-a ")
 # every match of ``_PROSE_SHORT`` holds one of these (``pw``, ``pwd``, ``passwd`` then a space, a colon or ``is``;
@@ -361,7 +366,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
                       "application password", "application-specific password"), True),
     "passphrase_words": (("passphrase",), True),
     "key_bytes": (_KEY_BYTES_WORDS, True),
-    "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS, "pass", *_REMOTE_WORDS, "obscure", "mail", "account", "acct"), True),
+    "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS, "pass", *_REMOTE_WORDS, "obscure", "mail", "account", "acct", "u/p", "user"), True),
     "admin_slash_password": (("/ ", "/\t"), True),
     "proxy_password": ((":",), True),
     "acl_password": ((">",), True),
@@ -441,6 +446,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _LOGIN_USER: lambda low: ("login" in low or "log in" in low) and _LOGIN_USER.search(low) is not None,
     _LOCKED_WITH: lambda low: _LOCK_FINDER.any_in(low) and _LOCKED_WITH.search(low) is not None,
     _CREDS_COLON: lambda low: ":" in low and _CRED_FINDER.any_in(low) and _CREDS_COLON.search(low) is not None,
+    _CREDS_PAIR: lambda low: _PAIR_WORD_FINDER.any_in(low) and _CREDS_PAIR.search(low) is not None,
 }
 # the words one of which each context needs (``literals.Gated``; ``None``: none such)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
@@ -456,12 +462,12 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _PW_ASIDE: ("pw",), _PAREN_PASS: _PAREN_FINDER.words, _PWD_ASIDE: ("pwd",), _ADMIN_SLASH: ("/ ", "/\t"), _PASS_AFTER: ("pass",), _NET_SLASH: _NET_FINDER.words, _SSID_KEY: _SSID_FINDER.words, _REMOTE_DESK: _REMOTE_FINDER.words, _ACL_USER: (">",), _OBSCURE: ("obscure",), _DEFINE: _DEFINE_FINDER.words, _CONNECT_CALL: ("connect", "mysqli", "pdo"), _XML_ENTRY: _XML_WORDS, _SUBSCRIPT_SET: ("[",), _LOOKUP_DEFAULT: _LOOKUP_WORDS,
     _OR_DEFAULT: _OR_WORDS, _HASHED: _HASH_WORDS,
     _SETX: ("setx",), _PS_VARIABLE: ("-variable",), _NET_USE: ("net use",), _LOGIN_USER: ("login", "log in"),
-    _LOCKED_WITH: _LOCK_FINDER.words, _CREDS_COLON: _CRED_FINDER.words,
+    _LOCKED_WITH: _LOCK_FINDER.words, _CREDS_COLON: _CRED_FINDER.words, _CREDS_PAIR: _PAIR_WORD_FINDER.words,
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/ ", "/\t", ">", *_REMOTE_WORDS, "obscure", *_DEFINE_WORDS, "connect", "mysqli", "pdo", *_XML_WORDS, "[", *_LOOKUP_WORDS, *_OR_WORDS, *_HASH_WORDS,
                  "setx", "-variable", "net use", "passwd", *_DEVICE_WORDS, "://", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", "pass=", "pass:", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
-                 "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS, "mail", "account", "acct")
+                 "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS, "mail", "account", "acct", "u/p", "user")
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 

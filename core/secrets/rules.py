@@ -50,6 +50,7 @@ _PW_WORDS = (r"(?:password|passphrase|passcode|pass\s?word|pwd|mot de passe|cont
 _FILLER = (r"(?:\s+" + named.PREP + r"\s+(?:the\s+|my\s+|our\s+)?" + named.NOT_VERB + r"[\w.@/:-]+(?:\s+" + named.NOT_VERB
            + r"[\w.'’-]+){0,4}?|\s+(?:i|we|you|they)\s+" + named.NOT_VERB + r"[\w'’-]+(?:\s+" + named.NOT_VERB + r"[\w.'’-]+){0,8}?)?")
 _VERB = (r"(?:was changed to|was reset to|was set to|changed to|reset to|set to|will be|would be|has been|is now|now is|is still|became"
+         r"|(?:was\s+|got\s+)?changed\s+from|(?:should|must|shall|has\s+to)\s+be|is\s*:"
          r"|lautet:?|c'est|is|was|are|ist|est|es|é|=|:|->|→|—|–|-(?=\s)|\?"
          r"|,(?=\s+[^\s,()\[\]{}*&][^\s,]{3,},\s))")  # (an apposition in prose: "the new password, X, works now")
 
@@ -109,7 +110,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # prose: "the admin password is …", "password for the NAS was changed to …"
     (
         "password_in_prose",
-        lazy(r"(?i)(?=[pmcksп密パ])\b" + _PW_WORDS + _FILLER + r"\s*" + _VERB + r"\s*[\"'“«]?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r")"
+        lazy(r"(?i)(?=[pmcksп密パ])\b" + _PW_WORDS + _FILLER + r"\s*" + _VERB + r"(?:\s+(?:still|now|currently|probably|just))?\s*[\"'“«]?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r")"
                    + r"(?![A-Za-z_$][\w.$]*\()(?P<v>[^\s\"'”»]{4,})"),  # (not a call: code reads the value)
     ),
     # the same values in the places these do not read: other operators and names, markup, quoted prose, codes

@@ -74,6 +74,23 @@ GONE = [
     f"set system login user admin authentication plain-text-password-value {WORDY}",
     f"snmp-server user admin grp v3 auth sha {SECRET} priv aes 128 {WORDY}",
     f'[url "https://{SECRET.lower()}{WORDY}x1y2z3@github.com/"]\n\tinsteadOf = https://github.com/',
+    # what to type, more verbs, a change from one to another, a secret or what a key or code opens, a user and its password
+    f"type {WORDY} when it asks for the password",
+    f"when prompted for a password enter {SECRET}",
+    f"use {WORDY} to log in",
+    f"try {SECRET} as the password",
+    f"Password is: {WORDY}",
+    f"password should be {SECRET}",
+    f"the admin pw is still {WORDY}",
+    f"reset bob's password to {SECRET}",
+    f"the wifi password? it's {WORDY}",
+    f"the password was changed from {SECRET} to {WORDY}",
+    f"the secret is {WORDY}",
+    f"the key to the admin panel is {SECRET}",
+    f"the code to get in is {WORDY}",
+    f"creds: bob {SECRET}",
+    f"u/p: bob/{WORDY}",
+    f"user=bob pw={SECRET}",
 ]
 
 
@@ -126,6 +143,14 @@ KEPT = [
     "snmp-server group grp v3 priv",
     "https://firstname.lastname@dev.azure.com/org/project",
     "ssh://git@github.com/acme/app.git",
+    "use the vault to log in",
+    "Password is: required",
+    "password should be rotated",
+    "the secret is to keep it short",
+    "the key to success is practice",
+    "the cache key is billing-3f2a1b2c-12",
+    "the password was changed from the default to a random one",
+    "user=bob pw=$PW",
 ]
 
 
