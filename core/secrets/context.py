@@ -133,7 +133,7 @@ _PW_QUALIFIER = (r"(?:\s+(?:del|de|do|da|du|della|van|von|vom|beim|от|від|o
 _PW_VERB = (r"(?:lautet|è|är|is|es|est|é|és|este|είναι|ist|jest|je|је|ir|yra|ialah|adalah|ay|ni|হল|:|：|՝|=|(?<![Pp]assword )(?:e|er|to|on)(?=\s+[\"'“«]?[^\s\"'”»]{4,}[\"'”»]?[ \t]*"
             r"(?:$|[\n.,;!?)])))")
 _PROSE_OTHER = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r"(?:" + _PW_QUALIFIER + r"\s*" + _PW_VERB + r"|\s*" + _PW_VERB
-                    + r"?)\s+[\"'“«]?" + _REF + r"(?!-[A-Za-z]|[A-Za-z_$][\w.$]*\()(?P<v>[^\s\"'”»(][^\s\"'”»]{3,})")  # not an aside "(empty for none)", a flag, a call
+                    + r"?)\s+[\"'“«]?" + _REF + r"(?!-[A-Za-z])(?P<v>[^\s\"'”»(][^\s\"'”»]{3,})")  # not an aside "(empty for none)", nor a flag
 # ... with a relative clause between the word and its value: "la contraseña que puse para el wifi es X", "la password
 # che ho messo per il router è X", "le mot de passe que j'ai mis pour le routeur est X", "das Passwort, das ich für den
 # Router gesetzt habe, ist X", "пароль, который я поставил на роутер, X" (a comma closes the clause where no verb is said)
@@ -147,12 +147,12 @@ _PW_FOREIGN = (r"(?:mot de passe|contrase[ñn]a|wachtwoord|has[łl]o|l[öo]senor
                r"|slaptažodis|passwort|пароль|парола|лозинка|senha|palavra-passe|nenosiri|كلمة السر|كلمة المرور|κωδικός(?: πρόσβασης)?)")
 _PW_BARE = lazy(r"(?i)(?<![\w])(?:(?:password|passphrase|" + _PW_FOREIGN[3:] + r"(?:\s+[\w:’'-]+){1,3}?\s+" + _FOREIGN_VERB
                 + r"|" + _PW_FOREIGN + r"(?:\s+[\w’'-]+){1,3}?\s*:)\s*[\"'“«]?" + _REF
-                + r"(?!-[A-Za-z]|[A-Za-z_$][\w.$]*\()(?P<v>[^\s\"'”»(,][^\s\"'”»]{3,})")
+                + r"(?!-[A-Za-z])(?P<v>[^\s\"'”»(,][^\s\"'”»]{3,})")
 _CLAUSE_WORDS = ("que", "che", "das", "die", "den", "dem", "der", "som", "dat", "welches", "который", "которую", "которое", "которая",
                  "które", "ktore", "który", "ktory", "którą", "ktora")
 _PW_CLAUSE = lazy(r"(?i)(?<![\w])(?:[\w]+-)?" + _PW_OTHER + r",?\s+(?:" + "|".join(_CLAUSE_WORDS) + r")\s+(?:[\w'’-]+\s+){0,7}?[\w'’-]+"
                   r"(?:\s*,\s*(?:" + _PW_VERB + r")?|\s+" + _PW_VERB + r")\s*[\"'“«]?" + _REF
-                  + r"(?!-[A-Za-z]|[A-Za-z_$][\w.$]*\()(?P<v>[^\s\"'”»(,][^\s\"'”»]{3,})")
+                  + r"(?!-[A-Za-z])(?P<v>[^\s\"'”»(,][^\s\"'”»]{3,})")
 _CLAUSE_FINDER = Literals(_CLAUSE_WORDS)
 _PROSE_CJK = lazy(r"(?:パスワード|密码|密碼|비밀번호|암호|暗証番号|口令)\s*(?:は|是|为|為|：|:|는|은|=|\s)\s*"
                   r"(?P<v>[!-~]{4,})")

@@ -210,10 +210,12 @@ _REMOTE_DESK = lazy(r"(?i)\b(?:anydesk|teamviewer|rustdesk)\b[^\n]{0,40}?(?:\s/|
                     r"(?P<v>[^\s'\"/]{4,64})['\"]?" + _ASIDE_END)
 _REMOTE_WORDS = ("anydesk", "teamviewer", "rustdesk")
 _REMOTE_FINDER = Literals(_REMOTE_WORDS)
+# the words a name ends in when it names a secret (``DB_PASSWORD``, ``apiToken``), and such a name
+_SECRET_WORD = r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api_?key|credential)s?"
+_SECRET_NAME = r"[\w.-]*" + _SECRET_WORD
 # a PowerShell variable whose name ends in a secret's word: ``Set-Variable -Name DbPassword -Value 'X'``, ``New-Variable apiToken X``
 # (not ``tokenCount``, nor a value that is a call or a variable)
-_PS_VARIABLE = lazy(r"(?i)\b(?:set|new)-variable\b[^\n|;]*?(?:-name\s+)?['\"]?\w*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api_?key"
-                    r"|credential)s?['\"]?\s+(?:-value\s+)?" + _REF + r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\"|(?P<v>[^\s'\"`()|;-][^\s'\"`)|;]{2,}))")
+_PS_VARIABLE = lazy(r"(?i)\b(?:set|new)-variable\b[^\n|;]*?(?:-name\s+)?['\"]?\w*" + _SECRET_WORD + r"['\"]?\s+(?:-value\s+)?" + _REF + r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\"|(?P<v>[^\s'\"`()|;-][^\s'\"`)|;]{2,}))")
 # Windows' ``net use [Z:] \\server\share PASSWORD /user:bob`` (and the password after ``/user:…``); ``*`` asks for one
 _NET_USE = lazy(r"(?i)\bnet\s+use\s+(?:[a-z]:\s+|\*\s+)?\\\\\S+\s+(?:/user:\S+\s+)?" + _REF
                 + r"(?:\"(?P<q1>[^\"\n]{1,127})\"|(?P<v>[^\s/\"*][^\s\"]{0,127}))")
@@ -222,13 +224,12 @@ _NET_USE = lazy(r"(?i)\bnet\s+use\s+(?:[a-z]:\s+|\*\s+)?\\\\\S+\s+(?:/user:\S+\s
 # (``os.getenv('DB_PASSWORD', 'X')``, ``config.get("password", "X")``), after an or-else (``db.password ?: 'X'``,
 # ``process.env.API_TOKEN || 'X'``, ``os.getenv("PW") or "X"``); a password given to be hashed or set
 # (``bcrypt('X')``, ``Hash::make('X')``, ``user.set_password('X')``)
-_SECRET_NAME = r"[\w.-]*(?:pass(?:word|wd)?|pwd|secret|token|api_?key|credential)s?"
 _SUBSCRIPT_SET = lazy(r"(?i)\[\s*(['\"])" + _SECRET_NAME + r"\1\s*\]\s*(?::=|=(?!=))\s*" + _REF + r"(['\"])(?P<v>[^'\"\n]{3,200})\2")
 _LOOKUP_DEFAULT = lazy(r"(?i)\b(?:get|getenv|fetch|getproperty|get_env|env|getordefault|getstring|setdefault)\s*\(\s*(['\"])" + _SECRET_NAME
                        + r"\1\s*,\s*" + _REF + r"(['\"])(?P<v>[^'\"\n]{3,200})\2\s*\)")
 # (the name is code's, not a quoted word: "apiKey" or "oauth" is required; `` ?:`` with a space, not TypeScript's
 # ``maxTokens?: "x"``; the value ends the expression)
-_OR_DEFAULT = lazy(r"(?i)(?:pass(?:word|wd)?|pwd|secret|token|api_?key|credential)s?(?:['\"]\s*[)\]]|[)\]])?\s*(?:\s\?:|\?\?|\|\||\bor\b)\s*"
+_OR_DEFAULT = lazy(r"(?i)" + _SECRET_WORD + r"(?:['\"]\s*[)\]]|[)\]])?\s*(?:\s\?:|\?\?|\|\||\bor\b)\s*"
                    + _REF + r"(['\"])(?P<v>[^'\"\n]{3,200})\1(?=\s*(?:[;,)\]}]|$))")
 _HASHED = lazy(r"(?i)\b(?:bcrypt|hash::make|password_hash|make_password|generate_password_hash|hashpw|hash_password|set_password|setpassword"
                r"|cookieparser|hmac\.new|curlopt_(?:password|proxypassword|keypasswd)\s*,"

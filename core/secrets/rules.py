@@ -62,8 +62,7 @@ _URL = lazy(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@\[\]]{0,6
                   + r"(?P<v>[^\s/]{1,256})@(?=[^\s@/]*[A-Za-z0-9])")
 # a quoted value goes whole, to its closing quote, whatever it holds (a passphrase of words, a ``#``)
 _ASSIGNMENT = lazy(r"(?i)" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r"|[\"'](?:" + _PLACEHOLDER
-                   # (not a call: ``password = config.get('password', …)`` gives no value here)
-                   + r"))(?:\"(?P<q2>[^\"\n]{4,200})\"|'(?P<q1>[^'\n]{4,200})'|[\"']?(?![A-Za-z_$][\w.$]*\()(?P<v>[^\s\"',;]{6,}))")
+                   + r"))(?:\"(?P<q2>[^\"\n]{4,200})\"|'(?P<q1>[^'\n]{4,200})'|[\"']?(?P<v>[^\s\"',;]{6,}))")
 _URL_CONTEXT = lazy(r"://[^\s/@]*:[^\s/]*@")
 _BEARER_CONTEXT = lazy(r"\b(?:bearer|basic)\b\s*[:=]?\s+[a-z0-9._~+/=-]{16}")
 
@@ -111,7 +110,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "password_in_prose",
         lazy(r"(?i)(?=[pmcksп密パ])\b" + _PW_WORDS + _FILLER + r"\s*" + _VERB + r"(?:\s+(?:still|now|currently|probably|just))?\s*[\"'“«]?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r")"
-                   + r"(?![A-Za-z_$][\w.$]*\()(?P<v>[^\s\"'”»]{4,})"),  # (not a call: code reads the value)
+                   + r"(?P<v>[^\s\"'”»]{4,})"),
     ),
     # the same values in the places these do not read: other operators and names, markup, quoted prose, codes
     *named.PATTERNS,
@@ -429,7 +428,6 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
             _claim(spans, m.start() + s, m.start() + e, "high_entropy")
     spans = [sp for sp in spans if not public.example_key(text[sp[0] : sp[1]])]  # documentation keys
     return _glued_tails(text, sorted(spans))
-
 
 
 # the rules that judge a run by its shape (not by its place): ``public.py``'s structures are not theirs

@@ -192,16 +192,22 @@ _SECTION = lazy(r"(?m)^[ \t]*\[([^\]\n]{1,64})\][ \t]*\r?$")  # an INI section's
 
 # a value that starts with ``%`` is a reference or a format only so: ``%APPDATA%``, ``%(pw)s``, ``%s``, ``%{x}``
 # (a password may start with ``%``: "%92JrcjmQZQ6")
-_PERCENT_REF = re.compile(r"%(?:\w+%|\(|\{|[sdrifx](?![A-Za-z0-9]))")
+_PERCENT_REF = lazy(r"%(?:\w+%|\(|\{|[sdrifx](?![A-Za-z0-9]))")
 
 
-# a name in code, and a name called: what an assignment holds when the value is computed, not written
-# (a path of names, or one name without a digit: "Xk29dm(Q8aLp3" is a password with a parenthesis in it)
-_NAME_PATH = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+|[A-Za-z_$][A-Za-z_$]*")
+# a name in code (a path of names, or one name with no digit), and a name called: what an assignment holds
+# when the value is computed, not written. A callee may also be one name with an ``_`` or a word of four
+# letters in it (``b64decode``, ``utf8_to_utf16``), and its ``(`` opens arguments; "Xk29dm(Q8aLp3" and
+# "Hunter2(!)x" are passwords with a parenthesis in them
+_NAME = r"(?:[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+|[A-Za-z_$][A-Za-z_$]*)"
+_NAME_PATH = lazy(_NAME)
+_CALLEE = lazy(r"(?:" + _NAME + r"|[A-Za-z_$][\w$]*?(?:_|[a-z]{4})[\w$]*)")
+_OPENS = r"\((?:[\w\"'`()\[{*$@&/-]|$)"  # a call's "(" and what follows it: an argument, or its end
+_ARGUMENTS = lazy(_OPENS)
 _CODE_LITERALS = frozenset(("undefined", "null", "none", "nil", "true", "false", "nan", "nullptr", "typeof", "instanceof", "await", "void"))
 # what follows a name that is an operand, not a value: a comparison, a test, a ternary
-_EXPR_NEXT = re.compile(r"\s*(?:===?|!==?|&&|\|\||\?\?|\?(?=\s))")
-_CALLED = re.compile(r"(?:new\s+)?(?:[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+|[A-Za-z_$][A-Za-z_$]*)\(")
+_EXPR_NEXT = lazy(r"\s*(?:===?|!==?|&&|\|\||\?\?|\?(?=\s))")
+_CALLED = lazy(r"(?:new\s+)?" + _CALLEE.pattern + r"(?=" + _OPENS + r")")
 
 
 def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
@@ -209,7 +215,7 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     (``end``: where ``value`` ends in ``text``, for the clause of a dictated one)."""
     if names_itself(value) or _PUBLISHABLE.match(value.strip("\"'")):
         return False
-    if _CALLED.match(value) or (0 <= end < len(text) and text[end] == "(" and _NAME_PATH.fullmatch(value)):
+    if _CALLED.match(value) or (0 <= end < len(text) and _ARGUMENTS.match(text, end) and _CALLEE.fullmatch(value)):
         return False  # code calling something (``password = Prompt.ask(``, ``token = decode(raw)``): the value is computed
     if 0 <= end <= len(text) and _NAME_PATH.fullmatch(value) and _EXPR_NEXT.match(text, end):
         return False  # ``secret = storedId === flowId ? …``, ``token: oauthToken ? a : b``: an operand
