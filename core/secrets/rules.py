@@ -22,6 +22,7 @@ from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.lazy import lazy, source
 from commonkeep.secrets.literals import Wanted
 from commonkeep.secrets.randomness import random_head, random_parts, shannon_entropy
+from commonkeep.secrets.runs import shape_runs
 from commonkeep.secrets.values import dictated, keep, strong
 
 Span = tuple[int, int, str]  # start, end, kind
@@ -345,7 +346,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
         _, present_ci, live = _WANTED.present(text, low)
     ascii = text.isascii()  # contexts read the lower-cased text: case folding outside ASCII differs
     low_work = low  # ... of the text as the next rule sees it (claimed spans masked: a mask can join a match)
-    pub = public.spans(text)  # public by structure: the shape rules leave these alone (``public.py``)
+    pub: list[tuple[int, int]] | None = None  # public by structure (``public.py``), worked out when a rule of shape needs it
     while live:  # the rules whose literals the text holds, in their order (hex_key always)
         bit = live & -live
         live ^= bit
@@ -371,8 +372,11 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
                     continue
             if kind == "hex_key" and _digest_in_context(work, m.start(), s, e):
                 continue
-            if pub and kind in _SHAPE_KINDS and _overlaps(pub, s, e):
-                continue
+            if kind in _SHAPE_KINDS:
+                if pub is None:
+                    pub = public.spans(text)
+                if pub and _overlaps(pub, s, e):
+                    continue
             if kind == "prefixed_hex_token":
                 s = m.start()
             if kind == "partial_token":  # the prefix goes too; the rest must look random (not ``hf_transfer``)
@@ -401,11 +405,17 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
         else:
             spans.append((s, e, kind))
     work = _mask(work, spans)
-    if pub:  # what is public by structure is not read by the rules of shape below
-        work = _mask(work, [(s, e, "") for s, e in pub if MASK not in work[s:e]])
-    for s, e, kind in structure.seed_spans(work):
+    # the rules of shape below read runs of token characters (and seed phrases): where what is left holds
+    # none a rule could want (``runs.shape_runs``, the pre-check's test), they are not run
+    shaped = shape_runs(work)
+    if shaped:
+        if pub is None:
+            pub = public.spans(text)
+        if pub:  # what is public by structure is not read by the rules of shape below
+            work = _mask(work, [(s, e, "") for s, e in pub if MASK not in work[s:e]])
+    for s, e, kind in structure.seed_spans(work) if shaped else ():
         _claim(spans, s, e, kind)
-    for m in _BARE_HEX.finditer(work):
+    for m in _BARE_HEX.finditer(work) if shaped else ():
         if shannon_entropy(m.group(0)) < MIN_HEX_ENTROPY:  # "dddd…", "0000…": padding, not a key
             continue
         if m.group(0).isdigit() and _FRACTION.search(work, max(0, m.start() - 2), m.start()):
@@ -419,11 +429,11 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
             if head and random_head(head.group(1)):
                 _claim(spans, head.start(1), head.end(1), "partial_token")
     work = _mask(work, spans)
-    if depth < 2:
+    if depth < 2 and shaped:
         for s, e, kind in _encoded(work, depth):
             _claim(spans, s, e, kind)
         work = _mask(work, spans)
-    for m in _TOKEN.finditer(work):
+    for m in _TOKEN.finditer(work) if shaped else ():
         for s, e in random_parts(m.group(0)):
             _claim(spans, m.start() + s, m.start() + e, "high_entropy")
     spans = [sp for sp in spans if not public.example_key(text[sp[0] : sp[1]])]  # documentation keys

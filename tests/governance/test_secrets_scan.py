@@ -86,6 +86,25 @@ def test_the_rules_contexts_never_change_what_find_finds(monkeypatch: pytest.Mon
     assert [find(s) for s in texts] == with_contexts
 
 
+def test_find_skips_its_rules_of_shape_only_where_they_would_claim_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``find`` runs its rules of shape (bare hex, encoded runs, seed phrases, ``high_entropy``) only
+    where what the rules of place left holds a run one could want (``runs.shape_runs``): the same
+    spans as with them always run, on texts where both kinds claim something."""
+    from commonkeep.bench import secrets_templates
+    from commonkeep.secrets import rules
+
+    rng = random.Random(11)
+    alnum = string.ascii_letters + string.digits
+    texts = _texts_around_every_rule(12000) + secrets_templates.benign(1500, 3)
+    texts += [f"password={''.join(rng.choice(alnum) for _ in range(12))} and then {''.join(rng.choice(alnum) for _ in range(k))}"
+              for k in (16, 20, 24, 40, 64) for _ in range(20)]
+    skipped = [find(s) for s in texts]
+    assert sum(1 for s in texts if not rules.shape_runs(s)) > 3000  # the skip is taken
+    assert sum(1 for spans in skipped if any(kind == "high_entropy" for *_, kind in spans)) > 100
+    monkeypatch.setattr(rules, "shape_runs", lambda work: True)
+    assert [find(s) for s in texts] == skipped
+
+
 def test_jsonl_strings_are_scanned_as_decoded_and_field_names_do_not_count(tmp_path: Path) -> None:
     f = tmp_path / "captured.jsonl"
     rows = [{"id": f"cap_{i}", "text": f"Use port {5000 + i} for staging.", "normalized_key": "use-port"} for i in range(50)]

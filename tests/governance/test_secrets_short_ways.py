@@ -19,6 +19,7 @@ from commonkeep.secrets import (
     precheck,
     public,
     redact_obj,
+    runs,
     structure,
 )
 
@@ -46,17 +47,17 @@ def test_card_digits_on_the_workloads() -> None:
 
 def _run_by_regex(part: str, low: str, exact: bool) -> bool:
     """``precheck._run`` as its expressions read a piece of text (before the runs were cut out)."""
-    for m in precheck._HEX_RUN.finditer(part):
+    for m in runs._HEX_RUN.finditer(part):
         run = m.group(0)
-        if len(run) >= 48 or (len(run) >= 32 and any(w in low for w in precheck._HEX_WORDS)) or precheck._readable(run):
+        if len(run) >= 48 or (len(run) >= 32 and any(w in low for w in runs._HEX_WORDS)) or runs._readable(run):
             return True
-    if ("_" in part or "-" in part) and precheck._PREFIXED_HEX.search(part):
+    if ("_" in part or "-" in part) and runs._PREFIXED_HEX.search(part):
         return True
-    for m in precheck._TOKEN_RUN.finditer(part):
+    for m in runs._TOKEN_RUN.finditer(part):
         run = m.group(0)
-        if run != run.lower() and precheck._RANDOM_HINT.search(run) and (not exact or precheck.random_parts(run)):
+        if run != run.lower() and runs._RANDOM_HINT.search(run) and (not exact or runs.random_parts(run)):
             return True
-    return any(precheck._readable(m.group(0)) for m in precheck._B64_RUN.finditer(part))
+    return any(runs._readable(m.group(0)) for m in runs._B64_RUN.finditer(part))
 
 
 _RUNNY = ["0123456789abcdef" * 2, "deadBEEF", "aGVsbG8gd29ybGQgc2VjcmV0", "=", "==", "===", "+", "/", "_", "-", ".", ":", "x",
@@ -67,7 +68,7 @@ _RUNNY = ["0123456789abcdef" * 2, "deadBEEF", "aGVsbG8gd29ybGQgc2VjcmV0", "=", "
 @given(st.lists(st.sampled_from(_RUNNY) | st.text(alphabet="aZ09+/=_-.:!", max_size=8), min_size=1, max_size=12).map("".join),
        st.sampled_from(["", "the api key"]), st.booleans())
 def test_runs_cut_out_are_the_expressions_matches(part: str, low: str, exact: bool) -> None:
-    assert precheck._run(part, low, exact) == _run_by_regex(part, low, exact)
+    assert runs._run(part, low, exact) == _run_by_regex(part, low, exact)
 
 
 def test_runs_on_the_workloads() -> None:
@@ -76,7 +77,7 @@ def test_runs_on_the_workloads() -> None:
             for part in text.split():
                 if len(part) >= 16 and part.isascii():
                     for exact in (False, True):
-                        assert precheck._run(part, text.lower(), exact) == _run_by_regex(part, text.lower(), exact), part
+                        assert runs._run(part, text.lower(), exact) == _run_by_regex(part, text.lower(), exact), part
 
 
 _STARTY = ["sha", "SHA256:", "md5=", "h1:", "zh:", "blake2b-", "crc32c:", "hash=", "checksum: ", "digest ", "sum=", "sha256sum ",
@@ -210,9 +211,9 @@ def test_the_pre_check_s_seed_phrase_test_is_the_structure_s() -> None:
         for n_all in (11, 12, 13):
             plain = words[:n_list] + ["zzqx"] * max(0, n_all - n_list)
             low = " ".join(plain)
-            assert precheck._seedlike(precheck._words(low)) == structure.seedlike(low), (n_list, n_all)
+            assert runs._seedlike(runs._words(low)) == structure.seedlike(low), (n_list, n_all)
 
 
 def test_the_shortest_seed_phrase_is_worked_out_from_the_lists() -> None:
     shortest = min(len(w) for wl in structure.word_lists() for w in wl)
-    assert structure.SEED_LENGTHS[0] * (shortest + 1) - 1 == precheck.SEED_CHARS
+    assert structure.SEED_LENGTHS[0] * (shortest + 1) - 1 == runs.SEED_CHARS
