@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 
-from commonkeep.secrets import context, flags, named, places, public, rule_net, rules, services
+from commonkeep.secrets import asides, context, flags, named, places, public, rule_net, rules, services
 from commonkeep.secrets.literals import Literals
 from commonkeep.secrets.rules import _BEARER_CONTEXT, _URL_CONTEXT
 from commonkeep.secrets.runs import _runs, _words
@@ -174,7 +174,7 @@ def _in_context(text: str, low: str, words: list[bytes]) -> bool:
         return True
     if named.maybe(low):  # other operators and names, markup, quoted prose, codes (``named.py``)
         return True
-    if context.maybe(low) or places.maybe(low) or flags.maybe(low) or services.maybe(low):  # commands, config formats, auth arguments, prose, cards (``context.py``, ``places.py``)
+    if context.maybe(low) or places.maybe(low) or flags.maybe(low) or services.maybe(low) or asides.maybe(low):  # commands, config formats, auth arguments, prose, cards (``context.py``, ``places.py``)
         return True
     return colon and low.count(":") >= 4 and PGPASS.search(low) is not None
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from commonkeep.secrets import asides, flags, named, places, provider, public, services, structure
 from commonkeep.secrets import context as placed
-from commonkeep.secrets import flags, named, places, provider, public, services, structure
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.lazy import lazy, source
 from commonkeep.secrets.literals import Wanted
@@ -129,6 +129,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     *places.PATTERNS,
     *flags.PATTERNS,
     *services.PATTERNS,
+    *asides.PATTERNS,
     # a hex key with a secret word before it and no assignment: "signing key 4f3a…"
     (
         "hex_key",
@@ -157,6 +158,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     **places.NEEDLES,
     **flags.NEEDLES,
     **services.NEEDLES,
+    **asides.NEEDLES,
     **named.NEEDLES,
     "private_key": (("PRIVATE KEY", *structure.PEM_NEEDLES), False),
     "anthropic_key": (("sk-ant-",), False),
@@ -207,7 +209,7 @@ _TOKEN = lazy(r"[A-Za-z0-9+/_=.-]{20,}")
 
 
 _NOT_TOKENS = {"password_in_url", "password_assignment", "password_in_prose", "access_code", "private_key", "bearer_token", "slack_webhook",
-               "seed_phrase", "discord_webhook", *structure.NEEDLES, *placed.KINDS, *places.KINDS, *flags.KINDS, *services.KINDS}
+               "seed_phrase", "discord_webhook", *structure.NEEDLES, *placed.KINDS, *places.KINDS, *flags.KINDS, *services.KINDS, *asides.KINDS}
 _NEXT_HEAD = lazy(r"[\s,;:]{1,4}([A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])")
 
 
@@ -218,6 +220,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     **places.CONTEXTS,
     **flags.CONTEXTS,
     **services.CONTEXTS,
+    **asides.CONTEXTS,
     **named.CONTEXTS,
     _ASSIGNMENT: lambda low: structure.ASSIGN.search(low) is not None,
     _URL: lambda low: _URL_CONTEXT.search(low) is not None,

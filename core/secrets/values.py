@@ -93,6 +93,11 @@ _TYPE_NAMES = frozenset(("bool", "boolean", "str", "string", "int", "integer", "
                          "list", "tuple", "set", "any", "object", "none", "null", "optional", "secretstr", "text", "varchar", "char"))
 _FILE = lazy(r"[\w.-]+\.(?:txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env|csv|sql|xml|p12|pfx|jks|gpg|kdbx)")
 _HOSTNAME = lazy(r"(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|cloud|co|uk|de|fr|local|internal|example)")
+# a value with a letter, a digit and a mark ("kqzm41#"): no word, version, path or address has all three
+_MARKED = lazy(r"(?=[^\n]*[A-Za-z])(?=[^\n]*[0-9])(?=[^\n]*[!#%&*$^~?])[^\s]{6,}")
+# a text that speaks of a credential or of a device that has one ("I set it to X (the router one)")
+_CREDENTIAL_TEXT = lazy(r"(?i)\b(?:passwords?|passphrase|passcode|pwd|pw|pass|pin|creds?|credentials?|log ?in|sign ?in|wifi|wi-fi"
+                        r"|wlan|router|modem|nas|vpn|account|admin|keystore|vault)\b")
 CONTEXT_LOOSE = frozenset({"password_command", "config_secret", "auth_argument", "secret_in_prose", "proxy_password", "acl_password"})
 CODE_NAME = lazy(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_]{2,}|[a-z]+_[a-z_]+")  # ``settings.KEY``, ``ENV_NAME``, ``snake_case``
 
@@ -233,6 +238,11 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
             return False  # "users are identified by 'name'": a word quoted in English, not SQL
         if " " in value.strip():
             return _words_phrase(value)  # 'use the password "from the vault"': a clause, not a passphrase
+    if kind in ("password_aside", "password_set"):  # given beside its place (``asides.py``): one a person gives, a password's shape
+        v = value.strip()
+        if not (given(v) and strong(v)) or "[REDACTED" in v:
+            return False  # and "I set it to X": a mark no word, version or path has, or a text about a credential
+        return kind == "password_aside" or _MARKED.fullmatch(v) is not None or _CREDENTIAL_TEXT.search(text) is not None
     if kind == "password_named_after":  # "X is the password.": X, unless a word of the grammar ("This is the password.")
         core = value.strip().rstrip(".,;:!?)")
         return strong(core) or ((_LETTERS.fullmatch(core) is not None or core.isdigit()) and dictated(core, prose=False))

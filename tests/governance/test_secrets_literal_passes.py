@@ -12,7 +12,18 @@ from hypothesis import strategies as st
 
 from commonkeep.bench import secrets_templates
 from commonkeep.bench.capture import WORKLOADS
-from commonkeep.secrets import context, flags, literals, named, places, precheck, public, rules, services
+from commonkeep.secrets import (
+    asides,
+    context,
+    flags,
+    literals,
+    named,
+    places,
+    precheck,
+    public,
+    rules,
+    services,
+)
 from commonkeep.secrets.literals import Literals
 
 
@@ -273,7 +284,7 @@ def test_each_contexts_words_are_one_of_its_conditions() -> None:
     import ast
     import inspect
 
-    for module in (context, named, places, flags, services):
+    for module in (context, named, places, flags, services, asides):
         tree = ast.parse(inspect.getsource(module))
         table = next(n.value for n in ast.walk(tree) if isinstance(n, ast.AnnAssign) and isinstance(n.value, ast.Dict)
                      and ast.unparse(n.target) == "CONTEXTS")

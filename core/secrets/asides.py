@@ -1,0 +1,114 @@
+"""A password given beside its place, not after its name and a verb (issue 37): the forms people write in
+notes and comments that the rules of place before these do not read.
+
+- a comment on a line that names a password, giving its value: ``KEYSTORE_PASSWORD: ${{ secrets.KS }}
+  # was X``, ``createuser -P app  # typed X``, ``auth-user-pass creds.txt  # bob / X``;
+- a user and a password for a place: ``bob / X for the VPN``, ``VPN creds are bob and X``;
+- a password's word, more words, then a colon and the value: ``the vpn password is the same as the
+  wifi one: X``;
+- ``pass - X``, ``volume pw = X``;
+- a list of places and their passwords: ``passwords: router X, nas Y`` (the first and the last item of a
+  line; one between them is not read yet);
+- a value set with no name: ``I set it to X``, ``changed it back to X``: only where the value holds a
+  mark no word, version or path does (a letter, a digit and one of ``!#%&*$^~?``), or the text speaks of
+  a credential or a device that has one (``(the router one)``);
+- a password a config line runs a command to print (``passwd.cmd = "echo X"``).
+
+The value must be one a person gives (``values.given``: no word of English or of the grammar, no name
+from code, no path or port) and have a password's shape (``values.strong``); see ``values.keep``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from commonkeep.secrets.lazy import lazy
+from commonkeep.secrets.literals import Gated, Literals
+from commonkeep.secrets.structure import _REF
+
+# the value: no quote, no space; a closing quote or the sentence's punctuation may follow
+_V = r"['\"]?(?P<v>[^\s'\"`<>()\[\]{}]{3,63}[^\s'\"`<>()\[\]{}.,;:])['\"]?"
+_END = r"(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$))|[ \t]+(?:and|but|or|then|so|for|this|that|since|until|on|in|at|after|before|when|because|today|yesterday|earlier|again|last)\b)"
+_PW_NAME = r"(?:pass\w*|pwd|pw|secret\w*|creds?|credentials?|passphrase|keystore\w*|auth-user-pass|(?<=\s)-p)"
+# a comment after a line that names a password: its words (was, typed, old…), maybe a user and a slash, the value
+_COMMENT = lazy(r"(?im)^[^\n#]*?(?<![a-z])" + _PW_NAME + r"\b[^\n#]*?[ \t](?:#|//)[ \t]*"
+                r"(?:(?:was|typed|old|is|it'?s|pw|password|pass|default|initial|current|=|:|->)[ \t]*)*"
+                r"(?:[\w.@-]{1,40}[ \t]?/[ \t]?)?" + _REF + _V + r"[ \t]*$")
+# a user, a slash and a password, for a place
+_PLACES = (r"(?:vpn|wifi|wi-fi|wlan|router|modem|nas|server|box|db|database|admin|portal|site|account|ssh|rdp|ftp|sftp|smb"
+           r"|share|printer|camera|nvr|console|dashboard|panel|vm|host|switch|firewall|mail|mailbox|email|login)")
+_PAIR_FOR = lazy(r"(?i)(?<![\w/.-])[\w.@-]{2,40} / " + _REF + r"['\"]?(?P<v>[^\s/'\"`<>()\[\]{}]{3,63}[^\s/'\"`<>()\[\]{}.,;:])['\"]? (?:for|on|to|at) "
+                 r"(?:the |my |our |this |that )?" + _PLACES + r"\b")
+# "VPN creds are bob and X", "login: bob and X"
+_CREDS_AND = lazy(r"(?i)\b(?:creds|credentials|logins?)\b(?: (?:for|on|to|of) (?:the |my |our )?[\w.-]+)? ?(?:are|is|:|=) ?"
+                  r"[\w.@-]{1,40} (?:and|&|\+) " + _REF + _V + _END)
+# "the vpn password is the same as the wifi one: X": a password's word, words, a colon, the value
+_COLON_LATER = lazy(r"(?i)\b(?:password|passphrase|passcode|pwd|pw)\b[^\n:=]{4,60}?: " + _REF + _V + _END)
+# "pass - X", "pw = X" after a name ("veracrypt volume pw = X")
+_PASS_DASH = lazy(r"(?i)(?<![\w-])(?:pass(?:word)?|pw|pwd) (?:[-–—]|=) " + _REF + _V + _END)
+# "passwords: router X, nas Y": the first item after the list's head, and the last at the end of its line
+_LIST_HEAD = r"\b(?:passwords|passwds|pws|creds|credentials|logins|pins) ?: ?"
+_ITEM = r"(?:the )?[\w.@-]{2,30} ?[:=]? "
+_LIST_FIRST = lazy(r"(?i)" + _LIST_HEAD + _ITEM + _REF + _V + r"(?=[ \t]*(?:$|\n|[,;.](?:\s|$)))")
+_LIST_LAST = lazy(r"(?im)" + _LIST_HEAD + r"[^\n]*?[,;] ?" + _ITEM + _REF + _V + r"[ \t]*\.?[ \t]*$")
+# "I set it to X", "changed it back to X"
+_SET_IT = lazy(r"(?i)\b(?:set|changed|change|reset|switched|updated|made) (?:it|that|this|them|the thing) (?:back )?to "
+               + _REF + _V + _END)
+# a config line that runs a command to print a password (himalaya's ``passwd.cmd``, aerc's ``*-cred-cmd``)
+_CMD_ECHO = lazy(r"(?i)\b(?:passw(?:or)?d|pass|pw|secret|cred)[\w.-]*\s*=\s*['\"]\s*(?:echo|printf)\s+(?:-[ne]\s+)?" + _REF
+                 + r"['\"]?(?P<v>[^\s'\"`]{4,64})['\"]?")
+
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("password_aside", _COMMENT),
+    ("password_aside", _PAIR_FOR),
+    ("password_aside", _CREDS_AND),
+    ("password_aside", _COLON_LATER),
+    ("password_aside", _PASS_DASH),
+    ("password_aside", _LIST_FIRST),
+    ("password_aside", _LIST_LAST),
+    ("password_aside", _CMD_ECHO),
+    ("password_set", _SET_IT),
+)
+KINDS = frozenset(kind for kind, _ in PATTERNS)
+
+_COMMENT_WORDS = ("#", "//")
+_CREDS_WORDS = ("creds", "credential", "login")
+_LIST_WORDS = ("passwords", "passwds", "pws", "creds", "credentials", "logins", "pins")
+_SET_WORDS = (" it to ", " that to ", " this to ", " them to ", " it back to ", " that back to ", " this back to ",
+              " them back to ", " thing to ", " thing back to ")
+_DASH_WORDS = (" - ", " – ", " — ", " = ")
+_ECHO_WORDS = ("echo", "printf")
+_COMMENT_FINDER, _CREDS_FINDER, _LIST_FINDER = Literals(_COMMENT_WORDS), Literals(_CREDS_WORDS), Literals(_LIST_WORDS)
+_SET_FINDER, _DASH_FINDER, _ECHO_FINDER = Literals(_SET_WORDS), Literals(_DASH_WORDS), Literals(_ECHO_WORDS)
+_PW_FINDER = Literals(("password", "passphrase", "passcode", "pwd", "pw"))
+NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
+    "password_aside": ((*_COMMENT_WORDS, " / ", *_CREDS_WORDS, ":", *_DASH_WORDS, *_LIST_WORDS, *_ECHO_WORDS), True),
+    "password_set": (_SET_WORDS, True),
+}
+CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
+    _COMMENT: lambda low: _COMMENT_FINDER.any_in(low) and _COMMENT.search(low) is not None,
+    _PAIR_FOR: lambda low: " / " in low and _PAIR_FOR.search(low) is not None,
+    _CREDS_AND: lambda low: _CREDS_FINDER.any_in(low) and _CREDS_AND.search(low) is not None,
+    _COLON_LATER: lambda low: ": " in low and _PW_FINDER.any_in(low) and _COLON_LATER.search(low) is not None,
+    _PASS_DASH: lambda low: _DASH_FINDER.any_in(low) and _PASS_DASH.search(low) is not None,
+    _LIST_FIRST: lambda low: _LIST_FINDER.any_in(low) and _LIST_FIRST.search(low) is not None,
+    _LIST_LAST: lambda low: _LIST_FINDER.any_in(low) and _LIST_LAST.search(low) is not None,
+    _CMD_ECHO: lambda low: _ECHO_FINDER.any_in(low) and _CMD_ECHO.search(low) is not None,
+    _SET_IT: lambda low: _SET_FINDER.any_in(low) and _SET_IT.search(low) is not None,
+}
+# the words one of which each context needs (``literals.Gated``)
+CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
+    _COMMENT: _COMMENT_WORDS, _PAIR_FOR: (" / ",), _CREDS_AND: _CREDS_WORDS, _COLON_LATER: (": ",), _PASS_DASH: _DASH_WORDS,
+    _LIST_FIRST: _LIST_WORDS, _LIST_LAST: _LIST_WORDS, _CMD_ECHO: _ECHO_WORDS, _SET_IT: _SET_WORDS,
+}
+TRIGGER_WORDS = (*_COMMENT_WORDS, " / ", *_CREDS_WORDS, ": ", *_DASH_WORDS, *_LIST_WORDS, *_ECHO_WORDS, *_SET_WORDS)
+_TRIGGER = Literals(TRIGGER_WORDS)
+_GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
+
+
+def maybe(low: str) -> bool:
+    """Could one of these patterns match the lower-cased text? (``precheck``)"""
+    if not low.isascii():
+        return True
+    return _TRIGGER.any_in(low) and _GATED.any_true(low)
