@@ -33,10 +33,11 @@ Span = tuple[int, int]
 
 _HASHED = lazy(r"(?i)(?<![A-Za-z0-9])(?:sha-?(?:1|224|256|384|512)|md5|h1|zh|blake2[bs]?|blake3|crc32c?|sha3-\d+)[-:=]"
                r"[A-Za-z0-9+/_=-]{8,}")
-# the name's run of word characters is taken whole (``*+``): what must follow it (a quote, a space, ``:`` or
-# ``=``) is none of them, so giving some back never helps, and trying it cost ~10 µs a lockfile's ``sha512-…``
-_HASH_NAMED = lazy(r"(?i)(?:sha|md5|hash|checksum|digest|sum)[\w-]*+[\"']?\s*[:=]\s*[\"']?"
-                   r"(?P<v>[A-Za-z0-9+/_=-]{16,})")
+# a value named for a hash: the name ends in the hash's word, an algorithm's number or a suffix that says how it
+# is written (``sha256``, ``distributionSha256Sum``, ``content-hash``, ``checksums``, ``sha256_hex``); not a
+# name that only starts with one (``summary_token``, ``sumo_api_key``, ``hashed_password``, ``digest_auth_token``)
+_HASH_NAMED = lazy(r"(?i)(?:sha|md5|hash|checksum|digest|sum)(?:-?\d+)?(?:sum)?(?:es|s)?(?:[_-]?(?:hex|b64|base64|value))?"
+                   r"[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9+/_=-]{16,})")
 _SSH_PUB = lazy(r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)"
                 r"\s+AAAA[A-Za-z0-9+/]+={0,3}")
 _KNOWN_HOSTS = lazy(r"\|1\|[A-Za-z0-9+/=]{20,}\|[A-Za-z0-9+/=]{20,}")
@@ -260,12 +261,16 @@ def _both(text: str) -> tuple[list[Span], list[Span]]:
             out += found
             if rx in _STRONG_GATED:
                 strong += found
+            elif rx is _ID_HEADER:
+                strong += _one_token(text, found)
     if len(text) >= 26 and _maybe_ulid(text):
         ulids = [m.span() for m in _ULID.finditer(text)]
         out += ulids
         strong += ulids
     if "eyJ" in text:
-        out += [m.span() for m in _JWT_PART.finditer(text) if _json_object(m.group(0))]
+        parts = [m.span() for m in _JWT_PART.finditer(text) if _json_object(m.group(0))]
+        out += parts
+        strong += parts
     if "data:" in low:
         data = [m.span("v") for m in _DATA_URI.finditer(text) if not _readable(m.group("v"))]
         out += data
@@ -289,20 +294,32 @@ def _maybe_ulid(text: str) -> bool:
 
 
 # The structures every character of which is public by design, wherever they stand: a hash after its
-# algorithm, an SSH public key or a hashed ``known_hosts`` entry, a public PEM block with its end line, a data
-# URI's bytes, a JSON Web Key's public numbers, a content id, a ULID. Not URLs, ids and named values, whose
-# place may hold a token a provider's rule knows. ``provider.worth_scanning`` does not call the maintained
-# scanner for a run of letters and digits inside one of these (a lockfile's hashes, a key's base64).
+# algorithm or named for one, an SSH public key or a hashed ``known_hosts`` entry, a public PEM block with its
+# end line, a data URI's bytes, a JSON Web Key's public numbers, a key's id, a named public key, a key's
+# fingerprint, a CSP nonce, a content id, a ULID, a JWT's header or payload alone, the browser-side keys (a
+# reCAPTCHA site key, a Google OAuth client id, Mapbox's and Stripe's publishable keys) and the value of an id
+# header when it is one token. Not URLs, the objects' ids and a path's hex segments, whose place may hold a
+# token a provider's rule knows (a Resend key is ``re_…``, a PagerDuty integration key a URL's path).
+# ``provider.worth_scanning`` does not call the maintained scanner for a run of letters and digits inside one
+# of these (a lockfile's hashes, a key's base64, a request's id).
 _PEM_CLOSED = lazy(r"-----BEGIN (?P<l>CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|EC PUBLIC KEY|PGP PUBLIC KEY BLOCK|PGP SIGNATURE"
                    r"|CERTIFICATE REQUEST|NEW CERTIFICATE REQUEST|X509 CRL|PKCS7|TRUSTED CERTIFICATE|SSH2 PUBLIC KEY)"
                    r"-----[A-Za-z0-9+/=\s:,.()'-]*?-----END (?P=l)-----")
 _JWK_NUMBER = lazy(r"\"(?:n|e|x|y)\"\s*:\s*\"(?P<v>[A-Za-z0-9_-]{1,2048})\"")
-_STRONG_GATED = frozenset({_HASHED, _SSH_PUB, _KNOWN_HOSTS, _CID})  # those of ``_GATED``, with their literals there
+# those of ``_GATED``, with their literals there (an id header's value too, where it is one token: ``_one_token``)
+_STRONG_GATED = frozenset({_HASHED, _HASH_NAMED, _SSH_PUB, _KNOWN_HOSTS, _CID, _KID, _PUBLIC_NAMED, _NONCE, _SITEKEY, _OAUTH_CLIENT,
+                           _MAPBOX_PUBLIC, _STRIPE_PUBLIC, _FINGERPRINT})
 _STRONG: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = (
     *(gated for gated in _GATED if gated[1] in _STRONG_GATED),
     (("-----begin",), _PEM_CLOSED, False),
     (('":',), _JWK_NUMBER, True),
 )
+_ID_HEADER_GATE = next(literals for literals, rx, _ in _GATED if rx is _ID_HEADER)
+
+
+def _one_token(text: str, spans: list[Span]) -> list[Span]:
+    """The values of id headers that are one token (``X-Request-ID: 58fa…``): not a line that goes on."""
+    return [(s, e) for s, e in spans if len(text[s:e].split()) == 1]
 
 
 def strong_spans(text: str) -> list[Span]:
@@ -316,8 +333,12 @@ def strong_spans(text: str) -> list[Span]:
     for literals, rx, value in _STRONG:
         if any(w in low for w in literals):
             out += [m.span("v") if value else m.span() for m in _finditer(rx, text, low)]
+    if any(w in low for w in _ID_HEADER_GATE):
+        out += _one_token(text, [m.span("v") for m in _ID_HEADER.finditer(text)])
     if len(text) >= 26 and _maybe_ulid(text):
         out += [m.span() for m in _ULID.finditer(text)]
+    if "eyJ" in text:
+        out += [m.span() for m in _JWT_PART.finditer(text) if _json_object(m.group(0))]
     if "data:" in low:
         out += [m.span("v") for m in _DATA_URI.finditer(text) if not _readable(m.group("v"))]
     return out

@@ -251,3 +251,16 @@ def test_a_hex_run_after_a_digest_word_is_kept_and_after_a_secret_word_goes() ->
     for text in (f"id {HEX64} key", f"sha {HEX64} is the key", f"the key id {HEX64}"):
         assert redact(text).text == text, text
     assert redact(f"key: {HEX64}").text == "key: [REDACTED:hex_key]"
+
+
+def test_the_id_and_time_new_candidate_makes_are_kept_and_an_extra_field_of_their_name_is_read() -> None:
+    """``new_candidate`` does not send the id and the time it made to the redactor (no input reaches them),
+    but a caller's extra field named ``id`` or ``created_at`` is read like every other."""
+    cand = new_candidate(TEXT, tags=["ops"])
+    assert cand["id"].startswith("cap_") and cand["created_at"].endswith("Z")
+    assert list(cand)[:2] == ["id", "created_at"]  # the contract's key order
+    found: list[str] = []
+    token = "ghp_" + "aB3dE5fG7hI9jK1lM2nO4pQ6rS8tU0vW2xY4"  # generated, GitHub's shape
+    cand = new_candidate("a fact", findings=found, id=AWS, created_at=f"2026-12-05 {token}")
+    assert AWS not in cand["id"] and token not in cand["created_at"]
+    assert len(found) == 2

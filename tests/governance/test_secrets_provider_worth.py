@@ -1,7 +1,9 @@
 """When the maintained provider scanner is called (``provider.worth_scanning``): for a run of 12+
 letters and digits, mixed, that no person chose as a name, unless the run lies inside a structure
 public by design (``public.strong_spans``: a hash after its algorithm, an SSH or PEM public key, a data
-URI's bytes, a JSON Web Key's public numbers, a content id, a ULID) or the whole string is one UUID.
+URI's bytes, a JSON Web Key's public numbers, a content id, a ULID, a value named for a hash, a key's id
+or fingerprint, an id header's one-token value, the browser-side keys, a JWT's header alone) or the whole
+string is one UUID.
 Those structures are most of a token-heavy capture mix; the scanner costs a capture more than the rest
 of the scan, and it finds nothing in them."""
 
@@ -29,6 +31,14 @@ PUBLIC = {
     "IPFS CID": "pinned QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG to the gateway",
     "ULID": "order 01ARZ3NDEKTSV4RRFFQ69G5FAV shipped",
     "session UUID": "3f2c1a9e-8b7d-4c6e-9f01-23456789abcd",
+    "named hash": "distributionSha256Sum=ca5f975f00b63c65440fa06aa6af17b39bdc378b71be3e4a7cea9beaed13f203",
+    "request id": "X-Request-ID: 58fa0246-6713-4325-9ab9-f4cf17c64587",
+    "key id": '{"kid":"WSLeQGKBxaXrBEQBdsRlpSBWuSg","alg":"RS256"}',
+    "thumbprint": "x5t#S256: osR12-HCjDmeQQMbT5uh0JymC9IfwDkTlPxzNRzEC4E",
+    "site key": '<div class="g-recaptcha" data-sitekey="6L97VJ8vJV-LKCE9a36FnW18aAqmSxmRrbUYzy2A"></div>',
+    "publishable key": "STRIPE_PUBLISHABLE_KEY=pk_live_DQiz8gZPG49TJNsBIP6kHWYc",
+    "named public key": "minisign public key RWQF2BnziP+V1tk/wWQQWymVQw7kcNGDubME2wKP4zZUlmqmTux7y2I",
+    "JWT header alone": "the header eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 decodes to JSON",
 }
 TOKEN = "ghp_" + "aB3dE5fG7hI9jK1lM2nO4pQ6rS8tU0vW2xY4"  # generated, GitHub's shape
 
@@ -57,6 +67,13 @@ def test_what_is_not_public_by_design_is_still_scanned() -> None:
     assert provider._worth_scanning("the heroku key is 3f2c1a9e-8b7d-4c6e-9f01-23456789abcd")
     assert provider._worth_scanning("https://api.example.com/v1/items?code=q8ZtR3vLx2WmN7kP")
     assert provider._worth_scanning("sha512 of the release is in q8ZtR3vLx2WmN7kP")  # no hash after the algorithm
+    # a name that only starts with a hash's word, an id header's line that goes on, an object's id (a Resend
+    # key is ``re_…``), a path's hex segment (a PagerDuty integration key is a URL's path)
+    assert provider._worth_scanning("summary_token: q8ZtR3vLx2WmN7kPa9sD")
+    assert provider._worth_scanning("sumo_api_key = q8ZtR3vLx2WmN7kPa9sD")
+    assert provider._worth_scanning("X-Request-ID: 58fa0246 and then q8ZtR3vLx2WmN7kPa9sD")
+    assert provider._worth_scanning("RESEND=re_q8ZtR3vLx2WmN7kPa9sD")
+    assert provider._worth_scanning("https://events.pagerduty.com/integration/9f8e7d6c5b4a39281706f5e4d3c2b1a0/enqueue")
 
 
 def test_strong_spans_are_only_whole_structures() -> None:

@@ -97,3 +97,19 @@ def test_a_name_from_code_or_a_tag_does_not_load_the_provider_scanner() -> None:
             "print('scanner' in provider._STATE)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "True"]
+
+
+@pytest.mark.parametrize("name", ["sumo_api", "summary_key", "hashed_value_x", "digest_auth_token", "shard_secret", "md5_salt"])
+def test_a_name_that_only_starts_with_a_hash_word_does_not_make_its_value_public(name: str) -> None:
+    """``_HASH_NAMED`` reads a name that ends in the hash's word (``distributionSha256Sum``, ``content-hash``):
+    a name that only starts with one (``sumo_api``) named a token public, and the rules of shape left it."""
+    token = "q8ZtR3vLx2WmN7kPa9sDk2"  # generated
+    assert token not in redact(f"{name}: {token}").text
+    assert token not in redact(f"{name} = {token}").text
+
+
+@pytest.mark.parametrize("text", ["distributionSha256Sum=ca5f975f00b63c65440fa06aa6af17b39bdc378b71be3e4a7cea9beaed13f203",
+                                  '"content-hash": "7d2361a1d966590467d4522ebc37c441"', "sha256_hex: 3Q8ZtR3vLx2WmN7kPa9sDk2x",
+                                  "checksums: 9Q8ZtR3vLx2WmN7kPa9sDk2x"])
+def test_a_value_named_for_a_hash_stays(text: str) -> None:
+    assert redact(text).text == text
