@@ -44,15 +44,15 @@ def _runs(text: str, low: str, words: list[bytes] | None, exact: bool = False, s
     only (``needs_scan`` scans any other whole): another is answered yes."""
     if not text.isascii():
         return True
-    if len(text) >= 16 and max(map(len, parts := text.split()), default=0) >= 16:  # every run rule wants 16 characters in a row
-        for part in parts:
-            if len(part) >= 16 and _run(part, low, exact):
-                return True
+    # every run rule wants 16 characters in a row; the runs are cut out of the whole text at once (white
+    # space is outside every class, so they are the runs of its pieces between spaces)
+    if len(text) >= 16 and _run(text, low, exact):
+        return True
     return len(text) >= SEED_CHARS and _seedlike(_words(seed_low or low) if words is None else words)
 
 
 def _run(part: str, low: str, exact: bool = False) -> bool:
-    """Could a rule that reads runs want something in ``part`` (a piece of ASCII text between spaces)?
+    """Could a rule that reads runs want something in ``part`` (ASCII text: a piece between spaces, or a whole text)?
     ``exact``: a run of token characters only where ``find``'s last rule (``high_entropy``) would
     claim part of it, not wherever it could (asked where no rule claimed anything).
 
