@@ -33,7 +33,7 @@ _END = r"(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$))|[ \t]+(?:and|but|or|then|so|for|this
 _PW_NAME = r"(?:pass\w*|pwd|pw|secret\w*|creds?|credentials?|passphrase|keystore\w*|auth-user-pass|(?<=\s)-p)"
 # a comment after a line that names a password: its words (was, typed, old…), maybe a user and a slash, the value
 _COMMENT = lazy(r"(?im)^[^\n#]*?(?<![a-z])" + _PW_NAME + r"\b[^\n#]*?[ \t](?:#|//)[ \t]*"
-                r"(?:(?:was|typed|old|is|it'?s|pw|password|pass|default|initial|current|=|:|->)[ \t]*)*"
+                r"(?:(?:was|typed|old|is|it'?s|pw|password|pass|default|initial|current|now|set to|changed to|reset to|=|:|->)[ \t]*)*"
                 r"(?:[\w.@-]{1,40}[ \t]?/[ \t]?)?" + _REF + _V + r"[ \t]*$")
 # a user, a slash and a password, for a place
 _PLACES = (r"(?:vpn|wifi|wi-fi|wlan|router|modem|nas|server|box|db|database|admin|portal|site|account|ssh|rdp|ftp|sftp|smb"
@@ -45,8 +45,22 @@ _CREDS_AND = lazy(r"(?i)\b(?:creds|credentials|logins?)\b(?: (?:for|on|to|of) (?
                   r"[\w.@-]{1,40} (?:and|&|\+) " + _REF + _V + _END)
 # "the vpn password is the same as the wifi one: X": a password's word, words, a colon, the value
 _COLON_LATER = lazy(r"(?i)\b(?:password|passphrase|passcode|pwd|pw)\b[^\n:=]{4,60}?: " + _REF + _V + _END)
-# "pass - X", "pw = X" after a name ("veracrypt volume pw = X")
-_PASS_DASH = lazy(r"(?i)(?<![\w-])(?:pass(?:word)?|pw|pwd) (?:[-–—]|=) " + _REF + _V + _END)
+# "pass - X", "pw = X" after a name ("veracrypt volume pw = X"), "PW=X" ("pass X" alone is the verb: "pass --flag")
+_PASS_DASH = lazy(r"(?i)(?<![\w-])(?:pass(?:word)?|pw|pwd)(?: [-–—] | ?= ?)" + _REF + _V + _END)
+# an e-mail address as the login, then the password ("my bank login: bob@example.com, X", "bob@example.com pass X";
+# judged as ``password_set``)
+_EMAIL_THEN = lazy(r"(?i)(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+(?:[,;] ?| |\n)(?:(?:pass(?:word)?|pw|pwd) ?:? )?"
+                   + _REF + _V + _END)
+# a user and a password for an administrator's account in a login's sentence ("the router admin login is admin/X")
+_ADMIN_GLUED = lazy(r"(?i)\b(?:log ?in|creds?|credentials|account|user(?:name)?)\b[^\n]{0,40}?(?<![\w/.-])(?:root|admin|administrator"
+                    r"|sa|postgres|pi|ubnt|guest|ubuntu|oracle|system)[:/]" + _REF + _V + _END)
+# "ssh into the box as bob with X", "logged in as bob using X"
+_AS_WITH = lazy(r"(?i)\b(?:ssh|log(?:ged)? ?in|sign(?:ed)? ?in|connect(?:ed)?)\b[^\n]{0,40}? as [\w.@-]{1,40} (?:with|using) "
+                r"(?:(?:the )?(?:password|pw|pass) )?" + _REF + _V + _END)
+# commands that take a password of their own: Bitwarden's ``bw unlock X``/``bw login U X``, ``iwconfig … key s:X``, Oracle's
+# Data Pump and loaders given ``user/X`` without ``@db`` (``expdp system/X schemas=app``)
+_OWN_COMMAND = lazy(r"(?i)(?:\bbw (?:unlock|login \S+) |\biwconfig\b[^\n|;&]*? key s:|\b(?:expdp|impdp|sqlldr|rman|dgmgrl|exp|imp) "
+                    r"[\w$#]{1,30}/)" + _REF + r"['\"]?(?P<v>[^\s'\"`@/]{3,63}[^\s'\"`@/.,;:])['\"]?(?=\s|$)")
 # "passwords: router X, nas Y": the first item after the list's head, and the last at the end of its line
 _LIST_HEAD = r"\b(?:passwords|passwds|pws|creds|credentials|logins|pins) ?: ?"
 _ITEM = r"(?:the )?[\w.@-]{2,30} ?[:=]? "
@@ -68,7 +82,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_aside", _LIST_FIRST),
     ("password_aside", _LIST_LAST),
     ("password_aside", _CMD_ECHO),
+    ("password_aside", _ADMIN_GLUED),
+    ("password_aside", _AS_WITH),
+    ("password_aside", _OWN_COMMAND),
     ("password_set", _SET_IT),
+    ("password_set", _EMAIL_THEN),
 )
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 
@@ -77,14 +95,19 @@ _CREDS_WORDS = ("creds", "credential", "login")
 _LIST_WORDS = ("passwords", "passwds", "pws", "creds", "credentials", "logins", "pins")
 _SET_WORDS = (" it to ", " that to ", " this to ", " them to ", " it back to ", " that back to ", " this back to ",
               " them back to ", " thing to ", " thing back to ")
-_DASH_WORDS = (" - ", " – ", " — ", " = ")
+_DASH_WORDS = ("pass", "pw")  # every match of ``_PASS_DASH`` holds one ("pwd" holds "pw")
+_ADMIN_WORDS = ("login", "log in", "cred", "account", "user")
+_AS_WORDS = (" as ",)
+_OWN_WORDS = ("bw ", "iwconfig", "expdp", "impdp", "sqlldr", "rman", "dgmgrl", "exp ", "imp ")
 _ECHO_WORDS = ("echo", "printf")
 _COMMENT_FINDER, _CREDS_FINDER, _LIST_FINDER = Literals(_COMMENT_WORDS), Literals(_CREDS_WORDS), Literals(_LIST_WORDS)
 _SET_FINDER, _DASH_FINDER, _ECHO_FINDER = Literals(_SET_WORDS), Literals(_DASH_WORDS), Literals(_ECHO_WORDS)
+_ADMIN_FINDER, _OWN_FINDER = Literals(_ADMIN_WORDS), Literals(_OWN_WORDS)
 _PW_FINDER = Literals(("password", "passphrase", "passcode", "pwd", "pw"))
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
-    "password_aside": ((*_COMMENT_WORDS, " / ", *_CREDS_WORDS, ":", *_DASH_WORDS, *_LIST_WORDS, *_ECHO_WORDS), True),
-    "password_set": (_SET_WORDS, True),
+    "password_aside": ((*_COMMENT_WORDS, " / ", *_CREDS_WORDS, ":", *_DASH_WORDS, *_LIST_WORDS, *_ECHO_WORDS, *_ADMIN_WORDS,
+                        *_AS_WORDS, *_OWN_WORDS), True),
+    "password_set": ((*_SET_WORDS, "@"), True),
 }
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _COMMENT: lambda low: _COMMENT_FINDER.any_in(low) and _COMMENT.search(low) is not None,
@@ -96,13 +119,19 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _LIST_LAST: lambda low: _LIST_FINDER.any_in(low) and _LIST_LAST.search(low) is not None,
     _CMD_ECHO: lambda low: _ECHO_FINDER.any_in(low) and _CMD_ECHO.search(low) is not None,
     _SET_IT: lambda low: _SET_FINDER.any_in(low) and _SET_IT.search(low) is not None,
+    _EMAIL_THEN: lambda low: "@" in low and _EMAIL_THEN.search(low) is not None,
+    _ADMIN_GLUED: lambda low: _ADMIN_FINDER.any_in(low) and _ADMIN_GLUED.search(low) is not None,
+    _AS_WITH: lambda low: " as " in low and _AS_WITH.search(low) is not None,
+    _OWN_COMMAND: lambda low: _OWN_FINDER.any_in(low) and _OWN_COMMAND.search(low) is not None,
 }
 # the words one of which each context needs (``literals.Gated``)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _COMMENT: _COMMENT_WORDS, _PAIR_FOR: (" / ",), _CREDS_AND: _CREDS_WORDS, _COLON_LATER: (": ",), _PASS_DASH: _DASH_WORDS,
-    _LIST_FIRST: _LIST_WORDS, _LIST_LAST: _LIST_WORDS, _CMD_ECHO: _ECHO_WORDS, _SET_IT: _SET_WORDS,
+    _LIST_FIRST: _LIST_WORDS, _LIST_LAST: _LIST_WORDS, _CMD_ECHO: _ECHO_WORDS, _SET_IT: _SET_WORDS, _EMAIL_THEN: ("@",),
+    _ADMIN_GLUED: _ADMIN_WORDS, _AS_WITH: _AS_WORDS, _OWN_COMMAND: _OWN_WORDS,
 }
-TRIGGER_WORDS = (*_COMMENT_WORDS, " / ", *_CREDS_WORDS, ": ", *_DASH_WORDS, *_LIST_WORDS, *_ECHO_WORDS, *_SET_WORDS)
+TRIGGER_WORDS = (*_COMMENT_WORDS, " / ", *_CREDS_WORDS, ": ", *_DASH_WORDS, *_LIST_WORDS, *_ECHO_WORDS, *_SET_WORDS, "@", *_ADMIN_WORDS,
+                 *_AS_WORDS, *_OWN_WORDS)
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 

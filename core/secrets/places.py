@@ -90,7 +90,7 @@ _CRED_CALL_CONTEXT = lazy(r"(?:auth|credential|login|passw|bind)[\w.]*\s*\(\s*(?
 _USER_PAIR = lazy(r"(?i)(?:\bhttps?\s+(?:-\S+\s+)*?-a\s+|curlopt_userpwd\s*,\s*|\bauth\s*[:=]\s*)[\"']?[\w.@-]{1,40}:" + _REF
                   + r"(?P<v>[^\s\"'@]{3,})")
 _KEY_WORDS = (r"(?:wlan-schl[üu]ssel|netzwerkschl[üu]ssel|wlan-passwort|wifi-passwort|wlan-kennwort|cl[ée] wpa|cl[ée] wi-?fi"
-              r"|cl[ée] de s[ée]curit[ée]|clave wpa|clave de red|clave del wi-?fi|wi-?fi key|network key|wpa key|security key"
+              r"|cl[ée] de s[ée]curit[ée]|clave wpa|clave de red|clave del wi-?fi|clave wi-?fi|code wi-?fi|wi-?fi key|network key|wpa key|security key"
               r"|m[ậa]t kh[ẩa]u|kata sandi(?:nya)?|كلمة (?:المرور|السر)|ה?סיסמ[הא]|पासवर्ड|รหัสผ่าน)")
 _PROSE_KEY = lazy(r"(?i)(?<![\w])" + _KEY_WORDS + r"(?:\s+(?:for|of|del|de|du|für)\s+(?:the\s+|la\s+|le\s+|el\s+|den\s+)?[\w.-]+)?"
                   r"\s*(?:is|lautet|ist|est|es|là|adalah|คือ|هي|היא|है|:|：|=)?\s*[\"'“«]?" + _REF + r"(?P<v>[^\s\"'”»]{4,})")

@@ -2,7 +2,9 @@
 of sessions 17 and 18: 41 of 674 forms still leaked): a comment on a line that names a password, a user
 and a password for a place, "creds are U and X", a password's word then a colon later in the sentence,
 ``pass - X``, ``pw = X``, a list of places and their passwords, a value set with no name ("I set it to
-X") and a config line that echoes one (``asides.py``). Beside each, the ordinary text that stays: notes
+X"), an e-mail address then a password, ``admin/X`` in a login's sentence, "as bob with X", commands
+with a password of their own (``bw unlock``, ``iwconfig … key s:``, ``expdp user/X``) and a config line
+that echoes one (``asides.py``). Beside each, the ordinary text that stays: notes
 on code, versions, tags, settings and the words of such sentences with no password in them."""
 
 from __future__ import annotations
@@ -34,6 +36,18 @@ GONE = [
     f"I reset it to {WORDY} after the wifi outage",
     f'passwd.cmd = "echo {MARKED}"',
     f"imap-pass-cmd = 'printf {WORDY}'",
+    f"PW={MARKED}",
+    f"email bob@example.com pass {WORDY}",
+    f"my bank login: bob@example.com, {WORDY}",
+    f"bob@example.com\n{MARKED}",
+    f"The router admin login is admin/{WORDY}",
+    f"SSH into the box as bob with {MARKED}",
+    f"bw unlock {WORDY}",
+    f"iwconfig wlan0 key s:{MARKED}",
+    f"expdp system/{WORDY} schemas=app",
+    f"bin/elasticsearch-reset-password -u elastic -i  # set to {MARKED}",
+    f"Code wifi : {WORDY}",
+    f"Clave WiFi: {MARKED}",
 ]
 
 KEPT = [
@@ -62,6 +76,20 @@ KEPT = [
     'passwd.cmd = "pass show mail/bob"',
     "x = compute(a, b)  # pw is derived from the key",
     "File contents, sizes, line counts: use read_file, search_files, or terminal",
+    "contact bob@example.com tomorrow",
+    "reach me at bob@example.com re2",
+    "ping bob@example.com falcon57",  # a word and digits after an address, nothing about a credential
+    "the admin login is admin/settings on the router",
+    "SSH into the box as bob with your own key",
+    "logged in as bob using SSO",
+    "email bob@example.com pass it on",
+    "bw unlock --raw",
+    "except ValueError: pass",
+    "Pass allow_yanked=False so we don't suggest upgrading",
+    "to pass expand=True in fsspec.open()",
+    "did not correctly pass --gpg-sign",
+    "pass read_stream/write_stream or dispatcher, not both",
+    "Code wifi : voir le routeur",
 ]
 
 
@@ -69,7 +97,7 @@ KEPT = [
 def test_a_password_given_beside_its_place_is_removed(text: str) -> None:
     out = redact(text).text
     assert MARKED not in out and WORDY not in out, out
-    assert "[REDACTED:password_" in out
+    assert "[REDACTED:" in out
 
 
 @pytest.mark.parametrize("text", KEPT)
