@@ -54,11 +54,15 @@ _SECRET_SEGMENT = lazy(r"(?i)(?:token|tokens|key|keys|secret|secrets|hooks?|webh
                        r"|passwd|sig|signature|credentials?|session)$")
 _ULID = lazy(r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])")
 _CID = lazy(r"(?<![A-Za-z0-9])(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z][a-z2-7]{50,})(?![A-Za-z0-9])")
-_OBJECT_ID = lazy(r"(?<![A-Za-z0-9_-])(?:(?:ch|cus|pi|pm|in|sub|price|prod|evt|txn|re|po|acct|src|card|ba|seti|si|ii|il|py|dp"
-                  r"|chatcmpl|resp|run|thread|asst|file|batch|ftjob|step|vs|cmpl)[_-]|(?:msg|toolu|srvtoolu|req|msgbatch)_01)"
+_OBJECT_PREFIXES = ("ch", "cus", "pi", "pm", "in", "sub", "price", "prod", "evt", "txn", "re", "po", "acct", "src", "card", "ba", "seti", "si",
+                    "ii", "il", "py", "dp", "chatcmpl", "resp", "run", "thread", "asst", "file", "batch", "ftjob", "step", "vs", "cmpl")
+_OBJECT_01 = ("msg", "toolu", "srvtoolu", "req", "msgbatch")
+_OBJECT_ID = lazy(r"(?<![A-Za-z0-9_-])(?:(?:" + "|".join(_OBJECT_PREFIXES) + r")[_-]|(?:" + "|".join(_OBJECT_01) + r")_01)"
                   r"[A-Za-z0-9]{8,40}(?![A-Za-z0-9_/+=-])")
+# what every match starts with: an object's prefix and its ``_`` or ``-`` (a gate of ``_`` or ``-`` let nearly every text through)
+_OBJECT_WORDS = (*(p + sep for p in _OBJECT_PREFIXES for sep in "_-"), *(p + "_01" for p in _OBJECT_01))
 # the hex-only segments of a file path (a cache's content address, an overlay's id)
-_PATH_HEX = lazy(r"(?<=/)[0-9a-f]{16,}(?=/|$|\s|\.)")
+_PATH_HEX = lazy(r"/(?P<v>[0-9a-f]{16,})(?=/|$|\s|\.)")  # the ``/`` matched, not looked behind for: the search skips to each one
 _ID_HEADER = lazy(r"(?im)(?:^|(?<=[\s\"'`]))(?:[\w-]*-id(?:-\d)?|(?:request|trace|correlation|transaction|event|build|run|job|order"
                   r"|invocation|execution|deployment|message|incident|ticket)[ _]id|etag|if-none-match|if-match|content-md5|x-goog-hash|digest|traceparent|tracestate"
                   r"|x-amzn-trace-id)[ \t]*:[ \t]*(?P<v>[^\n]+)")
@@ -173,12 +177,12 @@ _GATED: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = (
     (("|1|",), _KNOWN_HOSTS, False),
     (("-----begin",), _PEM_PUBLIC, False),
     (("qm", "baf"), _CID, False),
-    (("_", "-"), _OBJECT_ID, False),
-    (("/",), _PATH_HEX, False),
+    (_OBJECT_WORDS, _OBJECT_ID, False),
+    (("/",), _PATH_HEX, True),
     (('":',), _JWK_PUBLIC, True),
     (("kid", "key_id", "keyid", "key-id", "x5t"), _KID, True),
     (("public",), _PUBLIC_NAMED, True),
-    (("id", "etag", "match", "md5", "hash", "digest", "trace"), _ID_HEADER, True),
+    (("-id", " id", "_id", "etag", "match", "md5", "hash", "digest", "trace"), _ID_HEADER, True),
     (("'nonce-",), _NONCE, True),
     (("sitekey", "site_key", "site-key"), _SITEKEY, True),
     ((".apps.googleusercontent.com",), _OAUTH_CLIENT, False),
