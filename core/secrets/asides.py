@@ -12,7 +12,10 @@ notes and comments that the rules of place before these do not read.
 - a value set with no name: ``I set it to X``, ``changed it back to X``: only where the value holds a
   mark no word, version or path does (a letter, a digit and one of ``!#%&*$^~?``), or the text speaks of
   a credential or a device that has one (``(the router one)``);
-- a password a config line runs a command to print (``passwd.cmd = "echo X"``).
+- a password a config line runs a command to print (``passwd.cmd = "echo X"``, msmtp's ``passwordeval "echo X"``);
+- a tool's ``config set KEY X`` with a key that names a secret (``npm config set //registry/:_password X``);
+- a value between escaped quotes after a secret's name (``password=\\"X\\";`` in a quoted JAAS line);
+- SQL Server's ``sp_addlogin 'bob', 'X'`` and ``sp_password 'old', 'X'``.
 
 The value must be one a person gives (``values.given``: no word of English or of the grammar, no name
 from code, no path or port) and have a password's shape (``values.strong``); see ``values.keep``.
@@ -70,8 +73,16 @@ _LIST_LAST = lazy(r"(?im)" + _LIST_HEAD + r"[^\n]*?[,;] ?" + _ITEM + _REF + _V +
 _SET_IT = lazy(r"(?i)\b(?:set|changed|change|reset|switched|updated|made) (?:it|that|this|them|the thing) (?:back )?to "
                + _REF + _V + _END)
 # a config line that runs a command to print a password (himalaya's ``passwd.cmd``, aerc's ``*-cred-cmd``)
-_CMD_ECHO = lazy(r"(?i)\b(?:passw(?:or)?d|pass|pw|secret|cred)[\w.-]*\s*=\s*['\"]\s*(?:echo|printf)\s+(?:-[ne]\s+)?" + _REF
+_CMD_ECHO = lazy(r"(?i)\b(?:passw(?:or)?d|pass|pw|secret|cred)[\w.-]*(?:\s*=\s*|\s+)['\"]\s*(?:echo|printf)\s+(?:-[ne]\s+)?" + _REF
                  + r"['\"]?(?P<v>[^\s'\"`]{4,64})['\"]?")
+
+# a tool's ``config set KEY VALUE`` with a key that names a secret (``npm config set //registry/:_password X``)
+_CONFIG_SET = lazy(r"(?i)\bconfig\s+set\s+(?:--?[\w-]+\s+)*\S*?(?:pass(?:word)?|secret|token|_auth)[\w.-]*\s+" + _REF
+                   + r"['\"]?(?P<v>[^\s'\"`]{3,199}[^\s'\"`.,;:])['\"]?(?=\s|$)")
+# a value between escaped quotes after a secret's name (a JAAS line inside a quoted property: ``password=\"X\";``)
+_ESCAPED_QUOTES = lazy(r"(?i)(?:passw(?:or)?d|pwd|secret|token)\w*(?:\\?[\"'])?\s*[:=]\s*\\[\"']" + _REF + r"(?P<v>[^\\\"'\n]{4,200})\\[\"']")
+# SQL Server's stored procedures that set a login's password: ``sp_addlogin 'bob', 'X'``, ``sp_password 'old', 'X'``
+_SP_LOGIN = lazy(r"(?i)\bsp_(?:addlogin|password)\s+(?:@\w+\s*=\s*)?(?:N?'[^'\n]*'|NULL)\s*,\s*(?:@\w+\s*=\s*)?N?'(?P<v>[^'\n]{3,128})'")
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_aside", _COMMENT),
@@ -85,6 +96,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_aside", _ADMIN_GLUED),
     ("password_aside", _AS_WITH),
     ("password_aside", _OWN_COMMAND),
+    ("password_aside", _CONFIG_SET),
+    ("password_aside", _ESCAPED_QUOTES),
+    ("password_aside", _SP_LOGIN),
     ("password_set", _SET_IT),
     ("password_set", _EMAIL_THEN),
 )
@@ -103,10 +117,12 @@ _ECHO_WORDS = ("echo", "printf")
 _COMMENT_FINDER, _CREDS_FINDER, _LIST_FINDER = Literals(_COMMENT_WORDS), Literals(_CREDS_WORDS), Literals(_LIST_WORDS)
 _SET_FINDER, _DASH_FINDER, _ECHO_FINDER = Literals(_SET_WORDS), Literals(_DASH_WORDS), Literals(_ECHO_WORDS)
 _ADMIN_FINDER, _OWN_FINDER = Literals(_ADMIN_WORDS), Literals(_OWN_WORDS)
+_ESCAPED_WORDS = ('\\"', "\\'")
+_ESCAPED_FINDER = Literals(_ESCAPED_WORDS)
 _PW_FINDER = Literals(("password", "passphrase", "passcode", "pwd", "pw"))
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "password_aside": ((*_COMMENT_WORDS, " / ", *_CREDS_WORDS, ":", *_DASH_WORDS, *_LIST_WORDS, *_ECHO_WORDS, *_ADMIN_WORDS,
-                        *_AS_WORDS, *_OWN_WORDS), True),
+                        *_AS_WORDS, *_OWN_WORDS, "config", *_ESCAPED_WORDS, "sp_"), True),
     "password_set": ((*_SET_WORDS, "@"), True),
 }
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
@@ -123,15 +139,19 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _ADMIN_GLUED: lambda low: _ADMIN_FINDER.any_in(low) and _ADMIN_GLUED.search(low) is not None,
     _AS_WITH: lambda low: " as " in low and _AS_WITH.search(low) is not None,
     _OWN_COMMAND: lambda low: _OWN_FINDER.any_in(low) and _OWN_COMMAND.search(low) is not None,
+    _CONFIG_SET: lambda low: "config" in low and _CONFIG_SET.search(low) is not None,
+    _ESCAPED_QUOTES: lambda low: _ESCAPED_FINDER.any_in(low) and _ESCAPED_QUOTES.search(low) is not None,
+    _SP_LOGIN: lambda low: "sp_" in low and _SP_LOGIN.search(low) is not None,
 }
 # the words one of which each context needs (``literals.Gated``)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _COMMENT: _COMMENT_WORDS, _PAIR_FOR: (" / ",), _CREDS_AND: _CREDS_WORDS, _COLON_LATER: (": ",), _PASS_DASH: _DASH_WORDS,
     _LIST_FIRST: _LIST_WORDS, _LIST_LAST: _LIST_WORDS, _CMD_ECHO: _ECHO_WORDS, _SET_IT: _SET_WORDS, _EMAIL_THEN: ("@",),
-    _ADMIN_GLUED: _ADMIN_WORDS, _AS_WITH: _AS_WORDS, _OWN_COMMAND: _OWN_WORDS,
+    _ADMIN_GLUED: _ADMIN_WORDS, _AS_WITH: _AS_WORDS, _OWN_COMMAND: _OWN_WORDS, _CONFIG_SET: ("config",), _ESCAPED_QUOTES: _ESCAPED_WORDS,
+    _SP_LOGIN: ("sp_",),
 }
 TRIGGER_WORDS = (*_COMMENT_WORDS, " / ", *_CREDS_WORDS, ": ", *_DASH_WORDS, *_LIST_WORDS, *_ECHO_WORDS, *_SET_WORDS, "@", *_ADMIN_WORDS,
-                 *_AS_WORDS, *_OWN_WORDS)
+                 *_AS_WORDS, *_OWN_WORDS, "config", *_ESCAPED_WORDS, "sp_")
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 

@@ -48,6 +48,11 @@ GONE = [
     f"bin/elasticsearch-reset-password -u elastic -i  # set to {MARKED}",
     f"Code wifi : {WORDY}",
     f"Clave WiFi: {MARKED}",
+    f'passwordeval "echo {WORDY}"',
+    f"npm config set //registry.acme.io/:_password {MARKED}",
+    f'sasl.jaas.config="PlainLoginModule required username=\\"bob\\" password=\\"{WORDY}\\";"',
+    f"EXEC sp_addlogin 'bob', '{MARKED}';",
+    f"EXEC sp_password NULL, '{WORDY}', 'bob';",
 ]
 
 KEPT = [
@@ -90,6 +95,10 @@ KEPT = [
     "did not correctly pass --gpg-sign",
     "pass read_stream/write_stream or dispatcher, not both",
     "Code wifi : voir le routeur",
+    "npm config set registry https://registry.acme.io/",
+    'yarn config set npmAuthToken "${NPM_TOKEN}"',
+    'password=\\"${DB_PASSWORD}\\"',
+    "EXEC sp_addlogin @loginame = N'app', @passwd = NULL;",
 ]
 
 
