@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from commonkeep.secrets import asides, flags, named, places, provider, public, services, structure
+from commonkeep.secrets import asides, flags, named, places, provider, public, rule_net, services, structure
 from commonkeep.secrets import context as placed
 from commonkeep.secrets.decoding import _decoded
 from commonkeep.secrets.lazy import lazy, source
@@ -341,7 +341,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     work = text
     low = text.lower()
     planned = _PLANNED
-    net: int | None = None  # the rules the net names: until a claim masks the text, no other rule can match it
+    net: int | None = None  # the rules the net names in what the next rule reads (``work``): no other rule can match it
     if planned[0] == text and planned[4] is _PLAN:  # the pre-check asked ``plan``: the rules before the first that matches are not run again
         _, live, present_ci, hexy, _, net = planned
     else:
@@ -353,7 +353,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     while live:  # the rules whose literals the text holds, in their order (hex_key always)
         bit = live & -live
         live ^= bit
-        if net is not None and not net & bit and work is text:
+        if net is not None and not net & bit:
             continue
         kind, pattern, needles, fold_case, gate, context = _PLAN[bit.bit_length() - 1]
         if kind in ("hex_key", "prefixed_hex_token") and not hexy:
@@ -391,6 +391,8 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
             spans.extend(found)
             work = _mask(work, found)
             low_work = work.lower()
+            if net is not None:  # a mask can join a match: the net is asked again of what the rules after this one read
+                net = rule_net.possible(work, _PLAN)
     if placed.card_digits(text):  # card numbers with their codes (``context.card_spans``)
         cards = [sp for sp in placed.card_spans(work) if MASK not in work[sp[0] : sp[1]]]
         for s, e, kind in cards:

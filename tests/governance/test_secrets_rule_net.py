@@ -26,8 +26,8 @@ def net() -> object:
     return rule_net._STATE["net"]
 
 
-# a claimed span masked out joins a match the text as written does not hold: ``find`` runs every later rule on
-# the masked text, whatever the net said of the text as written
+# a claimed span masked out joins a match the text as written does not hold: ``find`` asks the net again of the
+# masked text, and it must name every rule that matches it
 JOINED = ["x=1 -w O&9{smbclient //h/s -U u%ymf(xe,s5/,tjt$N30asS`:agGge,$tF",
           ";6cb99081d9ecb3cb00497ea5f42014026 token58544136:AAeAsm2Dgtuj5oiJpWGSoM1MdUDoR8nH4I5b.M5s"]
 
