@@ -137,8 +137,9 @@ def redact_obj(value: Any, findings: list[str] | None = None) -> Any:
     seen: list[str] = []
     marked: list[str] = []  # strings that hold a marker after the walk (a half of a split token?)
     out = _walk(value, local, (), seen, marked)
-    # the maintained provider rules run once over all the strings joined, not once per string; in
-    # the rare case they find something, the value is walked again with what they found
+    # the maintained provider rules run once over all the strings joined, not once per string, and over
+    # what our rules left of them (a token our rules took is not looked for again: the provider rules are
+    # there for what ours miss); in the rare case they find something, the value is walked again with it
     hits = provider.joined_values(seen) if seen else ()
     if hits:
         local, marked = [], []
@@ -176,7 +177,7 @@ def _string(value: str, sink: list[str], hits: tuple[provider.Hit, ...], seen: l
     if not hits and 8 <= len(value) <= 4096:  # the common case: one look-up of all a string's answers
         text, kinds, worth, marker = _clean(value)
         if worth and seen is not None:
-            seen.append(value)
+            seen.append(_for_provider(value, text, kinds))
         if kinds:
             sink.extend(kinds)
         if marker:
@@ -184,13 +185,13 @@ def _string(value: str, sink: list[str], hits: tuple[provider.Hit, ...], seen: l
         return text
     if len(value) < 8 or (value[:1] in _OWN_START and _OWN.fullmatch(value) is not None):
         return value
-    if seen is not None and provider.worth_scanning(value):
-        seen.append(value)
     mine = tuple(h for h in hits if h[0] in value) if hits else ()
     if len(value) <= 4096:
         text, kinds = _redact_cached(value, mine) if mine else _redact_cached(value)
     else:
         text, kinds = _redact_uncached(value, mine) if mine or _needs_scan(value) else (value, ())
+    if seen is not None and provider.worth_scanning(read := _for_provider(value, text, kinds)):
+        seen.append(read)
     if kinds:
         sink.extend(kinds)
     if "[REDACTED:" in text:
@@ -201,13 +202,24 @@ def _string(value: str, sink: list[str], hits: tuple[provider.Hit, ...], seen: l
 @lru_cache(maxsize=65536)
 def _clean(value: str) -> tuple[str, tuple[str, ...], bool, bool]:
     """For ``_string``: a string's redaction with no provider hits, its kinds, whether the provider
-    rules should read it (``provider.worth_scanning``) and whether the result holds a marker.
-    Captures and patch files repeat their refs, tags, ids and notes: one look-up answers all four.
-    Commonkeep's own ids are kept as they are."""
+    rules should read what our rules left of it (``provider.worth_scanning``) and whether the result
+    holds a marker. Captures and patch files repeat their refs, tags, ids and notes: one look-up
+    answers all four. Commonkeep's own ids are kept as they are."""
     if value[:1] in _OWN_START and _OWN.fullmatch(value) is not None:
         return value, (), False, False
     text, kinds = _redact_cached(value)
-    return text, kinds, provider.worth_scanning(value), "[REDACTED:" in text
+    return text, kinds, provider.worth_scanning(_for_provider(value, text, kinds)), "[REDACTED:" in text
+
+
+# the kinds of our rules of shape: a token they took may be one the provider rules know by name (a Postman key
+# taken as ``high_entropy``), so those rules read it whole and name it
+_GENERIC = frozenset({"high_entropy", "hex_key", "partial_token", "prefixed_hex_token"})
+
+
+def _for_provider(value: str, text: str, kinds: tuple[str, ...]) -> str:
+    """What the provider rules read of a string: what our rules left of it, or all of it where a rule of
+    shape took something."""
+    return value if any(k in _GENERIC or k.startswith("encoded") for k in kinds) else text
 
 
 # the rest of a split token, at the start of another string (``randomness.random_head``)

@@ -187,7 +187,7 @@ def _scan_here(text: str) -> tuple[Hit, ...]:
         if not f.visible:
             continue
         value = f.secret
-        if isinstance(value, str) and len(value.strip()) >= MIN_VALUE and "[REDACTED" not in value:
+        if isinstance(value, str) and len(value.strip()) >= MIN_VALUE and "REDACTED" not in value:  # not a marker of ours
             hits.setdefault(value.strip(), kind_of(f.rule_id))
     return tuple(sorted(hits.items(), key=lambda h: -len(h[0])))
 

@@ -83,7 +83,7 @@ def test_strong_spans_are_only_whole_structures() -> None:
     assert public.strong_spans("https://registry.npmjs.org/zod/-/zod-3.22.4.tgz") == []  # URLs are not
 
 
-def test_a_capture_of_public_structures_calls_the_scanner_once_a_token_is_beside_them(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_capture_of_public_structures_calls_the_scanner_once_a_token_our_rules_left_is_beside_them(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[str] = []
     real = provider._scan_here
 
@@ -97,10 +97,18 @@ def test_a_capture_of_public_structures_calls_the_scanner_once_a_token_is_beside
     found: list[str] = []
     assert redact_obj(cand, found) == cand and not found
     assert asked == []
-    cand["tags"] = ["deps", TOKEN]
+    cand["tags"] = ["deps", "Xk9mQpL2vB7zTq1a"]  # random, too short for our rules of shape: the provider rules read it
+    redact_obj(cand, [])
+    assert len(asked) == 1 and "Xk9mQpL2vB7zTq1a" in asked[0]
+    # a token one of our rules of place took is not looked for again: the provider rules read what ours left
+    cand["tags"] = ["deps", f"the deploy token is {TOKEN}"]
     found = []
     out = redact_obj(cand, found)
-    assert len(asked) == 1 and TOKEN in asked[0] and TOKEN not in str(out) and found
+    assert len(asked) == 1 and TOKEN not in str(out) and found == ["github_token"]
+    # ... but one a rule of shape took, they read whole, and name it if they know it
+    cand["tags"] = ["deps", "postman PMAK-0123456789abcdef01234567-0123456789abcdef0123456789abcdef01"]
+    out = redact_obj(cand, found := [])
+    assert len(asked) == 2 and "PMAK-" in asked[1] and "PMAK-" not in str(out)
 
 
 def test_the_pre_check_s_spans_and_the_strong_spans_alone_agree(monkeypatch: pytest.MonkeyPatch) -> None:
