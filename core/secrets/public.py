@@ -313,12 +313,6 @@ _JWK_NUMBER = lazy(r"\"(?:n|e|x|y)\"\s*:\s*\"(?P<v>[A-Za-z0-9_-]{1,2048})\"")
 # those of ``_GATED``, with their literals there (an id header's value too, where it is one token: ``_one_token``)
 _STRONG_GATED = frozenset({_HASHED, _HASH_NAMED, _SSH_PUB, _KNOWN_HOSTS, _CID, _KID, _PUBLIC_NAMED, _NONCE, _SITEKEY, _OAUTH_CLIENT,
                            _MAPBOX_PUBLIC, _STRIPE_PUBLIC, _FINGERPRINT})
-_STRONG: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = (
-    *(gated for gated in _GATED if gated[1] in _STRONG_GATED),
-    (("-----begin",), _PEM_CLOSED, False),
-    (('":',), _JWK_NUMBER, True),
-)
-_ID_HEADER_GATE = next(literals for literals, rx, _ in _GATED if rx is _ID_HEADER)
 
 
 def _one_token(text: str, spans: list[Span]) -> list[Span]:
@@ -327,24 +321,28 @@ def _one_token(text: str, spans: list[Span]) -> list[Span]:
 
 
 def strong_spans(text: str) -> list[Span]:
-    """The spans of ``text`` inside which every character is public by design (``_STRONG``, ULIDs and
-    data URIs whose bytes are not readable text), unsorted."""
+    """The spans of ``text`` inside which every character is public by design (see above), unsorted:
+    what ``_both`` finds of them, searched alone."""
     last = _LAST
     if last[0] == text:  # the pre-check worked them out with the rest (``_both``)
         return list(last[2])
     low = text.lower()
     out: list[Span] = []
-    for literals, rx, value in _STRONG:
-        if any(w in low for w in literals):
-            out += [m.span("v") if value else m.span() for m in _finditer(rx, text, low)]
-    if any(w in low for w in _ID_HEADER_GATE):
-        out += _one_token(text, [m.span("v") for m in _ID_HEADER.finditer(text)])
+    gates = _gates(low)
+    for i, (_, rx, value) in enumerate(_GATED):
+        if gates >> i & 1 and (rx in _STRONG_GATED or rx is _ID_HEADER):
+            found = [m.span("v") if value else m.span() for m in _finditer(rx, text, low)]
+            out += _one_token(text, found) if rx is _ID_HEADER else found
     if len(text) >= 26 and _maybe_ulid(text):
         out += [m.span() for m in _ULID.finditer(text)]
     if "eyJ" in text:
         out += [m.span() for m in _JWT_PART.finditer(text) if _json_object(m.group(0))]
     if "data:" in low:
         out += [m.span("v") for m in _DATA_URI.finditer(text) if not _readable(m.group("v"))]
+    if "-----begin" in low:
+        out += [m.span() for m in _PEM_CLOSED.finditer(text)]
+    if '":' in low:
+        out += [m.span("v") for m in _JWK_NUMBER.finditer(text)]
     return out
 
 
