@@ -195,6 +195,12 @@ MODULES: dict[str, Module] = {
         ("commonkeep/secrets/flags.py", "commonkeep/secrets/services.py"),
         ("tests/governance/test_secrets_codes_and_qualifiers.py", "tests/governance/test_secrets_literal_passes.py",
          "tests/governance/test_secrets_scan.py", "tests/governance/test_secrets_places_fed.py")),
+    # a password given beside its place (a comment, a list, user / X for a place, "I set it to X"): what is
+    # a password there, and what is a flag, a version, a tag or a word of the sentence
+    "secret-asides": Module(
+        ("commonkeep/secrets/asides.py",),
+        ("tests/governance/test_secrets_asides.py", "tests/governance/test_secrets_context.py",
+         "tests/governance/test_secrets_literal_passes.py", "tests/governance/test_secrets_scan.py")),
     # the pre-check and what is public by structure: the pre-check never says no where a rule finds something,
     # its short ways give the expressions' answers, and a run inside a structure public by design is not
     # sent to the provider scanner

@@ -9,7 +9,8 @@ text, where Betterleaks' own Python binding costs ~60 µs (``docs/security.md``)
 
 ``provider_values(text)`` returns the secret values found, with a kind named after the rule
 (``github_pat``, ``generic_credential_uri``); callers look the values up in each field, so one
-candidate is scanned once, all its fields joined. The compiled rules are cached on disk by
+candidate is scanned once, all its fields joined, each as our rules of place left it (a token they
+took is not looked for again; one our rules of shape took is read whole, so that it gets its name). The compiled rules are cached on disk by
 Kingfisher (first load ~3 s, then ~0.3 s), and loaded only when a text could hold a token (12+ letters and digits in a row, mixed).
 A short-lived ``commonkeep`` command does not load them at all: it asks the scanner service
 (``scanner_service.py``), which loaded them once, and scans here only when it gets no answer.

@@ -6,7 +6,8 @@ before it (``precheck._rules_maybe``) were half of what the pre-check cost. Here
 patterns are compiled into one Hyperscan database (Intel's multi-pattern engine, ``hyperscan`` on
 PyPI) in *prefilter* mode, where a pattern may match more than the Python pattern (lookarounds and
 back-references dropped, a long bounded repeat left open) but never less. One scan names the rules
-that could match; ``plan`` runs only those, and the wide net is not needed.
+that could match; ``plan`` runs only those, and the wide net is not needed. ``find`` asks again after a
+rule claims something (the claim masked out can join a match), and runs only the later rules named.
 
 It is sound only where the two engines read a text alike, so ``possible`` answers ``None`` (the
 pure-Python path) for text outside printable ASCII with tabs and line breaks: Python's ``\\s``
