@@ -15,7 +15,11 @@ notes and comments that the rules of place before these do not read.
 - a password a config line runs a command to print (``passwd.cmd = "echo X"``, msmtp's ``passwordeval "echo X"``);
 - a tool's ``config set KEY X`` with a key that names a secret (``npm config set //registry/:_password X``);
 - a value between escaped quotes after a secret's name (``password=\\"X\\";`` in a quoted JAAS line);
-- SQL Server's ``sp_addlogin 'bob', 'X'`` and ``sp_password 'old', 'X'``.
+- SQL Server's ``sp_addlogin 'bob', 'X'`` and ``sp_password 'old', 'X'``;
+- a password's short word with another language's verb ("el pass es X", "PW lautet X", "le mdp c'est X")
+  or English's contraction ("my pw's X"), its name in Markdown's emphasis ("- **Password**: `X`"), a
+  short XML tag of its own (``<pass>X</pass>``), a pair given to a name for credentials
+  (``credentials = ('bob', 'X')``).
 
 The value must be one a person gives (``values.given``: no word of English or of the grammar, no name
 from code, no path or port) and have a password's shape (``values.strong``); see ``values.keep``.
@@ -84,6 +88,20 @@ _ESCAPED_QUOTES = lazy(r"(?i)(?:passw(?:or)?d|pwd|secret|token)\w*(?:\\?[\"'])?\
 # SQL Server's stored procedures that set a login's password: ``sp_addlogin 'bob', 'X'``, ``sp_password 'old', 'X'``
 _SP_LOGIN = lazy(r"(?i)\bsp_(?:addlogin|password)\s+(?:@\w+\s*=\s*)?(?:N?'[^'\n]*'|NULL)\s*,\s*(?:@\w+\s*=\s*)?N?'(?P<v>[^'\n]{3,128})'")
 
+# a password's short word and a verb of another language ("el pass es X", "PW lautet X", "le mdp c'est X",
+# "mdp: X"), or English's contraction ("my pw's X", "password's X")
+_SHORT_VERB = lazy(r"(?i)(?<![\w-])(?:(?:pass|pw|pwd)\s+(?:es|est|ist|lautet|è|é|är|er|on|je|jest|c'est)|mdp\s*(?:c'est|est|:|=)"
+                   r"|(?:password|passwd|passphrase|passcode|pass|pw|pwd)['’]s)\s+" + _REF + _V + _END)
+# a password's name in Markdown's emphasis, then its value, maybe in backticks ("- **Password**: `X`", "__pw:__ X")
+_EMPHASIS = lazy(r"(?i)(?<![\w*])(?:\*\*|__|\*|_)(?:password|passwd|passphrase|pw|pwd|pass|secret|token|api key)"
+                 r"(?::(?:\*\*|__|\*|_)(?![\w*])|(?:\*\*|__|\*|_)(?![\w*])\s*:)\s*`?"  # a colon inside the emphasis or after it
+                 + _REF + r"(?P<v>[^\s`*'\"()\[\]{}<>]{3,63}[^\s`*'\"()\[\]{}<>.,;:])`?" + _END)
+# a password in a short XML tag of its own (``<pass>X</pass>``; the longer names are the assignment rule's)
+_SHORT_TAG = lazy(r"(?i)<(?P<tag>pass|pwd|pw)>" + _REF + r"(?P<v>[^<\s]{4,64})</(?P=tag)>")
+# a user and a password as a pair given to a name for credentials (``credentials = ('bob', 'X')``)
+_CRED_PAIR = lazy(r"(?i)\b(?:creds?|credentials|auth|login|basic_auth|userpass)\w*\s*[:=]\s*[(\[]\s*(['\"])[^'\"\n]{1,64}\1\s*,\s*"
+                  r"(['\"])" + _REF + r"(?P<v>[^'\"\n]{3,128})\2\s*[)\]]")
+
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_aside", _COMMENT),
     ("password_aside", _PAIR_FOR),
@@ -99,6 +117,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_aside", _CONFIG_SET),
     ("password_aside", _ESCAPED_QUOTES),
     ("password_aside", _SP_LOGIN),
+    ("password_aside", _SHORT_VERB),
+    ("password_aside", _EMPHASIS),
+    ("password_aside", _SHORT_TAG),
+    ("password_aside", _CRED_PAIR),
     ("password_set", _SET_IT),
     ("password_set", _EMAIL_THEN),
 )
@@ -118,11 +140,17 @@ _COMMENT_FINDER, _CREDS_FINDER, _LIST_FINDER = Literals(_COMMENT_WORDS), Literal
 _SET_FINDER, _DASH_FINDER, _ECHO_FINDER = Literals(_SET_WORDS), Literals(_DASH_WORDS), Literals(_ECHO_WORDS)
 _ADMIN_FINDER, _OWN_FINDER = Literals(_ADMIN_WORDS), Literals(_OWN_WORDS)
 _ESCAPED_WORDS = ('\\"', "\\'")
+_SHORT_VERB_WORDS = ("pass", "pw", "mdp")  # "pwd" holds "pw", "password" "pass"
+_EMPHASIS_WORDS = ("*", "_")
+_TAG_WORDS = ("<pass>", "<pwd>", "<pw>")
+_PAIR_WORDS = ("cred", "auth", "login", "userpass")
 _ESCAPED_FINDER = Literals(_ESCAPED_WORDS)
+_SHORT_VERB_FINDER, _TAG_FINDER, _PAIR_FINDER = Literals(_SHORT_VERB_WORDS), Literals(_TAG_WORDS), Literals(_PAIR_WORDS)
 _PW_FINDER = Literals(("password", "passphrase", "passcode", "pwd", "pw"))
 NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "password_aside": ((*_COMMENT_WORDS, " / ", *_CREDS_WORDS, ":", *_DASH_WORDS, *_LIST_WORDS, *_ECHO_WORDS, *_ADMIN_WORDS,
-                        *_AS_WORDS, *_OWN_WORDS, "config", *_ESCAPED_WORDS, "sp_"), True),
+                        *_AS_WORDS, *_OWN_WORDS, "config", *_ESCAPED_WORDS, "sp_", *_SHORT_VERB_WORDS, *_EMPHASIS_WORDS, *_TAG_WORDS,
+                        *_PAIR_WORDS), True),
     "password_set": ((*_SET_WORDS, "@"), True),
 }
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
@@ -142,16 +170,20 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _CONFIG_SET: lambda low: "config" in low and _CONFIG_SET.search(low) is not None,
     _ESCAPED_QUOTES: lambda low: _ESCAPED_FINDER.any_in(low) and _ESCAPED_QUOTES.search(low) is not None,
     _SP_LOGIN: lambda low: "sp_" in low and _SP_LOGIN.search(low) is not None,
+    _SHORT_VERB: lambda low: _SHORT_VERB_FINDER.any_in(low) and _SHORT_VERB.search(low) is not None,
+    _EMPHASIS: lambda low: ("*" in low or "_" in low) and _EMPHASIS.search(low) is not None,
+    _SHORT_TAG: lambda low: _TAG_FINDER.any_in(low),
+    _CRED_PAIR: lambda low: _PAIR_FINDER.any_in(low) and _CRED_PAIR.search(low) is not None,
 }
 # the words one of which each context needs (``literals.Gated``)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _COMMENT: _COMMENT_WORDS, _PAIR_FOR: (" / ",), _CREDS_AND: _CREDS_WORDS, _COLON_LATER: (": ",), _PASS_DASH: _DASH_WORDS,
     _LIST_FIRST: _LIST_WORDS, _LIST_LAST: _LIST_WORDS, _CMD_ECHO: _ECHO_WORDS, _SET_IT: _SET_WORDS, _EMAIL_THEN: ("@",),
     _ADMIN_GLUED: _ADMIN_WORDS, _AS_WITH: _AS_WORDS, _OWN_COMMAND: _OWN_WORDS, _CONFIG_SET: ("config",), _ESCAPED_QUOTES: _ESCAPED_WORDS,
-    _SP_LOGIN: ("sp_",),
+    _SP_LOGIN: ("sp_",), _SHORT_VERB: _SHORT_VERB_WORDS, _EMPHASIS: _EMPHASIS_WORDS, _SHORT_TAG: _TAG_WORDS, _CRED_PAIR: _PAIR_WORDS,
 }
 TRIGGER_WORDS = (*_COMMENT_WORDS, " / ", *_CREDS_WORDS, ": ", *_DASH_WORDS, *_LIST_WORDS, *_ECHO_WORDS, *_SET_WORDS, "@", *_ADMIN_WORDS,
-                 *_AS_WORDS, *_OWN_WORDS, "config", *_ESCAPED_WORDS, "sp_")
+                 *_AS_WORDS, *_OWN_WORDS, "config", *_ESCAPED_WORDS, "sp_", *_SHORT_VERB_WORDS, *_EMPHASIS_WORDS, *_TAG_WORDS, *_PAIR_WORDS)
 _TRIGGER = Literals(TRIGGER_WORDS)
 _GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
 

@@ -111,7 +111,7 @@ _SECRET_IS = lazy(r"(?i)\b(?:the\s+|my\s+|our\s+)?(?:(?:[\w-]+\s+)?secret|key|co
                   r"|(?:the\s+)?[\w-]+(?:\s+[\w-]+)?))?(?<!key)(?<!code)\s+(?:is|was)\s+(?:still\s+|now\s+)?['\"]?" + _REF
                   + r"(?P<v>(?=[^\s'\"]*\d)(?=[^\s'\"]*[a-z])[^\s'\"]{6,64})['\"]?(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$)|[ \t]+(?:and|but|or|for|btw)\b))")
 # Russian leaves the verb out after a qualifier: "пароль от роутера X"
-_RU_QUALIFIED = lazy(r"(?i)пароль(?:\s+(?:от|для|к|на)\s+[\w.-]+){1,2}\s+[\"'«]?(?P<v>[^\s\"'»]{4,64})")
+_RU_QUALIFIED = lazy(r"(?i)пароль(?:\s+(?:от|для|к|на|від|до)\s+[\w.-]+){1,2}\s+[\"'«]?(?P<v>[^\s\"'»]{4,64})")  # Russian, Ukrainian
 _SET_TO = lazy(r"(?i)\b(?:set|changed?|reset|updated?|rotated?)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?(?:[\w'’-]+\s+){0,2}"
                r"(?:password|passphrase|passcode|pin|pwd)\s+(?:to|as)\s+['\"]?" + _REF + r"(?P<v>[^\s'\"]{4,})")
 # the dictated password in other languages (``rules`` reads English, German, French, Spanish, Portuguese and Russian)

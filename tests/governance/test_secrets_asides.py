@@ -53,6 +53,16 @@ GONE = [
     f'sasl.jaas.config="PlainLoginModule required username=\\"bob\\" password=\\"{WORDY}\\";"',
     f"EXEC sp_addlogin 'bob', '{MARKED}';",
     f"EXEC sp_password NULL, '{WORDY}', 'bob';",
+    f"el pass es {MARKED}",
+    f"PW lautet {WORDY}",
+    f"le mdp c'est {WORDY}",
+    f"mdp: {MARKED}",
+    f"my pw's {WORDY}",
+    f"password's {MARKED}",
+    f"- **Password**: `{WORDY}`",
+    f"<user>bob</user><pass>{MARKED}</pass>",
+    f"credentials = ('bob', '{WORDY}')",
+    f"Пароль від wifi {MARKED}",
 ]
 
 KEPT = [
@@ -99,6 +109,14 @@ KEPT = [
     'yarn config set npmAuthToken "${NPM_TOKEN}"',
     'password=\\"${DB_PASSWORD}\\"',
     "EXEC sp_addlogin @loginame = N'app', @passwd = NULL;",
+    "**Password**: see below",
+    "the password's length is 12",
+    "my pw's expired",
+    "le mdp c'est pas bon",
+    "MDP: 0.95 discount",
+    "pass es un verbo",
+    "<pw>redacted</pw>",
+    "the __token__ attribute",
 ]
 
 
