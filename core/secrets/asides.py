@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable
 
 from commonkeep.secrets.lazy import lazy
-from commonkeep.secrets.literals import Gated, Literals
+from commonkeep.secrets.literals import Literals, Maybe
 from commonkeep.secrets.structure import _REF
 
 # the value: no quote, no space; a closing quote or the sentence's punctuation may follow
@@ -184,12 +184,5 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
 }
 TRIGGER_WORDS = (*_COMMENT_WORDS, " / ", *_CREDS_WORDS, ": ", *_DASH_WORDS, *_LIST_WORDS, *_ECHO_WORDS, *_SET_WORDS, "@", *_ADMIN_WORDS,
                  *_AS_WORDS, *_OWN_WORDS, "config", *_ESCAPED_WORDS, "sp_", *_SHORT_VERB_WORDS, *_EMPHASIS_WORDS, *_TAG_WORDS, *_PAIR_WORDS)
-_TRIGGER = Literals(TRIGGER_WORDS)
-_GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
-
-
-def maybe(low: str) -> bool:
-    """Could one of these patterns match the lower-cased text? (``precheck``)"""
-    if not low.isascii():
-        return True
-    return _TRIGGER.any_in(low) and _GATED.any_true(low)
+# could one of these patterns match the lower-cased text? (``precheck``)
+maybe = Maybe(TRIGGER_WORDS, CONTEXTS, CONTEXT_WORDS, outside_ascii=True)

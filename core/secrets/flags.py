@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 from commonkeep.secrets.context import _Q
 from commonkeep.secrets.lazy import lazy
-from commonkeep.secrets.literals import Gated, Literals
+from commonkeep.secrets.literals import Literals, Maybe
 from commonkeep.secrets.structure import _REF
 
 _ONE = r"[^\n|;&]*?"  # the rest of one command
@@ -123,10 +123,5 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _NAMED_SPACE: _NAMED_FINDER.words, _USER_AT: ("@",),
 }
 TRIGGER_WORDS = (*_PAIR_WORDS, *_WINDOWS_WORDS, "-pw", "-passwd", "-auth", "snmp", "requirepass", "masterauth", "composer", *_KEY_WORDS, *_NAMED_WORDS, "@")
-_TRIGGER = Literals(TRIGGER_WORDS)
-_GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
-
-
-def maybe(low: str) -> bool:
-    """Could one of these patterns match the lower-cased text? (``precheck``)"""
-    return _TRIGGER.any_in(low) and _GATED.any_true(low)
+# could one of these patterns match the lower-cased text? (``precheck``)
+maybe = Maybe(TRIGGER_WORDS, CONTEXTS, CONTEXT_WORDS, outside_ascii=False)

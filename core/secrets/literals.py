@@ -7,7 +7,7 @@ a substring test per word cost a few hundred nanoseconds each. The automaton is 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from commonkeep.util.regex_literals import required_literals
@@ -172,3 +172,22 @@ class Gated:
             if self._tests[bit.bit_length() - 1](low):
                 return True
         return False
+
+
+class Maybe:
+    """A module of rules' wide net for the pre-check (``precheck._in_context``): could one of its patterns
+    match the lower-cased text? One of its trigger words, then one of its contexts whose words the text
+    holds says yes (``Gated``); a text outside ASCII is answered yes where ``outside_ascii`` (patterns
+    that read other scripts, whose case folding the words do not follow)."""
+
+    def __init__(self, triggers: Sequence[str], contexts: Mapping[Any, Callable[[str], bool]],
+                 words: Mapping[Any, tuple[str, ...] | None], *, outside_ascii: bool) -> None:
+        self._trigger = Literals(triggers)
+        self._gated = Gated(list(contexts.values()), [words[p] for p in contexts])
+        self._outside_ascii = outside_ascii
+
+    def __call__(self, low: str) -> bool:
+        if self._outside_ascii and not low.isascii():
+            return True
+        return self._trigger.any_in(low) and self._gated.any_true(low)
+

@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from commonkeep.secrets.context import _Q, _VAL
 from commonkeep.secrets.lazy import lazy
-from commonkeep.secrets.literals import Gated, Literals
+from commonkeep.secrets.literals import Literals, Maybe
 from commonkeep.secrets.structure import _REF
 
 _UNTIL = r"[^\n|;&`]*?"  # the rest of one command
@@ -469,12 +469,5 @@ TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/ ", "
                  "setx", "-variable", "net use", "passwd", *_DEVICE_WORDS, "://", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", "pass=", "pass:", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
                  "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS, "mail", "account", "acct", "u/p", "user")
-_TRIGGER = Literals(TRIGGER_WORDS)
-_GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
-
-
-def maybe(low: str) -> bool:
-    """Could one of these patterns match the lower-cased text? (``precheck``)"""
-    if not low.isascii():
-        return True
-    return _TRIGGER.any_in(low) and _GATED.any_true(low)
+# could one of these patterns match the lower-cased text? (``precheck``)
+maybe = Maybe(TRIGGER_WORDS, CONTEXTS, CONTEXT_WORDS, outside_ascii=True)

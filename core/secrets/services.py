@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 
 from commonkeep.secrets.lazy import lazy
-from commonkeep.secrets.literals import Gated, Literals
+from commonkeep.secrets.literals import Literals, Maybe
 
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _PLAID = lazy(r"(?i)(?<![\w-])(?:access|processor)-(?:sandbox|development|production)-" + _UUID + r"(?![\w-])")
@@ -98,10 +98,5 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
 TRIGGER_WORDS = ("-sandbox-", "-development-", "-production-", "webhook.office.com", "outlook.office", "nrak-", "nrii-", "nraa-",
                  "sig=", "product", "license", "licence", "serial", "activation", "registration", "key=", "session", "sid=", "jwt=",
                  "ac", *_PATH_WORDS, *_HEADER_WORDS)
-_TRIGGER = Literals(TRIGGER_WORDS)
-_GATED = Gated(list(CONTEXTS.values()), [CONTEXT_WORDS[p] for p in CONTEXTS])
-
-
-def maybe(low: str) -> bool:
-    """Could one of these patterns match the lower-cased text? (``precheck``)"""
-    return _TRIGGER.any_in(low) and _GATED.any_true(low)
+# could one of these patterns match the lower-cased text? (``precheck``)
+maybe = Maybe(TRIGGER_WORDS, CONTEXTS, CONTEXT_WORDS, outside_ascii=False)
