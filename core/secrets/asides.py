@@ -7,8 +7,8 @@ notes and comments that the rules of place before these do not read.
 - a password's word, more words, then a colon and the value: ``the vpn password is the same as the
   wifi one: X``;
 - ``pass - X``, ``volume pw = X``;
-- a list of places and their passwords: ``passwords: router X, nas Y`` (the first and the last item of a
-  line; one between them is not read yet);
+- a list of places and their passwords: ``passwords: router X, nas Y`` (the first three items of a line
+  and its last);
 - a value set with no name: ``I set it to X``, ``changed it back to X``: only where the value holds a
   mark no word, version or path does (a letter, a digit and one of ``!#%&*$^~?``), or the text speaks of
   a credential or a device that has one (``(the router one)``);
@@ -73,6 +73,9 @@ _LIST_HEAD = r"\b(?:passwords|passwds|pws|creds|credentials|logins|pins) ?: ?"
 _ITEM = r"(?:the )?[\w.@-]{2,30} ?[:=]? "
 _LIST_FIRST = lazy(r"(?i)" + _LIST_HEAD + _ITEM + _REF + _V + r"(?=[ \t]*(?:$|\n|[,;.](?:\s|$)))")
 _LIST_LAST = lazy(r"(?im)" + _LIST_HEAD + r"[^\n]*?[,;] ?" + _ITEM + _REF + _V + r"[ \t]*\.?[ \t]*$")
+# ... and the second and third, each followed by another item
+_LIST_SECOND = lazy(r"(?i)" + _LIST_HEAD + r"[^\n,;]*[,;] ?" + _ITEM + _REF + _V + r"(?=[ \t]*[,;])")
+_LIST_THIRD = lazy(r"(?i)" + _LIST_HEAD + r"[^\n,;]*[,;][^\n,;]*[,;] ?" + _ITEM + _REF + _V + r"(?=[ \t]*[,;])")
 # "I set it to X", "changed it back to X"
 _SET_IT = lazy(r"(?i)\b(?:set|changed|change|reset|switched|updated|made) (?:it|that|this|them|the thing) (?:back )?to "
                + _REF + _V + _END)
@@ -110,6 +113,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_aside", _PASS_DASH),
     ("password_aside", _LIST_FIRST),
     ("password_aside", _LIST_LAST),
+    ("password_aside", _LIST_SECOND),
+    ("password_aside", _LIST_THIRD),
     ("password_aside", _CMD_ECHO),
     ("password_aside", _ADMIN_GLUED),
     ("password_aside", _AS_WITH),
@@ -161,6 +166,8 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _PASS_DASH: lambda low: _DASH_FINDER.any_in(low) and _PASS_DASH.search(low) is not None,
     _LIST_FIRST: lambda low: _LIST_FINDER.any_in(low) and _LIST_FIRST.search(low) is not None,
     _LIST_LAST: lambda low: _LIST_FINDER.any_in(low) and _LIST_LAST.search(low) is not None,
+    _LIST_SECOND: lambda low: _LIST_FINDER.any_in(low) and _LIST_SECOND.search(low) is not None,
+    _LIST_THIRD: lambda low: _LIST_FINDER.any_in(low) and _LIST_THIRD.search(low) is not None,
     _CMD_ECHO: lambda low: _ECHO_FINDER.any_in(low) and _CMD_ECHO.search(low) is not None,
     _SET_IT: lambda low: _SET_FINDER.any_in(low) and _SET_IT.search(low) is not None,
     _EMAIL_THEN: lambda low: "@" in low and _EMAIL_THEN.search(low) is not None,
@@ -178,7 +185,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
 # the words one of which each context needs (``literals.Gated``)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _COMMENT: _COMMENT_WORDS, _PAIR_FOR: (" / ",), _CREDS_AND: _CREDS_WORDS, _COLON_LATER: (": ",), _PASS_DASH: _DASH_WORDS,
-    _LIST_FIRST: _LIST_WORDS, _LIST_LAST: _LIST_WORDS, _CMD_ECHO: _ECHO_WORDS, _SET_IT: _SET_WORDS, _EMAIL_THEN: ("@",),
+    _LIST_FIRST: _LIST_WORDS, _LIST_LAST: _LIST_WORDS, _LIST_SECOND: _LIST_WORDS, _LIST_THIRD: _LIST_WORDS, _CMD_ECHO: _ECHO_WORDS, _SET_IT: _SET_WORDS, _EMAIL_THEN: ("@",),
     _ADMIN_GLUED: _ADMIN_WORDS, _AS_WITH: _AS_WORDS, _OWN_COMMAND: _OWN_WORDS, _CONFIG_SET: ("config",), _ESCAPED_QUOTES: _ESCAPED_WORDS,
     _SP_LOGIN: ("sp_",), _SHORT_VERB: _SHORT_VERB_WORDS, _EMPHASIS: _EMPHASIS_WORDS, _SHORT_TAG: _TAG_WORDS, _CRED_PAIR: _PAIR_WORDS,
 }
