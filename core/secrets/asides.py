@@ -98,7 +98,7 @@ _SHORT_VERB = lazy(r"(?i)(?<![\w-])(?:(?:pass|pw|pwd)\s+(?:es|est|ist|lautet|è|
 # a password's name in Markdown's emphasis, then its value, maybe in backticks ("- **Password**: `X`", "__pw:__ X")
 _EMPHASIS = lazy(r"(?i)(?<![\w*])(?:\*\*|__|\*|_)(?:password|passwd|passphrase|pw|pwd|pass|secret|token|api key)"
                  r"(?::(?:\*\*|__|\*|_)(?![\w*])|(?:\*\*|__|\*|_)(?![\w*])\s*:)\s*`?"  # a colon inside the emphasis or after it
-                 + _REF + r"(?P<v>[^\s`*'\"()\[\]{}<>]{3,63}[^\s`*'\"()\[\]{}<>.,;:])`?" + _END)
+                 + _REF + r"(?:\*\*|__)?(?P<v>[^\s`'\"()\[\]{}<>]{3,63}[^\s`'\"()\[\]{}<>.,;:])`?" + _END)
 # a password in a short XML tag of its own (``<pass>X</pass>``; the longer names are the assignment rule's)
 _SHORT_TAG = lazy(r"(?i)<(?P<tag>pass|pwd|pw)>" + _REF + r"(?P<v>[^<\s]{4,64})</(?P=tag)>")
 # a user and a password as a pair given to a name for credentials (``credentials = ('bob', 'X')``)

@@ -88,6 +88,8 @@ _PAIR_WORDS = ("-u", "--user", "-l", "--login")
 _WINDOWS_WORDS = ("/pass:", "/password:", "/pwd:", "/p:")
 _KEY_WORDS = ("pass", "pwd", "pw", "psk")
 _NAMED_WORDS = ("secret", "token", "key", "passw", "passwd")
+# Maven's command (its ``-P`` is a profile): the word, not "mvn" inside a password ("hatmvnz4")
+_MAVEN = re.compile(r"(?<![\w-])mvnw?(?![\w-])")
 _PAIR_FINDER, _WINDOWS_FINDER, _KEY_FINDER = Literals(_PAIR_WORDS), Literals(_WINDOWS_WORDS), Literals(_KEY_WORDS)
 _NAMED_FINDER = Literals(_NAMED_WORDS)
 # each kind's literals, looked up in the lower-cased text (``rules.NEEDLES``)
@@ -101,8 +103,9 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
 }
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     # (not Maven's: ``mvn -U clean install -P prod``, its -U updates and its -P names a profile)
-    _PAIR: lambda low: _PAIR_FINDER.any_in(low) and ("-p" in low or "--pass" in low) and "mvn" not in low and _PAIR.search(low) is not None,
-    _PAIR_AFTER: lambda low: _PAIR_FINDER.any_in(low) and ("-p" in low or "--pass" in low) and "mvn" not in low
+    _PAIR: lambda low: _PAIR_FINDER.any_in(low) and ("-p" in low or "--pass" in low) and not ("mvn" in low and _MAVEN.search(low))
+    and _PAIR.search(low) is not None,
+    _PAIR_AFTER: lambda low: _PAIR_FINDER.any_in(low) and ("-p" in low or "--pass" in low) and not ("mvn" in low and _MAVEN.search(low))
     and _PAIR_AFTER.search(low) is not None,
     _WINDOWS: lambda low: _WINDOWS_FINDER.any_in(low),
     _PUTTY: lambda low: "-pw" in low,

@@ -144,6 +144,13 @@ FLAG_FORMS = [
 ]
 
 
+def test_mvn_inside_a_password_is_not_maven() -> None:
+    """Maven's ``-P`` names a profile, so a user-and-password pair is not read on its command line; the word
+    ``mvn`` inside a password ("hat**mvn**z4") is not that command."""
+    assert "nwp7hatmvnz4" not in redact("ipmitool -I lanplus -H bmc -U admin -P nwp7hatmvnz4 power status").text
+    assert redact("mvn -U user -P release deploy").text == "mvn -U user -P release deploy"
+
+
 @pytest.mark.parametrize("form", FLAG_FORMS)
 def test_a_password_on_a_command_or_config_line_of_any_tool_goes(form: str) -> None:
     text = form.format(p=P)
