@@ -322,28 +322,13 @@ def _one_token(text: str, spans: list[Span]) -> list[Span]:
 
 def strong_spans(text: str) -> list[Span]:
     """The spans of ``text`` inside which every character is public by design (see above), unsorted:
-    what ``_both`` finds of them, searched alone."""
+    what the pre-check worked out with the rest (``_both``), or worked out so now and kept for ``spans``."""
     last = _LAST
-    if last[0] == text:  # the pre-check worked them out with the rest (``_both``)
-        return list(last[2])
-    low = text.lower()
-    out: list[Span] = []
-    gates = _gates(low)
-    for i, (_, rx, value) in enumerate(_GATED):
-        if gates >> i & 1 and (rx in _STRONG_GATED or rx is _ID_HEADER):
-            found = [m.span("v") if value else m.span() for m in _finditer(rx, text, low)]
-            out += _one_token(text, found) if rx is _ID_HEADER else found
-    if len(text) >= 26 and _maybe_ulid(text):
-        out += [m.span() for m in _ULID.finditer(text)]
-    if "eyJ" in text:
-        out += [m.span() for m in _JWT_PART.finditer(text) if _json_object(m.group(0))]
-    if "data:" in low:
-        out += [m.span("v") for m in _DATA_URI.finditer(text) if not _readable(m.group("v"))]
-    if "-----begin" in low:
-        out += [m.span() for m in _PEM_CLOSED.finditer(text)]
-    if '":' in low:
-        out += [m.span("v") for m in _JWK_NUMBER.finditer(text)]
-    return out
+    if last[0] != text:
+        found, strong = _both(text)
+        _remember(text, tuple(found), tuple(strong))
+        return strong
+    return list(last[2])
 
 
 def example_key(value: str) -> bool:

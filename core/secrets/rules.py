@@ -418,31 +418,37 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
             pub = public.spans(text)
         if pub:  # what is public by structure is not read by the rules of shape below
             work = _mask(work, [(s, e, "") for s, e in pub if MASK not in work[s:e]])
-    for s, e, kind in structure.seed_spans(work) if shaped else ():
-        _claim(spans, s, e, kind)
-    for m in _BARE_HEX.finditer(work) if shaped else ():
-        if shannon_entropy(m.group(0)) < MIN_HEX_ENTROPY:  # "dddd…", "0000…": padding, not a key
-            continue
-        if m.group(0).isdigit() and _FRACTION.search(work, max(0, m.start() - 2), m.start()):
-            continue  # the digits after a decimal point ("0.1000000000000000055511151231257827…"): a number
-        if len(m.group(0)) not in _DIGEST_LENGTHS and not _DIGEST_WORDS.search(work[max(0, m.start() - 24) : m.start()]):
-            _claim(spans, m.start(), m.end(), "hex_key")
-    work = _mask(work, spans)
+        _claim_seeds_and_hex(work, spans)
+        work = _mask(work, spans)
     for _s, e, kind in list(spans):
         if kind not in _NOT_TOKENS:  # the rest of a split token may follow on the next line or after a space
             head = _NEXT_HEAD.match(work, e)
             if head and random_head(head.group(1)):
                 _claim(spans, head.start(1), head.end(1), "partial_token")
     work = _mask(work, spans)
-    if depth < 2 and shaped:
-        for s, e, kind in _encoded(work, depth):
-            _claim(spans, s, e, kind)
-        work = _mask(work, spans)
-    for m in _TOKEN.finditer(work) if shaped else ():
-        for s, e in random_parts(m.group(0)):
-            _claim(spans, m.start() + s, m.start() + e, "high_entropy")
+    if shaped:
+        if depth < 2:
+            for s, e, kind in _encoded(work, depth):
+                _claim(spans, s, e, kind)
+            work = _mask(work, spans)
+        for m in _TOKEN.finditer(work):
+            for s, e in random_parts(m.group(0)):
+                _claim(spans, m.start() + s, m.start() + e, "high_entropy")
     spans = [sp for sp in spans if not public.example_key(text[sp[0] : sp[1]])]  # documentation keys
     return _glued_tails(text, sorted(spans))
+
+
+def _claim_seeds_and_hex(work: str, spans: list[Span]) -> None:
+    """The first rules of shape: seed phrases, and bare hex keys (not padding, a fraction's digits or a digest)."""
+    for s, e, kind in structure.seed_spans(work):
+        _claim(spans, s, e, kind)
+    for m in _BARE_HEX.finditer(work):
+        if shannon_entropy(m.group(0)) < MIN_HEX_ENTROPY:  # "dddd…", "0000…": padding, not a key
+            continue
+        if m.group(0).isdigit() and _FRACTION.search(work, max(0, m.start() - 2), m.start()):
+            continue  # the digits after a decimal point ("0.1000000000000000055511151231257827…"): a number
+        if len(m.group(0)) not in _DIGEST_LENGTHS and not _DIGEST_WORDS.search(work[max(0, m.start() - 24) : m.start()]):
+            _claim(spans, m.start(), m.end(), "hex_key")
 
 
 # the rules that judge a run by its shape (not by its place): ``public.py``'s structures are not theirs

@@ -116,11 +116,8 @@ def new_candidate(
     # the id and the time were made here, from the clock: no secret can be in them, and they are new at
     # every capture (each a miss of the redactor's cache); anything else, an extra field of the same name too, is read
     made = {key: value for key, value in (("id", made_id), ("created_at", created)) if cand.get(key) is value}
-    if made:
-        read = redact_obj({k: v for k, v in cand.items() if k not in made}, found)
-        cand = {k: made[k] if k in made else read[k] for k in cand}
-    else:
-        cand = redact_obj(cand, found)
+    read = redact_obj({k: v for k, v in cand.items() if k not in made}, found)
+    cand = {k: made[k] if k in made else read[k] for k in cand}
     strict(cand, found)
     cand["tags"] = [t.strip() for t in cand["tags"] if t.strip()]
     if findings is not None:
