@@ -21,14 +21,17 @@ _PACKAGES = ("commonkeep", "commonkeep_hermes", "commonkeep_omp", "commonkeep_ro
 
 
 def clear_caches() -> int:
-    """Empty every ``functools.lru_cache`` defined in a commonkeep module; returns how many."""
+    """Empty every ``functools.lru_cache`` defined in a commonkeep module, and every ``secrets.kept.Kept``
+    one holds (``secrets._UNTOUCHED``, ``fields._PLAIN``); returns how many."""
     cleared = 0
     for name, module in list(sys.modules.items()):
         if module is None or name.split(".", 1)[0] not in _PACKAGES:
             continue
         for value in list(vars(module).values()):
             params = getattr(value, "cache_parameters", None)
-            if params is None or getattr(value, "__module__", None) != name or params().get("maxsize") == 1:
+            # an ``lru_cache`` of this module, or a ``secrets.kept.Kept`` it holds (a set with the same two methods)
+            if (params is None or isinstance(value, type) or (getattr(value, "__module__", None) != name and not isinstance(value, set))
+                    or params().get("maxsize") == 1):
                 continue
             value.cache_clear()
             cleared += 1
@@ -41,7 +44,7 @@ def forget_plan() -> None:
     they would let ``find`` skip rules, or take spans, a mutant changed."""
     rules = sys.modules.get("commonkeep.secrets.rules")
     if rules is not None and hasattr(rules, "_PLANNED"):
-        rules._PLANNED = (None, 0, set(), False, None, None)
+        rules._PLANNED = (None, None, None)
     public = sys.modules.get("commonkeep.secrets.public")
     if public is not None and hasattr(public, "_LAST"):
         public._LAST = ("", (), ())

@@ -42,14 +42,15 @@ def test_the_mutation_plugin_empties_commonkeep_caches_and_keeps_the_tables_read
     assert spec is not None and spec.loader is not None
     plugin = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(plugin)
-    from commonkeep.secrets import _redact_cached, redact
+    from commonkeep.secrets import _UNTOUCHED, _redact_cached, redact, redact_obj
     from commonkeep.util import normalize
 
     redact("the deploy token is ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b")
+    redact_obj({"refs": ["docs/a-runbook-page.md"]})
     table = normalize._confusables()
-    assert _redact_cached.cache_info().currsize >= 1
+    assert _redact_cached.cache_info().currsize >= 1 and "docs/a-runbook-page.md" in _UNTOUCHED
     assert plugin.clear_caches() >= 1
-    assert _redact_cached.cache_info().currsize == 0
+    assert _redact_cached.cache_info().currsize == 0 and not _UNTOUCHED
     assert normalize._confusables.cache_info().currsize == 1 and normalize._confusables() is table
 
 

@@ -29,6 +29,7 @@ from commonkeep.secrets.fold import fold_map, to_original
 
 # not the bare name: importing the submodule again (an old dotted path) would set it on the package
 from commonkeep.secrets.identifier import identifier as _identifier
+from commonkeep.secrets.kept import Kept
 from commonkeep.secrets.randomness import random_head, shannon_entropy
 from commonkeep.secrets.rules import _NOT_TOKENS, find
 
@@ -102,8 +103,10 @@ def _redact_uncached(text: str, hits: tuple[provider.Hit, ...] = ()) -> tuple[st
     else:
         # scanned folded (disguised tokens) and as written (words in other scripts, e.g. "пароль")
         folded, origin = fold_map(text)
-        found = [(*to_original(origin, s, e, len(text)), kind)
-                 for s, e, kind in find(folded, known=hits + provider.provider_values(folded))]
+        more = provider.provider_values(folded)
+        if folded == text and set(more) <= set(hits):  # nothing disguised (accents, other scripts): one scan reads both
+            return _replaced(text, find(text, known=hits))
+        found = [(*to_original(origin, s, e, len(text)), kind) for s, e, kind in find(folded, known=hits + more)]
         found += find(text, known=hits)
         for o_s, o_e, kind in sorted(found, key=lambda sp: (sp[0], -sp[1])):  # overlaps merge, the longer kind names it
             if spans and o_s < spans[-1][1]:
@@ -111,6 +114,11 @@ def _redact_uncached(text: str, hits: tuple[provider.Hit, ...] = ()) -> tuple[st
                     spans[-1] = (spans[-1][0], o_e, spans[-1][2])
                 continue
             spans.append((o_s, o_e, kind))
+    return _replaced(text, spans)
+
+
+def _replaced(text: str, spans: list[tuple[int, int, str]]) -> tuple[str, tuple[str, ...]]:
+    """``text`` with each span (sorted, not overlapping) replaced by its marker, and the kinds."""
     if not spans:
         return text, ()
     out: list[str] = []
@@ -159,11 +167,26 @@ _OWN = re.compile(r"(?:cap|mem|patch|op|inq|intent)_\d{8,14}(?:_[a-z0-9]{2,12})?
 _OWN_START = frozenset("cmpoi2")
 
 
+# the strings ``_clean`` left as they were, with nothing for the provider rules to read and no marker: the
+# walk keeps them without a call of its own (a capture's tags, refs, source and session id repeat)
+_UNTOUCHED = Kept()
+
+
 def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: list[str] | None, marked: list[str]) -> Any:
     # hot on big patch files and on every capture: a short string (an id, an enum, a date's tail)
-    # cannot hold a secret and is kept without a call of its own, a longer one goes straight to ``_string``
+    # cannot hold a secret and is kept without a call of its own, nor is one the walk saw untouched
+    # before (not when the provider rules found values: they are looked for in every string); a
+    # longer one goes straight to ``_string``
     if isinstance(value, str):
         return _string(value, sink, hits, seen, marked)
+    if not hits:
+        if isinstance(value, dict):
+            return {k: (v if len(v) < 8 or v in _UNTOUCHED else _string(v, sink, hits, seen, marked)) if type(v) is str
+                    else _walk(v, sink, hits, seen, marked) for k, v in value.items()}
+        if isinstance(value, list):
+            return [(v if len(v) < 8 or v in _UNTOUCHED else _string(v, sink, hits, seen, marked)) if type(v) is str
+                    else _walk(v, sink, hits, seen, marked) for v in value]
+        return value
     if isinstance(value, dict):
         return {k: (v if len(v) < 8 else _string(v, sink, hits, seen, marked)) if type(v) is str else _walk(v, sink, hits, seen, marked)
                 for k, v in value.items()}
@@ -176,6 +199,9 @@ def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: lis
 def _string(value: str, sink: list[str], hits: tuple[provider.Hit, ...], seen: list[str] | None, marked: list[str]) -> str:
     if not hits and 8 <= len(value) <= 4096:  # the common case: one look-up of all a string's answers
         text, kinds, worth, marker = _clean(value)
+        if not (kinds or worth or marker):
+            _UNTOUCHED.keep(value)
+            return text
         if worth and seen is not None:
             seen.append(_for_provider(value, text, kinds))
         if kinds:

@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from commonkeep.secrets.identifier import identifier
+from commonkeep.secrets.kept import Kept
 
 MARKER = "[REDACTED:{kind}]"
 _PIECE = re.compile(r"[^/.:_\-+=@\s,;#?&]+")
@@ -129,6 +130,17 @@ def _suspect(value: str) -> bool:
     return False
 
 
+# the values ``_suspect`` said no to: the next capture's same tags and refs are one look-up each
+_PLAIN = Kept()
+
+
+def _suspect_now(value: str) -> bool:
+    if _suspect(value):
+        return True
+    _PLAIN.keep(value)
+    return False
+
+
 def strict(cand: dict[str, Any], sink: list[str]) -> None:
     """Redact, in place, the single-value fields of ``cand`` that are or hold a token, and both
     halves of a token split across two of them; the kinds go to ``sink``."""
@@ -136,7 +148,7 @@ def strict(cand: dict[str, Any], sink: list[str]) -> None:
     quick = [*(cand.get("tags") or ()), *(cand.get("evidence_refs") or ()),
              source.get("ref", "") if isinstance(source, dict) else "",
              *((prov.get("session_id") or "", prov.get("task_id") or "") if isinstance(prov, dict) else ())]
-    if not any(_suspect(v) for v in quick if isinstance(v, str)):
+    if not any(_suspect_now(v) for v in quick if isinstance(v, str) and v not in _PLAIN):
         return  # the common case: words, numbers, paths, dates; nothing random, nothing a token starts with
     every = _slots(cand)
     slots = [(c, k) for c, k in every

@@ -73,7 +73,8 @@ def _worth_scanning(text: str) -> bool:
 _ONLY_UUID = re.compile(r"\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\s*")
 
 
-_PARTS = re.compile(r"[A-Za-z]+|[0-9]+")
+_NUMBERS = re.compile(r"[0-9]+")
+_LETTERS = re.compile(r"[A-Za-z]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 # a spoken word: a vowel, no four consonants in a row (``Connection``, ``Pool``; not ``Xq``, ``kqxz``)
 _SPOKEN = re.compile(r"(?i)(?=[a-z]*[aeiouy])(?![a-z]*[b-df-hj-np-tv-xz]{4})[a-z]{3,}")
@@ -86,15 +87,13 @@ def _named(run: str) -> bool:
     and digits breaks into pieces that are neither (``a8Fk2LmQ9x``: ``Fk``, ``LmQ``), and a long
     number or many numbers (a hex key) count against it; so the maintained scanner is not loaded
     (~0.3 s a process) for a CamelCase name or a tag."""
-    parts = _PARTS.findall(run)
-    numbers = [p for p in parts if p.isdigit()]
+    numbers = _NUMBERS.findall(run)
     if len(numbers) > 3 or any(len(p) > 4 for p in numbers):
         return False
-    letters = sum(len(p) for p in parts if not p.isdigit())
+    pieces = _LETTERS.findall(run)
+    letters = sum(map(len, pieces))
     wordy = longest = 0
-    for p in parts:
-        if p.isdigit():
-            continue
+    for p in pieces:
         for w in _CAMEL.findall(p):
             if _SPOKEN.fullmatch(w):
                 wordy += len(w)

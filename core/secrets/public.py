@@ -252,21 +252,24 @@ def _spans(text: str) -> list[Span]:
     return _both(text)[0]
 
 
-def _both(text: str) -> tuple[list[Span], list[Span]]:
+def _both(text: str, strong_only: bool = False) -> tuple[list[Span], list[Span]]:
     """The spans public by structure and, among what is found on the way, those public by design
-    (``strong_spans``): the same searches answer both."""
+    (``strong_spans``): the same searches answer both. ``strong_only``: only the second are wanted, and
+    the structures that are not public by design (URLs, object ids, a path's hex) are not searched."""
     low = text.lower()
     out: list[Span] = []
     strong: list[Span] = []
-    gates = _gates(low)
-    for i, (_, rx, value) in enumerate(_GATED):
-        if gates >> i & 1:
-            found = [m.span("v") if value else m.span() for m in _finditer(rx, text, low)]
-            out += found
-            if rx in _STRONG_GATED:
-                strong += found
-            elif rx is _ID_HEADER:
-                strong += _one_token(text, found)
+    gates = _gates(low) & _STRONG_BITS if strong_only else _gates(low)
+    while gates:  # the structures whose literals the text holds, in their order
+        bit = gates & -gates
+        gates ^= bit
+        _, rx, value = _GATED[bit.bit_length() - 1]
+        found = [m.span("v") if value else m.span() for m in _finditer(rx, text, low)]
+        out += found
+        if rx in _STRONG_GATED:
+            strong += found
+        elif rx is _ID_HEADER:
+            strong += _one_token(text, found)
     if len(text) >= 26 and _maybe_ulid(text):
         ulids = [m.span() for m in _ULID.finditer(text)]
         out += ulids
@@ -283,7 +286,7 @@ def _both(text: str) -> tuple[list[Span], list[Span]]:
         strong += [m.span() for m in _PEM_CLOSED.finditer(text)]
     if '":' in low:
         strong += [m.span("v") for m in _JWK_NUMBER.finditer(text)]
-    if "://" in text or "www." in low:
+    if not strong_only and ("://" in text or "www." in low):
         _url_spans(text, out)
     return out, strong
 
@@ -320,14 +323,17 @@ def _one_token(text: str, spans: list[Span]) -> list[Span]:
     return [(s, e) for s, e in spans if len(text[s:e].split()) == 1]
 
 
+# the bits of ``_GATED``'s structures public by design
+_STRONG_BITS = sum(1 << i for i, (_, rx, _) in enumerate(_GATED) if rx in _STRONG_GATED or rx is _ID_HEADER)
+
+
 def strong_spans(text: str) -> list[Span]:
     """The spans of ``text`` inside which every character is public by design (see above), unsorted:
-    what the pre-check worked out with the rest (``_both``), or worked out so now and kept for ``spans``."""
+    what the pre-check worked out with the rest (``_both``), or only these worked out now (most texts
+    asked here were not asked ``spans``: a rule claimed something, or they hold no run a rule of shape wants)."""
     last = _LAST
     if last[0] != text:
-        found, strong = _both(text)
-        _remember(text, tuple(found), tuple(strong))
-        return strong
+        return _both(text, strong_only=True)[1]
     return list(last[2])
 
 

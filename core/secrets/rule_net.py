@@ -134,7 +134,7 @@ def build(plan: Sequence[tuple[Any, ...]]) -> bool:
             always |= 1 << i
             continue
         text, py_flags = expr
-        flag = flags_base | (hyperscan.HS_FLAG_UTF8 if not text.isascii() else 0)
+        flag = flags_base
         flag |= hyperscan.HS_FLAG_CASELESS if py_flags & re.IGNORECASE else 0
         flag |= hyperscan.HS_FLAG_DOTALL if py_flags & re.DOTALL else 0  # (no anchors are left for MULTILINE to move)
         exprs.append(text.encode())
@@ -163,38 +163,92 @@ def _compiled(hyperscan: Any, exprs: list[bytes], ids: list[int], flags: list[in
 
 def _expression(pattern: Any) -> tuple[str, int] | None:
     """The pattern as the net compiles it, or None to always run it: wide repeats left open, the
-    anchors dropped (the engine refuses one inside a pattern), a letter Python's case folding takes
-    for an ASCII one written as both; each change lets it match more, never less."""
+    anchors dropped (the engine refuses one inside a pattern), and written for ASCII text alone (the
+    only text the net reads, ``_ALIKE``): a letter outside ASCII that Python's case folding takes for
+    an ASCII one (``ı``, ``ſ``, ``K``) becomes those ASCII letters, any other can match nothing there
+    (``_NOTHING``) and leaves a class. Each change lets it match more ASCII text, never less; and the
+    engine compiles far less (the patterns' many languages in UTF-8 were most of a 7 MB database, read
+    at every scan)."""
     text, py_flags = source(pattern)
     if py_flags & re.VERBOSE or _PYTHON_ONLY.search(text):
         return None
     out: list[str] = []
-    i, in_class, class_start = 0, False, False
+    i = 0
     while i < len(text):
         ch = text[i]
         if ch == "\\":
             pair = text[i : i + 2]
-            out.append("" if pair in ("\\A", "\\Z") and not in_class else pair)
+            out.append("" if pair in ("\\A", "\\Z") else pair)
             i += 2
             continue
-        if in_class:
-            if ch == "]" and not class_start:
-                in_class = False
-            elif not ch.isascii() and _folds_to_ascii(ch):
-                return None  # inside a class (maybe negated): not rewritten
-            class_start = class_start and ch == "^"
-            out.append(ch)
-        elif ch == "[":
-            in_class, class_start = True, True
-            out.append(ch)
-        elif ch in "^$":
+        if ch == "[":
+            end, members = _class(text, i)
+            if members is None:
+                return None
+            out.append(members)
+            i = end
+            continue
+        if ch in "^$":
             pass
-        elif not ch.isascii() and _folds_to_ascii(ch):
-            out.append("(?:" + "|".join([ch, *(chr(a) for a in range(128) if _same_letter(ch, chr(a)))]) + ")")
+        elif not ch.isascii():
+            same = [chr(a) for a in range(128) if _same_letter(ch, chr(a))]
+            out.append("(?:" + "|".join(re.escape(a) for a in same) + ")" if same else _NOTHING)
         else:
             out.append(ch)
         i += 1
     return _WIDE.sub(_widen, "".join(out)), py_flags
+
+
+# a byte no ASCII text holds: a letter outside ASCII, which only such a letter matches, can match nothing the net reads
+_NOTHING = r"\xff"
+
+
+def _class(text: str, start: int) -> tuple[int, str | None]:
+    """The class that starts at ``text[start]`` (``[``), for ASCII text: where it ends, and the class
+    with its members outside ASCII left out (a positive class left empty matches nothing, a negated one
+    anything); None where a member outside ASCII is one Python's case folding takes for an ASCII
+    letter, or a range's end (such a class is always run)."""
+    i = start + 1
+    negated = text.startswith("^", i)
+    if negated:
+        i += 1
+    items: list[str] = []  # each member as written: a character, an escape, or ``-``
+    first = True
+    while i < len(text) and (text[i] != "]" or first):
+        first = False
+        if text[i] == "\\":
+            size = 4 if text.startswith("x", i + 1) else 2  # ``\xNN``, else ``\w``, ``\]``…
+            items.append(text[i : i + size])
+            i += size
+        else:
+            items.append(text[i])
+            i += 1
+    end = i + 1
+    kept: list[str] = []
+    k = 0
+    while k < len(items):
+        item = items[k]
+        ranged = k + 2 < len(items) and items[k + 1] == "-"
+        if ranged:
+            low, high = item, items[k + 2]
+            if low.isascii() and high.isascii():
+                kept += [low, "-", high]
+            elif low.isascii() or high.isascii():
+                return end, None  # from ASCII into the rest: not taken apart
+            k += 3
+            continue
+        if item.isascii():
+            kept.append(item)
+        elif _folds_to_ascii(item):
+            return end, None
+        k += 1
+    if len(kept) == len(items):
+        return end, text[start:end]  # nothing left out: as written
+    if not kept:
+        return end, (r"[\x00-\xff]" if negated else _NOTHING)
+    if kept[0] == "]" or (kept[0] == "-" and len(kept) == 1):
+        kept[0] = "\\" + kept[0]  # first no longer, it must be escaped to stay a member
+    return end, "[" + ("^" if negated else "") + "".join(kept) + "]"
 
 
 def _widen(m: re.Match[str]) -> str:

@@ -259,109 +259,82 @@ def _value_span(m: re.Match[str]) -> tuple[int, int]:
     return m.span()
 
 
-# What ``plan`` learnt about the last text it was asked (the pre-check asks, then the redactor runs ``find``
-# on the same text): the text, the rules ``find`` still has to run (the first that matches it and those
-# after it; 0: none matches), the lower-cased literals it holds (the rules' gates) and whether it holds
-# 32 hex digits in a row, the list of rules it read (a test that swaps ``_PLAN`` does not get an
-# answer about the old one), and the rules' net's answer for the text (``rule_net.possible``; ``None``:
-# none). One entry, replaced whole (threads asking about other texts only miss it).
-_PLANNED: tuple[str | None, int, set[str], bool, object, int | None] = (None, 0, set(), False, None, None)
+class _Pass:
+    """``find``'s pass over its rules for one text, in their order: ``plan`` starts it and stops after the
+    first rule that claims something, ``find`` goes on from there. ``live``: the rules still to run (bits
+    of ``_PLAN``); ``work``: the text as the next rule reads it (what was claimed masked, same length);
+    ``net``: the rules' net's answer for ``work`` (``rule_net.possible``; ``None``: no net, and ``live``
+    holds the rules whose literals the text holds, ``present_ci`` the lower-cased literals, which the
+    rules' gates read); ``hexy`` (32 hex digits in a row) is worked out when a rule needs it."""
 
+    __slots__ = ("ascii", "hexy", "live", "low", "low_work", "net", "present_ci", "pub", "spans", "text", "work")
 
-def plan(text: str, low: str, net: int | None = None) -> bool:
-    """Does one of the rules match ``text`` as written (``low``: lower-cased)? The rules ``find`` would
-    run (their literals, gates and contexts, as ``find`` reads them) are searched in ``find``'s order
-    until one matches. Exact where the pre-check's own tests are wide: a rule that matches nothing in
-    the text cannot claim anything in it, nor can a later one in a text no earlier rule changed
-    (``find`` masks only what a rule claimed). ``find`` then starts at the first rule that matched
-    (``_PLANNED``) instead of running all of them again. ``net``: the rules that could match
-    (``rule_net.possible``), the others are not searched."""
-    global _PLANNED
-    if net is not None:
-        return _plan_net(text, low, net)
-    hexy = _HEX32.search(text) is not None
-    _, present_ci, live = _WANTED.present(text, low)
-    ascii = text.isascii()
-    rest = live
-    while rest:
-        bit = rest & -rest
-        rest ^= bit
-        kind, pattern, _, _, gate, context = _PLAN[bit.bit_length() - 1]
-        if kind in ("hex_key", "prefixed_hex_token") and not hexy:
-            continue
-        if gate is not None and gate.isdisjoint(present_ci):
-            continue
-        if context is not None and ascii and not context(low):
-            continue
-        if pattern.search(text) is not None:
-            _PLANNED = (text, live & ~(bit - 1), present_ci, hexy, _PLAN, None)
-            return True
-    _PLANNED = (text, 0, present_ci, hexy, _PLAN, None)
-    return False
+    def __init__(self, text: str, low: str, net: int | None) -> None:
+        self.text = self.work = text
+        self.low = self.low_work = low
+        self.ascii = text.isascii()  # contexts read the lower-cased text: case folding outside ASCII differs
+        self.net = net
+        self.spans: list[Span] = []
+        self.pub: list[tuple[int, int]] | None = None  # public by structure (``public.py``), once a rule of shape needs it
+        self.hexy: bool | None = None
+        self.present_ci: set[str] | None = None
+        if net is None:
+            _, self.present_ci, self.live = _WANTED.present(text, low)
+        else:  # the net names every rule whose pattern could match: the others are not looked at
+            self.live = net
 
+    def copy(self) -> _Pass:
+        """The same pass, to go on with (the one ``plan`` kept is left as it is: another thread may ask too)."""
+        other = _Pass.__new__(_Pass)
+        for name in _Pass.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.spans = list(self.spans)
+        return other
 
-def _plan_net(text: str, low: str, net: int) -> bool:
-    """``plan`` where the rules' net answered (an ASCII text): only the rules it names are searched, and
-    the literals and the hex run the gates read are looked up only when a rule it names reads them
-    (most texts the net lets through are decided by one or two searches)."""
-    global _PLANNED
-    hexy: bool | None = None
-    present_ci: set[str] | None = None
-    rest = net
-    while rest:
-        bit = rest & -rest
-        rest ^= bit
-        kind, pattern, _, _, gate, context = _PLAN[bit.bit_length() - 1]
-        if kind in ("hex_key", "prefixed_hex_token"):
-            if hexy is None:
-                hexy = _HEX32.search(text) is not None
-            if not hexy:
+    def run(self, first: bool = False) -> bool:
+        """Run the rules left; with ``first``, stop after the first that claims something. True when one did."""
+        text = self.text
+        claimed = False
+        while self.live:
+            bit = self.live & -self.live
+            self.live ^= bit
+            kind, pattern, _, _, gate, context = _PLAN[bit.bit_length() - 1]
+            if kind in ("hex_key", "prefixed_hex_token"):
+                if self.hexy is None:
+                    self.hexy = _HEX32.search(text) is not None
+                if not self.hexy:
+                    continue
+            if gate is not None and not self._gated(gate):
                 continue
-        if gate is not None:
-            if present_ci is None:
-                present_ci = _WANTED.present(text, low)[1]
-            if gate.isdisjoint(present_ci):
+            if context is not None and self.ascii and not context(self.low_work):
                 continue
-        if context is not None and not context(low):
-            continue
-        if pattern.search(text) is not None:
-            _, present_ci, live = _WANTED.present(text, low)
-            if hexy is None:
-                hexy = _HEX32.search(text) is not None
-            _PLANNED = (text, live & ~(bit - 1), present_ci, hexy, _PLAN, net)
-            return True
-    _PLANNED = (text, 0, set(), False, _PLAN, net)  # no rule to run: ``find`` reads neither
-    return False
+            found = self._claims(kind, pattern)
+            if not found:
+                continue
+            self.spans.extend(found)
+            self.work = _mask(self.work, found)
+            self.low_work = self.work.lower()
+            if self.net is not None:  # a mask can join a match: the net is asked again of what the later rules read
+                net = rule_net.possible(self.work, _PLAN)
+                if net is None:  # (the net was swapped meanwhile) the later rules whose literals the text holds
+                    _, self.present_ci, net = _WANTED.present(text, self.low)
+                self.net = net
+                self.live = net & ~((bit << 1) - 1)
+            claimed = True
+            if first:
+                break
+        return claimed
 
+    def _gated(self, gate: frozenset[str]) -> bool:
+        """Does the text hold one of a rule's own literals (its gate)? Looked up one by one where the net
+        answered (a gate has a few), in the literals found where it did not."""
+        if self.present_ci is not None:
+            return not gate.isdisjoint(self.present_ci)
+        return any(w in self.low for w in gate)
 
-def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> list[Span]:
-    """The spans of ``text`` to redact, sorted, not overlapping; ``known``: the values the
-    maintained provider rules found (``provider.provider_values``), claimed first."""
-    spans: list[Span] = []
-    work = text
-    low = text.lower()
-    planned = _PLANNED
-    net: int | None = None  # the rules the net names in what the next rule reads (``work``): no other rule can match it
-    if planned[0] == text and planned[4] is _PLAN:  # the pre-check asked ``plan``: the rules before the first that matches are not run again
-        _, live, present_ci, hexy, _, net = planned
-    else:
-        hexy = _HEX32.search(text) is not None
-        _, present_ci, live = _WANTED.present(text, low)
-    ascii = text.isascii()  # contexts read the lower-cased text: case folding outside ASCII differs
-    low_work = low  # ... of the text as the next rule sees it (claimed spans masked: a mask can join a match)
-    pub: list[tuple[int, int]] | None = None  # public by structure (``public.py``), worked out when a rule of shape needs it
-    while live:  # the rules whose literals the text holds, in their order (hex_key always)
-        bit = live & -live
-        live ^= bit
-        if net is not None and not net & bit:
-            continue
-        kind, pattern, needles, fold_case, gate, context = _PLAN[bit.bit_length() - 1]
-        if kind in ("hex_key", "prefixed_hex_token") and not hexy:
-            continue
-        if gate is not None and gate.isdisjoint(present_ci):
-            continue
-        if context is not None and ascii and not context(low_work):
-            continue
+    def _claims(self, kind: str, pattern: re.Pattern[str]) -> list[Span]:
+        """What one rule claims in ``work``: each match's value, unless ``values.keep`` or the rule's own test says no."""
+        text, work = self.text, self.work
         found: list[Span] = []
         for m in pattern.finditer(work):
             s, e = _value_span(m)
@@ -376,9 +349,9 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
             if kind == "hex_key" and _digest_in_context(work, m.start(), s, e):
                 continue
             if kind in _SHAPE_KINDS:
-                if pub is None:
-                    pub = public.spans(text)
-                if pub and _overlaps(pub, s, e):
+                if self.pub is None:
+                    self.pub = public.spans(text)
+                if self.pub and _overlaps(self.pub, s, e):
                     continue
             if kind == "prefixed_hex_token":
                 s = m.start()
@@ -387,12 +360,41 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
                     continue
                 s = m.start()
             _claim(found, s, e, kind)
-        if found:
-            spans.extend(found)
-            work = _mask(work, found)
-            low_work = work.lower()
-            if net is not None:  # a mask can join a match: the net is asked again of what the rules after this one read
-                net = rule_net.possible(work, _PLAN)
+        return found
+
+
+# What ``plan`` learnt about the last text it was asked (the pre-check asks, then the redactor runs ``find``
+# on the same text): the text, the list of rules it read (a test that swaps ``_PLAN`` does not get an answer
+# about the old one) and its pass (``_Pass``), stopped after the first rule that claimed something or run
+# to the end. One entry, replaced whole (threads asking about other texts only miss it).
+_PLANNED: tuple[str | None, object, _Pass | None] = (None, None, None)
+
+
+def plan(text: str, low: str, net: int | None = None) -> bool:
+    """Does one of the rules claim something in ``text`` as written (``low``: lower-cased)? ``find``'s
+    rules are run in its order until one claims a span: a rule that matches but whose values are not
+    kept ("the password is in the vault") does not count. Exact where the pre-check's own tests are
+    wide: where no rule claims anything, nothing was masked, and ``find``'s later steps read the text
+    as written. ``find`` then goes on from the rule after the first that claimed (``_PLANNED``) instead
+    of running them again. ``net``: the rules that could match (``rule_net.possible``), the others are
+    not searched, nor are the literals the gates read looked up unless a rule it names has a gate."""
+    global _PLANNED
+    state = _Pass(text, low, net)
+    claimed = state.run(first=True)
+    _PLANNED = (text, _PLAN, state)
+    return claimed
+
+
+def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> list[Span]:
+    """The spans of ``text`` to redact, sorted, not overlapping; ``known``: the values the
+    maintained provider rules found (``provider.provider_values``), claimed first."""
+    planned = _PLANNED
+    if planned[0] == text and planned[1] is _PLAN and planned[2] is not None:  # the pre-check ran the rules up to the first that claims
+        state = planned[2].copy()
+    else:
+        state = _Pass(text, text.lower(), None)
+    state.run()
+    spans, work, pub = state.spans, state.work, state.pub
     if placed.card_digits(text):  # card numbers with their codes (``context.card_spans``)
         cards = [sp for sp in placed.card_spans(work) if MASK not in work[sp[0] : sp[1]]]
         for s, e, kind in cards:

@@ -108,8 +108,14 @@ def test_each_pattern_is_widened_never_narrowed_for_the_engine() -> None:
     assert expr(lazy(r"\d{4,8}")) == (r"\d{4,8}", 0)
     assert expr(lazy(r"\\\^x")) == (r"\\\^x", 0)  # escaped: kept
     assert expr(lazy(r"[]^]x$")) == (r"[]^]x", 0) and expr(lazy(r"[^]^]x^")) == (r"[^]^]x", 0)  # a "]" first in a class is a letter
-    assert expr(lazy(r"(?i)parola(?:m|sı)?")) == (r"(?i)parola(?:m|s(?:ı|I|i))?", 0)  # Python folds ı to i
+    assert expr(lazy(r"(?i)parola(?:m|sı)?")) == (r"(?i)parola(?:m|s(?:I|i))?", 0)  # Python folds ı to i
     assert expr(lazy(r"[sı]+")) is None  # inside a class (perhaps negated): always run
+    # the net reads ASCII text alone: a letter outside it matches nothing there, and leaves a class
+    assert expr(lazy(r"(?i)contrase[ñn]a|mật khẩu")) == (r"(?i)contrase[n]a|m\xfft kh\xffu", 0)
+    assert expr(lazy(r"[\"'“«]?(?P<v>[^\s\"'”»]{4,})")) == (r"[\"']?(?P<v>[^\s\"']{4,})", 0)
+    assert expr(lazy(r"[“«]x[^”»]")) == (r"\xffx[\x00-\xff]", 0)  # left empty: nothing, or (negated) anything
+    assert expr(lazy(r"[\w.'’-]+[-–—]")) == (r"[\w.'-]+[\-]", 0)  # a "-" last or first stays a letter
+    assert expr(lazy(r"[ -ÿ]")) is None and expr(lazy(r"[а-яa]")) == (r"[a]", 0)  # a range from ASCII out of it: always run
     assert expr(lazy(r"\u0041")) is None and expr(lazy(r"\N{DASH}")) is None
     assert expr(lazy(r"a b", re.VERBOSE)) is None
     assert expr(lazy(r"key", re.IGNORECASE)) == ("key", re.IGNORECASE)

@@ -105,6 +105,40 @@ def test_find_skips_its_rules_of_shape_only_where_they_would_claim_nothing(monke
     assert [find(s) for s in texts] == skipped
 
 
+def test_a_text_outside_ascii_with_nothing_disguised_is_scanned_once_with_the_answer_of_two() -> None:
+    """A text outside ASCII is scanned folded (look-alike letters read as ASCII) and as written, and
+    the spans merged; where folding changes nothing (accents, another script's own words) the two
+    scans are one scan: the same redaction as the two merged, on planted secrets in many languages,
+    benign texts and random texts around every rule with letters outside ASCII put in."""
+    from commonkeep import secrets
+    from commonkeep.bench import secrets_templates
+    from commonkeep.secrets import provider
+    from commonkeep.secrets.fold import fold_map, to_original
+
+    def two_scans(text: str) -> tuple[str, tuple[str, ...]]:
+        folded, origin = fold_map(text)
+        found = [(*to_original(origin, s, e, len(text)), kind)
+                 for s, e, kind in find(folded, known=provider.provider_values(folded))] + find(text)
+        spans: list[tuple[int, int, str]] = []
+        for o_s, o_e, kind in sorted(found, key=lambda sp: (sp[0], -sp[1])):
+            if spans and o_s < spans[-1][1]:
+                if o_e > spans[-1][1]:
+                    spans[-1] = (spans[-1][0], o_e, spans[-1][2])
+                continue
+            spans.append((o_s, o_e, kind))
+        return secrets._replaced(text, spans)
+
+    rng = random.Random(5)
+    accents = "éèüöäßñçøåłśžčğışı’«»“”–—"
+    texts = [t for _, t, _ in secrets_templates.planted(4, 8)] + secrets_templates.benign(1500, 8)
+    for t in _texts_around_every_rule(3000):
+        at = rng.randint(0, len(t))
+        texts.append(t[:at] + rng.choice(accents) + t[at:])
+    outside = [t for t in texts if not t.isascii() and fold_map(t)[0] == t]
+    assert len(outside) > 2500 and sum(1 for t in outside if secrets._redact_uncached(t)[1]) > 500
+    assert [t for t in outside if secrets._redact_uncached(t) != two_scans(t)] == []
+
+
 def test_jsonl_strings_are_scanned_as_decoded_and_field_names_do_not_count(tmp_path: Path) -> None:
     f = tmp_path / "captured.jsonl"
     rows = [{"id": f"cap_{i}", "text": f"Use port {5000 + i} for staging.", "normalized_key": "use-port"} for i in range(50)]
