@@ -233,8 +233,9 @@ def _clean(value: str) -> tuple[str, tuple[str, ...], bool, bool]:
     answers all four. Commonkeep's own ids are kept as they are."""
     if value[:1] in _OWN_START and _OWN.fullmatch(value) is not None:
         return value, (), False, False
-    text, kinds = _redact_cached(value)
-    return text, kinds, provider.worth_scanning(_for_provider(value, text, kinds)), "[REDACTED:" in text
+    # (this answer is kept: the redaction and the provider rules' test are not kept a second time)
+    text, kinds = _redact_cached.__wrapped__(value)
+    return text, kinds, provider._worth_scanning(_for_provider(value, text, kinds)), "[REDACTED:" in text
 
 
 # the kinds of our rules of shape: a token they took may be one the provider rules know by name (a Postman key

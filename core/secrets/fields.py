@@ -148,7 +148,8 @@ def strict(cand: dict[str, Any], sink: list[str]) -> None:
     quick = [*(cand.get("tags") or ()), *(cand.get("evidence_refs") or ()),
              source.get("ref", "") if isinstance(source, dict) else "",
              *((prov.get("session_id") or "", prov.get("task_id") or "") if isinstance(prov, dict) else ())]
-    if not any(_suspect_now(v) for v in quick if isinstance(v, str) and v not in _PLAIN):
+    quick = [v for v in quick if isinstance(v, str)]  # (a provenance value may be any JSON value)
+    if _PLAIN.issuperset(quick) or not any(_suspect_now(v) for v in quick if v not in _PLAIN):
         return  # the common case: words, numbers, paths, dates; nothing random, nothing a token starts with
     every = _slots(cand)
     slots = [(c, k) for c, k in every

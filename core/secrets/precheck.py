@@ -102,10 +102,7 @@ def needs_scan(text: str) -> bool:
     pub = public.spans(text)
     if not pub:
         return _runs(text, low, words, exact=True)
-    chars = list(text)
-    for s, e in pub:
-        chars[s:e] = " " * (e - s)
-    rest = "".join(chars)
+    rest = rules._mask(text, pub, " ")
     return _runs(rest, rest.lower(), words, exact=True, seed_low=low)
 
 

@@ -136,7 +136,11 @@ def build(plan: Sequence[tuple[Any, ...]]) -> bool:
         text, py_flags = expr
         flag = flags_base
         flag |= hyperscan.HS_FLAG_CASELESS if py_flags & re.IGNORECASE else 0
-        flag |= hyperscan.HS_FLAG_DOTALL if py_flags & re.DOTALL else 0  # (no anchors are left for MULTILINE to move)
+        flag |= hyperscan.HS_FLAG_DOTALL if py_flags & re.DOTALL else 0
+        flag |= hyperscan.HS_FLAG_MULTILINE if py_flags & re.MULTILINE else 0  # ``^`` and ``$`` at each line, as in Python
+        loose = _expression(pattern, anchors=False)
+        if loose is not None and loose[0] != text and _compiled(hyperscan, [text.encode()], [i], [flag]) is None:
+            text = loose[0]  # an anchor inside the pattern, which the engine refuses: all of them dropped
         exprs.append(text.encode())
         ids.append(i)
         flags.append(flag)
@@ -161,9 +165,10 @@ def _compiled(hyperscan: Any, exprs: list[bytes], ids: list[int], flags: list[in
     return db
 
 
-def _expression(pattern: Any) -> tuple[str, int] | None:
-    """The pattern as the net compiles it, or None to always run it: wide repeats left open, the
-    anchors dropped (the engine refuses one inside a pattern), and written for ASCII text alone (the
+def _expression(pattern: Any, anchors: bool = True) -> tuple[str, int] | None:
+    """The pattern as the net compiles it, or None to always run it: wide repeats left open, ``\\A``
+    and ``\\Z`` dropped, ``^`` and ``$`` too unless ``anchors`` (the engine refuses one inside a pattern,
+    after or before what it matches: ``build`` then drops them), and written for ASCII text alone (the
     only text the net reads, ``_ALIKE``): a letter outside ASCII that Python's case folding takes for
     an ASCII one (``ı``, ``ſ``, ``K``) becomes those ASCII letters, any other can match nothing there
     (``_NOTHING``) and leaves a class. Each change lets it match more ASCII text, never less; and the
@@ -189,7 +194,8 @@ def _expression(pattern: Any) -> tuple[str, int] | None:
             i = end
             continue
         if ch in "^$":
-            pass
+            if anchors:
+                out.append(ch)
         elif not ch.isascii():
             same = [chr(a) for a in range(128) if _same_letter(ch, chr(a))]
             out.append("(?:" + "|".join(re.escape(a) for a in same) + ")" if same else _NOTHING)

