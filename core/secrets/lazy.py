@@ -19,8 +19,13 @@ from typing import Any, cast
 MADE: list[LazyPattern] = []  # every lazy pattern (the test compiles each)
 
 
+# the compiled pattern's methods a lazy pattern answers with
+_METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
+
+
 class LazyPattern:
-    __slots__ = ("_flags", "_rx", "_source")
+    """Once compiled, the compiled pattern's own methods are set on the instance (they come before
+    the class's in the look-up): a search is then one call, not three."""
 
     def __init__(self, source: str, flags: int = 0) -> None:
         self._source, self._flags = source, flags
@@ -30,7 +35,10 @@ class LazyPattern:
     def compiled(self) -> re.Pattern[str]:
         rx = self._rx
         if rx is None:
-            rx = self._rx = re.compile(self._source, self._flags)
+            rx = re.compile(self._source, self._flags)
+            for name in _METHODS:
+                setattr(self, name, getattr(rx, name))
+            self._rx = rx
         return rx
 
     @property
