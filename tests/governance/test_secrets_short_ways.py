@@ -167,6 +167,16 @@ def test_redact_obj_walks_as_each_string_alone() -> None:
         assert out["short"] is short
 
 
+def test_a_tuple_from_a_python_caller_is_walked_too() -> None:
+    """A host's provenance built in Python may hold a tuple; JSON writes it as a list, so its strings
+    are redacted as a list's are (they were kept as they were before)."""
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
+    found: list[str] = []
+    out = redact_obj({"provenance": {"tool_args": ("--token", token), "deep": [("x", (token,))]}}, found)
+    assert out == {"provenance": {"tool_args": ("--token", "[REDACTED:github_token]"), "deep": [("x", ("[REDACTED:github_token]",))]}}
+    assert found == ["github_token", "github_token"]
+
+
 def _bare_secrets() -> list[str]:
     """Secrets only the last rules find (no word, prefix or place around them): random runs of each
     shape, base64 that decodes to text (at the shortest the rule reads, 16 characters), card numbers
