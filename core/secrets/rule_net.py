@@ -33,7 +33,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from commonkeep.secrets.lazy import source
+from commonkeep.secrets.lazy import compile_all, source
 
 OFF = "COMMONKEEP_RULE_NET"
 # built once a process has asked about 32 texts over a second or more: a short command (``write``, a
@@ -153,6 +153,7 @@ def build(plan: Sequence[tuple[Any, ...]]) -> bool:
     if db is None:
         return False
     _STATE["net"] = _Net(plan, db, always)
+    compile_all()  # such a process goes on scanning: the rules' own patterns are compiled now, not mid-capture
     return True
 
 
