@@ -234,7 +234,7 @@ def test_a_pattern_s_own_flags_are_the_engine_s_and_one_it_cannot_take_is_always
     refused = [*plan, ("i", lazy(r"x{40000}"))]  # a repeat Python takes and the engine does not
     assert refused[-1][1].search("x" * 40000)
     assert rule_net.build(refused)
-    assert len(compiled) == 1 + 1 + (len(refused) - 2) + 1  # b alone; all at once; each alone (but d and h, always run); the rest
+    assert len(compiled) == 1 + 1 + (len(refused) - 2 + 1) + 1  # b alone; all at once; each alone (but d and h, always run; and the run of 16); the rest
     bits = rule_net.possible("nothing here", refused)
     assert bits is not None and "".join(kind for i, (kind, _) in enumerate(refused) if bits >> i & 1) == "dhi"
 
