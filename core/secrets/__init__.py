@@ -168,8 +168,11 @@ _OWN_START = frozenset("cmpoi2")
 
 
 # the strings ``_clean`` left as they were, with nothing for the provider rules to read and no marker: the
-# walk keeps them without a call of its own (a capture's tags, refs, source and session id repeat)
+# walk keeps them without a call of its own (a capture's tags, refs, source and session id repeat). Not a
+# capture's text, which rarely comes again (``_clean`` keeps it too): the set would fill with them, and
+# each time it grows it is copied whole
 _UNTOUCHED = Kept()
+_UNTOUCHED_CHARS = 200
 
 
 def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: list[str] | None, marked: list[str]) -> Any:
@@ -224,7 +227,8 @@ def _string(value: str, sink: list[str], hits: tuple[provider.Hit, ...], seen: l
     if not hits and 8 <= len(value) <= 4096:  # the common case: one look-up of all a string's answers
         text, kinds, worth, marker = _clean(value)
         if not (kinds or worth or marker):
-            _UNTOUCHED.keep(value)
+            if len(value) <= _UNTOUCHED_CHARS:
+                _UNTOUCHED.keep(value)
             return text
         if worth and seen is not None:
             seen.append(_for_provider(value, text, kinds))

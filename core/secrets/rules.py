@@ -378,6 +378,7 @@ class _Pass:
 # about the old one) and its pass (``_Pass``), stopped after the first rule that claimed something or run
 # to the end. One entry, replaced whole (threads asking about other texts only miss it).
 _PLANNED: tuple[str | None, object, _Pass | None] = (None, None, None)
+_NONE_NAMED = _Pass("", "", 0)  # (``plan``'s answer where the net named no rule: ``find`` makes its own empty pass)
 
 
 def plan(text: str, low: str, net: int | None = None) -> bool:
@@ -389,6 +390,9 @@ def plan(text: str, low: str, net: int | None = None) -> bool:
     of running them again. ``net``: the rules that could match (``rule_net.possible``), the others are
     not searched, nor are the literals the gates read looked up unless a rule it names has a gate."""
     global _PLANNED
+    if net == 0:  # the net named no rule (most texts): none can claim anything, and ``find`` has none to run
+        _PLANNED = (text, _PLAN, _NONE_NAMED)
+        return False
     state = _Pass(text, low, net)
     claimed = state.run(first=True)
     _PLANNED = (text, _PLAN, state)
@@ -400,7 +404,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     maintained provider rules found (``provider.provider_values``), claimed first."""
     planned = _PLANNED
     if planned[0] == text and planned[1] is _PLAN and planned[2] is not None:  # the pre-check ran the rules up to the first that claims
-        state = planned[2].copy()
+        state = _Pass(text, text.lower(), 0) if planned[2] is _NONE_NAMED else planned[2].copy()
     else:
         state = _Pass(text, text.lower(), None)
     state.run()
