@@ -47,7 +47,7 @@ import re
 from commonkeep.secrets import asides, context, flags, named, places, public, rule_net, rules, services
 from commonkeep.secrets.literals import Literals
 from commonkeep.secrets.rules import _BEARER_CONTEXT, _URL_CONTEXT
-from commonkeep.secrets.runs import SEED_CHARS, _runs, _seedlike, _words
+from commonkeep.secrets.runs import _runs, _words
 from commonkeep.secrets.structure import (
     ASSIGN,
     CONNECTION,
@@ -94,8 +94,6 @@ def needs_scan(text: str) -> bool:
     words = _words(low) if net is None else None  # its words of letters, when they are read
     if (words is None or _rules_maybe(text, low, words)) and (rules.plan(text, low, net) or _card(text)):
         return True
-    if net is not None and rule_net.long_run(text) is False:  # the net's scan saw no 16 token characters in a row:
-        return len(text) >= SEED_CHARS and _seedlike(_words(low))  # no rule of shape reads anything but a seed phrase
     if not _runs(text, low, words):
         return False
     # the runs the shape rules would read, less what is public by structure (``public.py``: a lockfile's

@@ -64,17 +64,11 @@ def _after_fork() -> None:
 os.register_at_fork(after_in_child=_after_fork)
 
 
-# one more question the same scan answers, after the rules' bits: a run of 16 token characters (``runs.py``:
-# every run a rule of shape reads is one, or inside one)
-_RUN = rb"[A-Za-z0-9+/_=.\-]{16}"
-
-
 class _Net:
-    """The compiled database for one list of rules (``plan``), and a scratch space per thread;
-    ``run_bit``: the bit of ``_RUN`` (0 in a net built without it)."""
+    """The compiled database for one list of rules (``plan``), and a scratch space per thread."""
 
-    def __init__(self, plan: object, db: Any, always: int, run_bit: int = 0) -> None:
-        self.plan, self.db, self.always, self.run_bit = plan, db, always, run_bit
+    def __init__(self, plan: object, db: Any, always: int) -> None:
+        self.plan, self.db, self.always = plan, db, always
         self._local = threading.local()
 
     def scan(self, text: str) -> int:
@@ -106,22 +100,7 @@ def possible(text: str, plan: Sequence[tuple[Any, ...]]) -> int | None:
     if _ALIKE.fullmatch(text) is None:
         return None
     bits: int = net.scan(text)
-    if net.run_bit:
-        global _LAST_RUN
-        _LAST_RUN = (text, bool(bits & net.run_bit))
-        bits &= net.run_bit - 1
     return bits
-
-
-# the text ``possible`` last scanned and whether it holds a run of 16 token characters (one entry, replaced whole)
-_LAST_RUN: tuple[str | None, bool] = (None, True)
-
-
-def long_run(text: str) -> bool | None:
-    """Does ``text`` hold a run of 16 token characters (letters, digits, ``+/_=.-``)? The answer of the
-    scan ``possible`` just made of this very text; None when it made none."""
-    last = _LAST_RUN
-    return last[1] if last[0] is text else None
 
 
 def _asked(plan: Sequence[tuple[Any, ...]]) -> None:
@@ -165,9 +144,6 @@ def build(plan: Sequence[tuple[Any, ...]]) -> bool:
         exprs.append(text.encode())
         ids.append(i)
         flags.append(flag)
-    exprs.append(_RUN)  # exact, not a prefilter: a plain class and repeat
-    ids.append(len(plan))
-    flags.append(hyperscan.HS_FLAG_SINGLEMATCH)
     db = _compiled(hyperscan, exprs, ids, flags)
     if db is None:  # the engine refused one: its error does not say which, so each is tried alone
         kept = [k for k in range(len(ids)) if _compiled(hyperscan, exprs[k : k + 1], ids[k : k + 1], flags[k : k + 1]) is not None]
@@ -176,7 +152,7 @@ def build(plan: Sequence[tuple[Any, ...]]) -> bool:
         db = _compiled(hyperscan, [exprs[k] for k in kept], [ids[k] for k in kept], [flags[k] for k in kept]) if kept else None
     if db is None:
         return False
-    _STATE["net"] = _Net(plan, db, always, 1 << len(plan))  # (were ``_RUN`` refused, its bit is always set: a run, maybe)
+    _STATE["net"] = _Net(plan, db, always)
     compile_all()  # such a process goes on scanning: the rules' own patterns are compiled now, not mid-capture
     return True
 

@@ -122,24 +122,6 @@ def test_each_pattern_is_widened_never_narrowed_for_the_engine() -> None:
     assert expr(lazy(r"key", re.IGNORECASE)) == ("key", re.IGNORECASE)
 
 
-def test_the_same_scan_says_whether_a_text_holds_a_run_a_rule_of_shape_could_read(net: object, texts: list[str]) -> None:
-    """A run of 16 token characters (``runs.py``: every run a rule of shape reads is one or inside one):
-    where the net's scan saw none, the pre-check reads no runs (a seed phrase aside) and says what it
-    said reading them."""
-    from commonkeep.secrets import runs
-
-    short, long = "the billing job restarts nightly at 02:00 (see ops/run-book.md)", "id a8Fk2LmQ9xZ7pW3vB5nC1dE4 here"
-    for text, want in ((short, False), (long, True)):
-        assert rule_net.possible(text, rules._PLAN) is not None and rule_net.long_run(text) is want
-    assert rule_net.long_run("another text") is None  # the answer is for the text just scanned, no other
-    none = 0
-    for text in texts:
-        if rule_net.possible(text, rules._PLAN) is not None and rule_net.long_run(text) is False:
-            none += 1
-            assert not runs._run(text, text.lower()), text
-    assert none > 1000
-
-
 def test_the_net_keeps_the_anchors_the_engine_takes_and_drops_those_it_refuses(net: object) -> None:
     """A rule anchored at a line's start (a config line) is not named for a text where its word stands
     mid-line; a pattern with an anchor inside it (after what it matches), which the engine refuses, is
@@ -252,7 +234,7 @@ def test_a_pattern_s_own_flags_are_the_engine_s_and_one_it_cannot_take_is_always
     refused = [*plan, ("i", lazy(r"x{40000}"))]  # a repeat Python takes and the engine does not
     assert refused[-1][1].search("x" * 40000)
     assert rule_net.build(refused)
-    assert len(compiled) == 1 + 1 + (len(refused) - 2 + 1) + 1  # b alone; all at once; each alone (but d and h, always run; and the run of 16); the rest
+    assert len(compiled) == 1 + 1 + (len(refused) - 2) + 1  # b alone; all at once; each alone (but d and h, always run); the rest
     bits = rule_net.possible("nothing here", refused)
     assert bits is not None and "".join(kind for i, (kind, _) in enumerate(refused) if bits >> i & 1) == "dhi"
 
