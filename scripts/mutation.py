@@ -205,7 +205,8 @@ MODULES: dict[str, Module] = {
     # its short ways give the expressions' answers, and a run inside a structure public by design is not
     # sent to the provider scanner
     "secret-precheck": Module(
-        ("commonkeep/secrets/precheck.py", "commonkeep/secrets/runs.py", "commonkeep/secrets/public.py"),
+        ("commonkeep/secrets/precheck.py", "commonkeep/secrets/runs.py", "commonkeep/secrets/public.py",
+         "commonkeep/secrets/spans.py", "commonkeep/secrets/kept.py"),
         ("tests/governance/test_secrets_short_ways.py", "tests/governance/test_secrets_scan.py",
          "tests/governance/test_secrets_public.py", "tests/governance/test_secrets_provider_worth.py")),
     # the rules' net: one Hyperscan pass names the rules that could match a text; a rule it leaves out
