@@ -31,6 +31,7 @@ import re
 import threading
 import time
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from commonkeep.secrets.lazy import compile_all, source
@@ -198,7 +199,7 @@ def _expression(pattern: Any, anchors: bool = True) -> tuple[str, int] | None:
             if anchors:
                 out.append(ch)
         elif not ch.isascii():
-            same = [chr(a) for a in range(128) if _same_letter(ch, chr(a))]
+            same = _ascii_twins(ch)
             out.append("(?:" + "|".join(re.escape(a) for a in same) + ")" if same else _NOTHING)
         else:
             out.append(ch)
@@ -231,7 +232,8 @@ def _class(text: str, start: int) -> tuple[int, str | None]:
             items.append(text[i])
             i += 1
     end = i + 1
-    kept: list[str] = []
+    kept: list[str] = []  # each member kept, a range whole
+    dropped = False
     k = 0
     while k < len(items):
         item = items[k]
@@ -239,23 +241,29 @@ def _class(text: str, start: int) -> tuple[int, str | None]:
         if ranged:
             low, high = item, items[k + 2]
             if low.isascii() and high.isascii():
-                kept += [low, "-", high]
+                kept.append(_member(low) + "-" + _member(high))
             elif low.isascii() or high.isascii():
                 return end, None  # from ASCII into the rest: not taken apart
+            dropped = dropped or not low.isascii()
             k += 3
             continue
         if item.isascii():
-            kept.append(item)
-        elif _folds_to_ascii(item):
+            kept.append(_member(item))
+        elif _ascii_twins(item):
             return end, None
+        dropped = dropped or not item.isascii()
         k += 1
-    if len(kept) == len(items):
+    if not dropped:
         return end, text[start:end]  # nothing left out: as written
     if not kept:
         return end, (r"[\x00-\xff]" if negated else _NOTHING)
-    if kept[0] == "]" or (kept[0] == "-" and len(kept) == 1):
-        kept[0] = "\\" + kept[0]  # first no longer, it must be escaped to stay a member
     return end, "[" + ("^" if negated else "") + "".join(kept) + "]"
+
+
+def _member(item: str) -> str:
+    """A member of a class as rewritten: "-", "]" and "^" escaped (left out of place once others are
+    dropped, they would make a range, end the class or negate it)."""
+    return "\\" + item if item in ("-", "]", "^") else item
 
 
 def _widen(m: re.Match[str]) -> str:
@@ -263,13 +271,10 @@ def _widen(m: re.Match[str]) -> str:
     return f"{{{low},}}" if high - low > 8 else f"{{{low},{high}}}"
 
 
-def _folds_to_ascii(ch: str) -> bool:
-    """Does Python's case-insensitive matching take ``ch`` for an ASCII character (``ı``, ``ſ``, ``K``)?"""
-    return any(_same_letter(ch, chr(a)) for a in range(128))
-
-
-def _same_letter(ch: str, ascii_ch: str) -> bool:
-    return re.fullmatch(re.escape(ch), ascii_ch, re.IGNORECASE) is not None
+@lru_cache(maxsize=1024)
+def _ascii_twins(ch: str) -> tuple[str, ...]:
+    """The ASCII letters Python's case-insensitive matching takes ``ch`` for (``ı``: ``I`` and ``i``; most: none)."""
+    return tuple(chr(a) for a in range(128) if re.fullmatch(re.escape(ch), chr(a), re.IGNORECASE) is not None)
 
 
 def ready(plan: object) -> bool:
