@@ -182,7 +182,7 @@ def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: lis
     # longer one goes straight to ``_string``
     if isinstance(value, str):
         return _string(value, sink, hits, seen, marked)
-    if not hits:
+    if not hits and (type(value) is dict or type(value) is list):
         return _walk_first(value, sink, seen, marked)
     if isinstance(value, dict):
         return {k: (v if len(v) < 8 else _string(v, sink, hits, seen, marked)) if type(v) is str else _walk(v, sink, hits, seen, marked)
@@ -190,37 +190,25 @@ def _walk(value: Any, sink: list[str], hits: tuple[provider.Hit, ...], seen: lis
     if isinstance(value, list):
         return [(v if len(v) < 8 else _string(v, sink, hits, seen, marked)) if type(v) is str else _walk(v, sink, hits, seen, marked)
                 for v in value]
-    if isinstance(value, tuple):
+    if isinstance(value, tuple):  # from a Python caller (a host's provenance): written as a JSON list
         return tuple(_walk(v, sink, hits, seen, marked) for v in value)
     return value
 
 
-def _walk_first(value: Any, sink: list[str], seen: list[str] | None, marked: list[str]) -> Any:
-    """``_walk`` where no provider value is known (every capture): a dict's items in a loop of this frame
-    (a comprehension is a call of its own), its plain strings, lists and dicts taken here."""
+def _walk_first(value: dict[Any, Any] | list[Any], sink: list[str], seen: list[str] | None, marked: list[str]) -> Any:
+    """``_walk`` of a plain dict or list where no provider value is known (every capture): a dict's items in
+    a loop of this frame (a comprehension is a call of its own), a string the walk saw untouched kept
+    without a call; any other value (a tuple, a subclass) goes back to ``_walk``."""
     if type(value) is dict:
         out = {}
         for k, v in value.items():
-            kind = type(v)
-            if kind is str:
+            if type(v) is str:
                 out[k] = v if len(v) < 8 or v in _UNTOUCHED else _string(v, sink, (), seen, marked)
-            elif kind is list or kind is dict:
-                out[k] = _walk_first(v, sink, seen, marked)
             else:
-                out[k] = _walk(v, sink, (), seen, marked)  # another type, a subclass of str too
+                out[k] = _walk(v, sink, (), seen, marked)
         return out
-    if type(value) is list:
-        return [(v if len(v) < 8 or v in _UNTOUCHED else _string(v, sink, (), seen, marked)) if type(v) is str
-                else _walk_first(v, sink, seen, marked) for v in value]
-    if isinstance(value, str):
-        return _string(value, sink, (), seen, marked)
-    if isinstance(value, dict):
-        return {k: _walk_first(v, sink, seen, marked) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_walk_first(v, sink, seen, marked) for v in value]
-    if isinstance(value, tuple):  # from a Python caller (a host's provenance): written as a JSON list
-        return tuple(_walk_first(v, sink, seen, marked) for v in value)
-    return value
+    return [(v if len(v) < 8 or v in _UNTOUCHED else _string(v, sink, (), seen, marked)) if type(v) is str
+            else _walk(v, sink, (), seen, marked) for v in value]
 
 
 def _string(value: str, sink: list[str], hits: tuple[provider.Hit, ...], seen: list[str] | None, marked: list[str]) -> str:

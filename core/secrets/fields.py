@@ -145,10 +145,10 @@ def strict(cand: dict[str, Any], sink: list[str]) -> None:
     """Redact, in place, the single-value fields of ``cand`` that are or hold a token, and both
     halves of a token split across two of them; the kinds go to ``sink``."""
     source, prov = cand.get("source"), cand.get("provenance")
-    quick = [*(cand.get("tags") or ()), *(cand.get("evidence_refs") or ()),
-             source.get("ref", "") if isinstance(source, dict) else "",
-             *((prov.get("session_id") or "", prov.get("task_id") or "") if isinstance(prov, dict) else ())]
-    quick = [v for v in quick if isinstance(v, str)]  # (a provenance value may be any JSON value)
+    quick = [v for v in (*(cand.get("tags") or ()), *(cand.get("evidence_refs") or ()),
+                         source.get("ref", "") if isinstance(source, dict) else "",
+                         *((prov.get("session_id") or "", prov.get("task_id") or "") if isinstance(prov, dict) else ()))
+             if isinstance(v, str)]  # (a provenance value may be any JSON value)
     if _PLAIN.issuperset(quick) or not any(_suspect_now(v) for v in quick if v not in _PLAIN):
         return  # the common case: words, numbers, paths, dates; nothing random, nothing a token starts with
     every = _slots(cand)

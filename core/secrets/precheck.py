@@ -48,6 +48,7 @@ from commonkeep.secrets import asides, context, flags, named, places, public, ru
 from commonkeep.secrets.literals import Literals
 from commonkeep.secrets.rules import _BEARER_CONTEXT, _URL_CONTEXT
 from commonkeep.secrets.runs import _runs, _words
+from commonkeep.secrets.spans import mask
 from commonkeep.secrets.structure import (
     ASSIGN,
     CONNECTION,
@@ -102,7 +103,7 @@ def needs_scan(text: str) -> bool:
     pub = public.spans(text)
     if not pub:
         return _runs(text, low, words, exact=True)
-    rest = rules._mask(text, pub, " ")
+    rest = mask(text, pub, " ")
     return _runs(rest, rest.lower(), words, exact=True, seed_low=low)
 
 

@@ -41,7 +41,7 @@ OFF = "COMMONKEEP_RULE_NET"
 # search that redacts its snippets, a ``share sync``) never pays 0.75 s of a core for it
 AFTER, AFTER_SECONDS = 32, 1.0
 # what both engines read alike: printable ASCII, tab, line feed, carriage return, and the NUL of
-# ``rules.MASK`` (not \v, \f, \x1c-\x1f)
+# ``spans.MASK`` (not \v, \f, \x1c-\x1f)
 _ALIKE = re.compile(r"[\x00\t\n\r\x20-\x7e]*")
 # a bounded repeat whose range is wide: left open in the net (a superset, and far cheaper to compile)
 _WIDE = re.compile(r"(?<!\\)\{(\d*),(\d+)\}")

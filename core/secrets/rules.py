@@ -26,9 +26,6 @@ from commonkeep.secrets.runs import shape_runs
 from commonkeep.secrets.spans import MASK, Span, claim, mask, overlaps, value_span
 from commonkeep.secrets.values import dictated, keep, strong
 
-# the spans' helpers, under the names the rules use (``precheck`` and the tests read ``rules._mask``)
-_mask, _claim, _value_span, _overlaps = mask, claim, value_span, overlaps
-
 _ASSIGN_NAMES = (
     r"(?:(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|account[_-]?key"
     r"|auth[_-]?key|private[_-]?key|client[_-]?secret|credentials?|sas[_-]?token|shared[_-]?access[_-]?key))"
@@ -290,7 +287,7 @@ class _Pass:
             if not found:
                 continue
             self.spans.extend(found)
-            self.work = _mask(self.work, found)
+            self.work = mask(self.work, found)
             self.low_work = self.work.lower()
             if self.net is not None:  # a mask can join a match: the net is asked again of what the later rules read
                 net = rule_net.possible(self.work, _PLAN)
@@ -315,7 +312,7 @@ class _Pass:
         text, work = self.text, self.work
         found: list[Span] = []
         for m in pattern.finditer(work):
-            s, e = _value_span(m)
+            s, e = value_span(m)
             value = text[s:e]
             if MASK in work[s:e] or not keep(kind, value, text, e) or (kind == "password_in_url" and _PLACEHOLDER_PW.fullmatch(value)):
                 continue
@@ -329,7 +326,7 @@ class _Pass:
             if kind in _SHAPE_KINDS:
                 if self.pub is None:
                     self.pub = public.spans(text)
-                if self.pub and _overlaps(self.pub, s, e):
+                if self.pub and overlaps(self.pub, s, e):
                     continue
             if kind == "prefixed_hex_token":
                 s = m.start()
@@ -337,7 +334,7 @@ class _Pass:
                 if not random_head(value):
                     continue
                 s = m.start()
-            _claim(found, s, e, kind)
+            claim(found, s, e, kind)
         return found
 
 
@@ -380,9 +377,9 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
     if placed.card_digits(text):  # card numbers with their codes (``context.card_spans``)
         cards = [sp for sp in placed.card_spans(work) if MASK not in work[sp[0] : sp[1]]]
         for s, e, kind in cards:
-            _claim(spans, s, e, kind)
+            claim(spans, s, e, kind)
         if cards:
-            work = _mask(work, spans)
+            work = mask(work, spans)
     # the maintained provider rules' values: where one of our rules found the same token its kind
     # name stays; what they found beyond ours is claimed, the uncovered rest of a longer value too
     for s, e, kind in sorted(provider.spans(text, known), key=lambda sp: (sp[0], -sp[1])):
@@ -393,7 +390,7 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
             spans.append((min(s, inside[0][0]), max(e, *(sp[1] for sp in inside)), inside[0][2]))
         else:
             spans.append((s, e, kind))
-    work = _mask(work, spans)
+    work = mask(work, spans)
     # the rules of shape below read runs of token characters (and seed phrases): where what is left holds
     # none a rule could want (``runs.shape_runs``, the pre-check's test), they are not run
     shaped = shape_runs(work)
@@ -401,23 +398,23 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
         if pub is None:
             pub = public.spans(text)
         if pub:  # what is public by structure is not read by the rules of shape below
-            work = _mask(work, [(s, e, "") for s, e in pub if MASK not in work[s:e]])
+            work = mask(work, [(s, e, "") for s, e in pub if MASK not in work[s:e]])
         _claim_seeds_and_hex(work, spans)
-        work = _mask(work, spans)
+        work = mask(work, spans)
     for _s, e, kind in list(spans):
         if kind not in _NOT_TOKENS:  # the rest of a split token may follow on the next line or after a space
             head = _NEXT_HEAD.match(work, e)
             if head and random_head(head.group(1)):
-                _claim(spans, head.start(1), head.end(1), "partial_token")
-    work = _mask(work, spans)
+                claim(spans, head.start(1), head.end(1), "partial_token")
+    work = mask(work, spans)
     if shaped:
         if depth < 2:
             for s, e, kind in _encoded(work, depth):
-                _claim(spans, s, e, kind)
-            work = _mask(work, spans)
+                claim(spans, s, e, kind)
+            work = mask(work, spans)
         for m in _TOKEN.finditer(work):
             for s, e in random_parts(m.group(0)):
-                _claim(spans, m.start() + s, m.start() + e, "high_entropy")
+                claim(spans, m.start() + s, m.start() + e, "high_entropy")
     spans = [sp for sp in spans if not public.example_key(text[sp[0] : sp[1]])]  # documentation keys
     return _glued_tails(text, sorted(spans))
 
@@ -425,14 +422,14 @@ def find(text: str, depth: int = 0, known: tuple[provider.Hit, ...] = ()) -> lis
 def _claim_seeds_and_hex(work: str, spans: list[Span]) -> None:
     """The first rules of shape: seed phrases, and bare hex keys (not padding, a fraction's digits or a digest)."""
     for s, e, kind in structure.seed_spans(work):
-        _claim(spans, s, e, kind)
+        claim(spans, s, e, kind)
     for m in _BARE_HEX.finditer(work):
         if shannon_entropy(m.group(0)) < MIN_HEX_ENTROPY:  # "dddd…", "0000…": padding, not a key
             continue
         if m.group(0).isdigit() and _FRACTION.search(work, max(0, m.start() - 2), m.start()):
             continue  # the digits after a decimal point ("0.1000000000000000055511151231257827…"): a number
         if len(m.group(0)) not in _DIGEST_LENGTHS and not _DIGEST_WORDS.search(work[max(0, m.start() - 24) : m.start()]):
-            _claim(spans, m.start(), m.end(), "hex_key")
+            claim(spans, m.start(), m.end(), "hex_key")
 
 
 # the rules that judge a run by its shape (not by its place): ``public.py``'s structures are not theirs

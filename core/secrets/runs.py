@@ -28,7 +28,7 @@ _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-
 
 
 def shape_runs(text: str) -> bool:
-    """Could a rule of shape claim anything in ``text`` (claimed spans masked with ``rules.MASK``,
+    """Could a rule of shape claim anything in ``text`` (claimed spans masked with ``spans.MASK``,
     which no run holds)? False only where none could: a text outside ASCII is answered yes."""
     low = text.lower()
     return _runs(text, low, None)

@@ -15,6 +15,7 @@ import pytest
 
 from commonkeep.secrets import _redact_uncached, precheck, rule_net, rules
 from commonkeep.secrets.lazy import lazy
+from commonkeep.secrets.spans import mask
 from tests.governance.test_secrets_plan import _corpus
 
 
@@ -42,8 +43,8 @@ def texts() -> list[str]:
     for text in out:
         spans = rules.find(text)
         if spans:
-            masked.append(rules._mask(text, spans[:1]))
-            masked.append(rules._mask(text, spans))
+            masked.append(mask(text, spans[:1]))
+            masked.append(mask(text, spans))
     return out + masked + JOINED
 
 
