@@ -51,15 +51,16 @@ def forget_plan() -> None:
 
 
 def forget_net() -> None:
-    """``secrets.rule_net``'s compiled net of the rules: built by the clean run (or a background thread
-    of it), it would answer for a mutant of the code that builds it. Nor is one built in the background
-    while a mutant's tests run (``COMMONKEEP_RULE_NET=0``; the test of that lifts it)."""
-    os.environ["COMMONKEEP_RULE_NET"] = "0"
-    net = sys.modules.get("commonkeep.secrets.rule_net")
-    state = getattr(net, "_STATE", None)
-    if isinstance(state, dict):
-        state.clear()
-        state["asked"] = 0
+    """``secrets.rule_net``'s compiled net of the rules and ``secrets.provider_net``'s of the provider
+    scanner's: built by the clean run (or a background thread of it), one would answer for a mutant of
+    the code that builds it. Nor is one built in the background while a mutant's tests run
+    (``COMMONKEEP_RULE_NET=0``, ``COMMONKEEP_PROVIDER_NET=0``; the tests of that lift them)."""
+    for module, off in (("rule_net", "COMMONKEEP_RULE_NET"), ("provider_net", "COMMONKEEP_PROVIDER_NET")):
+        os.environ[off] = "0"
+        state = getattr(sys.modules.get(f"commonkeep.secrets.{module}"), "_STATE", None)
+        if isinstance(state, dict):
+            state.clear()
+            state["asked"] = 0
 
 
 def pytest_runtest_setup(item: Any) -> None:

@@ -72,16 +72,22 @@ def test_the_mutation_plugin_forgets_the_rules_plan_of_the_last_text() -> None:
 
 
 def test_the_mutation_plugin_forgets_the_rules_net(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A net compiled by the clean run would answer for a mutant of the code that builds it."""
+    """A net compiled by the clean run (the rules' or the provider scanner's) would answer for a mutant of
+    the code that builds it."""
     spec = importlib.util.spec_from_file_location("mutation_plugin", REPO / "scripts" / "mutation_plugin.py")
     assert spec is not None and spec.loader is not None
     plugin = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(plugin)
-    from commonkeep.secrets import rule_net, rules
+    from commonkeep.secrets import provider, provider_net, rule_net, rules
 
     monkeypatch.setattr(rule_net, "_STATE", {"asked": 0})
     monkeypatch.setenv(rule_net.OFF, "1")
     assert rule_net.build(rules._PLAN) and rule_net.ready(rules._PLAN)
+    monkeypatch.setattr(provider_net, "_STATE", {"asked": 0})
+    monkeypatch.setenv(provider_net.OFF, "1")
+    kingfisher = provider._scanner() is not None and provider._STATE["rules"]
+    assert not kingfisher or (provider_net.build(kingfisher) and provider_net.ready(kingfisher))
     plugin.forget_net()
     assert not rule_net.ready(rules._PLAN) and rule_net._STATE == {"asked": 0}
     assert os.environ[rule_net.OFF] == "0"
+    assert provider_net._STATE == {"asked": 0} and os.environ[provider_net.OFF] == "0"

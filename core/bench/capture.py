@@ -62,6 +62,12 @@ with tempfile.TemporaryDirectory(prefix="ck-bench-capture-") as tmp:  # removed 
                 rule_net.build(rules._PLAN)
         except ImportError:  # an older version
             pass
+        try:  # and the net of the provider scanner's own patterns (``secrets/provider_net.py``)
+            from commonkeep.secrets import provider, provider_net
+            if provider._scanner() is not None and not provider_net.ready(provider._STATE["rules"]):
+                provider_net.build(provider._STATE["rules"])
+        except (ImportError, KeyError):  # an older version
+            pass
         calls = [json.loads(row) for row in Path(line.strip()).read_text(encoding="utf-8").splitlines()]
         cpu, wall = time.process_time(), time.perf_counter()
         for text, kwargs in calls:

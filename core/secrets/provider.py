@@ -14,6 +14,8 @@ took is not looked for again; one our rules of shape took is read whole, so that
 Kingfisher (first load ~3 s, then ~0.3 s), and loaded only when a text could hold a token (12+ letters and digits in a row, mixed).
 A short-lived ``commonkeep`` command does not load them at all: it asks the scanner service
 (``scanner_service.py``), which loaded them once, and scans here only when it gets no answer.
+A process that goes on scanning (that one, a host's) first asks the net of Kingfisher's own patterns
+(``provider_net.py``): where none could match, Kingfisher is not asked.
 Without the package the layer is skipped and our own rules still run.
 """
 
@@ -25,7 +27,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-from commonkeep.secrets import public
+from commonkeep.secrets import provider_net, public
 from commonkeep.secrets.identifier import CODE_WORDS, SHORT_WORDS
 
 Hit = tuple[str, str]  # (secret value, kind)
@@ -121,7 +123,7 @@ def _scanner() -> Any:
             try:
                 import kingfisher_sdk
 
-                rules = kingfisher_sdk.Rules()
+                rules = _STATE["rules"] = kingfisher_sdk.Rules()
                 _STATE["scanner"] = kingfisher_sdk.Scanner(rules, base64=True)
             except Exception:  # noqa: BLE001 - not installed or no rules: the layer is skipped, ours still run
                 _STATE["scanner"] = None
@@ -178,8 +180,11 @@ def _scan_here(text: str) -> tuple[Hit, ...]:
     scanner = _scanner()
     if scanner is None:
         return ()
+    read = _TRAILING.sub(lambda m: " " * len(m.group(0)), text)
+    if provider_net.finds_nothing(read, _STATE.get("rules")):  # none of its patterns could match (a long-lived process)
+        return ()
     try:
-        findings = scanner.scan(_TRAILING.sub(lambda m: " " * len(m.group(0)), text))
+        findings = scanner.scan(read)
     except (RuntimeError, TimeoutError, ValueError):
         return ()
     hits: dict[str, str] = {}
