@@ -44,10 +44,10 @@ AFTER, AFTER_SECONDS = 8, 1.0
 # what Rust's Unicode expressions and the engine's byte expressions read alike (not \v, \f: the
 # engines' ``\s`` may differ there)
 _ALIKE = re.compile(r"[\x00\t\n\r\x20-\x7e]*")
-# a run Kingfisher decodes as base64 when it is a multiple of 4 long (``_decoded``): 32 bytes or more of
-# its letters, up to two "=" after them (the first place the expression matches is a whole run's start)
+# a run Kingfisher decodes as base64 (``_decoded``): its letters, up to two "=" after them, 32 bytes or more
+# in all and a multiple of 4 (the first place the expression matches is a whole run's start)
 BASE64_MIN = 32
-_BASE64_RUN = re.compile(rb"[A-Za-z0-9+/_-]{%d,}={0,2}" % BASE64_MIN)
+_BASE64_RUN = re.compile(rb"[A-Za-z0-9+/_-]{%d,}={0,2}" % (BASE64_MIN - 2))
 # the URL-safe alphabet's two letters as the standard one's (the same bytes decoded)
 _URL_SAFE = bytes.maketrans(b"-_", b"+/")
 # a bounded repeat whose range is wide: left open (a superset, and a quarter of the compile time)
@@ -104,7 +104,7 @@ class _Net:
             return True
         for m in _BASE64_RUN.finditer(data):
             run = m.group(0)
-            if len(run) % 4 or not b64decode(run[:4].translate(_URL_SAFE)).isascii():
+            if len(run) < BASE64_MIN or len(run) % 4 or not b64decode(run[:4].translate(_URL_SAFE)).isascii():
                 continue  # not read by Kingfisher; or its first bytes are outside ASCII: so is the whole
             decoded = _decoded(run)
             if decoded is None:  # not seen (Python's decoder is the more lenient): Kingfisher is asked
