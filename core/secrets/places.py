@@ -179,6 +179,14 @@ _ADMIN_SLASH = lazy(r"(?i)(?:^|(?<=\s))(?:[\w.-]+:?|->|=>|→)[ \t]+(?:root|admi
                     r"|sys|system)[ \t]+/[ \t]+['\"]?(?P<v>[^\s/'\"()\[\]{}<>`]{4,64})['\"]?" + _ASIDE_END)
 _NET_SLASH = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|admin|creds?|login|e-?mail|mailbox|account|acct)\b[^\n:=]{0,24}[:=]\s*[\w.@-]{1,40}\s?/\s?"
                   r"(?P<v>[^\s/'\"<][^\s/'\"]{3,63})" + _ASIDE_END)
+# an account a device ships with and its password in one word, no login word needed: "the router admin is
+# admin/X", "NAS: root:X" (X judged by its shape, ``values.keep``: a path, an image's tag or a word is not one)
+_ACCOUNTS = ("root", "admin", "administrator", "sa", "postgres", "pi", "ubnt", "guest", "ubuntu", "ec2-user", "oracle", "sys", "system")
+_PAIR_VALUE = r"(?P<v>[^\s/'\"()\[\]{}<>`=:@,;]{6,64})(?=[\s'\"),;]|$)"
+_ACCOUNT_PAIR = lazy(r"(?i)(?:^|(?<=[\s(\"'`,;]))(?:" + "|".join(_ACCOUNTS) + r")[/:]" + _PAIR_VALUE)
+# any account with its password, given with a verb after a device's or a login's word: "the wifi login is bob/X"
+_ACCOUNT_IS = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|vpn|login|creds?|credentials|account|acct|admin)\b"
+                   r"[^\n:=/]{0,24}?\s(?:is|are|was|were)\s+[\w.@-]{1,40}[/:]" + _PAIR_VALUE)
 _SSID_KEY = lazy(r"(?i)\b(?:ssid|wifi|wi-fi|wlan)\s*:?\s+['\"]?[\w.-]+['\"]?\s*[,;|]?\s+(?:key|pw|password|pass|psk|passphrase)\s*:?\s*"
                  r"(?P<v>[^\s'\"]{4,64})" + _ASIDE_END)
 _LOGIN_USER = lazy(r"(?i)\blog\s?in\s+(?:admin|root|user|administrator|pi|ubnt|sa|postgres|guest)\s+(?P<v>[^\s'\"]{4,64})" + _ASIDE_END)
@@ -323,6 +331,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_given", _LOCKED_WITH),
     ("password_given", _CREDS_COLON),
     ("password_given", _CREDS_PAIR),
+    ("login_pair", _ACCOUNT_PAIR),
+    ("login_pair", _ACCOUNT_IS),
 )
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 
@@ -341,6 +351,8 @@ _OTP_FINDER, _KEY_BYTES_FINDER, _GIVEN_FINDER = Literals(_OTP_WORDS), Literals(_
 _NET_WORDS = ("wifi", "wi-fi", "wlan", "router", "modem", "nas", "switch", "firewall", "admin", "cred", "login", "mail", "account", "acct")
 _LOCK_WORDS = ("crypt", "protected", "locked", "unlock")
 _NET_FINDER, _LOCK_FINDER = Literals(_NET_WORDS), Literals(_LOCK_WORDS)
+_ACCOUNT_WORDS = (*_NET_WORDS, "vpn")
+_ACCOUNT_FINDER, _ACCOUNT_WORD_FINDER = Literals(f"{a}{sep}" for a in _ACCOUNTS for sep in "/:"), Literals(_ACCOUNT_WORDS)
 _PAREN_FINDER = Literals(("(pass", "(pw"))
 _SSID_FINDER = Literals(("ssid", "wifi", "wi-fi", "wlan"))
 _CRED_FINDER = Literals(("cred", "login"))
@@ -369,6 +381,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "key_bytes": (_KEY_BYTES_WORDS, True),
     "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS, "pass", *_REMOTE_WORDS, "obscure", "mail", "account", "acct", "u/p", "user"), True),
     "admin_slash_password": (("/ ", "/\t"), True),
+    "login_pair": (_ACCOUNT_FINDER.words + _ACCOUNT_WORDS, True),
     "proxy_password": ((":",), True),
     "acl_password": ((">",), True),
     "users_section_password": (("[users]",), True),
@@ -448,6 +461,8 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _LOCKED_WITH: lambda low: _LOCK_FINDER.any_in(low) and _LOCKED_WITH.search(low) is not None,
     _CREDS_COLON: lambda low: ":" in low and _CRED_FINDER.any_in(low) and _CREDS_COLON.search(low) is not None,
     _CREDS_PAIR: lambda low: _PAIR_WORD_FINDER.any_in(low) and _CREDS_PAIR.search(low) is not None,
+    _ACCOUNT_PAIR: lambda low: _ACCOUNT_FINDER.any_in(low) and _ACCOUNT_PAIR.search(low) is not None,
+    _ACCOUNT_IS: lambda low: ("/" in low or ":" in low) and _ACCOUNT_WORD_FINDER.any_in(low) and _ACCOUNT_IS.search(low) is not None,
 }
 # the words one of which each context needs (``literals.Gated``; ``None``: none such)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
@@ -464,10 +479,12 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _OR_DEFAULT: _OR_WORDS, _HASHED: _HASH_WORDS,
     _SETX: ("setx",), _PS_VARIABLE: ("-variable",), _NET_USE: ("net use",), _LOGIN_USER: ("login", "log in"),
     _LOCKED_WITH: _LOCK_FINDER.words, _CREDS_COLON: _CRED_FINDER.words, _CREDS_PAIR: _PAIR_WORD_FINDER.words,
+    _ACCOUNT_PAIR: _ACCOUNT_FINDER.words, _ACCOUNT_IS: _ACCOUNT_WORDS,
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/ ", "/\t", ">", *_REMOTE_WORDS, "obscure", *_DEFINE_WORDS, "connect", "mysqli", "pdo", *_XML_WORDS, "[", *_LOOKUP_WORDS, *_OR_WORDS, *_HASH_WORDS,
                  "setx", "-variable", "net use", "passwd", *_DEVICE_WORDS, "://", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", "pass=", "pass:", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
-                 "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS, "mail", "account", "acct", "u/p", "user")
+                 "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS, "mail", "account", "acct", "u/p", "user",
+                 *_ACCOUNT_FINDER.words, "vpn")
 # could one of these patterns match the lower-cased text? (``precheck``)
 maybe = Maybe(TRIGGER_WORDS, CONTEXTS, CONTEXT_WORDS, outside_ascii=True)

@@ -257,6 +257,11 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     if kind == "pwd_given":  # "db pwd X": a password's shape (the shell's ``pwd`` in a list of names is a word)
         v = value.strip().rstrip(".,;:!?)")
         return given(v) and (strong(v) or unsayable(v))
+    if kind == "login_pair":  # "admin/X", "the wifi login is bob/X": a password's mark, or cases and digits mixed; no word, name or path
+        v = value.strip().rstrip(".,;:)")
+        mixed = (len(v) >= 8 and re.search(r"[a-z]", v) is not None and re.search(r"[A-Z]", v) is not None
+                 and re.search(r"[0-9][A-Za-z]", v) is not None)  # "Tr0ub4dor3", not a word and a year ("Dashboard2024")
+        return given(v.rstrip("!?")) and (_MARKED.fullmatch(v) is not None or mixed)
     if kind in ("password_given", "admin_slash_password"):  # "use password X for …": X, unless a word ("… managers for", "email/password") or a name
         v = value.strip().rstrip(".,;:!?)")
         return _words_phrase(v) if " " in v else given(v)  # quoted words: "use the passphrase 'correct horse battery staple' for …"

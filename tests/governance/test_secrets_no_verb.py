@@ -81,3 +81,32 @@ def test_the_words_of_more_languages_and_heroku_s_prefixed_keys(text: str) -> No
                                   "parola este obligatorie"])
 def test_their_ordinary_sentences_are_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    "the router admin is admin/Tr0ub4dor&3",
+    "Пароль від wifi nG7#qpL2zz, the router admin is admin/Tr0ub4dor&3",
+    "the NAS is admin:Tr0ub4dor&3",
+    "NAS: root:Tr0ub4dor&3 (change it)",
+    "use sa:Tr0ub4dor&3 for the local SQL Server",
+    "(root/Tr0ub4dor3)",
+    "the wifi login is bob/Tr0ub4dor&3",
+    "VPN account was jdoe:Tr0ub4dor3, same as last year",
+])
+def test_an_account_and_its_password_in_one_word_with_no_login_word(text: str) -> None:
+    """"admin/X", "root:X": an account a device ships with needs no login word beside it; any account
+    does after a device's or a login's word and a verb ("the wifi login is bob/X")."""
+    found = redact(text)
+    assert found.findings and "Tr0ub4dor" not in found.text, found.text
+    assert "nG7#qpL2zz" not in found.text
+
+
+@pytest.mark.parametrize("text", [
+    "default is admin/admin", "the path is admin/settings/users", "GET /admin/users/42", "FROM postgres:16-alpine",
+    "image: ubuntu:22.04", "root:x:0:0:root:/root:/bin/bash", "see admin/Dashboard2024", "the admin page is admin/settings2",
+    "user:JSmith2024 logged in", "system:serviceaccount:kube-system:default", "guest:guest", "admin:${ADMIN_PASSWORD}",
+    "pi:raspberry is the default", "docker pull oracle:XE21c", "the switch is cisco/IOS-XE17",
+    "https://git.acme.io/admin/Tr0ub4dor&3", "the wifi login is guest/guest", "the vpn account is ops/on-call",
+])
+def test_an_account_beside_a_path_a_tag_or_a_word_is_kept(text: str) -> None:
+    assert redact(text).text == text
