@@ -85,6 +85,8 @@ CHOICE = lazy(r"[a-z]{2,}(?:/[a-z]{2,})+")  # words offered as a choice ("and/or
 _LETTERS = lazy(r"[A-Za-z]+")
 # kinds found by their place whose value must still not be a plain word, a number or a file name
 _LOOSE_PLACE = {"connection_string", "config_password"}
+# kinds whose unquoted value may be a call's argument (``f(key=name, …)``): a name there names a value
+_ARGUMENT_KINDS = {*_LOOSE_PLACE, "password_assignment"}
 _PLAIN = lazy(r"[a-z]+|[0-9.:]+|[\w.-]+\.(?:md|txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|env)")
 _SQL = lazy(r"\bIDENTIFIED\b|(?i:\b(?:create|alter|grant)\s+(?:user|role|login)\b)")  # the statement around ``identified by``
 _HEX = lazy(r"[0-9A-F]{16,}")  # upper-case hex is a key, not an ``ENV_NAME``
@@ -310,6 +312,8 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
             return dictated(core, text, at, prose=kind == "secret_in_prose") or (
                 kind == "secret_in_prose" and at >= 0 and unsayable(core) and _CLAUSE_END.match(text, at) is not None)
         return kind != "secret_in_prose" or strong(v) or len(v.split()) >= 3
+    if kind in _ARGUMENT_KINDS and text[end : end + 1] in (",", ")") and CODE_NAME.fullmatch(value):
+        return False  # a call's argument names a value: ``Error(code=INTERNAL_ERROR, …)``, ``f(api_key=settings.API_KEY)``
     if kind in _STRUCTURE_KINDS or kind in _LOOSE_PLACE:
         if value.isdigit() or not value.strip() or "[REDACTED" in value:
             return False

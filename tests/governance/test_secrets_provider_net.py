@@ -171,6 +171,17 @@ def test_base64_is_read_as_kingfisher_reads_it(rules: Any) -> None:
     assert not _nothing(base64.b64encode(base64.b64encode(token.encode())).decode(), rules)
     noise = base64.b64encode(bytes(range(128, 176))).decode()  # decodes to bytes outside ASCII
     assert _kingfisher(noise) == [] and _nothing(f"sha: {noise}", rules)
+    # every run is read, not only the first: a token after a hash and after a harmless text
+    prose = base64.b64encode(b"just some public text, nothing more to it").decode()
+    hidden = base64.b64encode(f"token: {token}".encode()).decode()
+    for text in (f"sha: {noise} then {hidden}", f"note {prose} and {hidden}"):
+        assert _kingfisher(text) and not _nothing(text, rules), text
+    # what decodes to harmless ASCII (either alphabet) is read and spared; a run Kingfisher does not decode
+    # (not a multiple of 4 long) is not read
+    safe = base64.urlsafe_b64encode(b"??>>public text with no token in it at all").decode()
+    assert "_" in safe or "-" in safe
+    for text in (f"data:text/plain;base64,{prose}", f"v={safe};", f"id {prose.rstrip('=')[:-1]}x"):
+        assert _kingfisher(text) == [] and _nothing(text, rules), text
 
 
 def test_a_text_the_engines_read_differently_is_sent_to_kingfisher(rules: Any) -> None:
