@@ -182,8 +182,8 @@ _NET_SLASH = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|ad
 # an account a device ships with and its password in one word, no login word needed: "the router admin is
 # admin/X", "NAS: root:X" (X judged by its shape, ``values.keep``: a path, an image's tag or a word is not one)
 _ACCOUNTS = ("root", "admin", "administrator", "sa", "postgres", "pi", "ubnt", "guest", "ubuntu", "ec2-user", "oracle", "sys", "system")
-_PAIR_VALUE = r"(?P<v>[^\s/'\"()\[\]{}<>`=:@,;]{6,64})(?=[\s'\"),;]|$)"
-_ACCOUNT_PAIR = lazy(r"(?i)(?:^|(?<=[\s(\"'`,;]))(?:" + "|".join(_ACCOUNTS) + r")[/:]" + _PAIR_VALUE)
+_PAIR_VALUE = r"(?P<v>[^\s/'\"()\[\]{}<>`=:@,;]{6,64})(?=[\s'\"),;`\]}]|$)"
+_ACCOUNT_PAIR = lazy(r"(?i)(?:^|(?<=[\s(\[{\"'`,;]))(?:" + "|".join(_ACCOUNTS) + r")(?:[/:]| [-–—][ \t]+)" + _PAIR_VALUE)
 # any account with its password, given with a verb after a device's or a login's word: "the wifi login is bob/X"
 _ACCOUNT_IS = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|vpn|login|creds?|credentials|account|acct|admin)\b"
                    r"[^\n:=/]{0,24}?\s(?:is|are|was|were)\s+[\w.@-]{1,40}[/:]" + _PAIR_VALUE)
@@ -352,7 +352,8 @@ _NET_WORDS = ("wifi", "wi-fi", "wlan", "router", "modem", "nas", "switch", "fire
 _LOCK_WORDS = ("crypt", "protected", "locked", "unlock")
 _NET_FINDER, _LOCK_FINDER = Literals(_NET_WORDS), Literals(_LOCK_WORDS)
 _ACCOUNT_WORDS = (*_NET_WORDS, "vpn")
-_ACCOUNT_FINDER, _ACCOUNT_WORD_FINDER = Literals(f"{a}{sep}" for a in _ACCOUNTS for sep in "/:"), Literals(_ACCOUNT_WORDS)
+_ACCOUNT_FINDER = Literals(f"{a}{sep}" for a in _ACCOUNTS for sep in ("/", ":", " -", " –", " —"))
+_ACCOUNT_WORD_FINDER = Literals(_ACCOUNT_WORDS)
 _PAREN_FINDER = Literals(("(pass", "(pw"))
 _SSID_FINDER = Literals(("ssid", "wifi", "wi-fi", "wlan"))
 _CRED_FINDER = Literals(("cred", "login"))

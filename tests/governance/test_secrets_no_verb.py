@@ -92,6 +92,9 @@ def test_their_ordinary_sentences_are_kept(text: str) -> None:
     "(root/Tr0ub4dor3)",
     "the wifi login is bob/Tr0ub4dor&3",
     "VPN account was jdoe:Tr0ub4dor3, same as last year",
+    "NAS admin - Tr0ub4dor&3",
+    "Grafana: `admin:Tr0ub4dor&3` on :3000",
+    "[root/Tr0ub4dor&3]",
 ])
 def test_an_account_and_its_password_in_one_word_with_no_login_word(text: str) -> None:
     """"admin/X", "root:X": an account a device ships with needs no login word beside it; any account
@@ -107,6 +110,7 @@ def test_an_account_and_its_password_in_one_word_with_no_login_word(text: str) -
     "user:JSmith2024 logged in", "system:serviceaccount:kube-system:default", "guest:guest", "admin:${ADMIN_PASSWORD}",
     "pi:raspberry is the default", "docker pull oracle:XE21c", "the switch is cisco/IOS-XE17",
     "https://git.acme.io/admin/Tr0ub4dor&3", "the wifi login is guest/guest", "the vpn account is ops/on-call",
+    "the admin - a.k.a. ops - owns it", "admin - Dashboard2024", "root - x86_64-linux",
 ])
 def test_an_account_beside_a_path_a_tag_or_a_word_is_kept(text: str) -> None:
     assert redact(text).text == text
