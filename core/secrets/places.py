@@ -52,8 +52,9 @@ _FED = lazy(r"(?i)(?:(?:pass\w*|secret\w*|key|token)[^\n|;&<]*?(?:=|\s)<\(\s*(?:
             r"|\b(?:\w*passwd|keepassxc-cli|cryptsetup|openconnect|sudo\s+-S|vault\s+login|\w+\s+login\b[^\n|;&]*--password-stdin"
             r"|[^\n|;&]*--pass(?:word|phrase|wd)-(?:stdin|fd)\b|pass\s+(?:insert|add|edit)\b"
             # any command that names what it is fed ("vercel env add DB_PASSWORD production <<< X", "gh secret set T <<< X")
-            r"|[\w.-]+\s[^\n|;&<]*?(?:passw(?:or)?d|passphrase|secret|token|credential|api[_-]?key))[^\n|;&<]*<<<\s*)" + _REF
-            + r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\"|(?P<v>[^\s'\"`)]{3,}))")
+            r"|[\w.-]+\s[^\n|;&<]*?(?:passw(?:or)?d|passphrase|secret|token|credential|api[_-]?key))[^\n|;&<]*<<<\s*)"
+            + r"(?:\$'(?P<q3>[^'\n]{3,200})'|" + _REF  # ``$'X\nX'``: the shell's quoting with escapes, no variable
+            + r"(?:'(?P<q1>[^'\n]{3,200})'|\"(?P<q2>[^\"\n]{3,200})\"|(?P<v>[^\s'\"`)]{3,})))")
 # the password said twice into a command that asks for it twice: ``(echo X; echo X) | smbpasswd -a -s bob``
 _TWICE = lazy(r"(?i)\(\s*(?:echo|printf)\s+(?:-[ne]\s+)?" + _REF + _VAL + r"\s*;\s*(?:echo|printf)\b[^)\n]*\)\s*\|\s*[\w-]*passwd\b")
 _TWICE_AGAIN = lazy(r"(?i)\(\s*(?:echo|printf)\s+[^;)\n]*;\s*(?:echo|printf)\s+(?:-[ne]\s+)?" + _REF + _VAL + r"\s*\)\s*\|\s*[\w-]*passwd\b")
@@ -133,8 +134,8 @@ _PIN = lazy(r"(?i)\b(?:(?:pin(?:[ -]?(?:code|number))?|passcode|(?:door|alarm|ga
             r"(?:\s+f[üu]r\s+(?:das|die|den|unser|unsere|meinen)\s+\w+)?)"
             r"\s*(?:is|was|=|:|lautet|est|es|é|è|ist)?"
             r"\s*(?P<v>\d{4,8}|\d{1,2}(?:-\d{1,2}){2,3})(?![\d-])")
-_CODE = r"(?:(?=[A-Za-z-]*\d)[A-Za-z0-9]{4,8}(?:-[A-Za-z0-9]{4,8}){1,9}|\d{4}\s?\d{4})"
-_RECOVERY = lazy(r"(?i)\b(?:recovery|backup)\s+(?:codes?|keys?)\b[^\n\w]{0,6}(?P<v>" + _CODE + r"(?:[ ,;]+" + _CODE + r")*)")
+_CODE = r"(?:(?=[A-Za-z-]*\d)[A-Za-z0-9]{4,8}(?:-[A-Za-z0-9]{4,8}){1,9}|[A-Za-z]{4}(?:-[A-Za-z]{4}){4,9}|\d{4}\s?\d{4})"
+_RECOVERY = lazy(r"(?i)\b(?:recovery|backup)\s+(?:codes?|keys?)\b(?:\s+(?:is|are|was|were)\b)?[^\n\w]{0,6}(?P<v>" + _CODE + r"(?:[ ,;]+" + _CODE + r")*)")
 # a letters-only code list after "backup codes" (judged random by ``values.keep``: no word of the vocabulary)
 _RECOVERY_LETTERS = lazy(r"(?i)\b(?:recovery|backup)\s+codes\b[^\n\w]{0,6}(?P<v>[a-z]{8,10}(?:[ \t]*[,;\n][ \t]*[a-z]{8,10}|[ \t]+[a-z]{8,10}){2,15})\b")
 # the seed of a one-time-password app, given as its setup key: base32, in groups of four or whole
@@ -168,7 +169,7 @@ _CREDS_COLON = lazy(r"(?i)\b(?:creds?|credentials|login)\s+(?:(?:->|→|=>)\s*)?
 # "the zip is encrypted with X"
 # the aside's clause ends: at a mark followed by a space ("Node.js" is no clause's end) or at a conjunction
 _ASIDE_END = r"(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$))|[ \t]+(?:and|but|or|then|so|und|et|y)\b)"
-_PW_ASIDE = lazy(r"(?i)(?<![\w-])pw\s+['\"]?(?P<v>[^\s'\"]{4,64})['\"]?" + _ASIDE_END)
+_PW_ASIDE = lazy(r"(?i)(?<![\w-])pw(?:\s*(?:->|→|=>)\s*|\s+)['\"]?(?P<v>[^\s'\"]{4,64})['\"]?" + _ASIDE_END)
 # a password in parentheses after its word: ``ssh root@10.0.0.5 (pass X)``, ``(pw: X)``
 _PAREN_PASS = lazy(r"(?i)\((?:pass(?:word)?|pw|pwd)\s*[:=]?\s+['\"]?(?P<v>[^\s)'\"]{4,64})['\"]?\s*\)")
 # "db pwd X" (the shell's ``pwd`` takes no value): judged as a password's shape (``values.keep``: not "pwd xxsubtype")
@@ -183,10 +184,14 @@ _NET_SLASH = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|ad
 # admin/X", "NAS: root:X" (X judged by its shape, ``values.keep``: a path, an image's tag or a word is not one)
 _ACCOUNTS = ("root", "admin", "administrator", "sa", "postgres", "pi", "ubnt", "guest", "ubuntu", "ec2-user", "oracle", "sys", "system")
 _PAIR_VALUE = r"(?P<v>[^\s/'\"()\[\]{}<>`=:@,;]{6,64})(?=[\s'\"),;`\]}]|$)"
-_ACCOUNT_PAIR = lazy(r"(?i)(?:^|(?<=[\s(\[{\"'`,;]))(?:" + "|".join(_ACCOUNTS) + r")(?:[/:]| [-–—][ \t]+)" + _PAIR_VALUE)
+_DASHED = tuple(a for a in _ACCOUNTS if len(a) >= 4)  # "NAS admin - X" (not "pi - asin…", a formula)
+_ACCOUNT_PAIR = lazy(r"(?i)(?:^|(?<=[\s(\[{\"'`,;]))(?:(?:" + "|".join(_ACCOUNTS) + r")[/:]|(?:" + "|".join(_DASHED) + r") [-–—][ \t]+)"
+                     + _PAIR_VALUE)
 # any account with its password, given with a verb after a device's or a login's word: "the wifi login is bob/X"
 _ACCOUNT_IS = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|vpn|login|creds?|credentials|account|acct|admin)\b"
                    r"[^\n:=/]{0,24}?\s(?:is|are|was|were)\s+[\w.@-]{1,40}[/:]" + _PAIR_VALUE)
+# "the guest wifi is X": the network named, a password's mark in X ("the wifi is down", "… is HomeNet5G" stay)
+_WIFI_IS = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|hotspot) +(?:is|was) +(?:still\s+|now\s+)?['\"]?(?P<v>[^\s'\"]{6,64})(?=[\s'\"]|$)")
 _SSID_KEY = lazy(r"(?i)\b(?:ssid|wifi|wi-fi|wlan)\s*:?\s+['\"]?[\w.-]+['\"]?\s*[,;|]?\s+(?:key|pw|password|pass|psk|passphrase)\s*:?\s*"
                  r"(?P<v>[^\s'\"]{4,64})" + _ASIDE_END)
 _LOGIN_USER = lazy(r"(?i)\blog\s?in\s+(?:admin|root|user|administrator|pi|ubnt|sa|postgres|guest)\s+(?P<v>[^\s'\"]{4,64})" + _ASIDE_END)
@@ -333,6 +338,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("password_given", _CREDS_PAIR),
     ("login_pair", _ACCOUNT_PAIR),
     ("login_pair", _ACCOUNT_IS),
+    ("network_password", _WIFI_IS),
 )
 KINDS = frozenset(kind for kind, _ in PATTERNS)
 
@@ -352,7 +358,7 @@ _NET_WORDS = ("wifi", "wi-fi", "wlan", "router", "modem", "nas", "switch", "fire
 _LOCK_WORDS = ("crypt", "protected", "locked", "unlock")
 _NET_FINDER, _LOCK_FINDER = Literals(_NET_WORDS), Literals(_LOCK_WORDS)
 _ACCOUNT_WORDS = (*_NET_WORDS, "vpn")
-_ACCOUNT_FINDER = Literals(f"{a}{sep}" for a in _ACCOUNTS for sep in ("/", ":", " -", " –", " —"))
+_ACCOUNT_FINDER = Literals([f"{a}{sep}" for a in _ACCOUNTS for sep in "/:"] + [f"{a}{sep}" for a in _DASHED for sep in (" -", " –", " —")])
 _ACCOUNT_WORD_FINDER = Literals(_ACCOUNT_WORDS)
 _PAREN_FINDER = Literals(("(pass", "(pw"))
 _SSID_FINDER = Literals(("ssid", "wifi", "wi-fi", "wlan"))
@@ -383,6 +389,7 @@ NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
     "password_given": ((*_GIVEN_WORDS, *_ASIDE_WORDS, "pass", *_REMOTE_WORDS, "obscure", "mail", "account", "acct", "u/p", "user"), True),
     "admin_slash_password": (("/ ", "/\t"), True),
     "login_pair": (_ACCOUNT_FINDER.words + _ACCOUNT_WORDS, True),
+    "network_password": (("wifi", "wi-fi", "wlan", "hotspot"), True),
     "proxy_password": ((":",), True),
     "acl_password": ((">",), True),
     "users_section_password": (("[users]",), True),
@@ -464,6 +471,7 @@ CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _CREDS_PAIR: lambda low: _PAIR_WORD_FINDER.any_in(low) and _CREDS_PAIR.search(low) is not None,
     _ACCOUNT_PAIR: lambda low: _ACCOUNT_FINDER.any_in(low) and _ACCOUNT_PAIR.search(low) is not None,
     _ACCOUNT_IS: lambda low: ("/" in low or ":" in low) and _ACCOUNT_WORD_FINDER.any_in(low) and _ACCOUNT_IS.search(low) is not None,
+    _WIFI_IS: lambda low: (" is " in low or " was " in low) and _WIFI_IS.search(low) is not None,
 }
 # the words one of which each context needs (``literals.Gated``; ``None``: none such)
 CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
@@ -480,12 +488,12 @@ CONTEXT_WORDS: dict[re.Pattern[str], tuple[str, ...] | None] = {
     _OR_DEFAULT: _OR_WORDS, _HASHED: _HASH_WORDS,
     _SETX: ("setx",), _PS_VARIABLE: ("-variable",), _NET_USE: ("net use",), _LOGIN_USER: ("login", "log in"),
     _LOCKED_WITH: _LOCK_FINDER.words, _CREDS_COLON: _CRED_FINDER.words, _CREDS_PAIR: _PAIR_WORD_FINDER.words,
-    _ACCOUNT_PAIR: _ACCOUNT_FINDER.words, _ACCOUNT_IS: _ACCOUNT_WORDS,
+    _ACCOUNT_PAIR: _ACCOUNT_FINDER.words, _ACCOUNT_IS: _ACCOUNT_WORDS, _WIFI_IS: (" is ", " was "),
 }
 TRIGGER_WORDS = (*_COMMANDS, "|", "expect", "<(", "<<<", "[users]", ":", "/ ", "/\t", ">", *_REMOTE_WORDS, "obscure", *_DEFINE_WORDS, "connect", "mysqli", "pdo", *_XML_WORDS, "[", *_LOOKUP_WORDS, *_OR_WORDS, *_HASH_WORDS,
                  "setx", "-variable", "net use", "passwd", *_DEVICE_WORDS, "://", "jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "validationkey", "decryptionkey",
                  "pass ", "pass\t", "pass=", "pass:", *_SHORT_WORDS, *_CALL_WORDS, *_PAIR_WORDS, *_PROSE_WORDS, " / ", *_PIN_WORDS, "recovery", "backup", "use ",
                  "token", "secret", "key", "credential", "share", *_OTP_WORDS, "password", "passphrase", *_KEY_BYTES_WORDS, *_GIVEN_WORDS, *_ASIDE_WORDS, "mail", "account", "acct", "u/p", "user",
-                 *_ACCOUNT_FINDER.words, "vpn")
+                 *_ACCOUNT_FINDER.words, "vpn", "hotspot")
 # could one of these patterns match the lower-cased text? (``precheck``)
 maybe = Maybe(TRIGGER_WORDS, CONTEXTS, CONTEXT_WORDS, outside_ascii=True)

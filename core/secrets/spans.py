@@ -40,8 +40,8 @@ def claim(spans: list[Span], s: int, e: int, kind: str) -> None:
 
 
 def value_span(m: re.Match[str]) -> tuple[int, int]:
-    """The span of the value group that matched (``v``, or a quoted ``q1``/``q2``), else the match."""
-    for g in ("v", "q1", "q2"):
+    """The span of the value group that matched (``v``, or a quoted ``q1``/``q2``/``q3``), else the match."""
+    for g in ("v", "q1", "q2", "q3"):
         if g in m.re.groupindex and m.start(g) >= 0:
             return m.start(g), m.end(g)
     return m.span()

@@ -248,8 +248,8 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     if kind == "password_named_after":  # "X is the password.": X, unless a word of the grammar ("This is the password.")
         core = value.strip().rstrip(".,;:!?)")
         return strong(core) or ((_LETTERS.fullmatch(core) is not None or core.isdigit()) and dictated(core, prose=False))
-    if kind == "recovery_key" and value[:1].isalpha() and value.replace(",", " ").replace(";", " ").replace(" ", "").isalpha():
-        codes = value.replace(",", " ").replace(";", " ").lower().split()  # letters only: codes, unless they are words
+    if kind == "recovery_key" and value[:1].isalpha() and value.replace(",", " ").replace(";", " ").replace("-", " ").replace(" ", "").isalpha():
+        codes = value.replace(",", " ").replace(";", " ").replace("-", " ").lower().split()  # letters only: codes, unless they are words
         return sum(c not in vocabulary() for c in codes) * 3 >= len(codes) * 2
     if kind == "passphrase_words":  # "the passphrase is velvet ember canal quartz", not "… is stored in the vault"
         return _words_phrase(value)
@@ -259,6 +259,9 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     if kind == "pwd_given":  # "db pwd X": a password's shape (the shell's ``pwd`` in a list of names is a word)
         v = value.strip().rstrip(".,;:!?)")
         return given(v) and (strong(v) or unsayable(v))
+    if kind == "network_password":  # "the guest wifi is X": a password's mark, no word or name
+        v = value.strip().rstrip(".,;:)")
+        return given(v.rstrip("!?")) and (_MARKED.fullmatch(v) is not None or _MARKED.fullmatch(v.replace("+", "!").replace("@", "!")) is not None)
     if kind == "login_pair":  # "admin/X", "the wifi login is bob/X": a password's mark, or cases and digits mixed; no word, name or path
         v = value.strip().rstrip(".,;:)")
         mixed = (len(v) >= 8 and re.search(r"[a-z]", v) is not None and re.search(r"[A-Z]", v) is not None

@@ -110,7 +110,34 @@ def test_an_account_and_its_password_in_one_word_with_no_login_word(text: str) -
     "user:JSmith2024 logged in", "system:serviceaccount:kube-system:default", "guest:guest", "admin:${ADMIN_PASSWORD}",
     "pi:raspberry is the default", "docker pull oracle:XE21c", "the switch is cisco/IOS-XE17",
     "https://git.acme.io/admin/Tr0ub4dor&3", "the wifi login is guest/guest", "the vpn account is ops/on-call",
-    "the admin - a.k.a. ops - owns it", "admin - Dashboard2024", "root - x86_64-linux",
+    "the admin - a.k.a. ops - owns it", "admin - Dashboard2024", "root - x86_64-linux", "[f(x) = pi - asin\\C1*e   - 1/]",
 ])
 def test_an_account_beside_a_path_a_tag_or_a_word_is_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    "the guest wifi is Tr0ub4dor&3 btw",
+    "the alarm code is 4762, the wifi is gvHbUaRh6K!1",
+    "the guest wifi is 1goFSJExe+X btw",
+    "the recovery key is ugdk-wxuo-n0m9-mtb6-pygf-czyq",
+    "the recovery key is nfad-uwra-znun-gitp-nipo-crrp",
+    "remember: gmail app pw -> bQ50TSEM?OYG",
+    "smbpasswd -a bob <<< $'9QXtQcYb!moG\\n9QXtQcYb!moG'",
+])
+def test_a_network_s_password_a_recovery_key_and_a_password_fed_with_escapes(text: str) -> None:
+    """Forms found by a probe of session 20: the wifi "is" X, the recovery key "is" X (letters alone
+    too), "pw -> X", a here-string in the shell's ``$'…'`` quoting."""
+    found = redact(text)
+    assert found.findings, text
+    for secret in ("Tr0ub4dor&3", "gvHbUaRh6K!1", "1goFSJExe+X", "n0m9-mtb6", "gitp-nipo", "bQ50TSEM?OYG", "9QXtQcYb!moG"):
+        assert secret not in found.text
+
+
+@pytest.mark.parametrize("text", [
+    "the wifi is down again", "the wifi is HomeNet5G", "the hotspot is on", "wifi is 5GHz-only?", "the wifi is me@home.net",
+    "the wifi is slow!!! again", "the recovery key is stored in 1password", "the recovery key is kept-safe-with-your-data",
+    "pw -> see the vault entry", "cat <<< $'line one\\nline two'", "gh secret set T <<< $HOME",
+])
+def test_the_same_shapes_about_a_network_or_a_key_are_kept(text: str) -> None:
     assert redact(text).text == text
