@@ -65,7 +65,7 @@ _SECRET_NAME = lazy(r"(?i)(?<![\w.-])[\"'\[]?[\w.-]*?(?:secret[_.-]?key(?:[_.-]?
                     + r"(?!https?://|/|\./|~/)(?:" + _Q + r"|(?P<v>(?![\w.]*\()[^\s\"',;]{6,}))")
 # more user-add and set-password commands: the password is a positional argument
 _USER_ADD_MORE = lazy(r"(?i)\b(?:rabbitmqctl\s+(?:add_user|change_password)\s+\S+|mosquitto_passwd\s+-b\s+\S+\s+\S+"
-                      r"|mysqladmin\b[^\n|;&`]*?\spassword|dscl\s+\S+\s+-passwd\s+\S+|kadmin(?:\.local)?\b[^\n|;&`]*?\s-pw"
+                      r"|ldappasswd\b[^\n|;&`]*\s(?-i:-s)|mysqladmin\b[^\n|;&`]*?\spassword|dscl\s+\S+\s+-passwd\s+\S+|kadmin(?:\.local)?\b[^\n|;&`]*?\s-pw"
                       r"|ConvertTo-SecureString(?:\s+-String)?)\s+" + _REF + _VAL)
 # ``.netrc``: ``machine HOST login USER password PW`` (one line or several)
 _NETRC = lazy(r"(?i)\bmachine\s+\S+\s+(?:login\s+\S+\s+)?(?:account\s+\S+\s+)?password\s+" + _REF + r"(?P<v>\S{4,})")
@@ -211,7 +211,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # ... and one that must run before ``rules``' assignment rule (which would take the first word of the phrase)
 EARLY: tuple[tuple[str, re.Pattern[str]], ...] = (("config_secret", _PASSPHRASE_WORDS),)
 KINDS = frozenset(kind for kind, _ in PATTERNS) | {"card_number", "card_code"}
-_MORE_COMMANDS = ("rabbitmqctl", "mosquitto_passwd", "mysqladmin", "dscl", "kadmin", "convertto-securestring")
+_MORE_COMMANDS = ("rabbitmqctl", "mosquitto_passwd", "ldappasswd", "mysqladmin", "dscl", "kadmin", "convertto-securestring")
 
 _PW_LITERALS = ("mot de passe", "clave", "contrase", "wachtwoord", "hasło", "haslo", "lösenord", "losenord", "şifre", "sifre", "parola", "salasana",
                 "pasahitza", "κωδικ",

@@ -43,9 +43,9 @@ _NOT_MARKER = r"(?!\[REDACTED|…|\.\.\.)"
 _PLACEHOLDER_PW = lazy(r"(?i)pass|password|passwd|pwd|pw|secret|token|x{3,}|\*{3,}|<[^>]*>")
 
 # The words for "password" in prose, in the languages the injection rules score too.
-_PW_WORDS = (r"(?:password|passphrase|passcode|pass\s?word|pwd|mot de passe|contraseña|passwort|kennwort"
+_PW_WORDS = (r"(?:password|passphrase|passcode|pass\s?word|pass\s?phrase|pwd|mot de passe|contraseña|passwort|kennwort"
              r"|senha|пароль|密码|パスワード)")
-_FILLER = (r"(?:\s+" + named.PREP + r"\s+(?:the\s+|my\s+|our\s+)?" + named.NOT_VERB + r"[\w.@/:-]+(?:\s+" + named.NOT_VERB
+_FILLER = (r"(?:\s*\((?:for|of|on|at|in|to|from|the|my|our)\s[^()\n]{1,60}\))?(?:\s+" + named.PREP + r"\s+(?:the\s+|my\s+|our\s+)?" + named.NOT_VERB + r"[\w.@/:-]+(?:\s+" + named.NOT_VERB
            + r"[\w.'’-]+){0,4}?|\s+(?:i|we|you|they)\s+" + named.NOT_VERB + r"[\w'’-]+(?:\s+" + named.NOT_VERB + r"[\w.'’-]+){0,8}?)?")
 _VERB = (r"(?:was changed to|was reset to|was set to|changed to|reset to|set to|will be|would be|has been|is now|now is|is still|became"
          r"|(?:was\s+|got\s+)?changed\s+from|(?:should|must|shall|has\s+to)\s+be|is\s*:"

@@ -124,10 +124,14 @@ def test_an_account_beside_a_path_a_tag_or_a_word_is_kept(text: str) -> None:
     "the recovery key is nfad-uwra-znun-gitp-nipo-crrp",
     "remember: gmail app pw -> bQ50TSEM?OYG",
     "smbpasswd -a bob <<< $'9QXtQcYb!moG\\n9QXtQcYb!moG'",
+    "ldappasswd -x -D cn=admin -w gvHbUaRh6K!1 -s 1goFSJExe+X uid=bob",
+    "password (for the shared drive) is Tr0ub4dor&3",
+    "pass phrase: bQ50TSEM?OYG",
 ])
 def test_a_network_s_password_a_recovery_key_and_a_password_fed_with_escapes(text: str) -> None:
-    """Forms found by a probe of session 20: the wifi "is" X, the recovery key "is" X (letters alone
-    too), "pw -> X", a here-string in the shell's ``$'…'`` quoting."""
+    """Forms found by two probes of session 20: the wifi "is" X, the recovery key "is" X (letters alone
+    too), "pw -> X", a here-string in the shell's ``$'…'`` quoting, ldappasswd's new password after its
+    bind password, a parenthesis between the password and its verb, "pass phrase"."""
     found = redact(text)
     assert found.findings, text
     for secret in ("Tr0ub4dor&3", "gvHbUaRh6K!1", "1goFSJExe+X", "n0m9-mtb6", "gitp-nipo", "bQ50TSEM?OYG", "9QXtQcYb!moG"):
@@ -138,6 +142,9 @@ def test_a_network_s_password_a_recovery_key_and_a_password_fed_with_escapes(tex
     "the wifi is down again", "the wifi is HomeNet5G", "the hotspot is on", "wifi is 5GHz-only?", "the wifi is me@home.net",
     "the wifi is slow!!! again", "the recovery key is stored in 1password", "the recovery key is kept-safe-with-your-data",
     "pw -> see the vault entry", "cat <<< $'line one\\nline two'", "gh secret set T <<< $HOME",
+    "ldappasswd -x -S -W uid=bob", "the password (see above) is in the vault", "pass phrase: see the runbook",
+    'pg_password = getpass.getpass("  PostgreSQL password (blank if none): ").strip()',
+    "the password (the new one) is stored in the vault",
 ])
 def test_the_same_shapes_about_a_network_or_a_key_are_kept(text: str) -> None:
     assert redact(text).text == text
