@@ -47,10 +47,17 @@ def _nothing(text: str, rules: Any) -> bool:
     return provider_net.finds_nothing(provider._TRAILING.sub(lambda m: " " * len(m.group(0)), text), rules)
 
 
+_POSIX = {"alnum": "a-zA-Z0-9", "alpha": "a-zA-Z", "digit": "0-9", "lower": "a-z", "upper": "A-Z", "xdigit": "0-9A-Fa-f",
+          "space": r"\s", "word": r"\w"}
+
+
 def _python(pattern: str) -> re.Pattern[str]:
     """A Kingfisher (Rust) pattern as a Python one that matches no more than it, for Hypothesis to
     draw matches from: ``\\z`` is ``\\Z``; a flag set mid-pattern (Python refuses it) is scoped to
-    the rest of its group, up to the next ``|`` (narrower where Rust carries it on)."""
+    the rest of its group, up to the next ``|`` (narrower where Rust carries it on); a POSIX class
+    (``[[:alnum:]]``, which Python reads as the letters of its name) is written out."""
+    for name, members in _POSIX.items():
+        pattern = pattern.replace(f"[:{name}:]", members)
     out: list[str] = []
     open_flags = [0]  # per open group: the flag groups opened inside it, to close at its end
     i = 0
