@@ -188,7 +188,8 @@ MODULES: dict[str, Module] = {
         ("commonkeep/secrets/values.py",),
         ("tests/governance/test_secrets_dictated.py", "tests/governance/test_secrets_places_more.py", "tests/governance/test_secrets.py",
          "tests/governance/test_secrets_places.py", "tests/governance/test_secret_false_positives.py",
-         "tests/governance/test_secrets_codes_and_qualifiers.py", "tests/governance/test_secrets_places_fed.py")),
+         "tests/governance/test_secrets_codes_and_qualifiers.py", "tests/governance/test_secrets_places_fed.py",
+         "tests/governance/test_secrets_no_verb.py", "tests/governance/test_secrets_call_arguments.py")),
     # passwords on any tool's command and config lines, and service shapes no provider owns: what is a
     # secret's place, what is a port, a profile, a path or a message
     "secret-lines": Module(

@@ -148,3 +148,16 @@ def test_a_network_s_password_a_recovery_key_and_a_password_fed_with_escapes(tex
 ])
 def test_the_same_shapes_about_a_network_or_a_key_are_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+def test_a_passphrase_of_words_is_three_plain_words_or_more() -> None:
+    """``values._words_phrase``: three words or more, none after the first a word of the grammar or an
+    inflected one; the first may be a word of the grammar only in four or more ("the velvet ember" is a
+    clause's end, "the velvet ember canal" a passphrase), and not inflected ("expired velvet ember")."""
+    from commonkeep.secrets.values import _words_phrase
+
+    assert _words_phrase("velvet ember canal") and _words_phrase("velvet ember canal quartz")
+    assert _words_phrase("the velvet ember canal")
+    assert not _words_phrase("velvet ember") and not _words_phrase("the velvet ember")
+    assert not _words_phrase("expired velvet ember") and not _words_phrase("velvet expired ember")
+    assert not _words_phrase("velvet ember the")
