@@ -37,6 +37,8 @@ from base64 import b64decode
 from contextlib import suppress
 from typing import Any
 
+from commonkeep.secrets.compiled import Compiled
+
 OFF = "COMMONKEEP_PROVIDER_NET"
 #: the Kingfisher versions (major.minor) whose decodings and pattern syntax the net was checked against
 VERIFIED = ("1.5",)
@@ -82,20 +84,17 @@ def finds_nothing(text: str, rules: Any) -> bool:
     return not net.may_find(text.encode("ascii"))
 
 
-class _Net:
+class _Net(Compiled):
+    __slots__ = ("rules", "_stopped")
+
     def __init__(self, rules: Any, db: Any, stopped: type[Exception]) -> None:
-        self.rules, self.db, self._stopped = rules, db, stopped
-        self._local = threading.local()
+        super().__init__(db)
+        self.rules, self._stopped = rules, stopped
 
     def _matches(self, data: bytes) -> bool:
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            import hyperscan
-
-            scratch = self._local.scratch = hyperscan.Scratch(self.db)
         found: list[int] = []
         with suppress(self._stopped):  # the first match stops the scan
-            self.db.scan(data, match_event_handler=_on_match, context=found, scratch=scratch)
+            self.db.scan(data, match_event_handler=_on_match, context=found, scratch=self.scratch())
         return bool(found)
 
     def may_find(self, data: bytes) -> bool:

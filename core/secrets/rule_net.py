@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from commonkeep.secrets.compiled import Compiled
 from commonkeep.secrets.lazy import compile_all, source
 
 OFF = "COMMONKEEP_RULE_NET"
@@ -65,21 +66,18 @@ def _after_fork() -> None:
 os.register_at_fork(after_in_child=_after_fork)
 
 
-class _Net:
+class _Net(Compiled):
     """The compiled database for one list of rules (``plan``), and a scratch space per thread."""
 
+    __slots__ = ("plan", "always")
+
     def __init__(self, plan: object, db: Any, always: int) -> None:
-        self.plan, self.db, self.always = plan, db, always
-        self._local = threading.local()
+        super().__init__(db)
+        self.plan, self.always = plan, always
 
     def scan(self, text: str) -> int:
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            import hyperscan
-
-            scratch = self._local.scratch = hyperscan.Scratch(self.db)
         hits: list[int] = []
-        self.db.scan(text.encode("ascii"), match_event_handler=_on_match, context=hits, scratch=scratch)
+        self.db.scan(text.encode("ascii"), match_event_handler=_on_match, context=hits, scratch=self.scratch())
         bits = self.always
         for i in hits:
             bits |= 1 << i
