@@ -82,12 +82,12 @@ _PASS_ASSIGN = lazy(r"(?m)^[ \t]*(?:pass|Pass)[ \t]*[=:][ \t]*" + _REF + r"(?:" 
 # ... and a line that ends so after a colon ("rclone config: pass = X"), judged as a password given with no verb
 # ("phase 2: pass = first" is a word)
 _PASS_AFTER = lazy(r"(?m)(?<=[:;,])[ \t]+(?:pass|Pass)(?:[ \t]*=|:)[ \t]+" + _REF + r"['\"]?(?P<v>[^\s\"'`]{4,64})['\"]?[ \t]*$")
-_CRED_CALL = lazy(r"(?i)\b(?:new\s+)?[\w.]*(?:auth|credential|login|passw|bind)[\w.]*\s*\(\s*(?:(?:\$\w+|[\w.]*(?:conn|connection|session|client|ctx|handle|link|ld|db)\w*)\s*,\s*)?(?:(['\"])[^'\"\n]{1,64}\1\s*,\s*){1,3}"
+_CRED_CALL = lazy(r"(?i)\b(?:new\s+)?[\w.]*(?:auth|credential|login|passw|bind)[\w.]*\s*\(\s*(?:(?:\$\w+|[\w.]*(?:conn|connection|session|client|ctx|handle|link|ld|db)\w*)\s*,\s*)?(?:(?:(['\"])[^'\"\n]{1,64}\1|[\w.]{0,30}(?:user|email|login|account)\w{0,20})\s*,\s*){1,3}"
                   + _REF + _Q + r"\s*\)")
-# what every match of it holds: the call's name and its first argument quoted (``_CRED_CALL``'s leading
+# what every match of it holds: the call's name and a quote in its arguments (``_CRED_CALL``'s leading
 # ``\b(?:new\s+)?[\w.]*`` is tried at every position; the words first cost a third)
 # (a first argument that is a connection or a PHP variable: ``ldap_bind($conn, 'cn=admin', 'X')``)
-_CRED_CALL_CONTEXT = lazy(r"(?:auth|credential|login|passw|bind)[\w.]*\s*\(\s*(?:(?:\$\w+|[\w.]*(?:conn|connection|session|client|ctx|handle|link|ld|db)\w*)\s*,\s*)?['\"]")
+_CRED_CALL_CONTEXT = lazy(r"(?:auth|credential|login|passw|bind)[\w.]*\s*\([^)\n]*['\"]")
 _USER_PAIR = lazy(r"(?i)(?:\bhttps?\s+(?:-\S+\s+)*?-a\s+|curlopt_userpwd\s*,\s*|\bauth\s*[:=]\s*)[\"']?[\w.@-]{1,40}:" + _REF
                   + r"(?P<v>[^\s\"'@]{3,})")
 _KEY_WORDS = (r"(?:wlan-schl[üu]ssel|netzwerkschl[üu]ssel|wlan-passwort|wifi-passwort|wlan-kennwort|cl[ée] wpa|cl[ée] wi-?fi"
@@ -103,7 +103,7 @@ _PROSE_SHORT = lazy(r"(?i)(?<![\w-])(?:pass (?:is|was)(?: still| now)?|pw(?: ?:|
                     r"|(?:the|my|our|your|his|her|their)\s+(?:pw|pwd|pass)\s+(?:for|of|on|to|at)\s+(?:the\s+|my\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+)?"
                     r"\s*(?:=|:|\bis\b|\bwas\b))\s*[\"'“«]?" + _REF
                     + r"(?P<v>[^\s\"'”»(`:]{4,})(?![(`:\w])")
-_CREDS_SLASHED = lazy(r"(?i)\b(?:creds|credentials?|login)(?:\.(?:txt|conf|cfg|ini))?\b(?:\s+(?:for|on|to|of)\s+(?:the\s+)?[\w.-]+(?:\s+[\w.-]+)?)?\s*(?:are|is|:|=)"
+_CREDS_SLASHED = lazy(r"(?i)\b(?:creds|credentials?|login|basic[ -]auth)(?:\.(?:txt|conf|cfg|ini))?\b(?:\s+(?:for|on|to|of)\s+(?:the\s+)?[\w.-]+(?:\s+[\w.-]+)?)?\s*(?:are|is|:|=)"
                       r"\s*[\w.@-]{1,40}\s+/\s+" + _REF + r"(?P<v>\S{4,})")
 # a token or key given in prose without a ``… is``: ``use X to authenticate``, ``set the webhook secret to X``,
 # ``paste this token into the app: X``, ``X (do not share)``; the value must look like one (``values.keep``)
@@ -402,7 +402,7 @@ MORE_NEEDLES: dict[str, tuple[str, ...]] = {
     "password_command": (*_COMMANDS, "|", "expect", "<(", "<<<", "setx", "-variable", "net use", "passwd"),
     "config_secret": ("jdbc:oracle", "pre-shared-key", "isakmp", "<", " * ", "key", "pass", "snmp-server", "://"),
     "auth_argument": (*_CALL_WORDS, *_PAIR_WORDS, "connect", "mysqli", "pdo"),
-    "secret_in_prose": (*_PROSE_WORDS, "pass", "pw", "cred", "login", "u:", "u :"),
+    "secret_in_prose": (*_PROSE_WORDS, "pass", "pw", "cred", "login", "basic auth", "basic-auth", "u:", "u :"),
     "recovery_key": ("recovery", "backup"),
 }
 CONTEXTS: dict[re.Pattern[str], Callable[[str], bool]] = {

@@ -59,7 +59,7 @@ _BEARER = lazy(r"(?i)\b(?:bearer|basic)\b\s*[:=]?\s+" + _NOT_MARKER
 _URL = lazy(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@\[\]]{0,64}:" + _NOT_MARKER
                   + r"(?P<v>[^\s/]{1,256})@(?=[^\s@/]*[A-Za-z0-9])")
 # a quoted value goes whole, to its closing quote, whatever it holds (a passphrase of words, a ``#``)
-_ASSIGNMENT = lazy(r"(?i)" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r"|[\"'](?:" + _PLACEHOLDER
+_ASSIGNMENT = lazy(r"(?i)" + _ASSIGN_NAMES + r"[\"']?\s*[:=]\s*(?:!!str\s+)?" + _NOT_MARKER + r"(?!" + _PLACEHOLDER + r"|[\"'](?:" + _PLACEHOLDER
                    + r"))(?:\"(?P<q2>[^\"\n]{4,200})\"|'(?P<q1>[^'\n]{4,200})'|[\"']?(?P<v>[^\s\"',;]{6,}))")
 _URL_CONTEXT = lazy(r"://[^\s/@]*:[^\s/]*@")
 _BEARER_CONTEXT = lazy(r"\b(?:bearer|basic)\b\s*[:=]?\s+[a-z0-9._~+/=-]{16}")

@@ -37,3 +37,22 @@ def test_a_call_s_argument_that_names_a_value_is_kept(text: str) -> None:
 ])
 def test_a_secret_s_comma_or_parenthesis_stays_in_the_text(text: str, after: str) -> None:
     assert redact(text).text == after
+
+
+@pytest.mark.parametrize("text", [
+    "smtp.starttls(); smtp.login(user, '7nsckG4V&bhK')",
+    'client.login(username, "7nsckG4V&bhK")',
+    "self.login(self.user, '7nsckG4V&bhK')",
+    "  password: !!str 7nsckG4V&bhK",
+    "Basic auth is bob / 7nsckG4V&bhK",
+])
+def test_a_password_after_a_user_s_name_a_yaml_cast_or_basic_auth(text: str) -> None:
+    """A login call whose user is a variable (``smtp.login(user, 'X')``), YAML's ``!!str`` cast before
+    the value, "Basic auth is bob / X" (a third probe of session 20)."""
+    found = redact(text)
+    assert found.findings and "7nsckG4V&bhK" not in found.text, found.text
+
+
+@pytest.mark.parametrize("text", ["show_login(self, 'Please sign in')", "login(request, user)", "basic auth: see docs / wiki"])
+def test_a_call_whose_first_argument_is_no_user_is_kept(text: str) -> None:
+    assert redact(text).text == text
