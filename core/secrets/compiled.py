@@ -1,4 +1,5 @@
-"""A compiled Hyperscan database with a scratch space per thread (``rule_net``, ``provider_net``).
+"""A compiled Hyperscan database with a scratch space per thread, built in the background once a
+process goes on scanning (``rule_net``, ``provider_net``).
 
 The engine needs a scratch space for each scan in progress: one per thread, made on a thread's first
 scan (a scan from another thread with the same scratch would fail).
@@ -6,7 +7,10 @@ scan (a scan from another thread with the same scratch would fail).
 
 from __future__ import annotations
 
+import os
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -25,3 +29,20 @@ class Compiled:
 
             scratch = self._local.scratch = hyperscan.Scratch(self.db)
         return scratch
+
+
+def asked(state: dict[str, Any], lock: threading.Lock, key: object, build: Callable[[Any], bool], *, after: int,
+          after_seconds: float, off: str, name: str) -> None:
+    """One more text asked about before the database for ``key`` exists. Once ``after`` texts were
+    asked over ``after_seconds`` or more (a process that goes on scanning, not a short command), it is
+    built in a background thread, once per ``key``; never with ``off`` set to ``0`` in the environment."""
+    state["asked"] += 1
+    first = state.setdefault("first", time.monotonic())
+    if (state["asked"] >= after and state.get("building") is not key and os.environ.get(off) != "0"
+            and time.monotonic() - first >= after_seconds):
+        with lock:
+            if state.get("building") is key:
+                return
+            state["building"] = key
+        thread = state["thread"] = threading.Thread(target=build, args=(key,), name=name, daemon=True)
+        thread.start()

@@ -32,12 +32,11 @@ import binascii
 import os
 import re
 import threading
-import time
 from base64 import b64decode
 from contextlib import suppress
 from typing import Any
 
-from commonkeep.secrets.compiled import Compiled
+from commonkeep.secrets.compiled import Compiled, asked
 
 OFF = "COMMONKEEP_PROVIDER_NET"
 #: the Kingfisher versions (major.minor) whose decodings and pattern syntax the net was checked against
@@ -65,6 +64,7 @@ def _after_fork() -> None:
     _LOCK = threading.Lock()
     if "net" not in _STATE:
         _STATE.pop("building", None)
+        _STATE.pop("thread", None)
 
 
 os.register_at_fork(after_in_child=_after_fork)
@@ -128,15 +128,7 @@ def _decoded(run: bytes) -> bytes | None:
 
 
 def _asked(rules: Any) -> None:
-    _STATE["asked"] += 1
-    first = _STATE.setdefault("first", time.monotonic())
-    if (_STATE["asked"] >= AFTER and _STATE.get("building") is not rules and os.environ.get(OFF) != "0"
-            and time.monotonic() - first >= AFTER_SECONDS):
-        with _LOCK:
-            if _STATE.get("building") is rules:
-                return
-            _STATE["building"] = rules
-        threading.Thread(target=build, args=(rules,), name="commonkeep-provider-net", daemon=True).start()
+    asked(_STATE, _LOCK, rules, build, after=AFTER, after_seconds=AFTER_SECONDS, off=OFF, name="commonkeep-provider-net")
 
 
 def verified() -> bool:

@@ -29,12 +29,11 @@ from __future__ import annotations
 import os
 import re
 import threading
-import time
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from commonkeep.secrets.compiled import Compiled
+from commonkeep.secrets.compiled import Compiled, asked
 from commonkeep.secrets.lazy import compile_all, source
 
 OFF = "COMMONKEEP_RULE_NET"
@@ -103,16 +102,7 @@ def possible(text: str, plan: Sequence[tuple[Any, ...]]) -> int | None:
 
 
 def _asked(plan: Sequence[tuple[Any, ...]]) -> None:
-    _STATE["asked"] += 1
-    first = _STATE.setdefault("first", time.monotonic())
-    if (_STATE["asked"] >= AFTER and _STATE.get("building") is not plan and os.environ.get(OFF) != "0"
-            and time.monotonic() - first >= AFTER_SECONDS):
-        with _LOCK:
-            if _STATE.get("building") is plan:
-                return
-            _STATE["building"] = plan
-        thread = _STATE["thread"] = threading.Thread(target=build, args=(plan,), name="commonkeep-rule-net", daemon=True)
-        thread.start()
+    asked(_STATE, _LOCK, plan, build, after=AFTER, after_seconds=AFTER_SECONDS, off=OFF, name="commonkeep-rule-net")
 
 
 def build(plan: Sequence[tuple[Any, ...]]) -> bool:

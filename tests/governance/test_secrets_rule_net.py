@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from commonkeep.secrets import _redact_uncached, precheck, rule_net, rules
+from commonkeep.secrets import _redact_uncached, compiled, precheck, rule_net, rules
 from commonkeep.secrets.lazy import lazy
 from commonkeep.secrets.spans import mask
 from tests.governance.test_secrets_plan import _corpus
@@ -182,7 +182,7 @@ def test_the_net_is_built_in_the_background_only_for_a_process_that_asks_many_ti
     monkeypatch.setattr(rule_net, "_STATE", {"asked": 0})
     monkeypatch.delenv(rule_net.OFF, raising=False)
     clock = [1000.0]
-    monkeypatch.setattr(rule_net.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(compiled.time, "monotonic", lambda: clock[0])
     for _ in range(3 * rule_net.AFTER):  # many texts within a second: a short command never pays for it
         assert rule_net.possible("password: hunter2hunter2", rules._PLAN) is None
     assert "thread" not in rule_net._STATE
