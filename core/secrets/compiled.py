@@ -46,3 +46,14 @@ def asked(state: dict[str, Any], lock: threading.Lock, key: object, build: Calla
             state["building"] = key
         thread = state["thread"] = threading.Thread(target=build, args=(key,), name=name, daemon=True)
         thread.start()
+
+
+def forget_in_child(module: Any) -> None:
+    """In a child forked from a process with ``module``'s net (``_STATE``, ``_LOCK``): a lock held by
+    another thread at the fork is never released in the child, so it gets a new one; a net being built
+    has no thread there, so the child may build its own. Registered by each net's module."""
+    module._LOCK = threading.Lock()
+    state = module._STATE
+    if "net" not in state:
+        state.pop("building", None)
+        state.pop("thread", None)

@@ -176,13 +176,13 @@ _PAREN_PASS = lazy(r"(?i)\((?:pass(?:word)?|pw|pwd)\s*[:=]?\s+['\"]?(?P<v>[^\s)'
 _PWD_ASIDE = lazy(r"(?i)(?<![\w$(.'\"-])pwd\s+['\"]?(?P<v>[^\s'\"()\[\]{}<>`]{6,64})['\"]?" + _ASIDE_END)
 # "db1 root / X", "staging: sa / X": a host's name, an administrator's account, a slash between spaces, and its
 # password (not code: ``self.root / name``, ``(root / c)``, ``np.pi / 2``)
-_ADMIN_SLASH = lazy(r"(?i)(?:^|(?<=\s))(?:[\w.-]+:?|->|=>|→)[ \t]+(?:root|admin|administrator|sa|postgres|pi|ubnt|guest|ubuntu|ec2-user|oracle"
-                    r"|sys|system)[ \t]+/[ \t]+['\"]?(?P<v>[^\s/'\"()\[\]{}<>`]{4,64})['\"]?" + _ASIDE_END)
+# the accounts a device or a database ships with (``_ADMIN_SLASH``, ``_ACCOUNT_PAIR``)
+_ACCOUNTS = ("root", "admin", "administrator", "sa", "postgres", "pi", "ubnt", "guest", "ubuntu", "ec2-user", "oracle", "sys", "system")
+_ADMIN_SLASH = lazy(r"(?i)(?:^|(?<=\s))(?:[\w.-]+:?|->|=>|→)[ \t]+(?:" + "|".join(_ACCOUNTS) + r")[ \t]+/[ \t]+['\"]?(?P<v>[^\s/'\"()\[\]{}<>`]{4,64})['\"]?" + _ASIDE_END)
 _NET_SLASH = lazy(r"(?i)\b(?:wifi|wi-fi|wlan|router|modem|nas|switch|firewall|admin|creds?|login|e-?mail|mailbox|account|acct)\b[^\n:=]{0,24}[:=]\s*[\w.@-]{1,40}\s?/\s?"
                   r"(?P<v>[^\s/'\"<][^\s/'\"]{3,63})" + _ASIDE_END)
 # an account a device ships with and its password in one word, no login word needed: "the router admin is
 # admin/X", "NAS: root:X" (X judged by its shape, ``values.keep``: a path, an image's tag or a word is not one)
-_ACCOUNTS = ("root", "admin", "administrator", "sa", "postgres", "pi", "ubnt", "guest", "ubuntu", "ec2-user", "oracle", "sys", "system")
 _PAIR_VALUE = r"(?P<v>[^\s/'\"()\[\]{}<>`=:@,;]{6,64})(?=[\s'\"),;`\]}]|$)"
 _DASHED = tuple(a for a in _ACCOUNTS if len(a) >= 4)  # "NAS admin - X" (not "pi - asin…", a formula)
 _ACCOUNT_PAIR = lazy(r"(?i)(?:^|(?<=[\s(\[{\"'`,;]))(?:(?:" + "|".join(_ACCOUNTS) + r")[/:]|(?:" + "|".join(_DASHED) + r") [-–—][ \t]+)"

@@ -31,12 +31,14 @@ from __future__ import annotations
 import binascii
 import os
 import re
+import sys
 import threading
 from base64 import b64decode
 from contextlib import suppress
+from functools import partial
 from typing import Any
 
-from commonkeep.secrets.compiled import Compiled, asked
+from commonkeep.secrets.compiled import Compiled, asked, forget_in_child
 
 OFF = "COMMONKEEP_PROVIDER_NET"
 #: the Kingfisher versions (major.minor) whose decodings and pattern syntax the net was checked against
@@ -58,16 +60,7 @@ _LOCK = threading.Lock()
 _STATE: dict[str, Any] = {"asked": 0}
 
 
-def _after_fork() -> None:
-    """A child forked while the net was being built has no such thread (see ``rule_net``)."""
-    global _LOCK
-    _LOCK = threading.Lock()
-    if "net" not in _STATE:
-        _STATE.pop("building", None)
-        _STATE.pop("thread", None)
-
-
-os.register_at_fork(after_in_child=_after_fork)
+os.register_at_fork(after_in_child=partial(forget_in_child, sys.modules[__name__]))  # its own lock and build in a child
 
 
 def finds_nothing(text: str, rules: Any) -> bool:

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import threading
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
-from commonkeep.secrets.compiled import Compiled, asked
+from commonkeep.secrets.compiled import Compiled, asked, forget_in_child
 from commonkeep.secrets.lazy import compile_all, source
 
 OFF = "COMMONKEEP_RULE_NET"
@@ -52,17 +53,7 @@ _LOCK = threading.Lock()
 _STATE: dict[str, Any] = {"asked": 0}
 
 
-def _after_fork() -> None:
-    """A child forked while the net was being built has no such thread: it may build its own (and a
-    lock held by another thread at the fork is never released in the child)."""
-    global _LOCK
-    _LOCK = threading.Lock()
-    if "net" not in _STATE:
-        _STATE.pop("building", None)
-        _STATE.pop("thread", None)
-
-
-os.register_at_fork(after_in_child=_after_fork)
+os.register_at_fork(after_in_child=partial(forget_in_child, sys.modules[__name__]))  # its own lock and build in a child
 
 
 class _Net(Compiled):

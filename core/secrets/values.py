@@ -97,6 +97,10 @@ _FILE = lazy(r"[\w.-]+\.(?:txt|json|ya?ml|toml|ini|conf|cfg|pem|key|log|py|sh|en
 _HOSTNAME = lazy(r"(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|cloud|co|uk|de|fr|local|internal|example)")
 # a value with a letter, a digit and a mark ("kqzm41#"): no word, version, path or address has all three
 _MARKED = lazy(r"(?=[^\n]*[A-Za-z])(?=[^\n]*[0-9])(?=[^\n]*[!#%&*$^~?])[^\s]{6,}")
+# the same with "+" and "@" too, for a value no rule of place reads across those (``login_pair``, ``network_password``)
+_PW_MARKED = lazy(r"(?=[^\n]*[A-Za-z])(?=[^\n]*[0-9])(?=[^\n]*[!#%&*$^~?+@])[^\s]{6,}")
+# cases mixed and a digit before a letter: "Tr0ub4dor3", not a word and a year ("Dashboard2024")
+_MIXED = lazy(r"(?=[^\n]*[a-z])(?=[^\n]*[A-Z])(?=[^\n]*[0-9][A-Za-z])[^\s]{8,}")
 # a text that speaks of a credential or of a device that has one ("I set it to X (the router one)")
 _CREDENTIAL_TEXT = lazy(r"(?i)\b(?:passwords?|passphrase|passcode|pwd|pw|pass|pin|creds?|credentials?|log ?in|sign ?in|wifi|wi-fi"
                         r"|wlan|router|modem|nas|vpn|account|admin|keystore|vault)\b")
@@ -259,14 +263,9 @@ def keep(kind: str, value: str, text: str = "", end: int = -1) -> bool:
     if kind == "pwd_given":  # "db pwd X": a password's shape (the shell's ``pwd`` in a list of names is a word)
         v = value.strip().rstrip(".,;:!?)")
         return given(v) and (strong(v) or unsayable(v))
-    if kind == "network_password":  # "the guest wifi is X": a password's mark, no word or name
-        v = value.strip().rstrip(".,;:)")
-        return given(v.rstrip("!?")) and (_MARKED.fullmatch(v) is not None or _MARKED.fullmatch(v.replace("+", "!").replace("@", "!")) is not None)
-    if kind == "login_pair":  # "admin/X", "the wifi login is bob/X": a password's mark, or cases and digits mixed; no word, name or path
-        v = value.strip().rstrip(".,;:)")
-        mixed = (len(v) >= 8 and re.search(r"[a-z]", v) is not None and re.search(r"[A-Z]", v) is not None
-                 and re.search(r"[0-9][A-Za-z]", v) is not None)  # "Tr0ub4dor3", not a word and a year ("Dashboard2024")
-        return given(v.rstrip("!?")) and (_MARKED.fullmatch(v) is not None or mixed)
+    if kind in ("network_password", "login_pair"):  # "the guest wifi is X", "admin/X": no word, name or path, and a
+        v = value.strip().rstrip(".,;:)")  # password's mark; an account's also cases and digits mixed ("Tr0ub4dor3")
+        return given(v.rstrip("!?")) and (_PW_MARKED.fullmatch(v) is not None or (kind == "login_pair" and _MIXED.fullmatch(v) is not None))
     if kind in ("password_given", "admin_slash_password"):  # "use password X for …": X, unless a word ("… managers for", "email/password") or a name
         v = value.strip().rstrip(".,;:!?)")
         return _words_phrase(v) if " " in v else given(v)  # quoted words: "use the passphrase 'correct horse battery staple' for …"
